@@ -1,0 +1,168 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"runtime"
+	"runtime/debug"
+	"strings"
+	"text/tabwriter"
+)
+
+// Exit statuses of every command.
+const (
+	exitOK    = 0 // everything passed or was done
+	exitFail  = 1 // a check failed, or the input could not be decoded
+	exitUsage = 2 // bad usage or unreadable input
+)
+
+// env is what a command may touch of the outside world.
+type env struct {
+	stdin  io.Reader
+	stdout io.Writer
+	stderr io.Writer
+}
+
+// errorf prints a message to stderr, prefixed with the program name.
+func (e *env) errorf(format string, args ...any) {
+	fmt.Fprintf(e.stderr, "conform: "+format+"\n", args...)
+}
+
+// command is one entry of the flat command table.
+type command struct {
+	name    string
+	args    string // the usage line after the name
+	summary string
+	run     func(ctx context.Context, e *env, args []string) int
+}
+
+// commands returns the command table. It is a function, not a variable,
+// because help refers to it.
+func commands() []command {
+	return []command{
+		{"help", "[COMMAND]", "show help for conform or one command", runHelp},
+		{"version", "", "print the version of conform", runVersion},
+	}
+}
+
+// Run runs conform with the given arguments (without the program name) and
+// returns the exit status.
+func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	e := &env{stdin: stdin, stdout: stdout, stderr: stderr}
+	if len(args) == 0 {
+		printUsage(e.stderr)
+		return exitUsage
+	}
+	name := args[0]
+	switch name {
+	case "-h", "-help", "--help":
+		name = "help"
+	}
+	for _, c := range commands() {
+		if c.name == name {
+			return c.run(ctx, e, args[1:])
+		}
+	}
+	e.errorf("unknown command %q", name)
+	printUsage(e.stderr)
+	return exitUsage
+}
+
+func printUsage(w io.Writer) {
+	fmt.Fprintf(w, "conform is a conformance test harness for LLM tool calling.\n\nUsage:\n\n\tconform <command> [arguments]\n\nCommands:\n\n")
+	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
+	for _, c := range commands() {
+		fmt.Fprintf(tw, "\t%s\t%s\n", c.name, c.summary)
+	}
+	tw.Flush()
+	fmt.Fprintf(w, "\nRun \"conform help <command>\" for more about a command.\n")
+}
+
+// newFlagSet returns a flag set for the named command whose usage message
+// shows the command's usage line and its flags.
+func newFlagSet(e *env, name string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	fs.Usage = func() {
+		for _, c := range commands() {
+			if c.name == name {
+				fmt.Fprintf(e.stderr, "usage: conform %s %s\n\n%s.\n", c.name, c.args, c.summary)
+			}
+		}
+		var b strings.Builder
+		fs.SetOutput(&b)
+		fs.PrintDefaults()
+		fs.SetOutput(e.stderr)
+		if b.Len() > 0 {
+			fmt.Fprintf(e.stderr, "\nFlags:\n%s", b.String())
+		}
+	}
+	return fs
+}
+
+// parseFlags parses args and reports whether the command should go on; when
+// it should not, status is the exit status to return.
+func parseFlags(fs *flag.FlagSet, args []string) (ok bool, status int) {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return false, exitOK
+		}
+		return false, exitUsage
+	}
+	return true, exitOK
+}
+
+// usageError prints msg and the command's usage, and returns exitUsage.
+func usageError(e *env, fs *flag.FlagSet, format string, args ...any) int {
+	e.errorf(format, args...)
+	fs.Usage()
+	return exitUsage
+}
+
+func runHelp(_ context.Context, e *env, args []string) int {
+	switch len(args) {
+	case 0:
+		printUsage(e.stdout)
+		return exitOK
+	case 1:
+		for _, c := range commands() {
+			if c.name == args[0] {
+				// Each command declares its own flags; running it with -h
+				// prints them.
+				return c.run(context.Background(), &env{stdin: e.stdin, stdout: e.stdout, stderr: e.stdout}, []string{"-h"})
+			}
+		}
+		e.errorf("unknown command %q", args[0])
+		printUsage(e.stderr)
+		return exitUsage
+	default:
+		e.errorf("help takes at most one command")
+		return exitUsage
+	}
+}
+
+func runVersion(_ context.Context, e *env, args []string) int {
+	fs := newFlagSet(e, "version")
+	if ok, status := parseFlags(fs, args); !ok {
+		return status
+	}
+	if fs.NArg() > 0 {
+		return usageError(e, fs, "version takes no arguments")
+	}
+	version := "(devel)"
+	if info, ok := debug.ReadBuildInfo(); ok {
+		if info.Main.Version != "" {
+			version = info.Main.Version
+		}
+		for _, s := range info.Settings {
+			if s.Key == "vcs.revision" {
+				version += " " + s.Value
+			}
+		}
+	}
+	fmt.Fprintf(e.stdout, "conform %s %s/%s %s\n", version, runtime.GOOS, runtime.GOARCH, runtime.Version())
+	return exitOK
+}

@@ -1,0 +1,43 @@
+// Package providers is the literal list of conform's built-in adapters, one
+// per wire protocol.
+package providers
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/toolconform/conform/core"
+)
+
+// builtins maps each protocol name to the constructor of its adapter.
+var builtins = map[string]func() core.Adapter{}
+
+// Names returns the names of the built-in adapters, sorted.
+func Names() []string {
+	names := make([]string, 0, len(builtins))
+	for name := range builtins {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// Lookup returns a new adapter for the named protocol. An unknown name is an
+// error that lists the known ones.
+func Lookup(name string) (core.Adapter, error) {
+	newAdapter, ok := builtins[name]
+	if !ok {
+		return nil, fmt.Errorf("unknown adapter %q; known: %s", name, strings.Join(Names(), ", "))
+	}
+	return newAdapter(), nil
+}
+
+// All returns a new instance of every built-in adapter, in name order.
+func All() []core.Adapter {
+	var all []core.Adapter
+	for _, name := range Names() {
+		all = append(all, builtins[name]())
+	}
+	return all
+}
