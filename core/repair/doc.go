@@ -1,0 +1,60 @@
+// Package repair fixes model-made JSON that is almost, but not quite, valid,
+// and previews the arguments of a tool call that is still streaming.
+//
+// # Repair
+//
+// Repair wraps github.com/kaptinlin/jsonrepair behind guards, because the
+// library on its own breaks properties a conformance harness depends on.
+// Repair keeps these rules:
+//
+//   - Valid JSON is returned unchanged, with changed == false, and the
+//     library is never called for it. This alone fences off three upstream
+//     faults: the library doubles the backslashes of some valid strings
+//     ({"p":"C:\\Program Files\\App"} comes back with four backslashes), it
+//     rejects valid input such as {"cmd":"/bin/echo \"hi\""} with "colon
+//     expected", and it changes other valid documents it should leave alone.
+//   - Input longer than MaxInputBytes is refused with ErrTooLarge before any
+//     work is done, so a hostile stream cannot make the library (which copies
+//     its input into a rune slice) allocate without bound.
+//   - Input that ends inside an open string, object or array is refused with
+//     ErrTruncated. Closing such input would turn a truncated tool call into
+//     a complete-looking one (B09, B10, B11); completing a prefix is what
+//     Preview is for, and Preview never claims its result is final.
+//   - Raw control characters inside strings (B07) are escaped by this
+//     package, not by the library: the library either rejects them
+//     ("/\x03" fails with "invalid character") or copies them into its output
+//     unescaped, and its handling of them is not idempotent. When escaping
+//     them is the only repair needed, the library is not called at all.
+//   - The library's output is checked with json.Valid. It can emit invalid
+//     JSON: a bare e becomes e0 ({"a":e} comes back as {"a":e0}). Such output
+//     is an ErrUnrepairable error, never returned.
+//   - Every string literal of the input that is already a valid JSON string
+//     must reappear, with the same content and in the same order, in the
+//     output; otherwise the repair rewrote data and is refused with
+//     ErrUnsafeRepair. This fences off the backslash doubling for strings
+//     inside documents that do need a repair elsewhere
+//     ({"p":"C:\\Program Files\\App",} for instance).
+//   - A panic inside the library is recovered and reported as
+//     ErrUnrepairable.
+//
+// Because the output of a successful Repair is valid JSON, and valid JSON is
+// returned unchanged, Repair is idempotent by construction:
+// Repair(Repair(x)) == Repair(x). FuzzRepair checks this, together with the
+// other rules, against seeds taken from the recorded corpus and the inputs
+// listed above.
+//
+// Errors carry the byte offset of the fault in the input (an *Error), and
+// wrap one of the sentinels so callers can branch with errors.Is.
+//
+// # Preview
+//
+// Preview is a small parser of this package's own, independent of the
+// library, that turns an incomplete JSON prefix into a valid JSON value for
+// display: open strings are closed (an incomplete escape or UTF-8 sequence at
+// the end is dropped), open arrays and objects are closed, a dangling key or
+// a key without a value is dropped with its comma, an incomplete number is
+// cut back to its last valid form and a partial true, false or null is
+// completed. A prefix that is not the beginning of any JSON document gives
+// ok == false. Preview is for user interfaces only: its result must never be
+// executed as a tool call's arguments.
+package repair

@@ -1,0 +1,147 @@
+package repair
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestRepair(t *testing.T) {
+	tests := []struct {
+		name    string
+		in      string
+		want    string
+		changed bool
+		err     error
+		offset  int
+	}{
+		// Valid input comes back untouched, whatever the library thinks of it.
+		{name: "valid object", in: `{"a":1}`, want: `{"a":1}`},
+		{name: "valid with spaces kept", in: ` { "a" : [1, 2] } `, want: ` { "a" : [1, 2] } `},
+		{name: "upstream doubles backslashes", in: `{"p":"C:\\Program Files\\App"}`, want: `{"p":"C:\\Program Files\\App"}`},
+		{name: "upstream rejects escaped quotes", in: `{"cmd":"/bin/echo \"hi\""}`, want: `{"cmd":"/bin/echo \"hi\""}`},
+		{name: "valid scalar", in: `42`, want: `42`},
+
+		// Repairs done by this package alone.
+		{name: "raw newline in string", in: "{\"a\":\"x\ny\"}", want: `{"a":"x\u000ay"}`, changed: true},
+		{name: "upstream not idempotent on control char", in: "\"/\x03\"", want: `"/\u0003"`, changed: true},
+		{name: "raw tab and nul", in: "[\"\t\",\"\x00\"]", want: `["\u0009","\u0000"]`, changed: true},
+
+		// Repairs done by the library, checked.
+		{name: "single quotes and trailing comma", in: `{'a': 1,}`, want: `{"a": 1}`, changed: true},
+		{name: "unquoted key", in: `{a:1}`, want: `{"a":1}`, changed: true},
+		{name: "python literal", in: `{"a": True}`, want: `{"a": true}`, changed: true},
+		{name: "markdown fence", in: "```json\n{\"a\":1}\n```", want: "\n{\"a\":1}\n", changed: true},
+		{name: "control char and trailing comma", in: "{\"a\":\"x\ty\",}", want: `{"a":"x\u0009y"}`, changed: true},
+
+		// Refusals.
+		{name: "empty", in: "", err: ErrEmpty},
+		{name: "white space", in: " \n", err: ErrEmpty},
+		{name: "truncated object", in: `{"a":1`, err: ErrTruncated, offset: 6},
+		{name: "truncated string", in: `{"a":"b`, err: ErrTruncated, offset: 7},
+		{name: "truncated single quoted", in: `{'a': 1`, err: ErrTruncated, offset: 7},
+		{name: "truncated valid string with backslashes", in: `{"p":"C:\\Program Files\\App"`, err: ErrTruncated, offset: 29},
+		{name: "upstream emits e0", in: `{"a":e}`, err: ErrUnrepairable, offset: 7},
+		{name: "bare e", in: `e`, err: ErrUnrepairable, offset: 1},
+		{name: "upstream doubles backslashes inside a repair", in: `{"p":"C:\\Program Files\\App",}`, err: ErrUnsafeRepair, offset: 5},
+		{name: "concatenated objects", in: `{"q":"a"}{"q":"b"}`, err: ErrUnrepairable, offset: 9},
+		{name: "library error offset maps back over escapes", in: "[\"\x01\"]]x", err: ErrUnrepairable, offset: 6},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, changed, err := Repair(tt.in)
+			if tt.err != nil {
+				if !errors.Is(err, tt.err) {
+					t.Fatalf("Repair(%q) error = %v, want %v", tt.in, err, tt.err)
+				}
+				var re *Error
+				if !errors.As(err, &re) {
+					t.Fatalf("Repair(%q) error %T is not an *Error", tt.in, err)
+				}
+				if re.Offset != tt.offset {
+					t.Errorf("Repair(%q) error offset = %d, want %d (%v)", tt.in, re.Offset, tt.offset, err)
+				}
+				if got != "" || changed {
+					t.Errorf("Repair(%q) = %q, %v with an error", tt.in, got, changed)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("Repair(%q) error: %v", tt.in, err)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("Repair(%q) (-want +got):\n%s", tt.in, diff)
+			}
+			if changed != tt.changed {
+				t.Errorf("Repair(%q) changed = %v, want %v", tt.in, changed, tt.changed)
+			}
+			if !json.Valid([]byte(got)) {
+				t.Errorf("Repair(%q) = %q is not valid JSON", tt.in, got)
+			}
+		})
+	}
+}
+
+func TestRepairTooLarge(t *testing.T) {
+	big := "{" + strings.Repeat(" ", MaxInputBytes)
+	_, _, err := Repair(big)
+	if !errors.Is(err, ErrTooLarge) {
+		t.Fatalf("Repair(%d bytes) error = %v, want ErrTooLarge", len(big), err)
+	}
+	if want := "repair json: at byte 4194304: input too large: 4194305 bytes, limit 4194304"; err.Error() != want {
+		t.Errorf("error text = %q, want %q", err.Error(), want)
+	}
+}
+
+func TestErrorText(t *testing.T) {
+	_, _, err := Repair(`{"a":1`)
+	if want := `repair json: at byte 6: input is truncated: it ends with "{" still open`; err == nil || err.Error() != want {
+		t.Errorf("error = %v, want %q", err, want)
+	}
+	_, _, err = Repair(`{"a":"b`)
+	if want := `repair json: at byte 7: input is truncated: it ends inside a string`; err == nil || err.Error() != want {
+		t.Errorf("error = %v, want %q", err, want)
+	}
+	_, _, err = Repair(" ")
+	if want := `repair json: at byte 0: empty input`; err == nil || err.Error() != want {
+		t.Errorf("error = %v, want %q", err, want)
+	}
+}
+
+func TestCallLibraryRecoversPanic(t *testing.T) {
+	// No known input makes the library panic, so the recovery is checked
+	// through the helper it guards.
+	out, pos, err := guarded(func() (string, error) { panic("boom") })
+	if err == nil || out != "" || pos != 0 {
+		t.Fatalf("guarded(panic) = %q, %d, %v, want an error", out, pos, err)
+	}
+	if want := "the repair library panicked: boom"; err.Error() != want {
+		t.Errorf("error = %q, want %q", err.Error(), want)
+	}
+}
+
+func TestOriginalOffset(t *testing.T) {
+	// Original "a\x01b\x02c": escaped "a\u0001b\u0002c".
+	controls := []int{1, 3}
+	tests := []struct{ esc, want int }{
+		{0, 0}, {1, 1}, {4, 1}, {6, 1}, {7, 2}, {8, 3}, {13, 3}, {14, 4}, {15, 5},
+	}
+	for _, tt := range tests {
+		if got := originalOffset(tt.esc, controls); got != tt.want {
+			t.Errorf("originalOffset(%d) = %d, want %d", tt.esc, got, tt.want)
+		}
+	}
+}
+
+func TestRuneToByte(t *testing.T) {
+	s := "aé€b"
+	tests := []struct{ pos, want int }{{-1, 7}, {0, 0}, {1, 1}, {2, 3}, {3, 6}, {4, 7}, {9, 7}}
+	for _, tt := range tests {
+		if got := runeToByte(s, tt.pos); got != tt.want {
+			t.Errorf("runeToByte(%d) = %d, want %d", tt.pos, got, tt.want)
+		}
+	}
+}
