@@ -1,0 +1,271 @@
+package anthropic
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/toolconform/conform/core"
+)
+
+type sseWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (sw *sseWriter) write(name string, data []byte) {
+	if sw.err != nil {
+		return
+	}
+	var b bytes.Buffer
+	b.WriteString("event: ")
+	b.WriteString(name)
+	b.WriteString("\ndata: ")
+	b.Write(data)
+	b.WriteString("\n\n")
+	_, sw.err = sw.w.Write(b.Bytes())
+}
+
+func (sw *sseWriter) writeJSON(name string, v any) {
+	data, err := json.Marshal(v)
+	if err != nil {
+		if sw.err == nil {
+			sw.err = err
+		}
+		return
+	}
+	sw.write(name, data)
+}
+
+func (sw *sseWriter) delta(index int, typ, field, value string) {
+	var b bytes.Buffer
+	b.WriteString(`{"type":"content_block_delta","index":`)
+	b.WriteString(strconv.Itoa(index))
+	b.WriteString(`,"delta":{"type":"`)
+	b.WriteString(typ)
+	b.WriteString(`","`)
+	b.WriteString(field)
+	b.WriteString(`":`)
+	b.Write(quoteRaw(value))
+	b.WriteString(`}}`)
+	sw.write("content_block_delta", b.Bytes())
+}
+
+type encCall struct {
+	index    int
+	id       string
+	deltas   bool
+	inStart  bool
+	finished bool
+}
+
+// EncodeStream writes events as an Anthropic SSE stream: message_start
+// (with the first ID and Model found), one content block per run of text or
+// thinking events, one tool_use block per call, message_delta for usage and
+// finish, error events, and message_stop unless an error was written.
+//
+// What the wire cannot express is normalised, and DecodeStream gives back
+// the normalised events: plan events and chunk fields other than Index, ID,
+// Name, ArgsDelta and Args are dropped; a thinking event with both text and
+// signature comes back as two events; a call without deltas carries its
+// final Args in the start's input; Args on a call that had deltas is dropped;
+// calls without HasIndex take the next free block index; ProviderError.Code
+// is dropped.
+func (a *Adapter) EncodeStream(w io.Writer, events []core.Event) error {
+	sw := &sseWriter{w: w}
+	var id, model string
+	for _, e := range events {
+		if e.ID != "" || e.Model != "" {
+			id, model = e.ID, e.Model
+			break
+		}
+	}
+	sw.writeJSON("message_start", map[string]any{"type": "message_start", "message": map[string]any{
+		"id": id, "type": "message", "role": "assistant", "model": model, "content": []any{},
+		"stop_reason": nil, "stop_sequence": nil,
+	}})
+	used := map[int]bool{}
+	next := 0
+	cur, curKind := -1, ""
+	calls := map[int]*encCall{}
+	byID := map[string]*encCall{}
+	var last *encCall
+	var usage *core.Usage
+	errored := false
+	alloc := func() int {
+		for used[next] {
+			next++
+		}
+		used[next] = true
+		return next
+	}
+	closeCur := func() {
+		if cur >= 0 {
+			sw.writeJSON("content_block_stop", map[string]any{"type": "content_block_stop", "index": cur})
+			cur, curKind = -1, ""
+		}
+	}
+	resolve := func(i int, c *core.Chunk) (*encCall, error) {
+		var ec *encCall
+		switch {
+		case c.HasIndex:
+			ec = calls[c.Index]
+		case c.ID != "":
+			ec = byID[c.ID]
+		default:
+			ec = last
+		}
+		if ec == nil || ec.finished {
+			return nil, fmt.Errorf("anthropic: encode stream: event %d: no open call for index %d id %q", i, c.Index, c.ID)
+		}
+		return ec, nil
+	}
+	writeUsage := func(stop string) {
+		m := map[string]any{"type": "message_delta", "delta": map[string]any{"stop_reason": nil, "stop_sequence": nil}}
+		if stop != "" {
+			m["delta"] = map[string]any{"stop_reason": stop, "stop_sequence": nil}
+		}
+		if usage != nil {
+			m["usage"] = map[string]int{"input_tokens": usage.InputTokens, "output_tokens": usage.OutputTokens}
+			usage = nil
+		}
+		sw.writeJSON("message_delta", m)
+	}
+	for i, e := range events {
+		switch e.Kind {
+		case core.EventText, core.EventThinking:
+			kind := "text"
+			if e.Kind == core.EventThinking {
+				kind = "thinking"
+			}
+			if cur < 0 || curKind != kind {
+				closeCur()
+				cur, curKind = alloc(), kind
+				block := map[string]any{"type": "text", "text": ""}
+				if kind == "thinking" {
+					block = map[string]any{"type": "thinking", "thinking": "", "signature": ""}
+				}
+				sw.writeJSON("content_block_start", map[string]any{"type": "content_block_start", "index": cur, "content_block": block})
+			}
+			if e.Text != "" {
+				sw.delta(cur, kind+"_delta", kind, e.Text)
+			}
+			if e.Signature != "" && kind == "thinking" {
+				sw.writeJSON("content_block_delta", map[string]any{"type": "content_block_delta", "index": cur, "delta": map[string]any{"type": "signature_delta", "signature": e.Signature}})
+			}
+		case core.EventCallStart:
+			if e.Chunk == nil {
+				return fmt.Errorf("anthropic: encode stream: event %d: call start without chunk", i)
+			}
+			closeCur()
+			idx := 0
+			if e.Chunk.HasIndex {
+				idx = e.Chunk.Index
+				if used[idx] || idx < 0 {
+					return fmt.Errorf("anthropic: encode stream: event %d: block index %d already used or negative", i, idx)
+				}
+				used[idx] = true
+			} else {
+				idx = alloc()
+			}
+			ec := &encCall{index: idx, id: e.Chunk.ID}
+			input := json.RawMessage("{}")
+			// Look ahead: a call whose arguments come only with its end
+			// carries them in the start's input.
+		look:
+			for _, f := range events[i+1:] {
+				if f.Chunk == nil || (f.Kind != core.EventCallDelta && f.Kind != core.EventCallEnd) {
+					continue
+				}
+				if !sameCall(f.Chunk, e.Chunk) {
+					continue
+				}
+				switch f.Kind {
+				case core.EventCallDelta:
+					if f.Chunk.ArgsDelta != "" {
+						break look
+					}
+				case core.EventCallEnd:
+					if f.Chunk.Args != nil {
+						if v := bytes.TrimSpace([]byte(*f.Chunk.Args)); json.Valid(v) && len(v) > 0 && v[0] == '{' {
+							input = json.RawMessage(v)
+							ec.inStart = true
+						}
+					}
+					break look
+				}
+			}
+			calls[idx], last = ec, ec
+			if ec.id != "" {
+				byID[ec.id] = ec
+			}
+			sw.writeJSON("content_block_start", map[string]any{"type": "content_block_start", "index": idx,
+				"content_block": map[string]any{"type": "tool_use", "id": e.Chunk.ID, "name": e.Chunk.Name, "input": input}})
+		case core.EventCallDelta:
+			if e.Chunk == nil {
+				return fmt.Errorf("anthropic: encode stream: event %d: call delta without chunk", i)
+			}
+			ec, err := resolve(i, e.Chunk)
+			if err != nil {
+				return err
+			}
+			if e.Chunk.ArgsDelta != "" {
+				ec.deltas = true
+				sw.delta(ec.index, "input_json_delta", "partial_json", e.Chunk.ArgsDelta)
+			}
+		case core.EventCallEnd:
+			if e.Chunk == nil {
+				return fmt.Errorf("anthropic: encode stream: event %d: call end without chunk", i)
+			}
+			ec, err := resolve(i, e.Chunk)
+			if err != nil {
+				return err
+			}
+			if e.Chunk.Args != nil && !ec.deltas && !ec.inStart && *e.Chunk.Args != "" {
+				sw.delta(ec.index, "input_json_delta", "partial_json", *e.Chunk.Args)
+			}
+			ec.finished = true
+			sw.writeJSON("content_block_stop", map[string]any{"type": "content_block_stop", "index": ec.index})
+		case core.EventUsage:
+			if e.Usage != nil {
+				u := *e.Usage
+				usage = &u
+			}
+		case core.EventFinish:
+			closeCur()
+			writeUsage(stopOf(e.Finish, e.ProviderFinish))
+		case core.EventError:
+			closeCur()
+			errored = true
+			pe := core.ProviderError{}
+			if e.Error != nil {
+				pe = *e.Error
+			}
+			sw.writeJSON("error", map[string]any{"type": "error", "error": wireError{Type: pe.Type, Message: pe.Message}})
+		}
+	}
+	closeCur()
+	if usage != nil {
+		writeUsage("")
+	}
+	if !errored {
+		sw.writeJSON("message_stop", map[string]any{"type": "message_stop"})
+	}
+	if sw.err != nil {
+		return fmt.Errorf("anthropic: encode stream: %w", sw.err)
+	}
+	return nil
+}
+
+// sameCall reports whether chunk c routes to the call opened by start.
+func sameCall(c, start *core.Chunk) bool {
+	switch {
+	case c.HasIndex:
+		return start.HasIndex && c.Index == start.Index
+	case c.ID != "":
+		return c.ID == start.ID
+	}
+	return true
+}

@@ -1,0 +1,68 @@
+package anthropic
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Sentinel errors callers can branch on with errors.Is.
+var (
+	// ErrTooLarge reports that a stream event, a body or a count of blocks
+	// passed the decoder's limit.
+	ErrTooLarge = errors.New("too large")
+	// ErrMalformed reports bytes that are not the protocol's wire format.
+	ErrMalformed = errors.New("malformed")
+	// ErrTruncated reports a stream that ended before message_stop.
+	ErrTruncated = errors.New("stream ended before message_stop")
+	// ErrMissingResult reports a tool_use with no tool_result in the next
+	// message (G01).
+	ErrMissingResult = errors.New("tool_use without tool_result in the next message")
+	// ErrOrphanResult reports a tool_result whose tool_use is not in the
+	// previous message (G02).
+	ErrOrphanResult = errors.New("tool_result without tool_use in the previous message")
+	// ErrDuplicateID reports two tool calls, or two results, with one id.
+	ErrDuplicateID = errors.New("duplicate tool call id")
+	// ErrInvalidArguments reports call arguments that are not a JSON
+	// object, which Anthropic rejects on replay (G09).
+	ErrInvalidArguments = errors.New("tool call arguments are not a JSON object")
+	// ErrUnsupported reports a canonical value the protocol cannot carry.
+	ErrUnsupported = errors.New("not supported by the anthropic protocol")
+)
+
+// DecodeError is a failure to decode bytes. Offset is the byte offset of the
+// fault in the body or stream (-1 when unknown); Path is the JSON path of the
+// faulty value when known.
+type DecodeError struct {
+	Op     string
+	Offset int64
+	Path   string
+	Err    error
+}
+
+func (e *DecodeError) Error() string {
+	s := "anthropic: " + e.Op
+	if e.Offset >= 0 {
+		s += fmt.Sprintf(": at byte %d", e.Offset)
+	}
+	if e.Path != "" {
+		s += ": at " + e.Path
+	}
+	return s + ": " + e.Err.Error()
+}
+
+func (e *DecodeError) Unwrap() error { return e.Err }
+
+// HistoryError is a conversation that breaks the protocol's history rules.
+// Message is the index in Request.Messages of the offending message and ID
+// the tool call id concerned.
+type HistoryError struct {
+	Message int
+	ID      string
+	Err     error
+}
+
+func (e *HistoryError) Error() string {
+	return fmt.Sprintf("anthropic: encode request: message %d: call id %q: %v", e.Message, e.ID, e.Err)
+}
+
+func (e *HistoryError) Unwrap() error { return e.Err }

@@ -1,0 +1,477 @@
+package anthropic
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+
+	"github.com/toolconform/conform/core"
+)
+
+type wireRequest struct {
+	Model        string            `json:"model,omitempty"`
+	MaxTokens    int               `json:"max_tokens,omitempty"`
+	System       json.RawMessage   `json:"system,omitempty"`
+	Messages     []wireMessage     `json:"messages"`
+	Tools        []wireTool        `json:"tools,omitempty"`
+	ToolChoice   *wireToolChoice   `json:"tool_choice,omitempty"`
+	OutputFormat *wireOutputFormat `json:"output_format,omitempty"`
+	Stream       bool              `json:"stream,omitempty"`
+}
+
+type wireMessage struct {
+	Role    string          `json:"role"`
+	Content json.RawMessage `json:"content"`
+}
+
+type wireTool struct {
+	Type        string          `json:"type,omitempty"`
+	Name        string          `json:"name"`
+	Description string          `json:"description,omitempty"`
+	InputSchema json.RawMessage `json:"input_schema,omitempty"`
+}
+
+type wireToolChoice struct {
+	Type                   string `json:"type"`
+	Name                   string `json:"name,omitempty"`
+	DisableParallelToolUse *bool  `json:"disable_parallel_tool_use,omitempty"`
+}
+
+type wireOutputFormat struct {
+	Type   string          `json:"type"`
+	Schema json.RawMessage `json:"schema,omitempty"`
+}
+
+// wireBlock is any content block, for decoding.
+type wireBlock struct {
+	Type      string          `json:"type"`
+	Text      string          `json:"text"`
+	Thinking  string          `json:"thinking"`
+	Signature string          `json:"signature"`
+	Data      string          `json:"data"`
+	ID        string          `json:"id"`
+	Name      string          `json:"name"`
+	Input     json.RawMessage `json:"input"`
+	ToolUseID string          `json:"tool_use_id"`
+	Content   json.RawMessage `json:"content"`
+	IsError   bool            `json:"is_error"`
+}
+
+// isProviderRun reports whether a block type is a tool the provider runs
+// itself (server_tool_use, web_search_tool_result, code_execution_tool_result,
+// mcp_tool_use, ...). Such blocks are never client calls.
+func isProviderRun(typ string) bool {
+	switch typ {
+	case "server_tool_use", "mcp_tool_use", "mcp_tool_result":
+		return true
+	}
+	return len(typ) > len("_tool_result") && typ[len(typ)-len("_tool_result"):] == "_tool_result"
+}
+
+// decodeErr turns a json error into a DecodeError with the offset it names.
+func decodeErr(op string, base int64, path string, err error) error {
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		return &DecodeError{Op: op, Offset: base + se.Offset, Path: path, Err: fmt.Errorf("%w: %v", ErrMalformed, err)}
+	case errors.As(err, &te):
+		p := path
+		if te.Field != "" {
+			if p != "" {
+				p += "."
+			}
+			p += te.Field
+		}
+		return &DecodeError{Op: op, Offset: base + te.Offset, Path: p, Err: fmt.Errorf("%w: %v", ErrMalformed, err)}
+	}
+	return &DecodeError{Op: op, Offset: -1, Path: path, Err: fmt.Errorf("%w: %v", ErrMalformed, err)}
+}
+
+// decodeBlocks reads content that is either a string or an array of blocks.
+func decodeBlocks(raw json.RawMessage, op, path string) ([]wireBlock, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, nil
+	}
+	if raw[0] == '"' {
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return nil, decodeErr(op, -1, path, err)
+		}
+		return []wireBlock{{Type: "text", Text: s}}, nil
+	}
+	var blocks []wireBlock
+	if err := json.Unmarshal(raw, &blocks); err != nil {
+		return nil, decodeErr(op, -1, path, err)
+	}
+	return blocks, nil
+}
+
+// DecodeRequest decodes a /v1/messages request body. The system field
+// becomes a leading RoleSystem message (one text part per block). A user
+// message that holds tool_result blocks becomes a RoleTool message. Server
+// tools (tools with a type such as web_search_20250305 or computer_20251124)
+// and content blocks conform does not model (images, documents,
+// server_tool_use) are dropped.
+func (a *Adapter) DecodeRequest(body []byte) (*core.Request, error) {
+	const op = "decode request"
+	var w wireRequest
+	if err := json.Unmarshal(body, &w); err != nil {
+		return nil, decodeErr(op, 0, "", err)
+	}
+	req := &core.Request{Model: w.Model, MaxTokens: w.MaxTokens, Stream: w.Stream, Messages: []core.Message{}}
+	sys, err := decodeBlocks(w.System, op, "system")
+	if err != nil {
+		return nil, err
+	}
+	if len(sys) > 0 {
+		m := core.Message{Role: core.RoleSystem}
+		for _, b := range sys {
+			if b.Type == "text" {
+				m.Parts = append(m.Parts, core.TextPart(b.Text))
+			}
+		}
+		req.Messages = append(req.Messages, m)
+	}
+	for i, wm := range w.Messages {
+		path := fmt.Sprintf("messages[%d]", i)
+		blocks, err := decodeBlocks(wm.Content, op, path+".content")
+		if err != nil {
+			return nil, err
+		}
+		var m core.Message
+		switch wm.Role {
+		case "user":
+			m.Role = core.RoleUser
+		case "assistant":
+			m.Role = core.RoleAssistant
+		default:
+			return nil, &DecodeError{Op: op, Offset: -1, Path: path + ".role", Err: fmt.Errorf("%w: unknown role %q", ErrMalformed, wm.Role)}
+		}
+		m.Parts = []core.Part{}
+		for j, b := range blocks {
+			bp := fmt.Sprintf("%s.content[%d]", path, j)
+			p, ok, err := decodeBlock(b, op, bp)
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				continue
+			}
+			if p.Kind == core.PartToolResult {
+				m.Role = core.RoleTool
+			}
+			m.Parts = append(m.Parts, p)
+		}
+		req.Messages = append(req.Messages, m)
+	}
+	for _, t := range w.Tools {
+		if t.Type != "" && t.Type != "custom" {
+			continue
+		}
+		req.Tools = append(req.Tools, core.ToolSpec{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema})
+	}
+	if tc := w.ToolChoice; tc != nil {
+		switch tc.Type {
+		case "auto":
+			req.ToolChoice = &core.ToolChoice{Mode: core.ToolChoiceAuto}
+		case "any":
+			req.ToolChoice = &core.ToolChoice{Mode: core.ToolChoiceRequired}
+		case "none":
+			req.ToolChoice = &core.ToolChoice{Mode: core.ToolChoiceNone}
+		case "tool":
+			req.ToolChoice = &core.ToolChoice{Mode: core.ToolChoiceTool, Name: tc.Name}
+		default:
+			return nil, &DecodeError{Op: op, Offset: -1, Path: "tool_choice.type", Err: fmt.Errorf("%w: unknown tool_choice type %q", ErrMalformed, tc.Type)}
+		}
+		if tc.DisableParallelToolUse != nil {
+			p := !*tc.DisableParallelToolUse
+			req.ParallelToolCalls = &p
+		}
+	}
+	if of := w.OutputFormat; of != nil && of.Type == "json_schema" {
+		req.ResponseFormat = &core.ResponseFormat{Schema: of.Schema}
+	}
+	return req, nil
+}
+
+// decodeBlock maps one content block to a Part; ok is false for blocks that
+// conform does not model or that the provider runs itself.
+func decodeBlock(b wireBlock, op, path string) (core.Part, bool, error) {
+	switch b.Type {
+	case "text":
+		return core.TextPart(b.Text), true, nil
+	case "thinking":
+		return core.Part{Kind: core.PartThinking, Text: b.Thinking, Signature: b.Signature}, true, nil
+	case "redacted_thinking":
+		return core.Part{Kind: core.PartThinking, Data: b.Data}, true, nil
+	case "tool_use":
+		args := bytes.TrimSpace(b.Input)
+		if len(args) == 0 || string(args) == "null" {
+			args = []byte("{}")
+		}
+		return core.CallPart(core.Call{ID: b.ID, Name: b.Name, Arguments: json.RawMessage(args)}), true, nil
+	case "tool_result":
+		inner, err := decodeBlocks(b.Content, op, path+".content")
+		if err != nil {
+			return core.Part{}, false, err
+		}
+		r := core.Result{CallID: b.ToolUseID, IsError: b.IsError}
+		for _, ib := range inner {
+			if ib.Type == "text" && ib.Text != "" {
+				r.Content = append(r.Content, core.TextPart(ib.Text))
+			}
+		}
+		return core.ResultPart(r), true, nil
+	}
+	return core.Part{}, false, nil
+}
+
+// ValidateHistory checks the conversation against Anthropic's history
+// rules and returns every problem found, joined: each tool_use must have a
+// tool_result in the next message (G01), each tool_result must answer a
+// tool_use of the previous message (G02), and call ids must be unique. Each
+// problem is a *HistoryError naming the message index and the call id.
+func ValidateHistory(req *core.Request) error {
+	var errs []error
+	seen := map[string]int{}
+	msgs := req.Messages
+	for i, m := range msgs {
+		if m.Role == core.RoleAssistant {
+			for _, c := range m.Calls() {
+				if j, dup := seen[c.ID]; dup {
+					errs = append(errs, &HistoryError{Message: i, ID: c.ID, Err: fmt.Errorf("%w: first used in message %d", ErrDuplicateID, j)})
+					continue
+				}
+				seen[c.ID] = i
+				answered := false
+				if i+1 < len(msgs) && msgs[i+1].Role != core.RoleAssistant {
+					for _, r := range msgs[i+1].Results() {
+						if r.CallID == c.ID {
+							answered = true
+						}
+					}
+				}
+				if !answered {
+					errs = append(errs, &HistoryError{Message: i, ID: c.ID, Err: ErrMissingResult})
+				}
+			}
+		}
+		results := m.Results()
+		if len(results) == 0 {
+			continue
+		}
+		var calls []core.Call
+		if i > 0 && msgs[i-1].Role == core.RoleAssistant {
+			calls = msgs[i-1].Calls()
+		}
+		got := map[string]bool{}
+		for _, r := range results {
+			if got[r.CallID] {
+				errs = append(errs, &HistoryError{Message: i, ID: r.CallID, Err: fmt.Errorf("%w: two results for one call", ErrDuplicateID)})
+				continue
+			}
+			got[r.CallID] = true
+			found := false
+			for _, c := range calls {
+				if c.ID == r.CallID {
+					found = true
+				}
+			}
+			if !found {
+				errs = append(errs, &HistoryError{Message: i, ID: r.CallID, Err: ErrOrphanResult})
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// EncodeRequest encodes a canonical request as a /v1/messages body.
+//
+// It first runs ValidateHistory and fails on any G01/G02 problem. Leading
+// system messages become the system field; a system message later in the
+// conversation is an error. Empty text parts are dropped (G11). The
+// tool_result blocks of a turn are written first and in the order of the
+// preceding tool_use blocks (G05), whatever their canonical order. Call
+// arguments must be a JSON object (empty means {}), else the error names the
+// message and the call (G09).
+func (a *Adapter) EncodeRequest(req *core.Request) ([]byte, error) {
+	if err := ValidateHistory(req); err != nil {
+		return nil, err
+	}
+	w := struct {
+		Model        string            `json:"model,omitempty"`
+		MaxTokens    int               `json:"max_tokens,omitempty"`
+		System       []map[string]any  `json:"system,omitempty"`
+		Messages     []outMessage      `json:"messages"`
+		Tools        []wireTool        `json:"tools,omitempty"`
+		ToolChoice   *wireToolChoice   `json:"tool_choice,omitempty"`
+		OutputFormat *wireOutputFormat `json:"output_format,omitempty"`
+		Stream       bool              `json:"stream,omitempty"`
+	}{Model: req.Model, MaxTokens: req.MaxTokens, Stream: req.Stream, Messages: []outMessage{}}
+	inSystem := true
+	for i, m := range req.Messages {
+		if m.Role == core.RoleSystem {
+			if !inSystem {
+				return nil, fmt.Errorf("anthropic: encode request: message %d: system message after the conversation started: %w", i, ErrUnsupported)
+			}
+			for _, p := range m.Parts {
+				if p.Kind != core.PartText {
+					return nil, fmt.Errorf("anthropic: encode request: message %d: %s part in system message: %w", i, p.Kind, ErrUnsupported)
+				}
+				if p.Text != "" {
+					w.System = append(w.System, map[string]any{"type": "text", "text": p.Text})
+				}
+			}
+			continue
+		}
+		inSystem = false
+		var prevCalls []core.Call
+		if i > 0 && req.Messages[i-1].Role == core.RoleAssistant {
+			prevCalls = req.Messages[i-1].Calls()
+		}
+		om, err := encodeMessage(i, m, prevCalls)
+		if err != nil {
+			return nil, err
+		}
+		w.Messages = append(w.Messages, om)
+	}
+	for _, t := range req.Tools {
+		schema := t.InputSchema
+		if len(schema) == 0 {
+			schema = json.RawMessage(`{"type":"object"}`)
+		}
+		w.Tools = append(w.Tools, wireTool{Name: t.Name, Description: t.Description, InputSchema: schema})
+	}
+	if tc := req.ToolChoice; tc != nil || req.ParallelToolCalls != nil {
+		wtc := &wireToolChoice{Type: "auto"}
+		if tc != nil {
+			switch tc.Mode {
+			case core.ToolChoiceAuto:
+			case core.ToolChoiceNone:
+				wtc.Type = "none"
+			case core.ToolChoiceRequired:
+				wtc.Type = "any"
+			case core.ToolChoiceTool:
+				wtc.Type, wtc.Name = "tool", tc.Name
+			default:
+				return nil, fmt.Errorf("anthropic: encode request: tool choice mode %q: %w", tc.Mode, ErrUnsupported)
+			}
+		}
+		if req.ParallelToolCalls != nil {
+			d := !*req.ParallelToolCalls
+			wtc.DisableParallelToolUse = &d
+		}
+		w.ToolChoice = wtc
+	}
+	if rf := req.ResponseFormat; rf != nil {
+		w.OutputFormat = &wireOutputFormat{Type: "json_schema", Schema: rf.Schema}
+	}
+	out, err := json.Marshal(w)
+	if err != nil {
+		return nil, fmt.Errorf("anthropic: encode request: %w", err)
+	}
+	return out, nil
+}
+
+type outMessage struct {
+	Role    string           `json:"role"`
+	Content []map[string]any `json:"content"`
+}
+
+// checkArgs returns the arguments to send for a call: {} when empty, the
+// arguments when they are a JSON object, else an error (G09).
+func checkArgs(c core.Call) (json.RawMessage, error) {
+	args := bytes.TrimSpace(c.Arguments)
+	if len(args) == 0 {
+		return json.RawMessage("{}"), nil
+	}
+	if !json.Valid(args) || args[0] != '{' {
+		return nil, ErrInvalidArguments
+	}
+	return json.RawMessage(args), nil
+}
+
+func encodeMessage(i int, m core.Message, prevCalls []core.Call) (outMessage, error) {
+	om := outMessage{Content: []map[string]any{}}
+	switch m.Role {
+	case core.RoleUser, core.RoleTool:
+		om.Role = "user"
+		order := map[string]int{}
+		for k, c := range prevCalls {
+			order[c.ID] = k
+		}
+		var results []core.Result
+		var rest []core.Part
+		for _, p := range m.Parts {
+			switch p.Kind {
+			case core.PartToolResult:
+				if p.Result != nil {
+					results = append(results, *p.Result)
+				}
+			case core.PartText:
+				rest = append(rest, p)
+			default:
+				return om, fmt.Errorf("anthropic: encode request: message %d: %s part in %s message: %w", i, p.Kind, m.Role, ErrUnsupported)
+			}
+		}
+		sort.SliceStable(results, func(x, y int) bool { return order[results[x].CallID] < order[results[y].CallID] })
+		for _, r := range results {
+			b := map[string]any{"type": "tool_result", "tool_use_id": r.CallID}
+			var content []map[string]any
+			for _, p := range r.Content {
+				if p.Kind == core.PartText && p.Text != "" {
+					content = append(content, map[string]any{"type": "text", "text": p.Text})
+				}
+			}
+			if content != nil {
+				b["content"] = content
+			}
+			if r.IsError {
+				b["is_error"] = true
+			}
+			om.Content = append(om.Content, b)
+		}
+		for _, p := range rest {
+			if p.Text != "" {
+				om.Content = append(om.Content, map[string]any{"type": "text", "text": p.Text})
+			}
+		}
+	case core.RoleAssistant:
+		om.Role = "assistant"
+		for _, p := range m.Parts {
+			switch p.Kind {
+			case core.PartText:
+				if p.Text != "" {
+					om.Content = append(om.Content, map[string]any{"type": "text", "text": p.Text})
+				}
+			case core.PartThinking:
+				if p.Data != "" {
+					om.Content = append(om.Content, map[string]any{"type": "redacted_thinking", "data": p.Data})
+				} else {
+					om.Content = append(om.Content, map[string]any{"type": "thinking", "thinking": p.Text, "signature": p.Signature})
+				}
+			case core.PartToolCall:
+				if p.Call == nil {
+					continue
+				}
+				args, err := checkArgs(*p.Call)
+				if err != nil {
+					return om, &HistoryError{Message: i, ID: p.Call.ID, Err: err}
+				}
+				om.Content = append(om.Content, map[string]any{"type": "tool_use", "id": p.Call.ID, "name": p.Call.Name, "input": args})
+			default:
+				return om, fmt.Errorf("anthropic: encode request: message %d: %s part in assistant message: %w", i, p.Kind, ErrUnsupported)
+			}
+		}
+	default:
+		return om, fmt.Errorf("anthropic: encode request: message %d: role %q: %w", i, m.Role, ErrUnsupported)
+	}
+	if len(om.Content) == 0 {
+		return om, fmt.Errorf("anthropic: encode request: message %d: no content left after dropping empty text (G11): %w", i, ErrUnsupported)
+	}
+	return om, nil
+}

@@ -1,0 +1,320 @@
+package anthropic
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/toolconform/conform/core"
+)
+
+// blockState is what the decoder keeps about one content block.
+type blockState struct {
+	typ        string // text, thinking, tool_use, or "" for ignored blocks
+	open       bool
+	startInput string // input of a tool_use start, if populated (A18, I01)
+	sawDelta   bool   // a non-empty input_json_delta arrived
+}
+
+type streamEvent struct {
+	Type         string          `json:"type"`
+	Index        *int            `json:"index"`
+	Message      json.RawMessage `json:"message"`
+	ContentBlock *wireBlock      `json:"content_block"`
+	Delta        json.RawMessage `json:"delta"`
+	Usage        *wireUsage      `json:"usage"`
+	Error        *wireError      `json:"error"`
+}
+
+type streamDelta struct {
+	Type        string          `json:"type"`
+	Text        json.RawMessage `json:"text"`
+	Thinking    json.RawMessage `json:"thinking"`
+	Signature   string          `json:"signature"`
+	PartialJSON json.RawMessage `json:"partial_json"`
+	StopReason  string          `json:"stop_reason"`
+}
+
+type stream struct {
+	a       *Adapter
+	sse     *sseReader
+	queue   []core.Event
+	qhead   int
+	blocks  map[int]*blockState
+	ids     map[string]bool
+	pending *core.Event // held-back call_end of the last stopped tool_use (B11)
+	id      string
+	model   string
+	idSent  bool
+	input   *int
+	started bool
+	stopped bool
+	errored bool
+	err     error
+}
+
+// DecodeStream reads an Anthropic SSE stream one event at a time. See the
+// package documentation for how each event maps to core events.
+func (a *Adapter) DecodeStream(r io.Reader) core.EventStream {
+	return &stream{a: a, sse: newSSEReader(r, a.maxEvent), blocks: map[int]*blockState{}, ids: map[string]bool{}}
+}
+
+func (s *stream) emit(e core.Event) {
+	if !s.idSent && (s.id != "" || s.model != "") {
+		e.ID, e.Model = s.id, s.model
+		s.idSent = true
+	}
+	s.queue = append(s.queue, e)
+}
+
+// flush emits the held-back call_end, if any.
+func (s *stream) flush() {
+	if s.pending != nil {
+		s.emit(*s.pending)
+		s.pending = nil
+	}
+}
+
+// Next returns the next event, io.EOF at the end, or an error that names
+// the byte offset of the fault.
+func (s *stream) Next() (core.Event, error) {
+	for {
+		if s.qhead < len(s.queue) {
+			e := s.queue[s.qhead]
+			s.queue[s.qhead] = core.Event{}
+			s.qhead++
+			if s.qhead == len(s.queue) {
+				s.queue, s.qhead = s.queue[:0], 0
+			}
+			return e, nil
+		}
+		if s.err != nil {
+			return core.Event{}, s.err
+		}
+		ev, err := s.sse.next()
+		if err == io.EOF {
+			if s.started && !s.stopped && !s.errored {
+				s.err = &DecodeError{Op: "decode stream", Offset: s.sse.off, Err: ErrTruncated}
+			} else {
+				s.err = io.EOF
+			}
+			continue
+		}
+		if err != nil {
+			s.err = err
+			continue
+		}
+		if err := s.handle(ev); err != nil {
+			s.err = err
+		}
+	}
+}
+
+func (s *stream) fail(ev sseEvent, format string, args ...any) error {
+	return &DecodeError{Op: "decode stream", Offset: ev.Offset, Err: fmt.Errorf("%w: "+format, append([]any{ErrMalformed}, args...)...)}
+}
+
+func (s *stream) handle(ev sseEvent) error {
+	data := bytes.TrimSpace(ev.Data)
+	if len(data) == 0 {
+		return nil
+	}
+	var se streamEvent
+	if err := json.Unmarshal(data, &se); err != nil {
+		var syn *json.SyntaxError
+		if errors.As(err, &syn) {
+			return &DecodeError{Op: "decode stream", Offset: ev.Offset, Err: fmt.Errorf("%w: event data at byte %d: %v", ErrMalformed, syn.Offset, err)}
+		}
+		return &DecodeError{Op: "decode stream", Offset: ev.Offset, Err: fmt.Errorf("%w: %v", ErrMalformed, err)}
+	}
+	typ := se.Type
+	if typ == "" {
+		typ = ev.Name
+	}
+	switch typ {
+	case "message_start":
+		s.started = true
+		var m struct {
+			ID    string     `json:"id"`
+			Model string     `json:"model"`
+			Usage *wireUsage `json:"usage"`
+		}
+		if len(se.Message) > 0 {
+			if err := json.Unmarshal(se.Message, &m); err != nil {
+				return s.fail(ev, "message_start.message: %v", err)
+			}
+		}
+		s.id, s.model = m.ID, m.Model
+		if m.Usage != nil && m.Usage.InputTokens != nil {
+			n := *m.Usage.InputTokens
+			s.input = &n
+		}
+	case "content_block_start":
+		s.started = true
+		if se.Index == nil || se.ContentBlock == nil {
+			return s.fail(ev, "content_block_start without index or content_block")
+		}
+		s.flush()
+		i := *se.Index
+		if b, ok := s.blocks[i]; ok && b.open {
+			return s.fail(ev, "content_block_start for block %d that is already open", i)
+		}
+		if len(s.blocks) >= s.a.maxBlocks {
+			return &DecodeError{Op: "decode stream", Offset: ev.Offset, Err: fmt.Errorf("more than %d content blocks: %w", s.a.maxBlocks, ErrTooLarge)}
+		}
+		cb := se.ContentBlock
+		b := &blockState{open: true}
+		s.blocks[i] = b
+		switch cb.Type {
+		case "text":
+			b.typ = "text"
+			if cb.Text != "" {
+				s.emit(core.Event{Kind: core.EventText, Text: cb.Text})
+			}
+		case "thinking":
+			b.typ = "thinking"
+			if cb.Thinking != "" {
+				s.emit(core.Event{Kind: core.EventThinking, Text: cb.Thinking})
+			}
+			if cb.Signature != "" {
+				s.emit(core.Event{Kind: core.EventThinking, Signature: cb.Signature})
+			}
+		case "tool_use":
+			b.typ = "tool_use"
+			if s.ids[cb.ID] && cb.ID != "" {
+				return &DecodeError{Op: "decode stream", Offset: ev.Offset, Err: fmt.Errorf("%w: tool_use id %q", ErrDuplicateID, cb.ID)}
+			}
+			s.ids[cb.ID] = true
+			in := bytes.TrimSpace(cb.Input)
+			if len(in) > 0 && string(in) != "null" && string(in) != "{}" {
+				b.startInput = string(in)
+			}
+			s.emit(core.Event{Kind: core.EventCallStart, Chunk: &core.Chunk{Index: i, HasIndex: true, ID: cb.ID, Name: cb.Name, Start: true}})
+		default:
+			// Provider-run tools (server_tool_use, *_tool_result) and
+			// unknown blocks are ignored, their deltas too.
+		}
+	case "content_block_delta":
+		if se.Index == nil {
+			return s.fail(ev, "content_block_delta without index")
+		}
+		b, ok := s.blocks[*se.Index]
+		if !ok || !b.open {
+			return s.fail(ev, "content_block_delta for block %d that is not open", *se.Index)
+		}
+		s.flush()
+		var d streamDelta
+		if err := json.Unmarshal(se.Delta, &d); err != nil {
+			return s.fail(ev, "content_block_delta.delta: %v", err)
+		}
+		return s.delta(ev, *se.Index, b, d)
+	case "content_block_stop":
+		if se.Index == nil {
+			return s.fail(ev, "content_block_stop without index")
+		}
+		b, ok := s.blocks[*se.Index]
+		if !ok || !b.open {
+			return s.fail(ev, "content_block_stop for block %d that is not open", *se.Index)
+		}
+		s.flush()
+		b.open = false
+		if b.typ == "tool_use" {
+			end := core.Event{Kind: core.EventCallEnd, Chunk: &core.Chunk{Index: *se.Index, HasIndex: true, Done: true}}
+			if !b.sawDelta {
+				args := b.startInput
+				if args == "" {
+					args = "{}"
+				}
+				end.Chunk.Args = &args
+			}
+			s.pending = &end
+		}
+	case "message_delta":
+		var d streamDelta
+		if len(se.Delta) > 0 {
+			if err := json.Unmarshal(se.Delta, &d); err != nil {
+				return s.fail(ev, "message_delta.delta: %v", err)
+			}
+		}
+		if finishOf(d.StopReason) == core.FinishLength {
+			// The block that was being written when the limit hit is
+			// truncated even if it was stopped: its call stays open (B11).
+			s.pending = nil
+		} else {
+			s.flush()
+		}
+		if se.Usage != nil {
+			u := usageOf(se.Usage)
+			if se.Usage.InputTokens == nil && s.input != nil {
+				u.InputTokens = *s.input
+			}
+			s.emit(core.Event{Kind: core.EventUsage, Usage: u})
+		}
+		if d.StopReason != "" {
+			s.emit(core.Event{Kind: core.EventFinish, Finish: finishOf(d.StopReason), ProviderFinish: d.StopReason})
+		}
+	case "message_stop":
+		s.stopped = true
+	case "error":
+		s.flush()
+		s.errored = true
+		pe := &core.ProviderError{Message: "error event without error object"}
+		if se.Error != nil {
+			pe = &core.ProviderError{Type: se.Error.Type, Message: se.Error.Message}
+		}
+		s.emit(core.Event{Kind: core.EventError, Error: pe})
+	default:
+		// ping and unknown events are no-ops.
+	}
+	return nil
+}
+
+func (s *stream) delta(ev sseEvent, index int, b *blockState, d streamDelta) error {
+	str := func(raw json.RawMessage, field string) (string, error) {
+		raw = bytes.TrimSpace(raw)
+		if len(raw) == 0 || string(raw) == "null" {
+			return "", nil
+		}
+		v, err := unquoteRaw(raw)
+		if err != nil {
+			return "", s.fail(ev, "delta.%s: %v", field, err)
+		}
+		return v, nil
+	}
+	switch d.Type {
+	case "text_delta":
+		t, err := str(d.Text, "text")
+		if err != nil {
+			return err
+		}
+		if t != "" && b.typ == "text" {
+			s.emit(core.Event{Kind: core.EventText, Text: t})
+		}
+	case "thinking_delta":
+		t, err := str(d.Thinking, "thinking")
+		if err != nil {
+			return err
+		}
+		if t != "" && b.typ == "thinking" {
+			s.emit(core.Event{Kind: core.EventThinking, Text: t})
+		}
+	case "signature_delta":
+		if d.Signature != "" && b.typ == "thinking" {
+			s.emit(core.Event{Kind: core.EventThinking, Signature: d.Signature})
+		}
+	case "input_json_delta":
+		t, err := str(d.PartialJSON, "partial_json")
+		if err != nil {
+			return err
+		}
+		if t != "" && b.typ == "tool_use" {
+			// Deltas carry the whole input; a populated start input is
+			// superseded by them (A18).
+			b.sawDelta = true
+			s.emit(core.Event{Kind: core.EventCallDelta, Chunk: &core.Chunk{Index: index, HasIndex: true, ArgsDelta: t}})
+		}
+	}
+	return nil
+}
