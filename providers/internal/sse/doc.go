@@ -1,0 +1,54 @@
+// Package sse is a decoder and encoder for the WHATWG "text/event-stream"
+// format (Server-Sent Events), exact to the interpretation rules of the HTML
+// standard, shared by the adapters whose providers stream over SSE.
+//
+// # Decoding
+//
+// NewDecoder pulls bytes from an io.Reader one buffer at a time and Next
+// returns one dispatched Event at a time, to io.EOF. The rules followed:
+//
+//   - Lines end with LF, CR or CRLF; a CR that ends one read and an LF that
+//     starts the next form one line end.
+//   - A UTF-8 byte order mark at the very start of the stream is dropped.
+//   - A line starting with a colon is a comment and is ignored.
+//   - "field: value" splits at the first colon and drops one optional space
+//     after it; a line without a colon is a field with an empty value.
+//   - data lines are joined with "\n"; event sets the type; id sets the last
+//     event id unless its value holds a NUL; retry sets the reconnection time
+//     when its value is ASCII digits only; other fields are ignored.
+//   - A blank line dispatches the event. An empty "data:" line gives an event
+//     with empty data; a block with no data field dispatches nothing (its
+//     event type is dropped, but an id in it still sets the last event id).
+//   - At the end of input an unterminated event is discarded, as the
+//     standard says. Many LLM providers omit the final blank line, so the
+//     FlushAtEOF option instead treats the end of input as a line end followed
+//     by a blank line. The openai-chat and mistral adapters use FlushAtEOF.
+//
+// Event.ID and Event.Retry are the stream's state when the event was
+// dispatched (the standard's "last event ID" and reconnection time), not
+// only what the event's own block said. Event.Type is empty for an unnamed
+// event; the standard's default "message" is left to the caller.
+//
+// Limits: each block of lines (from the first line after a blank line to the
+// next blank line, comments included, line ends excluded) may hold at most
+// MaxEventSize bytes; past that Next returns an *Error wrapping
+// ErrEventTooLarge. Memory is bounded by that size whatever the number of
+// events.
+//
+// Bytes are not re-encoded: the standard decodes the stream as UTF-8 with
+// replacement characters, this package keeps invalid UTF-8 as received, so
+// that a JSON decoder downstream sees (and can report) the bytes the
+// provider sent. This is the one deliberate divergence from the standard.
+//
+// Errors carry the byte offset where they happened (*Error). Decoder.Offset
+// gives the offset of the first line of the block that dispatched the last
+// event, so that an adapter can name the place of a malformed payload.
+//
+// # Encoding
+//
+// Encoder writes events in the same format: an id line when the id differs
+// from the last one written, a retry line when the reconnection time changes,
+// an event line for a named event, one data line per line of the data (CR,
+// LF and CRLF inside data all become separate data lines, so they decode as
+// LF), then a blank line. A Retry of 0 means "not set" and is never written.
+package sse

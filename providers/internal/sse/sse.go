@@ -1,0 +1,416 @@
+package sse
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+)
+
+// DefaultMaxEventSize is the block size limit used when no MaxEventSize
+// option is given: 4 MiB, room for a large tool call in one event.
+const DefaultMaxEventSize = 4 << 20
+
+// ErrEventTooLarge reports a block of lines longer than the decoder's
+// maximum event size.
+var ErrEventTooLarge = errors.New("event too large")
+
+// ErrBadField reports an id or event value the encoder cannot write, one
+// holding a line break (or, for an id, a NUL).
+var ErrBadField = errors.New("field value cannot be encoded")
+
+// Error is a decoding error with the byte offset where it happened.
+type Error struct {
+	// Offset is the byte offset in the stream, counted from its first byte
+	// (a byte order mark included).
+	Offset int64
+	Err    error
+}
+
+func (e *Error) Error() string {
+	return fmt.Sprintf("sse: decode at byte %d: %v", e.Offset, e.Err)
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// Event is one dispatched server-sent event.
+type Event struct {
+	// Type is the event's type, empty for an unnamed event.
+	Type string
+	// Data is the event's data, its data lines joined with "\n".
+	Data string
+	// ID is the last event id when the event was dispatched.
+	ID string
+	// Retry is the reconnection time in milliseconds set by the last retry
+	// field before dispatch, or 0 when none was seen.
+	Retry int64
+}
+
+// Option configures a Decoder.
+type Option func(*Decoder)
+
+// FlushAtEOF makes the decoder treat the end of input as the end of a line
+// and of an event, so that a stream whose last event lacks the final blank
+// line still dispatches it. Without it an unterminated last event is
+// discarded, as the standard says.
+func FlushAtEOF() Option { return func(d *Decoder) { d.flush = true } }
+
+// MaxEventSize sets the largest block of lines the decoder accepts, in
+// bytes; n <= 0 keeps DefaultMaxEventSize.
+func MaxEventSize(n int) Option {
+	return func(d *Decoder) {
+		if n > 0 {
+			d.max = n
+		}
+	}
+}
+
+// Decoder reads events from an event stream one at a time.
+type Decoder struct {
+	r     io.Reader
+	buf   []byte
+	pos   int
+	end   int
+	rerr  error // error from r, returned once the buffer is drained
+	off   int64 // offset of buf[pos]
+	max   int
+	flush bool
+
+	started bool // byte order mark checked
+	sawCR   bool // the last line ended with CR; skip a following LF
+
+	line      []byte
+	lineStart int64
+	block     int   // bytes of the current block
+	blockOff  int64 // offset of the current block's first line
+	inBlock   bool
+
+	data   []byte
+	typ    string
+	lastID string
+	retry  int64
+
+	evOff int64
+	err   error // sticky
+}
+
+// NewDecoder returns a Decoder reading from r.
+func NewDecoder(r io.Reader, opts ...Option) *Decoder {
+	d := &Decoder{r: r, buf: make([]byte, 4096), max: DefaultMaxEventSize}
+	for _, o := range opts {
+		o(d)
+	}
+	return d
+}
+
+// Offset returns the byte offset of the first line of the block that
+// dispatched the event Next returned last.
+func (d *Decoder) Offset() int64 { return d.evOff }
+
+// fill reads more bytes into the buffer. It returns false when no more bytes
+// will come.
+func (d *Decoder) fill() bool {
+	if d.pos < d.end {
+		return true
+	}
+	if d.rerr != nil {
+		return false
+	}
+	d.pos, d.end = 0, 0
+	for empty := 0; ; empty++ {
+		n, err := d.r.Read(d.buf)
+		if n < 0 || n > len(d.buf) {
+			d.rerr = fmt.Errorf("reader returned invalid count %d", n)
+			return false
+		}
+		d.end = n
+		if err != nil {
+			d.rerr = err
+		}
+		if n > 0 {
+			return true
+		}
+		if err != nil {
+			return false
+		}
+		if empty > 100 {
+			d.rerr = io.ErrNoProgress
+			return false
+		}
+	}
+}
+
+// stripBOM drops a byte order mark at the start of the stream, even when it
+// arrives split across reads.
+func (d *Decoder) stripBOM() {
+	d.started = true
+	const bom = "\xEF\xBB\xBF"
+	var got []byte
+	for len(got) < len(bom) {
+		if !d.fill() {
+			break
+		}
+		c := d.buf[d.pos]
+		if c != bom[len(got)] {
+			break
+		}
+		got = append(got, c)
+		d.pos++
+		d.off++
+	}
+	if len(got) == len(bom) || len(got) == 0 {
+		return
+	}
+	// A partial mark is ordinary text: make it the start of the first line.
+	d.line = append(d.line, got...)
+	d.lineStart = 0
+	d.block = len(got)
+	d.blockOff = 0
+	d.inBlock = true
+}
+
+// readLine returns the next line without its line end. At the end of input
+// it returns the unterminated rest (which may be empty) with ok false.
+func (d *Decoder) readLine() (line []byte, ok bool, err error) {
+	if !d.started {
+		d.stripBOM()
+	}
+	if len(d.line) == 0 {
+		d.lineStart = d.off
+	}
+	for {
+		if !d.fill() {
+			if d.rerr != nil && d.rerr != io.EOF {
+				return nil, false, &Error{Offset: d.off, Err: fmt.Errorf("read: %w", d.rerr)}
+			}
+			return d.line, false, nil
+		}
+		chunk := d.buf[d.pos:d.end]
+		if d.sawCR {
+			d.sawCR = false
+			if chunk[0] == '\n' {
+				d.pos++
+				d.off++
+				d.lineStart = d.off
+				continue
+			}
+		}
+		i := 0
+		for i < len(chunk) && chunk[i] != '\n' && chunk[i] != '\r' {
+			i++
+		}
+		if !d.inBlock {
+			d.inBlock = true
+			d.blockOff = d.lineStart
+		}
+		if d.block+i > d.max {
+			return nil, false, &Error{Offset: d.blockOff, Err: fmt.Errorf("%w: block starting here exceeds %d bytes", ErrEventTooLarge, d.max)}
+		}
+		d.block += i
+		d.line = append(d.line, chunk[:i]...)
+		d.pos += i
+		d.off += int64(i)
+		if i == len(chunk) {
+			continue
+		}
+		if chunk[i] == '\r' {
+			d.sawCR = true
+		}
+		d.pos++
+		d.off++
+		return d.line, true, nil
+	}
+}
+
+// Next returns the next dispatched event, or io.EOF after the last one. Any
+// other error is an *Error and ends the stream.
+func (d *Decoder) Next() (Event, error) {
+	if d.err != nil {
+		return Event{}, d.err
+	}
+	for {
+		line, ok, err := d.readLine()
+		if err != nil {
+			d.err = err
+			return Event{}, err
+		}
+		if !ok {
+			d.err = io.EOF
+			if !d.flush {
+				return Event{}, io.EOF
+			}
+			if len(line) > 0 {
+				d.field(line)
+			}
+			if ev, ok := d.dispatch(); ok {
+				return ev, nil
+			}
+			return Event{}, io.EOF
+		}
+		if len(line) == 0 {
+			if ev, ok := d.dispatch(); ok {
+				return ev, nil
+			}
+			continue
+		}
+		d.field(line)
+		d.line = d.line[:0]
+	}
+}
+
+// field processes one non-empty line.
+func (d *Decoder) field(line []byte) {
+	if line[0] == ':' {
+		return
+	}
+	name, value := line, []byte(nil)
+	if i := indexByte(line, ':'); i >= 0 {
+		name, value = line[:i], line[i+1:]
+		if len(value) > 0 && value[0] == ' ' {
+			value = value[1:]
+		}
+	}
+	switch string(name) {
+	case "data":
+		d.data = append(d.data, value...)
+		d.data = append(d.data, '\n')
+	case "event":
+		d.typ = string(value)
+	case "id":
+		if indexByte(value, 0) < 0 {
+			d.lastID = string(value)
+		}
+	case "retry":
+		if n, ok := parseDigits(value); ok {
+			d.retry = n
+		}
+	}
+}
+
+// dispatch ends the current block and returns its event, if it had data.
+func (d *Decoder) dispatch() (Event, bool) {
+	d.line = d.line[:0]
+	off := d.blockOff
+	d.block = 0
+	d.inBlock = false
+	if len(d.data) == 0 {
+		d.typ = ""
+		return Event{}, false
+	}
+	ev := Event{Type: d.typ, Data: string(d.data[:len(d.data)-1]), ID: d.lastID, Retry: d.retry}
+	d.data = d.data[:0]
+	d.typ = ""
+	d.evOff = off
+	if cap(d.data) > 64<<10 {
+		d.data = nil // do not keep one large event's buffer for the rest of the stream
+	}
+	return ev, true
+}
+
+func indexByte(b []byte, c byte) int {
+	for i, x := range b {
+		if x == c {
+			return i
+		}
+	}
+	return -1
+}
+
+// parseDigits parses a non-empty run of ASCII digits. Values that overflow
+// int64 are rejected, so such a retry field is ignored.
+func parseDigits(b []byte) (int64, bool) {
+	if len(b) == 0 {
+		return 0, false
+	}
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+	}
+	n, err := strconv.ParseInt(string(b), 10, 64)
+	return n, err == nil
+}
+
+// Encoder writes events as an event stream.
+type Encoder struct {
+	w      io.Writer
+	lastID string
+	retry  int64
+	buf    []byte
+}
+
+// NewEncoder returns an Encoder writing to w.
+func NewEncoder(w io.Writer) *Encoder { return &Encoder{w: w} }
+
+// Encode writes one event. An id or type holding a line break, or an id
+// holding NUL, is rejected with ErrBadField, since it would not decode back.
+func (e *Encoder) Encode(ev Event) error {
+	if strings.ContainsAny(ev.Type, "\r\n") {
+		return fmt.Errorf("sse: encode event type %q: %w", ev.Type, ErrBadField)
+	}
+	if strings.ContainsAny(ev.ID, "\r\n\x00") {
+		return fmt.Errorf("sse: encode id %q: %w", ev.ID, ErrBadField)
+	}
+	if ev.Retry < 0 {
+		return fmt.Errorf("sse: encode retry %d: %w", ev.Retry, ErrBadField)
+	}
+	b := e.buf[:0]
+	if ev.ID != e.lastID {
+		if ev.ID == "" {
+			b = append(b, "id\n"...)
+		} else {
+			b = append(b, "id: "...)
+			b = append(b, ev.ID...)
+			b = append(b, '\n')
+		}
+	}
+	if ev.Retry != 0 && ev.Retry != e.retry {
+		b = append(b, "retry: "...)
+		b = strconv.AppendInt(b, ev.Retry, 10)
+		b = append(b, '\n')
+	}
+	if ev.Type != "" {
+		b = append(b, "event: "...)
+		b = append(b, ev.Type...)
+		b = append(b, '\n')
+	}
+	data := ev.Data
+	for {
+		i := strings.IndexAny(data, "\r\n")
+		b = append(b, "data: "...)
+		if i < 0 {
+			b = append(b, data...)
+			b = append(b, '\n')
+			break
+		}
+		b = append(b, data[:i]...)
+		b = append(b, '\n')
+		if data[i] == '\r' && i+1 < len(data) && data[i+1] == '\n' {
+			i++
+		}
+		data = data[i+1:]
+	}
+	b = append(b, '\n')
+	e.buf = b
+	if _, err := e.w.Write(b); err != nil {
+		return fmt.Errorf("sse: encode: %w", err)
+	}
+	e.lastID = ev.ID
+	if ev.Retry != 0 {
+		e.retry = ev.Retry
+	}
+	return nil
+}
+
+// Comment writes a comment line followed by nothing else; decoders ignore
+// it. Line breaks in text are rejected with ErrBadField.
+func (e *Encoder) Comment(text string) error {
+	if strings.ContainsAny(text, "\r\n") {
+		return fmt.Errorf("sse: encode comment: %w", ErrBadField)
+	}
+	if _, err := io.WriteString(e.w, ":"+text+"\n"); err != nil {
+		return fmt.Errorf("sse: encode comment: %w", err)
+	}
+	return nil
+}
