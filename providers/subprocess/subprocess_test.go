@@ -1,0 +1,237 @@
+package subprocess
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"os/exec"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/toolconform/conform/core"
+)
+
+// jsonEqual compares raw JSON as JSON: key order and white space never
+// make a difference.
+var jsonEqual = cmp.Transformer("parseJSON", func(raw json.RawMessage) any {
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return string(raw)
+	}
+	return v
+})
+
+// The example adapter in examples/adapter-python is driven for real here: it
+// proves the protocol works across languages.
+const pythonAdapter = "python3 ../../examples/adapter-python/adapter.py"
+
+func requirePython(t *testing.T) {
+	t.Helper()
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Fatalf("python3 is needed to run the example adapter: %v", err)
+	}
+}
+
+func start(t *testing.T, command string, opts ...Option) *Adapter {
+	t.Helper()
+	requirePython(t)
+	a, err := Start(command, opts...)
+	if err != nil {
+		t.Fatalf("Start(%q): %v", command, err)
+	}
+	t.Cleanup(func() { a.Close() })
+	return a
+}
+
+func drain(t *testing.T, s core.EventStream) ([]core.Event, error) {
+	t.Helper()
+	var events []core.Event
+	for {
+		ev, err := s.Next()
+		if err == io.EOF {
+			return events, nil
+		}
+		if err != nil {
+			return events, err
+		}
+		events = append(events, ev)
+	}
+}
+
+func TestPythonAdapterDecodesStream(t *testing.T) {
+	a := start(t, pythonAdapter)
+	if got, want := a.Name(), "openai-chat"; got != want {
+		t.Errorf("Name() = %q, want %q", got, want)
+	}
+	// Two calls interleaved on their indexes, CRLF line ends, a comment
+	// and a usage-only chunk.
+	body := ": keep-alive\r\n\r\n" +
+		"data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"call_a\",\"function\":{\"name\":\"add\",\"arguments\":\"\"}}]}}]}\r\n\r\n" +
+		"data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":1,\"id\":\"call_b\",\"function\":{\"name\":\"mul\",\"arguments\":\"{\\\"x\\\"\"}}]}}]}\r\n\r\n" +
+		"data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"function\":{\"arguments\":\"{\\\"a\\\":1}\"}}]}}]}\r\n\r\n" +
+		"data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"tool_calls\"}]}\r\n\r\n" +
+		"data: {\"choices\":[],\"usage\":{\"prompt_tokens\":3,\"completion_tokens\":5}}\r\n\r\n" +
+		"data: [DONE]\r\n\r\n"
+	got, err := drain(t, a.DecodeStream(strings.NewReader(body)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []core.Event{
+		{Kind: core.EventCallStart, Chunk: &core.Chunk{Index: 0, HasIndex: true, ID: "call_a", Name: "add"}},
+		{Kind: core.EventCallStart, Chunk: &core.Chunk{Index: 1, HasIndex: true, ID: "call_b", Name: "mul", ArgsDelta: `{"x"`}},
+		{Kind: core.EventCallDelta, Chunk: &core.Chunk{Index: 0, HasIndex: true, ArgsDelta: `{"a":1}`}},
+		{Kind: core.EventFinish, Finish: core.FinishToolCalls, ProviderFinish: "tool_calls"},
+		{Kind: core.EventUsage, Usage: &core.Usage{InputTokens: 3, OutputTokens: 5}},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("events (-want +got):\n%s", diff)
+	}
+}
+
+func TestPythonAdapterDecodesResponseAndEncodesRequest(t *testing.T) {
+	a := start(t, pythonAdapter)
+	resp, err := a.DecodeResponse([]byte(`{"id":"x","choices":[{"index":0,"message":{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"get","arguments":"{\"k\":\"v\"}"}}]},"finish_reason":"stop"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []core.Call{{ID: "c1", Name: "get", Arguments: []byte(`{"k":"v"}`)}}
+	if diff := cmp.Diff(want, resp.Calls(), jsonEqual); diff != "" {
+		t.Errorf("calls (-want +got):\n%s", diff)
+	}
+	if resp.Finish != core.FinishStop || resp.ProviderFinish != "stop" {
+		t.Errorf("finish = %q (%q), want stop (stop): calls with stop keep their calls (F01) and their reason", resp.Finish, resp.ProviderFinish)
+	}
+
+	body, err := a.EncodeRequest(&core.Request{
+		Model:    "m",
+		Messages: []core.Message{{Role: core.RoleUser, Parts: []core.Part{core.TextPart("hi")}}},
+		Tools:    []core.ToolSpec{{Name: "get", InputSchema: []byte(`{"type":"object"}`)}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(body), `"tools": [{"type": "function"`) {
+		t.Errorf("encoded request has no function tools: %s", body)
+	}
+}
+
+func TestDecodeErrorCarriesOffset(t *testing.T) {
+	a := start(t, pythonAdapter)
+	_, err := a.DecodeResponse([]byte(`{"choices": [}`))
+	var ae *AnswerError
+	if !errors.As(err, &ae) {
+		t.Fatalf("error %v is not an *AnswerError", err)
+	}
+	if ae.Offset == nil || *ae.Offset != 13 {
+		t.Errorf("offset = %v, want 13; error: %v", ae.Offset, err)
+	}
+	if !strings.Contains(err.Error(), "at byte 13") {
+		t.Errorf("error %q does not name the byte offset", err)
+	}
+}
+
+func TestUnsupportedOperation(t *testing.T) {
+	a := start(t, pythonAdapter)
+	// Not listed in hello: refused without asking.
+	if err := a.EncodeStream(io.Discard, nil); !errors.Is(err, errors.ErrUnsupported) {
+		t.Errorf("EncodeStream error = %v, want errors.ErrUnsupported", err)
+	}
+	if _, err := a.DecodeRequest([]byte(`{}`)); !errors.Is(err, errors.ErrUnsupported) {
+		t.Errorf("DecodeRequest error = %v, want errors.ErrUnsupported", err)
+	}
+}
+
+// TestMisbehavingChildFailsOneQuestion checks that a child that crashes,
+// hangs, writes garbage or answers the wrong question fails that question
+// only, and that the next question gets a fresh child.
+func TestMisbehavingChildFailsOneQuestion(t *testing.T) {
+	for _, tc := range []struct {
+		mode string
+		want string
+	}{
+		{"crash", "exited without answering"},
+		{"hang", "no answer before the deadline"},
+		{"garbage", "the answer is not valid"},
+		{"wrong-id", "the answer is for question"},
+	} {
+		t.Run(tc.mode, func(t *testing.T) {
+			a := start(t, "python3 testdata/misbehave.py "+tc.mode, WithTimeout(2*time.Second))
+			for try := range 2 {
+				_, err := a.DecodeResponse([]byte("{}"))
+				var se *Error
+				if !errors.As(err, &se) {
+					t.Fatalf("try %d: error %v is not a *subprocess.Error", try, err)
+				}
+				if !strings.Contains(err.Error(), tc.want) {
+					t.Errorf("try %d: error %q does not say %q", try, err, tc.want)
+				}
+			}
+			if tc.mode == "crash" {
+				_, err := a.DecodeResponse([]byte("{}"))
+				if err == nil || !strings.Contains(err.Error(), "crashing on purpose") {
+					t.Errorf("error %v does not carry the child's stderr", err)
+				}
+			}
+		})
+	}
+}
+
+func TestEchoChildAnswersRepeatedly(t *testing.T) {
+	a := start(t, "python3 testdata/misbehave.py echo")
+	for i := range 20 {
+		body := strings.Repeat("x", i)
+		resp, err := a.DecodeResponse([]byte(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := resp.Text(); got != body {
+			t.Fatalf("question %d: text %q, want %q", i, got, body)
+		}
+	}
+}
+
+func TestStartFailures(t *testing.T) {
+	requirePython(t)
+	for _, tc := range []struct {
+		command string
+		want    string
+	}{
+		{"exit 0", "hello: "}, // exited: a broken pipe or no answer, whichever comes first
+		{`python3 -c 'import sys; sys.stdin.readline(); print("{\"id\": 1, \"ops\": []}")'`, `no "name"`},
+		{`python3 -c 'import sys; sys.stdin.readline(); print("{\"id\": 1, \"name\": \"x\", \"ops\": [\"fly\"]}")'`, `unknown operation "fly"`},
+	} {
+		a, err := Start(tc.command, WithTimeout(5*time.Second))
+		if err == nil {
+			a.Close()
+			t.Errorf("Start(%q) succeeded, want an error saying %q", tc.command, tc.want)
+			continue
+		}
+		if !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Start(%q) error %q does not say %q", tc.command, err, tc.want)
+		}
+	}
+}
+
+func TestNoGoroutineLeftAfterClose(t *testing.T) {
+	requirePython(t)
+	before := runtime.NumGoroutine()
+	for _, mode := range []string{"echo", "hang", "crash"} {
+		a, err := Start("python3 testdata/misbehave.py "+mode, WithTimeout(time.Second))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _ = a.DecodeResponse([]byte("{}"))
+		a.Close()
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if n := runtime.NumGoroutine(); n > before {
+		buf := make([]byte, 1<<16)
+		t.Errorf("%d goroutines before, %d after Close:\n%s", before, n, buf[:runtime.Stack(buf, true)])
+	}
+}
