@@ -1,0 +1,209 @@
+package bedrock
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/toolconform/conform/core"
+)
+
+// DefaultMaxFrameSize is the largest event-stream frame DecodeStream accepts
+// unless WithMaxFrameSize says otherwise.
+const DefaultMaxFrameSize = 1 << 20
+
+// maxOpenBlocks bounds how many content blocks a stream may keep open at
+// once, so that a hostile stream cannot grow the decoder's state without
+// bound.
+const maxOpenBlocks = 4096
+
+// API selects the shape of the bodies the adapter writes. Decoding accepts
+// both shapes whatever the setting.
+type API int
+
+// The Bedrock APIs the adapter speaks.
+const (
+	// Converse is the Converse and ConverseStream API, the default.
+	Converse API = iota
+	// InvokeAnthropic is InvokeModel and InvokeModelWithResponseStream
+	// with an Anthropic Messages body, as Anthropic models on Bedrock
+	// receive it.
+	InvokeAnthropic
+)
+
+// Sentinel errors callers may branch on with errors.Is.
+var (
+	// ErrFrameTooLarge is returned when a stream frame is larger than the
+	// maximum frame size.
+	ErrFrameTooLarge = errors.New("frame too large")
+	// ErrTruncated is returned when a stream ends inside a frame.
+	ErrTruncated = errors.New("truncated frame")
+	// ErrChecksum is returned when a frame's prelude or message CRC does not
+	// match its bytes.
+	ErrChecksum = errors.New("checksum mismatch")
+	// ErrBadFrame is returned when a frame's lengths or headers are
+	// malformed.
+	ErrBadFrame = errors.New("malformed frame")
+	// ErrTooManyBlocks is returned when a stream keeps more content blocks
+	// open than the decoder tracks.
+	ErrTooManyBlocks = errors.New("too many open content blocks")
+	// ErrInvalidArguments is returned by EncodeRequest and EncodeResponse
+	// when a call's arguments are not a JSON object (G15).
+	ErrInvalidArguments = errors.New("tool call arguments are not a JSON object")
+)
+
+// FrameError reports a fault in one event-stream frame, with the byte offset
+// of the frame's first byte in the stream.
+type FrameError struct {
+	Offset    int64
+	EventType string
+	Err       error
+}
+
+func (e *FrameError) Error() string {
+	if e.EventType != "" {
+		return fmt.Sprintf("bedrock: decode stream: frame at byte %d (%s): %v", e.Offset, e.EventType, e.Err)
+	}
+	return fmt.Sprintf("bedrock: decode stream: frame at byte %d: %v", e.Offset, e.Err)
+}
+
+func (e *FrameError) Unwrap() error { return e.Err }
+
+// DecodeError reports a body that is not the JSON the adapter expects, with
+// the byte offset of the fault and, where known, the JSON path of the field.
+type DecodeError struct {
+	Op     string
+	Offset int64
+	Path   string
+	Err    error
+}
+
+func (e *DecodeError) Error() string {
+	if e.Path != "" {
+		return fmt.Sprintf("bedrock: %s: at byte %d, field %s: %v", e.Op, e.Offset, e.Path, e.Err)
+	}
+	return fmt.Sprintf("bedrock: %s: at byte %d: %v", e.Op, e.Offset, e.Err)
+}
+
+func (e *DecodeError) Unwrap() error { return e.Err }
+
+// Option configures an Adapter.
+type Option func(*Adapter)
+
+// WithAPI selects the API whose bodies the adapter writes.
+func WithAPI(api API) Option { return func(a *Adapter) { a.api = api } }
+
+// WithMaxFrameSize sets the largest stream frame DecodeStream accepts.
+func WithMaxFrameSize(n int) Option { return func(a *Adapter) { a.maxFrame = n } }
+
+// Adapter is the Bedrock wire protocol. It implements core.Adapter.
+type Adapter struct {
+	api      API
+	maxFrame int
+}
+
+var _ core.Adapter = (*Adapter)(nil)
+
+// New returns a Bedrock adapter that writes Converse bodies unless an option
+// says otherwise.
+func New(opts ...Option) *Adapter {
+	a := &Adapter{api: Converse, maxFrame: DefaultMaxFrameSize}
+	for _, o := range opts {
+		o(a)
+	}
+	if a.maxFrame <= 0 {
+		a.maxFrame = DefaultMaxFrameSize
+	}
+	return a
+}
+
+// Name returns "bedrock".
+func (a *Adapter) Name() string { return "bedrock" }
+
+// unmarshal decodes body into v and turns encoding/json errors into a
+// DecodeError naming the byte offset and field.
+func unmarshal(op string, body []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if err := dec.Decode(v); err != nil {
+		return jsonError(op, err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return &DecodeError{Op: op, Offset: dec.InputOffset(), Err: errors.New("unexpected data after the JSON value")}
+	}
+	return nil
+}
+
+func jsonError(op string, err error) error {
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &syn):
+		return &DecodeError{Op: op, Offset: syn.Offset, Err: err}
+	case errors.As(err, &typ):
+		return &DecodeError{Op: op, Offset: typ.Offset, Path: typ.Field, Err: err}
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		return &DecodeError{Op: op, Err: fmt.Errorf("unexpected end of JSON input: %w", io.ErrUnexpectedEOF)}
+	}
+	return &DecodeError{Op: op, Err: err}
+}
+
+// objectArgs returns a call's arguments as a JSON object for the wire:
+// empty and null arguments become {} (G15), anything that is not an object
+// is ErrInvalidArguments.
+func objectArgs(args json.RawMessage) (json.RawMessage, error) {
+	t := bytes.TrimSpace(args)
+	if len(t) == 0 || string(t) == "null" {
+		return json.RawMessage("{}"), nil
+	}
+	if !json.Valid(t) || t[0] != '{' {
+		return nil, ErrInvalidArguments
+	}
+	return json.RawMessage(t), nil
+}
+
+// argsFromWire returns wire input as canonical arguments: absent and null
+// input become {} (C06).
+func argsFromWire(in json.RawMessage) json.RawMessage {
+	t := bytes.TrimSpace(in)
+	if len(t) == 0 || string(t) == "null" {
+		return json.RawMessage("{}")
+	}
+	return json.RawMessage(append([]byte(nil), t...))
+}
+
+// finishFromStop normalises a Converse or Anthropic stop reason.
+func finishFromStop(s string) core.FinishReason {
+	switch s {
+	case "end_turn", "stop_sequence", "pause_turn":
+		return core.FinishStop
+	case "tool_use":
+		return core.FinishToolCalls
+	case "max_tokens", "model_context_window_exceeded":
+		return core.FinishLength
+	case "guardrail_intervened", "content_filtered", "refusal":
+		return core.FinishContentFilter
+	case "":
+		return ""
+	}
+	return core.FinishOther
+}
+
+// stopFromFinish gives the wire stop reason for a canonical finish when the
+// provider's own value is not known.
+func stopFromFinish(f core.FinishReason) string {
+	switch f {
+	case core.FinishStop:
+		return "end_turn"
+	case core.FinishToolCalls:
+		return "tool_use"
+	case core.FinishLength:
+		return "max_tokens"
+	case core.FinishContentFilter:
+		return "content_filtered"
+	case "":
+		return ""
+	}
+	return string(f)
+}

@@ -1,0 +1,359 @@
+package bedrock
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+
+	"github.com/toolconform/conform/core"
+)
+
+// Converse request shapes. Pointers and RawMessage keep absent apart from
+// empty where the difference matters on the wire.
+
+type cvRequest struct {
+	ModelID         string           `json:"modelId,omitempty"`
+	Messages        []cvMessage      `json:"messages"`
+	System          []cvSystem       `json:"system,omitempty"`
+	ToolConfig      *cvToolConfig    `json:"toolConfig,omitempty"`
+	InferenceConfig *cvInference     `json:"inferenceConfig,omitempty"`
+}
+
+type cvSystem struct {
+	Text string `json:"text"`
+}
+
+type cvInference struct {
+	MaxTokens int `json:"maxTokens,omitempty"`
+}
+
+type cvMessage struct {
+	Role    string    `json:"role"`
+	Content []cvBlock `json:"content"`
+}
+
+type cvBlock struct {
+	Text             *string       `json:"text,omitempty"`
+	ToolUse          *cvToolUse    `json:"toolUse,omitempty"`
+	ToolResult       *cvToolResult `json:"toolResult,omitempty"`
+	ReasoningContent *cvReasoning  `json:"reasoningContent,omitempty"`
+}
+
+type cvToolUse struct {
+	ToolUseID string          `json:"toolUseId"`
+	Name      string          `json:"name"`
+	Input     json.RawMessage `json:"input"`
+}
+
+type cvToolResult struct {
+	ToolUseID string          `json:"toolUseId"`
+	Content   []cvResultBlock `json:"content"`
+	Status    string          `json:"status,omitempty"`
+}
+
+type cvResultBlock struct {
+	Text *string         `json:"text,omitempty"`
+	JSON json.RawMessage `json:"json,omitempty"`
+}
+
+type cvReasoning struct {
+	ReasoningText   *cvReasoningText `json:"reasoningText,omitempty"`
+	RedactedContent string           `json:"redactedContent,omitempty"`
+}
+
+type cvReasoningText struct {
+	Text      string `json:"text"`
+	Signature string `json:"signature,omitempty"`
+}
+
+type cvToolConfig struct {
+	Tools      []cvTool      `json:"tools"`
+	ToolChoice *cvToolChoice `json:"toolChoice,omitempty"`
+}
+
+type cvTool struct {
+	ToolSpec *cvToolSpec `json:"toolSpec,omitempty"`
+}
+
+type cvToolSpec struct {
+	Name        string  `json:"name"`
+	Description string  `json:"description,omitempty"`
+	InputSchema cvInput `json:"inputSchema"`
+}
+
+type cvInput struct {
+	JSON json.RawMessage `json:"json"`
+}
+
+type cvToolChoice struct {
+	Auto *struct{}  `json:"auto,omitempty"`
+	Any  *struct{}  `json:"any,omitempty"`
+	Tool *cvNamed   `json:"tool,omitempty"`
+}
+
+type cvNamed struct {
+	Name string `json:"name"`
+}
+
+// EncodeRequest writes req as a Converse request body, or as an Anthropic
+// Messages body for InvokeModel when the adapter was built with
+// WithAPI(InvokeAnthropic). See the package documentation for what the wire
+// cannot express.
+func (a *Adapter) EncodeRequest(req *core.Request) ([]byte, error) {
+	if req == nil {
+		return nil, fmt.Errorf("bedrock: encode request: nil request")
+	}
+	if a.api == InvokeAnthropic {
+		return encodeInvokeRequest(req)
+	}
+	out := cvRequest{Messages: []cvMessage{}}
+	for i, m := range req.Messages {
+		switch m.Role {
+		case core.RoleSystem:
+			for _, p := range m.Parts {
+				if p.Kind == core.PartText {
+					out.System = append(out.System, cvSystem{Text: p.Text})
+				}
+			}
+			continue
+		case core.RoleUser, core.RoleTool, core.RoleAssistant:
+		default:
+			return nil, fmt.Errorf("bedrock: encode request: messages[%d]: unknown role %q", i, m.Role)
+		}
+		role := "user"
+		if m.Role == core.RoleAssistant {
+			role = "assistant"
+		}
+		blocks, err := encodeBlocks(m.Parts)
+		if err != nil {
+			return nil, fmt.Errorf("bedrock: encode request: messages[%d]%w", i, err)
+		}
+		// Converse wants roles to alternate and tool results in a user
+		// turn (G15): consecutive turns of one wire role are merged.
+		if n := len(out.Messages); n > 0 && out.Messages[n-1].Role == role {
+			out.Messages[n-1].Content = append(out.Messages[n-1].Content, blocks...)
+			continue
+		}
+		out.Messages = append(out.Messages, cvMessage{Role: role, Content: blocks})
+	}
+	if tc := toolConfig(req); tc != nil {
+		out.ToolConfig = tc
+	}
+	if req.MaxTokens > 0 {
+		out.InferenceConfig = &cvInference{MaxTokens: req.MaxTokens}
+	}
+	return json.Marshal(out)
+}
+
+func toolConfig(req *core.Request) *cvToolConfig {
+	if len(req.Tools) == 0 {
+		return nil
+	}
+	tc := &cvToolConfig{}
+	if req.ToolChoice != nil {
+		switch req.ToolChoice.Mode {
+		case core.ToolChoiceAuto:
+			tc.ToolChoice = &cvToolChoice{Auto: &struct{}{}}
+		case core.ToolChoiceRequired:
+			tc.ToolChoice = &cvToolChoice{Any: &struct{}{}}
+		case core.ToolChoiceTool:
+			tc.ToolChoice = &cvToolChoice{Tool: &cvNamed{Name: req.ToolChoice.Name}}
+		case core.ToolChoiceNone:
+			// Converse has no "none" (G15). Without tool blocks in the
+			// history the tools are dropped, so the model cannot call
+			// one; with them, Converse requires toolConfig, so the tools
+			// stay and the choice is left to the model.
+			if !hasToolBlocks(req.Messages) {
+				return nil
+			}
+		}
+	}
+	for _, t := range req.Tools {
+		schema := t.InputSchema
+		if len(bytes.TrimSpace(schema)) == 0 {
+			schema = json.RawMessage(`{"type":"object","properties":{}}`)
+		}
+		tc.Tools = append(tc.Tools, cvTool{ToolSpec: &cvToolSpec{Name: t.Name, Description: t.Description, InputSchema: cvInput{JSON: schema}}})
+	}
+	return tc
+}
+
+func hasToolBlocks(msgs []core.Message) bool {
+	for _, m := range msgs {
+		for _, p := range m.Parts {
+			if p.Kind == core.PartToolCall || p.Kind == core.PartToolResult {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func encodeBlocks(parts []core.Part) ([]cvBlock, error) {
+	blocks := []cvBlock{}
+	for j, p := range parts {
+		switch p.Kind {
+		case core.PartText, core.PartPlan:
+			t := p.Text
+			blocks = append(blocks, cvBlock{Text: &t})
+		case core.PartThinking:
+			if p.Data != "" {
+				blocks = append(blocks, cvBlock{ReasoningContent: &cvReasoning{RedactedContent: p.Data}})
+			} else {
+				blocks = append(blocks, cvBlock{ReasoningContent: &cvReasoning{ReasoningText: &cvReasoningText{Text: p.Text, Signature: p.Signature}}})
+			}
+		case core.PartToolCall:
+			if p.Call == nil {
+				return nil, fmt.Errorf(".parts[%d]: tool_call part without a call", j)
+			}
+			in, err := objectArgs(p.Call.Arguments)
+			if err != nil {
+				return nil, fmt.Errorf(".parts[%d].call.arguments: %w", j, err)
+			}
+			blocks = append(blocks, cvBlock{ToolUse: &cvToolUse{ToolUseID: p.Call.ID, Name: p.Call.Name, Input: in}})
+		case core.PartToolResult:
+			if p.Result == nil {
+				return nil, fmt.Errorf(".parts[%d]: tool_result part without a result", j)
+			}
+			tr := &cvToolResult{ToolUseID: p.Result.CallID, Content: []cvResultBlock{}}
+			if p.Result.IsError {
+				tr.Status = "error"
+			}
+			for _, c := range p.Result.Content {
+				if c.Kind != core.PartText {
+					continue
+				}
+				if d := bytes.TrimSpace([]byte(c.Data)); len(d) > 0 && d[0] == '{' && json.Valid(d) {
+					tr.Content = append(tr.Content, cvResultBlock{JSON: json.RawMessage(d)})
+					continue
+				}
+				t := c.Text
+				tr.Content = append(tr.Content, cvResultBlock{Text: &t})
+			}
+			blocks = append(blocks, cvBlock{ToolResult: tr})
+		default:
+			return nil, fmt.Errorf(".parts[%d]: unknown part kind %q", j, p.Kind)
+		}
+	}
+	return blocks, nil
+}
+
+// DecodeRequest reads a Converse request body, or an Anthropic Messages body
+// for InvokeModel (recognised by its anthropic_version field).
+func (a *Adapter) DecodeRequest(body []byte) (*core.Request, error) {
+	var probe struct {
+		AnthropicVersion *string `json:"anthropic_version"`
+	}
+	if err := unmarshal("decode request", body, &probe); err != nil {
+		return nil, err
+	}
+	if probe.AnthropicVersion != nil {
+		return decodeInvokeRequest(body)
+	}
+	var in cvRequest
+	if err := unmarshal("decode request", body, &in); err != nil {
+		return nil, err
+	}
+	req := &core.Request{Model: in.ModelID}
+	if len(in.System) > 0 {
+		sys := core.Message{Role: core.RoleSystem}
+		for _, s := range in.System {
+			sys.Parts = append(sys.Parts, core.TextPart(s.Text))
+		}
+		req.Messages = append(req.Messages, sys)
+	}
+	for i, m := range in.Messages {
+		msgs, err := decodeMessage(m)
+		if err != nil {
+			return nil, fmt.Errorf("bedrock: decode request: messages[%d]%w", i, err)
+		}
+		req.Messages = append(req.Messages, msgs...)
+	}
+	if in.ToolConfig != nil {
+		for i, t := range in.ToolConfig.Tools {
+			if t.ToolSpec == nil {
+				continue // cachePoint and other non-tool entries
+			}
+			if t.ToolSpec.Name == "" {
+				return nil, fmt.Errorf("bedrock: decode request: toolConfig.tools[%d].toolSpec.name: missing", i)
+			}
+			req.Tools = append(req.Tools, core.ToolSpec{Name: t.ToolSpec.Name, Description: t.ToolSpec.Description, InputSchema: t.ToolSpec.InputSchema.JSON})
+		}
+		if c := in.ToolConfig.ToolChoice; c != nil {
+			switch {
+			case c.Auto != nil:
+				req.ToolChoice = &core.ToolChoice{Mode: core.ToolChoiceAuto}
+			case c.Any != nil:
+				req.ToolChoice = &core.ToolChoice{Mode: core.ToolChoiceRequired}
+			case c.Tool != nil:
+				req.ToolChoice = &core.ToolChoice{Mode: core.ToolChoiceTool, Name: c.Tool.Name}
+			}
+		}
+	}
+	if in.InferenceConfig != nil {
+		req.MaxTokens = in.InferenceConfig.MaxTokens
+	}
+	return req, nil
+}
+
+// decodeMessage turns one Converse message into canonical messages. A user
+// turn is split where it changes between tool results and other content, so
+// that results stand in RoleTool messages.
+func decodeMessage(m cvMessage) ([]core.Message, error) {
+	var role core.Role
+	switch m.Role {
+	case "user":
+		role = core.RoleUser
+	case "assistant":
+		role = core.RoleAssistant
+	default:
+		return nil, fmt.Errorf(".role: unknown role %q", m.Role)
+	}
+	var out []core.Message
+	add := func(r core.Role, p core.Part) {
+		if n := len(out); n > 0 && out[n-1].Role == r {
+			out[n-1].Parts = append(out[n-1].Parts, p)
+			return
+		}
+		out = append(out, core.Message{Role: r, Parts: []core.Part{p}})
+	}
+	for j, b := range m.Content {
+		switch {
+		case b.Text != nil:
+			add(role, core.TextPart(*b.Text))
+		case b.ToolUse != nil:
+			if b.ToolUse.Name == "" {
+				return nil, fmt.Errorf(".content[%d].toolUse.name: missing", j)
+			}
+			add(role, core.CallPart(core.Call{ID: b.ToolUse.ToolUseID, Name: b.ToolUse.Name, Arguments: argsFromWire(b.ToolUse.Input)}))
+		case b.ToolResult != nil:
+			r := core.Result{CallID: b.ToolResult.ToolUseID, IsError: b.ToolResult.Status == "error", Content: []core.Part{}}
+			for _, c := range b.ToolResult.Content {
+				switch {
+				case c.Text != nil:
+					r.Content = append(r.Content, core.TextPart(*c.Text))
+				case len(c.JSON) > 0:
+					var buf bytes.Buffer
+					if err := json.Compact(&buf, c.JSON); err != nil {
+						return nil, fmt.Errorf(".content[%d].toolResult.content.json: %w", j, err)
+					}
+					r.Content = append(r.Content, core.Part{Kind: core.PartText, Text: buf.String(), Data: buf.String()})
+				}
+			}
+			add(core.RoleTool, core.ResultPart(r))
+		case b.ReasoningContent != nil:
+			rc := b.ReasoningContent
+			if rc.ReasoningText != nil {
+				add(role, core.Part{Kind: core.PartThinking, Text: rc.ReasoningText.Text, Signature: rc.ReasoningText.Signature})
+			} else if rc.RedactedContent != "" {
+				add(role, core.Part{Kind: core.PartThinking, Data: rc.RedactedContent})
+			}
+		}
+		// Images, documents, cache points and other blocks are not
+		// modelled and are skipped.
+	}
+	if len(out) == 0 {
+		out = append(out, core.Message{Role: role, Parts: []core.Part{}})
+	}
+	return out, nil
+}

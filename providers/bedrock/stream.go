@@ -1,0 +1,421 @@
+package bedrock
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/aws/aws-sdk-go-v2/aws/protocol/eventstream"
+	"github.com/toolconform/conform/core"
+)
+
+// blockKind says what an open content block holds.
+type blockKind int
+
+const (
+	blockOther  blockKind = iota // text, thinking: no call events on stop
+	blockTool                    // a client tool call
+	blockServer                  // a provider-run tool; its deltas are dropped
+)
+
+type block struct {
+	kind     blockKind
+	argBytes int
+}
+
+// cvStreamEvent is the union of the ConverseStream event payloads conform
+// reads. Unknown fields, including the "p" padding, are ignored.
+type cvStreamEvent struct {
+	ContentBlockIndex *int `json:"contentBlockIndex"`
+	Start             *struct {
+		ToolUse *struct {
+			ToolUseID string `json:"toolUseId"`
+			Name      string `json:"name"`
+		} `json:"toolUse"`
+	} `json:"start"`
+	Delta *struct {
+		Text    *string `json:"text"`
+		ToolUse *struct {
+			Input json.RawMessage `json:"input"`
+		} `json:"toolUse"`
+		ReasoningContent *struct {
+			Text      *string `json:"text"`
+			Signature *string `json:"signature"`
+		} `json:"reasoningContent"`
+	} `json:"delta"`
+	StopReason *string  `json:"stopReason"`
+	Usage      *cvUsage `json:"usage"`
+	Message    string   `json:"message"`
+	Bytes      string   `json:"bytes"`
+}
+
+// anStreamEvent is the union of the Anthropic stream events that
+// InvokeModelWithResponseStream carries base64-encoded in "chunk" frames.
+type anStreamEvent struct {
+	Type    string `json:"type"`
+	Index   *int   `json:"index"`
+	Message *struct {
+		ID    string   `json:"id"`
+		Model string   `json:"model"`
+		Usage *anUsage `json:"usage"`
+	} `json:"message"`
+	ContentBlock *anBlock `json:"content_block"`
+	Delta        *struct {
+		Type        string  `json:"type"`
+		Text        string  `json:"text"`
+		PartialJSON string  `json:"partial_json"`
+		Thinking    string  `json:"thinking"`
+		Signature   string  `json:"signature"`
+		StopReason  *string `json:"stop_reason"`
+	} `json:"delta"`
+	Usage *anUsage `json:"usage"`
+	Error *anError `json:"error"`
+}
+
+// eventStream decodes a Bedrock stream one frame at a time.
+type eventStream struct {
+	fr      *frameReader
+	queue   []core.Event
+	blocks  map[int]*block
+	id      string
+	model   string
+	input   int
+	tagged  bool
+	err     error
+	scratch []byte
+}
+
+// DecodeStream reads a ConverseStream body, or an
+// InvokeModelWithResponseStream body whose "chunk" frames carry Anthropic
+// stream events, and yields canonical events one frame at a time. Frames
+// larger than the maximum frame size, cut frames and bad CRCs end the stream
+// with a *FrameError naming the frame's byte offset. Exception frames become
+// EventError events.
+func (a *Adapter) DecodeStream(r io.Reader) core.EventStream {
+	return &eventStream{fr: newFrameReader(r, a.maxFrame), blocks: map[int]*block{}}
+}
+
+// Next returns the next event, io.EOF after the last one, or the error that
+// ended the stream.
+func (s *eventStream) Next() (core.Event, error) {
+	for len(s.queue) == 0 {
+		if s.err != nil {
+			return core.Event{}, s.err
+		}
+		msg, off, err := s.fr.next()
+		if err != nil {
+			s.err = err
+			return core.Event{}, err
+		}
+		if err := s.frame(msg, off); err != nil {
+			s.err = err
+			return core.Event{}, err
+		}
+	}
+	e := s.queue[0]
+	s.queue = s.queue[1:]
+	if len(s.queue) == 0 {
+		s.queue = s.queue[:0:0]
+	}
+	return e, nil
+}
+
+func (s *eventStream) emit(e core.Event) {
+	if !s.tagged && (s.id != "" || s.model != "") {
+		e.ID, e.Model = s.id, s.model
+		s.tagged = true
+	}
+	s.queue = append(s.queue, e)
+}
+
+func (s *eventStream) frame(msg eventstream.Message, off int64) error {
+	switch mt := headerString(msg, ":message-type"); mt {
+	case "exception":
+		var body struct {
+			Message string `json:"message"`
+		}
+		_ = json.Unmarshal(msg.Payload, &body) // a non-JSON exception body still reports its type
+		if body.Message == "" {
+			body.Message = string(bytes.TrimSpace(msg.Payload))
+		}
+		s.emit(core.Event{Kind: core.EventError, Error: &core.ProviderError{Type: headerString(msg, ":exception-type"), Message: body.Message}})
+		return nil
+	case "error":
+		s.emit(core.Event{Kind: core.EventError, Error: &core.ProviderError{Type: "error", Code: headerString(msg, ":error-code"), Message: headerString(msg, ":error-message")}})
+		return nil
+	case "event", "":
+	default:
+		return nil // unknown message types are ignored
+	}
+	et := headerString(msg, ":event-type")
+	switch et {
+	case "messageStart", "contentBlockStart", "contentBlockDelta", "contentBlockStop", "messageStop", "metadata", "chunk":
+	default:
+		return nil // unknown event types are ignored
+	}
+	var ev cvStreamEvent
+	if err := json.Unmarshal(msg.Payload, &ev); err != nil {
+		return &FrameError{Offset: off, EventType: et, Err: payloadError(err)}
+	}
+	if err := s.converse(et, &ev); err != nil {
+		return &FrameError{Offset: off, EventType: et, Err: err}
+	}
+	return nil
+}
+
+func payloadError(err error) error {
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &syn):
+		return fmt.Errorf("payload at byte %d: %w", syn.Offset, err)
+	case errors.As(err, &typ):
+		return fmt.Errorf("payload field %s at byte %d: %w", typ.Field, typ.Offset, err)
+	}
+	return fmt.Errorf("payload: %w", err)
+}
+
+func chunkAt(idx *int) core.Chunk {
+	if idx == nil {
+		return core.Chunk{}
+	}
+	return core.Chunk{Index: *idx, HasIndex: true}
+}
+
+func key(idx *int) int {
+	if idx == nil {
+		return 0
+	}
+	return *idx
+}
+
+func (s *eventStream) open(idx *int, kind blockKind) (*block, error) {
+	k := key(idx)
+	if b, ok := s.blocks[k]; ok {
+		b.kind, b.argBytes = kind, 0
+		return b, nil
+	}
+	if len(s.blocks) >= maxOpenBlocks {
+		return nil, fmt.Errorf("%w: limit %d", ErrTooManyBlocks, maxOpenBlocks)
+	}
+	b := &block{kind: kind}
+	s.blocks[k] = b
+	return b, nil
+}
+
+func (s *eventStream) converse(et string, ev *cvStreamEvent) error {
+	switch et {
+	case "contentBlockStart":
+		if ev.Start == nil || ev.Start.ToolUse == nil {
+			_, err := s.open(ev.ContentBlockIndex, blockOther)
+			return err
+		}
+		if _, err := s.open(ev.ContentBlockIndex, blockTool); err != nil {
+			return err
+		}
+		c := chunkAt(ev.ContentBlockIndex)
+		c.ID, c.Name, c.Start = ev.Start.ToolUse.ToolUseID, ev.Start.ToolUse.Name, true
+		s.emit(core.Event{Kind: core.EventCallStart, Chunk: &c})
+	case "contentBlockDelta":
+		if ev.Delta == nil {
+			return nil
+		}
+		d := ev.Delta
+		if d.Text != nil && *d.Text != "" {
+			s.emit(core.Event{Kind: core.EventText, Text: *d.Text})
+		}
+		if rc := d.ReasoningContent; rc != nil {
+			if rc.Text != nil && *rc.Text != "" {
+				s.emit(core.Event{Kind: core.EventThinking, Text: *rc.Text})
+			}
+			if rc.Signature != nil && *rc.Signature != "" {
+				s.emit(core.Event{Kind: core.EventThinking, Signature: *rc.Signature})
+			}
+		}
+		if d.ToolUse != nil {
+			frag, err := inputFragment(d.ToolUse.Input)
+			if err != nil {
+				return err
+			}
+			return s.argDelta(ev.ContentBlockIndex, frag)
+		}
+	case "contentBlockStop":
+		s.stop(ev.ContentBlockIndex)
+	case "messageStop":
+		stop := ""
+		if ev.StopReason != nil {
+			stop = *ev.StopReason
+		}
+		s.emit(core.Event{Kind: core.EventFinish, Finish: finishFromStop(stop), ProviderFinish: stop})
+	case "metadata":
+		if ev.Usage != nil {
+			s.emit(core.Event{Kind: core.EventUsage, Usage: &core.Usage{InputTokens: ev.Usage.InputTokens, OutputTokens: ev.Usage.OutputTokens}})
+		}
+	case "chunk":
+		n := base64.StdEncoding.DecodedLen(len(ev.Bytes))
+		if cap(s.scratch) < n {
+			s.scratch = make([]byte, n)
+		}
+		n, err := base64.StdEncoding.Decode(s.scratch[:n], []byte(ev.Bytes))
+		if err != nil {
+			return fmt.Errorf("payload field bytes: %w", err)
+		}
+		var an anStreamEvent
+		if err := json.Unmarshal(s.scratch[:n], &an); err != nil {
+			return fmt.Errorf("chunk: %w", payloadError(err))
+		}
+		return s.anthropic(&an)
+	}
+	return nil
+}
+
+// inputFragment returns a toolUse input delta as text. ConverseStream sends
+// a string; an object (as some gateways send, C04) is taken as its JSON text.
+func inputFragment(raw json.RawMessage) (string, error) {
+	t := bytes.TrimSpace(raw)
+	if len(t) == 0 || string(t) == "null" {
+		return "", nil
+	}
+	if t[0] == '"' {
+		var s string
+		if err := json.Unmarshal(t, &s); err != nil {
+			return "", fmt.Errorf("payload field delta.toolUse.input: %w", err)
+		}
+		return s, nil
+	}
+	return string(t), nil
+}
+
+func (s *eventStream) argDelta(idx *int, frag string) error {
+	b, ok := s.blocks[key(idx)]
+	if !ok {
+		// A delta for a block that never started: the provider sent it,
+		// so it is passed on for the Buffer to route.
+		var err error
+		if b, err = s.open(idx, blockTool); err != nil {
+			return err
+		}
+	}
+	if b.kind == blockServer || frag == "" {
+		return nil
+	}
+	b.argBytes += len(frag)
+	c := chunkAt(idx)
+	c.ArgsDelta = frag
+	s.emit(core.Event{Kind: core.EventCallDelta, Chunk: &c})
+	return nil
+}
+
+// stop closes a block. A tool block that received no input at all is a
+// no-argument call and ends with Args "{}" (C02), never with empty text.
+func (s *eventStream) stop(idx *int) {
+	b, ok := s.blocks[key(idx)]
+	if !ok {
+		return
+	}
+	delete(s.blocks, key(idx))
+	if b.kind != blockTool {
+		return
+	}
+	c := chunkAt(idx)
+	c.Done = true
+	if b.argBytes == 0 {
+		empty := "{}"
+		c.Args = &empty
+	}
+	s.emit(core.Event{Kind: core.EventCallEnd, Chunk: &c})
+}
+
+func (s *eventStream) anthropic(ev *anStreamEvent) error {
+	switch ev.Type {
+	case "message_start":
+		if ev.Message != nil {
+			s.id, s.model = ev.Message.ID, ev.Message.Model
+			if ev.Message.Usage != nil {
+				s.input = ev.Message.Usage.InputTokens
+			}
+		}
+	case "content_block_start":
+		cb := ev.ContentBlock
+		if cb == nil {
+			return nil
+		}
+		switch cb.Type {
+		case "tool_use":
+			b, err := s.open(ev.Index, blockTool)
+			if err != nil {
+				return err
+			}
+			c := chunkAt(ev.Index)
+			c.ID, c.Name, c.Start = cb.ID, cb.Name, true
+			// A start that already carries input (A18, I01) gives the
+			// arguments so far; "{}" is the usual empty placeholder.
+			if in := bytes.TrimSpace(cb.Input); len(in) > 0 && string(in) != "{}" && string(in) != "null" {
+				args := string(in)
+				c.Args = &args
+				b.argBytes = len(in)
+			}
+			s.emit(core.Event{Kind: core.EventCallStart, Chunk: &c})
+		case "text":
+			if _, err := s.open(ev.Index, blockOther); err != nil {
+				return err
+			}
+			if cb.Text != nil && *cb.Text != "" {
+				s.emit(core.Event{Kind: core.EventText, Text: *cb.Text})
+			}
+		case "thinking":
+			if _, err := s.open(ev.Index, blockOther); err != nil {
+				return err
+			}
+			if cb.Thinking != nil && *cb.Thinking != "" {
+				s.emit(core.Event{Kind: core.EventThinking, Text: *cb.Thinking})
+			}
+		default:
+			// server_tool_use and other provider-run blocks.
+			if _, err := s.open(ev.Index, blockServer); err != nil {
+				return err
+			}
+		}
+	case "content_block_delta":
+		d := ev.Delta
+		if d == nil {
+			return nil
+		}
+		switch d.Type {
+		case "text_delta":
+			if d.Text != "" {
+				s.emit(core.Event{Kind: core.EventText, Text: d.Text})
+			}
+		case "thinking_delta":
+			if d.Thinking != "" {
+				s.emit(core.Event{Kind: core.EventThinking, Text: d.Thinking})
+			}
+		case "signature_delta":
+			if d.Signature != "" {
+				s.emit(core.Event{Kind: core.EventThinking, Signature: d.Signature})
+			}
+		case "input_json_delta":
+			return s.argDelta(ev.Index, d.PartialJSON)
+		}
+	case "content_block_stop":
+		s.stop(ev.Index)
+	case "message_delta":
+		if ev.Usage != nil {
+			s.emit(core.Event{Kind: core.EventUsage, Usage: &core.Usage{InputTokens: s.input, OutputTokens: ev.Usage.OutputTokens}})
+		}
+		if ev.Delta != nil && ev.Delta.StopReason != nil {
+			stop := *ev.Delta.StopReason
+			s.emit(core.Event{Kind: core.EventFinish, Finish: finishFromStop(stop), ProviderFinish: stop})
+		}
+	case "error":
+		pe := &core.ProviderError{Message: "unknown error"}
+		if ev.Error != nil {
+			pe = &core.ProviderError{Type: ev.Error.Type, Message: ev.Error.Message}
+		}
+		s.emit(core.Event{Kind: core.EventError, Error: pe})
+	}
+	return nil
+}
