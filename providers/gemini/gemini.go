@@ -1,0 +1,314 @@
+package gemini
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/toolconform/conform/core"
+)
+
+// Name is the protocol name of the adapter.
+const Name = "gemini"
+
+// Default limits of the stream decoder.
+const (
+	// DefaultMaxEventSize bounds one streamed GenerateContentResponse
+	// (one SSE event or one element of the JSON array), in bytes.
+	DefaultMaxEventSize = 4 << 20
+	// DefaultMaxArgsSize bounds the arguments of one call assembled from
+	// Vertex partialArgs pieces, in bytes of JSON.
+	DefaultMaxArgsSize = 1 << 20
+)
+
+// GeneratedIDPrefix starts every call id the adapter makes up for a
+// functionCall that carries none (Gemini 2, D01). EncodeRequest and the
+// response encoders never send such an id to the provider.
+const GeneratedIDPrefix = "gemini_call_"
+
+// ErrTooLarge is returned when a streamed event or an assembled argument
+// object exceeds its limit.
+var ErrTooLarge = errors.New("gemini: too large")
+
+// ErrSyntax is wrapped by every error about malformed bytes.
+var ErrSyntax = errors.New("gemini: malformed input")
+
+// ErrHistory is wrapped by EncodeRequest errors about a conversation that
+// breaks Gemini's history rules (G04).
+var ErrHistory = errors.New("gemini: invalid history")
+
+// OffsetError is an error about the byte at Offset of a body or stream.
+type OffsetError struct {
+	Op     string
+	Offset int64
+	Err    error
+}
+
+func (e *OffsetError) Error() string {
+	return fmt.Sprintf("%s: at byte offset %d: %v", e.Op, e.Offset, e.Err)
+}
+
+func (e *OffsetError) Unwrap() error { return e.Err }
+
+// PathError is an error about the value at a JSON path of a body or a
+// canonical value.
+type PathError struct {
+	Op   string
+	Path string
+	Err  error
+}
+
+func (e *PathError) Error() string { return fmt.Sprintf("%s: %s: %v", e.Op, e.Path, e.Err) }
+
+func (e *PathError) Unwrap() error { return e.Err }
+
+// Option configures an Adapter.
+type Option func(*Adapter)
+
+// WithJSONArrayStream makes EncodeStream write the one-JSON-array form
+// (streamGenerateContent without alt=sse) instead of SSE.
+func WithJSONArrayStream() Option { return func(a *Adapter) { a.arrayStream = true } }
+
+// WithMaxEventSize sets the largest streamed event DecodeStream accepts.
+func WithMaxEventSize(n int) Option { return func(a *Adapter) { a.maxEvent = n } }
+
+// WithMaxArgsSize sets the largest argument object DecodeStream assembles
+// from partialArgs pieces.
+func WithMaxArgsSize(n int) Option { return func(a *Adapter) { a.maxArgs = n } }
+
+// Adapter is the Gemini generateContent / streamGenerateContent protocol.
+// Its zero value is not ready; use New.
+type Adapter struct {
+	arrayStream bool
+	maxEvent    int
+	maxArgs     int
+}
+
+// New returns a Gemini adapter.
+func New(opts ...Option) *Adapter {
+	a := &Adapter{maxEvent: DefaultMaxEventSize, maxArgs: DefaultMaxArgsSize}
+	for _, o := range opts {
+		o(a)
+	}
+	return a
+}
+
+// Name returns "gemini".
+func (a *Adapter) Name() string { return Name }
+
+var _ core.Adapter = (*Adapter)(nil)
+
+// Wire types. Only the fields conform models are declared; everything else
+// is ignored on decode.
+
+type wirePart struct {
+	Text             *string               `json:"text,omitempty"`
+	Thought          bool                  `json:"thought,omitempty"`
+	ThoughtSignature string                `json:"thoughtSignature,omitempty"`
+	FunctionCall     *wireFunctionCall     `json:"functionCall,omitempty"`
+	FunctionResponse *wireFunctionResponse `json:"functionResponse,omitempty"`
+}
+
+type wireFunctionCall struct {
+	ID           string           `json:"id,omitempty"`
+	Name         string           `json:"name,omitempty"`
+	Args         json.RawMessage  `json:"args,omitempty"`
+	PartialArgs  []wirePartialArg `json:"partialArgs,omitempty"`
+	WillContinue bool             `json:"willContinue,omitempty"`
+}
+
+type wirePartialArg struct {
+	JSONPath     string          `json:"jsonPath"`
+	StringValue  *string         `json:"stringValue,omitempty"`
+	NumberValue  json.RawMessage `json:"numberValue,omitempty"`
+	BoolValue    *bool           `json:"boolValue,omitempty"`
+	NullValue    json.RawMessage `json:"nullValue,omitempty"`
+	WillContinue bool            `json:"willContinue,omitempty"`
+}
+
+type wireFunctionResponse struct {
+	ID       string          `json:"id,omitempty"`
+	Name     string          `json:"name"`
+	Response json.RawMessage `json:"response"`
+}
+
+type wireContent struct {
+	Role  string     `json:"role,omitempty"`
+	Parts []wirePart `json:"parts"`
+}
+
+type wireCandidate struct {
+	Content      *wireContent `json:"content,omitempty"`
+	FinishReason finishReason `json:"finishReason,omitempty"`
+	Index        int          `json:"index"`
+}
+
+type wireUsage struct {
+	PromptTokenCount     int `json:"promptTokenCount"`
+	CandidatesTokenCount int `json:"candidatesTokenCount,omitempty"`
+	ThoughtsTokenCount   int `json:"thoughtsTokenCount,omitempty"`
+	TotalTokenCount      int `json:"totalTokenCount,omitempty"`
+}
+
+type wirePromptFeedback struct {
+	BlockReason finishReason `json:"blockReason,omitempty"`
+}
+
+type wireError struct {
+	Code    json.RawMessage `json:"code,omitempty"`
+	Message string          `json:"message"`
+	Status  string          `json:"status,omitempty"`
+}
+
+type wireResponse struct {
+	Candidates     []wireCandidate     `json:"candidates,omitempty"`
+	PromptFeedback *wirePromptFeedback `json:"promptFeedback,omitempty"`
+	UsageMetadata  *wireUsage          `json:"usageMetadata,omitempty"`
+	ModelVersion   string              `json:"modelVersion,omitempty"`
+	ResponseID     string              `json:"responseId,omitempty"`
+	Error          *wireError          `json:"error,omitempty"`
+}
+
+// finishReason is a Gemini finish or block reason. It decodes both the
+// enum name ("STOP") and the gRPC-gateway integer form (1) into the name.
+type finishReason string
+
+// finishReasonNames lists the generativelanguage v1beta Candidate.FinishReason
+// enum by number (googleapis google/ai/generativelanguage/v1beta/generative_service.proto,
+// as generated in google-cloud-python). Numbers past 12 are not listed
+// because their values differ between API versions; they decode as
+// "FINISH_REASON_<n>".
+var finishReasonNames = []string{
+	"FINISH_REASON_UNSPECIFIED", "STOP", "MAX_TOKENS", "SAFETY", "RECITATION",
+	"OTHER", "LANGUAGE", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII",
+	"MALFORMED_FUNCTION_CALL", "IMAGE_SAFETY", "UNEXPECTED_TOOL_CALL",
+}
+
+func (f *finishReason) UnmarshalJSON(b []byte) error {
+	if len(b) > 0 && b[0] == '"' {
+		var s string
+		if err := json.Unmarshal(b, &s); err != nil {
+			return err
+		}
+		*f = finishReason(s)
+		return nil
+	}
+	if string(b) == "null" {
+		*f = ""
+		return nil
+	}
+	n, err := strconv.Atoi(string(b))
+	if err != nil {
+		return fmt.Errorf("finish reason %s is neither a name nor an integer", b)
+	}
+	if n >= 0 && n < len(finishReasonNames) {
+		*f = finishReason(finishReasonNames[n])
+	} else {
+		*f = finishReason("FINISH_REASON_" + strconv.Itoa(n))
+	}
+	return nil
+}
+
+// NormalizeFinish maps a Gemini finish reason to the canonical one. hasCalls
+// says whether the candidate carried function calls and hasContent whether it
+// carried any part at all: Gemini says STOP for a turn that calls tools
+// (F02), which becomes tool_calls; a STOP with nothing in it (F05) becomes
+// other, since it is no answer. Tool-call failures (F04) become error, never
+// stop.
+func NormalizeFinish(raw string, hasCalls, hasContent bool) core.FinishReason {
+	switch raw {
+	case "":
+		return ""
+	case "STOP":
+		switch {
+		case hasCalls:
+			return core.FinishToolCalls
+		case !hasContent:
+			return core.FinishOther
+		}
+		return core.FinishStop
+	case "MAX_TOKENS":
+		return core.FinishLength
+	case "SAFETY", "RECITATION", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII",
+		"IMAGE_SAFETY", "IMAGE_PROHIBITED_CONTENT", "IMAGE_RECITATION", "MODEL_ARMOR":
+		return core.FinishContentFilter
+	case "MALFORMED_FUNCTION_CALL", "UNEXPECTED_TOOL_CALL", "TOO_MANY_TOOL_CALLS",
+		"MISSING_THOUGHT_SIGNATURE":
+		return core.FinishError
+	}
+	return core.FinishOther
+}
+
+// rawFinish gives the Gemini finish reason to send for a canonical one when
+// the provider's own value is unknown.
+func rawFinish(f core.FinishReason, provider string) string {
+	if provider != "" {
+		return provider
+	}
+	switch f {
+	case "":
+		return ""
+	case core.FinishStop, core.FinishToolCalls:
+		return "STOP"
+	case core.FinishLength:
+		return "MAX_TOKENS"
+	case core.FinishContentFilter:
+		return "SAFETY"
+	case core.FinishError:
+		return "MALFORMED_FUNCTION_CALL"
+	}
+	return "OTHER"
+}
+
+// generatedID returns the id given to the k-th id-less call of a response.
+func generatedID(k int) string { return GeneratedIDPrefix + strconv.Itoa(k) }
+
+// IsGeneratedID reports whether id was made up by this adapter rather than
+// sent by the provider.
+func IsGeneratedID(id string) bool { return strings.HasPrefix(id, GeneratedIDPrefix) }
+
+// wireID returns the id to send for a call: provider ids are echoed (D02),
+// generated ones are not.
+func wireID(id string) string {
+	if IsGeneratedID(id) {
+		return ""
+	}
+	return id
+}
+
+func providerError(e *wireError) *core.ProviderError {
+	code := strings.Trim(string(e.Code), `"`)
+	return &core.ProviderError{Type: e.Status, Code: code, Message: e.Message}
+}
+
+func wireErrorFrom(e *core.ProviderError) *wireError {
+	w := &wireError{Message: e.Message, Status: e.Type}
+	if e.Code != "" {
+		if _, err := strconv.Atoi(e.Code); err == nil {
+			w.Code = json.RawMessage(e.Code)
+		} else {
+			w.Code, _ = json.Marshal(e.Code)
+		}
+	}
+	return w
+}
+
+// syntaxError turns an encoding/json error into an OffsetError when it
+// knows its offset, adding base to it.
+func syntaxError(op string, base int64, err error) error {
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		return &OffsetError{Op: op, Offset: base + se.Offset, Err: fmt.Errorf("%w: %v", ErrSyntax, err)}
+	}
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		path := te.Field
+		if path == "" {
+			path = "(top level)"
+		}
+		return &OffsetError{Op: op, Offset: base + te.Offset, Err: fmt.Errorf("%w: field %s: %v", ErrSyntax, path, err)}
+	}
+	return fmt.Errorf("%s: %w: %v", op, ErrSyntax, err)
+}

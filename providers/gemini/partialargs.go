@@ -1,0 +1,288 @@
+package gemini
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// argTree assembles a call's arguments from Vertex partialArgs pieces. It
+// keeps keys in arrival order, so the JSON it writes reads as the model
+// wrote it.
+type argTree struct {
+	root     *argNode
+	max      int
+	size     int
+	lastPath string
+	lastCont bool // the last piece of lastPath had willContinue
+}
+
+type argNode struct {
+	kind   byte // 'o' object, 'a' array, 's' string, 'v' raw scalar
+	keys   []string
+	fields map[string]*argNode
+	elems  []*argNode
+	str    []byte
+	raw    json.RawMessage
+}
+
+func newArgTree(max int) *argTree {
+	return &argTree{root: &argNode{kind: 'o', fields: map[string]*argNode{}}, max: max}
+}
+
+// apply merges one functionCall part's args (replacing everything) and
+// partialArgs pieces.
+func (t *argTree) apply(fc *wireFunctionCall) error {
+	if a := bytes.TrimSpace(fc.Args); len(a) > 0 && string(a) != "null" {
+		if a[0] != '{' {
+			return fmt.Errorf("%w: functionCall.args must be a JSON object", ErrSyntax)
+		}
+		var v any
+		dec := json.NewDecoder(bytes.NewReader(a))
+		dec.UseNumber()
+		if err := dec.Decode(&v); err != nil {
+			return fmt.Errorf("%w: functionCall.args: %v", ErrSyntax, err)
+		}
+		if len(a) > t.max {
+			return fmt.Errorf("%w: arguments exceed %d bytes", ErrTooLarge, t.max)
+		}
+		// Keep the object as sent: a raw root replaces the tree.
+		var buf bytes.Buffer
+		_ = json.Compact(&buf, a)
+		t.root = &argNode{kind: 'v', raw: buf.Bytes()}
+		t.size = buf.Len()
+	}
+	for i, pa := range fc.PartialArgs {
+		if err := t.piece(pa); err != nil {
+			return fmt.Errorf("partialArgs[%d] (%s): %w", i, pa.JSONPath, err)
+		}
+	}
+	return nil
+}
+
+type pathSeg struct {
+	key   string
+	index int
+	isIdx bool
+}
+
+// parsePath reads the JSON Path subset partialArgs use: $ followed by
+// .name, ['name'] or [n] segments.
+func parsePath(p string) ([]pathSeg, error) {
+	if !strings.HasPrefix(p, "$") {
+		return nil, fmt.Errorf("%w: jsonPath %q does not start with $", ErrSyntax, p)
+	}
+	var segs []pathSeg
+	i := 1
+	for i < len(p) {
+		switch p[i] {
+		case '.':
+			j := i + 1
+			for j < len(p) && p[j] != '.' && p[j] != '[' {
+				j++
+			}
+			if j == i+1 {
+				return nil, fmt.Errorf("%w: empty name in jsonPath %q", ErrSyntax, p)
+			}
+			segs = append(segs, pathSeg{key: p[i+1 : j]})
+			i = j
+		case '[':
+			end := strings.IndexByte(p[i:], ']')
+			if end < 0 {
+				return nil, fmt.Errorf("%w: unclosed [ in jsonPath %q", ErrSyntax, p)
+			}
+			in := p[i+1 : i+end]
+			if len(in) >= 2 && (in[0] == '\'' || in[0] == '"') && in[len(in)-1] == in[0] {
+				segs = append(segs, pathSeg{key: in[1 : len(in)-1]})
+			} else {
+				n, err := strconv.Atoi(in)
+				if err != nil || n < 0 {
+					return nil, fmt.Errorf("%w: bad index %q in jsonPath %q", ErrSyntax, in, p)
+				}
+				segs = append(segs, pathSeg{index: n, isIdx: true})
+			}
+			i += end + 1
+		default:
+			return nil, fmt.Errorf("%w: unexpected %q in jsonPath %q", ErrSyntax, p[i], p)
+		}
+	}
+	if len(segs) == 0 {
+		return nil, fmt.Errorf("%w: jsonPath %q names the root, not an argument", ErrSyntax, p)
+	}
+	return segs, nil
+}
+
+func (t *argTree) piece(pa wirePartialArg) error {
+	segs, err := parsePath(pa.JSONPath)
+	if err != nil {
+		return err
+	}
+	if t.root.kind != 'o' {
+		return fmt.Errorf("%w: partialArgs after complete args", ErrSyntax)
+	}
+	cur := t.root
+	for i, sg := range segs[:len(segs)-1] {
+		want := byte('o')
+		if segs[i+1].isIdx {
+			want = 'a'
+		}
+		cur, err = t.child(cur, sg, want)
+		if err != nil {
+			return err
+		}
+	}
+	lastSeg := segs[len(segs)-1]
+	cont := t.lastPath == pa.JSONPath && t.lastCont
+	t.lastPath, t.lastCont = pa.JSONPath, pa.WillContinue
+	switch {
+	case pa.StringValue != nil:
+		if cont {
+			n, err := t.child(cur, lastSeg, 's')
+			if err != nil {
+				return err
+			}
+			t.size += len(*pa.StringValue)
+			n.str = append(n.str, *pa.StringValue...)
+		} else {
+			if err := t.set(cur, lastSeg, &argNode{kind: 's', str: []byte(*pa.StringValue)}); err != nil {
+				return err
+			}
+			t.size += len(*pa.StringValue) + 2
+		}
+	case pa.NumberValue != nil:
+		var n json.Number
+		if err := json.Unmarshal(pa.NumberValue, &n); err != nil {
+			return fmt.Errorf("%w: numberValue: %v", ErrSyntax, err)
+		}
+		if err := t.set(cur, lastSeg, &argNode{kind: 'v', raw: json.RawMessage(n.String())}); err != nil {
+			return err
+		}
+		t.size += len(n)
+	case pa.BoolValue != nil:
+		if err := t.set(cur, lastSeg, &argNode{kind: 'v', raw: json.RawMessage(strconv.FormatBool(*pa.BoolValue))}); err != nil {
+			return err
+		}
+		t.size += 5
+	case pa.NullValue != nil:
+		if err := t.set(cur, lastSeg, &argNode{kind: 'v', raw: json.RawMessage("null")}); err != nil {
+			return err
+		}
+		t.size += 4
+	default:
+		// A piece without a value only marks the path.
+	}
+	t.size += len(lastSeg.key) + 4
+	if t.size > t.max {
+		return fmt.Errorf("%w: arguments exceed %d bytes", ErrTooLarge, t.max)
+	}
+	return nil
+}
+
+// child returns the node at sg under cur, creating it with kind want.
+func (t *argTree) child(cur *argNode, sg pathSeg, want byte) (*argNode, error) {
+	if sg.isIdx {
+		if cur.kind != 'a' {
+			return nil, fmt.Errorf("%w: index [%d] into a non-array", ErrSyntax, sg.index)
+		}
+		switch {
+		case sg.index < len(cur.elems):
+			n := cur.elems[sg.index]
+			if n.kind != want {
+				return nil, fmt.Errorf("%w: element [%d] changes type", ErrSyntax, sg.index)
+			}
+			return n, nil
+		case sg.index == len(cur.elems):
+			n := newNode(want)
+			cur.elems = append(cur.elems, n)
+			return n, nil
+		}
+		return nil, fmt.Errorf("%w: index [%d] skips elements (array has %d)", ErrSyntax, sg.index, len(cur.elems))
+	}
+	if cur.kind != 'o' {
+		return nil, fmt.Errorf("%w: member %q of a non-object", ErrSyntax, sg.key)
+	}
+	if n, ok := cur.fields[sg.key]; ok {
+		if n.kind != want {
+			return nil, fmt.Errorf("%w: member %q changes type", ErrSyntax, sg.key)
+		}
+		return n, nil
+	}
+	n := newNode(want)
+	cur.keys = append(cur.keys, sg.key)
+	cur.fields[sg.key] = n
+	return n, nil
+}
+
+func newNode(kind byte) *argNode {
+	n := &argNode{kind: kind}
+	if kind == 'o' {
+		n.fields = map[string]*argNode{}
+	}
+	return n
+}
+
+// set puts a value at sg under cur, replacing what was there.
+func (t *argTree) set(cur *argNode, sg pathSeg, v *argNode) error {
+	if sg.isIdx {
+		if cur.kind != 'a' {
+			return fmt.Errorf("%w: index [%d] into a non-array", ErrSyntax, sg.index)
+		}
+		switch {
+		case sg.index < len(cur.elems):
+			cur.elems[sg.index] = v
+		case sg.index == len(cur.elems):
+			cur.elems = append(cur.elems, v)
+		default:
+			return fmt.Errorf("%w: index [%d] skips elements (array has %d)", ErrSyntax, sg.index, len(cur.elems))
+		}
+		return nil
+	}
+	if cur.kind != 'o' {
+		return fmt.Errorf("%w: member %q of a non-object", ErrSyntax, sg.key)
+	}
+	if _, ok := cur.fields[sg.key]; !ok {
+		cur.keys = append(cur.keys, sg.key)
+	}
+	cur.fields[sg.key] = v
+	return nil
+}
+
+// json writes the assembled arguments.
+func (t *argTree) json() string {
+	var b bytes.Buffer
+	t.root.write(&b)
+	return b.String()
+}
+
+func (n *argNode) write(b *bytes.Buffer) {
+	switch n.kind {
+	case 'o':
+		b.WriteByte('{')
+		for i, k := range n.keys {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			kb, _ := json.Marshal(k)
+			b.Write(kb)
+			b.WriteByte(':')
+			n.fields[k].write(b)
+		}
+		b.WriteByte('}')
+	case 'a':
+		b.WriteByte('[')
+		for i, e := range n.elems {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			e.write(b)
+		}
+		b.WriteByte(']')
+	case 's':
+		sb, _ := json.Marshal(string(n.str))
+		b.Write(sb)
+	default:
+		b.Write(n.raw)
+	}
+}

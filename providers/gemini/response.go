@@ -1,0 +1,148 @@
+package gemini
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+
+	"github.com/toolconform/conform/core"
+)
+
+// DecodeResponse decodes a generateContent response body.
+//
+// Only candidates[0] is read. functionCall parts without an id get the
+// generated id "gemini_call_<k>", k being the call's position among the
+// calls of the response (D01: two id-less calls to the same function get
+// distinct ids). The finish reason is normalised by NormalizeFinish (F02,
+// F04, F05); the raw value, as an enum name even when the body used the
+// integer form, stays in ProviderFinish. A response without candidates
+// whose promptFeedback has a blockReason is a content_filter finish. An
+// error body {"error":{…}} becomes Response.Error.
+func (a *Adapter) DecodeResponse(body []byte) (*core.Response, error) {
+	const op = "gemini: decode response"
+	var w wireResponse
+	if err := json.Unmarshal(body, &w); err != nil {
+		return nil, syntaxError(op, 0, err)
+	}
+	resp := &core.Response{ID: w.ResponseID, Model: w.ModelVersion, Message: core.Message{Role: core.RoleAssistant, Parts: []core.Part{}}}
+	if w.Error != nil {
+		resp.Error = providerError(w.Error)
+		resp.Finish = core.FinishError
+		return resp, nil
+	}
+	if u := w.UsageMetadata; u != nil {
+		resp.Usage = &core.Usage{InputTokens: u.PromptTokenCount, OutputTokens: u.CandidatesTokenCount + u.ThoughtsTokenCount}
+	}
+	if len(w.Candidates) == 0 {
+		if w.PromptFeedback != nil && w.PromptFeedback.BlockReason != "" {
+			resp.Finish = core.FinishContentFilter
+			resp.ProviderFinish = string(w.PromptFeedback.BlockReason)
+		}
+		return resp, nil
+	}
+	c := w.Candidates[0]
+	k := 0
+	if c.Content != nil {
+		for i, p := range c.Content.Parts {
+			part, ok, err := partOf(p, &k)
+			if err != nil {
+				return nil, &PathError{Op: op, Path: "candidates[0].content.parts[" + strconv.Itoa(i) + "]", Err: err}
+			}
+			if ok {
+				resp.Message.Parts = append(resp.Message.Parts, part)
+			}
+		}
+	}
+	resp.ProviderFinish = string(c.FinishReason)
+	resp.Finish = NormalizeFinish(resp.ProviderFinish, k > 0, hasContent(resp.Message))
+	return resp, nil
+}
+
+// hasContent reports whether a message holds anything but empty text.
+func hasContent(m core.Message) bool {
+	for _, p := range m.Parts {
+		if p.Kind != core.PartText || p.Text != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// partOf converts one response part; k counts the calls seen so far.
+func partOf(p wirePart, k *int) (core.Part, bool, error) {
+	switch {
+	case p.FunctionCall != nil:
+		fc := p.FunctionCall
+		args, err := argsOf(fc.Args)
+		if err != nil {
+			return core.Part{}, false, err
+		}
+		id := fc.ID
+		if id == "" {
+			id = generatedID(*k)
+		}
+		*k++
+		return core.CallPart(core.Call{ID: id, Name: fc.Name, Arguments: args, Signature: p.ThoughtSignature}), true, nil
+	case p.Text != nil && p.Thought:
+		return core.Part{Kind: core.PartThinking, Text: *p.Text, Signature: p.ThoughtSignature}, true, nil
+	case p.Text != nil:
+		return core.Part{Kind: core.PartText, Text: *p.Text, Signature: p.ThoughtSignature}, true, nil
+	case p.ThoughtSignature != "":
+		return core.Part{Kind: core.PartText, Signature: p.ThoughtSignature}, true, nil
+	}
+	return core.Part{}, false, nil
+}
+
+// wirePartOf is the inverse of partOf for response parts.
+func wirePartOf(p core.Part) (wirePart, bool, error) {
+	switch p.Kind {
+	case core.PartText:
+		return wirePart{Text: ptr(p.Text), ThoughtSignature: p.Signature}, true, nil
+	case core.PartThinking:
+		return wirePart{Text: ptr(p.Text), Thought: true, ThoughtSignature: p.Signature}, true, nil
+	case core.PartToolCall:
+		if p.Call == nil {
+			return wirePart{}, false, fmt.Errorf("tool_call part without a call")
+		}
+		args, err := objectArgs(p.Call.Arguments)
+		if err != nil {
+			return wirePart{}, false, err
+		}
+		return wirePart{
+			FunctionCall:     &wireFunctionCall{ID: wireID(p.Call.ID), Name: p.Call.Name, Args: args},
+			ThoughtSignature: p.Call.Signature,
+		}, true, nil
+	}
+	return wirePart{}, false, nil
+}
+
+// EncodeResponse encodes a canonical response as a generateContent body.
+// Generated call ids are not written; ProviderFinish is written when set,
+// else the Gemini value of Finish (tool_calls and stop are both STOP).
+func (a *Adapter) EncodeResponse(resp *core.Response) ([]byte, error) {
+	const op = "gemini: encode response"
+	if resp == nil {
+		return nil, fmt.Errorf("%s: nil response", op)
+	}
+	w := wireResponse{ResponseID: resp.ID, ModelVersion: resp.Model}
+	if resp.Error != nil {
+		w.Error = wireErrorFrom(resp.Error)
+		return json.Marshal(w)
+	}
+	c := wireCandidate{Content: &wireContent{Role: "model", Parts: []wirePart{}}}
+	for i, p := range resp.Message.Parts {
+		wp, ok, err := wirePartOf(p)
+		if err != nil {
+			return nil, &PathError{Op: op, Path: "message.parts[" + strconv.Itoa(i) + "]", Err: err}
+		}
+		if ok {
+			c.Content.Parts = append(c.Content.Parts, wp)
+		}
+	}
+	c.FinishReason = finishReason(rawFinish(resp.Finish, resp.ProviderFinish))
+	w.Candidates = []wireCandidate{c}
+	if u := resp.Usage; u != nil {
+		w.UsageMetadata = &wireUsage{PromptTokenCount: u.InputTokens, CandidatesTokenCount: u.OutputTokens, TotalTokenCount: u.InputTokens + u.OutputTokens}
+	}
+	return json.Marshal(w)
+}

@@ -1,0 +1,560 @@
+package gemini
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/toolconform/conform/core"
+	"github.com/toolconform/conform/providers/internal/sse"
+)
+
+// DecodeStream reads a streamGenerateContent body, in either of its forms,
+// and yields its events one at a time. The form is chosen by the first
+// non-space byte: '[' is the one-JSON-array form (no alt=sse), '{' a bare
+// sequence of JSON objects, anything else SSE. See the package
+// documentation for the events produced.
+func (a *Adapter) DecodeStream(r io.Reader) core.EventStream {
+	br := bufio.NewReader(r)
+	s := &stream{a: a, br: br}
+	return s
+}
+
+const streamOp = "gemini: decode stream"
+
+type stream struct {
+	a  *Adapter
+	br *bufio.Reader
+
+	started bool
+	next    func() (json.RawMessage, int64, error) // one chunk and its offset
+
+	// array form
+	dec     *json.Decoder
+	lim     *limitReader
+	inArray bool
+
+	sse *sse.Decoder
+
+	queue []core.Event
+	err   error
+
+	id, model   string
+	metaPending bool
+	usage       *core.Usage
+	finishRaw   string
+	sawCall     bool
+	sawContent  bool
+	calls       int
+	open        *openCall
+}
+
+// openCall is a call whose arguments stream as Vertex partialArgs.
+type openCall struct {
+	id, name string
+	args     *argTree
+}
+
+func (s *stream) Next() (core.Event, error) {
+	for len(s.queue) == 0 {
+		if s.err != nil {
+			return core.Event{}, s.err
+		}
+		s.pull()
+	}
+	ev := s.queue[0]
+	s.queue = s.queue[1:]
+	if len(s.queue) == 0 {
+		s.queue = nil
+	}
+	return ev, nil
+}
+
+// pull reads one chunk and queues its events, or sets s.err.
+func (s *stream) pull() {
+	if !s.started {
+		s.started = true
+		if err := s.detect(); err != nil {
+			s.err = err
+			return
+		}
+	}
+	raw, off, err := s.next()
+	if err == io.EOF {
+		s.finishStream()
+		s.err = io.EOF
+		return
+	}
+	if err != nil {
+		s.err = err
+		return
+	}
+	var w wireResponse
+	if err := json.Unmarshal(raw, &w); err != nil {
+		s.err = syntaxError(streamOp, off, err)
+		return
+	}
+	if err := s.chunk(&w); err != nil {
+		s.err = &OffsetError{Op: streamOp, Offset: off, Err: err}
+	}
+}
+
+// detect looks at the first non-space byte and sets up the framing.
+func (s *stream) detect() error {
+	var skipped int
+	for {
+		b, err := s.br.Peek(skipped + 1)
+		if len(b) <= skipped {
+			if err == io.EOF || err == nil {
+				// Empty body: no events.
+				s.next = func() (json.RawMessage, int64, error) { return nil, 0, io.EOF }
+				return nil
+			}
+			return &OffsetError{Op: streamOp, Offset: int64(skipped), Err: err}
+		}
+		c := b[skipped]
+		if c == ' ' || c == '\t' || c == '\r' || c == '\n' {
+			skipped++
+			if skipped > 4096 {
+				// Discard leading space so Peek stays bounded.
+				if _, err := s.br.Discard(skipped); err != nil {
+					return err
+				}
+				return s.detectAfter(int64(skipped))
+			}
+			continue
+		}
+		return s.setup(c, 0)
+	}
+}
+
+func (s *stream) detectAfter(base int64) error {
+	for {
+		b, err := s.br.Peek(1)
+		if len(b) == 0 {
+			if err == io.EOF {
+				s.next = func() (json.RawMessage, int64, error) { return nil, 0, io.EOF }
+				return nil
+			}
+			return &OffsetError{Op: streamOp, Offset: base, Err: err}
+		}
+		if c := b[0]; c == ' ' || c == '\t' || c == '\r' || c == '\n' {
+			_, _ = s.br.Discard(1)
+			base++
+			continue
+		}
+		return s.setup(b[0], base)
+	}
+}
+
+func (s *stream) setup(first byte, base int64) error {
+	switch first {
+	case '[', '{':
+		s.lim = &limitReader{r: s.br, max: int64(s.a.maxEvent), base: base}
+		s.dec = json.NewDecoder(s.lim)
+		if first == '[' {
+			if _, err := s.dec.Token(); err != nil {
+				return syntaxError(streamOp, base, err)
+			}
+			s.inArray = true
+			s.lim.mark(s.dec.InputOffset())
+		}
+		s.next = s.nextJSON
+	default:
+		s.sse = sse.NewDecoder(s.br, sse.FlushAtEOF(), sse.MaxEventSize(s.a.maxEvent))
+		s.next = s.nextSSE
+	}
+	return nil
+}
+
+func (s *stream) nextSSE() (json.RawMessage, int64, error) {
+	for {
+		ev, err := s.sse.Next()
+		if err == io.EOF {
+			return nil, 0, io.EOF
+		}
+		if err != nil {
+			var se *sse.Error
+			if errors.As(err, &se) {
+				if errors.Is(err, sse.ErrEventTooLarge) {
+					return nil, 0, &OffsetError{Op: streamOp, Offset: se.Offset, Err: fmt.Errorf("%w: %v", ErrTooLarge, err)}
+				}
+				return nil, 0, &OffsetError{Op: streamOp, Offset: se.Offset, Err: err}
+			}
+			return nil, 0, fmt.Errorf("%s: %w", streamOp, err)
+		}
+		data := bytes.TrimSpace([]byte(ev.Data))
+		if len(data) == 0 {
+			continue // keep-alive
+		}
+		// The data starts after "data:" and one optional space.
+		return data, s.sse.Offset() + int64(len("data: ")), nil
+	}
+}
+
+func (s *stream) nextJSON() (json.RawMessage, int64, error) {
+	if !s.dec.More() {
+		if s.inArray {
+			tok, err := s.dec.Token()
+			if err == io.EOF {
+				return nil, 0, &OffsetError{Op: streamOp, Offset: s.dec.InputOffset() + s.lim.base, Err: fmt.Errorf("%w: stream ended before the closing ] of the JSON array", ErrSyntax)}
+			}
+			if err != nil {
+				return nil, 0, syntaxError(streamOp, s.lim.base, err)
+			}
+			if d, ok := tok.(json.Delim); !ok || d != ']' {
+				return nil, 0, &OffsetError{Op: streamOp, Offset: s.dec.InputOffset() + s.lim.base, Err: fmt.Errorf("%w: unexpected %v in the JSON array", ErrSyntax, tok)}
+			}
+			s.inArray = false
+			s.lim.mark(s.dec.InputOffset())
+		}
+		// Only space may follow.
+		if _, err := s.dec.Token(); err != io.EOF {
+			if err == nil {
+				err = fmt.Errorf("%w: data after the end of the stream", ErrSyntax)
+				return nil, 0, &OffsetError{Op: streamOp, Offset: s.dec.InputOffset() + s.lim.base, Err: err}
+			}
+			return nil, 0, syntaxError(streamOp, s.lim.base, err)
+		}
+		return nil, 0, io.EOF
+	}
+	var raw json.RawMessage
+	if err := s.dec.Decode(&raw); err != nil {
+		var oe *OffsetError
+		if errors.As(err, &oe) {
+			return nil, 0, err
+		}
+		if err == io.EOF || errors.Is(err, io.ErrUnexpectedEOF) {
+			return nil, 0, &OffsetError{Op: streamOp, Offset: s.dec.InputOffset() + s.lim.base, Err: fmt.Errorf("%w: stream ended inside a JSON value", ErrSyntax)}
+		}
+		return nil, 0, syntaxError(streamOp, s.lim.base, err)
+	}
+	end := s.dec.InputOffset()
+	s.lim.mark(end)
+	return raw, s.lim.base + end - int64(len(raw)), nil
+}
+
+// limitReader lets the JSON decoder read at most max bytes past the end of
+// the last complete value, so that one huge array element cannot grow
+// memory without bound.
+type limitReader struct {
+	r    io.Reader
+	max  int64
+	base int64 // bytes discarded before the decoder started
+	n    int64 // bytes handed to the decoder
+	last int64 // decoder offset of the end of the last complete value
+}
+
+func (l *limitReader) mark(off int64) { l.last = off }
+
+func (l *limitReader) Read(p []byte) (int, error) {
+	room := l.max - (l.n - l.last)
+	if room <= 0 {
+		return 0, &OffsetError{Op: streamOp, Offset: l.base + l.last, Err: fmt.Errorf("%w: JSON value starting near here exceeds %d bytes", ErrTooLarge, l.max)}
+	}
+	if int64(len(p)) > room {
+		p = p[:room]
+	}
+	n, err := l.r.Read(p)
+	l.n += int64(n)
+	return n, err
+}
+
+// emit queues an event, giving it the response id and model if it is the
+// first.
+func (s *stream) emit(ev core.Event) {
+	if s.metaPending {
+		ev.ID, ev.Model = s.id, s.model
+		s.metaPending = false
+	}
+	s.queue = append(s.queue, ev)
+}
+
+// chunk turns one GenerateContentResponse into events.
+func (s *stream) chunk(w *wireResponse) error {
+	if s.id == "" && s.model == "" && (w.ResponseID != "" || w.ModelVersion != "") {
+		s.id, s.model, s.metaPending = w.ResponseID, w.ModelVersion, true
+	}
+	if w.Error != nil {
+		s.emit(core.Event{Kind: core.EventError, Error: providerError(w.Error)})
+		return nil
+	}
+	if u := w.UsageMetadata; u != nil {
+		s.usage = &core.Usage{InputTokens: u.PromptTokenCount, OutputTokens: u.CandidatesTokenCount + u.ThoughtsTokenCount}
+	}
+	if len(w.Candidates) == 0 {
+		if w.PromptFeedback != nil && w.PromptFeedback.BlockReason != "" {
+			s.finishRaw = string(w.PromptFeedback.BlockReason)
+			s.sawContent = true // a block is not an empty answer
+		}
+		return nil
+	}
+	c := w.Candidates[0]
+	if c.Content != nil {
+		for i, p := range c.Content.Parts {
+			if err := s.part(p); err != nil {
+				return fmt.Errorf("candidates[0].content.parts[%d]: %w", i, err)
+			}
+		}
+	}
+	if c.FinishReason != "" {
+		s.finishRaw = string(c.FinishReason)
+	}
+	return nil
+}
+
+func (s *stream) part(p wirePart) error {
+	if fc := p.FunctionCall; fc != nil {
+		return s.functionCall(fc, p.ThoughtSignature)
+	}
+	switch {
+	case p.Text != nil && p.Thought:
+		if *p.Text == "" && p.ThoughtSignature == "" {
+			return nil
+		}
+		s.sawContent = true
+		s.emit(core.Event{Kind: core.EventThinking, Text: *p.Text, Signature: p.ThoughtSignature})
+	case p.Text != nil || p.ThoughtSignature != "":
+		text := ""
+		if p.Text != nil {
+			text = *p.Text
+		}
+		if text == "" && p.ThoughtSignature == "" {
+			return nil
+		}
+		if text != "" {
+			s.sawContent = true
+		}
+		s.emit(core.Event{Kind: core.EventText, Text: text, Signature: p.ThoughtSignature})
+	}
+	return nil
+}
+
+func (s *stream) functionCall(fc *wireFunctionCall, sig string) error {
+	if s.open != nil && fc.Name == "" {
+		if err := s.open.args.apply(fc); err != nil {
+			return err
+		}
+		if !fc.WillContinue {
+			args := s.open.args.json()
+			id := s.open.id
+			s.open = nil
+			s.emit(core.Event{Kind: core.EventCallEnd, Chunk: &core.Chunk{ID: id, Done: true, Args: &args}})
+		}
+		return nil
+	}
+	if fc.Name == "" {
+		if len(fc.PartialArgs) > 0 || len(fc.Args) > 0 {
+			return fmt.Errorf("%w: functionCall arguments with no call open and no name", ErrSyntax)
+		}
+		return nil // an empty functionCall outside a call carries nothing
+	}
+	// A named functionCall starts a call. A call still open is abandoned
+	// without an end, so the Buffer reports it incomplete.
+	s.open = nil
+	id := fc.ID
+	if id == "" {
+		id = generatedID(s.calls)
+	}
+	s.calls++
+	s.sawCall, s.sawContent = true, true
+	s.emit(core.Event{Kind: core.EventCallStart, Chunk: &core.Chunk{ID: id, Name: fc.Name, Start: true, Signature: sig}})
+	tree := newArgTree(s.a.maxArgs)
+	if err := tree.apply(fc); err != nil {
+		return err
+	}
+	if fc.WillContinue {
+		s.open = &openCall{id: id, name: fc.Name, args: tree}
+		return nil
+	}
+	args := tree.json()
+	s.emit(core.Event{Kind: core.EventCallEnd, Chunk: &core.Chunk{ID: id, Done: true, Args: &args}})
+	return nil
+}
+
+// finishStream queues the usage and finish events at the end of input. A
+// call still open then is left without an end (never reported complete).
+func (s *stream) finishStream() {
+	if s.usage != nil {
+		s.emit(core.Event{Kind: core.EventUsage, Usage: s.usage})
+	}
+	if s.finishRaw != "" {
+		s.emit(core.Event{Kind: core.EventFinish, Finish: NormalizeFinish(s.finishRaw, s.sawCall, s.sawContent), ProviderFinish: s.finishRaw})
+	}
+}
+
+// EncodeStream writes events as a streamGenerateContent body: SSE by
+// default, the one-JSON-array form with WithJSONArrayStream. Each content
+// event becomes one chunk; a call becomes one functionCall part with its
+// whole arguments, written at its call_end (deltas and patches are
+// accumulated; a call with no end is not written, since Gemini cannot send
+// a partial call without Vertex partialArgs). Usage and finish go in the
+// last chunk. Generated call ids are not written.
+func (a *Adapter) EncodeStream(w io.Writer, events []core.Event) error {
+	const op = "gemini: encode stream"
+	var chunks []wireResponse
+	var id, model string
+	type pending struct {
+		name, sig string
+		text      []byte
+		patch     map[string]json.RawMessage
+		args      *string
+	}
+	open := map[string]*pending{}
+	var last string
+	var usage *core.Usage
+	var finish *core.Event
+	key := func(c *core.Chunk) string {
+		if c.ID != "" {
+			return "id:" + c.ID
+		}
+		if c.HasIndex {
+			return "ix:" + strconv.Itoa(c.Index)
+		}
+		return last
+	}
+	addPart := func(p wirePart) {
+		chunks = append(chunks, wireResponse{Candidates: []wireCandidate{{Content: &wireContent{Role: "model", Parts: []wirePart{p}}}}})
+	}
+	for i, ev := range events {
+		if id == "" && model == "" {
+			id, model = ev.ID, ev.Model
+		}
+		switch ev.Kind {
+		case core.EventText:
+			addPart(wirePart{Text: ptr(ev.Text), ThoughtSignature: ev.Signature})
+		case core.EventThinking:
+			addPart(wirePart{Text: ptr(ev.Text), Thought: true, ThoughtSignature: ev.Signature})
+		case core.EventPlan:
+			addPart(wirePart{Text: ptr(ev.Text)})
+		case core.EventCallStart, core.EventCallDelta, core.EventCallEnd:
+			c := ev.Chunk
+			if c == nil {
+				return fmt.Errorf("%s: events[%d]: %s event without a chunk", op, i, ev.Kind)
+			}
+			k := key(c)
+			p := open[k]
+			if p == nil || c.Start {
+				p = &pending{}
+				open[k] = p
+			}
+			last = k
+			if c.Name != "" {
+				p.name = c.Name
+			}
+			if c.Signature != "" {
+				p.sig = c.Signature
+			}
+			p.text = append(p.text, c.ArgsDelta...)
+			if c.Args != nil {
+				v := *c.Args
+				p.args, p.text, p.patch = &v, nil, nil
+			}
+			for pk, pv := range c.Patch {
+				if p.patch == nil {
+					p.patch = map[string]json.RawMessage{}
+				}
+				p.patch[pk] = pv
+			}
+			if !c.Done && ev.Kind != core.EventCallEnd {
+				continue
+			}
+			delete(open, k)
+			var args json.RawMessage
+			switch {
+			case p.args != nil:
+				args = json.RawMessage(*p.args)
+			case len(p.text) > 0:
+				args = p.text
+			case p.patch != nil:
+				args, _ = json.Marshal(p.patch)
+			}
+			args, err := objectArgs(args)
+			if err != nil {
+				return fmt.Errorf("%s: events[%d]: %w", op, i, err)
+			}
+			callID := c.ID
+			if k[:3] == "id:" {
+				callID = k[3:]
+			}
+			addPart(wirePart{FunctionCall: &wireFunctionCall{ID: wireID(callID), Name: p.name, Args: args}, ThoughtSignature: p.sig})
+		case core.EventUsage:
+			usage = ev.Usage
+		case core.EventFinish:
+			e := ev
+			finish = &e
+		case core.EventError:
+			pe := ev.Error
+			if pe == nil {
+				pe = &core.ProviderError{Message: "error"}
+			}
+			chunks = append(chunks, wireResponse{Error: wireErrorFrom(pe)})
+		}
+	}
+	if usage != nil || finish != nil {
+		var tail wireResponse
+		if n := len(chunks); n > 0 && chunks[n-1].Error == nil && chunks[n-1].Candidates != nil {
+			tail = chunks[n-1]
+			chunks = chunks[:n-1]
+		}
+		if finish != nil {
+			if len(tail.Candidates) == 0 {
+				tail.Candidates = []wireCandidate{{Content: &wireContent{Role: "model", Parts: []wirePart{}}}}
+			}
+			tail.Candidates[0].FinishReason = finishReason(rawFinish(finish.Finish, finish.ProviderFinish))
+		}
+		if usage != nil {
+			tail.UsageMetadata = &wireUsage{PromptTokenCount: usage.InputTokens, CandidatesTokenCount: usage.OutputTokens, TotalTokenCount: usage.InputTokens + usage.OutputTokens}
+		}
+		chunks = append(chunks, tail)
+	}
+	if id != "" || model != "" {
+		if len(chunks) == 0 {
+			chunks = append(chunks, wireResponse{})
+		}
+		for i := range chunks {
+			if chunks[i].Error == nil {
+				chunks[i].ResponseID, chunks[i].ModelVersion = id, model
+			}
+		}
+	}
+	if a.arrayStream {
+		return writeArray(w, chunks)
+	}
+	enc := sse.NewEncoder(w)
+	for _, c := range chunks {
+		b, err := json.Marshal(c)
+		if err != nil {
+			return fmt.Errorf("%s: %w", op, err)
+		}
+		if err := enc.Encode(sse.Event{Data: string(b)}); err != nil {
+			return fmt.Errorf("%s: %w", op, err)
+		}
+	}
+	return nil
+}
+
+func writeArray(w io.Writer, chunks []wireResponse) error {
+	var buf bytes.Buffer
+	buf.WriteString("[")
+	for i, c := range chunks {
+		if i > 0 {
+			buf.WriteString(",\r\n")
+		}
+		b, err := json.Marshal(c)
+		if err != nil {
+			return fmt.Errorf("gemini: encode stream: %w", err)
+		}
+		buf.Write(b)
+	}
+	buf.WriteString("]")
+	_, err := w.Write(buf.Bytes())
+	if err != nil {
+		return fmt.Errorf("gemini: encode stream: %w", err)
+	}
+	return nil
+}
