@@ -8,10 +8,11 @@ import (
 	"strconv"
 
 	"github.com/toolconform/conform/core"
+	"github.com/toolconform/conform/providers/internal/sse"
 )
 
 type sseWriter struct {
-	w   io.Writer
+	enc *sse.Encoder
 	err error
 }
 
@@ -19,13 +20,7 @@ func (sw *sseWriter) write(name string, data []byte) {
 	if sw.err != nil {
 		return
 	}
-	var b bytes.Buffer
-	b.WriteString("event: ")
-	b.WriteString(name)
-	b.WriteString("\ndata: ")
-	b.Write(data)
-	b.WriteString("\n\n")
-	_, sw.err = sw.w.Write(b.Bytes())
+	sw.err = sw.enc.Encode(sse.Event{Type: name, Data: string(data)})
 }
 
 func (sw *sseWriter) writeJSON(name string, v any) {
@@ -74,7 +69,7 @@ type encCall struct {
 // calls without HasIndex take the next free block index; ProviderError.Code
 // is dropped.
 func (a *Adapter) EncodeStream(w io.Writer, events []core.Event) error {
-	sw := &sseWriter{w: w}
+	sw := &sseWriter{enc: sse.NewEncoder(w)}
 	var id, model string
 	for _, e := range events {
 		if e.ID != "" || e.Model != "" {

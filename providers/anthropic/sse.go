@@ -1,10 +1,11 @@
 package anthropic
 
 import (
-	"bufio"
-	"bytes"
+	"errors"
 	"fmt"
 	"io"
+
+	"github.com/toolconform/conform/providers/internal/sse"
 )
 
 // sseEvent is one dispatched server-sent event. Offset is the byte offset of
@@ -15,97 +16,48 @@ type sseEvent struct {
 	Offset int64
 }
 
-// sseReader is a minimal pull-based SSE reader that keeps byte offsets for
-// error messages and bounds the size of one event.
+// countingReader counts the bytes read, for the offset of a truncation.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// sseReader adapts the shared SSE decoder to this package's errors.
 type sseReader struct {
-	r      *bufio.Reader
-	off    int64
-	max    int
-	line   []byte
-	data   []byte
-	hasDat bool
+	cr *countingReader
+	d  *sse.Decoder
 }
 
 func newSSEReader(r io.Reader, max int) *sseReader {
-	return &sseReader{r: bufio.NewReaderSize(r, 4096), max: max}
+	cr := &countingReader{r: r}
+	return &sseReader{cr: cr, d: sse.NewDecoder(cr, sse.FlushAtEOF(), sse.MaxEventSize(max))}
 }
 
-// readLine returns one line without its terminator, or io.EOF when the
-// stream has no more bytes.
-func (s *sseReader) readLine() ([]byte, int64, error) {
-	start := s.off
-	s.line = s.line[:0]
-	for {
-		frag, err := s.r.ReadSlice('\n')
-		s.off += int64(len(frag))
-		if len(s.line)+len(frag) > s.max+2 {
-			return nil, start, &DecodeError{Op: "decode stream", Offset: start, Err: fmt.Errorf("line longer than %d bytes: %w", s.max, ErrTooLarge)}
-		}
-		s.line = append(s.line, frag...)
-		if err == bufio.ErrBufferFull {
-			continue
-		}
-		if err == io.EOF {
-			if len(s.line) == 0 {
-				return nil, start, io.EOF
-			}
-			return s.line, start, nil
-		}
-		if err != nil {
-			return nil, start, err
-		}
-		line := s.line[:len(s.line)-1]
-		line = bytes.TrimSuffix(line, []byte("\r"))
-		return line, start, nil
-	}
-}
+// offset is the number of bytes read so far.
+func (s *sseReader) offset() int64 { return s.cr.n }
 
-// next returns the next event with data, or io.EOF.
+// next returns the next event, or io.EOF.
 func (s *sseReader) next() (sseEvent, error) {
-	var ev sseEvent
-	ev.Offset = -1
-	s.data = s.data[:0]
-	s.hasDat = false
-	for {
-		line, off, err := s.readLine()
-		if err == io.EOF {
-			if s.hasDat {
-				ev.Data = s.data
-				return ev, nil
-			}
-			return sseEvent{}, io.EOF
-		}
-		if err != nil {
-			return sseEvent{}, err
-		}
-		if ev.Offset < 0 {
-			ev.Offset = off
-		}
-		if len(line) == 0 {
-			if s.hasDat {
-				ev.Data = s.data
-				return ev, nil
-			}
-			ev = sseEvent{Offset: -1}
-			continue
-		}
-		if line[0] == ':' {
-			continue
-		}
-		field, value, _ := bytes.Cut(line, []byte(":"))
-		value = bytes.TrimPrefix(value, []byte(" "))
-		switch string(field) {
-		case "event":
-			ev.Name = string(value)
-		case "data":
-			if s.hasDat {
-				s.data = append(s.data, '\n')
-			}
-			if len(s.data)+len(value) > s.max {
-				return sseEvent{}, &DecodeError{Op: "decode stream", Offset: ev.Offset, Err: fmt.Errorf("event larger than %d bytes: %w", s.max, ErrTooLarge)}
-			}
-			s.data = append(s.data, value...)
-			s.hasDat = true
-		}
+	ev, err := s.d.Next()
+	if err == io.EOF {
+		return sseEvent{}, io.EOF
 	}
+	if err != nil {
+		var se *sse.Error
+		off := int64(-1)
+		if errors.As(err, &se) {
+			off = se.Offset
+		}
+		if errors.Is(err, sse.ErrEventTooLarge) {
+			return sseEvent{}, &DecodeError{Op: "decode stream", Offset: off, Err: fmt.Errorf("%w: %v", ErrTooLarge, err)}
+		}
+		return sseEvent{}, &DecodeError{Op: "decode stream", Offset: off, Err: err}
+	}
+	return sseEvent{Name: ev.Type, Data: []byte(ev.Data), Offset: s.d.Offset()}, nil
 }

@@ -96,7 +96,7 @@ func (s *stream) Next() (core.Event, error) {
 		ev, err := s.sse.next()
 		if err == io.EOF {
 			if s.started && !s.stopped && !s.errored {
-				s.err = &DecodeError{Op: "decode stream", Offset: s.sse.off, Err: ErrTruncated}
+				s.err = &DecodeError{Op: "decode stream", Offset: s.sse.offset(), Err: ErrTruncated}
 			} else {
 				s.err = io.EOF
 			}
