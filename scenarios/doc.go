@@ -1,0 +1,94 @@
+// Package scenarios holds conform's conformance cases as data, the loader
+// that reads them and the engine that runs them against adapters.
+//
+// # Format
+//
+// A scenario is a txtar file. Its comment says, in prose, what the case
+// checks and which failure modes it guards, and holds header lines of the
+// form "key: value" (a line starting with a lowercase word and a colon):
+//
+//	severity: MUST | SHOULD | INFO
+//	guards: A05 B09        failure-mode ids of shared/FAILURE-MODES.md (may be empty for recorded cases)
+//	protocol: openai-chat  the one protocol of a protocol-specific case
+//	protocols: *           or a list: a case declared once, expanded over adapters
+//	kind: stream | response | request | history
+//	source: PATH#N         the recording a generated case was made from (provenance only)
+//	cassette: PATH#N       take the provider bytes from interaction N of a go-vcr cassette
+//
+// Unknown header keys, unknown sections, repeated keys and repeated sections
+// are errors naming the file and line. Sections:
+//
+//	tools.json               []core.ToolSpec; fills request.json's tools when it has none
+//	request.json             a canonical core.Request
+//	response.sse|.json|.ndjson|.b64   provider bytes (.b64 is base64, for binary frames)
+//	events.json              canonical []core.Event (stream cases for every protocol)
+//	canonical-response.json  a canonical core.Response (response cases for every protocol)
+//	want/calls.json          the complete calls, in order; absent means none
+//	want/incomplete.json     the calls still open at the end; absent means none
+//	want/text.txt            the visible text (its final newline dropped)
+//	want/finish.txt          normalised finish reason, then optionally the provider's raw value
+//	want/error.txt           a regular expression the error must match
+//	want/request.json        the encoded request, compared as JSON
+//
+// A call in want/calls.json always has name and arguments; id is compared
+// too, and the special id "<any>" (AnyID) accepts any non-empty id as long as
+// the ids are distinct (protocols without ids, D01). item_id and signature
+// are compared only when the want gives them; repaired and original always
+// are, so an unreported repair or an unexpected one is a failure (C09).
+// Arguments are compared as JSON; argument text that is not JSON shows in a
+// diff as "<invalid JSON> TEXT", and empty text as "<empty>".
+//
+// # Names and where the files live
+//
+// A scenario's name is its path below the scenario root without ".txtar":
+// protocol/category/case, for example
+// openai-chat/streaming/A05-round-robin-interleaving. The first segment is
+// the protocol for a protocol-specific case and "any" for a case expanded
+// over adapters; its results carry the adapter's name in place of "any".
+// The built-in scenarios live in cases/ and are embedded (Builtin), so that
+// a module outside this one can run them; they are therefore self-contained.
+// Cases generated from recordings copy the provider bytes into the file and
+// name the recording in "source:"; the generator test (go test -run
+// TestGenerate -update) rewrites them, and without -update it checks that the
+// files are up to date. A "cassette:" reference is resolved only when the
+// loader is given a CassetteResolver, which embedded cases cannot rely on.
+//
+// # Engine
+//
+// Check runs each case on each adapter it applies to and returns one Result
+// per pair with every problem found, each naming the rule broken and the
+// case's failure-mode ids, with a cmp.Diff (-want +got) of indented JSON
+// where there is something to compare.
+//
+//   - stream: decode the bytes (or the stream the adapter encodes from
+//     events.json), collect the events into a response and check the wants;
+//     then decode again in random-size reads (seeded by the case name, so
+//     deterministic) and require the same outcome (split-independence).
+//   - response: decode the body (or the adapter's encoding of
+//     canonical-response.json) and check the wants.
+//   - request: encode request.json, compare with want/request.json when
+//     given, decode it again and require the original (round-trip).
+//   - history: encode request.json and compare with want/request.json, or
+//     require an error matching want/error.txt (replay rules such as
+//     "a tool_use needs a tool_result", G01).
+//
+// Events are collected by the engine itself, following core.Chunk's routing
+// rules literally (id, then item id, then turn and index, else the most
+// recent call); a call is complete only when a call_end event or a Done
+// chunk closes it, and calls still open at the end are incomplete. The
+// engine does not use a repairing buffer on purpose: it checks what the
+// adapter emits, not what a lenient accumulator could make of it.
+//
+// A case is skipped only when the adapter says it lacks the feature: an
+// encoder returns an error wrapping errors.ErrUnsupported. A skip is never a
+// pass. Adapter panics are caught and reported as problems (rule no-panic).
+//
+// # Patterns
+//
+// --run, --skip and known-failing lists use one pattern language (Pattern):
+// a slash-separated list of regular expressions matched segment by segment,
+// as go test -run does. A pattern that matches nothing is an error
+// (UnmatchedPatternError). A known-failing list has one pattern per line and
+// # comments; a listed case that passes fails with "known-failing case now
+// passes: remove it from FILE:LINE".
+package scenarios

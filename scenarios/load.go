@@ -1,0 +1,119 @@
+package scenarios
+
+import (
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"slices"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// builtin holds the built-in scenarios, so that a module outside this one
+// can run them.
+//
+//go:embed cases
+var builtin embed.FS
+
+// BuiltinRoot is the directory of the built-in scenarios inside Builtin().
+const BuiltinRoot = "cases"
+
+// Builtin returns the file system that holds the built-in scenarios under
+// BuiltinRoot.
+func Builtin() fs.FS { return builtin }
+
+// LoadBuiltin loads the built-in scenarios.
+func LoadBuiltin() ([]*Scenario, error) {
+	return Load(builtin, BuiltinRoot, nil)
+}
+
+// CassetteResolver returns the response body of a cassette reference of the
+// form "path#interaction".
+type CassetteResolver func(ref string) ([]byte, error)
+
+// Load parses every .txtar file under root in fsys, in name order. A
+// scenario's name is its path below root without the extension. Other files
+// are errors, so that a misnamed scenario is never silently ignored; README
+// and .md files are allowed.
+func Load(fsys fs.FS, root string, resolve CassetteResolver) ([]*Scenario, error) {
+	var out []*Scenario
+	var errs []error
+	err := fs.WalkDir(fsys, root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			return nil
+		}
+		if strings.HasSuffix(p, ".md") {
+			return nil
+		}
+		rel := strings.TrimPrefix(strings.TrimPrefix(p, root), "/")
+		name, ok := strings.CutSuffix(rel, ".txtar")
+		if !ok {
+			errs = append(errs, &ParseError{File: p, Err: fmt.Errorf("%w: not a .txtar file", ErrBadScenario)})
+			return nil
+		}
+		data, err := fs.ReadFile(fsys, p)
+		if err != nil {
+			return fmt.Errorf("load scenarios: %w", err)
+		}
+		sc, err := Parse(name, p, data, resolve)
+		if err != nil {
+			errs = append(errs, err)
+			return nil
+		}
+		out = append(out, sc)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("load scenarios: %w", err)
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	slices.SortFunc(out, func(a, b *Scenario) int { return strings.Compare(a.Name, b.Name) })
+	return out, nil
+}
+
+// ErrBadCassetteRef is returned for a cassette reference that is not
+// "path#interaction" or names no interaction of the file.
+var ErrBadCassetteRef = errors.New("bad cassette reference")
+
+// FSResolver resolves cassette references against fsys. The cassette must
+// be a go-vcr YAML file (format version 2 or 4: interactions[].response.body);
+// the interaction is its 0-based position in the file.
+func FSResolver(fsys fs.FS) CassetteResolver {
+	return func(ref string) ([]byte, error) {
+		file, num, ok := strings.Cut(ref, "#")
+		if !ok {
+			return nil, fmt.Errorf("%w %q: want path#interaction", ErrBadCassetteRef, ref)
+		}
+		n, err := strconv.Atoi(num)
+		if err != nil || n < 0 {
+			return nil, fmt.Errorf("%w %q: interaction %q is not a non-negative number", ErrBadCassetteRef, ref, num)
+		}
+		data, err := fs.ReadFile(fsys, path.Clean(file))
+		if err != nil {
+			return nil, fmt.Errorf("read cassette: %w", err)
+		}
+		var c struct {
+			Interactions []struct {
+				Response struct {
+					Body string `yaml:"body"`
+				} `yaml:"response"`
+			} `yaml:"interactions"`
+		}
+		if err := yaml.Unmarshal(data, &c); err != nil {
+			return nil, fmt.Errorf("read cassette %s: %w", file, err)
+		}
+		if n >= len(c.Interactions) {
+			return nil, fmt.Errorf("%w %q: the cassette has %d interactions", ErrBadCassetteRef, ref, len(c.Interactions))
+		}
+		return []byte(c.Interactions[n].Response.Body), nil
+	}
+}
