@@ -1,0 +1,92 @@
+// Package cassettes holds conform's recorded provider traffic as go-vcr v4
+// YAML cassettes, and the tools around them: importers of foreign
+// recordings, redaction, atomic writing, a replay matcher and a loader.
+//
+// # Importing
+//
+// Import (and ImportFile, ImportPath) detects the format of a file and turns
+// it into a cassette:
+//
+//   - go-vcr v2 YAML (version: 2, requests with url). Its layout is the one
+//     go-vcr v4 still writes, so interactions are decoded as they are;
+//     binary bodies such as Bedrock's AWS event-stream frames keep their
+//     bytes and are written back as !!binary.
+//   - VCR.py YAML (requests with uri, status {code, message}, body
+//     {string}). Gzip bodies stored as !!binary are decompressed and their
+//     Content-Encoding header dropped; a body stored as a YAML mapping under
+//     parsed_body (pydantic-ai's serializer, beside body or inside it) is
+//     written back as compact JSON in document order. Transfer-Encoding
+//     moves from the header to the response's transfer_encoding, as Go's
+//     client reports it.
+//   - httprr trace v1: the raw HTTP/1.1 exchanges are parsed with net/http,
+//     so chunked responses are de-chunked; a length that runs past the end
+//     of the file is ErrTruncated naming the byte offset.
+//   - Response-only fixtures: .chunks.txt (one SSE data payload per line,
+//     written as "data: <line>\n\n"; for Bedrock each line is a decoded
+//     {"<eventType>": {...}} event, encoded as a real AWS event-stream
+//     frame with :event-type, :content-type and :message-type headers and
+//     the inner object as payload), .json (a non-streaming body) and .sse
+//     (raw SSE). They get a made-up request: POST to the protocol's usual
+//     host and path (the model from the payload where it names one, else
+//     "unknown-model"), an empty body, and the header
+//     X-Conform-Response-Only: true. The header, not go-vcr's discard flag,
+//     marks them because it is the only mark that survives a save.
+//     No "data: [DONE]" or "event:" line is invented: the fixtures do not
+//     hold them, and a cassette says only what was recorded.
+//
+// The protocol is given by the caller (WithProtocol) or guessed: from the
+// URLs of a recording, from the first payload's shape for a response-only
+// fixture (not from the file name, which misleads for fixtures such as an
+// Anthropic model behind an OpenAI-compatible endpoint).
+//
+// Every error is an *ImportError naming the file and the line (YAML, chunk
+// lines) or byte offset (httprr, JSON) of the fault, wrapping a sentinel:
+// ErrUnknownFormat, ErrUnknownProtocol, ErrTruncated, ErrMalformed or
+// ErrTooLarge. Files above MaxFileSize and bodies that decompress beyond
+// MaxBodySize are refused. Every change beyond reformatting is listed in
+// Result.Notes.
+//
+// # Redaction
+//
+// RedactInteraction removes the headers authorization, proxy-authorization,
+// x-api-key, api-key, x-goog-api-key, cookie, set-cookie and
+// x-amz-security-token (any case) from requests and responses, the query
+// parameters key, api_key, apikey and access_token and any user:password@
+// from URLs, and masks bearer-looking tokens (Bearer ..., sk-..., AIza...,
+// gh?_..., JWTs) left in URLs or header values. Import and Marshal apply
+// it, so nothing unredacted reaches a file. Bodies are kept: they are what
+// a cassette is for, and the upstream projects scrubbed theirs. For
+// recording, RedactHook redacts go-vcr's own copy of each interaction, and
+// RedactRequest returns a redacted clone, so the request sent upstream is
+// never changed.
+//
+// # Writing
+//
+// Save and WriteFile write to a temporary file in the target directory and
+// rename it into place, so no reader sees half a file. Without force, an
+// existing file is never replaced: the final step is a hard link, which
+// fails if the file appeared after the first check (ErrExists).
+//
+// # Replay
+//
+// Matcher matches on method, URL path and body compared as JSON. Headers
+// are never compared: go-vcr's default matcher compares all of them, API
+// keys and user agents included, so a cassette recorded with one key would
+// not replay with another. Host and query are ignored too, so a cassette
+// replays against an httptest server; the path and the body are what tell
+// one call from another in every protocol conform knows. Requests marked
+// response-only match on method and path. NewReplayer wraps go-vcr's
+// recorder in replay-only mode with this matcher; ReplayHandler serves any
+// RoundTripper as an http.Handler, a fake provider for a real client.
+//
+// # The imported corpus
+//
+// Every file of testdata/corpus/<protocol>/ is imported to
+// cassettes/<protocol>/<file>.yaml (a name already ending in .yaml is
+// kept, any other gets .yaml appended, so x.json and x.chunks.txt stay
+// apart). `go test ./cassettes -run TestImportCorpus -update` regenerates
+// them and PROVENANCE.md; without -update the test fails when a committed
+// cassette differs from a fresh import. The cassettes are embedded in the
+// package: Glob lists them by protocol folder and Load reads them (or any
+// cassette path on disk).
+package cassettes

@@ -1,0 +1,199 @@
+package cassettes
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"gopkg.in/dnaeon/go-vcr.v4/pkg/cassette"
+)
+
+// Format names a recording format the importer reads.
+type Format string
+
+// The formats Import detects.
+const (
+	FormatGoVCR  Format = "go-vcr" // go-vcr v2 YAML (version: 2)
+	FormatVCRPy  Format = "vcrpy"  // VCR.py YAML (interactions with uri)
+	FormatHTTPRR Format = "httprr" // httprr trace v1
+	FormatChunks Format = "chunks" // one SSE data payload (or Bedrock event) per line
+	FormatJSON   Format = "json"   // a non-streaming response body
+	FormatSSE    Format = "sse"    // a raw SSE response body
+)
+
+// Limits of the importer.
+const (
+	// MaxFileSize is the largest file Import reads.
+	MaxFileSize = 64 << 20
+	// MaxBodySize is the largest body Import produces, after decompression.
+	MaxBodySize = 64 << 20
+)
+
+// ResponseOnlyHeader is the request header that marks an interaction whose
+// request was not recorded: the importer made it up from the protocol's
+// usual method and path, with an empty body. Matcher ignores the body of
+// such requests.
+const ResponseOnlyHeader = "X-Conform-Response-Only"
+
+// Option configures Import and ImportFile.
+type Option func(*options)
+
+type options struct {
+	protocol string
+	format   Format
+}
+
+// WithProtocol sets the wire protocol of the file instead of guessing it.
+func WithProtocol(name string) Option {
+	return func(o *options) { o.protocol = name }
+}
+
+// WithFormat sets the recording format of the file instead of detecting it.
+func WithFormat(f Format) Option {
+	return func(o *options) { o.format = f }
+}
+
+// Result is an imported recording.
+type Result struct {
+	Cassette *cassette.Cassette
+	Format   Format
+	// Protocol is the wire protocol given or guessed; it may be "" for a
+	// recording whose URLs say nothing clear.
+	Protocol string
+	// ResponseOnly reports that the source held no requests and that
+	// every request in the cassette was made up (see ResponseOnlyHeader).
+	ResponseOnly bool
+	// Notes lists every change the importer made beyond reformatting, such
+	// as decompressed bodies, one per line.
+	Notes []string
+}
+
+// ImportFile reads the recording at path, detects its format, converts it to
+// a go-vcr v4 cassette and redacts it. Options may give the protocol or the
+// format instead of guessing them.
+//
+//	c, err := cassettes.ImportFile("testdata/foo.httprr")
+func ImportFile(path string, opts ...Option) (*cassette.Cassette, error) {
+	res, err := ImportPath(path, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return res.Cassette, nil
+}
+
+// ImportPath is ImportFile with the whole Result.
+func ImportPath(path string, opts ...Option) (*Result, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("import: %w", err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
+	if err != nil {
+		return nil, inFile(path, err)
+	}
+	if len(data) > MaxFileSize {
+		return nil, inFile(path, fmt.Errorf("file larger than %d bytes: %w", MaxFileSize, ErrTooLarge))
+	}
+	return Import(path, data, opts...)
+}
+
+// Import converts the recording data, read from the file called name, to a
+// redacted go-vcr v4 cassette. The name is used for format detection (by
+// extension), in error messages, and as the cassette's name.
+func Import(name string, data []byte, opts ...Option) (*Result, error) {
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if o.protocol != "" && !knownProtocol(o.protocol) {
+		return nil, inFile(name, fmt.Errorf("protocol %q: %w; known: %s", o.protocol, ErrUnknownProtocol, strings.Join(Protocols(), ", ")))
+	}
+	if len(data) > MaxFileSize {
+		return nil, inFile(name, fmt.Errorf("file larger than %d bytes: %w", MaxFileSize, ErrTooLarge))
+	}
+	format := o.format
+	if format == "" {
+		var err error
+		if format, err = DetectFormat(name, data); err != nil {
+			return nil, err
+		}
+	}
+	res := &Result{Format: format, Protocol: o.protocol}
+	var err error
+	switch format {
+	case FormatGoVCR:
+		err = importGoVCR(name, data, res)
+	case FormatVCRPy:
+		err = importVCRPy(name, data, res)
+	case FormatHTTPRR:
+		err = importHTTPRR(name, data, res)
+	case FormatChunks, FormatJSON, FormatSSE:
+		err = importFixture(name, data, res)
+	default:
+		err = inFile(name, fmt.Errorf("format %q: %w", format, ErrUnknownFormat))
+	}
+	if err != nil {
+		return nil, err
+	}
+	if res.Protocol == "" {
+		for _, i := range res.Cassette.Interactions {
+			if p := GuessProtocol(i.Request.URL); p != "" {
+				res.Protocol = p
+				break
+			}
+		}
+	}
+	c := res.Cassette
+	c.Name = strings.TrimSuffix(filepath.Base(name), filepath.Ext(name))
+	c.Matcher = Matcher
+	for n, i := range c.Interactions {
+		i.ID = n
+		RedactInteraction(i)
+	}
+	return res, nil
+}
+
+// DetectFormat tells the recording format of data, read from the file
+// called name: by content where the content says (httprr's first line, a
+// YAML cassette's keys), else by extension.
+func DetectFormat(name string, data []byte) (Format, error) {
+	lower := strings.ToLower(name)
+	switch {
+	case bytes.HasPrefix(data, []byte(httprrMagic)):
+		return FormatHTTPRR, nil
+	case strings.HasSuffix(lower, ".chunks.txt"):
+		return FormatChunks, nil
+	case strings.HasSuffix(lower, ".sse"):
+		return FormatSSE, nil
+	case strings.HasSuffix(lower, ".json"):
+		return FormatJSON, nil
+	}
+	if f, ok := detectYAML(data); ok {
+		return f, nil
+	}
+	trimmed := bytes.TrimSpace(data)
+	switch {
+	case bytes.HasPrefix(trimmed, []byte("data:")), bytes.HasPrefix(trimmed, []byte("event:")):
+		return FormatSSE, nil
+	case len(trimmed) > 0 && (trimmed[0] == '{' || trimmed[0] == '[') && json.Valid(trimmed):
+		return FormatJSON, nil
+	}
+	return "", inFile(name, fmt.Errorf("%w: not go-vcr or VCR.py YAML, httprr, .chunks.txt, .json or .sse", ErrUnknownFormat))
+}
+
+// CassetteName returns the file name conform gives the cassette imported
+// from the file called name: name itself when it ends in .yaml, else name
+// with ".yaml" added, so that fixtures differing only in extension
+// (x.json, x.chunks.txt) stay apart and the source stays recognisable.
+func CassetteName(name string) string {
+	base := filepath.Base(name)
+	if strings.HasSuffix(base, ".yaml") {
+		return base
+	}
+	return base + ".yaml"
+}

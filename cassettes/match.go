@@ -1,0 +1,119 @@
+package cassettes
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/url"
+	"reflect"
+	"strings"
+
+	"gopkg.in/dnaeon/go-vcr.v4/pkg/cassette"
+	"gopkg.in/dnaeon/go-vcr.v4/pkg/recorder"
+)
+
+// Matcher is the go-vcr matcher conform replays with: a request matches a
+// recorded one when the method and the URL path are equal and the bodies
+// are equal as JSON (key order and whitespace ignored; bodies that are not
+// JSON must be equal byte for byte). Headers never take part, so API keys
+// and user agents cannot make or break a match; nor do host and query, so a
+// cassette replays against any server address. A recorded request marked
+// with ResponseOnlyHeader matches on method and path alone, since its body
+// was never recorded.
+//
+// The request body is read and put back, so the request can still be sent.
+func Matcher(r *http.Request, i cassette.Request) bool {
+	if r.Method != i.Method {
+		return false
+	}
+	u, err := url.Parse(i.URL)
+	if err != nil || r.URL == nil || r.URL.Path != u.Path {
+		return false
+	}
+	if i.Headers.Get(ResponseOnlyHeader) == "true" {
+		return true
+	}
+	var body []byte
+	if r.Body != nil && r.Body != http.NoBody {
+		body, err = io.ReadAll(r.Body)
+		r.Body.Close()
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		if err != nil {
+			return false
+		}
+	}
+	return BodiesEqual(body, []byte(i.Body))
+}
+
+// BodiesEqual reports whether two request bodies are the same: equal as
+// JSON when both are JSON, else equal byte for byte. Empty and
+// whitespace-only bodies are equal.
+func BodiesEqual(a, b []byte) bool {
+	ta, tb := bytes.TrimSpace(a), bytes.TrimSpace(b)
+	if len(ta) == 0 || len(tb) == 0 {
+		return len(ta) == len(tb)
+	}
+	var va, vb any
+	if jsonValue(ta, &va) && jsonValue(tb, &vb) {
+		return reflect.DeepEqual(va, vb)
+	}
+	return bytes.Equal(a, b)
+}
+
+// jsonValue decodes one JSON value, keeping numbers as written so that
+// large integers compare exactly.
+func jsonValue(data []byte, v *any) bool {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	if err := dec.Decode(v); err != nil {
+		return false
+	}
+	return !dec.More()
+}
+
+// NewReplayer returns a go-vcr recorder that replays the cassette at path
+// (with or without its .yaml suffix) with Matcher and never goes to the
+// network. Further options are applied after conform's.
+//
+//	rec, err := cassettes.NewReplayer("cassettes/anthropic/x.yaml")
+//	client := rec.GetDefaultClient()
+func NewReplayer(path string, opts ...recorder.Option) (*recorder.Recorder, error) {
+	base := []recorder.Option{
+		recorder.WithMode(recorder.ModeReplayOnly),
+		recorder.WithMatcher(Matcher),
+		recorder.WithSkipRequestLatency(true),
+	}
+	return recorder.New(strings.TrimSuffix(path, ".yaml"), append(base, opts...)...)
+}
+
+// hopHeaders are not copied by ReplayHandler: the server writing the body
+// decides its own framing.
+var hopHeaders = []string{"Connection", "Content-Length", "Keep-Alive", "Transfer-Encoding", "Trailer", "Upgrade"}
+
+// ReplayHandler returns an HTTP handler that answers each request with the
+// response rt gives for it, usually a replaying recorder: a fake provider
+// for a real client. A request rt cannot answer gets a 404 naming the error.
+func ReplayHandler(rt http.RoundTripper) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		out := r.Clone(r.Context())
+		out.RequestURI = ""
+		if out.URL.Host == "" {
+			out.URL.Scheme, out.URL.Host = "http", r.Host
+		}
+		resp, err := rt.RoundTrip(out)
+		if err != nil {
+			http.Error(w, "conform replay: "+err.Error(), http.StatusNotFound)
+			return
+		}
+		defer resp.Body.Close()
+		for k, vs := range resp.Header {
+			w.Header()[k] = append([]string(nil), vs...)
+		}
+		for _, k := range hopHeaders {
+			w.Header().Del(k)
+		}
+		w.WriteHeader(resp.StatusCode)
+		_, _ = io.Copy(w, resp.Body)
+	})
+}

@@ -1,0 +1,138 @@
+package cassettes
+
+import (
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+
+	"gopkg.in/dnaeon/go-vcr.v4/pkg/cassette"
+	"gopkg.in/dnaeon/go-vcr.v4/pkg/recorder"
+)
+
+// Redacted replaces a secret that cannot simply be removed.
+const Redacted = "REDACTED"
+
+// secretHeaders are removed from requests and responses, compared without
+// regard to case.
+var secretHeaders = map[string]bool{
+	"authorization":        true,
+	"proxy-authorization":  true,
+	"x-api-key":            true,
+	"api-key":              true,
+	"x-goog-api-key":       true,
+	"cookie":               true,
+	"set-cookie":           true,
+	"x-amz-security-token": true,
+}
+
+// secretParams are query parameters removed from URLs, compared without
+// regard to case.
+var secretParams = map[string]bool{
+	"key":          true,
+	"api_key":      true,
+	"apikey":       true,
+	"access_token": true,
+}
+
+// tokenPattern matches bearer-looking tokens anywhere in a URL or a header
+// value: "Bearer <token>", OpenAI and Anthropic keys (sk-...), Google API
+// keys (AIza...), GitHub tokens and JSON Web Tokens.
+var tokenPattern = regexp.MustCompile(`(?i:bearer)(?:%20|\+|\s)+[A-Za-z0-9._~+/=-]+` +
+	`|\bsk-[A-Za-z0-9_-]{16,}` +
+	`|\bAIza[0-9A-Za-z_-]{20,}` +
+	`|\bgh[pousr]_[A-Za-z0-9]{20,}` +
+	`|\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*`)
+
+// RedactInteraction removes secrets from an interaction in place: the
+// secret headers of request and response, secret query parameters and
+// user information in the URL, and bearer-looking tokens left in the URL
+// or in any header value. It is what Import and Save apply; bodies are
+// left alone, since they are what a cassette is for.
+func RedactInteraction(i *cassette.Interaction) {
+	i.Request.Headers = redactHeader(i.Request.Headers)
+	i.Response.Headers = redactHeader(i.Response.Headers)
+	i.Request.Trailer = redactHeader(i.Request.Trailer)
+	i.Response.Trailer = redactHeader(i.Response.Trailer)
+	i.Request.URL = RedactURL(i.Request.URL)
+	i.Request.RequestURI = RedactURL(i.Request.RequestURI)
+	for k := range i.Request.Form {
+		if secretParams[strings.ToLower(k)] {
+			delete(i.Request.Form, k)
+		}
+	}
+}
+
+// RedactRequest returns a redacted clone of r; r itself is not changed.
+// Its body is shared with r, not read.
+func RedactRequest(r *http.Request) *http.Request {
+	c := r.Clone(r.Context())
+	c.Header = redactHeader(c.Header)
+	if c.URL != nil {
+		if u, err := url.Parse(RedactURL(c.URL.String())); err == nil {
+			c.URL = u
+		}
+	}
+	c.RequestURI = RedactURL(c.RequestURI)
+	return c
+}
+
+// RedactHook returns a recorder option that redacts every interaction
+// before go-vcr saves it. The recorder hands hooks its own copy of the
+// request, so the request sent upstream keeps its credentials.
+func RedactHook() recorder.Option {
+	return recorder.WithHook(func(i *cassette.Interaction) error {
+		RedactInteraction(i)
+		return nil
+	}, recorder.BeforeSaveHook)
+}
+
+// redactHeader returns h without secret headers and with tokens masked in
+// the values it keeps. It returns a new map; h is not changed.
+func redactHeader(h http.Header) http.Header {
+	if h == nil {
+		return nil
+	}
+	out := make(http.Header, len(h))
+	for k, vs := range h {
+		if secretHeaders[strings.ToLower(k)] {
+			continue
+		}
+		kept := make([]string, len(vs))
+		for n, v := range vs {
+			kept[n] = tokenPattern.ReplaceAllString(v, Redacted)
+		}
+		out[k] = kept
+	}
+	return out
+}
+
+// RedactURL removes user information and secret query parameters from a
+// URL and masks bearer-looking tokens in what is left. The order and the
+// spelling of the other query parameters are kept. A string that does not
+// parse as a URL has its tokens masked only.
+func RedactURL(raw string) string {
+	if raw == "" {
+		return raw
+	}
+	u, err := url.Parse(raw)
+	if err == nil {
+		u.User = nil
+		if u.RawQuery != "" {
+			var kept []string
+			for _, pair := range strings.Split(u.RawQuery, "&") {
+				name, _, _ := strings.Cut(pair, "=")
+				if n, err := url.QueryUnescape(name); err == nil {
+					name = n
+				}
+				if secretParams[strings.ToLower(name)] {
+					continue
+				}
+				kept = append(kept, pair)
+			}
+			u.RawQuery = strings.Join(kept, "&")
+		}
+		raw = u.String()
+	}
+	return tokenPattern.ReplaceAllString(raw, Redacted)
+}

@@ -1,0 +1,448 @@
+package cassettes
+
+import (
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v4"
+	"gopkg.in/dnaeon/go-vcr.v4/pkg/cassette"
+)
+
+// parseYAMLRoot parses data as one YAML document whose root is a mapping.
+func parseYAMLRoot(data []byte) (*yaml.Node, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, err
+	}
+	if doc.Kind != yaml.DocumentNode || len(doc.Content) != 1 || doc.Content[0].Kind != yaml.MappingNode {
+		return nil, errors.New("root is not a mapping")
+	}
+	return doc.Content[0], nil
+}
+
+// mapValue returns the value of key in the mapping node m, or nil.
+func mapValue(m *yaml.Node, key string) *yaml.Node {
+	if m == nil || m.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key {
+			v := m.Content[i+1]
+			if v.Kind == yaml.AliasNode && v.Alias != nil {
+				return v.Alias
+			}
+			return v
+		}
+	}
+	return nil
+}
+
+// detectYAML reports whether data is a go-vcr or a VCR.py cassette: both
+// have a top-level interactions list; go-vcr requests carry url, VCR.py
+// requests uri. An empty list is told apart by version (2 is go-vcr).
+func detectYAML(data []byte) (Format, bool) {
+	if !bytes.Contains(data, []byte("interactions:")) {
+		return "", false
+	}
+	root, err := parseYAMLRoot(data)
+	if err != nil {
+		return "", false
+	}
+	list := mapValue(root, "interactions")
+	if list == nil {
+		return "", false
+	}
+	if list.Kind == yaml.SequenceNode && len(list.Content) > 0 {
+		req := mapValue(list.Content[0], "request")
+		switch {
+		case mapValue(req, "uri") != nil:
+			return FormatVCRPy, true
+		case mapValue(req, "url") != nil:
+			return FormatGoVCR, true
+		}
+	}
+	if v := mapValue(root, "version"); v != nil && v.Value == "2" {
+		return FormatGoVCR, true
+	}
+	return FormatVCRPy, true
+}
+
+// yamlErr turns a YAML syntax error into an ImportError; the YAML library
+// puts the line into its message.
+func yamlErr(name string, err error) error {
+	return inFile(name, fmt.Errorf("%w: %v", ErrMalformed, err))
+}
+
+// interactionsOf returns the interaction nodes of a cassette root.
+func interactionsOf(name string, root *yaml.Node) ([]*yaml.Node, error) {
+	list := mapValue(root, "interactions")
+	if list == nil {
+		return nil, atLine(name, root.Line, fmt.Errorf("%w: no interactions key", ErrMalformed))
+	}
+	if list.Kind != yaml.SequenceNode {
+		return nil, atLine(name, list.Line, fmt.Errorf("%w: interactions is not a list", ErrMalformed))
+	}
+	return list.Content, nil
+}
+
+// importGoVCR reads a go-vcr v2 cassette. Its interaction layout is the one
+// go-vcr v4 still writes, so interactions decode directly; bodies, including
+// binary AWS event-stream bodies stored as !!binary, keep their bytes.
+func importGoVCR(name string, data []byte, res *Result) error {
+	root, err := parseYAMLRoot(data)
+	if err != nil {
+		return yamlErr(name, err)
+	}
+	if v := mapValue(root, "version"); v != nil && v.Value != "2" {
+		return atLine(name, v.Line, fmt.Errorf("%w: go-vcr cassette version %s, want 2", ErrMalformed, v.Value))
+	}
+	items, err := interactionsOf(name, root)
+	if err != nil {
+		return err
+	}
+	c := newCassette()
+	for n, item := range items {
+		var i cassette.Interaction
+		if err := item.Decode(&i); err != nil {
+			return atLine(name, item.Line, fmt.Errorf("%w: interaction %d: %v", ErrMalformed, n, err))
+		}
+		if err := checkInteraction(&i); err != nil {
+			return atLine(name, item.Line, fmt.Errorf("interaction %d: %w", n, err))
+		}
+		i.Request.Headers = canonicalHeader(i.Request.Headers)
+		i.Response.Headers = canonicalHeader(i.Response.Headers)
+		c.Interactions = append(c.Interactions, &i)
+	}
+	res.Cassette = c
+	return nil
+}
+
+// canonicalHeader returns h with canonical keys, values of keys that differ
+// only in case merged in order.
+func canonicalHeader(h http.Header) http.Header {
+	if h == nil {
+		return nil
+	}
+	keys := make([]string, 0, len(h))
+	for k := range h {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	out := make(http.Header, len(h))
+	for _, k := range keys {
+		for _, v := range h[k] {
+			out.Add(k, v)
+		}
+	}
+	return out
+}
+
+// checkInteraction rejects an interaction a replay could not use.
+func checkInteraction(i *cassette.Interaction) error {
+	if i.Request.Method == "" {
+		return fmt.Errorf("%w: request has no method", ErrMalformed)
+	}
+	u, err := url.Parse(i.Request.URL)
+	if err != nil || u.Scheme == "" || u.Host == "" {
+		return fmt.Errorf("%w: request url %q is not absolute", ErrMalformed, i.Request.URL)
+	}
+	if i.Response.Code < 100 || i.Response.Code > 999 {
+		return fmt.Errorf("%w: response status code %d", ErrMalformed, i.Response.Code)
+	}
+	if i.Response.Status == "" {
+		i.Response.Status = fmt.Sprintf("%d %s", i.Response.Code, http.StatusText(i.Response.Code))
+	}
+	return nil
+}
+
+// newCassette returns an empty cassette in go-vcr's current format.
+func newCassette() *cassette.Cassette {
+	c := cassette.New("")
+	c.Matcher = Matcher
+	return c
+}
+
+// importVCRPy reads a VCR.py cassette: interactions of request {method, uri,
+// headers, body} and response {status {code, message}, headers, body
+// {string}}; a body may be a !!binary gzip stream, which is decompressed,
+// or a JSON document stored as a YAML mapping under parsed_body (beside
+// body, or inside it), which is written back as JSON.
+func importVCRPy(name string, data []byte, res *Result) error {
+	root, err := parseYAMLRoot(data)
+	if err != nil {
+		return yamlErr(name, err)
+	}
+	items, err := interactionsOf(name, root)
+	if err != nil {
+		return err
+	}
+	c := newCassette()
+	for n, item := range items {
+		i, err := vcrpyInteraction(name, item, res)
+		if err != nil {
+			return atLine(name, item.Line, fmt.Errorf("interaction %d: %w", n, err))
+		}
+		c.Interactions = append(c.Interactions, i)
+	}
+	res.Cassette = c
+	return nil
+}
+
+func vcrpyInteraction(name string, item *yaml.Node, res *Result) (*cassette.Interaction, error) {
+	reqN, respN := mapValue(item, "request"), mapValue(item, "response")
+	if reqN == nil || respN == nil {
+		return nil, fmt.Errorf("%w: request or response missing", ErrMalformed)
+	}
+	var i cassette.Interaction
+	var err error
+	i.Request.Method = scalar(mapValue(reqN, "method"))
+	i.Request.URL = scalar(mapValue(reqN, "uri"))
+	if i.Request.Headers, err = vcrpyHeaders(mapValue(reqN, "headers")); err != nil {
+		return nil, fmt.Errorf("request headers: %w", err)
+	}
+	reqBody, err := vcrpyBody(reqN)
+	if err != nil {
+		return nil, fmt.Errorf("request body: %w", err)
+	}
+	if reqBody, err = decodeContent(reqBody, i.Request.Headers, &res.Notes); err != nil {
+		return nil, fmt.Errorf("request body: %w", err)
+	}
+	i.Request.Body = reqBody
+	i.Request.ContentLength = int64(len(reqBody))
+	i.Request.Proto, i.Request.ProtoMajor, i.Request.ProtoMinor = "HTTP/1.1", 1, 1
+	if u, err := url.Parse(i.Request.URL); err == nil {
+		i.Request.Host = u.Host
+	}
+
+	status := mapValue(respN, "status")
+	code, _ := strconv.Atoi(scalar(mapValue(status, "code")))
+	i.Response.Code = code
+	if msg := scalar(mapValue(status, "message")); msg != "" {
+		i.Response.Status = fmt.Sprintf("%d %s", code, msg)
+	}
+	if i.Response.Headers, err = vcrpyHeaders(mapValue(respN, "headers")); err != nil {
+		return nil, fmt.Errorf("response headers: %w", err)
+	}
+	body, err := vcrpyBody(respN)
+	if err != nil {
+		return nil, fmt.Errorf("response body: %w", err)
+	}
+	before := len(res.Notes)
+	if body, err = decodeContent(body, i.Response.Headers, &res.Notes); err != nil {
+		return nil, fmt.Errorf("response body: %w", err)
+	}
+	i.Response.Uncompressed = len(res.Notes) > before
+	i.Response.Body = body
+	i.Response.ContentLength = int64(len(body))
+	// Go's client moves Transfer-Encoding out of the header and reports an
+	// unknown length; a replayed response does the same.
+	if te := i.Response.Headers.Values("Transfer-Encoding"); len(te) > 0 {
+		i.Response.Headers.Del("Transfer-Encoding")
+		i.Response.TransferEncoding = te
+		i.Response.ContentLength = -1
+	}
+	i.Response.Proto, i.Response.ProtoMajor, i.Response.ProtoMinor = "HTTP/1.1", 1, 1
+	if err := checkInteraction(&i); err != nil {
+		return nil, err
+	}
+	return &i, nil
+}
+
+// scalar returns the value of a scalar node, or "".
+func scalar(n *yaml.Node) string {
+	if n == nil || n.Kind != yaml.ScalarNode || n.Tag == "!!null" {
+		return ""
+	}
+	return n.Value
+}
+
+// vcrpyHeaders decodes a header mapping whose values are lists of strings
+// or single strings.
+func vcrpyHeaders(n *yaml.Node) (http.Header, error) {
+	h := http.Header{}
+	if n == nil || n.Tag == "!!null" {
+		return h, nil
+	}
+	if n.Kind != yaml.MappingNode {
+		return nil, fmt.Errorf("%w: line %d: headers are not a mapping", ErrMalformed, n.Line)
+	}
+	for k := 0; k+1 < len(n.Content); k += 2 {
+		key, val := n.Content[k].Value, n.Content[k+1]
+		switch val.Kind {
+		case yaml.ScalarNode:
+			h.Add(key, val.Value)
+		case yaml.SequenceNode:
+			for _, v := range val.Content {
+				if v.Kind != yaml.ScalarNode {
+					return nil, fmt.Errorf("%w: line %d: header %s value is not a string", ErrMalformed, v.Line, key)
+				}
+				h.Add(key, v.Value)
+			}
+		default:
+			return nil, fmt.Errorf("%w: line %d: header %s value is not a string", ErrMalformed, val.Line, key)
+		}
+	}
+	return h, nil
+}
+
+// vcrpyBody returns the body of a VCR.py request or response node: body as
+// a string, body.string, or a parsed_body mapping (beside body or inside it)
+// re-encoded as JSON in document order.
+func vcrpyBody(n *yaml.Node) (string, error) {
+	if pb := mapValue(n, "parsed_body"); pb != nil {
+		return nodeJSON(pb)
+	}
+	b := mapValue(n, "body")
+	if b == nil {
+		return "", nil
+	}
+	switch b.Kind {
+	case yaml.ScalarNode:
+		return decodeScalarString(b)
+	case yaml.MappingNode:
+		if pb := mapValue(b, "parsed_body"); pb != nil {
+			return nodeJSON(pb)
+		}
+		s := mapValue(b, "string")
+		if s == nil {
+			return "", nil
+		}
+		if s.Kind != yaml.ScalarNode {
+			return "", fmt.Errorf("%w: line %d: body string is not a scalar", ErrMalformed, s.Line)
+		}
+		return decodeScalarString(s)
+	}
+	return "", fmt.Errorf("%w: line %d: body is neither a string nor a mapping", ErrMalformed, b.Line)
+}
+
+// decodeScalarString decodes a scalar, including !!binary, into its bytes.
+func decodeScalarString(n *yaml.Node) (string, error) {
+	if n.Tag == "!!null" {
+		return "", nil
+	}
+	var s string
+	if err := n.Decode(&s); err != nil {
+		return "", fmt.Errorf("%w: line %d: %v", ErrMalformed, n.Line, err)
+	}
+	return s, nil
+}
+
+// nodeJSON writes a YAML node as compact JSON, keeping mapping order.
+func nodeJSON(n *yaml.Node) (string, error) {
+	var b bytes.Buffer
+	if err := writeNodeJSON(&b, n, 0); err != nil {
+		return "", err
+	}
+	return b.String(), nil
+}
+
+// maxNodeDepth bounds the nesting nodeJSON follows, so that alias loops
+// and hostile nesting end in an error.
+const maxNodeDepth = 1000
+
+func writeNodeJSON(b *bytes.Buffer, n *yaml.Node, depth int) error {
+	if depth > maxNodeDepth {
+		return fmt.Errorf("%w: line %d: parsed_body nested deeper than %d", ErrMalformed, n.Line, maxNodeDepth)
+	}
+	switch n.Kind {
+	case yaml.AliasNode:
+		if n.Alias == nil {
+			return fmt.Errorf("%w: line %d: unresolved alias", ErrMalformed, n.Line)
+		}
+		return writeNodeJSON(b, n.Alias, depth+1)
+	case yaml.MappingNode:
+		b.WriteByte('{')
+		for k := 0; k+1 < len(n.Content); k += 2 {
+			if k > 0 {
+				b.WriteByte(',')
+			}
+			key, _ := json.Marshal(n.Content[k].Value)
+			b.Write(key)
+			b.WriteByte(':')
+			if err := writeNodeJSON(b, n.Content[k+1], depth+1); err != nil {
+				return err
+			}
+		}
+		b.WriteByte('}')
+	case yaml.SequenceNode:
+		b.WriteByte('[')
+		for k, v := range n.Content {
+			if k > 0 {
+				b.WriteByte(',')
+			}
+			if err := writeNodeJSON(b, v, depth+1); err != nil {
+				return err
+			}
+		}
+		b.WriteByte(']')
+	case yaml.ScalarNode:
+		var v any
+		if err := n.Decode(&v); err != nil {
+			return fmt.Errorf("%w: line %d: %v", ErrMalformed, n.Line, err)
+		}
+		if f, ok := v.(float64); ok && (math.IsInf(f, 0) || math.IsNaN(f)) {
+			return fmt.Errorf("%w: line %d: %s is not a JSON number", ErrMalformed, n.Line, n.Value)
+		}
+		if _, ok := v.([]byte); ok {
+			v = n.Value
+		}
+		var tmp bytes.Buffer
+		enc := json.NewEncoder(&tmp)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(v); err != nil {
+			return fmt.Errorf("%w: line %d: %v", ErrMalformed, n.Line, err)
+		}
+		b.Write(bytes.TrimSuffix(tmp.Bytes(), []byte("\n")))
+	default:
+		return fmt.Errorf("%w: line %d: unexpected YAML node in parsed_body", ErrMalformed, n.Line)
+	}
+	return nil
+}
+
+// decodeContent undoes a gzip content-encoding: a gzip body is
+// decompressed (up to MaxBodySize) and the Content-Encoding header dropped;
+// a Content-Length header is set to the new length. A header that claims
+// gzip over a body that is not gzip is dropped too, since the body is plain.
+// Each change is appended to notes.
+func decodeContent(body string, h http.Header, notes *[]string) (string, error) {
+	enc := strings.ToLower(strings.TrimSpace(h.Get("Content-Encoding")))
+	if enc == "" || enc == "identity" {
+		return body, nil
+	}
+	if enc != "gzip" && enc != "x-gzip" {
+		*notes = append(*notes, fmt.Sprintf("content-encoding %q kept as recorded", enc))
+		return body, nil
+	}
+	if !strings.HasPrefix(body, "\x1f\x8b") {
+		h.Del("Content-Encoding")
+		*notes = append(*notes, "content-encoding gzip over a plain body dropped")
+		return body, nil
+	}
+	zr, err := gzip.NewReader(strings.NewReader(body))
+	if err != nil {
+		return "", fmt.Errorf("%w: gzip: %v", ErrMalformed, err)
+	}
+	out, err := io.ReadAll(io.LimitReader(zr, MaxBodySize+1))
+	if err != nil {
+		return "", fmt.Errorf("%w: gzip: %v", ErrMalformed, err)
+	}
+	if len(out) > MaxBodySize {
+		return "", fmt.Errorf("gzip body larger than %d bytes: %w", MaxBodySize, ErrTooLarge)
+	}
+	h.Del("Content-Encoding")
+	if h.Get("Content-Length") != "" {
+		h.Set("Content-Length", strconv.Itoa(len(out)))
+	}
+	*notes = append(*notes, fmt.Sprintf("gzip body decompressed (%d to %d bytes)", len(body), len(out)))
+	return string(out), nil
+}
