@@ -1,0 +1,38 @@
+package core_test
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/toolconform/conform/core"
+)
+
+// WeatherArgs are the parameters of the get_weather tool. The jsonschema tag
+// is the description the model sees; the enum tag lists the allowed values.
+type WeatherArgs struct {
+	City string `json:"city" jsonschema:"the city name"`
+	Unit string `json:"unit,omitempty" enum:"c,f"`
+}
+
+// Weather is the tool's result.
+type Weather struct {
+	Temp float64 `json:"temp"`
+	Unit string  `json:"unit"`
+}
+
+func ExampleNewTool() {
+	tool, err := core.NewTool("get_weather", "Current weather for a city.",
+		func(ctx context.Context, in WeatherArgs) (Weather, error) {
+			return Weather{Temp: 21.5, Unit: "c"}, nil
+		}, core.WithRisk(core.RiskReadOnly))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	spec := tool.Spec()
+	fmt.Println(spec.Name, tool.Risk())
+	fmt.Println(string(spec.InputSchema))
+	// Output:
+	// get_weather read-only
+	// {"type":"object","properties":{"city":{"type":"string","description":"the city name"},"unit":{"type":"string","enum":["c","f"]}},"required":["city"],"additionalProperties":false}
+}

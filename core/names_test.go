@@ -1,0 +1,163 @@
+package core
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"pgregory.net/rapid"
+)
+
+func TestCheckName(t *testing.T) {
+	tests := []struct {
+		name    string
+		wantErr string // substring; "" means valid
+		offset  int
+	}{
+		{name: "get_weather"},
+		{name: "get-weather-2"},
+		{name: "3d_render"}, // E03: digit-leading names are valid
+		{name: strings.Repeat("a", 64)},
+		{name: "", wantErr: "empty", offset: -1},
+		{name: "github.list_prs", wantErr: `character '.' at byte 6`, offset: 6},
+		{name: "fs/read", wantErr: `character '/' at byte 2`, offset: 2},
+		{name: "read file", wantErr: `character ' ' at byte 4`, offset: 4},
+		{name: "café", wantErr: `character 'é' at byte 3`, offset: 3},
+		{name: strings.Repeat("a", 65), wantErr: "65 bytes long, more than 64", offset: -1}, // E02
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := CheckName(tt.name)
+			if tt.wantErr == "" {
+				if err != nil {
+					t.Fatalf("CheckName(%q) = %v, want nil", tt.name, err)
+				}
+				return
+			}
+			var ne *NameError
+			if !errors.As(err, &ne) || !errors.Is(err, ErrInvalidName) {
+				t.Fatalf("CheckName(%q) = %v, want a *NameError wrapping ErrInvalidName", tt.name, err)
+			}
+			if !strings.Contains(err.Error(), tt.wantErr) || ne.Offset != tt.offset {
+				t.Errorf("CheckName(%q) = %v (offset %d), want %q at offset %d", tt.name, err, ne.Offset, tt.wantErr, tt.offset)
+			}
+		})
+	}
+}
+
+func TestNameMapperSanitize(t *testing.T) {
+	long := "mcp__github_enterprise_server__list_pull_request_review_comments_for_repository"
+	m := NewNameMapper()
+	tests := []struct {
+		original string
+		want     string
+	}{
+		{"get_weather", "get_weather"},
+		{"github.list_prs", "github_list_prs"},
+		{"fs/read file", "fs_read_file"},
+		{"a..b", "a_b"},
+		{"...", "_"},
+		{"", "tool"},
+		{"héllo", "h_llo"},
+		// Taken by "github.list_prs" above: a hash suffix tells them apart.
+		{"github/list_prs", "github_list_prs_" + hashSuffix("github/list_prs")},
+		// Valid, but its own name is taken by a sanitised one.
+		{"a_b", "a_b_" + hashSuffix("a_b")},
+		{long, long[:55] + "_" + hashSuffix(long)},
+		// Same original, same answer.
+		{"github.list_prs", "github_list_prs"},
+	}
+	for _, tt := range tests {
+		got := m.Sanitize(tt.original)
+		if got != tt.want {
+			t.Errorf("Sanitize(%q) = %q, want %q", tt.original, got, tt.want)
+		}
+		if err := CheckName(got); err != nil {
+			t.Errorf("Sanitize(%q) = %q, which is invalid: %v", tt.original, got, err)
+		}
+		if o, ok := m.Original(got); !ok || o != tt.original {
+			t.Errorf("Original(%q) = %q, %v; want %q, true", got, o, ok, tt.original)
+		}
+	}
+	if o, ok := m.Original("never_seen"); ok {
+		t.Errorf("Original(never_seen) = %q, true; want false", o)
+	}
+	var zero NameMapper
+	if got := zero.Sanitize("x.y"); got != "x_y" {
+		t.Errorf("zero NameMapper Sanitize(x.y) = %q, want x_y", got)
+	}
+}
+
+// hashSuffix is the first-attempt suffix Sanitize gives original.
+func hashSuffix(original string) string {
+	s := suffixed("", original, 0)
+	return s[1:]
+}
+
+func TestNameMapperHashCollision(t *testing.T) {
+	// Force the second attempt: occupy the first-attempt name of "x.y"
+	// before it is needed.
+	m := NewNameMapper()
+	first := suffixed("x_y", "x.y", 0)
+	m.Sanitize("x_y") // takes x_y
+	m.Sanitize(first) // takes the first suffixed form, valid as is
+	got := m.Sanitize("x.y")
+	want := suffixed("x_y", "x.y", 1)
+	if got != want || got == first {
+		t.Errorf("Sanitize(x.y) = %q, want second attempt %q", got, want)
+	}
+}
+
+// TestNameMapperProperty checks, for any set of strings, that the sanitised
+// names are valid, pairwise distinct, stable, and map back.
+func TestNameMapperProperty(t *testing.T) {
+	alphabet := []rune("ab_-.0/ é__")
+	gen := rapid.SliceOf(rapid.OneOf(
+		rapid.StringOfN(rapid.RuneFrom(alphabet), 0, 8, -1),
+		rapid.StringOfN(rapid.RuneFrom(alphabet), 60, 90, -1),
+		rapid.String(),
+	))
+	rapid.Check(t, func(t *rapid.T) {
+		originals := gen.Draw(t, "originals")
+		m := NewNameMapper()
+		seen := map[string]string{} // sanitised → original
+		for _, o := range originals {
+			s := m.Sanitize(o)
+			if err := CheckName(s); err != nil {
+				t.Fatalf("Sanitize(%q) = %q: %v", o, s, err)
+			}
+			if prev, ok := seen[s]; ok && prev != o {
+				t.Fatalf("Sanitize(%q) = Sanitize(%q) = %q", o, prev, s)
+			}
+			seen[s] = o
+			if CheckName(o) == nil && len(seen) == 1 && s != o {
+				t.Fatalf("first valid name %q mapped to %q", o, s)
+			}
+		}
+		for s, o := range seen {
+			if got, ok := m.Original(s); !ok || got != o {
+				t.Fatalf("Original(%q) = %q, %v; want %q", s, got, ok, o)
+			}
+			if again := m.Sanitize(o); again != s {
+				t.Fatalf("Sanitize(%q) changed from %q to %q", o, s, again)
+			}
+		}
+	})
+}
+
+func TestNameMapperDeterministic(t *testing.T) {
+	names := []string{"a.b", "a/b", "a b", "mcp__x." + strings.Repeat("y", 80), "ok"}
+	var runs [][]string
+	for range 2 {
+		m := NewNameMapper()
+		var got []string
+		for _, n := range names {
+			got = append(got, m.Sanitize(n))
+		}
+		runs = append(runs, got)
+	}
+	if diff := cmp.Diff(runs[0], runs[1]); diff != "" {
+		t.Errorf("two mappers disagree (-first +second):\n%s", diff)
+	}
+}
