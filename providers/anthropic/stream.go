@@ -256,6 +256,8 @@ func (s *stream) handle(ev sseEvent) error {
 			s.emit(core.Event{Kind: core.EventFinish, Finish: finishOf(d.StopReason), ProviderFinish: d.StopReason})
 		}
 	case "message_stop":
+		// A message that ends without max_tokens completed its last block.
+		s.flush()
 		s.stopped = true
 	case "error":
 		s.flush()

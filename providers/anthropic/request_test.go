@@ -1,0 +1,280 @@
+package anthropic
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/toolconform/conform/core"
+)
+
+func call(id string, args string) core.Part {
+	return core.CallPart(core.Call{ID: id, Name: "f", Arguments: json.RawMessage(args)})
+}
+
+func result(id, text string) core.Part {
+	return core.ResultPart(core.Result{CallID: id, Content: []core.Part{core.TextPart(text)}})
+}
+
+func msg(role core.Role, parts ...core.Part) core.Message { return core.Message{Role: role, Parts: parts} }
+
+func TestHistoryRules(t *testing.T) {
+	user := msg(core.RoleUser, core.TextPart("hi"))
+	tests := []struct {
+		name    string
+		msgs    []core.Message
+		wantErr error
+		wantMsg int
+		wantID  string
+	}{
+		{
+			name: "G01 tool_use without result in the next message",
+			msgs: []core.Message{user, msg(core.RoleAssistant, call("t1", "{}"), call("t2", "{}")), msg(core.RoleTool, result("t1", "ok"))},
+			wantErr: ErrMissingResult, wantMsg: 1, wantID: "t2",
+		},
+		{
+			name:    "G01 tool_use as the last message",
+			msgs:    []core.Message{user, msg(core.RoleAssistant, call("t1", "{}"))},
+			wantErr: ErrMissingResult, wantMsg: 1, wantID: "t1",
+		},
+		{
+			name: "G01 result two messages later is not next",
+			msgs: []core.Message{user, msg(core.RoleAssistant, call("t1", "{}")), user, msg(core.RoleTool, result("t1", "ok"))},
+			wantErr: ErrMissingResult, wantMsg: 1, wantID: "t1",
+		},
+		{
+			name: "G02 orphan tool_result",
+			msgs: []core.Message{user, msg(core.RoleAssistant, core.TextPart("no calls")), msg(core.RoleTool, result("t9", "ok"))},
+			wantErr: ErrOrphanResult, wantMsg: 2, wantID: "t9",
+		},
+		{
+			name: "duplicate call id across turns",
+			msgs: []core.Message{user, msg(core.RoleAssistant, call("t1", "{}")), msg(core.RoleTool, result("t1", "ok")),
+				msg(core.RoleAssistant, call("t1", "{}")), msg(core.RoleTool, result("t1", "ok"))},
+			wantErr: ErrDuplicateID, wantMsg: 3, wantID: "t1",
+		},
+		{
+			name:    "G09 invalid stored arguments",
+			msgs:    []core.Message{user, msg(core.RoleAssistant, call("t1", `{"a":1}{"b":2}`)), msg(core.RoleTool, result("t1", "ok"))},
+			wantErr: ErrInvalidArguments, wantMsg: 1, wantID: "t1",
+		},
+	}
+	a := New()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := a.EncodeRequest(&core.Request{Messages: tt.msgs})
+			if !errors.Is(err, tt.wantErr) {
+				t.Fatalf("error = %v, want %v", err, tt.wantErr)
+			}
+			var he *HistoryError
+			if !errors.As(err, &he) {
+				t.Fatalf("error %v has no *HistoryError", err)
+			}
+			if he.Message != tt.wantMsg || he.ID != tt.wantID {
+				t.Errorf("error names message %d id %q, want %d %q", he.Message, he.ID, tt.wantMsg, tt.wantID)
+			}
+			if !strings.Contains(err.Error(), tt.wantID) {
+				t.Errorf("error text %q does not name the id", err)
+			}
+		})
+	}
+}
+
+func TestValidateHistoryReportsEveryProblem(t *testing.T) {
+	req := &core.Request{Messages: []core.Message{
+		msg(core.RoleUser, core.TextPart("hi")),
+		msg(core.RoleAssistant, call("t1", "{}"), call("t2", "{}")),
+		msg(core.RoleTool, result("t3", "x")),
+	}}
+	err := ValidateHistory(req)
+	var n int
+	for _, e := range err.(interface{ Unwrap() []error }).Unwrap() {
+		var he *HistoryError
+		if errors.As(e, &he) {
+			n++
+		}
+	}
+	if n != 3 {
+		t.Errorf("got %d problems, want 3 (t1, t2 missing; t3 orphan): %v", n, err)
+	}
+}
+
+// TestEncodeRequestWire checks the bytes for G05, G11, G12, the system
+// field and tool choice.
+func TestEncodeRequestWire(t *testing.T) {
+	yes := true
+	req := &core.Request{
+		Model: "claude", MaxTokens: 100,
+		Messages: []core.Message{
+			msg(core.RoleSystem, core.TextPart("be brief")),
+			msg(core.RoleUser, core.TextPart("weather?")),
+			msg(core.RoleAssistant,
+				core.Part{Kind: core.PartThinking, Text: "think", Signature: "sig1"},
+				core.Part{Kind: core.PartThinking, Data: "redacted=="},
+				core.TextPart(""),
+				call("t1", `{"c":"a"}`), call("t2", "")),
+			msg(core.RoleTool, result("t2", "two"), result("t1", "one"), core.TextPart("and?")),
+		},
+		Tools:             []core.ToolSpec{{Name: "f", Description: "d", InputSchema: json.RawMessage(`{"type":"object"}`)}},
+		ToolChoice:        &core.ToolChoice{Mode: core.ToolChoiceRequired},
+		ParallelToolCalls: &yes,
+	}
+	out, err := New().EncodeRequest(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"model":"claude","max_tokens":100,
+	"system":[{"type":"text","text":"be brief"}],
+	"messages":[
+	 {"role":"user","content":[{"type":"text","text":"weather?"}]},
+	 {"role":"assistant","content":[
+	   {"type":"thinking","thinking":"think","signature":"sig1"},
+	   {"type":"redacted_thinking","data":"redacted=="},
+	   {"type":"tool_use","id":"t1","name":"f","input":{"c":"a"}},
+	   {"type":"tool_use","id":"t2","name":"f","input":{}}]},
+	 {"role":"user","content":[
+	   {"type":"tool_result","tool_use_id":"t1","content":[{"type":"text","text":"one"}]},
+	   {"type":"tool_result","tool_use_id":"t2","content":[{"type":"text","text":"two"}]},
+	   {"type":"text","text":"and?"}]}],
+	"tools":[{"name":"f","description":"d","input_schema":{"type":"object"}}],
+	"tool_choice":{"type":"any","disable_parallel_tool_use":false}}`
+	var w, g any
+	if err := json.Unmarshal([]byte(want), &w); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(out, &g); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(w, g); diff != "" {
+		t.Errorf("wire (-want +got):\n%s", diff)
+	}
+}
+
+func TestToolChoiceMapping(t *testing.T) {
+	f, tr := false, true
+	tests := []struct {
+		wire string
+		tc   *core.ToolChoice
+		par  *bool
+	}{
+		{`{"type":"auto"}`, &core.ToolChoice{Mode: core.ToolChoiceAuto}, nil},
+		{`{"type":"any","disable_parallel_tool_use":true}`, &core.ToolChoice{Mode: core.ToolChoiceRequired}, &f},
+		{`{"type":"none"}`, &core.ToolChoice{Mode: core.ToolChoiceNone}, nil},
+		{`{"type":"tool","name":"f","disable_parallel_tool_use":false}`, &core.ToolChoice{Mode: core.ToolChoiceTool, Name: "f"}, &tr},
+	}
+	a := New()
+	for _, tt := range tests {
+		body := `{"model":"m","messages":[],"tool_choice":` + tt.wire + `}`
+		req, err := a.DecodeRequest([]byte(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(tt.tc, req.ToolChoice); diff != "" {
+			t.Errorf("%s: tool choice (-want +got):\n%s", tt.wire, diff)
+		}
+		if diff := cmp.Diff(tt.par, req.ParallelToolCalls); diff != "" {
+			t.Errorf("%s: parallel (-want +got):\n%s", tt.wire, diff)
+		}
+	}
+	if _, err := a.DecodeRequest([]byte(`{"messages":[],"tool_choice":{"type":"sometimes"}}`)); !errors.Is(err, ErrMalformed) {
+		t.Errorf("unknown tool_choice: error = %v, want ErrMalformed", err)
+	}
+}
+
+func TestDecodeRequestShapes(t *testing.T) {
+	body := `{"model":"m","system":"sys","messages":[
+	 {"role":"user","content":"plain"},
+	 {"role":"assistant","content":[{"type":"text","text":"x"},{"type":"server_tool_use","id":"s","name":"web_search","input":{}},{"type":"tool_use","id":"t1","name":"f","input":{"a":1}}]},
+	 {"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"done","is_error":true}]}],
+	 "tools":[{"type":"web_search_20250305","name":"web_search"},{"name":"f","input_schema":{"type":"object"}}]}`
+	req, err := New().DecodeRequest([]byte(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &core.Request{Model: "m", Messages: []core.Message{
+		msg(core.RoleSystem, core.TextPart("sys")),
+		msg(core.RoleUser, core.TextPart("plain")),
+		msg(core.RoleAssistant, core.TextPart("x"), call("t1", `{"a":1}`)),
+		msg(core.RoleTool, core.ResultPart(core.Result{CallID: "t1", Content: []core.Part{core.TextPart("done")}, IsError: true})),
+	}, Tools: []core.ToolSpec{{Name: "f", InputSchema: json.RawMessage(`{"type":"object"}`)}}}
+	if diff := cmp.Diff(want, req); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	_, err = New().DecodeRequest([]byte(`{"messages":[{"role":"user","content":[{"type":"text","text":1}]}]}`))
+	var de *DecodeError
+	if !errors.As(err, &de) || !strings.Contains(err.Error(), "messages[0].content") {
+		t.Errorf("bad text type: error = %v, want a DecodeError naming messages[0].content", err)
+	}
+}
+
+func TestResponses(t *testing.T) {
+	a := New()
+	for stop, want := range map[string]core.FinishReason{
+		"end_turn": core.FinishStop, "tool_use": core.FinishToolCalls, "max_tokens": core.FinishLength,
+		"stop_sequence": core.FinishStop, "refusal": core.FinishContentFilter, "pause_turn": core.FinishOther, "new_reason": core.FinishOther,
+	} {
+		resp, err := a.DecodeResponse([]byte(`{"id":"m","type":"message","role":"assistant","content":[],"stop_reason":"` + stop + `"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resp.Finish != want || resp.ProviderFinish != stop {
+			t.Errorf("%s: finish %q/%q, want %q/%q", stop, resp.Finish, resp.ProviderFinish, want, stop)
+		}
+	}
+	resp, err := a.DecodeResponse([]byte(`{"type":"error","error":{"type":"overloaded_error","message":"busy"}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(&core.ProviderError{Type: "overloaded_error", Message: "busy"}, resp.Error); diff != "" {
+		t.Errorf("error body (-want +got):\n%s", diff)
+	}
+	resp, err = a.DecodeResponse([]byte(`{"type":"message","content":[
+	  {"type":"server_tool_use","id":"s1","name":"web_search","input":{"q":1}},
+	  {"type":"web_search_tool_result","tool_use_id":"s1","content":[]},
+	  {"type":"tool_use","id":"t1","name":"f","input":{}}],"stop_reason":"tool_use"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := resp.Calls(); len(got) != 1 || got[0].ID != "t1" {
+		t.Errorf("calls = %+v, want only the client call t1", got)
+	}
+	_, err = a.DecodeResponse([]byte(`{"type":"message","content":[{"type":"tool_use","id":"t1","name":"f","input":{}},{"type":"tool_use","id":"t1","name":"g","input":{}}]}`))
+	if !errors.Is(err, ErrDuplicateID) {
+		t.Errorf("D06: error = %v, want ErrDuplicateID", err)
+	}
+	_, err = a.DecodeResponse([]byte(`{"type":"message","content":[{"type":"tool_use"`))
+	var de *DecodeError
+	if !errors.As(err, &de) || de.Offset < 0 {
+		t.Errorf("truncated body: error = %v, want a DecodeError with an offset", err)
+	}
+}
+
+// TestG12ThinkingRoundTrip decodes a response with signed thinking before
+// tool_use, replays it as history and checks the thinking block is sent
+// first with its signature.
+func TestG12ThinkingRoundTrip(t *testing.T) {
+	a := New()
+	resp, err := a.DecodeResponse([]byte(`{"type":"message","content":[{"type":"thinking","thinking":"plan","signature":"SIG"},{"type":"tool_use","id":"t1","name":"f","input":{"x":1}}],"stop_reason":"tool_use"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := &core.Request{Messages: []core.Message{msg(core.RoleUser, core.TextPart("go")), resp.Message, msg(core.RoleTool, result("t1", "ok"))}}
+	out, err := a.EncodeRequest(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var w struct {
+		Messages []struct {
+			Content []map[string]any `json:"content"`
+		} `json:"messages"`
+	}
+	if err := json.Unmarshal(out, &w); err != nil {
+		t.Fatal(err)
+	}
+	got := w.Messages[1].Content
+	if len(got) != 2 || got[0]["type"] != "thinking" || got[0]["signature"] != "SIG" || got[1]["type"] != "tool_use" {
+		t.Errorf("assistant content = %v, want signed thinking then tool_use", got)
+	}
+}

@@ -1,0 +1,293 @@
+package anthropic
+
+import (
+	"bytes"
+	"errors"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/toolconform/conform/core"
+)
+
+// sseOf frames each payload as one SSE event.
+func sseOf(payloads ...string) string {
+	var b strings.Builder
+	for _, p := range payloads {
+		b.WriteString("data: ")
+		b.WriteString(p)
+		b.WriteString("\n\n")
+	}
+	return b.String()
+}
+
+const (
+	msgStart      = `{"type":"message_start","message":{"id":"msg_1","model":"m","usage":{"input_tokens":10,"output_tokens":1}}}`
+	msgStartNoUse = `{"type":"message_start","message":{"id":"msg_1","model":"m"}}`
+	msgStop       = `{"type":"message_stop"}`
+)
+
+func toolStart(i int, id, input string) string {
+	return `{"type":"content_block_start","index":` + itoa(i) + `,"content_block":{"type":"tool_use","id":"` + id + `","name":"f","input":` + input + `}}`
+}
+
+func jsonDelta(i int, partial string) string {
+	return `{"type":"content_block_delta","index":` + itoa(i) + `,"delta":{"type":"input_json_delta","partial_json":` + partial + `}}`
+}
+
+func blockStop(i int) string {
+	return `{"type":"content_block_stop","index":` + itoa(i) + `}`
+}
+
+func msgDelta(stop string) string {
+	return `{"type":"message_delta","delta":{"stop_reason":"` + stop + `"},"usage":{"output_tokens":7}}`
+}
+
+func itoa(i int) string {
+	if i == 0 {
+		return "0"
+	}
+	var d []byte
+	for ; i > 0; i /= 10 {
+		d = append([]byte{byte('0' + i%10)}, d...)
+	}
+	return string(d)
+}
+
+func ptr(s string) *string { return &s }
+
+func start(i int, id string) core.Event {
+	return core.Event{Kind: core.EventCallStart, Chunk: &core.Chunk{Index: i, HasIndex: true, ID: id, Name: "f", Start: true}}
+}
+
+func delta(i int, s string) core.Event {
+	return core.Event{Kind: core.EventCallDelta, Chunk: &core.Chunk{Index: i, HasIndex: true, ArgsDelta: s}}
+}
+
+func end(i int, args *string) core.Event {
+	return core.Event{Kind: core.EventCallEnd, Chunk: &core.Chunk{Index: i, HasIndex: true, Done: true, Args: args}}
+}
+
+func withID(e core.Event) core.Event { e.ID, e.Model = "msg_1", "m"; return e }
+
+var (
+	usage7  = core.Event{Kind: core.EventUsage, Usage: &core.Usage{InputTokens: 10, OutputTokens: 7}}
+	finTool = core.Event{Kind: core.EventFinish, Finish: core.FinishToolCalls, ProviderFinish: "tool_use"}
+)
+
+func TestDecodeStreamFailureModes(t *testing.T) {
+	tests := []struct {
+		name    string
+		stream  string
+		want    []core.Event
+		wantErr error
+	}{
+		{
+			name:   "C02 zero-delta tool_use gets {} at its end",
+			stream: sseOf(msgStart, toolStart(0, "t1", "{}"), jsonDelta(0, `""`), blockStop(0), msgDelta("tool_use"), msgStop),
+			want:   []core.Event{withID(start(0, "t1")), end(0, ptr("{}")), usage7, finTool},
+		},
+		{
+			name:   "A18 populated start input superseded by deltas",
+			stream: sseOf(msgStart, toolStart(0, "t1", `{"a":1}`), jsonDelta(0, `"{\"a\":"`), jsonDelta(0, `"1}"`), blockStop(0), msgDelta("tool_use"), msgStop),
+			want:   []core.Event{withID(start(0, "t1")), delta(0, `{"a":`), delta(0, `1}`), end(0, nil), usage7, finTool},
+		},
+		{
+			name:   "I01 input only in the start",
+			stream: sseOf(msgStart, toolStart(0, "t1", `{"a": 1}`), blockStop(0), msgDelta("tool_use"), msgStop),
+			want:   []core.Event{withID(start(0, "t1")), end(0, ptr(`{"a": 1}`)), usage7, finTool},
+		},
+		{
+			name:   "I01 tool_use start without input",
+			stream: sseOf(msgStart, `{"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"t1","name":"f"}}`, blockStop(0), msgDelta("tool_use"), msgStop),
+			want:   []core.Event{withID(start(0, "t1")), end(0, ptr("{}")), usage7, finTool},
+		},
+		{
+			name: "A19 interleaved block indexes",
+			stream: sseOf(msgStart, toolStart(1, "t1", "{}"), toolStart(2, "t2", "{}"), jsonDelta(2, `"{\"b\":2}"`), jsonDelta(1, `"{\"a\":1}"`),
+				blockStop(1), blockStop(2), msgDelta("tool_use"), msgStop),
+			want: []core.Event{withID(start(1, "t1")), start(2, "t2"), delta(2, `{"b":2}`), delta(1, `{"a":1}`), end(1, nil), end(2, nil), usage7, finTool},
+		},
+		{
+			name:   "B14 message_start without usage",
+			stream: sseOf(msgStartNoUse, `{"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":3}}`, msgStop),
+			want: []core.Event{
+				{Kind: core.EventUsage, Usage: &core.Usage{OutputTokens: 3}, ID: "msg_1", Model: "m"},
+				{Kind: core.EventFinish, Finish: core.FinishStop, ProviderFinish: "end_turn"},
+			},
+		},
+		{
+			name:   "B11 max_tokens after a stopped tool_use leaves it open",
+			stream: sseOf(msgStart, toolStart(0, "t1", "{}"), jsonDelta(0, `"{\"a\":"`), blockStop(0), msgDelta("max_tokens"), msgStop),
+			want: []core.Event{withID(start(0, "t1")), delta(0, `{"a":`), usage7,
+				{Kind: core.EventFinish, Finish: core.FinishLength, ProviderFinish: "max_tokens"}},
+		},
+		{
+			name: "B11 max_tokens keeps the earlier complete call",
+			stream: sseOf(msgStart, toolStart(0, "t1", "{}"), jsonDelta(0, `"{}"`), blockStop(0), toolStart(1, "t2", "{}"), jsonDelta(1, `"{\"q\""`),
+				blockStop(1), msgDelta("max_tokens"), msgStop),
+			want: []core.Event{withID(start(0, "t1")), delta(0, `{}`), end(0, nil), start(1, "t2"), delta(1, `{"q"`), usage7,
+				{Kind: core.EventFinish, Finish: core.FinishLength, ProviderFinish: "max_tokens"}},
+		},
+		{
+			name:   "error event mid-stream keeps the complete call",
+			stream: sseOf(msgStart, toolStart(0, "t1", "{}"), jsonDelta(0, `"{}"`), blockStop(0), toolStart(1, "t2", "{}"), `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`),
+			want: []core.Event{withID(start(0, "t1")), delta(0, `{}`), end(0, nil), start(1, "t2"),
+				{Kind: core.EventError, Error: &core.ProviderError{Type: "overloaded_error", Message: "Overloaded"}}},
+		},
+		{
+			name: "ping, unknown events and unknown fields are ignored",
+			stream: sseOf(msgStartNoUse, `{"type":"ping"}`, `{"type":"future_event","x":1}`,
+				`{"type":"content_block_start","index":0,"content_block":{"type":"text","text":"","extra":true},"more":1}`,
+				`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"hi","obfuscation":"x"}}`,
+				`{"type":"content_block_delta","index":0,"delta":{"type":"citations_delta","citation":{}}}`, blockStop(0), msgStop),
+			want: []core.Event{{Kind: core.EventText, Text: "hi", ID: "msg_1", Model: "m"}},
+		},
+		{
+			name: "provider-run server_tool_use is not a call",
+			stream: sseOf(msgStartNoUse, `{"type":"content_block_start","index":0,"content_block":{"type":"server_tool_use","id":"srvtoolu_1","name":"web_search","input":{}}}`,
+				jsonDelta(0, `"{\"query\":\"x\"}"`), blockStop(0),
+				`{"type":"content_block_start","index":1,"content_block":{"type":"web_search_tool_result","tool_use_id":"srvtoolu_1","content":[]}}`, blockStop(1), msgStop),
+			want: nil,
+		},
+		{
+			name: "thinking with signature",
+			stream: sseOf(msgStartNoUse, `{"type":"content_block_start","index":0,"content_block":{"type":"thinking","thinking":"","signature":""}}`,
+				`{"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"hmm"}}`,
+				`{"type":"content_block_delta","index":0,"delta":{"type":"signature_delta","signature":"sig=="}}`, blockStop(0), msgStop),
+			want: []core.Event{{Kind: core.EventThinking, Text: "hmm", ID: "msg_1", Model: "m"}, {Kind: core.EventThinking, Signature: "sig=="}},
+		},
+		{
+			name:    "malformed JSON names the offset",
+			stream:  sseOf(msgStartNoUse, `{"type":"content_block_start",`),
+			wantErr: ErrMalformed,
+		},
+		{
+			name:    "delta for a block never started",
+			stream:  sseOf(msgStartNoUse, jsonDelta(3, `"{}"`)),
+			wantErr: ErrMalformed,
+		},
+		{
+			name:    "stream cut before message_stop leaves the call open",
+			stream:  sseOf(msgStart, toolStart(0, "t1", "{}"), jsonDelta(0, `"{}"`), blockStop(0)),
+			want:    []core.Event{withID(start(0, "t1")), delta(0, "{}")},
+			wantErr: ErrTruncated,
+		},
+		{
+			name:    "D06 duplicate tool_use id",
+			stream:  sseOf(msgStart, toolStart(0, "t1", "{}"), blockStop(0), toolStart(1, "t1", "{}")),
+			want:    []core.Event{withID(start(0, "t1")), end(0, ptr("{}"))},
+			wantErr: ErrDuplicateID,
+		},
+	}
+	a := New()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := drain(a.DecodeStream(strings.NewReader(tt.stream)))
+			if !errors.Is(err, tt.wantErr) {
+				t.Fatalf("error = %v, want %v", err, tt.wantErr)
+			}
+			if tt.wantErr == nil || tt.want != nil {
+				if diff := cmp.Diff(tt.want, got); diff != "" {
+					t.Errorf("events (-want +got):\n%s", diff)
+				}
+			}
+		})
+	}
+}
+
+func TestDecodeStreamErrorOffset(t *testing.T) {
+	first := sseOf(msgStartNoUse)
+	stream := first + "data: {\"type\":\"content_block_start\",\n\n"
+	_, err := drain(New().DecodeStream(strings.NewReader(stream)))
+	var de *DecodeError
+	if !errors.As(err, &de) {
+		t.Fatalf("error %v is not a *DecodeError", err)
+	}
+	if de.Offset != int64(len(first)) {
+		t.Errorf("offset = %d, want %d (start of the bad event)", de.Offset, len(first))
+	}
+	if !strings.Contains(err.Error(), "at byte") {
+		t.Errorf("error %q does not name the byte", err)
+	}
+}
+
+func TestDecodeStreamTooLarge(t *testing.T) {
+	big := `{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"` + strings.Repeat("x", 2000) + `"}}`
+	a := New(WithMaxEventSize(1024))
+	_, err := drain(a.DecodeStream(strings.NewReader(sseOf(msgStartNoUse, `{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`, big))))
+	if !errors.Is(err, ErrTooLarge) {
+		t.Fatalf("error = %v, want ErrTooLarge", err)
+	}
+	blocks := []string{msgStartNoUse}
+	for i := 0; i < 5; i++ {
+		blocks = append(blocks, `{"type":"content_block_start","index":`+itoa(i)+`,"content_block":{"type":"text","text":""}}`)
+	}
+	_, err = drain(New(WithMaxBlocks(3)).DecodeStream(strings.NewReader(sseOf(blocks...))))
+	if !errors.Is(err, ErrTooLarge) {
+		t.Fatalf("too many blocks: error = %v, want ErrTooLarge", err)
+	}
+}
+
+// jsonEscape escapes s as the inside of a JSON string without touching
+// bytes of invalid UTF-8, the way a server that splits bytes would send them.
+func jsonEscape(s string) string {
+	return strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(s)
+}
+
+// TestB05SplitUTF8 splits arguments holding ä and an emoji at every byte,
+// and also one byte per fragment, and checks the reassembled arguments are
+// the exact bytes sent.
+func TestB05SplitUTF8(t *testing.T) {
+	args := `{"city":"Zäri 😀 ch"}`
+	a := New()
+	run := func(t *testing.T, frags []string) {
+		t.Helper()
+		p := []string{msgStart, toolStart(0, "t1", "{}")}
+		for _, f := range frags {
+			p = append(p, jsonDelta(0, `"`+jsonEscape(f)+`"`))
+		}
+		p = append(p, blockStop(0), msgDelta("tool_use"), msgStop)
+		events, err := drain(a.DecodeStream(strings.NewReader(sseOf(p...))))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := summarizeEvents(events)
+		if len(s.Calls) != 1 || s.Calls[0].Args != args {
+			t.Fatalf("calls = %+v, want args %q", s.Calls, args)
+		}
+		if !utf8.ValidString(s.Calls[0].Args) {
+			t.Fatal("reassembled args are not valid UTF-8")
+		}
+	}
+	for i := 1; i < len(args); i++ {
+		run(t, []string{args[:i], args[i:]})
+	}
+	var bytesEach []string
+	for i := 0; i < len(args); i++ {
+		bytesEach = append(bytesEach, args[i:i+1])
+	}
+	run(t, bytesEach)
+}
+
+// TestB05EncodeSplitUTF8 checks the encoder writes split bytes back so that
+// decoding gives the same deltas.
+func TestB05EncodeSplitUTF8(t *testing.T) {
+	a := New()
+	s := "😀ä"
+	for i := 1; i < len(s); i++ {
+		events := []core.Event{withID(start(0, "t1")), delta(0, `{"x":"`+s[:i]), delta(0, s[i:]+`"}`), end(0, nil)}
+		var buf bytes.Buffer
+		if err := a.EncodeStream(&buf, events); err != nil {
+			t.Fatal(err)
+		}
+		got, err := drain(a.DecodeStream(&buf))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(events, got); diff != "" {
+			t.Errorf("split at %d (-want +got):\n%s", i, diff)
+		}
+	}
+}
