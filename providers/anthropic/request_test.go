@@ -18,7 +18,9 @@ func result(id, text string) core.Part {
 	return core.ResultPart(core.Result{CallID: id, Content: []core.Part{core.TextPart(text)}})
 }
 
-func msg(role core.Role, parts ...core.Part) core.Message { return core.Message{Role: role, Parts: parts} }
+func msg(role core.Role, parts ...core.Part) core.Message {
+	return core.Message{Role: role, Parts: parts}
+}
 
 func TestHistoryRules(t *testing.T) {
 	user := msg(core.RoleUser, core.TextPart("hi"))
@@ -30,8 +32,8 @@ func TestHistoryRules(t *testing.T) {
 		wantID  string
 	}{
 		{
-			name: "G01 tool_use without result in the next message",
-			msgs: []core.Message{user, msg(core.RoleAssistant, call("t1", "{}"), call("t2", "{}")), msg(core.RoleTool, result("t1", "ok"))},
+			name:    "G01 tool_use without result in the next message",
+			msgs:    []core.Message{user, msg(core.RoleAssistant, call("t1", "{}"), call("t2", "{}")), msg(core.RoleTool, result("t1", "ok"))},
 			wantErr: ErrMissingResult, wantMsg: 1, wantID: "t2",
 		},
 		{
@@ -40,13 +42,13 @@ func TestHistoryRules(t *testing.T) {
 			wantErr: ErrMissingResult, wantMsg: 1, wantID: "t1",
 		},
 		{
-			name: "G01 result two messages later is not next",
-			msgs: []core.Message{user, msg(core.RoleAssistant, call("t1", "{}")), user, msg(core.RoleTool, result("t1", "ok"))},
+			name:    "G01 result two messages later is not next",
+			msgs:    []core.Message{user, msg(core.RoleAssistant, call("t1", "{}")), user, msg(core.RoleTool, result("t1", "ok"))},
 			wantErr: ErrMissingResult, wantMsg: 1, wantID: "t1",
 		},
 		{
-			name: "G02 orphan tool_result",
-			msgs: []core.Message{user, msg(core.RoleAssistant, core.TextPart("no calls")), msg(core.RoleTool, result("t9", "ok"))},
+			name:    "G02 orphan tool_result",
+			msgs:    []core.Message{user, msg(core.RoleAssistant, core.TextPart("no calls")), msg(core.RoleTool, result("t9", "ok"))},
 			wantErr: ErrOrphanResult, wantMsg: 2, wantID: "t9",
 		},
 		{
