@@ -613,3 +613,17 @@ func safeArgs(raw json.RawMessage) json.RawMessage {
 	b, _ := json.Marshal("<invalid JSON> " + string(raw))
 	return b
 }
+
+// HasDiffLine reports whether a cmp.Diff text has a line marked sign ('-'
+// for want, '+' for got) whose content, trimmed of spaces, is content. It
+// lets tests check diff text without depending on cmp's spacing, which cmp
+// varies on purpose.
+func HasDiffLine(diff string, sign byte, content string) bool {
+	for _, line := range strings.Split(diff, "\n") {
+		line = strings.TrimLeft(strings.ReplaceAll(line, "\u00a0", " "), " \t")
+		if len(line) > 0 && line[0] == sign && strings.TrimSpace(line[1:]) == content {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,247 @@
+package scenarios
+
+import (
+	"errors"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/toolconform/conform/core"
+	"github.com/toolconform/conform/scenarios/fakeadapter"
+)
+
+// ndjson events of two interleaved calls, the second left open.
+const fakeStream = `{"kind":"text","text":"Let me check."}
+{"kind":"call_start","chunk":{"index":0,"has_index":true,"id":"c1","name":"a","start":true}}
+{"kind":"call_start","chunk":{"index":1,"has_index":true,"id":"c2","name":"b","start":true}}
+{"kind":"call_delta","chunk":{"index":0,"has_index":true,"args_delta":"{\"x\":"}}
+{"kind":"call_delta","chunk":{"index":1,"has_index":true,"args_delta":"{\"y\":"}}
+{"kind":"call_delta","chunk":{"index":0,"has_index":true,"args_delta":"1}"}}
+{"kind":"call_end","chunk":{"index":0,"has_index":true}}
+{"kind":"call_delta","chunk":{"index":1,"has_index":true,"args_delta":"2"}}
+{"kind":"finish","finish_reason":"length","provider_finish_reason":"max_tokens"}
+`
+
+func mustParse(t *testing.T, name, data string) *Scenario {
+	t.Helper()
+	sc, err := Parse(name, name+".txtar", []byte(data), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sc
+}
+
+func streamCase(t *testing.T, name, wants string) *Scenario {
+	return mustParse(t, name, "Engine test.\n\nseverity: MUST\nguards: A05 B09\nprotocol: fake\nkind: stream\n-- response.ndjson --\n"+fakeStream+wants)
+}
+
+// summary reduces results to what the tests compare.
+type summary struct {
+	Name, Status, Reason string
+	Rules                []string
+}
+
+func summarize(rs []Result) []summary {
+	var out []summary
+	for _, r := range rs {
+		s := summary{Name: r.Name, Status: string(r.Status), Reason: r.Reason}
+		for _, p := range r.Problems {
+			s.Rules = append(s.Rules, p.Rule)
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+func TestCheckStream(t *testing.T) {
+	pass := streamCase(t, "fake/streaming/pass", `-- want/calls.json --
+[{"id":"c1","name":"a","arguments":{"x":1}}]
+-- want/incomplete.json --
+[{"id":"c2","name":"b","arguments":"<invalid JSON> {\"y\":2"}]
+-- want/text.txt --
+Let me check.
+-- want/finish.txt --
+length max_tokens
+`)
+	// Every want is wrong: every problem must be reported, not just the first.
+	fail := streamCase(t, "fake/streaming/fail", `-- want/calls.json --
+[{"id":"c1","name":"a","arguments":{"x":1}},{"id":"c2","name":"b","arguments":{"y":2}}]
+-- want/text.txt --
+Checking.
+-- want/finish.txt --
+tool_calls tool_calls
+`)
+	results, err := Check([]core.Adapter{fakeadapter.New("fake"), fakeadapter.New("other")}, []*Scenario{pass, fail}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []summary{
+		{Name: "fake/streaming/pass", Status: "pass"},
+		{Name: "fake/streaming/fail", Status: "fail", Rules: []string{"calls", "incomplete", "text", "finish", "provider-finish"}},
+	}
+	if diff := cmp.Diff(want, summarize(results)); diff != "" {
+		t.Fatalf("results (-want +got):\n%s", diff)
+	}
+	calls := results[1].Problems[0].String()
+	for _, s := range []string{"[A05 B09] calls: complete tool calls differ", "(-want +got)"} {
+		if !strings.Contains(calls, s) {
+			t.Errorf("calls problem lacks %q:\n%s", s, calls)
+		}
+	}
+	if !HasDiffLine(calls, '-', `"id": "c2",`) {
+		t.Errorf("calls diff lacks a -want line for call c2:\n%s", calls)
+	}
+}
+
+func TestCheckCanonical(t *testing.T) {
+	cases, err := LoadBuiltin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	noStream := fakeadapter.New("nostream")
+	noStream.NoStreamEncoding = true
+	results, err := Check([]core.Adapter{fakeadapter.New("fake"), noStream}, cases,
+		Options{Run: []Pattern{MustCompilePattern("//A05-round-robin")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []summary{
+		{Name: "fake/streaming/A05-round-robin-interleaving", Status: "pass"},
+		{Name: "nostream/streaming/A05-round-robin-interleaving", Status: "skip", Reason: "encode-stream: encode stream: unsupported operation"},
+	}
+	if diff := cmp.Diff(want, summarize(results)); diff != "" {
+		t.Errorf("results (-want +got):\n%s", diff)
+	}
+}
+
+func TestCheckHistory(t *testing.T) {
+	const req = `-- request.json --
+{"messages":[
+ {"role":"user","parts":[{"kind":"text","text":"weather?"}]},
+ {"role":"assistant","parts":[{"kind":"tool_call","call":{"id":"c1","name":"w","arguments":{}}}]},
+ {"role":"user","parts":[{"kind":"text","text":"never mind"}]}
+]}
+`
+	head := "History test.\n\nseverity: MUST\nguards: G01\nprotocols: *\nkind: history\n"
+	good := mustParse(t, "any/history/good", head+req+"-- want/error.txt --\ntool call without a result: c1\n")
+	bad := mustParse(t, "any/history/bad", head+req+"-- want/error.txt --\nsomething else\n")
+	enc := mustParse(t, "any/history/enc", head+strings.Replace(req, `"text":"never mind"`, `"text":"x"}, {"kind":"tool_result","result":{"call_id":"c1","content":[]}`, 1)+
+		"-- want/request.json --\n{\"messages\":[]}\n")
+	results, err := Check([]core.Adapter{fakeadapter.New("fake")}, []*Scenario{good, bad, enc}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []summary{
+		{Name: "fake/history/good", Status: "pass"},
+		{Name: "fake/history/bad", Status: "fail", Rules: []string{"history-rule"}},
+		{Name: "fake/history/enc", Status: "fail", Rules: []string{"encoded-request"}},
+	}
+	if diff := cmp.Diff(want, summarize(results)); diff != "" {
+		t.Errorf("results (-want +got):\n%s", diff)
+	}
+}
+
+func TestCheckRequestRoundTrip(t *testing.T) {
+	sc := mustParse(t, "any/request/rt", `Round trip.
+
+severity: SHOULD
+guards:
+protocols: *
+kind: request
+-- tools.json --
+[{"name":"w","input_schema":{"type":"object"}}]
+-- request.json --
+{"messages":[{"role":"user","parts":[{"kind":"text","text":"hi"}]}]}
+`)
+	results, err := Check([]core.Adapter{fakeadapter.New("fake"), lossy{fakeadapter.New("lossy")}}, []*Scenario{sc}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []summary{
+		{Name: "fake/request/rt", Status: "pass"},
+		{Name: "lossy/request/rt", Status: "fail", Rules: []string{"round-trip"}},
+	}
+	if diff := cmp.Diff(want, summarize(results)); diff != "" {
+		t.Errorf("results (-want +got):\n%s", diff)
+	}
+	if d := results[1].Problems[0].Diff; !HasDiffLine(d, '-', `"tools": [`) {
+		t.Errorf("round-trip diff does not show the lost tools:\n%s", d)
+	}
+}
+
+// lossy drops the tools when it decodes a request.
+type lossy struct{ *fakeadapter.Adapter }
+
+func (l lossy) DecodeRequest(b []byte) (*core.Request, error) {
+	r, err := l.Adapter.DecodeRequest(b)
+	if r != nil {
+		r.Tools = nil
+	}
+	return r, err
+}
+
+func TestKnownFailingAndPatterns(t *testing.T) {
+	pass := streamCase(t, "fake/streaming/pass", "-- want/calls.json --\n[{\"id\":\"c1\",\"name\":\"a\",\"arguments\":{\"x\":1}}]\n-- want/incomplete.json --\n[{\"id\":\"c2\",\"name\":\"b\",\"arguments\":\"<invalid JSON> {\\\"y\\\":2\"}]\n")
+	fail := streamCase(t, "fake/streaming/fail", "")
+	kf, err := ParsePatternList("known-failing.txt", []byte("# list\nfake/streaming/pass\nfake//fail\nfake//nothing-like-this\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	results, err := Check([]core.Adapter{fakeadapter.New("fake")}, []*Scenario{pass, fail}, Options{KnownFailing: kf})
+	want := []summary{
+		{Name: "fake/streaming/pass", Status: "fail", Rules: []string{"known-failing"}},
+		{Name: "fake/streaming/fail", Status: "known-failing", Reason: "listed in known-failing.txt:3", Rules: []string{"calls", "incomplete"}},
+	}
+	if diff := cmp.Diff(want, summarize(results)); diff != "" {
+		t.Errorf("results (-want +got):\n%s", diff)
+	}
+	if got, want := results[0].Problems[0].Message, "known-failing case now passes: remove it from known-failing.txt:2"; got != want {
+		t.Errorf("message = %q, want %q", got, want)
+	}
+	var upe *UnmatchedPatternError
+	if !errors.As(err, &upe) || upe.Option != "known-failing" || !strings.Contains(err.Error(), "known-failing.txt:4") {
+		t.Errorf("error = %v, want an unmatched known-failing pattern at known-failing.txt:4", err)
+	}
+
+	_, err = Check([]core.Adapter{fakeadapter.New("fake")}, []*Scenario{pass}, Options{Run: []Pattern{MustCompilePattern("anthropic")}, Skip: []Pattern{MustCompilePattern("//nope")}})
+	if err == nil || !strings.Contains(err.Error(), `run pattern matches no case: "anthropic"`) || !strings.Contains(err.Error(), `skip pattern matches no case: "//nope"`) {
+		t.Errorf("error = %v, want unmatched run and skip patterns", err)
+	}
+}
+
+// panicky panics on every decode.
+type panicky struct{ *fakeadapter.Adapter }
+
+func (panicky) DecodeStream(io.Reader) core.EventStream { panic("boom") }
+
+// readSized emits one text event per Read call, so its output depends on
+// how the input is split.
+type readSized struct{ *fakeadapter.Adapter }
+
+func (readSized) DecodeStream(r io.Reader) core.EventStream { return &sizedStream{r: r} }
+
+type sizedStream struct{ r io.Reader }
+
+func (s *sizedStream) Next() (core.Event, error) {
+	buf := make([]byte, 4096)
+	n, err := s.r.Read(buf)
+	if n > 0 {
+		return core.Event{Kind: core.EventText, Text: "|"}, nil
+	}
+	return core.Event{}, err
+}
+
+func TestCheckAdapterFaults(t *testing.T) {
+	sc := streamCase(t, "fake/streaming/x", "")
+	results, _ := Check([]core.Adapter{panicky{fakeadapter.New("fake")}}, []*Scenario{sc}, Options{})
+	if diff := cmp.Diff([]summary{{Name: "fake/streaming/x", Status: "fail", Rules: []string{"no-panic"}}}, summarize(results)); diff != "" {
+		t.Errorf("panicking adapter (-want +got):\n%s", diff)
+	}
+	results, _ = Check([]core.Adapter{readSized{fakeadapter.New("fake")}}, []*Scenario{sc}, Options{})
+	got := summarize(results)
+	if len(got) != 1 || !strings.Contains(strings.Join(got[0].Rules, " "), "split-independence") {
+		t.Errorf("read-size-dependent adapter: got %+v, want a split-independence problem", got)
+	}
+}
