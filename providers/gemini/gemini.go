@@ -300,7 +300,12 @@ func wireErrorFrom(e *core.ProviderError) *wireError {
 func syntaxError(op string, base int64, err error) error {
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
-		return &OffsetError{Op: op, Offset: base + se.Offset, Err: fmt.Errorf("%w: %v", ErrSyntax, err)}
+		// SyntaxError.Offset counts the bytes read, the bad one included.
+		off := se.Offset
+		if off > 0 {
+			off--
+		}
+		return &OffsetError{Op: op, Offset: base + off, Err: fmt.Errorf("%w: %v", ErrSyntax, err)}
 	}
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
