@@ -62,24 +62,24 @@ func TestDecodeResponseFailureModes(t *testing.T) {
 			wantFinish: core.FinishStop, wantRaw: "STOP",
 		},
 		{
-			name: "F04 MALFORMED_FUNCTION_CALL is error, never stop",
-			body: `{"candidates":[{"content":{},"finishReason":"MALFORMED_FUNCTION_CALL"}]}`,
+			name:       "F04 MALFORMED_FUNCTION_CALL is error, never stop",
+			body:       `{"candidates":[{"content":{},"finishReason":"MALFORMED_FUNCTION_CALL"}]}`,
 			wantFinish: core.FinishError, wantRaw: "MALFORMED_FUNCTION_CALL",
 		},
 		{
-			name: "F04 UNEXPECTED_TOOL_CALL is error",
-			body: `{"candidates":[{"finishReason":"UNEXPECTED_TOOL_CALL"}]}`,
+			name:       "F04 UNEXPECTED_TOOL_CALL is error",
+			body:       `{"candidates":[{"finishReason":"UNEXPECTED_TOOL_CALL"}]}`,
 			wantFinish: core.FinishError, wantRaw: "UNEXPECTED_TOOL_CALL",
 		},
 		{
-			name: "F04 TOO_MANY_TOOL_CALLS is error",
-			body: `{"candidates":[{"content":{"parts":[{"text":"x"}]},"finishReason":"TOO_MANY_TOOL_CALLS"}]}`,
+			name:       "F04 TOO_MANY_TOOL_CALLS is error",
+			body:       `{"candidates":[{"content":{"parts":[{"text":"x"}]},"finishReason":"TOO_MANY_TOOL_CALLS"}]}`,
 			wantText:   "x",
 			wantFinish: core.FinishError, wantRaw: "TOO_MANY_TOOL_CALLS",
 		},
 		{
-			name: "F04 integer enum 10 is MALFORMED_FUNCTION_CALL",
-			body: `{"candidates":[{"finishReason":10}]}`,
+			name:       "F04 integer enum 10 is MALFORMED_FUNCTION_CALL",
+			body:       `{"candidates":[{"finishReason":10}]}`,
 			wantFinish: core.FinishError, wantRaw: "MALFORMED_FUNCTION_CALL",
 		},
 		{
