@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"net/http"
 	"os"
@@ -142,12 +143,12 @@ func drain(s core.EventStream) ([]core.Event, error) {
 
 // summary is the part of a decoded response the golden files pin down.
 type summary struct {
-	Text           string          `json:"text,omitempty"`
-	Thinking       string          `json:"thinking,omitempty"`
-	Calls          []core.Call     `json:"calls"`
-	Finish         string          `json:"finish_reason,omitempty"`
-	ProviderFinish string          `json:"provider_finish_reason,omitempty"`
-	Usage          *core.Usage     `json:"usage,omitempty"`
+	Text           string              `json:"text,omitempty"`
+	Thinking       string              `json:"thinking,omitempty"`
+	Calls          []core.Call         `json:"calls"`
+	Finish         string              `json:"finish_reason,omitempty"`
+	ProviderFinish string              `json:"provider_finish_reason,omitempty"`
+	Usage          *core.Usage         `json:"usage,omitempty"`
 	Error          *core.ProviderError `json:"error,omitempty"`
 }
 
@@ -231,3 +232,5 @@ func compact(t testing.TB, raw json.RawMessage) string {
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }
+
+func crc32IEEE(b []byte) uint32 { return crc32.ChecksumIEEE(b) }

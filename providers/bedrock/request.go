@@ -12,11 +12,11 @@ import (
 // empty where the difference matters on the wire.
 
 type cvRequest struct {
-	ModelID         string           `json:"modelId,omitempty"`
-	Messages        []cvMessage      `json:"messages"`
-	System          []cvSystem       `json:"system,omitempty"`
-	ToolConfig      *cvToolConfig    `json:"toolConfig,omitempty"`
-	InferenceConfig *cvInference     `json:"inferenceConfig,omitempty"`
+	ModelID         string        `json:"modelId,omitempty"`
+	Messages        []cvMessage   `json:"messages"`
+	System          []cvSystem    `json:"system,omitempty"`
+	ToolConfig      *cvToolConfig `json:"toolConfig,omitempty"`
+	InferenceConfig *cvInference  `json:"inferenceConfig,omitempty"`
 }
 
 type cvSystem struct {
@@ -86,9 +86,9 @@ type cvInput struct {
 }
 
 type cvToolChoice struct {
-	Auto *struct{}  `json:"auto,omitempty"`
-	Any  *struct{}  `json:"any,omitempty"`
-	Tool *cvNamed   `json:"tool,omitempty"`
+	Auto *struct{} `json:"auto,omitempty"`
+	Any  *struct{} `json:"any,omitempty"`
+	Tool *cvNamed  `json:"tool,omitempty"`
 }
 
 type cvNamed struct {
@@ -254,7 +254,7 @@ func (a *Adapter) DecodeRequest(body []byte) (*core.Request, error) {
 	if err := unmarshal("decode request", body, &in); err != nil {
 		return nil, err
 	}
-	req := &core.Request{Model: in.ModelID}
+	req := &core.Request{}
 	if len(in.System) > 0 {
 		sys := core.Message{Role: core.RoleSystem}
 		for _, s := range in.System {

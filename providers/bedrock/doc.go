@@ -1,0 +1,85 @@
+// Package bedrock is conform's adapter for Amazon Bedrock: the Converse and
+// ConverseStream APIs, and InvokeModel / InvokeModelWithResponseStream with
+// an Anthropic Messages body (what Anthropic models on Bedrock receive, and
+// what most of the recorded traffic holds).
+//
+// Usage:
+//
+//	a := bedrock.New()                                   // writes Converse bodies
+//	inv := bedrock.New(bedrock.WithAPI(bedrock.InvokeAnthropic)) // writes InvokeModel bodies
+//	resp, err := a.DecodeResponse(body)                  // reads either shape
+//
+// # Decoding
+//
+// Decoding accepts both APIs whatever the adapter writes: a request with an
+// anthropic_version field is an InvokeModel body; a response with content
+// and no output is an Anthropic message; a body with only "message" (and
+// perhaps "__type") is a Bedrock error body and becomes Response.Error, not
+// a Go error. In streams, "chunk" frames carry a base64 Anthropic stream
+// event in their "bytes" field and are decoded as such; every other frame is
+// a ConverseStream event. The "p" padding field is ignored, as are unknown
+// event types, unknown fields and unknown message types.
+//
+// Streams are read one frame at a time. The decoder reads each frame's
+// 12-byte prelude itself, checks the prelude CRC, rejects frames larger than
+// the maximum frame size (DefaultMaxFrameSize, WithMaxFrameSize) with
+// ErrFrameTooLarge before reading them, then hands the whole frame to the
+// AWS eventstream decoder, which checks the message CRC and parses the
+// headers. Every framing fault (ErrTruncated, ErrChecksum, ErrBadFrame,
+// ErrFrameTooLarge) is a *FrameError carrying the byte offset of the
+// frame's first byte. Memory is one frame buffer plus one entry per open
+// content block (at most 4096, ErrTooManyBlocks).
+//
+// Exception frames (:message-type exception) become EventError with the
+// :exception-type header as the error type; error frames (:message-type
+// error) become EventError with the :error-code header as the code.
+//
+// Call chunks carry the contentBlockIndex exactly as sent (HasIndex set),
+// negative values included (A11); the id and name travel on the start chunk
+// only, as on the wire. The decoder does no routing. It keeps one fact per
+// open block: whether any input arrived. A toolUse block that closes with no
+// input delta at all (C02), or whose only deltas are null or empty (C06),
+// ends with Args "{}" on its end chunk, so that a no-argument call is never
+// finished with empty text. Input fragments are passed on exactly as
+// received, including raw control characters or bad escapes (B07): repair,
+// if any, is the Buffer's job and is reported there. A toolUse input delta
+// that is a JSON object rather than a string (C04, seen from gateways) is
+// taken as its JSON text.
+//
+// Provider-run tools in Anthropic bodies (server_tool_use and its result
+// blocks) are not client calls: they are dropped from responses and their
+// streamed input is not emitted.
+//
+// # Encoding
+//
+// Converse requests: system messages become the system list (one block per
+// text part); consecutive canonical messages that map to the same wire role
+// are merged into one turn, since Converse wants roles to alternate and tool
+// results in a user turn (G15). Decoding splits a user turn back where it
+// changes between tool results and other content, so results come back in a
+// RoleTool message. A no-argument call is sent with input {} (never null or
+// a string, G15); arguments that are not a JSON object are refused with
+// ErrInvalidArguments rather than sent. A tool result's text part whose Data
+// holds a JSON object is sent as a {json} block, and a {json} block decodes
+// to a text part with the JSON in both Text and Data.
+//
+// Tool choice "none" has no Converse form. When the history holds no tool
+// calls or results, the tools are dropped, so the model cannot call one;
+// otherwise Converse requires toolConfig, so the tools stay and toolChoice
+// is left out (the model may still call a tool). Either way it decodes as
+// no tool choice. The alternative, always dropping the tools, was rejected
+// because Bedrock refuses a history with toolUse blocks and no toolConfig.
+//
+// Not expressible in a Converse body, and dropped: the model (it travels in
+// the URL), stream (ConverseStream is a separate endpoint),
+// parallel_tool_calls and response_format. The InvokeModel body keeps
+// parallel_tool_calls=false as tool_choice.disable_parallel_tool_use.
+//
+// EncodeStream writes real frames with CRCs using the AWS encoder. What an
+// Event can say but the wire cannot is normalised (see EncodeStream): plan
+// deltas are written as text, text and thinking go in a block whose index
+// avoids the open tool blocks, a thinking event with both text and
+// signature becomes two events, Converse frames carry no response id or
+// model, and InvokeModel streams carry no input token count before the end.
+// Invalid UTF-8 in a delta becomes U+FFFD, since frames carry JSON strings.
+package bedrock

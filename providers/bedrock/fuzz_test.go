@@ -1,0 +1,84 @@
+package bedrock
+
+import (
+	"bytes"
+	"errors"
+	"testing"
+)
+
+func corpusSeeds(f *testing.F, stream bool) {
+	for _, path := range corpusFiles(f) {
+		for _, ex := range loadExchanges(f, path) {
+			if ex.Stream == stream {
+				f.Add(ex.Response)
+			}
+			if !stream && ex.Request != nil {
+				f.Add(ex.Request)
+			}
+		}
+	}
+}
+
+// FuzzDecodeStream checks that DecodeStream never panics, ends every
+// failure with a *FrameError, and that no event is larger than the frame
+// that carried it allows.
+func FuzzDecodeStream(f *testing.F) {
+	corpusSeeds(f, true)
+	good := frames(f, "contentBlockStart", `{"contentBlockIndex":-1,"start":{"toolUse":{"toolUseId":"t","name":"n"}}}`, "contentBlockStop", `{"contentBlockIndex":-1}`)
+	f.Add(good)
+	f.Add(good[:len(good)-1])
+	f.Add(append(bytes.Clone(good), prelude(1<<30, 0)...))
+	f.Add([]byte{})
+	f.Add(prelude(16, 0))
+	const max = 4096
+	f.Fuzz(func(t *testing.T, body []byte) {
+		evs, err := drain(New(WithMaxFrameSize(max)).DecodeStream(bytes.NewReader(body)))
+		if err != nil {
+			var fe *FrameError
+			if !errors.As(err, &fe) {
+				t.Fatalf("error %v is not a *FrameError", err)
+			}
+			if fe.Offset < 0 || fe.Offset > int64(len(body)) {
+				t.Fatalf("error offset %d outside the %d-byte body", fe.Offset, len(body))
+			}
+		}
+		for _, e := range evs {
+			if len(e.Text)+len(e.Signature) > max {
+				t.Fatalf("event of %d bytes from frames of at most %d", len(e.Text), max)
+			}
+			if e.Chunk != nil && len(e.Chunk.ArgsDelta) > max {
+				t.Fatalf("argument delta of %d bytes from frames of at most %d", len(e.Chunk.ArgsDelta), max)
+			}
+		}
+	})
+}
+
+// FuzzDecodeResponse checks that DecodeResponse and DecodeRequest never
+// panic, and that a decoded response encodes and decodes again to the same
+// calls.
+func FuzzDecodeResponse(f *testing.F) {
+	corpusSeeds(f, false)
+	f.Add([]byte(`{"output":{"message":{"role":"assistant","content":[{"toolUse":{"toolUseId":"a","name":"b","input":null}}]}},"stopReason":"tool_use"}`))
+	f.Add([]byte(`{"message":"denied"}`))
+	f.Add([]byte(`{"output":{"message":{"role":"assistant","content":[{"toolUse":{"toolUseId":"a","name":"b","input":"x"}}]}}}`))
+	f.Add([]byte(`{"output":`))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		a := New()
+		_, _ = a.DecodeRequest(body)
+		resp, err := a.DecodeResponse(body)
+		if err != nil {
+			return
+		}
+		again, err := a.EncodeResponse(resp)
+		if err != nil {
+			return // arguments that are not an object are refused on encode (G15)
+		}
+		back, err := a.DecodeResponse(again)
+		if err != nil {
+			t.Fatalf("re-decoding %s: %v", again, err)
+		}
+		if len(back.Calls()) != len(resp.Calls()) {
+			t.Fatalf("%d calls after a round trip, want %d", len(back.Calls()), len(resp.Calls()))
+		}
+	})
+}

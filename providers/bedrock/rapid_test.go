@@ -1,0 +1,293 @@
+package bedrock
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/toolconform/conform/core"
+	"pgregory.net/rapid"
+)
+
+var wireStops = []string{"end_turn", "tool_use", "max_tokens", "stop_sequence", "guardrail_intervened", "content_filtered", "something_new"}
+
+func genText(t *rapid.T, label string) string {
+	return rapid.StringMatching(`[a-zA-Z0-9 äé😀"\\\n{}:,]{1,12}`).Draw(t, label)
+}
+
+func genArgs(t *rapid.T, label string) json.RawMessage {
+	m := rapid.MapOfN(rapid.StringMatching(`[a-z]{1,5}`), rapid.OneOf(
+		rapid.Map(rapid.IntRange(-1000, 1000), func(i int) any { return i }),
+		rapid.Map(rapid.StringMatching(`[a-zA-Z ä"\\\n]{0,8}`), func(s string) any { return s }),
+		rapid.Map(rapid.Bool(), func(b bool) any { return b }),
+	), 0, 4).Draw(t, label)
+	b, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// genEvents draws a canonical event sequence: the form DecodeStream gives.
+func genEvents(t *rapid.T, api API) []core.Event {
+	var evs []core.Event
+	n := rapid.IntRange(0, 8).Draw(t, "segments")
+	for i := 0; i < n; i++ {
+		switch rapid.IntRange(0, 3).Draw(t, "kind") {
+		case 0:
+			evs = append(evs, core.Event{Kind: core.EventText, Text: genText(t, "text")})
+		case 1:
+			if rapid.Bool().Draw(t, "sig") {
+				evs = append(evs, core.Event{Kind: core.EventThinking, Signature: rapid.StringMatching(`[A-Za-z0-9+/=]{1,20}`).Draw(t, "signature")})
+			} else {
+				evs = append(evs, core.Event{Kind: core.EventThinking, Text: genText(t, "thinking")})
+			}
+		default:
+			idx := rapid.IntRange(-2, 20).Draw(t, "index")
+			evs = append(evs, start(idx, rapid.StringMatching(`tooluse_[a-zA-Z0-9]{1,10}`).Draw(t, "id"), rapid.StringMatching(`[a-zA-Z_][a-zA-Z0-9_-]{0,10}`).Draw(t, "name")))
+			args := string(genArgs(t, "args"))
+			if rapid.Bool().Draw(t, "noargs") {
+				evs = append(evs, end(idx, ptr("{}")))
+				continue
+			}
+			// Fragments are cut on rune boundaries: a JSON string on the
+			// wire cannot carry half a UTF-8 sequence.
+			runes := []rune(args)
+			for len(runes) > 0 {
+				k := rapid.IntRange(1, len(runes)).Draw(t, "cut")
+				evs = append(evs, delta(idx, string(runes[:k])))
+				runes = runes[k:]
+			}
+			evs = append(evs, end(idx, nil))
+		}
+	}
+	if rapid.Bool().Draw(t, "finish") {
+		stop := rapid.SampledFrom(wireStops).Draw(t, "stop")
+		evs = append(evs, core.Event{Kind: core.EventFinish, Finish: finishFromStop(stop), ProviderFinish: stop})
+	}
+	if api == Converse && rapid.Bool().Draw(t, "usage") {
+		evs = append(evs, core.Event{Kind: core.EventUsage, Usage: &core.Usage{InputTokens: rapid.IntRange(0, 1e6).Draw(t, "in"), OutputTokens: rapid.IntRange(0, 1e6).Draw(t, "out")}})
+	}
+	if rapid.Bool().Draw(t, "error") {
+		evs = append(evs, core.Event{Kind: core.EventError, Error: &core.ProviderError{Type: rapid.SampledFrom([]string{"throttlingException", "modelStreamErrorException"}).Draw(t, "etype"), Message: genText(t, "emsg")}})
+	}
+	return evs
+}
+
+func TestStreamRoundTrip(t *testing.T) {
+	for _, api := range []API{Converse, InvokeAnthropic} {
+		t.Run(fmt.Sprint(api), func(t *testing.T) {
+			rapid.Check(t, func(t *rapid.T) {
+				want := genEvents(t, api)
+				a := New(WithAPI(api))
+				var buf bytes.Buffer
+				if err := a.EncodeStream(&buf, want); err != nil {
+					t.Fatal(err)
+				}
+				got, err := drain(a.DecodeStream(bytes.NewReader(buf.Bytes())))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if diff := cmp.Diff(want, got); diff != "" {
+					t.Fatalf("events (-want +got):\n%s", diff)
+				}
+			})
+		})
+	}
+}
+
+func genCall(t *rapid.T) core.Call {
+	return core.Call{ID: rapid.StringMatching(`tooluse_[a-zA-Z0-9]{1,10}`).Draw(t, "id"), Name: rapid.StringMatching(`[a-zA-Z_][a-zA-Z0-9_-]{0,10}`).Draw(t, "name"), Arguments: genArgs(t, "args")}
+}
+
+func genAssistantParts(t *rapid.T, calls bool) []core.Part {
+	var parts []core.Part
+	if rapid.Bool().Draw(t, "thinking") {
+		parts = append(parts, core.Part{Kind: core.PartThinking, Text: genText(t, "thought"), Signature: rapid.StringMatching(`[A-Za-z0-9]{0,8}`).Draw(t, "sig")})
+	}
+	if rapid.Bool().Draw(t, "hastext") {
+		parts = append(parts, core.TextPart(genText(t, "text")))
+	}
+	if calls {
+		for i := rapid.IntRange(0, 3).Draw(t, "ncalls"); i > 0; i-- {
+			parts = append(parts, core.CallPart(genCall(t)))
+		}
+	}
+	if len(parts) == 0 {
+		parts = append(parts, core.TextPart(genText(t, "text")))
+	}
+	return parts
+}
+
+func TestResponseRoundTrip(t *testing.T) {
+	for _, api := range []API{Converse, InvokeAnthropic} {
+		t.Run(fmt.Sprint(api), func(t *testing.T) {
+			rapid.Check(t, func(t *rapid.T) {
+				stop := rapid.SampledFrom(wireStops).Draw(t, "stop")
+				want := &core.Response{
+					Message:        core.Message{Role: core.RoleAssistant, Parts: genAssistantParts(t, true)},
+					Finish:         finishFromStop(stop),
+					ProviderFinish: stop,
+					Usage:          &core.Usage{InputTokens: rapid.IntRange(0, 1e6).Draw(t, "in"), OutputTokens: rapid.IntRange(0, 1e6).Draw(t, "out")},
+				}
+				if api == InvokeAnthropic {
+					want.ID, want.Model = "msg_1", "claude"
+				}
+				a := New(WithAPI(api))
+				body, err := a.EncodeResponse(want)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, err := a.DecodeResponse(body)
+				if err != nil {
+					t.Fatalf("%v in %s", err, body)
+				}
+				if diff := cmp.Diff(want, got); diff != "" {
+					t.Fatalf("response (-want +got):\n%s\nbody %s", diff, body)
+				}
+			})
+		})
+	}
+}
+
+// genRequest draws a canonical request in the form DecodeRequest gives:
+// system first, user and assistant turns alternating, tool results in a
+// RoleTool message that may be followed by user text in the same wire turn.
+func genRequest(t *rapid.T, api API) *core.Request {
+	req := &core.Request{MaxTokens: rapid.IntRange(0, 4096).Draw(t, "max")}
+	if rapid.Bool().Draw(t, "system") {
+		sys := core.Message{Role: core.RoleSystem}
+		for i := rapid.IntRange(1, 2).Draw(t, "nsys"); i > 0; i-- {
+			sys.Parts = append(sys.Parts, core.TextPart(genText(t, "sys")))
+		}
+		req.Messages = append(req.Messages, sys)
+	}
+	var pending []core.Call
+	for turn := rapid.IntRange(1, 6).Draw(t, "turns"); turn > 0; turn-- {
+		if len(pending) > 0 {
+			tool := core.Message{Role: core.RoleTool}
+			for _, c := range pending {
+				r := core.Result{CallID: c.ID, IsError: rapid.Bool().Draw(t, "iserr"), Content: []core.Part{core.TextPart(genText(t, "result"))}}
+				if api == Converse && rapid.Bool().Draw(t, "jsonresult") {
+					j := string(genArgs(t, "json"))
+					r.Content = append(r.Content, core.Part{Kind: core.PartText, Text: j, Data: j})
+				}
+				tool.Parts = append(tool.Parts, core.ResultPart(r))
+			}
+			req.Messages = append(req.Messages, tool)
+			pending = nil
+			if rapid.Bool().Draw(t, "userafter") {
+				req.Messages = append(req.Messages, core.Message{Role: core.RoleUser, Parts: []core.Part{core.TextPart(genText(t, "user"))}})
+			}
+		} else {
+			req.Messages = append(req.Messages, core.Message{Role: core.RoleUser, Parts: []core.Part{core.TextPart(genText(t, "user"))}})
+		}
+		parts := genAssistantParts(t, true)
+		req.Messages = append(req.Messages, core.Message{Role: core.RoleAssistant, Parts: parts})
+		for _, p := range parts {
+			if p.Kind == core.PartToolCall {
+				pending = append(pending, *p.Call)
+			}
+		}
+	}
+	for i := rapid.IntRange(0, 3).Draw(t, "ntools"); i > 0; i-- {
+		req.Tools = append(req.Tools, core.ToolSpec{Name: rapid.StringMatching(`[a-z_]{1,8}`).Draw(t, "tool"), Description: rapid.StringMatching(`[a-z ]{0,10}`).Draw(t, "desc"), InputSchema: json.RawMessage(`{"type":"object","properties":{"a":{"type":"string"}}}`)})
+	}
+	if len(req.Tools) > 0 {
+		modes := []core.ToolChoiceMode{"", core.ToolChoiceAuto, core.ToolChoiceRequired, core.ToolChoiceTool}
+		if api == InvokeAnthropic {
+			modes = append(modes, core.ToolChoiceNone)
+		}
+		switch m := rapid.SampledFrom(modes).Draw(t, "choice"); m {
+		case "":
+		case core.ToolChoiceTool:
+			req.ToolChoice = &core.ToolChoice{Mode: m, Name: req.Tools[0].Name}
+		default:
+			req.ToolChoice = &core.ToolChoice{Mode: m}
+		}
+		if api == InvokeAnthropic && rapid.Bool().Draw(t, "noparallel") {
+			f := false
+			req.ParallelToolCalls = &f
+			if req.ToolChoice == nil {
+				req.ToolChoice = &core.ToolChoice{Mode: core.ToolChoiceAuto}
+			}
+		}
+	}
+	return req
+}
+
+func TestRequestRoundTrip(t *testing.T) {
+	for _, api := range []API{Converse, InvokeAnthropic} {
+		t.Run(fmt.Sprint(api), func(t *testing.T) {
+			rapid.Check(t, func(t *rapid.T) {
+				want := genRequest(t, api)
+				a := New(WithAPI(api))
+				body, err := a.EncodeRequest(want)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, err := a.DecodeRequest(body)
+				if err != nil {
+					t.Fatalf("%v in %s", err, body)
+				}
+				if diff := cmp.Diff(want, got); diff != "" {
+					t.Fatalf("request (-want +got):\n%s\nbody %s", diff, body)
+				}
+			})
+		})
+	}
+}
+
+// splitReader returns its data in pieces of the drawn sizes.
+type splitReader struct {
+	data  []byte
+	sizes []int
+}
+
+func (r *splitReader) Read(p []byte) (int, error) {
+	if len(r.data) == 0 {
+		return 0, io.EOF
+	}
+	n := 1
+	if len(r.sizes) > 0 {
+		n, r.sizes = r.sizes[0], r.sizes[1:]
+	}
+	n = min(n, len(p), len(r.data))
+	copy(p, r.data[:n])
+	r.data = r.data[n:]
+	return n, nil
+}
+
+// TestSplitReads decodes every recorded stream from a reader that returns
+// arbitrary small pieces and checks the events equal the unsplit decode.
+func TestSplitReads(t *testing.T) {
+	var streams [][]byte
+	for _, path := range corpusFiles(t) {
+		for _, ex := range loadExchanges(t, path) {
+			if ex.Stream {
+				streams = append(streams, ex.Response)
+			}
+		}
+	}
+	if len(streams) == 0 {
+		t.Fatal("no recorded streams")
+	}
+	rapid.Check(t, func(t *rapid.T) {
+		body := streams[rapid.IntRange(0, len(streams)-1).Draw(t, "stream")]
+		want, err := drain(New().DecodeStream(bytes.NewReader(body)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sizes := rapid.SliceOfN(rapid.IntRange(1, 64), 1, 400).Draw(t, "sizes")
+		got, err := drain(New().DecodeStream(&splitReader{data: body, sizes: sizes}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Fatalf("split decode differs (-want +got):\n%s", diff)
+		}
+	})
+}

@@ -1,0 +1,219 @@
+package bedrock
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws/protocol/eventstream"
+	"github.com/google/go-cmp/cmp"
+	"github.com/toolconform/conform/core"
+)
+
+// frames builds a ConverseStream body from (event type, payload) pairs.
+func frames(t testing.TB, pairs ...string) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	enc := eventstream.NewEncoder()
+	for i := 0; i+1 < len(pairs); i += 2 {
+		if err := writeFrame(enc, &buf, eventHeaders(pairs[i]), []byte(pairs[i+1])); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return buf.Bytes()
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func start(idx int, id, name string) core.Event {
+	return core.Event{Kind: core.EventCallStart, Chunk: &core.Chunk{Index: idx, HasIndex: true, ID: id, Name: name, Start: true}}
+}
+
+func delta(idx int, s string) core.Event {
+	return core.Event{Kind: core.EventCallDelta, Chunk: &core.Chunk{Index: idx, HasIndex: true, ArgsDelta: s}}
+}
+
+func end(idx int, args *string) core.Event {
+	return core.Event{Kind: core.EventCallEnd, Chunk: &core.Chunk{Index: idx, HasIndex: true, Done: true, Args: args}}
+}
+
+func TestDecodeStreamFailureModes(t *testing.T) {
+	manyFragments := []string{"contentBlockStart", `{"contentBlockIndex":0,"start":{"toolUse":{"toolUseId":"t1","name":"f"}}}`}
+	wantMany := []core.Event{start(0, "t1", "f")}
+	args := `{"city":"Zürich","n":[1,2,3]}`
+	for _, r := range args {
+		frag := string(r)
+		manyFragments = append(manyFragments, "contentBlockDelta", `{"contentBlockIndex":0,"delta":{"toolUse":{"input":`+quote(frag)+`}},"p":"abcdefgh"}`)
+		wantMany = append(wantMany, delta(0, frag))
+	}
+	manyFragments = append(manyFragments, "contentBlockStop", `{"contentBlockIndex":0}`, "messageStop", `{"stopReason":"tool_use"}`)
+	wantMany = append(wantMany, end(0, nil), core.Event{Kind: core.EventFinish, Finish: core.FinishToolCalls, ProviderFinish: "tool_use"})
+
+	tests := []struct {
+		name string
+		body []byte
+		want []core.Event
+	}{
+		{
+			name: "A11 negative contentBlockIndex is kept, not a crash",
+			body: frames(t,
+				"contentBlockStart", `{"contentBlockIndex":-1,"start":{"toolUse":{"toolUseId":"t1","name":"f"}}}`,
+				"contentBlockDelta", `{"contentBlockIndex":-1,"delta":{"toolUse":{"input":"{\"a\":1}"}}}`,
+				"contentBlockStop", `{"contentBlockIndex":-1}`),
+			want: []core.Event{start(-1, "t1", "f"), delta(-1, `{"a":1}`), end(-1, nil)},
+		},
+		{
+			name: "A20 one fragment per character, with p padding",
+			body: frames(t, manyFragments...),
+			want: wantMany,
+		},
+		{
+			name: "C02 toolUse with no input deltas ends with {}",
+			body: frames(t,
+				"messageStart", `{"role":"assistant"}`,
+				"contentBlockStart", `{"contentBlockIndex":0,"start":{"toolUse":{"toolUseId":"t1","name":"now"}}}`,
+				"contentBlockStop", `{"contentBlockIndex":0}`,
+				"messageStop", `{"stopReason":"tool_use"}`),
+			want: []core.Event{start(0, "t1", "now"), end(0, ptr("{}")), {Kind: core.EventFinish, Finish: core.FinishToolCalls, ProviderFinish: "tool_use"}},
+		},
+		{
+			name: "C06 null input delta is no input, call ends with {}",
+			body: frames(t,
+				"contentBlockStart", `{"contentBlockIndex":0,"start":{"toolUse":{"toolUseId":"t1","name":"now"}}}`,
+				"contentBlockDelta", `{"contentBlockIndex":0,"delta":{"toolUse":{"input":null}}}`,
+				"contentBlockStop", `{"contentBlockIndex":0}`),
+			want: []core.Event{start(0, "t1", "now"), end(0, ptr("{}"))},
+		},
+		{
+			name: "B07 raw control character in a fragment passes through unrepaired",
+			body: frames(t,
+				"contentBlockStart", `{"contentBlockIndex":0,"start":{"toolUse":{"toolUseId":"t1","name":"f"}}}`,
+				"contentBlockDelta", `{"contentBlockIndex":0,"delta":{"toolUse":{"input":"{\"s\":\"a\nb\\x\"}"}}}`,
+				"contentBlockStop", `{"contentBlockIndex":0}`),
+			want: []core.Event{start(0, "t1", "f"), delta(0, "{\"s\":\"a\nb\\x\"}"), end(0, nil)},
+		},
+		{
+			name: "text, reasoning with signature, usage, unknown event ignored",
+			body: frames(t,
+				"contentBlockDelta", `{"contentBlockIndex":0,"delta":{"reasoningContent":{"text":"hmm"}}}`,
+				"contentBlockDelta", `{"contentBlockIndex":0,"delta":{"reasoningContent":{"signature":"sig"}}}`,
+				"contentBlockStop", `{"contentBlockIndex":0}`,
+				"contentBlockDelta", `{"contentBlockIndex":1,"delta":{"text":"Hi"},"unknownField":true}`,
+				"somethingNew", `{"x":1}`,
+				"messageStop", `{"stopReason":"guardrail_intervened"}`,
+				"metadata", `{"usage":{"inputTokens":3,"outputTokens":4,"totalTokens":7},"metrics":{"latencyMs":1}}`),
+			want: []core.Event{
+				{Kind: core.EventThinking, Text: "hmm"},
+				{Kind: core.EventThinking, Signature: "sig"},
+				{Kind: core.EventText, Text: "Hi"},
+				{Kind: core.EventFinish, Finish: core.FinishContentFilter, ProviderFinish: "guardrail_intervened"},
+				{Kind: core.EventUsage, Usage: &core.Usage{InputTokens: 3, OutputTokens: 4}},
+			},
+		},
+		{
+			name: "exception frame becomes EventError with its type",
+			body: func() []byte {
+				var buf bytes.Buffer
+				if err := writeFrame(eventstream.NewEncoder(), &buf, exceptionHeaders("throttlingException"), []byte(`{"message":"slow down"}`)); err != nil {
+					t.Fatal(err)
+				}
+				return buf.Bytes()
+			}(),
+			want: []core.Event{{Kind: core.EventError, Error: &core.ProviderError{Type: "throttlingException", Message: "slow down"}}},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := drain(New().DecodeStream(bytes.NewReader(tt.body)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("events (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func quote(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, r := range s {
+		switch r {
+		case '"', '\\':
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
+func TestDecodeStreamFrameErrors(t *testing.T) {
+	good := frames(t,
+		"messageStart", `{"role":"assistant"}`,
+		"contentBlockDelta", `{"contentBlockIndex":0,"delta":{"text":"Hi"}}`)
+	second := int64(len(frames(t, "messageStart", `{"role":"assistant"}`)))
+
+	badMsgCRC := bytes.Clone(good)
+	badMsgCRC[len(badMsgCRC)-1] ^= 0xff
+	badPayload := bytes.Clone(good)
+	badPayload[len(badPayload)-8] ^= 0x01
+	badPrelude := bytes.Clone(good)
+	badPrelude[second+9] ^= 0xff
+	huge := bytes.Clone(good[:second])
+	huge = append(huge, prelude(1<<21, 0)...)
+	tiny := append(bytes.Clone(good[:second]), prelude(8, 0)...)
+	headersTooLong := append(bytes.Clone(good[:second]), prelude(32, 30)...)
+	badJSON := frames(t, "messageStart", `{"role":"assistant"}`, "contentBlockDelta", `{"contentBlockIndex":"zero"}`)
+
+	tests := []struct {
+		name    string
+		body    []byte
+		wantErr error
+		offset  int64
+		events  int
+	}{
+		{"cut in the prelude", good[:second+5], ErrTruncated, second, 0},
+		{"cut in the payload", good[:len(good)-3], ErrTruncated, second, 0},
+		{"bad message crc", badMsgCRC, ErrChecksum, second, 0},
+		{"flipped payload byte", badPayload, ErrChecksum, second, 0},
+		{"bad prelude crc", badPrelude, ErrChecksum, second, 0},
+		{"frame larger than the limit", huge, ErrFrameTooLarge, second, 0},
+		{"total length below the minimum", tiny, ErrBadFrame, second, 0},
+		{"headers longer than the frame", headersTooLong, ErrBadFrame, second, 0},
+		{"payload JSON of the wrong type", badJSON, nil, second, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			evs, err := drain(New().DecodeStream(bytes.NewReader(tt.body)))
+			var fe *FrameError
+			if !errors.As(err, &fe) {
+				t.Fatalf("error %v is not a *FrameError", err)
+			}
+			if tt.wantErr != nil && !errors.Is(err, tt.wantErr) {
+				t.Errorf("error %v does not wrap %v", err, tt.wantErr)
+			}
+			if fe.Offset != tt.offset {
+				t.Errorf("offset %d, want %d (%v)", fe.Offset, tt.offset, err)
+			}
+			if !strings.Contains(err.Error(), "byte "+itoa(int(tt.offset))) {
+				t.Errorf("message %q does not name byte %d", err, tt.offset)
+			}
+			if len(evs) != tt.events {
+				t.Errorf("%d events before the error, want %d", len(evs), tt.events)
+			}
+		})
+	}
+}
+
+// prelude returns a frame prelude with a correct CRC and nothing after it.
+func prelude(total, headers uint32) []byte {
+	var p [12]byte
+	binary.BigEndian.PutUint32(p[0:], total)
+	binary.BigEndian.PutUint32(p[4:], headers)
+	binary.BigEndian.PutUint32(p[8:], crc32IEEE(p[:8]))
+	return append(p[:], make([]byte, 4)...)
+}
