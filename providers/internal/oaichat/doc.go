@@ -1,0 +1,82 @@
+// Package oaichat is the codec shared by the adapters whose wire format is
+// OpenAI Chat Completions or close to it (openai-chat, mistral). A Config
+// chooses the variations; the adapters wrap a Codec.
+//
+// # Requests
+//
+// Canonical messages map to wire messages as follows. A system message is a
+// "system" message ("developer" is read as system; the difference is not
+// modelled). A user message's text parts form one "user" message; its tool
+// results, and those of a tool message, become one "tool" message each,
+// keyed by tool_call_id, before the text. An assistant message's thinking
+// parts are joined into the reasoning field (Config.ReasoningField, G14),
+// its text parts form the content and its calls the tool_calls; content is
+// left out when the message has calls and no text. Content with one text
+// part is a string, with several an array of text parts, with none "" (G10);
+// on reading, array parts other than text (images, audio) are dropped.
+// Thinking signatures have no place on this wire and are dropped.
+//
+// A tool result without a call id cannot be sent and a tool message without
+// tool_call_id is refused on reading (ErrMissingCallID, G06). History rules
+// that are not about one field (every call answered, G03) are checked by
+// CheckHistory, not by the codec.
+//
+// Tools are function tools; a strict tool's schema is rewritten by
+// StrictSchema on encoding (H03), so the wire always carries a schema
+// strict mode accepts. tool_choice is a string or {type: function}; both
+// "required" and Mistral's "any" read as required. parallel_tool_calls is
+// written only when the request sets it (H04: some models reject even
+// false). response_format json_schema maps to ResponseFormat; json_object
+// and text are not modelled. max_tokens and max_completion_tokens both read
+// into MaxTokens; Config.MaxTokensField picks the one written.
+//
+// # Arguments
+//
+// Tool-call arguments are a JSON string holding JSON. "" (C01) and null or
+// absent (C06) mean a call without arguments: they become {} with
+// Call.Repaired set and Call.Original holding what was received, so the
+// repair is visible. An object where a string belongs (C04) is accepted and
+// kept as its compact JSON text, which is no repair. A string that is not
+// JSON makes a request decode fail (ErrBadArguments) and puts a response's
+// call in Response.Incomplete (Arguments nil, Original the text), never in
+// the message.
+//
+// # Responses and streams
+//
+// Only choice 0 is decoded (A13: with n>1 the other choices are ignored, in
+// responses and in streams alike; Chunk.Turn stays 0). Tool calls whose type
+// is not "function" are provider-run and are not client calls. Finish
+// reasons are normalised by FinishReason, keeping the raw value; "stop" with
+// calls keeps the calls and the finish (F01), "tool_calls" without calls is
+// reported as it is (F03). An error object, in a body or mid-stream, is a
+// provider error (Response.Error, EventError), not a Go error.
+//
+// A stream is read with the sse package's FlushAtEOF option (providers often
+// omit the final blank line) and ends at "data: [DONE]". Each chunk yields,
+// in order: an error event, thinking and text deltas, one call event per
+// tool_calls entry, a finish event, a usage event. A call entry becomes a
+// Chunk with the index (HasIndex when the field is present and not null),
+// the id and the name exactly as sent and the argument text as ArgsDelta;
+// it is EventCallStart when it carries an id or a name, else EventCallDelta.
+// The decoder does no routing: repeated ids (A04), missing indexes (A07),
+// reused indexes (A02) and duplicate indexes in one chunk (A08) reach the
+// Buffer as sent. Chat Completions has no end-of-call marker, so no
+// EventCallEnd is emitted; calls end with the stream. The response id and
+// model go on the first event emitted. Usage-only chunks (choices: [],
+// B13), choices without a delta, empty data lines, padded data and unknown
+// fields and event types are accepted.
+//
+// EncodeStream writes one chunk per event and "data: [DONE]". What the wire
+// cannot carry is normalised: Turn, ItemID, Signature and Done are dropped;
+// EventCallEnd without content writes nothing; Chunk.Args is written as the
+// argument text; a call event is read back as a start exactly when it has an
+// id or a name; plan deltas are written as reasoning and read back as
+// thinking; empty text deltas and finish events without a reason write
+// nothing worth reading back. Argument patches are refused (ErrUnsupported).
+//
+// # Ids
+//
+// Config.IDs, when set, maps ids the protocol rejects to valid ones on every
+// encode (requests, responses, streams) and back on every decode, so that a
+// canonical conversation keeps its own ids end to end (D04, D05).
+package oaichat

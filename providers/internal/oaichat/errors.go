@@ -1,0 +1,75 @@
+package oaichat
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Sentinel errors callers branch on. Errors returned by the codec wrap one
+// of them (or an sse error) inside an *Error that names the place.
+var (
+	// ErrInvalidJSON reports bytes that are not JSON.
+	ErrInvalidJSON = errors.New("invalid JSON")
+	// ErrBadField reports a field of the wrong type or with a value the
+	// protocol does not allow.
+	ErrBadField = errors.New("bad field")
+	// ErrMissingCallID reports a tool result without the id of its call
+	// (G06): Chat Completions pairs results with calls only by id.
+	ErrMissingCallID = errors.New("tool result without tool_call_id")
+	// ErrBadArguments reports tool-call arguments in a request that are not
+	// JSON.
+	ErrBadArguments = errors.New("tool-call arguments are not JSON")
+	// ErrUnsupported reports a canonical value the wire format cannot
+	// express.
+	ErrUnsupported = errors.New("not expressible in chat completions")
+	// ErrTooManyIDs reports an IDMap that reached its size limit.
+	ErrTooManyIDs = errors.New("too many mapped ids")
+)
+
+// Error is a codec error with its place: a byte offset in the body or
+// stream (-1 when unknown) and a JSON path (empty when unknown).
+type Error struct {
+	// Op is the operation, such as "openai-chat: decode response".
+	Op     string
+	Offset int64
+	Path   string
+	Err    error
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	b.WriteString(e.Op)
+	if e.Offset >= 0 {
+		fmt.Fprintf(&b, ": at byte %d", e.Offset)
+	}
+	if e.Path != "" {
+		b.WriteString(": ")
+		b.WriteString(e.Path)
+	}
+	b.WriteString(": ")
+	b.WriteString(e.Err.Error())
+	return b.String()
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// jsonError turns an encoding/json error into an *Error whose offset is
+// base plus the offset json reports.
+func jsonError(op string, base int64, err error) error {
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		return &Error{Op: op, Offset: base + se.Offset, Err: fmt.Errorf("%w: %v", ErrInvalidJSON, err)}
+	case errors.As(err, &te):
+		return &Error{Op: op, Offset: base + te.Offset, Path: te.Field, Err: fmt.Errorf("%w: %s cannot hold JSON %s", ErrBadField, te.Type, te.Value)}
+	}
+	return &Error{Op: op, Offset: base, Err: fmt.Errorf("%w: %v", ErrInvalidJSON, err)}
+}
+
+// fieldError returns an *Error for a field at path.
+func fieldError(op, path string, err error) error {
+	return &Error{Op: op, Offset: -1, Path: path, Err: err}
+}

@@ -1,0 +1,111 @@
+package oaichat
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"fmt"
+	"sync"
+)
+
+// DefaultMaxIDs is the number of id pairs an IDMap keeps unless told
+// otherwise.
+const DefaultMaxIDs = 1 << 16
+
+// IDMap translates call ids between a canonical conversation and a protocol
+// that accepts only some ids (Mistral: exactly 9 of [A-Za-z0-9], D05;
+// OpenAI: at most 40 characters, D04).
+//
+// ToWire leaves a valid id alone and replaces any other by a valid id
+// derived from it deterministically (a hash, so the same foreign id always
+// gets the same replacement), remembering the pair; FromWire gives back the
+// original of a replacement and leaves every other id alone. The map is safe
+// for concurrent use and holds at most its limit of pairs (ErrTooManyIDs).
+//
+// A provider-made id that happens to equal a replacement would be mapped
+// back to the foreign id; with 62^9 possible Mistral ids this is left as a
+// known, negligible risk.
+type IDMap struct {
+	mu    sync.Mutex
+	valid func(string) bool
+	mint  func(id string, attempt int) string
+	max   int
+	wire  map[string]string // original -> replacement
+	orig  map[string]string // replacement -> original
+}
+
+// NewIDMap returns an IDMap for the protocol whose ids satisfy valid, minting
+// replacements with mint (attempt counts up on a collision) and holding at
+// most max pairs (max <= 0 means DefaultMaxIDs).
+func NewIDMap(valid func(string) bool, mint func(id string, attempt int) string, max int) *IDMap {
+	if max <= 0 {
+		max = DefaultMaxIDs
+	}
+	return &IDMap{valid: valid, mint: mint, max: max, wire: map[string]string{}, orig: map[string]string{}}
+}
+
+// ToWire returns the id to send for id. The empty id stays empty.
+func (m *IDMap) ToWire(id string) (string, error) {
+	if id == "" || m.valid(id) {
+		return id, nil
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if w, ok := m.wire[id]; ok {
+		return w, nil
+	}
+	if len(m.wire) >= m.max {
+		return "", fmt.Errorf("map id %q: %w (limit %d)", id, ErrTooManyIDs, m.max)
+	}
+	for attempt := 0; ; attempt++ {
+		w := m.mint(id, attempt)
+		if _, taken := m.orig[w]; !taken {
+			m.wire[id] = w
+			m.orig[w] = id
+			return w, nil
+		}
+	}
+}
+
+// FromWire returns the original id of a replacement, or id itself.
+func (m *IDMap) FromWire(id string) string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if o, ok := m.orig[id]; ok {
+		return o
+	}
+	return id
+}
+
+// Len returns the number of pairs held.
+func (m *IDMap) Len() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.wire)
+}
+
+const base62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+
+// HashID returns n base-62 characters derived from id and attempt by
+// SHA-256, for minting replacement ids.
+func HashID(id string, attempt, n int) string {
+	out := make([]byte, 0, n)
+	for block := 0; len(out) < n; block++ {
+		var salt [16]byte
+		binary.BigEndian.PutUint64(salt[:8], uint64(attempt))
+		binary.BigEndian.PutUint64(salt[8:], uint64(block))
+		h := sha256.New()
+		h.Write(salt[:])
+		h.Write([]byte(id))
+		sum := h.Sum(nil)
+		for _, c := range sum {
+			if len(out) == n {
+				break
+			}
+			if c >= 248 { // 248 = 4*62: drop values that would bias the digits
+				continue
+			}
+			out = append(out, base62[int(c)%62])
+		}
+	}
+	return string(out)
+}

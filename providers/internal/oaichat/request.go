@@ -1,0 +1,419 @@
+package oaichat
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/toolconform/conform/core"
+)
+
+// EncodeRequest writes req as a Chat Completions request body.
+func (c *Codec) EncodeRequest(req *core.Request) ([]byte, error) {
+	op := c.op("encode request")
+	if req == nil {
+		return nil, fieldError(op, "", fmt.Errorf("%w: nil request", ErrBadField))
+	}
+	w := wireRequest{Model: req.Model, Messages: []wireMessage{}, ParallelToolCalls: req.ParallelToolCalls, Stream: req.Stream}
+	for i, m := range req.Messages {
+		msgs, err := c.encodeMessage(op, i, m)
+		if err != nil {
+			return nil, err
+		}
+		w.Messages = append(w.Messages, msgs...)
+	}
+	for i, t := range req.Tools {
+		params := t.InputSchema
+		if t.Strict {
+			s, err := StrictSchema(params)
+			if err != nil {
+				return nil, fieldError(op, pathf("tools[%d].input_schema", i), err)
+			}
+			params = s
+		}
+		w.Tools = append(w.Tools, wireTool{Type: "function", Function: wireFunction{Name: t.Name, Description: t.Description, Parameters: params, Strict: t.Strict}})
+	}
+	if tc := req.ToolChoice; tc != nil {
+		switch tc.Mode {
+		case core.ToolChoiceAuto, core.ToolChoiceNone:
+			w.ToolChoice = jsonString(string(tc.Mode))
+		case core.ToolChoiceRequired:
+			w.ToolChoice = jsonString(c.cfg.RequiredChoice)
+		case core.ToolChoiceTool:
+			if tc.Name == "" {
+				return nil, fieldError(op, "tool_choice.name", fmt.Errorf("%w: named tool choice without a name", ErrBadField))
+			}
+			b, _ := json.Marshal(map[string]any{"type": "function", "function": map[string]string{"name": tc.Name}})
+			w.ToolChoice = b
+		default:
+			return nil, fieldError(op, "tool_choice.mode", fmt.Errorf("%w: unknown mode %q", ErrBadField, tc.Mode))
+		}
+	}
+	if rf := req.ResponseFormat; rf != nil {
+		w.ResponseFormat = &wireResponseFormat{Type: "json_schema", JSONSchema: &wireJSONSchema{Name: rf.Name, Schema: rf.Schema, Strict: rf.Strict}}
+	}
+	if req.MaxTokens > 0 {
+		n := req.MaxTokens
+		if c.cfg.MaxTokensField == "max_completion_tokens" {
+			w.MaxCompletionTokens = &n
+		} else {
+			w.MaxTokens = &n
+		}
+	}
+	if req.Stream && c.cfg.StreamUsage {
+		w.StreamOptions = &wireStreamOptions{IncludeUsage: true}
+	}
+	b, err := json.Marshal(w)
+	if err != nil {
+		return nil, &Error{Op: op, Offset: -1, Err: err}
+	}
+	return b, nil
+}
+
+// content writes text parts as a content value: "" for none, a string for
+// one, an array of text parts for several (G10).
+func content(parts []core.Part) json.RawMessage {
+	var texts []string
+	for _, p := range parts {
+		if p.Kind == core.PartText {
+			texts = append(texts, p.Text)
+		}
+	}
+	switch len(texts) {
+	case 0:
+		return jsonString("")
+	case 1:
+		return jsonString(texts[0])
+	}
+	arr := make([]map[string]string, len(texts))
+	for i, t := range texts {
+		arr[i] = map[string]string{"type": "text", "text": t}
+	}
+	b, _ := json.Marshal(arr)
+	return b
+}
+
+func hasText(parts []core.Part) bool {
+	for _, p := range parts {
+		if p.Kind == core.PartText {
+			return true
+		}
+	}
+	return false
+}
+
+func (c *Codec) encodeMessage(op string, i int, m core.Message) ([]wireMessage, error) {
+	switch m.Role {
+	case core.RoleSystem:
+		return []wireMessage{{Role: "system", Content: content(m.Parts)}}, nil
+	case core.RoleUser, core.RoleTool:
+		// Results travel as tool messages, one per result, in order; any
+		// text of a user message follows them as one user message.
+		var out []wireMessage
+		var texts []core.Part
+		for j, p := range m.Parts {
+			switch p.Kind {
+			case core.PartToolResult:
+				if p.Result == nil || p.Result.CallID == "" {
+					return nil, fieldError(op, pathf("messages[%d].parts[%d].result.call_id", i, j), ErrMissingCallID)
+				}
+				id, err := c.toWire(p.Result.CallID)
+				if err != nil {
+					return nil, fieldError(op, pathf("messages[%d].parts[%d].result.call_id", i, j), err)
+				}
+				out = append(out, wireMessage{Role: "tool", ToolCallID: &id, Content: content(p.Result.Content)})
+			case core.PartText:
+				texts = append(texts, p)
+			}
+		}
+		if m.Role == core.RoleUser && (len(texts) > 0 || len(out) == 0) {
+			out = append(out, wireMessage{Role: "user", Content: content(texts)})
+		}
+		return out, nil
+	case core.RoleAssistant:
+		wm := wireMessage{Role: "assistant"}
+		var thinking strings.Builder
+		hasThinking := false
+		for j, p := range m.Parts {
+			switch p.Kind {
+			case core.PartThinking:
+				thinking.WriteString(p.Text)
+				hasThinking = true
+			case core.PartToolCall:
+				if p.Call == nil {
+					return nil, fieldError(op, pathf("messages[%d].parts[%d].call", i, j), fmt.Errorf("%w: tool-call part without a call", ErrBadField))
+				}
+				tc, err := c.wireCall(*p.Call)
+				if err != nil {
+					return nil, fieldError(op, pathf("messages[%d].parts[%d].call", i, j), err)
+				}
+				wm.ToolCalls = append(wm.ToolCalls, tc)
+			}
+		}
+		if hasText(m.Parts) || len(wm.ToolCalls) == 0 {
+			wm.Content = content(m.Parts)
+		}
+		if hasThinking {
+			if c.cfg.ReasoningField == "reasoning" {
+				wm.Reasoning = jsonString(thinking.String())
+			} else {
+				wm.ReasoningContent = jsonString(thinking.String())
+			}
+		}
+		return []wireMessage{wm}, nil
+	}
+	return nil, fieldError(op, pathf("messages[%d].role", i), fmt.Errorf("%w: unknown role %q", ErrBadField, m.Role))
+}
+
+// wireCall writes a call. Arguments go as their JSON text; a call without
+// arguments sends "{}". A call whose arguments were never complete
+// (Arguments nil, Original set) sends Original, so that it decodes as
+// incomplete again.
+func (c *Codec) wireCall(call core.Call) (wireToolCall, error) {
+	id, err := c.toWire(call.ID)
+	if err != nil {
+		return wireToolCall{}, err
+	}
+	args := string(call.Arguments)
+	if len(call.Arguments) == 0 {
+		args = "{}"
+		if call.Original != "" {
+			args = call.Original
+		}
+	}
+	name := call.Name
+	return wireToolCall{ID: &id, Type: "function", Function: wireFunctionArg{Name: &name, Arguments: jsonString(args)}}, nil
+}
+
+// DecodeRequest reads a Chat Completions request body.
+func (c *Codec) DecodeRequest(body []byte) (*core.Request, error) {
+	op := c.op("decode request")
+	var w wireRequest
+	if err := json.Unmarshal(body, &w); err != nil {
+		return nil, jsonError(op, 0, err)
+	}
+	req := &core.Request{Model: w.Model, ParallelToolCalls: w.ParallelToolCalls, Stream: w.Stream}
+	switch {
+	case w.MaxTokens != nil:
+		req.MaxTokens = *w.MaxTokens
+	case w.MaxCompletionTokens != nil:
+		req.MaxTokens = *w.MaxCompletionTokens
+	}
+	for i, wm := range w.Messages {
+		m, err := c.decodeMessage(op, pathf("messages[%d]", i), wm, true)
+		if err != nil {
+			return nil, err
+		}
+		req.Messages = append(req.Messages, m)
+	}
+	for i, t := range w.Tools {
+		if t.Type != "" && t.Type != "function" {
+			continue // provider-run tools are not modelled
+		}
+		if t.Function.Name == "" {
+			return nil, fieldError(op, pathf("tools[%d].function.name", i), fmt.Errorf("%w: tool without a name", ErrBadField))
+		}
+		req.Tools = append(req.Tools, core.ToolSpec{Name: t.Function.Name, Description: t.Function.Description, InputSchema: t.Function.Parameters, Strict: t.Function.Strict})
+	}
+	if tc := bytes.TrimSpace(w.ToolChoice); len(tc) > 0 && string(tc) != "null" {
+		choice, err := decodeToolChoice(tc)
+		if err != nil {
+			return nil, fieldError(op, "tool_choice", err)
+		}
+		req.ToolChoice = choice
+	}
+	if rf := w.ResponseFormat; rf != nil && rf.Type == "json_schema" && rf.JSONSchema != nil {
+		req.ResponseFormat = &core.ResponseFormat{Name: rf.JSONSchema.Name, Schema: rf.JSONSchema.Schema, Strict: rf.JSONSchema.Strict}
+	}
+	return req, nil
+}
+
+func decodeToolChoice(raw json.RawMessage) (*core.ToolChoice, error) {
+	if raw[0] == '"' {
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrBadField, err)
+		}
+		switch s {
+		case "auto", "none":
+			return &core.ToolChoice{Mode: core.ToolChoiceMode(s)}, nil
+		case "required", "any":
+			return &core.ToolChoice{Mode: core.ToolChoiceRequired}, nil
+		}
+		return nil, fmt.Errorf("%w: unknown tool_choice %q", ErrBadField, s)
+	}
+	var o struct {
+		Type     string `json:"type"`
+		Function struct {
+			Name string `json:"name"`
+		} `json:"function"`
+	}
+	if err := json.Unmarshal(raw, &o); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrBadField, err)
+	}
+	if o.Function.Name == "" {
+		return nil, fmt.Errorf("%w: tool_choice object without function.name", ErrBadField)
+	}
+	return &core.ToolChoice{Mode: core.ToolChoiceTool, Name: o.Function.Name}, nil
+}
+
+// decodeContent reads a content value: null or absent (no parts), a string
+// (one text part unless empty), or an array of parts whose text parts are
+// kept (G10); other part types (images, audio) are not modelled.
+func decodeContent(raw json.RawMessage, path string) ([]core.Part, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, nil
+	}
+	switch raw[0] {
+	case '"':
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return nil, fmt.Errorf("%s: %w: %v", path, ErrBadField, err)
+		}
+		if s == "" {
+			return nil, nil
+		}
+		return []core.Part{core.TextPart(s)}, nil
+	case '[':
+		var arr []json.RawMessage
+		if err := json.Unmarshal(raw, &arr); err != nil {
+			return nil, fmt.Errorf("%s: %w: %v", path, ErrBadField, err)
+		}
+		var parts []core.Part
+		for i, el := range arr {
+			var p struct {
+				Type string  `json:"type"`
+				Text *string `json:"text"`
+			}
+			if err := json.Unmarshal(el, &p); err != nil {
+				return nil, fmt.Errorf("%s[%d]: %w: content part is not an object", path, i, ErrBadField)
+			}
+			if p.Type == "text" {
+				if p.Text == nil {
+					return nil, fmt.Errorf("%s[%d].text: %w: text part without text", path, i, ErrBadField)
+				}
+				parts = append(parts, core.TextPart(*p.Text))
+			}
+		}
+		return parts, nil
+	}
+	return nil, fmt.Errorf("%s: %w: content must be a string, an array of parts or null", path, ErrBadField)
+}
+
+// decodeMessage reads one message. In a request (inRequest), arguments that
+// are not JSON are an error; in a response the caller handles them.
+func (c *Codec) decodeMessage(op, path string, wm wireMessage, inRequest bool) (core.Message, error) {
+	parts, err := decodeContent(wm.Content, path+".content")
+	if err != nil {
+		return core.Message{}, &Error{Op: op, Offset: -1, Err: err}
+	}
+	switch wm.Role {
+	case "system", "developer":
+		return core.Message{Role: core.RoleSystem, Parts: parts}, nil
+	case "user":
+		return core.Message{Role: core.RoleUser, Parts: parts}, nil
+	case "tool":
+		if wm.ToolCallID == nil || *wm.ToolCallID == "" {
+			return core.Message{}, fieldError(op, path+".tool_call_id", ErrMissingCallID)
+		}
+		if parts == nil {
+			parts = []core.Part{}
+		}
+		r := core.Result{CallID: c.fromWire(*wm.ToolCallID), Content: parts}
+		return core.Message{Role: core.RoleTool, Parts: []core.Part{core.ResultPart(r)}}, nil
+	case "assistant":
+		m := core.Message{Role: core.RoleAssistant}
+		if t := c.thinking(wm); t != "" {
+			m.Parts = append(m.Parts, core.Part{Kind: core.PartThinking, Text: t})
+		}
+		m.Parts = append(m.Parts, parts...)
+		for j, tc := range wm.ToolCalls {
+			call, complete, err := c.decodeCall(tc)
+			if err != nil || !complete {
+				if err == nil {
+					err = ErrBadArguments
+				}
+				return core.Message{}, fieldError(op, pathf("%s.tool_calls[%d].function.arguments", path, j), err)
+			}
+			m.Parts = append(m.Parts, core.CallPart(call))
+		}
+		return m, nil
+	}
+	return core.Message{}, fieldError(op, path+".role", fmt.Errorf("%w: unknown role %q", ErrBadField, wm.Role))
+}
+
+// thinking returns the reasoning text of a message: the configured field
+// first, then the other one.
+func (c *Codec) thinking(wm wireMessage) string {
+	first, second := wm.ReasoningContent, wm.Reasoning
+	if c.cfg.ReasoningField == "reasoning" {
+		first, second = second, first
+	}
+	if t := stringValue(first); t != "" {
+		return t
+	}
+	return stringValue(second)
+}
+
+// stringValue returns the value of a JSON string, or "" for anything else.
+func stringValue(raw json.RawMessage) string {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || raw[0] != '"' {
+		return ""
+	}
+	var s string
+	if json.Unmarshal(raw, &s) != nil {
+		return ""
+	}
+	return s
+}
+
+// decodeCall reads a whole tool call. Arguments: a JSON string holding JSON
+// is kept as it is; "" (C01) and null or absent (C06) mean no arguments and
+// become {} with the repair reported; an object (C04) is accepted as its
+// compact JSON text. A string that is not JSON gives complete=false, with
+// the text in Original and Arguments nil.
+func (c *Codec) decodeCall(tc wireToolCall) (call core.Call, complete bool, err error) {
+	if tc.ID != nil {
+		call.ID = c.fromWire(*tc.ID)
+	}
+	if tc.Function.Name != nil {
+		call.Name = *tc.Function.Name
+	}
+	raw := bytes.TrimSpace(tc.Function.Arguments)
+	switch {
+	case len(raw) == 0 || string(raw) == "null":
+		call.Arguments = json.RawMessage("{}")
+		call.Repaired = true
+		call.Original = "null"
+		if len(raw) == 0 {
+			call.Original = ""
+		}
+		return call, true, nil
+	case raw[0] == '"':
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return call, false, fmt.Errorf("%w: %v", ErrBadField, err)
+		}
+		if strings.TrimSpace(s) == "" {
+			call.Arguments = json.RawMessage("{}")
+			call.Repaired = true
+			call.Original = s
+			return call, true, nil
+		}
+		if !json.Valid([]byte(s)) {
+			call.Original = s
+			return call, false, nil
+		}
+		call.Arguments = json.RawMessage(s)
+		return call, true, nil
+	}
+	var b bytes.Buffer
+	if err := json.Compact(&b, raw); err != nil {
+		return call, false, fmt.Errorf("%w: %v", ErrBadField, err)
+	}
+	call.Arguments = b.Bytes()
+	return call, true, nil
+}

@@ -1,0 +1,146 @@
+package oaichat
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/toolconform/conform/core"
+)
+
+// pickChoice returns the choice with index 0, or the first choice when none
+// says index 0 (A13: with n>1 only choice 0 is decoded).
+func pickChoice(cs []wireChoice) *wireChoice {
+	for i := range cs {
+		if cs[i].Index == nil || *cs[i].Index == 0 {
+			return &cs[i]
+		}
+	}
+	if len(cs) > 0 {
+		return &cs[0]
+	}
+	return nil
+}
+
+// DecodeResponse reads a non-streaming Chat Completions response body. A
+// provider error body becomes Response.Error. Calls whose arguments are not
+// complete JSON go to Response.Incomplete, never to the message.
+func (c *Codec) DecodeResponse(body []byte) (*core.Response, error) {
+	op := c.op("decode response")
+	var w wireResponse
+	if err := json.Unmarshal(body, &w); err != nil {
+		return nil, jsonError(op, 0, err)
+	}
+	resp := &core.Response{ID: w.ID, Model: w.Model, Message: core.Message{Role: core.RoleAssistant}}
+	if pe := providerError(w.Error); pe != nil {
+		resp.Error = pe
+	} else if w.Object == "error" {
+		resp.Error = &core.ProviderError{Type: scalarText(w.Type), Code: scalarText(w.Code), Message: scalarText(w.Message)}
+	}
+	if w.Usage != nil {
+		resp.Usage = &core.Usage{InputTokens: w.Usage.PromptTokens, OutputTokens: w.Usage.CompletionTokens}
+	}
+	ch := pickChoice(w.Choices)
+	if ch == nil {
+		if resp.Error == nil && w.Choices == nil {
+			return nil, fieldError(op, "choices", fmt.Errorf("%w: response has neither choices nor error", ErrBadField))
+		}
+		if resp.Error != nil {
+			resp.Finish = core.FinishError
+		}
+		return resp, nil
+	}
+	idx := 0
+	if ch.Index != nil {
+		idx = *ch.Index
+	}
+	path := pathf("choices[%d].message", idx)
+	if ch.FinishReason != nil {
+		resp.ProviderFinish = *ch.FinishReason
+		resp.Finish = FinishReason(*ch.FinishReason)
+	}
+	if ch.Message == nil {
+		return resp, nil
+	}
+	wm := *ch.Message
+	parts, err := decodeContent(wm.Content, path+".content")
+	if err != nil {
+		return nil, &Error{Op: op, Offset: -1, Err: err}
+	}
+	if t := c.thinking(wm); t != "" {
+		resp.Message.Parts = append(resp.Message.Parts, core.Part{Kind: core.PartThinking, Text: t})
+	}
+	resp.Message.Parts = append(resp.Message.Parts, parts...)
+	for j, tc := range wm.ToolCalls {
+		if tc.Type != "" && tc.Type != "function" {
+			continue // provider-run tools are not client calls
+		}
+		call, complete, err := c.decodeCall(tc)
+		if err != nil {
+			return nil, fieldError(op, pathf("%s.tool_calls[%d].function.arguments", path, j), err)
+		}
+		if !complete {
+			resp.Incomplete = append(resp.Incomplete, call)
+			continue
+		}
+		resp.Message.Parts = append(resp.Message.Parts, core.CallPart(call))
+	}
+	return resp, nil
+}
+
+// EncodeResponse writes resp as a non-streaming Chat Completions response.
+func (c *Codec) EncodeResponse(resp *core.Response) ([]byte, error) {
+	op := c.op("encode response")
+	if resp == nil {
+		return nil, fieldError(op, "", fmt.Errorf("%w: nil response", ErrBadField))
+	}
+	out := map[string]any{"object": "chat.completion"}
+	if resp.ID != "" {
+		out["id"] = resp.ID
+	}
+	if resp.Model != "" {
+		out["model"] = resp.Model
+	}
+	if resp.Usage != nil {
+		out["usage"] = wireUsage{PromptTokens: resp.Usage.InputTokens, CompletionTokens: resp.Usage.OutputTokens, TotalTokens: resp.Usage.InputTokens + resp.Usage.OutputTokens}
+	}
+	if resp.Error != nil {
+		out["error"] = encodeError(resp.Error)
+		if len(resp.Message.Parts) == 0 && resp.Finish == core.FinishError {
+			b, err := json.Marshal(out)
+			if err != nil {
+				return nil, &Error{Op: op, Offset: -1, Err: err}
+			}
+			return b, nil
+		}
+	}
+	m := resp.Message
+	m.Role = core.RoleAssistant
+	msgs, err := c.encodeMessage(op, 0, m)
+	if err != nil {
+		return nil, err
+	}
+	if len(msgs) != 1 {
+		return nil, fieldError(op, "message", fmt.Errorf("%w: response message must be one assistant message", ErrUnsupported))
+	}
+	wm := msgs[0]
+	for _, call := range resp.Incomplete {
+		tc, err := c.wireCall(call)
+		if err != nil {
+			return nil, fieldError(op, "incomplete", err)
+		}
+		wm.ToolCalls = append(wm.ToolCalls, tc)
+	}
+	if len(wm.ToolCalls) > 0 && !hasText(resp.Message.Parts) {
+		wm.Content = json.RawMessage("null")
+	}
+	var finish any
+	if f := wireFinish(resp.Finish, resp.ProviderFinish); f != "" {
+		finish = f
+	}
+	out["choices"] = []map[string]any{{"index": 0, "message": wm, "finish_reason": finish}}
+	b, err := json.Marshal(out)
+	if err != nil {
+		return nil, &Error{Op: op, Offset: -1, Err: err}
+	}
+	return b, nil
+}

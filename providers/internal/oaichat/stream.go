@@ -1,0 +1,292 @@
+package oaichat
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/toolconform/conform/core"
+	"github.com/toolconform/conform/providers/internal/sse"
+)
+
+// DecodeStream reads a streamed Chat Completions body (SSE, ended by
+// "data: [DONE]") and yields its events one at a time, pulling from r only
+// as far as needed. See the package documentation for what is emitted.
+func (c *Codec) DecodeStream(r io.Reader) core.EventStream {
+	return &stream{c: c, op: c.op("decode stream"), dec: sse.NewDecoder(r, sse.FlushAtEOF(), sse.MaxEventSize(c.cfg.MaxEventSize))}
+}
+
+type stream struct {
+	c     *Codec
+	op    string
+	dec   *sse.Decoder
+	queue []core.Event
+	qi    int
+	done  bool
+	err   error
+
+	id, model string
+	metaSent  bool
+}
+
+// Next returns the next event, io.EOF after the last, or an *Error.
+func (s *stream) Next() (core.Event, error) {
+	for {
+		if s.qi < len(s.queue) {
+			ev := s.queue[s.qi]
+			s.queue[s.qi] = core.Event{}
+			s.qi++
+			return ev, nil
+		}
+		s.queue, s.qi = s.queue[:0], 0
+		if s.err != nil {
+			return core.Event{}, s.err
+		}
+		if s.done {
+			s.err = io.EOF
+			continue
+		}
+		ev, err := s.dec.Next()
+		if err == io.EOF {
+			s.err = io.EOF
+			continue
+		}
+		if err != nil {
+			off := int64(-1)
+			var se *sse.Error
+			if errors.As(err, &se) {
+				off = se.Offset
+			}
+			s.err = &Error{Op: s.op, Offset: off, Err: err}
+			continue
+		}
+		if err := s.handle(ev); err != nil {
+			s.err = err
+		}
+	}
+}
+
+// handle turns one SSE event into canonical events on the queue.
+func (s *stream) handle(ev sse.Event) error {
+	data := bytes.TrimSpace([]byte(ev.Data))
+	switch ev.Type {
+	case "", "message", "chunk", "error":
+	default:
+		return nil // unknown event types are ignored
+	}
+	if len(data) == 0 {
+		return nil // an empty data line carries nothing
+	}
+	if string(data) == "[DONE]" {
+		s.done = true
+		return nil
+	}
+	off := s.dec.Offset()
+	var w wireResponse
+	if err := json.Unmarshal(data, &w); err != nil {
+		var se *json.SyntaxError
+		var te *json.UnmarshalTypeError
+		switch {
+		case errors.As(err, &se):
+			return &Error{Op: s.op, Offset: off, Err: fmt.Errorf("%w: event data at byte %d of its data: %v", ErrInvalidJSON, se.Offset, err)}
+		case errors.As(err, &te):
+			return &Error{Op: s.op, Offset: off, Path: te.Field, Err: fmt.Errorf("%w: %s cannot hold JSON %s (byte %d of the event data)", ErrBadField, te.Type, te.Value, te.Offset)}
+		}
+		return &Error{Op: s.op, Offset: off, Err: fmt.Errorf("%w: %v", ErrInvalidJSON, err)}
+	}
+	if !s.metaSent {
+		if s.id == "" {
+			s.id = w.ID
+		}
+		if s.model == "" {
+			s.model = w.Model
+		}
+	}
+	if pe := providerError(w.Error); pe != nil {
+		s.queue = append(s.queue, core.Event{Kind: core.EventError, Error: pe})
+	} else if w.Object == "error" || ev.Type == "error" {
+		pe := &core.ProviderError{Type: scalarText(w.Type), Code: scalarText(w.Code), Message: scalarText(w.Message)}
+		s.queue = append(s.queue, core.Event{Kind: core.EventError, Error: pe})
+	}
+	for i := range w.Choices {
+		ch := &w.Choices[i]
+		if ch.Index != nil && *ch.Index != 0 {
+			continue // A13: events carry choice 0 only
+		}
+		if err := s.choice(ch, off, i); err != nil {
+			return err
+		}
+	}
+	if w.Usage != nil {
+		s.queue = append(s.queue, core.Event{Kind: core.EventUsage, Usage: &core.Usage{InputTokens: w.Usage.PromptTokens, OutputTokens: w.Usage.CompletionTokens}})
+	}
+	if !s.metaSent && len(s.queue) > 0 {
+		s.queue[0].ID, s.queue[0].Model = s.id, s.model
+		s.metaSent = true
+	}
+	return nil
+}
+
+func (s *stream) choice(ch *wireChoice, off int64, i int) error {
+	if d := ch.Delta; d != nil {
+		if t := s.c.thinking(*d); t != "" {
+			s.queue = append(s.queue, core.Event{Kind: core.EventThinking, Text: t})
+		}
+		parts, err := decodeContent(d.Content, pathf("choices[%d].delta.content", i))
+		if err != nil {
+			return &Error{Op: s.op, Offset: off, Err: err}
+		}
+		for _, p := range parts {
+			if p.Text != "" {
+				s.queue = append(s.queue, core.Event{Kind: core.EventText, Text: p.Text})
+			}
+		}
+		for j, tc := range d.ToolCalls {
+			if tc.Type != "" && tc.Type != "function" {
+				continue
+			}
+			chunk := core.Chunk{}
+			if tc.Index != nil {
+				chunk.Index, chunk.HasIndex = *tc.Index, true
+			}
+			if tc.ID != nil {
+				chunk.ID = s.c.fromWire(*tc.ID)
+			}
+			if tc.Function.Name != nil {
+				chunk.Name = *tc.Function.Name
+			}
+			if raw := bytes.TrimSpace(tc.Function.Arguments); len(raw) > 0 && string(raw) != "null" {
+				if raw[0] == '"' {
+					if err := json.Unmarshal(raw, &chunk.ArgsDelta); err != nil {
+						return &Error{Op: s.op, Offset: off, Path: pathf("choices[%d].delta.tool_calls[%d].function.arguments", i, j), Err: fmt.Errorf("%w: %v", ErrBadField, err)}
+					}
+				} else {
+					chunk.ArgsDelta = scalarText(raw) // C04: an object, as its JSON text
+				}
+			}
+			kind := core.EventCallDelta
+			if chunk.ID != "" || chunk.Name != "" {
+				kind, chunk.Start = core.EventCallStart, true
+			}
+			s.queue = append(s.queue, core.Event{Kind: kind, Chunk: &chunk})
+		}
+	}
+	if ch.FinishReason != nil && *ch.FinishReason != "" {
+		s.queue = append(s.queue, core.Event{Kind: core.EventFinish, Finish: FinishReason(*ch.FinishReason), ProviderFinish: *ch.FinishReason})
+	}
+	return nil
+}
+
+type wireChunk struct {
+	ID      string           `json:"id,omitempty"`
+	Object  string           `json:"object"`
+	Model   string           `json:"model,omitempty"`
+	Choices []wireChunkChoce `json:"choices"`
+	Usage   *wireUsage       `json:"usage,omitempty"`
+	Error   json.RawMessage  `json:"error,omitempty"`
+}
+
+type wireChunkChoce struct {
+	Index        int         `json:"index"`
+	Delta        wireMessage `json:"delta"`
+	FinishReason *string     `json:"finish_reason"`
+}
+
+// EncodeStream writes events as a Chat Completions stream: one chunk per
+// event, then "data: [DONE]". What the wire cannot carry is normalised (see
+// the package documentation); argument patches are refused with
+// ErrUnsupported.
+func (c *Codec) EncodeStream(w io.Writer, events []core.Event) error {
+	op := c.op("encode stream")
+	enc := sse.NewEncoder(w)
+	var id, model string
+	for i, ev := range events {
+		if ev.ID != "" {
+			id = ev.ID
+		}
+		if ev.Model != "" {
+			model = ev.Model
+		}
+		ch := wireChunk{ID: id, Object: "chat.completion.chunk", Model: model, Choices: []wireChunkChoce{}}
+		choice := wireChunkChoce{Delta: wireMessage{}}
+		switch ev.Kind {
+		case core.EventText:
+			choice.Delta.Content = jsonString(ev.Text)
+		case core.EventThinking, core.EventPlan:
+			if c.cfg.ReasoningField == "reasoning" {
+				choice.Delta.Reasoning = jsonString(ev.Text)
+			} else {
+				choice.Delta.ReasoningContent = jsonString(ev.Text)
+			}
+		case core.EventCallStart, core.EventCallDelta, core.EventCallEnd:
+			k := ev.Chunk
+			if k == nil {
+				return &Error{Op: op, Offset: -1, Path: pathf("events[%d].chunk", i), Err: fmt.Errorf("%w: call event without a chunk", ErrBadField)}
+			}
+			if len(k.Patch) > 0 {
+				return &Error{Op: op, Offset: -1, Path: pathf("events[%d].chunk.patch", i), Err: fmt.Errorf("%w: argument patches", ErrUnsupported)}
+			}
+			if ev.Kind == core.EventCallEnd && k.ID == "" && k.Name == "" && k.ArgsDelta == "" && k.Args == nil {
+				continue // an end has no wire form of its own
+			}
+			tc := wireToolCall{}
+			if k.HasIndex {
+				n := k.Index
+				tc.Index = &n
+			}
+			if k.ID != "" {
+				wid, err := c.toWire(k.ID)
+				if err != nil {
+					return &Error{Op: op, Offset: -1, Path: pathf("events[%d].chunk.id", i), Err: err}
+				}
+				tc.ID, tc.Type = &wid, "function"
+			}
+			if k.Name != "" {
+				name := k.Name
+				tc.Function.Name = &name
+			}
+			args := k.ArgsDelta
+			if k.Args != nil {
+				args = *k.Args
+			}
+			tc.Function.Arguments = jsonString(args)
+			choice.Delta.ToolCalls = []wireToolCall{tc}
+		case core.EventUsage:
+			if ev.Usage == nil {
+				return &Error{Op: op, Offset: -1, Path: pathf("events[%d].usage", i), Err: fmt.Errorf("%w: usage event without usage", ErrBadField)}
+			}
+			ch.Usage = &wireUsage{PromptTokens: ev.Usage.InputTokens, CompletionTokens: ev.Usage.OutputTokens, TotalTokens: ev.Usage.InputTokens + ev.Usage.OutputTokens}
+		case core.EventFinish:
+			f := wireFinish(ev.Finish, ev.ProviderFinish)
+			if f == "" {
+				continue
+			}
+			choice.FinishReason = &f
+			choice.Delta = wireMessage{}
+		case core.EventError:
+			pe := ev.Error
+			if pe == nil {
+				pe = &core.ProviderError{Message: "unknown error"}
+			}
+			ch.Error = encodeError(pe)
+		default:
+			return &Error{Op: op, Offset: -1, Path: pathf("events[%d].kind", i), Err: fmt.Errorf("%w: unknown event kind %q", ErrBadField, ev.Kind)}
+		}
+		if ev.Kind != core.EventUsage && ev.Kind != core.EventError {
+			ch.Choices = append(ch.Choices, choice)
+		}
+		b, err := json.Marshal(ch)
+		if err != nil {
+			return &Error{Op: op, Offset: -1, Path: pathf("events[%d]", i), Err: err}
+		}
+		if err := enc.Encode(sse.Event{Data: string(b)}); err != nil {
+			return &Error{Op: op, Offset: -1, Path: pathf("events[%d]", i), Err: err}
+		}
+	}
+	if err := enc.Encode(sse.Event{Data: "[DONE]"}); err != nil {
+		return &Error{Op: op, Offset: -1, Err: err}
+	}
+	return nil
+}

@@ -1,0 +1,111 @@
+package mistral
+
+import (
+	"io"
+
+	"github.com/toolconform/conform/core"
+	"github.com/toolconform/conform/providers/internal/oaichat"
+)
+
+// Errors callers branch on; codec errors wrap one of them in an *Error.
+var (
+	ErrInvalidJSON   = oaichat.ErrInvalidJSON
+	ErrBadField      = oaichat.ErrBadField
+	ErrMissingCallID = oaichat.ErrMissingCallID
+	ErrBadArguments  = oaichat.ErrBadArguments
+	ErrUnsupported   = oaichat.ErrUnsupported
+	ErrTooManyIDs    = oaichat.ErrTooManyIDs
+)
+
+// Error is a codec error naming its byte offset and JSON path.
+type Error = oaichat.Error
+
+// IDMap translates call ids between the canonical conversation and the
+// wire (see Adapter.IDMap).
+type IDMap = oaichat.IDMap
+
+// Adapter is the mistral protocol: Mistral's /v1/chat/completions.
+type Adapter struct {
+	// IDMap holds the ids mapped on encoding (D05). Mistral accepts only
+	// call ids of exactly 9 characters [A-Za-z0-9]; any other id met while
+	// encoding a request, response or stream is sent as 9 base-62
+	// characters derived from it by SHA-256 (a collision with an earlier
+	// replacement tries the next derivation), and the pair is kept here so
+	// that the replacement, when it comes back in a response, a stream or a
+	// follow-up request, decodes to the original id. Valid ids are never
+	// changed.
+	IDMap *IDMap
+	c     *oaichat.Codec
+}
+
+// Option configures an Adapter.
+type Option func(*oaichat.Config)
+
+// MaxEventSize bounds one SSE event of a stream in bytes.
+func MaxEventSize(n int) Option { return func(c *oaichat.Config) { c.MaxEventSize = n } }
+
+// New returns a mistral Adapter.
+func New(opts ...Option) *Adapter {
+	cfg := oaichat.Config{
+		Name:           "mistral",
+		RequiredChoice: "any",
+		MaxTokensField: "max_tokens",
+		ReasoningField: "reasoning_content",
+		IDs:            oaichat.NewIDMap(ValidID, mintID, 0),
+	}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	return &Adapter{IDMap: cfg.IDs, c: oaichat.New(cfg)}
+}
+
+// ValidID reports whether id is a call id Mistral accepts: exactly 9
+// characters, each an ASCII letter or digit.
+func ValidID(id string) bool {
+	if len(id) != 9 {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+func mintID(id string, attempt int) string { return oaichat.HashID(id, attempt, 9) }
+
+// Name returns "mistral".
+func (a *Adapter) Name() string { return a.c.Name() }
+
+// EncodeRequest writes req as a Mistral chat request body.
+func (a *Adapter) EncodeRequest(req *core.Request) ([]byte, error) { return a.c.EncodeRequest(req) }
+
+// DecodeRequest reads a Mistral chat request body.
+func (a *Adapter) DecodeRequest(body []byte) (*core.Request, error) { return a.c.DecodeRequest(body) }
+
+// EncodeResponse writes resp as a Mistral chat response body.
+func (a *Adapter) EncodeResponse(resp *core.Response) ([]byte, error) {
+	return a.c.EncodeResponse(resp)
+}
+
+// DecodeResponse reads a Mistral chat response body.
+func (a *Adapter) DecodeResponse(body []byte) (*core.Response, error) {
+	return a.c.DecodeResponse(body)
+}
+
+// DecodeStream reads a Mistral SSE stream one event at a time.
+func (a *Adapter) DecodeStream(r io.Reader) core.EventStream { return a.c.DecodeStream(r) }
+
+// EncodeStream writes events as a Mistral SSE stream.
+func (a *Adapter) EncodeStream(w io.Writer, events []core.Event) error {
+	return a.c.EncodeStream(w, events)
+}
+
+// CheckHistory reports every history problem the API rejects: unanswered
+// calls (G03) and results without or with unknown call ids (G06). Id
+// formats are not checked, since the adapter maps them (D05).
+func CheckHistory(msgs []core.Message) error { return oaichat.CheckHistory(msgs, 0) }
+
+var _ core.Adapter = (*Adapter)(nil)
