@@ -1,0 +1,615 @@
+package core
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/toolconform/conform/core/repair"
+)
+
+// The sentinel errors of Buffer, besides the limits in limits.go.
+var (
+	// ErrAfterDone reports a chunk that adds to a call that is already
+	// complete (or failed) and is neither an empty trailer (B03) nor an
+	// identical final copy of its arguments (B02).
+	ErrAfterDone = errors.New("chunk adds to a completed tool call")
+	// ErrConflict reports a chunk that contradicts its call: another name
+	// (A10) or another id for the same call.
+	ErrConflict = errors.New("chunk contradicts its tool call")
+	// ErrInvalidPatch reports a patch value that is not valid JSON, or a
+	// patch applied to arguments that are not a JSON object.
+	ErrInvalidPatch = errors.New("invalid tool call argument patch")
+	// ErrFinished reports a chunk added after Finish.
+	ErrFinished = errors.New("buffer is finished")
+	// ErrIncomplete reports calls still open when the stream ended; it is
+	// wrapped by *IncompleteError.
+	ErrIncomplete = errors.New("tool calls incomplete")
+)
+
+// ChunkError is a chunk that Buffer.Add rejected. A rejected chunk leaves
+// the buffer as it was.
+type ChunkError struct {
+	// Chunk is the 1-based position of the chunk among those added.
+	Chunk int
+	// Route names the call the chunk was routed to, such as `id "call_1"`
+	// or `index 2 of turn 0`.
+	Route string
+	// Detail says more than the sentinel, such as the sizes involved.
+	Detail string
+	Err    error
+}
+
+func (e *ChunkError) Error() string {
+	s := fmt.Sprintf("buffer add chunk %d (%s): %v", e.Chunk, e.Route, e.Err)
+	if e.Detail != "" {
+		s += ": " + e.Detail
+	}
+	return s
+}
+
+func (e *ChunkError) Unwrap() error { return e.Err }
+
+// CallError is a call that ended (on Done) with arguments that are neither
+// valid JSON nor repairable. Call holds its id and name and, in Original, the
+// argument text as received; Arguments is nil. The call is never returned as
+// complete; other calls are not affected.
+type CallError struct {
+	Call Call
+	Err  error
+}
+
+func (e *CallError) Error() string {
+	return fmt.Sprintf("buffer complete call %q (%s): %v", e.Call.ID, e.Call.Name, e.Err)
+}
+
+func (e *CallError) Unwrap() error { return e.Err }
+
+// IncompleteError lists the calls still open when Buffer.Finish ended the
+// stream (B09–B11). Each holds its id and name and, in Original, the
+// argument text received so far; Arguments is nil. They must never be run.
+type IncompleteError struct {
+	Calls []Call
+}
+
+func (e *IncompleteError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "buffer finish: %d tool call", len(e.Calls))
+	if len(e.Calls) != 1 {
+		b.WriteString("s")
+	}
+	b.WriteString(" incomplete:")
+	for i, c := range e.Calls {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(&b, " %q (%s) after %d bytes of arguments", c.ID, c.Name, len(c.Original))
+	}
+	return b.String()
+}
+
+func (e *IncompleteError) Unwrap() error { return ErrIncomplete }
+
+// BufferOption configures a Buffer.
+type BufferOption func(*Buffer)
+
+// WithLimits sets the buffer's limits; zero fields keep their defaults.
+func WithLimits(l Limits) BufferOption {
+	return func(b *Buffer) { b.lim = l.withDefaults() }
+}
+
+// WithCumulativeArgs declares that the provider resends the cumulative
+// argument text in every delta (B01): a delta that begins with all the text
+// accumulated so far replaces it instead of being appended. It is off by
+// default because the same test corrupts ordinary incremental streams whose
+// delta happens to repeat the text before it.
+func WithCumulativeArgs() BufferOption {
+	return func(b *Buffer) { b.cumulative = true }
+}
+
+// turnIndex is the (turn, index) routing key.
+type turnIndex struct{ turn, index int }
+
+// callState is one call being accumulated, or one that has ended (done),
+// kept so that late chunks routed to it can be recognised.
+type callState struct {
+	seq      int
+	turn     int
+	index    int
+	hasIndex bool
+	ordinal  int // position among the calls of its turn
+	id       string
+	itemID   string
+	name     string
+	sig      string
+	args     []byte
+	patch    map[string]json.RawMessage
+	patchLen int
+	doneSeen bool // Done arrived, possibly before the name
+	done     bool // ended: completed, failed or left incomplete
+	looksCum bool // a delta repeated all the text before it (B01 hint)
+	// text and final are the argument text as received and the
+	// arguments as returned, kept once the call has completed.
+	text  string
+	final json.RawMessage
+}
+
+// NewBuffer returns an empty Buffer with default limits unless an option
+// says otherwise.
+func NewBuffer(opts ...BufferOption) *Buffer {
+	b := &Buffer{
+		lim:     DefaultLimits(),
+		byID:    make(map[string]*callState),
+		byItem:  make(map[string]*callState),
+		byIndex: make(map[turnIndex]*callState),
+		perTurn: make(map[int]int),
+		genIDs:  make(map[string]bool),
+	}
+	for _, o := range opts {
+		o(b)
+	}
+	return b
+}
+
+// Calls returns the calls completed so far, in the order they completed.
+func (b *Buffer) Calls() []Call { return append([]Call(nil), b.completed...) }
+
+// Failed returns the calls that ended with arguments that could not be
+// repaired, in the order they ended.
+func (b *Buffer) Failed() []*CallError { return append([]*CallError(nil), b.failed...) }
+
+// Pending returns the number of calls still open.
+func (b *Buffer) Pending() int { return len(b.open) }
+
+// Add feeds one chunk to the buffer and returns the calls this chunk
+// completed, usually none or one.
+//
+// A *ChunkError means the chunk was rejected and the buffer is unchanged
+// (a limit, a conflict, a chunk after Done or after Finish). A *CallError
+// means the chunk was taken but ended a call whose arguments could not be
+// repaired; that call is reported by Failed and never completes, and the
+// other calls go on.
+func (b *Buffer) Add(c Chunk) ([]Call, error) {
+	b.nchunks++
+	if b.finished {
+		return nil, b.chunkErr(&c, ErrFinished, "")
+	}
+	if c.HasIndex && (c.Index < 0 || c.Index > b.lim.MaxIndex) {
+		return nil, b.chunkErr(&c, ErrIndexOutOfRange, fmt.Sprintf("index %d, allowed 0 to %d", c.Index, b.lim.MaxIndex))
+	}
+	for k, v := range c.Patch {
+		if !json.Valid(v) {
+			return nil, b.chunkErr(&c, ErrInvalidPatch, fmt.Sprintf("value of key %q is not valid JSON", k))
+		}
+	}
+	cs, displaced := b.route(&c)
+	if cs != nil && cs.done {
+		return nil, b.afterDone(cs, &c)
+	}
+	if cs == nil && len(b.calls) >= b.lim.MaxCalls {
+		return nil, b.chunkErr(&c, ErrTooManyCalls, fmt.Sprintf("limit %d", b.lim.MaxCalls))
+	}
+	if cs != nil {
+		if c.Name != "" && cs.name != "" && c.Name != cs.name {
+			return nil, b.chunkErr(&c, ErrConflict, fmt.Sprintf("name %q, the call is named %q", c.Name, cs.name))
+		}
+		if c.ID != "" && cs.id != "" && c.ID != cs.id {
+			return nil, b.chunkErr(&c, ErrConflict, fmt.Sprintf("id %q, the call has id %q", c.ID, cs.id))
+		}
+		if c.ItemID != "" && cs.itemID != "" && c.ItemID != cs.itemID {
+			return nil, b.chunkErr(&c, ErrConflict, fmt.Sprintf("item id %q, the call has item id %q", c.ItemID, cs.itemID))
+		}
+	}
+	var cur []byte
+	curPatch := 0
+	var curPatchMap map[string]json.RawMessage
+	if cs != nil {
+		cur, curPatch, curPatchMap = cs.args, cs.patchLen, cs.patch
+	}
+	argLen := len(cur)
+	switch {
+	case c.Args != nil:
+		argLen = len(*c.Args)
+	case c.ArgsDelta != "":
+		if b.cumulative && len(cur) > 0 && strings.HasPrefix(c.ArgsDelta, string(cur)) {
+			argLen = len(c.ArgsDelta)
+		} else {
+			argLen += len(c.ArgsDelta)
+		}
+	}
+	patchLen := curPatch
+	for k, v := range c.Patch {
+		if old, ok := curPatchMap[k]; ok {
+			patchLen -= len(k) + len(old)
+		}
+		patchLen += len(k) + len(v)
+	}
+	if argLen+patchLen > b.lim.MaxArgBytes {
+		return nil, b.chunkErr(&c, ErrArgumentsTooLarge, fmt.Sprintf("%d bytes, limit %d", argLen+patchLen, b.lim.MaxArgBytes))
+	}
+
+	// The chunk is accepted: from here on the buffer changes.
+	var out []Call
+	if displaced != nil {
+		b.displace(displaced, &out)
+	}
+	if cs == nil {
+		cs = b.newCall(&c)
+	}
+	b.apply(cs, &c)
+	if cs.doneSeen && cs.name != "" {
+		call, err := b.complete(cs)
+		if err != nil {
+			return out, err
+		}
+		out = append(out, call)
+	}
+	return out, nil
+}
+
+// route finds the call a chunk belongs to without changing the buffer. It
+// returns nil when the chunk opens a new call, and in displaced an open call
+// whose index the new call takes over (A02).
+func (b *Buffer) route(c *Chunk) (cs, displaced *callState) {
+	if c.ID != "" {
+		if x := b.byID[c.ID]; x != nil {
+			return b.reopen(c, x), nil
+		}
+	}
+	if c.ItemID != "" {
+		if x := b.byItem[c.ItemID]; x != nil {
+			return b.reopen(c, x), nil
+		}
+	}
+	hasID := c.ID != "" || c.ItemID != ""
+	if c.HasIndex {
+		x := b.byIndex[turnIndex{c.Turn, c.Index}]
+		switch {
+		case x == nil:
+			return nil, nil
+		case x.done:
+			if c.Start || hasID {
+				return nil, nil
+			}
+			return x, nil
+		case (c.ID != "" && x.id != "") || (c.ItemID != "" && x.itemID != ""):
+			// Another id on the index of an open call (A01, A02).
+			return nil, x
+		}
+		return x, nil
+	}
+	if hasID {
+		return nil, nil
+	}
+	if x := b.latestOpen(c.Turn); x != nil {
+		if c.Start || (c.Name != "" && x.name != "" && c.Name != x.name) {
+			return nil, nil
+		}
+		return x, nil
+	}
+	if c.Start || c.Name != "" {
+		return nil, nil
+	}
+	return b.latest(c.Turn), nil
+}
+
+// reopen returns nil (a new call) for a Start chunk naming a call that has
+// ended, such as a second call reusing an id (D06), and x otherwise.
+func (b *Buffer) reopen(c *Chunk, x *callState) *callState {
+	if x.done && c.Start {
+		return nil
+	}
+	return x
+}
+
+func (b *Buffer) latestOpen(turn int) *callState {
+	for i := len(b.open) - 1; i >= 0; i-- {
+		if b.open[i].turn == turn {
+			return b.open[i]
+		}
+	}
+	return nil
+}
+
+func (b *Buffer) latest(turn int) *callState {
+	for i := len(b.calls) - 1; i >= 0; i-- {
+		if b.calls[i].turn == turn {
+			return b.calls[i]
+		}
+	}
+	return nil
+}
+
+// afterDone handles a chunk routed to a call that has ended: an empty
+// trailer (B03), a repeat of its id or name (A04) or an identical final copy
+// of its arguments (B02) is taken as a no-op; anything else is rejected.
+func (b *Buffer) afterDone(cs *callState, c *Chunk) error {
+	if c.Name != "" && c.Name != cs.name {
+		return b.chunkErr(c, ErrAfterDone, fmt.Sprintf("name %q for a call named %q", c.Name, cs.name))
+	}
+	if c.ArgsDelta != "" {
+		return b.chunkErr(c, ErrAfterDone, fmt.Sprintf("%d bytes of argument delta", len(c.ArgsDelta)))
+	}
+	if len(c.Patch) > 0 {
+		return b.chunkErr(c, ErrAfterDone, "an argument patch")
+	}
+	if c.Args != nil && *c.Args != cs.text && !jsonEqual(*c.Args, cs.final) {
+		return b.chunkErr(c, ErrAfterDone, "final arguments that differ from those accumulated")
+	}
+	return nil
+}
+
+// displace ends the call whose index a new call takes over: it completes
+// when it has a name and whole arguments, and otherwise stays open, routed
+// by its id only, to complete on its own Done or be reported by Finish.
+func (b *Buffer) displace(x *callState, out *[]Call) {
+	key := turnIndex{x.turn, x.index}
+	if b.byIndex[key] == x {
+		delete(b.byIndex, key)
+	}
+	if x.name == "" || !wholeArgs(x.args) {
+		return
+	}
+	if call, err := b.complete(x); err == nil {
+		*out = append(*out, call)
+	}
+}
+
+// wholeArgs reports whether argument text can be complete: empty or valid
+// JSON.
+func wholeArgs(args []byte) bool {
+	return len(bytes.TrimSpace(args)) == 0 || json.Valid(args)
+}
+
+func (b *Buffer) newCall(c *Chunk) *callState {
+	cs := &callState{
+		seq:     len(b.calls),
+		turn:    c.Turn,
+		ordinal: b.perTurn[c.Turn],
+	}
+	b.perTurn[c.Turn]++
+	b.calls = append(b.calls, cs)
+	b.open = append(b.open, cs)
+	return cs
+}
+
+// apply merges an accepted chunk into its call.
+func (b *Buffer) apply(cs *callState, c *Chunk) {
+	if c.ID != "" && cs.id == "" {
+		cs.id = c.ID
+		b.byID[c.ID] = cs
+	}
+	if c.ItemID != "" && cs.itemID == "" {
+		cs.itemID = c.ItemID
+		b.byItem[c.ItemID] = cs
+	}
+	if c.HasIndex && !cs.hasIndex {
+		key := turnIndex{c.Turn, c.Index}
+		if x := b.byIndex[key]; x == nil || x.done {
+			cs.hasIndex, cs.index = true, c.Index
+			b.byIndex[key] = cs
+		}
+	}
+	if c.Name != "" {
+		cs.name = c.Name
+	}
+	if c.Signature != "" {
+		cs.sig = c.Signature
+	}
+	switch {
+	case c.Args != nil:
+		cs.args = append(cs.args[:0], *c.Args...)
+	case c.ArgsDelta != "":
+		if len(cs.args) > 0 && len(c.ArgsDelta) > len(cs.args) && strings.HasPrefix(c.ArgsDelta, string(cs.args)) {
+			if b.cumulative {
+				cs.args = cs.args[:0]
+			} else {
+				cs.looksCum = true
+			}
+		}
+		cs.args = append(cs.args, c.ArgsDelta...)
+	}
+	for k, v := range c.Patch {
+		if cs.patch == nil {
+			cs.patch = make(map[string]json.RawMessage)
+		}
+		if old, ok := cs.patch[k]; ok {
+			cs.patchLen -= len(k) + len(old)
+		}
+		cs.patch[k] = append(json.RawMessage(nil), v...)
+		cs.patchLen += len(k) + len(v)
+	}
+	if c.Done {
+		cs.doneSeen = true
+	}
+}
+
+// end removes cs from the open calls.
+func (b *Buffer) end(cs *callState) {
+	cs.done = true
+	for i, x := range b.open {
+		if x == cs {
+			b.open = append(b.open[:i], b.open[i+1:]...)
+			break
+		}
+	}
+}
+
+// callID returns the call's provider id, or a stable generated one:
+// tool_<turn>_<index> for a call routed by index, tool_<turn>_<n> for the
+// n-th call of a turn that had neither, with a suffix if that is taken.
+func (b *Buffer) callID(cs *callState) string {
+	if cs.id != "" {
+		return cs.id
+	}
+	n := cs.ordinal
+	if cs.hasIndex {
+		n = cs.index
+	}
+	id := "tool_" + strconv.Itoa(cs.turn) + "_" + strconv.Itoa(n)
+	if b.genIDs[id] || b.byID[id] != nil {
+		id += "_" + strconv.Itoa(cs.seq)
+	}
+	b.genIDs[id] = true
+	return id
+}
+
+// complete ends a call that has its Done and its name.
+func (b *Buffer) complete(cs *callState) (Call, error) {
+	b.end(cs)
+	text := string(cs.args)
+	cs.args = nil
+	call := Call{ID: b.callID(cs), ItemID: cs.itemID, Name: cs.name, Signature: cs.sig}
+	args, repaired, err := finalArgs(text, cs.patch)
+	cs.patch = nil
+	cs.text = text
+	if err != nil {
+		if cs.looksCum {
+			err = fmt.Errorf("%w (each delta repeated the text before it: a cumulative stream, B01, needs WithCumulativeArgs)", err)
+		}
+		call.Original = text
+		ce := &CallError{Call: call, Err: err}
+		b.failed = append(b.failed, ce)
+		return Call{}, ce
+	}
+	call.Arguments = args
+	cs.final = args
+	if repaired {
+		call.Repaired, call.Original = true, text
+	}
+	b.completed = append(b.completed, call)
+	return call, nil
+}
+
+// finalArgs turns a call's argument text and patches into its arguments.
+// Empty text becomes {} (C01, C02); two identical copies of one document
+// become one (B02, reported as a repair); other invalid text goes through
+// core/repair.
+func finalArgs(text string, patch map[string]json.RawMessage) (args json.RawMessage, repaired bool, err error) {
+	args, repaired, err = textArgs(text)
+	if err != nil || len(patch) == 0 {
+		return args, repaired, err
+	}
+	obj := make(map[string]json.RawMessage, len(patch))
+	if err := json.Unmarshal(args, &obj); err != nil {
+		return nil, false, fmt.Errorf("%w: the arguments are not a JSON object", ErrInvalidPatch)
+	}
+	for k, v := range patch {
+		obj[k] = v
+	}
+	merged, err := json.Marshal(obj)
+	if err != nil {
+		return nil, false, fmt.Errorf("%w: %v", ErrInvalidPatch, err)
+	}
+	return merged, repaired, nil
+}
+
+func textArgs(text string) (json.RawMessage, bool, error) {
+	t := strings.TrimSpace(text)
+	if t == "" {
+		return json.RawMessage("{}"), false, nil
+	}
+	if json.Valid([]byte(text)) {
+		return json.RawMessage(text), false, nil
+	}
+	if n := len(t); n%2 == 0 && t[:n/2] == t[n/2:] && json.Valid([]byte(t[:n/2])) {
+		return json.RawMessage(t[:n/2]), true, nil
+	}
+	fixed, _, err := repair.Repair(text)
+	if err != nil {
+		return nil, false, err
+	}
+	return json.RawMessage(fixed), true, nil
+}
+
+// jsonEqual reports whether a and b are the same JSON text once compacted.
+func jsonEqual(a string, b json.RawMessage) bool {
+	var x, y bytes.Buffer
+	if json.Compact(&x, []byte(a)) != nil || json.Compact(&y, b) != nil {
+		return false
+	}
+	return bytes.Equal(x.Bytes(), y.Bytes())
+}
+
+// DoneAll ends every open call that has a name as if it had received Done,
+// for protocols where the end of the response ends its calls (a Chat
+// Completions finish_reason). Calls without a name stay open. It returns
+// the calls it completed and, joined, the *CallError of each that failed.
+func (b *Buffer) DoneAll() ([]Call, error) {
+	var out []Call
+	var errs []error
+	for _, cs := range append([]*callState(nil), b.open...) {
+		if cs.name == "" {
+			continue
+		}
+		cs.doneSeen = true
+		call, err := b.complete(cs)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		out = append(out, call)
+	}
+	return out, errors.Join(errs...)
+}
+
+// Finish ends the stream. Calls still open become incomplete: they are
+// returned, in order of appearance, and reported by an *IncompleteError,
+// and never become complete. Later chunks are rejected with ErrFinished.
+// Finish may be called again and returns the same.
+func (b *Buffer) Finish() ([]Call, error) {
+	if !b.finished {
+		b.finished = true
+		for _, cs := range append([]*callState(nil), b.open...) {
+			b.end(cs)
+			text := string(cs.args)
+			cs.args, cs.text = nil, text
+			b.incomplete = append(b.incomplete, Call{ID: cs.id, ItemID: cs.itemID, Name: cs.name, Signature: cs.sig, Original: text})
+		}
+	}
+	if len(b.incomplete) == 0 {
+		return nil, nil
+	}
+	inc := append([]Call(nil), b.incomplete...)
+	return inc, &IncompleteError{Calls: append([]Call(nil), b.incomplete...)}
+}
+
+// Preview returns a best-effort view of the arguments of the open call that
+// route names (by ID, ItemID, or Turn and Index, as Add would route it), for
+// display while it streams; see repair.Preview. ok is false when no open
+// call matches or its text so far cannot be previewed. The result must never
+// be run.
+func (b *Buffer) Preview(route Chunk) (json.RawMessage, bool) {
+	route.Start, route.Name = false, ""
+	cs, _ := b.route(&route)
+	if cs == nil || cs.done {
+		return nil, false
+	}
+	if len(cs.patch) > 0 {
+		args, _, err := finalArgs(string(cs.args), cs.patch)
+		return args, err == nil
+	}
+	if len(bytes.TrimSpace(cs.args)) == 0 {
+		return json.RawMessage("{}"), true
+	}
+	return repair.Preview(string(cs.args))
+}
+
+// chunkErr builds the error for a rejected chunk, naming how it routes.
+func (b *Buffer) chunkErr(c *Chunk, err error, detail string) *ChunkError {
+	var route string
+	switch {
+	case c.ID != "":
+		route = fmt.Sprintf("id %q", c.ID)
+	case c.ItemID != "":
+		route = fmt.Sprintf("item id %q", c.ItemID)
+	case c.HasIndex:
+		route = fmt.Sprintf("index %d of turn %d", c.Index, c.Turn)
+	default:
+		route = fmt.Sprintf("latest call of turn %d", c.Turn)
+	}
+	return &ChunkError{Chunk: b.nchunks, Route: route, Detail: detail, Err: err}
+}

@@ -1,0 +1,112 @@
+package core
+
+// Buffer accumulates the Chunks of a streamed response into complete Calls.
+// The zero value is not usable; use NewBuffer. A Buffer is not safe for
+// concurrent use.
+//
+//	b := core.NewBuffer()
+//	for _, c := range chunks {
+//		done, err := b.Add(c) // done: the calls this chunk completed
+//		...
+//	}
+//	incomplete, err := b.Finish() // an *IncompleteError if a call was cut off
+//
+// # Routing
+//
+// Add routes each chunk without changing the buffer, then checks the limits,
+// then applies it, so that a rejected chunk leaves the buffer unchanged.
+//
+//  1. By provider id: Chunk.ID, else Chunk.ItemID, looked up among the ids
+//     and item ids every call has shown. An empty string is no id (A03). A
+//     call first seen by index that later shows an id keeps both routes and
+//     stays one call; so does a call first seen by item id that later shows
+//     its call id (A16).
+//  2. Else by (Turn, Index) when HasIndex is set. An index is never
+//     negative (A11) nor above Limits.MaxIndex (A12): ErrIndexOutOfRange.
+//  3. Else the most recent open call of the turn (A06, A07), unless the
+//     chunk has Start or a name other than that call's, which opens a new
+//     call. With no open call, a chunk without name or Start goes to the
+//     turn's last call (where it is usually a trailer, B03).
+//
+// Start opens a new call only when the call it routes to has ended: a second
+// call reusing an ended call's id (D06) or index. Start on an open call is
+// ignored, so a decoder that splits one entry into two (A08) stays safe.
+//
+// # Decision table
+//
+//	case                                         decision
+//	A01/A02 new id on the index of an open call  the new id opens a new call that takes
+//	                                             the index; the old call completes at once
+//	                                             if it has a name and whole (empty or
+//	                                             valid) arguments, else it stays open,
+//	                                             routed by its id only, and ends on its own
+//	                                             Done or is reported by Finish
+//	A03 empty-string id                          no id: routed by index or latest call
+//	A04 id and name on every chunk               set once, never concatenated; a repeat is
+//	                                             a no-op, another name is ErrConflict
+//	A05 interleaved parallel calls               routed by id or index, any order
+//	A08 two entries with one index in one chunk  both route to the same call and merge
+//	                                             (name part, then argument part)
+//	A09 name after the first arguments           accepted; a call completes on Done only
+//	                                             once it has a name, so a Done that comes
+//	                                             before the name waits for it
+//	A10 names of different calls                 never merged: another name on a routed
+//	                                             call is ErrConflict, on the latest call
+//	                                             it opens a new call
+//	A11/A12 negative or huge index               ErrIndexOutOfRange, chunk rejected
+//	B01 cumulative resend                        not guessed (the guess corrupts ordinary
+//	                                             streams): appended, so the call fails at
+//	                                             Done with a CallError whose message names
+//	                                             B01; WithCumulativeArgs makes a delta
+//	                                             that starts with all the text so far
+//	                                             replace it
+//	B02 deltas then a final full copy            as Args: replaces (and after Done, an
+//	                                             identical copy is a no-op, a different
+//	                                             one ErrAfterDone); as a delta, so that
+//	                                             the text is one document twice: kept
+//	                                             once, reported as a repair
+//	B03 empty delta after Done                   no-op
+//	B09 valid-looking prefix                     never completed early: a call completes
+//	                                             only on Done, DoneAll or (A02) when its
+//	                                             index is taken over with whole arguments
+//	B09-B11 stream ends with calls open          Finish returns them and an
+//	                                             *IncompleteError; never complete
+//	C01 arguments ""                             {} (not reported as a repair)
+//	C02 no argument chunk at all                 {}
+//	C09 invalid arguments at Done                core/repair; Repaired set and Original
+//	                                             kept; unrepairable or truncated: a
+//	                                             *CallError for that call only
+//	D06 a second call with an ended call's id    opens a new call when it has Start,
+//	                                             else ErrAfterDone
+//	any other chunk after Done                   ErrAfterDone, chunk rejected
+//	chunk after Finish                           ErrFinished
+//
+// Calls without a provider id get tool_<turn>_<index>, or tool_<turn>_<n>
+// for the n-th call of a turn routed by neither id nor index; a clash with
+// an id already seen adds _<position>. Patches (Chunk.Patch) are merged key
+// by key into the argument object at completion, later values winning.
+//
+// # Memory
+//
+// Argument text grows one []byte per call, appended in place; routing uses
+// maps keyed by the chunk's own strings, so an ordinary delta costs no
+// allocation. A completed call drops its buffer and keeps only its final
+// arguments.
+type Buffer struct {
+	lim        Limits
+	cumulative bool
+
+	calls    []*callState // every call, in order of first appearance
+	open     []*callState // calls not yet ended, in order of appearance
+	byID     map[string]*callState
+	byItem   map[string]*callState
+	byIndex  map[turnIndex]*callState
+	perTurn  map[int]int // number of calls per turn
+	genIDs   map[string]bool
+	nchunks  int
+	finished bool
+
+	completed  []Call
+	failed     []*CallError
+	incomplete []Call
+}

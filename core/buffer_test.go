@@ -1,0 +1,634 @@
+package core
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/toolconform/conform/core/repair"
+)
+
+func sp(s string) *string { return &s }
+
+func rawCall(id, name, args string) Call {
+	return Call{ID: id, Name: name, Arguments: json.RawMessage(args)}
+}
+
+// dumpBuffer renders every part of a buffer's state, so that two states can
+// be compared with cmp.Diff.
+func dumpBuffer(b *Buffer) string {
+	var s strings.Builder
+	fmt.Fprintf(&s, "lim=%+v cum=%v finished=%v\n", b.lim, b.cumulative, b.finished)
+	for _, cs := range b.calls {
+		keys := make([]string, 0, len(cs.patch))
+		for k := range cs.patch {
+			keys = append(keys, k+"="+string(cs.patch[k]))
+		}
+		sort.Strings(keys)
+		fmt.Fprintf(&s, "call %d turn=%d index=%d/%v ord=%d id=%q item=%q name=%q sig=%q args=%q patch=%v/%d doneSeen=%v done=%v cum=%v text=%q final=%q\n",
+			cs.seq, cs.turn, cs.index, cs.hasIndex, cs.ordinal, cs.id, cs.itemID, cs.name, cs.sig, cs.args, keys, cs.patchLen, cs.doneSeen, cs.done, cs.looksCum, cs.text, cs.final)
+	}
+	for _, cs := range b.open {
+		fmt.Fprintf(&s, "open %d\n", cs.seq)
+	}
+	var keys []string
+	for k, v := range b.byID {
+		keys = append(keys, fmt.Sprintf("id %q->%d", k, v.seq))
+	}
+	for k, v := range b.byItem {
+		keys = append(keys, fmt.Sprintf("item %q->%d", k, v.seq))
+	}
+	for k, v := range b.byIndex {
+		keys = append(keys, fmt.Sprintf("index %v->%d", k, v.seq))
+	}
+	for k, v := range b.perTurn {
+		keys = append(keys, fmt.Sprintf("turn %d:%d", k, v))
+	}
+	for k := range b.genIDs {
+		keys = append(keys, "gen "+k)
+	}
+	sort.Strings(keys)
+	s.WriteString(strings.Join(keys, "\n"))
+	fmt.Fprintf(&s, "\ncompleted=%v failed=%d incomplete=%v", b.completed, len(b.failed), b.incomplete)
+	return s.String()
+}
+
+func TestBuffer(t *testing.T) {
+	tests := []struct {
+		name   string
+		opts   []BufferOption
+		chunks []Chunk
+		// errs maps a chunk's position to the sentinel its Add must
+		// return; every other Add must succeed.
+		errs       map[int]error
+		doneAll    bool
+		want       []Call
+		failed     map[string]error // call id -> sentinel
+		incomplete []Call
+	}{
+		{
+			name: "A05 interleaved by index",
+			chunks: []Chunk{
+				{HasIndex: true, Index: 0, ID: "a", Name: "f", Start: true},
+				{HasIndex: true, Index: 1, ID: "b", Name: "g", Start: true},
+				{HasIndex: true, Index: 1, ArgsDelta: `{"y"`},
+				{HasIndex: true, Index: 0, ArgsDelta: `{"x"`},
+				{HasIndex: true, Index: 0, ArgsDelta: `:1}`},
+				{HasIndex: true, Index: 1, ArgsDelta: `:2}`, Done: true},
+				{HasIndex: true, Index: 0, Done: true},
+			},
+			want: []Call{rawCall("b", "g", `{"y":2}`), rawCall("a", "f", `{"x":1}`)},
+		},
+		{
+			name: "A01 every call on index 0, one after another",
+			chunks: []Chunk{
+				{HasIndex: true, ID: "a", Name: "f", ArgsDelta: `{"x":1}`},
+				{HasIndex: true, ID: "b", Name: "g", ArgsDelta: `{"y":2}`},
+			},
+			doneAll: true,
+			want:    []Call{rawCall("a", "f", `{"x":1}`), rawCall("b", "g", `{"y":2}`)},
+		},
+		{
+			name: "A01 A02 index 0 reused while the first call is unfinished",
+			chunks: []Chunk{
+				{HasIndex: true, ID: "a", Name: "f", ArgsDelta: `{"x":`},
+				{HasIndex: true, ID: "b", Name: "g", ArgsDelta: `{"y":2}`},
+				{HasIndex: true, ID: "a", ArgsDelta: `1}`},
+			},
+			doneAll: true,
+			want:    []Call{rawCall("a", "f", `{"x":1}`), rawCall("b", "g", `{"y":2}`)},
+		},
+		{
+			name: "A02 displaced call never finishes",
+			chunks: []Chunk{
+				{HasIndex: true, ID: "a", Name: "f", ArgsDelta: `{"x":`},
+				{HasIndex: true, ID: "b", Name: "g", ArgsDelta: `{"y":2}`, Done: true},
+			},
+			want:       []Call{rawCall("b", "g", `{"y":2}`)},
+			incomplete: []Call{{ID: "a", Name: "f", Original: `{"x":`}},
+		},
+		{
+			name: "A03 empty-string id on continuations",
+			chunks: []Chunk{
+				{HasIndex: true, ID: "call_1", Name: "f", ArgsDelta: ""},
+				{HasIndex: true, ID: "", ArgsDelta: `{"a":`},
+				{HasIndex: true, ID: "", ArgsDelta: `1}`},
+			},
+			doneAll: true,
+			want:    []Call{rawCall("call_1", "f", `{"a":1}`)},
+		},
+		{
+			name: "A04 id and name repeated on every chunk",
+			chunks: []Chunk{
+				{ID: "chatcmpl-tool-aa62", Name: "web_fetch", ArgsDelta: `{"url":`},
+				{ID: "chatcmpl-tool-aa62", Name: "web_fetch", ArgsDelta: `"x"}`},
+				{ID: "chatcmpl-tool-aa62", Name: "web_fetch", Done: true},
+			},
+			want: []Call{rawCall("chatcmpl-tool-aa62", "web_fetch", `{"url":"x"}`)},
+		},
+		{
+			name: "A06 no id nor index, name only on the first fragment",
+			chunks: []Chunk{
+				{Name: "f", ArgsDelta: `{"a"`},
+				{ArgsDelta: `:1}`},
+				{Name: "g", ArgsDelta: `{}`},
+				{Name: "f", ArgsDelta: `{"a":2}`},
+			},
+			doneAll: true,
+			want: []Call{
+				rawCall("tool_0_0", "f", `{"a":1}`),
+				rawCall("tool_0_1", "g", `{}`),
+				rawCall("tool_0_2", "f", `{"a":2}`),
+			},
+		},
+		{
+			name: "A08 two entries with one index in one chunk",
+			chunks: []Chunk{
+				{HasIndex: true, Index: 2, ID: "c", Name: "f", Start: true},
+				{HasIndex: true, Index: 2, ArgsDelta: `{"q":`, Start: true},
+				{HasIndex: true, Index: 2, ArgsDelta: `"z"}`, Done: true},
+			},
+			want: []Call{rawCall("c", "f", `{"q":"z"}`)},
+		},
+		{
+			name: "A09 name after the arguments, Done before the name",
+			chunks: []Chunk{
+				{HasIndex: true, ArgsDelta: `{"a":1}`},
+				{HasIndex: true, Done: true},
+				{HasIndex: true, Name: "late"},
+			},
+			want: []Call{rawCall("tool_0_0", "late", `{"a":1}`)},
+		},
+		{
+			name: "A10 another name for the same call",
+			chunks: []Chunk{
+				{ID: "a", Name: "web_fetch"},
+				{ID: "a", Name: "web_search"},
+				{ID: "a", Done: true},
+			},
+			errs: map[int]error{1: ErrConflict},
+			want: []Call{rawCall("a", "web_fetch", `{}`)},
+		},
+		{
+			name: "A11 A12 index out of range",
+			chunks: []Chunk{
+				{HasIndex: true, Index: -1, Name: "f"},
+				{HasIndex: true, Index: 1_000_000_000, Name: "f"},
+				{HasIndex: true, Index: DefaultMaxIndex, Name: "f", Done: true},
+			},
+			errs: map[int]error{0: ErrIndexOutOfRange, 1: ErrIndexOutOfRange},
+			want: []Call{rawCall("tool_0_1023", "f", `{}`)},
+		},
+		{
+			name: "A13 two turns on the same index",
+			chunks: []Chunk{
+				{Turn: 0, HasIndex: true, Name: "f", ArgsDelta: `{"n":`},
+				{Turn: 1, HasIndex: true, Name: "f", ArgsDelta: `{"n":`},
+				{Turn: 1, HasIndex: true, ArgsDelta: `2}`},
+				{Turn: 0, HasIndex: true, ArgsDelta: `1}`},
+			},
+			doneAll: true,
+			want:    []Call{rawCall("tool_0_0", "f", `{"n":1}`), rawCall("tool_1_0", "f", `{"n":2}`)},
+		},
+		{
+			name: "A16 A17 Responses item id and done-only arguments",
+			chunks: []Chunk{
+				{HasIndex: true, Index: 1, ID: "call_1", ItemID: "fc_1", Name: "f", Start: true},
+				{HasIndex: true, Index: 1, ItemID: "fc_1", Args: sp(`{"a":1}`), Done: true},
+				{HasIndex: true, Index: 1, ItemID: "fc_1", Args: sp(`{"a": 1}`), Done: true},
+			},
+			want: []Call{{ID: "call_1", ItemID: "fc_1", Name: "f", Arguments: json.RawMessage(`{"a":1}`)}},
+		},
+		{
+			name: "G13 signature kept",
+			chunks: []Chunk{
+				{ID: "a", Name: "f", Args: sp(`{}`)},
+				{ID: "a", Signature: "sig", Done: true},
+			},
+			want: []Call{{ID: "a", Name: "f", Arguments: json.RawMessage(`{}`), Signature: "sig"}},
+		},
+		{
+			name: "B01 cumulative resend is not guessed",
+			chunks: []Chunk{
+				{ID: "a", Name: "f", ArgsDelta: `{"a":`},
+				{ID: "a", ArgsDelta: `{"a":1`},
+				{ID: "a", ArgsDelta: `{"a":1}`, Done: true},
+			},
+			errs:   map[int]error{2: repair.ErrTruncated},
+			failed: map[string]error{"a": repair.ErrTruncated},
+		},
+		{
+			name: "B01 cumulative resend with WithCumulativeArgs",
+			opts: []BufferOption{WithCumulativeArgs()},
+			chunks: []Chunk{
+				{ID: "a", Name: "f", ArgsDelta: `{"a":`},
+				{ID: "a", ArgsDelta: `{"a":1`},
+				{ID: "a", ArgsDelta: `{"a":1}`, Done: true},
+			},
+			want: []Call{rawCall("a", "f", `{"a":1}`)},
+		},
+		{
+			name: "B02 final full copy as Args, then a different copy",
+			chunks: []Chunk{
+				{ID: "a", Name: "f", ArgsDelta: `{"a":`},
+				{ID: "a", ArgsDelta: `1}`},
+				{ID: "a", Args: sp(`{"a":1}`), Done: true},
+				{ID: "a", Args: sp(`{"a":1}`)},
+				{ID: "a", Args: sp(`{"a":2}`)},
+			},
+			errs: map[int]error{4: ErrAfterDone},
+			want: []Call{rawCall("a", "f", `{"a":1}`)},
+		},
+		{
+			name: "B02 final full copy as a delta",
+			chunks: []Chunk{
+				{ID: "a", Name: "f", ArgsDelta: `{"a":`},
+				{ID: "a", ArgsDelta: `1}`},
+				{ID: "a", ArgsDelta: `{"a":1}`, Done: true},
+			},
+			want: []Call{{ID: "a", Name: "f", Arguments: json.RawMessage(`{"a":1}`), Repaired: true, Original: `{"a":1}{"a":1}`}},
+		},
+		{
+			name: "B03 trailing empty delta after Done",
+			chunks: []Chunk{
+				{HasIndex: true, ID: "a", Name: "f", ArgsDelta: `{}`, Done: true},
+				{HasIndex: true, ArgsDelta: ""},
+				{HasIndex: true, ID: "a", Name: "f"},
+				{},
+			},
+			want: []Call{rawCall("a", "f", `{}`)},
+		},
+		{
+			name: "B09 valid-looking prefix is not finished early",
+			chunks: []Chunk{
+				{ID: "a", Name: "f", ArgsDelta: `{"n":1`},
+				{ID: "a", ArgsDelta: `2}`},
+				{ID: "a", Done: true},
+				{ID: "b", Name: "g", ArgsDelta: `{"n":1}`},
+			},
+			want:       []Call{rawCall("a", "f", `{"n":12}`)},
+			incomplete: []Call{{ID: "b", Name: "g", Original: `{"n":1}`}},
+		},
+		{
+			name: "B10 truncated arguments at the finish",
+			chunks: []Chunk{
+				{ID: "a", Name: "f", ArgsDelta: `{"city":"Par`},
+				{ID: "b", Name: "g", ArgsDelta: `{}`},
+			},
+			doneAll: true,
+			want:    []Call{rawCall("b", "g", `{}`)},
+			failed:  map[string]error{"a": repair.ErrTruncated},
+		},
+		{
+			name: "B11 no name, no completion",
+			chunks: []Chunk{
+				{HasIndex: true, ArgsDelta: `{"a":1}`},
+			},
+			doneAll:    true,
+			incomplete: []Call{{Original: `{"a":1}`}},
+		},
+		{
+			name: "C01 C02 empty and absent arguments",
+			chunks: []Chunk{
+				{ID: "a", Name: "f", ArgsDelta: ""},
+				{ID: "a", Done: true},
+				{ID: "b", Name: "g", Args: sp("  "), Done: true},
+				{ID: "c", Name: "h", Done: true},
+			},
+			want: []Call{rawCall("a", "f", `{}`), rawCall("b", "g", `{}`), rawCall("c", "h", `{}`)},
+		},
+		{
+			name: "C09 repaired arguments are reported",
+			chunks: []Chunk{
+				{ID: "a", Name: "f", ArgsDelta: `{'a': 1,}`, Done: true},
+			},
+			want: []Call{{ID: "a", Name: "f", Arguments: json.RawMessage(`{"a": 1}`), Repaired: true, Original: `{'a': 1,}`}},
+		},
+		{
+			name: "B04 two different objects fail",
+			chunks: []Chunk{
+				{ID: "a", Name: "f", ArgsDelta: `{"q":"a"}{"q":"b"}`, Done: true},
+			},
+			errs:   map[int]error{0: repair.ErrUnrepairable},
+			failed: map[string]error{"a": repair.ErrUnrepairable},
+		},
+		{
+			name: "D06 a second call reusing an ended call's id",
+			chunks: []Chunk{
+				{ID: "a", Name: "f", Args: sp(`{"n":1}`), Done: true},
+				{ID: "a", Name: "f", Args: sp(`{"n":2}`), Start: true, Done: true},
+				{ID: "a", ArgsDelta: `x`},
+			},
+			errs: map[int]error{2: ErrAfterDone},
+			want: []Call{rawCall("a", "f", `{"n":1}`), rawCall("a", "f", `{"n":2}`)},
+		},
+		{
+			name: "generated ids stay unique",
+			chunks: []Chunk{
+				{HasIndex: true, Name: "f", Done: true},
+				{HasIndex: true, Name: "f", Start: true, Done: true},
+				{HasIndex: true, Index: 1, ID: "tool_0_1", Name: "g", Done: true},
+				{HasIndex: true, Index: 2, Name: "h", Done: true},
+			},
+			want: []Call{rawCall("tool_0_0", "f", `{}`), rawCall("tool_0_0_1", "f", `{}`), rawCall("tool_0_1", "g", `{}`), rawCall("tool_0_2", "h", `{}`)},
+		},
+		{
+			name: "patches merged key by key",
+			chunks: []Chunk{
+				{ID: "a", Name: "f", ArgsDelta: `{"z":0,"a":1}`},
+				{ID: "a", Patch: map[string]json.RawMessage{"b": json.RawMessage(`"x"`)}},
+				{ID: "a", Patch: map[string]json.RawMessage{"b": json.RawMessage(`[1]`), "a": json.RawMessage(`2`)}, Done: true},
+				{ID: "b", Name: "g", Patch: map[string]json.RawMessage{"k": json.RawMessage(`nope`)}},
+				{ID: "c", Name: "h", ArgsDelta: `[1]`, Patch: map[string]json.RawMessage{"k": json.RawMessage(`1`)}, Done: true},
+			},
+			errs:   map[int]error{3: ErrInvalidPatch, 4: ErrInvalidPatch},
+			want:   []Call{rawCall("a", "f", `{"a":2,"b":[1],"z":0}`)},
+			failed: map[string]error{"c": ErrInvalidPatch},
+		},
+		{
+			name: "conflicting ids on one call",
+			chunks: []Chunk{
+				{ID: "a", ItemID: "x", Name: "f"},
+				{ID: "b", ItemID: "x", ArgsDelta: `{}`},
+				{ItemID: "y", ID: "a"},
+				{HasIndex: true, Index: 3, ItemID: "z", Name: "g"},
+				{HasIndex: true, Index: 3, ID: "c"},
+				{ID: "a", Done: true},
+			},
+			errs:    map[int]error{1: ErrConflict, 2: ErrConflict},
+			doneAll: true,
+			want:    []Call{{ID: "a", ItemID: "x", Name: "f", Arguments: json.RawMessage(`{}`)}, {ID: "c", ItemID: "z", Name: "g", Arguments: json.RawMessage(`{}`)}},
+		},
+		{
+			name: "chunk without routing after every call ended",
+			chunks: []Chunk{
+				{Name: "f", Done: true},
+				{ArgsDelta: `{"late":1}`},
+				{Start: true, Name: "g", Done: true},
+			},
+			errs: map[int]error{1: ErrAfterDone},
+			want: []Call{rawCall("tool_0_0", "f", `{}`), rawCall("tool_0_1", "g", `{}`)},
+		},
+		{
+			name: "chunks after Done are rejected",
+			chunks: []Chunk{
+				{ID: "a", Name: "f", Done: true},
+				{ID: "a", Name: "g"},
+				{ID: "a", Patch: map[string]json.RawMessage{"k": json.RawMessage(`1`)}},
+				{ID: "a", Done: true},
+			},
+			errs: map[int]error{1: ErrAfterDone, 2: ErrAfterDone},
+			want: []Call{rawCall("a", "f", `{}`)},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b := NewBuffer(tt.opts...)
+			var got []Call
+			for i, c := range tt.chunks {
+				before := dumpBuffer(b)
+				done, err := b.Add(c)
+				want := tt.errs[i]
+				if !errors.Is(err, want) || (want == nil) != (err == nil) {
+					t.Fatalf("Add(chunk %d) error = %v, want %v", i, err, want)
+				}
+				var ce *ChunkError
+				if errors.As(err, &ce) {
+					if diff := cmp.Diff(before, dumpBuffer(b)); diff != "" {
+						t.Errorf("rejected chunk %d changed the buffer (-before +after):\n%s", i, diff)
+					}
+					if ce.Chunk != i+1 {
+						t.Errorf("ChunkError.Chunk = %d, want %d", ce.Chunk, i+1)
+					}
+				}
+				got = append(got, done...)
+			}
+			if tt.doneAll {
+				done, _ := b.DoneAll()
+				got = append(got, done...)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("completed calls as returned by Add (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tt.want, b.Calls()); diff != "" {
+				t.Errorf("Calls() (-want +got):\n%s", diff)
+			}
+			failed := map[string]error{}
+			for _, ce := range b.Failed() {
+				failed[ce.Call.ID] = ce.Err
+				if ce.Call.Arguments != nil {
+					t.Errorf("failed call %q has arguments %s", ce.Call.ID, ce.Call.Arguments)
+				}
+			}
+			if len(failed) != len(tt.failed) {
+				t.Errorf("Failed() = %v, want %v", failed, tt.failed)
+			}
+			for id, want := range tt.failed {
+				if !errors.Is(failed[id], want) {
+					t.Errorf("failed call %q error = %v, want %v", id, failed[id], want)
+				}
+			}
+			inc, err := b.Finish()
+			if diff := cmp.Diff(tt.incomplete, inc); diff != "" {
+				t.Errorf("Finish() incomplete (-want +got):\n%s", diff)
+			}
+			if (err != nil) != (len(tt.incomplete) > 0) || (err != nil && !errors.Is(err, ErrIncomplete)) {
+				t.Errorf("Finish() error = %v", err)
+			}
+			if b.Pending() != 0 {
+				t.Errorf("Pending() after Finish = %d", b.Pending())
+			}
+		})
+	}
+}
+
+func TestBufferLimits(t *testing.T) {
+	tests := []struct {
+		name   string
+		lim    Limits
+		chunks []Chunk
+		want   error // error of the last chunk
+		text   string
+	}{
+		{
+			name:   "too many calls",
+			lim:    Limits{MaxCalls: 2},
+			chunks: []Chunk{{ID: "a", Name: "f"}, {ID: "b", Name: "f", Done: true}, {ID: "c", Name: "f"}},
+			want:   ErrTooManyCalls,
+			text:   `buffer add chunk 3 (id "c"): too many tool calls: limit 2`,
+		},
+		{
+			name:   "arguments too large by delta",
+			lim:    Limits{MaxArgBytes: 8},
+			chunks: []Chunk{{HasIndex: true, Index: 4, Name: "f", ArgsDelta: `{"a":`}, {HasIndex: true, Index: 4, ArgsDelta: `1234}`}},
+			want:   ErrArgumentsTooLarge,
+			text:   `buffer add chunk 2 (index 4 of turn 0): arguments too large: 10 bytes, limit 8`,
+		},
+		{
+			name:   "arguments too large by replacement",
+			lim:    Limits{MaxArgBytes: 8},
+			chunks: []Chunk{{ItemID: "i", Name: "f", ArgsDelta: `{}`}, {ItemID: "i", Args: sp(`{"a":123}`)}},
+			want:   ErrArgumentsTooLarge,
+			text:   `buffer add chunk 2 (item id "i"): arguments too large: 9 bytes, limit 8`,
+		},
+		{
+			name: "arguments too large by patch",
+			lim:  Limits{MaxArgBytes: 8},
+			chunks: []Chunk{
+				{Name: "f", Patch: map[string]json.RawMessage{"a": json.RawMessage(`12`)}},
+				{Patch: map[string]json.RawMessage{"a": json.RawMessage(`1234`)}},
+				{Patch: map[string]json.RawMessage{"b": json.RawMessage(`1234`)}},
+			},
+			want: ErrArgumentsTooLarge,
+			text: `buffer add chunk 3 (latest call of turn 0): arguments too large: 10 bytes, limit 8`,
+		},
+		{
+			name:   "cumulative replacement counts once",
+			lim:    Limits{MaxArgBytes: 8},
+			chunks: []Chunk{{Name: "f", ArgsDelta: `{"a":`}, {ArgsDelta: `{"a":12}`}},
+		},
+		{
+			name:   "index limit",
+			lim:    Limits{MaxIndex: 3},
+			chunks: []Chunk{{HasIndex: true, Index: 4}},
+			want:   ErrIndexOutOfRange,
+			text:   `buffer add chunk 1 (index 4 of turn 0): tool call index out of range: index 4, allowed 0 to 3`,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b := NewBuffer(WithLimits(tt.lim), WithCumulativeArgs())
+			var err error
+			var before string
+			for i, c := range tt.chunks {
+				before = dumpBuffer(b)
+				_, err = b.Add(c)
+				if i < len(tt.chunks)-1 && err != nil {
+					t.Fatalf("Add(chunk %d): %v", i, err)
+				}
+			}
+			if !errors.Is(err, tt.want) || (err == nil) != (tt.want == nil) {
+				t.Fatalf("last Add error = %v, want %v", err, tt.want)
+			}
+			if err == nil {
+				return
+			}
+			if err.Error() != tt.text {
+				t.Errorf("error text = %q, want %q", err.Error(), tt.text)
+			}
+			if diff := cmp.Diff(before, dumpBuffer(b)); diff != "" {
+				t.Errorf("rejected chunk changed the buffer (-before +after):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestLimitsDefaults(t *testing.T) {
+	got := Limits{MaxCalls: 5, MaxIndex: -1}.withDefaults()
+	want := Limits{MaxCalls: 5, MaxArgBytes: DefaultMaxArgBytes, MaxIndex: DefaultMaxIndex, MaxTextBytes: DefaultMaxTextBytes}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("withDefaults (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(DefaultLimits(), Limits{}.withDefaults()); diff != "" {
+		t.Errorf("zero Limits (-want +got):\n%s", diff)
+	}
+}
+
+func TestBufferErrorsText(t *testing.T) {
+	b := NewBuffer()
+	if _, err := b.Add(Chunk{ID: "a", Name: "f", ArgsDelta: `{"x":`}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Add(Chunk{ID: "b", Name: "g", ArgsDelta: `{"q":"a"}{"q":"b"}`}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Add(Chunk{HasIndex: true, Index: 1, Name: "h"}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := b.DoneAll()
+	want := `buffer complete call "a" (f): repair json: at byte 5: input is truncated: it ends with "{" still open` + "\n" +
+		`buffer complete call "b" (g): repair json: at byte 9: input is not repairable: unexpected character "{" at position 9: unexpected character`
+	if err == nil || err.Error() != want {
+		t.Errorf("DoneAll error:\n%v\nwant:\n%s", err, want)
+	}
+	if _, err := b.Add(Chunk{ID: "c", Name: "f", ArgsDelta: `{"n":`}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Add(Chunk{ID: "d", ArgsDelta: `{}`}); err != nil {
+		t.Fatal(err)
+	}
+	inc, err := b.Finish()
+	want = `buffer finish: 2 tool calls incomplete: "c" (f) after 5 bytes of arguments, "d" () after 2 bytes of arguments`
+	if err == nil || err.Error() != want || len(inc) != 2 {
+		t.Errorf("Finish error = %v, want %s", err, want)
+	}
+	var ie *IncompleteError
+	if !errors.As(err, &ie) || len(ie.Calls) != 2 {
+		t.Errorf("Finish error %v is not an *IncompleteError with 2 calls", err)
+	}
+	inc2, err2 := b.Finish()
+	if diff := cmp.Diff(inc, inc2); diff != "" || err2 == nil {
+		t.Errorf("second Finish differs (-first +second):\n%s", diff)
+	}
+	_, err = b.Add(Chunk{ID: "c"})
+	if want := `buffer add chunk 6 (id "c"): buffer is finished`; err == nil || err.Error() != want {
+		t.Errorf("Add after Finish = %v, want %s", err, want)
+	}
+
+	one := &IncompleteError{Calls: []Call{{ID: "x", Name: "f"}}}
+	if want := `buffer finish: 1 tool call incomplete: "x" (f) after 0 bytes of arguments`; one.Error() != want {
+		t.Errorf("IncompleteError = %q, want %q", one.Error(), want)
+	}
+	b = NewBuffer()
+	_, err = b.Add(Chunk{Name: "f", ArgsDelta: "{}", Done: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = b.Add(Chunk{ArgsDelta: "x"})
+	if want := `buffer add chunk 2 (latest call of turn 0): chunk adds to a completed tool call: 1 bytes of argument delta`; err == nil || err.Error() != want {
+		t.Errorf("Add after Done = %v, want %s", err, want)
+	}
+}
+
+func TestBufferPreview(t *testing.T) {
+	b := NewBuffer()
+	chunks := []Chunk{
+		{HasIndex: true, Index: 0, ID: "a", Name: "f", ArgsDelta: `{"city":"Par`},
+		{HasIndex: true, Index: 1, ItemID: "i", Name: "g"},
+		{HasIndex: true, Index: 2, Name: "h", Patch: map[string]json.RawMessage{"k": json.RawMessage(`1`)}},
+		{ID: "done", Name: "f", Done: true},
+		{ID: "bad", Name: "f", ArgsDelta: `{"a":x`},
+	}
+	for _, c := range chunks {
+		if _, err := b.Add(c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tests := []struct {
+		route Chunk
+		want  string
+	}{
+		{Chunk{ID: "a"}, `{"city":"Par"}`},
+		{Chunk{HasIndex: true, Index: 0}, `{"city":"Par"}`},
+		{Chunk{ItemID: "i"}, `{}`},
+		{Chunk{HasIndex: true, Index: 2}, `{"k":1}`},
+		{Chunk{ID: "done"}, ""},
+		{Chunk{ID: "bad"}, ""},
+		{Chunk{ID: "nope"}, ""},
+		{Chunk{HasIndex: true, Index: 9}, ""},
+		{Chunk{}, ""},
+	}
+	for _, tt := range tests {
+		got, ok := b.Preview(tt.route)
+		if (tt.want == "") == ok || string(got) != tt.want {
+			t.Errorf("Preview(%+v) = %s, %v, want %q", tt.route, got, ok, tt.want)
+		}
+	}
+	if b.Pending() != 4 {
+		t.Errorf("Pending() = %d after Preview, want 4", b.Pending())
+	}
+}

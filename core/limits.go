@@ -1,0 +1,75 @@
+package core
+
+import "errors"
+
+// The sentinel errors of the limits a Buffer and Collect enforce. Each
+// error returned for a limit wraps one of them, so callers can branch with
+// errors.Is. A call whose arguments would grow beyond Limits.MaxArgBytes is
+// reported with ErrArgumentsTooLarge, the sentinel validate.go declares for
+// the same condition.
+var (
+	// ErrTooManyCalls reports a chunk that would open more calls than
+	// Limits.MaxCalls.
+	ErrTooManyCalls = errors.New("too many tool calls")
+	// ErrIndexOutOfRange reports a chunk whose index is negative (A11) or
+	// larger than Limits.MaxIndex (A12).
+	ErrIndexOutOfRange = errors.New("tool call index out of range")
+	// ErrTextTooLarge reports a stream whose text, thinking and plan
+	// deltas together exceed Limits.MaxTextBytes.
+	ErrTextTooLarge = errors.New("response text too large")
+)
+
+// The default limits; see Limits.
+const (
+	DefaultMaxCalls     = 256
+	DefaultMaxArgBytes  = 4 << 20
+	DefaultMaxIndex     = 1023
+	DefaultMaxTextBytes = 16 << 20
+)
+
+// Limits bounds what a Buffer and Collect keep. A zero field takes its
+// default, so Limits{} is the default limits.
+type Limits struct {
+	// MaxCalls is the number of calls one Buffer may open, completed or
+	// not. Default 256.
+	MaxCalls int
+	// MaxArgBytes bounds the argument text of one call, deltas
+	// accumulated or patches merged. Default 4 MiB, the most core/repair
+	// accepts.
+	MaxArgBytes int
+	// MaxIndex is the largest call index a chunk may carry; an index is
+	// also never negative. Default 1023.
+	MaxIndex int
+	// MaxTextBytes bounds the text, thinking and plan deltas Collect
+	// keeps for one response. Default 16 MiB.
+	MaxTextBytes int
+}
+
+// DefaultLimits returns the default limits.
+func DefaultLimits() Limits {
+	return Limits{
+		MaxCalls:     DefaultMaxCalls,
+		MaxArgBytes:  DefaultMaxArgBytes,
+		MaxIndex:     DefaultMaxIndex,
+		MaxTextBytes: DefaultMaxTextBytes,
+	}
+}
+
+// withDefaults returns l with every zero or negative field set to its
+// default.
+func (l Limits) withDefaults() Limits {
+	d := DefaultLimits()
+	if l.MaxCalls <= 0 {
+		l.MaxCalls = d.MaxCalls
+	}
+	if l.MaxArgBytes <= 0 {
+		l.MaxArgBytes = d.MaxArgBytes
+	}
+	if l.MaxIndex <= 0 {
+		l.MaxIndex = d.MaxIndex
+	}
+	if l.MaxTextBytes <= 0 {
+		l.MaxTextBytes = d.MaxTextBytes
+	}
+	return l
+}
