@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -27,7 +28,7 @@ func importFixture(name string, data []byte, res *Result) error {
 	switch res.Format {
 	case FormatJSON:
 		if err := checkJSON(data); err != nil {
-			return atOffset(name, jsonErrOffset(err), fmt.Errorf("%w: %v", ErrMalformed, err))
+			return atOffset(name, jsonErrOffset(err, data), fmt.Errorf("%w: %v", ErrMalformed, err))
 		}
 		body, first, contentType, stream = data, data, "application/json", false
 	case FormatSSE:
@@ -124,11 +125,16 @@ func checkJSON(data []byte) error {
 	return nil
 }
 
-// jsonErrOffset returns the byte offset a JSON error names, or 0.
-func jsonErrOffset(err error) int64 {
+// jsonErrOffset returns the 0-based offset of the byte a JSON error is
+// about: the offending byte of a syntax error, the end of data for input
+// that ends too soon.
+func jsonErrOffset(err error, data []byte) int64 {
 	var se *json.SyntaxError
-	if errors.As(err, &se) {
-		return se.Offset
+	switch {
+	case errors.As(err, &se) && se.Offset > 0:
+		return se.Offset - 1
+	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
+		return int64(len(data))
 	}
 	return 0
 }

@@ -129,9 +129,9 @@ func httprrExchange(reqWire, respWire []byte, notes *[]string) (*cassette.Intera
 		ContentLength:    length,
 		TransferEncoding: resp.TransferEncoding,
 		Body:             body,
-		Headers:       h,
-		Status:        resp.Status,
-		Code:          resp.StatusCode,
+		Headers:          h,
+		Status:           resp.Status,
+		Code:             resp.StatusCode,
 	}
 	return i, nil
 }
