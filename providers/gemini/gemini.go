@@ -313,7 +313,7 @@ func syntaxError(op string, base int64, err error) error {
 		if path == "" {
 			path = "(top level)"
 		}
-		return &OffsetError{Op: op, Offset: base + te.Offset, Err: fmt.Errorf("%w: field %s: %v", ErrSyntax, path, err)}
+		return &OffsetError{Op: op, Offset: base + te.Offset, Err: fmt.Errorf("%w: value ending here, field %s: %v", ErrSyntax, path, err)}
 	}
 	return fmt.Errorf("%s: %w: %v", op, ErrSyntax, err)
 }

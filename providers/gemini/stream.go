@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 
 	"github.com/toolconform/conform/core"
 	"github.com/toolconform/conform/providers/internal/sse"
@@ -223,6 +224,7 @@ func (s *stream) nextJSON() (json.RawMessage, int64, error) {
 		return nil, 0, io.EOF
 	}
 	var raw json.RawMessage
+	from := s.dec.InputOffset()
 	if err := s.dec.Decode(&raw); err != nil {
 		var oe *OffsetError
 		if errors.As(err, &oe) {
@@ -231,7 +233,12 @@ func (s *stream) nextJSON() (json.RawMessage, int64, error) {
 		if err == io.EOF || errors.Is(err, io.ErrUnexpectedEOF) {
 			return nil, 0, &OffsetError{Op: streamOp, Offset: s.dec.InputOffset() + s.lim.base, Err: fmt.Errorf("%w: stream ended inside a JSON value", ErrSyntax)}
 		}
-		return nil, 0, syntaxError(streamOp, s.lim.base, err)
+		// The Decoder's own SyntaxError offsets are not stream offsets;
+		// place the error by scanning the kept bytes of this value.
+		if off, ok := s.lim.errorOffset(from); ok {
+			return nil, 0, &OffsetError{Op: streamOp, Offset: off, Err: fmt.Errorf("%w: %v", ErrSyntax, err)}
+		}
+		return nil, 0, &OffsetError{Op: streamOp, Offset: s.lim.base + from, Err: fmt.Errorf("%w: in the JSON value starting after this offset: %v", ErrSyntax, err)}
 	}
 	end := s.dec.InputOffset()
 	s.lim.mark(end)
@@ -247,9 +254,40 @@ type limitReader struct {
 	base int64 // bytes discarded before the decoder started
 	n    int64 // bytes handed to the decoder
 	last int64 // decoder offset of the end of the last complete value
+	// kept holds the bytes handed out since offset keptAt (at most max plus
+	// one read), so that an error can be placed exactly.
+	kept   []byte
+	keptAt int64
 }
 
-func (l *limitReader) mark(off int64) { l.last = off }
+func (l *limitReader) mark(off int64) {
+	l.last = off
+	if d := off - l.keptAt; d > 0 && d <= int64(len(l.kept)) {
+		l.kept = append(l.kept[:0], l.kept[d:]...)
+		l.keptAt = off
+	}
+}
+
+// errorOffset finds the stream offset of a syntax error in the value that
+// starts at or after decoder offset from.
+func (l *limitReader) errorOffset(from int64) (int64, bool) {
+	i := from - l.keptAt
+	if i < 0 || i > int64(len(l.kept)) {
+		return 0, false
+	}
+	b := l.kept[i:]
+	j := 0
+	for j < len(b) && (b[j] == ' ' || b[j] == '\t' || b[j] == '\r' || b[j] == '\n' || b[j] == ',') {
+		j++
+	}
+	var v json.RawMessage
+	err := json.NewDecoder(bytes.NewReader(b[j:])).Decode(&v)
+	var se *json.SyntaxError
+	if errors.As(err, &se) && se.Offset > 0 {
+		return l.base + from + int64(j) + se.Offset - 1, true
+	}
+	return 0, false
+}
 
 func (l *limitReader) Read(p []byte) (int, error) {
 	room := l.max - (l.n - l.last)
@@ -261,6 +299,7 @@ func (l *limitReader) Read(p []byte) (int, error) {
 	}
 	n, err := l.r.Read(p)
 	l.n += int64(n)
+	l.kept = append(l.kept, p[:n]...)
 	return n, err
 }
 
@@ -408,11 +447,18 @@ func (a *Adapter) EncodeStream(w io.Writer, events []core.Event) error {
 	var last string
 	var usage *core.Usage
 	var finish *core.Event
+	byIndex := map[int]string{}
 	key := func(c *core.Chunk) string {
-		if c.ID != "" {
+		switch {
+		case c.ID != "":
+			if c.HasIndex {
+				byIndex[c.Index] = "id:" + c.ID
+			}
 			return "id:" + c.ID
-		}
-		if c.HasIndex {
+		case c.HasIndex:
+			if k, ok := byIndex[c.Index]; ok {
+				return k
+			}
 			return "ix:" + strconv.Itoa(c.Index)
 		}
 		return last
@@ -477,8 +523,8 @@ func (a *Adapter) EncodeStream(w io.Writer, events []core.Event) error {
 			if err != nil {
 				return fmt.Errorf("%s: events[%d]: %w", op, i, err)
 			}
-			callID := c.ID
-			if k[:3] == "id:" {
+			callID := ""
+			if strings.HasPrefix(k, "id:") {
 				callID = k[3:]
 			}
 			addPart(wirePart{FunctionCall: &wireFunctionCall{ID: wireID(callID), Name: p.name, Args: args}, ThoughtSignature: p.sig})

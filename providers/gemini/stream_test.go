@@ -1,0 +1,243 @@
+package gemini
+
+import (
+	"bytes"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/toolconform/conform/core"
+)
+
+func sseBody(payloads ...string) string {
+	var b strings.Builder
+	for _, p := range payloads {
+		b.WriteString("data: " + p + "\r\n\r\n")
+	}
+	return b.String()
+}
+
+func strp(s string) *string { return &s }
+
+func start(id, name, sig string) core.Event {
+	return core.Event{Kind: core.EventCallStart, Chunk: &core.Chunk{ID: id, Name: name, Start: true, Signature: sig}}
+}
+
+func end(id, args string) core.Event {
+	return core.Event{Kind: core.EventCallEnd, Chunk: &core.Chunk{ID: id, Done: true, Args: strp(args)}}
+}
+
+func finish(f core.FinishReason, raw string) core.Event {
+	return core.Event{Kind: core.EventFinish, Finish: f, ProviderFinish: raw}
+}
+
+func TestDecodeStreamEvents(t *testing.T) {
+	tests := []struct {
+		name string
+		body string
+		want []core.Event
+	}{
+		{
+			name: "A15 D01 two whole id-less calls in one SSE chunk",
+			body: sseBody(`{"candidates":[{"content":{"role":"model","parts":[{"functionCall":{"name":"add","args":{"a":1}},"thoughtSignature":"s1"},{"functionCall":{"name":"add","args":{"a":1}}}]},"finishReason":"STOP"}],"usageMetadata":{"promptTokenCount":5,"candidatesTokenCount":3,"thoughtsTokenCount":2},"responseId":"r1","modelVersion":"m1"}`),
+			want: []core.Event{
+				{Kind: core.EventCallStart, ID: "r1", Model: "m1", Chunk: &core.Chunk{ID: "gemini_call_0", Name: "add", Start: true, Signature: "s1"}},
+				end("gemini_call_0", `{"a":1}`),
+				start("gemini_call_1", "add", ""), end("gemini_call_1", `{"a":1}`),
+				{Kind: core.EventUsage, Usage: &core.Usage{InputTokens: 5, OutputTokens: 5}},
+				finish(core.FinishToolCalls, "STOP"),
+			},
+		},
+		{
+			name: "JSON array form, one call per chunk, integer finish reason, ids kept",
+			body: "[{\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"Let me\"}]}}]}\r\n,\r\n{\"candidates\":[{\"content\":{\"parts\":[{\"functionCall\":{\"id\":\"x1\",\"name\":\"f\",\"args\":{}}}]}}]},\n{\"candidates\":[{\"content\":{\"parts\":[{\"functionCall\":{\"id\":\"x2\",\"name\":\"g\"}}]},\"finishReason\":1}]}\n]\n",
+			want: []core.Event{
+				{Kind: core.EventText, Text: "Let me"},
+				start("x1", "f", ""), end("x1", `{}`),
+				start("x2", "g", ""), end("x2", `{}`),
+				finish(core.FinishToolCalls, "STOP"),
+			},
+		},
+		{
+			name: "F05 STOP with only empty text is other",
+			body: sseBody(`{"candidates":[{"content":{"parts":[{"text":""}]},"finishReason":"STOP"}]}`),
+			want: []core.Event{finish(core.FinishOther, "STOP")},
+		},
+		{
+			name: "F04 MALFORMED_FUNCTION_CALL is error",
+			body: sseBody(`{"candidates":[{"content":{"parts":[{"text":"I will call"}]}}]}`, `{"candidates":[{"finishReason":"MALFORMED_FUNCTION_CALL"}]}`),
+			want: []core.Event{{Kind: core.EventText, Text: "I will call"}, finish(core.FinishError, "MALFORMED_FUNCTION_CALL")},
+		},
+		{
+			name: "thinking, text with signature, error chunk",
+			body: sseBody(`{"candidates":[{"content":{"parts":[{"text":"hmm","thought":true},{"text":"","thoughtSignature":"ts"}]}}]}`, `{"error":{"code":503,"message":"overloaded","status":"UNAVAILABLE"}}`),
+			want: []core.Event{
+				{Kind: core.EventThinking, Text: "hmm"},
+				{Kind: core.EventText, Signature: "ts"},
+				{Kind: core.EventError, Error: &core.ProviderError{Type: "UNAVAILABLE", Code: "503", Message: "overloaded"}},
+			},
+		},
+		{
+			name: "partialArgs assembled: strings continued, numbers, booleans, null, nested arrays",
+			body: sseBody(
+				`{"candidates":[{"content":{"parts":[{"functionCall":{"name":"w","willContinue":true},"thoughtSignature":"sg"}]}}]}`,
+				`{"candidates":[{"content":{"parts":[{"functionCall":{"partialArgs":[{"jsonPath":"$.items[0].name","stringValue":"ap","willContinue":true}],"willContinue":true}}]}}]}`,
+				`{"candidates":[{"content":{"parts":[{"functionCall":{"partialArgs":[{"jsonPath":"$.items[0].name","stringValue":"ple"},{"jsonPath":"$.items[0].n","numberValue":2.5}],"willContinue":true}}]}}]}`,
+				`{"candidates":[{"content":{"parts":[{"functionCall":{"partialArgs":[{"jsonPath":"$.items[1].name","stringValue":"pear"},{"jsonPath":"$.ok","boolValue":true},{"jsonPath":"$['odd key']","nullValue":"NULL_VALUE"}],"willContinue":true}}]}}]}`,
+				`{"candidates":[{"content":{"parts":[{"functionCall":{}}]},"finishReason":"STOP"}]}`,
+			),
+			want: []core.Event{
+				start("gemini_call_0", "w", "sg"),
+				end("gemini_call_0", `{"items":[{"name":"apple","n":2.5},{"name":"pear"}],"ok":true,"odd key":null}`),
+				finish(core.FinishToolCalls, "STOP"),
+			},
+		},
+		{
+			name: "B09 partialArgs call still open at the end of the stream gets no end",
+			body: sseBody(
+				`{"candidates":[{"content":{"parts":[{"functionCall":{"name":"w","willContinue":true}}]}}]}`,
+				`{"candidates":[{"content":{"parts":[{"functionCall":{"partialArgs":[{"jsonPath":"$.q","stringValue":"par","willContinue":true}],"willContinue":true}}]}}]}`,
+			),
+			want: []core.Event{start("gemini_call_0", "w", "")},
+		},
+		{
+			name: "an open partialArgs call is abandoned when another call starts",
+			body: sseBody(
+				`{"candidates":[{"content":{"parts":[{"functionCall":{"name":"w","willContinue":true}}]}}]}`,
+				`{"candidates":[{"content":{"parts":[{"functionCall":{"name":"v","args":{"a":1}}}]},"finishReason":"STOP"}]}`,
+			),
+			want: []core.Event{start("gemini_call_0", "w", ""), start("gemini_call_1", "v", ""), end("gemini_call_1", `{"a":1}`), finish(core.FinishToolCalls, "STOP")},
+		},
+		{
+			name: "a bare JSON object (unstreamed body) decodes as one chunk",
+			body: `{"candidates":[{"content":{"parts":[{"text":"hi"}]},"finishReason":"STOP"}]}`,
+			want: []core.Event{{Kind: core.EventText, Text: "hi"}, finish(core.FinishStop, "STOP")},
+		},
+		{
+			name: "prompt blocked",
+			body: sseBody(`{"promptFeedback":{"blockReason":"SAFETY"}}`),
+			want: []core.Event{finish(core.FinishContentFilter, "SAFETY")},
+		},
+		{
+			name: "empty body, SSE comments and unknown fields",
+			body: ": keep-alive\n\ndata: {\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"a\",\"extra\":1}]},\"groundingMetadata\":{}}],\"newField\":true}\n\n",
+			want: []core.Event{{Kind: core.EventText, Text: "a"}},
+		},
+		{name: "empty body", body: "  \n", want: nil},
+	}
+	a := New()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := drainEvents(a.DecodeStream(strings.NewReader(tt.body)))
+			if err != nil {
+				t.Fatalf("stream error: %v", err)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("events (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestStreamParityF02 checks that the same turn gives the same calls and
+// finish reason streamed and unstreamed (F02, D01).
+func TestStreamParityF02(t *testing.T) {
+	chunk := `{"candidates":[{"content":{"role":"model","parts":[{"functionCall":{"name":"f","args":{"x":1}}},{"functionCall":{"name":"f","args":{"x":2}}}]},"finishReason":"STOP"}]}`
+	a := New()
+	resp, err := a.DecodeResponse([]byte(chunk))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, body := range []string{sseBody(chunk), "[" + chunk + "]"} {
+		evs, err := drainEvents(a.DecodeStream(strings.NewReader(body)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		calls, _ := streamCalls(evs)
+		if diff := cmp.Diff(summarize(resp.Calls()), summarize(calls)); diff != "" {
+			t.Errorf("calls differ streamed (-unstreamed +streamed):\n%s", diff)
+		}
+		last := evs[len(evs)-1]
+		if last.Finish != resp.Finish || resp.Finish != core.FinishToolCalls {
+			t.Errorf("finish streamed %q, unstreamed %q, want tool_calls", last.Finish, resp.Finish)
+		}
+	}
+}
+
+func TestDecodeStreamErrors(t *testing.T) {
+	big := `{"candidates":[{"content":{"parts":[{"text":"` + strings.Repeat("x", 300) + `"}]}}]}`
+	tests := []struct {
+		name       string
+		body       string
+		opts       []Option
+		wantEvents int
+		wantIs     error
+		wantIn     string
+	}{
+		{"SSE data not JSON names its offset", "data: {\"candidates\":[]}\n\ndata: {oops}\n\n", nil, 0, ErrSyntax, "at byte offset 32"},
+		{"array element malformed", `[{"candidates":[]},{"candidates":[}]`, nil, 0, ErrSyntax, "at byte offset 34"},
+		{"array not closed: events before stand", `[{"candidates":[{"content":{"parts":[{"text":"a"}]}}]}`, nil, 1, ErrSyntax, "before the closing ]"},
+		{"array cut inside a value", `[{"candidates":[{"content":{"parts":[{"te`, nil, 0, ErrSyntax, "ended inside a JSON value"},
+		{"data after the array", `[{"candidates":[]}] {"x":1}`, nil, 0, ErrSyntax, "data after the end"},
+		{"element of the wrong type", `["text"]`, nil, 0, ErrSyntax, "at byte offset 7: gemini: malformed input: value ending here"},
+		{"SSE event too large", sseBody(big), []Option{WithMaxEventSize(100)}, 0, ErrTooLarge, "at byte offset 0"},
+		{"array element too large", "[" + big + "]", []Option{WithMaxEventSize(100)}, 0, ErrTooLarge, "exceeds 100 bytes"},
+		{"partialArgs bad jsonPath", sseBody(`{"candidates":[{"content":{"parts":[{"functionCall":{"name":"w","willContinue":true}}]}}]}`, `{"candidates":[{"content":{"parts":[{"functionCall":{"partialArgs":[{"jsonPath":"q","stringValue":"a"}],"willContinue":true}}]}}]}`), nil, 1, ErrSyntax, `partialArgs[0] (q)`},
+		{"partialArgs index skips", sseBody(`{"candidates":[{"content":{"parts":[{"functionCall":{"name":"w","willContinue":true,"partialArgs":[{"jsonPath":"$.l[3]","numberValue":1}]}}]}}]}`), nil, 1, ErrSyntax, "skips elements"},
+		{"partialArgs with no call open", sseBody(`{"candidates":[{"content":{"parts":[{"functionCall":{"partialArgs":[{"jsonPath":"$.a","stringValue":"a"}]}}]}}]}`), nil, 0, ErrSyntax, "no call open"},
+		{"partialArgs too large", sseBody(`{"candidates":[{"content":{"parts":[{"functionCall":{"name":"w","willContinue":true,"partialArgs":[{"jsonPath":"$.a","stringValue":"`+strings.Repeat("y", 200)+`"}]}}]}}]}`), []Option{WithMaxArgsSize(100)}, 1, ErrTooLarge, "arguments exceed 100 bytes"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			evs, err := drainEvents(New(tt.opts...).DecodeStream(strings.NewReader(tt.body)))
+			if err == nil {
+				t.Fatalf("no error; events %+v", evs)
+			}
+			if !errors.Is(err, tt.wantIs) {
+				t.Errorf("error %q does not wrap %v", err, tt.wantIs)
+			}
+			if !strings.Contains(err.Error(), tt.wantIn) {
+				t.Errorf("error %q does not contain %q", err, tt.wantIn)
+			}
+			if !strings.HasPrefix(err.Error(), "gemini: decode stream") {
+				t.Errorf("error %q lacks the operation prefix", err)
+			}
+			if len(evs) != tt.wantEvents {
+				t.Errorf("%d events before the error, want %d", len(evs), tt.wantEvents)
+			}
+			var oe *OffsetError
+			if !errors.As(err, &oe) {
+				t.Errorf("error %q is not an *OffsetError", err)
+			}
+		})
+	}
+}
+
+func TestEncodeStreamNormalises(t *testing.T) {
+	a := New()
+	var buf bytes.Buffer
+	events := []core.Event{
+		{Kind: core.EventCallStart, Chunk: &core.Chunk{Index: 0, HasIndex: true, ID: "c1", Name: "f", Start: true}},
+		{Kind: core.EventCallDelta, Chunk: &core.Chunk{Index: 0, HasIndex: true, ArgsDelta: `{"a":`}},
+		{Kind: core.EventCallDelta, Chunk: &core.Chunk{Index: 0, HasIndex: true, ArgsDelta: `1}`}},
+		{Kind: core.EventCallEnd, Chunk: &core.Chunk{Index: 0, HasIndex: true, Done: true}},
+		{Kind: core.EventCallStart, Chunk: &core.Chunk{ID: "open", Name: "g", Start: true}},
+		finish(core.FinishToolCalls, ""),
+	}
+	if err := a.EncodeStream(&buf, events); err != nil {
+		t.Fatal(err)
+	}
+	got, err := drainEvents(a.DecodeStream(&buf))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []core.Event{start("c1", "f", ""), end("c1", `{"a":1}`), finish(core.FinishToolCalls, "STOP")}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("events (-want +got):\n%s", diff)
+	}
+	bad := []core.Event{{Kind: core.EventCallEnd, Chunk: &core.Chunk{ID: "x", Done: true, Args: strp(`[1]`)}}}
+	if err := a.EncodeStream(&buf, bad); err == nil || !strings.Contains(err.Error(), "events[0]") {
+		t.Errorf("non-object args: err = %v, want one naming events[0]", err)
+	}
+}
