@@ -186,7 +186,7 @@ func TestDecodeStreamErrors(t *testing.T) {
 		{"partialArgs bad jsonPath", sseBody(`{"candidates":[{"content":{"parts":[{"functionCall":{"name":"w","willContinue":true}}]}}]}`, `{"candidates":[{"content":{"parts":[{"functionCall":{"partialArgs":[{"jsonPath":"q","stringValue":"a"}],"willContinue":true}}]}}]}`), nil, 1, ErrSyntax, `partialArgs[0] (q)`},
 		{"partialArgs index skips", sseBody(`{"candidates":[{"content":{"parts":[{"functionCall":{"name":"w","willContinue":true,"partialArgs":[{"jsonPath":"$.l[3]","numberValue":1}]}}]}}]}`), nil, 1, ErrSyntax, "skips elements"},
 		{"partialArgs with no call open", sseBody(`{"candidates":[{"content":{"parts":[{"functionCall":{"partialArgs":[{"jsonPath":"$.a","stringValue":"a"}]}}]}}]}`), nil, 0, ErrSyntax, "no call open"},
-		{"partialArgs too large", sseBody(`{"candidates":[{"content":{"parts":[{"functionCall":{"name":"w","willContinue":true,"partialArgs":[{"jsonPath":"$.a","stringValue":"`+strings.Repeat("y", 200)+`"}]}}]}}]}`), []Option{WithMaxArgsSize(100)}, 1, ErrTooLarge, "arguments exceed 100 bytes"},
+		{"partialArgs too large", sseBody(`{"candidates":[{"content":{"parts":[{"functionCall":{"name":"w","willContinue":true,"partialArgs":[{"jsonPath":"$.a","stringValue":"` + strings.Repeat("y", 200) + `"}]}}]}}]}`), []Option{WithMaxArgsSize(100)}, 1, ErrTooLarge, "arguments exceed 100 bytes"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
