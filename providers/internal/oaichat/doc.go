@@ -37,9 +37,10 @@
 // Call.Repaired set and Call.Original holding what was received, so the
 // repair is visible. An object where a string belongs (C04) is accepted and
 // kept as its compact JSON text, which is no repair. A string that is not
-// JSON makes a request decode fail (ErrBadArguments) and puts a response's
-// call in Response.Incomplete (Arguments nil, Original the text), never in
-// the message.
+// JSON is kept in a request as sent (Arguments nil, Original the text,
+// G09: histories with such calls exist and are reported by CheckHistory),
+// and puts a response's call in Response.Incomplete (Arguments nil,
+// Original the text), never in the message.
 //
 // # Responses and streams
 //

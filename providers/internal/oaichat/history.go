@@ -12,7 +12,7 @@ import (
 // without a tool result before the next assistant message (G03), a result
 // without a call id (G06), a result whose id matches no earlier call, and,
 // when maxIDLen > 0, a call id longer than maxIDLen (D04; OpenAI's limit is
-// 40). It returns nil for a clean history.
+// 40), and arguments kept as non-JSON text (G09). It returns nil for a clean history.
 func CheckHistory(msgs []core.Message, maxIDLen int) error {
 	var errs []error
 	seen := map[string]bool{}
@@ -36,6 +36,9 @@ func CheckHistory(msgs []core.Message, maxIDLen int) error {
 			case p.Kind == core.PartToolCall && p.Call != nil:
 				if maxIDLen > 0 && len(p.Call.ID) > maxIDLen {
 					errs = append(errs, fmt.Errorf("check history: messages[%d].parts[%d]: call id %q is %d characters, over the limit of %d (D04)", i, j, p.Call.ID, len(p.Call.ID), maxIDLen))
+				}
+				if p.Call.Arguments == nil && p.Call.Original != "" {
+					errs = append(errs, fmt.Errorf("check history: messages[%d].parts[%d]: call %q: %w: %q (G09)", i, j, p.Call.ID, ErrBadArguments, p.Call.Original))
 				}
 				seen[p.Call.ID] = true
 				pending = append(pending, open{msg: i, call: *p.Call})

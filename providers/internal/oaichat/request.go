@@ -201,7 +201,7 @@ func (c *Codec) DecodeRequest(body []byte) (*core.Request, error) {
 		req.MaxTokens = *w.MaxCompletionTokens
 	}
 	for i, wm := range w.Messages {
-		m, err := c.decodeMessage(op, pathf("messages[%d]", i), wm, true)
+		m, err := c.decodeMessage(op, pathf("messages[%d]", i), wm)
 		if err != nil {
 			return nil, err
 		}
@@ -302,9 +302,8 @@ func decodeContent(raw json.RawMessage, path string) ([]core.Part, error) {
 	return nil, fmt.Errorf("%s: %w: content must be a string, an array of parts or null", path, ErrBadField)
 }
 
-// decodeMessage reads one message. In a request (inRequest), arguments that
-// are not JSON are an error; in a response the caller handles them.
-func (c *Codec) decodeMessage(op, path string, wm wireMessage, inRequest bool) (core.Message, error) {
+// decodeMessage reads one request message.
+func (c *Codec) decodeMessage(op, path string, wm wireMessage) (core.Message, error) {
 	parts, err := decodeContent(wm.Content, path+".content")
 	if err != nil {
 		return core.Message{}, &Error{Op: op, Offset: -1, Err: err}
@@ -330,11 +329,11 @@ func (c *Codec) decodeMessage(op, path string, wm wireMessage, inRequest bool) (
 		}
 		m.Parts = append(m.Parts, parts...)
 		for j, tc := range wm.ToolCalls {
-			call, complete, err := c.decodeCall(tc)
-			if err != nil || !complete {
-				if err == nil {
-					err = ErrBadArguments
-				}
+			// Arguments that are not JSON stay in Original with Arguments
+			// nil (G09): the history is read as sent, and CheckHistory
+			// reports it.
+			call, _, err := c.decodeCall(tc)
+			if err != nil {
 				return core.Message{}, fieldError(op, pathf("%s.tool_calls[%d].function.arguments", path, j), err)
 			}
 			m.Parts = append(m.Parts, core.CallPart(call))

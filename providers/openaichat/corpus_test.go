@@ -1,0 +1,357 @@
+package openaichat
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/toolconform/conform/core"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// summary is what a golden file records of one decoded response: the calls
+// and everything around them.
+type summary struct {
+	Kind           string              `json:"kind"`
+	ID             string              `json:"id,omitempty"`
+	Model          string              `json:"model,omitempty"`
+	Thinking       string              `json:"thinking,omitempty"`
+	Text           string              `json:"text,omitempty"`
+	Calls          []goldenCall        `json:"calls"`
+	Incomplete     []goldenCall        `json:"incomplete,omitempty"`
+	Finish         core.FinishReason   `json:"finish,omitempty"`
+	ProviderFinish string              `json:"provider_finish,omitempty"`
+	Usage          *core.Usage         `json:"usage,omitempty"`
+	Error          *core.ProviderError `json:"error,omitempty"`
+	Events         map[string]int      `json:"events,omitempty"`
+}
+
+type goldenCall struct {
+	ID        string          `json:"id"`
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments"`
+	Repaired  bool            `json:"repaired,omitempty"`
+	Original  *string         `json:"original,omitempty"`
+}
+
+func goldenCalls(cs []core.Call) []goldenCall {
+	out := []goldenCall{}
+	for _, c := range cs {
+		g := goldenCall{ID: c.ID, Name: c.Name, Arguments: c.Arguments, Repaired: c.Repaired}
+		if c.Repaired || c.Arguments == nil {
+			o := c.Original
+			g.Original = &o
+		}
+		out = append(out, g)
+	}
+	return out
+}
+
+func summarizeResponse(r *core.Response) summary {
+	s := summary{Kind: "response", ID: r.ID, Model: r.Model, Text: r.Text(), Calls: goldenCalls(r.Calls()), Finish: r.Finish, ProviderFinish: r.ProviderFinish, Usage: r.Usage, Error: r.Error}
+	for _, p := range r.Message.Parts {
+		if p.Kind == core.PartThinking {
+			s.Thinking += p.Text
+		}
+	}
+	if len(r.Incomplete) > 0 {
+		s.Incomplete = goldenCalls(r.Incomplete)
+	}
+	return s
+}
+
+// drain reads a stream to its end.
+func drain(st core.EventStream) ([]core.Event, error) {
+	var evs []core.Event
+	for {
+		ev, err := st.Next()
+		if err == io.EOF {
+			return evs, nil
+		}
+		if err != nil {
+			return evs, err
+		}
+		evs = append(evs, ev)
+	}
+}
+
+// assemble is a test-only reading of call events into calls: a chunk goes
+// to the call with its id, else to the call with its index, else to the
+// last call; names are set, never joined; argument text is appended. It is
+// deliberately simple, enough to state the calls of a recording in a golden
+// file; the core Buffer is the real router.
+func assemble(evs []core.Event) summary {
+	s := summary{Kind: "stream", Events: map[string]int{}}
+	type acc struct {
+		id, name string
+		idx      int
+		hasIdx   bool
+		args     strings.Builder
+	}
+	var calls []*acc
+	for _, ev := range evs {
+		s.Events[string(ev.Kind)]++
+		if ev.ID != "" && s.ID == "" {
+			s.ID, s.Model = ev.ID, ev.Model
+		}
+		switch ev.Kind {
+		case core.EventText:
+			s.Text += ev.Text
+		case core.EventThinking:
+			s.Thinking += ev.Text
+		case core.EventCallStart, core.EventCallDelta:
+			k := ev.Chunk
+			var cur *acc
+			for _, c := range calls {
+				if k.ID != "" && c.id == k.ID {
+					cur = c
+				}
+			}
+			if cur == nil && k.ID == "" && k.HasIndex {
+				for _, c := range calls {
+					if c.hasIdx && c.idx == k.Index {
+						cur = c
+					}
+				}
+			}
+			if cur == nil && k.ID == "" && !k.HasIndex && len(calls) > 0 {
+				cur = calls[len(calls)-1]
+			}
+			if cur == nil {
+				cur = &acc{id: k.ID, idx: k.Index, hasIdx: k.HasIndex}
+				calls = append(calls, cur)
+			}
+			if k.Name != "" {
+				cur.name = k.Name
+			}
+			cur.args.WriteString(k.ArgsDelta)
+		case core.EventFinish:
+			s.Finish, s.ProviderFinish = ev.Finish, ev.ProviderFinish
+		case core.EventUsage:
+			s.Usage = ev.Usage
+		case core.EventError:
+			s.Error = ev.Error
+		}
+	}
+	s.Calls = []goldenCall{}
+	for _, c := range calls {
+		args := c.args.String()
+		g := goldenCall{ID: c.id, Name: c.name}
+		switch {
+		case strings.TrimSpace(args) == "":
+			g.Arguments = json.RawMessage("{}")
+			g.Repaired = true
+			g.Original = &args
+		case json.Valid([]byte(args)):
+			g.Arguments = json.RawMessage(args)
+		default:
+			g.Original = &args
+			s.Incomplete = append(s.Incomplete, g)
+			continue
+		}
+		s.Calls = append(s.Calls, g)
+	}
+	return s
+}
+
+// checkGolden compares got with the golden file, or rewrites it under
+// -update.
+func checkGolden(t *testing.T, name string, got any) {
+	t.Helper()
+	b, err := json.MarshalIndent(got, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b = append(b, '\n')
+	path := filepath.Join("testdata", "golden", name+".json")
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("read golden (run with -update to create): %v", err)
+	}
+	if diff := cmp.Diff(string(want), string(b)); diff != "" {
+		t.Errorf("golden %s (-want +got):\n%s", path, diff)
+	}
+}
+
+// TestCorpusResponses: every recorded response, streaming or not, decodes
+// without error, split or whole alike, and gives the calls in the golden
+// file.
+func TestCorpusResponses(t *testing.T) {
+	nResp, nStream, nCalls := 0, 0, 0
+	for _, path := range corpusFiles(t, corpusDir) {
+		name := filepath.Base(path)
+		t.Run(name, func(t *testing.T) {
+			exs, err := loadExchanges(path)
+			if err != nil {
+				t.Fatalf("load: %v", err)
+			}
+			var sums []summary
+			for i, ex := range exs {
+				if len(ex.Response) == 0 {
+					t.Fatalf("exchange %d: empty response body", i)
+				}
+				a := New()
+				var s summary
+				if ex.Stream {
+					evs, err := drain(a.DecodeStream(bytes.NewReader(ex.Response)))
+					if err != nil {
+						t.Fatalf("exchange %d: decode stream: %v", i, err)
+					}
+					s = assemble(evs)
+					nStream++
+				} else {
+					resp, err := a.DecodeResponse(ex.Response)
+					if err != nil {
+						t.Fatalf("exchange %d: decode response: %v", i, err)
+					}
+					s = summarizeResponse(resp)
+					nResp++
+				}
+				nCalls += len(s.Calls)
+				sums = append(sums, s)
+			}
+			checkGolden(t, strings.TrimSuffix(name, filepath.Ext(name)), sums)
+		})
+	}
+	t.Logf("decoded %d responses and %d streams with %d calls", nResp, nStream, nCalls)
+	if nCalls < 50 {
+		t.Errorf("only %d calls in the whole corpus; the corpus or the decoder is broken", nCalls)
+	}
+}
+
+// Fields of a recorded request that conform does not model, dropped from
+// both sides before comparing, with the normalisations applied to both.
+var (
+	droppedTop = []string{
+		"stream_options", // written from Config, not modelled
+		"temperature", "top_p", "seed", "user", "n", "stop", "metadata",
+		"usage",            // OpenRouter usage accounting
+		"reasoning",        // OpenRouter/Vercel reasoning settings
+		"reasoning_effort", // OpenAI reasoning effort
+		"provider", "store", "service_tier", "logprobs", "top_logprobs",
+		"frequency_penalty", "presence_penalty",
+	}
+	droppedMessage  = []string{"name", "reasoning_details", "refusal", "annotations", "audio"}
+	droppedToolCall = []string{"index"}
+)
+
+// normalizeRequest parses a request body and applies the comparison rules:
+// drop the unmodelled fields above; max_completion_tokens is max_tokens;
+// developer is system; an assistant message with tool_calls and content ""
+// or null has no content; a message's "reasoning" is "reasoning_content";
+// tool strict false is absent; tool_choice null is absent.
+func normalizeRequest(t *testing.T, body []byte) any {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal(body, &m); err != nil {
+		t.Fatalf("parse request: %v", err)
+	}
+	for _, k := range droppedTop {
+		delete(m, k)
+	}
+	if v, ok := m["max_completion_tokens"]; ok {
+		m["max_tokens"] = v
+		delete(m, "max_completion_tokens")
+	}
+	if v, ok := m["tool_choice"]; ok && v == nil {
+		delete(m, "tool_choice")
+	}
+	if rf, ok := m["response_format"].(map[string]any); ok && rf["type"] != "json_schema" {
+		delete(m, "response_format")
+	}
+	if v, ok := m["stream"]; ok && v == false {
+		delete(m, "stream")
+	}
+	msgs, _ := m["messages"].([]any)
+	for _, x := range msgs {
+		msg := x.(map[string]any)
+		for _, k := range droppedMessage {
+			delete(msg, k)
+		}
+		if msg["role"] == "developer" {
+			msg["role"] = "system"
+		}
+		if r, ok := msg["reasoning"]; ok {
+			if _, has := msg["reasoning_content"]; !has {
+				msg["reasoning_content"] = r
+			}
+			delete(msg, "reasoning")
+		}
+		if tcs, ok := msg["tool_calls"].([]any); ok && len(tcs) > 0 {
+			if c, ok := msg["content"]; ok && (c == nil || c == "") {
+				delete(msg, "content")
+			}
+			for _, tc := range tcs {
+				for _, k := range droppedToolCall {
+					delete(tc.(map[string]any), k)
+				}
+			}
+		}
+		if c, ok := msg["content"]; ok && c == nil {
+			msg["content"] = ""
+		}
+	}
+	tools, _ := m["tools"].([]any)
+	for _, x := range tools {
+		fn, _ := x.(map[string]any)["function"].(map[string]any)
+		if fn != nil && fn["strict"] == false {
+			delete(fn, "strict")
+		}
+	}
+	return m
+}
+
+// TestCorpusRequests: every recorded request decodes, re-encodes, and the
+// re-encoded JSON equals the original for the modelled fields.
+func TestCorpusRequests(t *testing.T) {
+	n := 0
+	for _, path := range corpusFiles(t, corpusDir) {
+		exs, err := loadExchanges(path)
+		if err != nil {
+			t.Fatalf("%s: load: %v", path, err)
+		}
+		for i, ex := range exs {
+			if ex.Request == nil {
+				continue
+			}
+			n++
+			a := New()
+			if bytes.Contains(ex.Request, []byte(`"max_completion_tokens"`)) {
+				a = New(MaxCompletionTokens())
+			}
+			req, err := a.DecodeRequest(ex.Request)
+			if err != nil {
+				t.Errorf("%s #%d: decode: %v", filepath.Base(path), i, err)
+				continue
+			}
+			out, err := a.EncodeRequest(req)
+			if err != nil {
+				t.Errorf("%s #%d: encode: %v", filepath.Base(path), i, err)
+				continue
+			}
+			if diff := cmp.Diff(normalizeRequest(t, ex.Request), normalizeRequest(t, out)); diff != "" {
+				t.Errorf("%s #%d: re-encoded request differs (-recorded +re-encoded):\n%s", filepath.Base(path), i, diff)
+			}
+		}
+	}
+	t.Logf("round-tripped %d recorded requests", n)
+	if n < 100 {
+		t.Errorf("only %d requests found in the corpus", n)
+	}
+}
