@@ -632,3 +632,5 @@ func TestBufferPreview(t *testing.T) {
 		t.Errorf("Pending() = %d after Preview, want 4", b.Pending())
 	}
 }
+
+func repairErrTruncated() error { return repair.ErrTruncated }

@@ -1,0 +1,245 @@
+package core
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// StreamError is a problem Collect met at one event of a stream: the stream's
+// own error, a provider error event, a malformed event, a limit, or a
+// chunk the Buffer rejected or a call it could not complete.
+type StreamError struct {
+	// Event is the 1-based position of the event in the stream. For an
+	// error from EventStream.Next, and for calls found incomplete at the
+	// end, it is one past the last event received.
+	Event int
+	Err   error
+}
+
+func (e *StreamError) Error() string {
+	return fmt.Sprintf("collect: event %d: %v", e.Event, e.Err)
+}
+
+func (e *StreamError) Unwrap() error { return e.Err }
+
+// ErrMalformedEvent reports an event Collect cannot use: a call event
+// without its Chunk, or an unknown kind.
+var ErrMalformedEvent = errors.New("malformed event")
+
+// Collect drains s into a Response, the way a client that waits for the end
+// of a stream sees it.
+//
+// Text, thinking (with its signatures) and plan deltas are merged into parts
+// in arrival order: a delta extends the last part when it is of the same
+// kind (a thinking part only until it has its signature), and starts a new
+// part otherwise. Call events are fed to a Buffer built with opts
+// (EventCallStart sets Chunk.Start, EventCallEnd sets Chunk.Done); each call
+// becomes a tool-call part where it completes. A finish event records the
+// finish reasons and, unless the reason is length, content_filter or
+// error, ends every open call that has a name (Buffer.DoneAll), as a Chat
+// Completions finish_reason does; a "stop" finish that carries calls keeps
+// them and keeps its reason (F01). Usage counts are merged (a later non-zero
+// count replaces), and the response id and model are the first ones seen.
+//
+// An error from s, or an error event, ends the collection: calls already
+// complete stay in the Response, calls still open go to
+// Response.Incomplete, and the error is returned. Calls still open at the
+// end of the stream (B09–B11), and calls whose arguments could not be
+// repaired, are in Response.Incomplete too (with their text in Original and
+// no Arguments) and are reported in the returned error; they must never be
+// run. Every problem is reported, joined, each as a *StreamError that names
+// its event; the Response is returned in every case.
+//
+//	resp, err := core.Collect(adapter.DecodeStream(body))
+func Collect(s EventStream, opts ...BufferOption) (*Response, error) {
+	b := NewBuffer(opts...)
+	c := collector{
+		resp: &Response{Message: Message{Role: RoleAssistant}},
+		buf:  b,
+		lim:  b.lim.MaxTextBytes,
+	}
+	for {
+		ev, err := s.Next()
+		c.n++
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			c.fail(err)
+			break
+		}
+		if !c.event(&ev) {
+			break
+		}
+	}
+	c.flush()
+	inc, err := b.Finish()
+	if err != nil {
+		c.fail(err)
+	}
+	c.resp.Incomplete = inc
+	for _, ce := range b.Failed() {
+		c.resp.Incomplete = append(c.resp.Incomplete, ce.Call)
+	}
+	return c.resp, errors.Join(c.errs...)
+}
+
+type collector struct {
+	resp *Response
+	buf  *Buffer
+	n    int
+	text int
+	lim  int
+	errs []error
+	// building is set while the last part is a text, thinking or plan
+	// part whose text is still in sb.
+	building bool
+	sb       strings.Builder
+}
+
+func (c *collector) fail(err error) {
+	c.errs = append(c.errs, &StreamError{Event: c.n, Err: err})
+}
+
+// event takes one event and reports whether to go on.
+func (c *collector) event(ev *Event) bool {
+	r := c.resp
+	if r.ID == "" {
+		r.ID = ev.ID
+	}
+	if r.Model == "" {
+		r.Model = ev.Model
+	}
+	switch ev.Kind {
+	case EventText, EventThinking, EventPlan:
+		c.text += len(ev.Text) + len(ev.Signature)
+		if c.text > c.lim {
+			c.fail(fmt.Errorf("%w: more than %d bytes", ErrTextTooLarge, c.lim))
+			return false
+		}
+		c.delta(ev)
+	case EventCallStart, EventCallDelta, EventCallEnd:
+		if ev.Chunk == nil {
+			c.fail(fmt.Errorf("%w: %s event without a chunk", ErrMalformedEvent, ev.Kind))
+			return true
+		}
+		ch := *ev.Chunk
+		ch.Start = ch.Start || ev.Kind == EventCallStart
+		ch.Done = ch.Done || ev.Kind == EventCallEnd
+		done, err := c.buf.Add(ch)
+		c.calls(done)
+		if err != nil {
+			c.fail(err)
+		}
+	case EventUsage:
+		if ev.Usage == nil {
+			c.fail(fmt.Errorf("%w: usage event without usage", ErrMalformedEvent))
+			return true
+		}
+		if r.Usage == nil {
+			r.Usage = &Usage{}
+		}
+		if ev.Usage.InputTokens != 0 {
+			r.Usage.InputTokens = ev.Usage.InputTokens
+		}
+		if ev.Usage.OutputTokens != 0 {
+			r.Usage.OutputTokens = ev.Usage.OutputTokens
+		}
+	case EventFinish:
+		r.Finish = ev.Finish
+		if ev.ProviderFinish != "" {
+			r.ProviderFinish = ev.ProviderFinish
+		}
+		switch ev.Finish {
+		case FinishLength, FinishContentFilter, FinishError:
+		default:
+			done, err := c.buf.DoneAll()
+			c.calls(done)
+			if err != nil {
+				c.fail(err)
+			}
+		}
+	case EventError:
+		pe := ProviderError{Message: "error event without details"}
+		if ev.Error != nil {
+			pe = *ev.Error
+		}
+		r.Error = &pe
+		c.fail(&pe)
+		return false
+	default:
+		c.fail(fmt.Errorf("%w: unknown kind %q", ErrMalformedEvent, ev.Kind))
+	}
+	return true
+}
+
+func (c *collector) calls(done []Call) {
+	if len(done) > 0 {
+		c.flush()
+	}
+	for _, call := range done {
+		c.resp.Message.Parts = append(c.resp.Message.Parts, CallPart(call))
+	}
+}
+
+// delta merges a text, thinking or plan delta into the message parts. The
+// text of the part being built grows in a strings.Builder, so that many
+// small deltas cost amortised appends, not one new string each.
+func (c *collector) delta(ev *Event) {
+	var kind PartKind
+	switch ev.Kind {
+	case EventText:
+		kind = PartText
+	case EventThinking:
+		kind = PartThinking
+	default:
+		kind = PartPlan
+	}
+	parts := c.resp.Message.Parts
+	if c.building && parts[len(parts)-1].Kind == kind && (kind != PartThinking || parts[len(parts)-1].Signature == "") {
+		c.sb.WriteString(ev.Text)
+		if ev.Signature != "" {
+			parts[len(parts)-1].Signature = ev.Signature
+		}
+		return
+	}
+	if ev.Text == "" && ev.Signature == "" {
+		return
+	}
+	c.flush()
+	c.resp.Message.Parts = append(parts, Part{Kind: kind, Signature: ev.Signature})
+	c.sb.WriteString(ev.Text)
+	c.building = true
+}
+
+// flush stores the text of the part being built.
+func (c *collector) flush() {
+	if !c.building {
+		return
+	}
+	parts := c.resp.Message.Parts
+	parts[len(parts)-1].Text = c.sb.String()
+	c.sb.Reset()
+	c.building = false
+}
+
+// SliceStream returns an EventStream that yields events in order, then
+// io.EOF.
+func SliceStream(events []Event) EventStream {
+	return &sliceStream{events: events}
+}
+
+type sliceStream struct {
+	events []Event
+	i      int
+}
+
+func (s *sliceStream) Next() (Event, error) {
+	if s.i >= len(s.events) {
+		return Event{}, io.EOF
+	}
+	s.i++
+	return s.events[s.i-1], nil
+}

@@ -1,0 +1,256 @@
+package core
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// failingStream yields its events, then err.
+type failingStream struct {
+	EventStream
+	err error
+}
+
+func (f failingStream) Next() (Event, error) {
+	ev, err := f.EventStream.Next()
+	if err == io.EOF {
+		return Event{}, f.err
+	}
+	return ev, err
+}
+
+func callEv(kind EventKind, c Chunk) Event { return Event{Kind: kind, Chunk: &c} }
+
+func TestCollect(t *testing.T) {
+	errBoom := errors.New("connection reset")
+	weather := Call{ID: "call_1", Name: "weather", Arguments: json.RawMessage(`{"city":"Paris"}`)}
+	tests := []struct {
+		name   string
+		events []Event
+		err    error // stream error after the events
+		opts   []BufferOption
+		want   *Response
+		errs   []error // sentinels the returned error must wrap
+		text   string  // the returned error's text, when set
+	}{
+		{
+			name: "text thinking and a call",
+			events: []Event{
+				{Kind: EventThinking, Text: "Let me ", ID: "msg_1", Model: "m"},
+				{Kind: EventThinking, Text: "think."},
+				{Kind: EventThinking, Signature: "sig1"},
+				{Kind: EventThinking, Text: "More."},
+				{Kind: EventText, Text: "Hello", ID: "other"},
+				{Kind: EventText, Text: ", world"},
+				{Kind: EventText},
+				{Kind: EventUsage, Usage: &Usage{InputTokens: 10}},
+				callEv(EventCallStart, Chunk{HasIndex: true, Index: 1, ID: "call_1", Name: "weather"}),
+				callEv(EventCallDelta, Chunk{HasIndex: true, Index: 1, ArgsDelta: `{"city":`}),
+				callEv(EventCallDelta, Chunk{HasIndex: true, Index: 1, ArgsDelta: `"Paris"}`}),
+				callEv(EventCallEnd, Chunk{HasIndex: true, Index: 1}),
+				{Kind: EventPlan, Text: "next"},
+				{Kind: EventPlan, Text: " step"},
+				{Kind: EventUsage, Usage: &Usage{OutputTokens: 7}},
+				{Kind: EventFinish, Finish: FinishToolCalls, ProviderFinish: "tool_use"},
+			},
+			want: &Response{
+				ID: "msg_1", Model: "m",
+				Message: Message{Role: RoleAssistant, Parts: []Part{
+					{Kind: PartThinking, Text: "Let me think.", Signature: "sig1"},
+					{Kind: PartThinking, Text: "More."},
+					{Kind: PartText, Text: "Hello, world"},
+					CallPart(weather),
+					{Kind: PartPlan, Text: "next step"},
+				}},
+				Finish: FinishToolCalls, ProviderFinish: "tool_use",
+				Usage: &Usage{InputTokens: 10, OutputTokens: 7},
+			},
+		},
+		{
+			name: "F01 stop finish ends and keeps the calls",
+			events: []Event{
+				callEv(EventCallDelta, Chunk{HasIndex: true, ID: "call_1", Name: "weather", ArgsDelta: `{"city":"Paris"}`}),
+				{Kind: EventFinish, Finish: FinishStop, ProviderFinish: "stop"},
+			},
+			want: &Response{
+				Message: Message{Role: RoleAssistant, Parts: []Part{CallPart(weather)}},
+				Finish:  FinishStop, ProviderFinish: "stop",
+			},
+		},
+		{
+			name: "B11 length finish leaves calls incomplete",
+			events: []Event{
+				{Kind: EventText, Text: "x"},
+				callEv(EventCallDelta, Chunk{HasIndex: true, ID: "call_1", Name: "weather", ArgsDelta: `{"city":"Pa`}),
+				{Kind: EventFinish, Finish: FinishLength, ProviderFinish: "max_tokens"},
+			},
+			want: &Response{
+				Message: Message{Role: RoleAssistant, Parts: []Part{TextPart("x")}},
+				Finish:  FinishLength, ProviderFinish: "max_tokens",
+				Incomplete: []Call{{ID: "call_1", Name: "weather", Original: `{"city":"Pa`}},
+			},
+			errs: []error{ErrIncomplete},
+			text: `collect: event 4: buffer finish: 1 tool call incomplete: "call_1" (weather) after 11 bytes of arguments`,
+		},
+		{
+			name: "B10 truncated arguments at a tool_calls finish",
+			events: []Event{
+				callEv(EventCallDelta, Chunk{HasIndex: true, ID: "call_1", Name: "weather", ArgsDelta: `{"city":"Pa`}),
+				{Kind: EventFinish, Finish: FinishToolCalls},
+			},
+			want: &Response{
+				Message:    Message{Role: RoleAssistant},
+				Finish:     FinishToolCalls,
+				Incomplete: []Call{{ID: "call_1", Name: "weather", Original: `{"city":"Pa`}},
+			},
+			errs: []error{repairErrTruncated()},
+		},
+		{
+			name: "stream error keeps completed and open calls",
+			events: []Event{
+				callEv(EventCallEnd, Chunk{ID: "call_1", Name: "weather", Args: sp(`{"city":"Paris"}`)}),
+				callEv(EventCallStart, Chunk{ID: "call_2", Name: "weather"}),
+				callEv(EventCallDelta, Chunk{ID: "call_2", ArgsDelta: `{"ci`}),
+			},
+			err: errBoom,
+			want: &Response{
+				Message:    Message{Role: RoleAssistant, Parts: []Part{CallPart(weather)}},
+				Incomplete: []Call{{ID: "call_2", Name: "weather", Original: `{"ci`}},
+			},
+			errs: []error{errBoom, ErrIncomplete},
+			text: "collect: event 4: connection reset\n" +
+				`collect: event 4: buffer finish: 1 tool call incomplete: "call_2" (weather) after 4 bytes of arguments`,
+		},
+		{
+			name: "error event ends the stream",
+			events: []Event{
+				{Kind: EventText, Text: "a"},
+				{Kind: EventError, Error: &ProviderError{Type: "overloaded_error", Message: "Overloaded"}},
+				{Kind: EventText, Text: "never"},
+			},
+			want: &Response{
+				Message: Message{Role: RoleAssistant, Parts: []Part{TextPart("a")}},
+				Error:   &ProviderError{Type: "overloaded_error", Message: "Overloaded"},
+			},
+			text: "collect: event 2: provider error overloaded_error: Overloaded",
+		},
+		{
+			name:   "error event without details",
+			events: []Event{{Kind: EventError}},
+			want: &Response{
+				Message: Message{Role: RoleAssistant},
+				Error:   &ProviderError{Message: "error event without details"},
+			},
+			text: "collect: event 1: provider error: error event without details",
+		},
+		{
+			name: "malformed events are reported and skipped",
+			events: []Event{
+				{Kind: EventCallDelta},
+				{Kind: EventUsage},
+				{Kind: "bogus"},
+				{Kind: EventText, Text: "ok"},
+			},
+			want: &Response{Message: Message{Role: RoleAssistant, Parts: []Part{TextPart("ok")}}},
+			errs: []error{ErrMalformedEvent},
+			text: "collect: event 1: malformed event: call_delta event without a chunk\n" +
+				"collect: event 2: malformed event: usage event without usage\n" +
+				`collect: event 3: malformed event: unknown kind "bogus"`,
+		},
+		{
+			name: "rejected chunk is reported, the rest goes on",
+			events: []Event{
+				callEv(EventCallDelta, Chunk{HasIndex: true, Index: -1, Name: "weather"}),
+				callEv(EventCallEnd, Chunk{ID: "call_1", Name: "weather", Args: sp(`{"city":"Paris"}`)}),
+			},
+			want: &Response{Message: Message{Role: RoleAssistant, Parts: []Part{CallPart(weather)}}},
+			errs: []error{ErrIndexOutOfRange},
+		},
+		{
+			name: "text limit",
+			opts: []BufferOption{WithLimits(Limits{MaxTextBytes: 4})},
+			events: []Event{
+				{Kind: EventText, Text: "abc"},
+				{Kind: EventText, Text: "de"},
+			},
+			want: &Response{Message: Message{Role: RoleAssistant, Parts: []Part{TextPart("abc")}}},
+			errs: []error{ErrTextTooLarge},
+			text: "collect: event 2: response text too large: more than 4 bytes",
+		},
+		{
+			name:   "empty stream",
+			events: nil,
+			want:   &Response{Message: Message{Role: RoleAssistant}},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var s EventStream = SliceStream(tt.events)
+			if tt.err != nil {
+				s = failingStream{s, tt.err}
+			}
+			got, err := Collect(s, tt.opts...)
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("Collect (-want +got):\n%s", diff)
+			}
+			if (err == nil) != (len(tt.errs) == 0 && tt.text == "") {
+				t.Fatalf("Collect error = %v, want %v %q", err, tt.errs, tt.text)
+			}
+			for _, want := range tt.errs {
+				if !errors.Is(err, want) {
+					t.Errorf("Collect error %v does not wrap %v", err, want)
+				}
+			}
+			if tt.text != "" && err.Error() != tt.text {
+				t.Errorf("Collect error text (-want +got):\n%s", cmp.Diff(tt.text, err.Error()))
+			}
+			if err != nil {
+				var se *StreamError
+				if !errors.As(err, &se) || se.Event < 1 {
+					t.Errorf("Collect error %v carries no event position", err)
+				}
+			}
+		})
+	}
+}
+
+func TestSliceStream(t *testing.T) {
+	s := SliceStream([]Event{{Kind: EventText, Text: "a"}, {Kind: EventText, Text: "b"}})
+	var got []string
+	for {
+		ev, err := s.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, ev.Text)
+	}
+	if diff := cmp.Diff([]string{"a", "b"}, got); diff != "" {
+		t.Errorf("SliceStream (-want +got):\n%s", diff)
+	}
+	if _, err := s.Next(); err != io.EOF {
+		t.Errorf("Next after the end = %v, want io.EOF", err)
+	}
+}
+
+func TestCollectManyDeltas(t *testing.T) {
+	// Text built from many small deltas comes out whole.
+	events := make([]Event, 10000)
+	for i := range events {
+		events[i] = Event{Kind: EventText, Text: "ab"}
+	}
+	resp, err := Collect(SliceStream(events))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := resp.Text(); got != strings.Repeat("ab", 10000) {
+		t.Errorf("Text() has %d bytes, want 20000", len(got))
+	}
+}
