@@ -1,0 +1,91 @@
+// Package anthropic is the conform adapter for the Anthropic Messages API
+// (/v1/messages): requests, responses and SSE streams, in both directions.
+//
+// # Requests
+//
+// The system field (a string or text blocks) becomes a leading RoleSystem
+// message, one text part per block; on encoding, leading system messages
+// become text blocks and a system message after the first turn is an error.
+// A user message holding tool_result blocks decodes as a RoleTool message;
+// RoleTool and RoleUser messages both encode as user turns. tool_result
+// content may be a string or blocks on the wire; it is always written as
+// text blocks. Thinking blocks keep their signature and redacted_thinking
+// keeps its data (Part.Data), in their place in the message (G12): the
+// encoder never reorders assistant content, so a signed thinking block that
+// came before a tool_use goes back before it.
+//
+// EncodeRequest enforces the history rules and fails rather than send a
+// request Anthropic would reject:
+//
+//   - G01, G02: ValidateHistory (also exported) requires every tool_use to
+//     have a tool_result in the next message and every tool_result to
+//     answer a tool_use of the previous message; each problem is a
+//     *HistoryError naming the message index and the call id, and all
+//     problems are reported together.
+//   - G05: tool_result blocks are reordered into the order of the preceding
+//     tool_use blocks and written before any text of the turn. Reordering
+//     was chosen over an error because the pairing is by id and unambiguous;
+//     only the order is a wire rule.
+//   - G11: empty text parts are dropped; a message left empty is an error.
+//   - G09: stored arguments that are not a JSON object are an error naming
+//     the message and call; empty arguments are sent as {}.
+//
+// Tools with a type other than "custom" (web_search_20250305,
+// computer_20251124, memory, ...) are server or typed tools that the
+// canonical ToolSpec cannot describe: DecodeRequest drops them. Calls to
+// them that the client executes (computer, memory) still decode as
+// tool_use calls. tool_choice auto/any/tool/none maps to
+// auto/required/tool/none, and disable_parallel_tool_use to the negation of
+// ParallelToolCalls; a ParallelToolCalls without a ToolChoice is written
+// with tool_choice auto, so it decodes with ToolChoice auto. ResponseFormat
+// maps to output_format {type: json_schema, schema}; its Name and Strict are
+// not carried.
+//
+// # Responses
+//
+// stop_reason maps end_turn and stop_sequence to stop, tool_use to
+// tool_calls, max_tokens and model_context_window_exceeded to length,
+// refusal to content_filter, and pause_turn or anything else to other; the
+// raw value stays in ProviderFinish. server_tool_use, mcp_tool_use and every
+// *_tool_result block are provider-run and are dropped, so they never show
+// among the calls. An error body becomes Response.Error. Duplicate tool_use
+// ids are an error wrapping ErrDuplicateID (D06).
+//
+// # Streams
+//
+// DecodeStream pulls one SSE event at a time through the shared
+// providers/internal/sse decoder; an event larger than the limit
+// (WithMaxEventSize) and more content blocks than WithMaxBlocks end the
+// stream with an error wrapping ErrTooLarge. Memory holds one small record
+// per content block, never the argument text. Chunks carry the block index
+// (HasIndex) and, on the start, the tool_use id and name, exactly as sent;
+// routing is left to the core Buffer, so interleaved blocks (A19) come out
+// as they arrived.
+//
+//   - message_start gives the response id and model, attached to the first
+//     event emitted; its usage is optional (B14) and only its input_tokens
+//     are kept, to complete the usage of message_delta.
+//   - tool_use starts: input {} followed by an empty partial_json (C02,
+//     A18) gives a call whose end carries Args "{}". A start whose input is
+//     already populated (I01) is held: if input_json_delta fragments follow,
+//     they are the arguments and the start's input is discarded (A18: never
+//     a concatenation of both); if none follow, the end carries the start's
+//     input as Args.
+//   - Fragments are unquoted byte for byte, so a UTF-8 character split
+//     between fragments reassembles exactly (B05).
+//   - The call_end of the most recently stopped tool_use is held back until
+//     the next event shows the message went on. If message_delta then says
+//     max_tokens, the call never ends (B11): its arguments were cut by the
+//     limit even though the block was stopped. Earlier calls keep their end.
+//   - An error event emits EventError after the call_end of any stopped
+//     block (complete calls are kept). ping and unknown events or fields are
+//     ignored. A stream that ends before message_stop (and without an error
+//     event) returns an error wrapping ErrTruncated after its events.
+//   - Malformed JSON, or a delta or stop for a block that is not open, is a
+//     *DecodeError with the byte offset of the event.
+//
+// EncodeStream writes the events back; the normal form it documents (what
+// the wire cannot express) is what the round-trip property tests. Redacted
+// thinking cannot travel in a core.Event (it has no Data field), so a
+// redacted_thinking block in a stream is dropped.
+package anthropic
