@@ -16,6 +16,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/toolconform/conform/cassettes"
 	"github.com/toolconform/conform/core"
 	"github.com/toolconform/conform/scenarios"
 )
@@ -87,7 +88,7 @@ func Run(t *testing.T, newAdapter func() core.Adapter, opts ...Option) {
 	var cases []*scenarios.Scenario
 	var err error
 	if c.fsys == nil {
-		cases, err = scenarios.LoadBuiltin()
+		cases, err = scenarios.LoadBuiltin(scenarios.VCRResolver(cassettes.Load))
 	} else {
 		cases, err = scenarios.Load(c.fsys, c.root, c.resolve)
 	}

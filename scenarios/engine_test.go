@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/toolconform/conform/cassettes"
 	"github.com/toolconform/conform/core"
 	"github.com/toolconform/conform/scenarios/fakeadapter"
 )
@@ -96,7 +97,7 @@ tool_calls tool_calls
 }
 
 func TestCheckCanonical(t *testing.T) {
-	cases, err := LoadBuiltin()
+	cases, err := LoadBuiltin(VCRResolver(cassettes.Load))
 	if err != nil {
 		t.Fatal(err)
 	}

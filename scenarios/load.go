@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"gopkg.in/dnaeon/go-vcr.v4/pkg/cassette"
 	"gopkg.in/yaml.v3"
 )
 
@@ -26,9 +27,12 @@ const BuiltinRoot = "cases"
 // BuiltinRoot.
 func Builtin() fs.FS { return builtin }
 
-// LoadBuiltin loads the built-in scenarios.
-func LoadBuiltin() ([]*Scenario, error) {
-	return Load(builtin, BuiltinRoot, nil)
+// LoadBuiltin loads the built-in scenarios. Those generated from
+// recordings reference cassettes of package cassettes by name; pass
+// VCRResolver(cassettes.Load) to resolve them. (Package scenarios does not
+// import package cassettes, which sits below it in the package order.)
+func LoadBuiltin(resolve CassetteResolver) ([]*Scenario, error) {
+	return Load(builtin, BuiltinRoot, resolve)
 }
 
 // CassetteResolver returns the response body of a cassette reference of the
@@ -110,6 +114,31 @@ func FSResolver(fsys fs.FS) CassetteResolver {
 		}
 		if err := yaml.Unmarshal(data, &c); err != nil {
 			return nil, fmt.Errorf("read cassette %s: %w", file, err)
+		}
+		if n >= len(c.Interactions) {
+			return nil, fmt.Errorf("%w %q: the cassette has %d interactions", ErrBadCassetteRef, ref, len(c.Interactions))
+		}
+		return []byte(c.Interactions[n].Response.Body), nil
+	}
+}
+
+// VCRResolver resolves cassette references with load, such as
+// cassettes.Load, which reads the corpus built into package cassettes by
+// names like "openai-chat/fantasy__x.yaml". The interaction is its 0-based
+// position in the cassette.
+func VCRResolver(load func(name string) (*cassette.Cassette, error)) CassetteResolver {
+	return func(ref string) ([]byte, error) {
+		file, num, ok := strings.Cut(ref, "#")
+		if !ok {
+			return nil, fmt.Errorf("%w %q: want path#interaction", ErrBadCassetteRef, ref)
+		}
+		n, err := strconv.Atoi(num)
+		if err != nil || n < 0 {
+			return nil, fmt.Errorf("%w %q: interaction %q is not a non-negative number", ErrBadCassetteRef, ref, num)
+		}
+		c, err := load(file)
+		if err != nil {
+			return nil, err
 		}
 		if n >= len(c.Interactions) {
 			return nil, fmt.Errorf("%w %q: the cassette has %d interactions", ErrBadCassetteRef, ref, len(c.Interactions))

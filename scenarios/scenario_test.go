@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/toolconform/conform/cassettes"
 )
 
 const goodHeader = `What the case checks.
@@ -102,7 +104,7 @@ hello
 }
 
 func TestLoadBuiltin(t *testing.T) {
-	cases, err := LoadBuiltin()
+	cases, err := LoadBuiltin(VCRResolver(cassettes.Load))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,858 @@
+package scenarios
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws/protocol/eventstream"
+
+	"github.com/toolconform/conform/cassettes"
+)
+
+var update = flag.Bool("update", false, "rewrite the generated scenarios under cases/*/recorded and COVERAGE.md")
+
+// The generator turns every cassette interaction that carries tool calls
+// into a scenario under cases/<protocol>/recorded/. Its expectations come
+// from the recorded provider JSON, read here with small extractors written
+// independently of the adapters, so that the adapters are really checked.
+//
+// recCall is a call as the recording states it.
+type recCall struct {
+	ID, ItemID, Name, Signature string
+	// Args is the argument JSON text; "" means the recording sent none.
+	Args string
+}
+
+// extraction is what the generator read from one response.
+type extraction struct {
+	stream     bool
+	calls      []recCall
+	incomplete []recCall
+	// finish is the provider's raw finish value, "" when none was seen.
+	finish string
+	guards []string
+	notes  []string
+}
+
+func (x *extraction) guard(id, note string) {
+	if !slices.Contains(x.guards, id) {
+		x.guards = append(x.guards, id)
+		x.notes = append(x.notes, note)
+	}
+}
+
+// errSkip marks an interaction the generator leaves out, with the reason.
+type errSkip struct{ reason string }
+
+func (e errSkip) Error() string { return e.reason }
+
+func skipf(format string, args ...any) error { return errSkip{fmt.Sprintf(format, args...)} }
+
+// sseData returns the data payloads of an SSE body, one per event, and the
+// event names (empty when the event had no "event:" line).
+func sseData(body []byte) (data [][]byte, names []string) {
+	var cur []string
+	name := ""
+	flush := func() {
+		if cur != nil && !(len(cur) == 1 && cur[0] == "[DONE]") {
+			data = append(data, []byte(strings.Join(cur, "\n")))
+			names = append(names, name)
+		}
+		cur, name = nil, ""
+	}
+	sc := bufio.NewScanner(bytes.NewReader(body))
+	sc.Buffer(nil, 16<<20)
+	for sc.Scan() {
+		line := strings.TrimSuffix(sc.Text(), "\r")
+		switch {
+		case line == "":
+			flush()
+		case strings.HasPrefix(line, "data:"):
+			cur = append(cur, strings.TrimPrefix(strings.TrimPrefix(line, "data:"), " "))
+		case strings.HasPrefix(line, "event:"):
+			name = strings.TrimSpace(strings.TrimPrefix(line, "event:"))
+		}
+	}
+	flush()
+	return data, names
+}
+
+func isSSE(body []byte) bool {
+	t := bytes.TrimLeft(body, " \r\n")
+	return bytes.HasPrefix(t, []byte("data:")) || bytes.HasPrefix(t, []byte("event:")) || bytes.HasPrefix(t, []byte(":"))
+}
+
+// argText returns argument JSON text from a raw value that is either a
+// JSON string holding the text or (C04) the object itself.
+func argText(raw json.RawMessage, x *extraction) string {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		if len(raw) > 0 {
+			x.guard("C06", "the recording sends null arguments, which must become {}")
+		}
+		return ""
+	}
+	if raw[0] == '"' {
+		var s string
+		if json.Unmarshal(raw, &s) == nil {
+			return s
+		}
+	}
+	x.guard("C04", "the recording sends arguments as a JSON object, not a string")
+	return string(raw)
+}
+
+func extractChat(body []byte, x *extraction) error {
+	type tc struct {
+		Index    *int   `json:"index"`
+		ID       string `json:"id"`
+		Function struct {
+			Name      string          `json:"name"`
+			Arguments json.RawMessage `json:"arguments"`
+		} `json:"function"`
+	}
+	if !isSSE(body) {
+		var r struct {
+			Choices []struct {
+				Message struct {
+					ToolCalls []tc `json:"tool_calls"`
+				} `json:"message"`
+				FinishReason string `json:"finish_reason"`
+			} `json:"choices"`
+		}
+		if err := json.Unmarshal(body, &r); err != nil {
+			return err
+		}
+		if len(r.Choices) == 0 {
+			return nil
+		}
+		for _, c := range r.Choices[0].Message.ToolCalls {
+			x.calls = append(x.calls, recCall{ID: c.ID, Name: c.Function.Name, Args: argText(c.Function.Arguments, x)})
+		}
+		x.finish = r.Choices[0].FinishReason
+		return nil
+	}
+	x.stream = true
+	type open struct {
+		call  recCall
+		index *int
+		raw   bool // arguments came as an object
+	}
+	var calls []*open
+	data, _ := sseData(body)
+	for _, d := range data {
+		if string(d) == "[DONE]" {
+			continue
+		}
+		var ch struct {
+			Choices []struct {
+				Index int `json:"index"`
+				Delta struct {
+					ToolCalls []tc `json:"tool_calls"`
+				} `json:"delta"`
+				FinishReason *string `json:"finish_reason"`
+			} `json:"choices"`
+		}
+		if err := json.Unmarshal(d, &ch); err != nil {
+			return fmt.Errorf("chunk %q: %w", d, err)
+		}
+		for _, c := range ch.Choices {
+			if c.Index != 0 {
+				return skipf("more than one choice")
+			}
+			if c.FinishReason != nil && *c.FinishReason != "" {
+				x.finish = *c.FinishReason
+			}
+			for _, t := range c.Delta.ToolCalls {
+				var o *open
+				if t.Index == nil {
+					x.guard("A07", "tool-call deltas carry no index")
+				}
+				for _, p := range slices.Backward(calls) {
+					if t.Index != nil && p.index != nil && *p.index == *t.Index && (t.ID == "" || t.ID == p.call.ID) {
+						o = p
+						break
+					}
+					if t.Index == nil && t.ID != "" && t.ID == p.call.ID {
+						o = p
+						break
+					}
+				}
+				if o == nil && t.Index == nil && t.ID == "" && len(calls) > 0 {
+					o = calls[len(calls)-1]
+				}
+				if o == nil {
+					o = &open{call: recCall{ID: t.ID}, index: t.Index}
+					calls = append(calls, o)
+				}
+				if t.Function.Name != "" {
+					o.call.Name = t.Function.Name
+				}
+				a := bytes.TrimSpace(t.Function.Arguments)
+				if len(a) > 0 && a[0] != '"' && string(a) != "null" {
+					x.guard("C04", "the recording sends arguments as a JSON object, not a string")
+					o.call.Args = string(a)
+				} else {
+					o.call.Args += argText(a, x)
+				}
+			}
+		}
+	}
+	for _, o := range calls {
+		if x.finish == "" {
+			x.incomplete = append(x.incomplete, o.call)
+		} else {
+			x.calls = append(x.calls, o.call)
+		}
+	}
+	return nil
+}
+
+func extractAnthropic(body []byte, x *extraction) error {
+	type block struct {
+		Type  string          `json:"type"`
+		ID    string          `json:"id"`
+		Name  string          `json:"name"`
+		Input json.RawMessage `json:"input"`
+	}
+	if !isSSE(body) {
+		var r struct {
+			Content    []block `json:"content"`
+			StopReason string  `json:"stop_reason"`
+		}
+		if err := json.Unmarshal(body, &r); err != nil {
+			return err
+		}
+		for _, b := range r.Content {
+			if b.Type == "tool_use" {
+				x.calls = append(x.calls, recCall{ID: b.ID, Name: b.Name, Args: string(b.Input)})
+			}
+		}
+		x.finish = r.StopReason
+		return nil
+	}
+	x.stream = true
+	type open struct {
+		call   recCall
+		start  string
+		deltas bool
+		done   bool
+	}
+	blocks := map[int]*open{}
+	var order []*open
+	data, _ := sseData(body)
+	for _, d := range data {
+		var ev struct {
+			Type         string `json:"type"`
+			Index        int    `json:"index"`
+			ContentBlock block  `json:"content_block"`
+			Delta        struct {
+				Type        string `json:"type"`
+				PartialJSON string `json:"partial_json"`
+				StopReason  string `json:"stop_reason"`
+			} `json:"delta"`
+		}
+		if err := json.Unmarshal(d, &ev); err != nil {
+			return fmt.Errorf("event %q: %w", d, err)
+		}
+		switch ev.Type {
+		case "content_block_start":
+			if ev.ContentBlock.Type == "tool_use" {
+				o := &open{call: recCall{ID: ev.ContentBlock.ID, Name: ev.ContentBlock.Name}, start: string(ev.ContentBlock.Input)}
+				blocks[ev.Index] = o
+				order = append(order, o)
+			} else {
+				delete(blocks, ev.Index)
+			}
+		case "content_block_delta":
+			if o := blocks[ev.Index]; o != nil && ev.Delta.Type == "input_json_delta" {
+				o.call.Args += ev.Delta.PartialJSON
+				if ev.Delta.PartialJSON != "" {
+					o.deltas = true
+				}
+			}
+		case "content_block_stop":
+			if o := blocks[ev.Index]; o != nil {
+				o.done = true
+			}
+		case "message_delta":
+			if ev.Delta.StopReason != "" {
+				x.finish = ev.Delta.StopReason
+			}
+		}
+	}
+	for _, o := range order {
+		if !o.deltas {
+			x.guard("C02", "a tool_use block streams no input_json_delta, so its input is the start block's")
+			o.call.Args = o.start
+		}
+		if o.done {
+			x.calls = append(x.calls, o.call)
+		} else {
+			x.incomplete = append(x.incomplete, o.call)
+		}
+	}
+	return nil
+}
+
+func extractResponses(body []byte, x *extraction) error {
+	type item struct {
+		Type      string          `json:"type"`
+		ID        string          `json:"id"`
+		CallID    string          `json:"call_id"`
+		Name      string          `json:"name"`
+		Arguments json.RawMessage `json:"arguments"`
+	}
+	toCall := func(it item) recCall {
+		var args string
+		_ = json.Unmarshal(it.Arguments, &args)
+		return recCall{ID: it.CallID, ItemID: it.ID, Name: it.Name, Args: args}
+	}
+	if !isSSE(body) {
+		var r struct {
+			Output []item `json:"output"`
+		}
+		if err := json.Unmarshal(body, &r); err != nil {
+			return err
+		}
+		for _, it := range r.Output {
+			if it.Type == "function_call" {
+				x.calls = append(x.calls, toCall(it))
+			}
+		}
+		return nil
+	}
+	x.stream = true
+	added := map[string]*recCall{}
+	var order []string
+	done := map[string]bool{}
+	data, _ := sseData(body)
+	for _, d := range data {
+		var ev struct {
+			Type   string `json:"type"`
+			Item   item   `json:"item"`
+			ItemID string `json:"item_id"`
+			Delta  string `json:"delta"`
+		}
+		if err := json.Unmarshal(d, &ev); err != nil {
+			return fmt.Errorf("event %q: %w", d, err)
+		}
+		switch ev.Type {
+		case "response.output_item.added":
+			if ev.Item.Type == "function_call" {
+				c := toCall(ev.Item)
+				added[ev.Item.ID] = &c
+				order = append(order, ev.Item.ID)
+			}
+		case "response.function_call_arguments.delta":
+			if c := added[ev.ItemID]; c != nil {
+				c.Args += ev.Delta
+			}
+		case "response.output_item.done":
+			if ev.Item.Type == "function_call" {
+				c := toCall(ev.Item)
+				if _, ok := added[ev.Item.ID]; !ok {
+					order = append(order, ev.Item.ID)
+				}
+				added[ev.Item.ID] = &c
+				done[ev.Item.ID] = true
+			}
+		}
+	}
+	for _, id := range order {
+		if done[id] {
+			x.calls = append(x.calls, *added[id])
+		} else {
+			x.incomplete = append(x.incomplete, *added[id])
+		}
+	}
+	return nil
+}
+
+type geminiChunk struct {
+	Candidates []struct {
+		Content struct {
+			Parts []struct {
+				FunctionCall *struct {
+					ID           string          `json:"id"`
+					Name         string          `json:"name"`
+					Args         json.RawMessage `json:"args"`
+					PartialArgs  json.RawMessage `json:"partialArgs"`
+					WillContinue bool            `json:"willContinue"`
+				} `json:"functionCall"`
+				ThoughtSignature string `json:"thoughtSignature"`
+			} `json:"parts"`
+		} `json:"content"`
+		FinishReason json.RawMessage `json:"finishReason"`
+	} `json:"candidates"`
+}
+
+func extractGemini(body []byte, x *extraction) error {
+	var chunks []geminiChunk
+	t := bytes.TrimSpace(body)
+	switch {
+	case isSSE(body):
+		x.stream = true
+		data, _ := sseData(body)
+		for _, d := range data {
+			var c geminiChunk
+			if err := json.Unmarshal(d, &c); err != nil {
+				return fmt.Errorf("chunk %q: %w", d, err)
+			}
+			chunks = append(chunks, c)
+		}
+	case len(t) > 0 && t[0] == '[':
+		x.stream = true
+		if err := json.Unmarshal(t, &chunks); err != nil {
+			return err
+		}
+	default:
+		var c geminiChunk
+		if err := json.Unmarshal(t, &c); err != nil {
+			return err
+		}
+		chunks = append(chunks, c)
+	}
+	for _, c := range chunks {
+		if len(c.Candidates) == 0 {
+			continue
+		}
+		if len(c.Candidates) > 1 {
+			return skipf("more than one candidate")
+		}
+		cand := c.Candidates[0]
+		var finish string
+		if json.Unmarshal(cand.FinishReason, &finish) == nil && finish != "" {
+			x.finish = finish
+		}
+		for _, p := range cand.Content.Parts {
+			fc := p.FunctionCall
+			if fc == nil {
+				continue
+			}
+			if fc.PartialArgs != nil || fc.WillContinue {
+				return skipf("Vertex partialArgs stream: not extracted independently")
+			}
+			call := recCall{ID: fc.ID, Name: fc.Name, Args: string(fc.Args), Signature: p.ThoughtSignature}
+			if call.ID == "" {
+				x.guard("D01", "the recording's functionCall has no id; the adapter must make distinct ones")
+			}
+			if call.Signature != "" {
+				x.guard("G13", "the functionCall carries a thoughtSignature that must be kept")
+			}
+			x.calls = append(x.calls, call)
+		}
+	}
+	return nil
+}
+
+func extractCohere(body []byte, x *extraction) error {
+	type tc struct {
+		ID       string `json:"id"`
+		Function struct {
+			Name      string          `json:"name"`
+			Arguments json.RawMessage `json:"arguments"`
+		} `json:"function"`
+	}
+	if !isSSE(body) {
+		var r struct {
+			Message struct {
+				ToolCalls []tc `json:"tool_calls"`
+			} `json:"message"`
+			FinishReason string `json:"finish_reason"`
+		}
+		if err := json.Unmarshal(body, &r); err != nil {
+			return err
+		}
+		for _, c := range r.Message.ToolCalls {
+			x.calls = append(x.calls, recCall{ID: c.ID, Name: c.Function.Name, Args: argText(c.Function.Arguments, x)})
+		}
+		x.finish = r.FinishReason
+		return nil
+	}
+	x.stream = true
+	type open struct {
+		call recCall
+		done bool
+	}
+	byIndex := map[int]*open{}
+	var order []*open
+	data, _ := sseData(body)
+	for _, d := range data {
+		var ev struct {
+			Type  string `json:"type"`
+			Index int    `json:"index"`
+			Delta struct {
+				Message struct {
+					ToolCalls json.RawMessage `json:"tool_calls"`
+				} `json:"message"`
+				FinishReason string `json:"finish_reason"`
+			} `json:"delta"`
+		}
+		if err := json.Unmarshal(d, &ev); err != nil {
+			return fmt.Errorf("event %q: %w", d, err)
+		}
+		var t tc
+		if ev.Type == "tool-call-start" || ev.Type == "tool-call-delta" {
+			if err := json.Unmarshal(ev.Delta.Message.ToolCalls, &t); err != nil {
+				return fmt.Errorf("event %q: %w", d, err)
+			}
+		}
+		switch ev.Type {
+		case "tool-call-start":
+			o := &open{call: recCall{ID: t.ID, Name: t.Function.Name, Args: argText(t.Function.Arguments, x)}}
+			byIndex[ev.Index] = o
+			order = append(order, o)
+		case "tool-call-delta":
+			if o := byIndex[ev.Index]; o != nil {
+				o.call.Args += argText(t.Function.Arguments, x)
+			}
+		case "tool-call-end":
+			if o := byIndex[ev.Index]; o != nil {
+				o.done = true
+			}
+		case "message-end":
+			x.finish = ev.Delta.FinishReason
+		}
+	}
+	for _, o := range order {
+		if o.done {
+			x.calls = append(x.calls, o.call)
+		} else {
+			x.incomplete = append(x.incomplete, o.call)
+		}
+	}
+	return nil
+}
+
+func extractBedrock(url string, body []byte, x *extraction) error {
+	if !strings.Contains(url, "/converse") {
+		return skipf("Anthropic Messages over Bedrock InvokeModel, not Converse")
+	}
+	type toolUse struct {
+		ToolUseID string          `json:"toolUseId"`
+		Name      string          `json:"name"`
+		Input     json.RawMessage `json:"input"`
+	}
+	if !strings.Contains(url, "/converse-stream") {
+		var r struct {
+			Output struct {
+				Message struct {
+					Content []struct {
+						ToolUse *toolUse `json:"toolUse"`
+					} `json:"content"`
+				} `json:"message"`
+			} `json:"output"`
+			StopReason string `json:"stopReason"`
+		}
+		if err := json.Unmarshal(body, &r); err != nil {
+			return err
+		}
+		for _, c := range r.Output.Message.Content {
+			if c.ToolUse != nil {
+				x.calls = append(x.calls, recCall{ID: c.ToolUse.ToolUseID, Name: c.ToolUse.Name, Args: string(c.ToolUse.Input)})
+			}
+		}
+		x.finish = r.StopReason
+		return nil
+	}
+	x.stream = true
+	type open struct {
+		call recCall
+		done bool
+	}
+	blocks := map[int]*open{}
+	var order []*open
+	dec := eventstream.NewDecoder()
+	rd := bytes.NewReader(body)
+	for {
+		msg, err := dec.Decode(rd, nil)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		kind := ""
+		if h := msg.Headers.Get(":event-type"); h != nil {
+			kind = h.String()
+		}
+		var ev struct {
+			ContentBlockIndex int `json:"contentBlockIndex"`
+			Start             struct {
+				ToolUse *toolUse `json:"toolUse"`
+			} `json:"start"`
+			Delta struct {
+				ToolUse *struct {
+					Input string `json:"input"`
+				} `json:"toolUse"`
+			} `json:"delta"`
+			StopReason string `json:"stopReason"`
+		}
+		if err := json.Unmarshal(msg.Payload, &ev); err != nil {
+			return fmt.Errorf("frame %s: %w", kind, err)
+		}
+		switch kind {
+		case "contentBlockStart":
+			if ev.Start.ToolUse != nil {
+				o := &open{call: recCall{ID: ev.Start.ToolUse.ToolUseID, Name: ev.Start.ToolUse.Name}}
+				blocks[ev.ContentBlockIndex] = o
+				order = append(order, o)
+			}
+		case "contentBlockDelta":
+			if o := blocks[ev.ContentBlockIndex]; o != nil && ev.Delta.ToolUse != nil {
+				o.call.Args += ev.Delta.ToolUse.Input
+			}
+		case "contentBlockStop":
+			if o := blocks[ev.ContentBlockIndex]; o != nil {
+				o.done = true
+			}
+		case "messageStop":
+			x.finish = ev.StopReason
+		}
+	}
+	for _, o := range order {
+		if o.done {
+			x.calls = append(x.calls, o.call)
+		} else {
+			x.incomplete = append(x.incomplete, o.call)
+		}
+	}
+	return nil
+}
+
+// normalFinish maps a provider finish value to the canonical one where the
+// mapping is not in doubt; "" leaves the finish unchecked.
+func normalFinish(v string) string {
+	switch v {
+	case "tool_calls", "tool_use", "TOOL_CALL":
+		return "tool_calls"
+	case "stop", "end_turn", "STOP", "COMPLETE":
+		return "stop"
+	case "length", "max_tokens", "MAX_TOKENS":
+		return "length"
+	}
+	return ""
+}
+
+// extract reads the calls of one recorded response.
+func extract(protocol, url string, body []byte) (*extraction, error) {
+	x := &extraction{}
+	var err error
+	switch protocol {
+	case "openai-chat", "mistral", "ollama":
+		err = extractChat(body, x)
+	case "anthropic":
+		err = extractAnthropic(body, x)
+	case "openai-responses":
+		err = extractResponses(body, x)
+	case "gemini":
+		err = extractGemini(body, x)
+	case "cohere":
+		err = extractCohere(body, x)
+	case "bedrock":
+		err = extractBedrock(url, body, x)
+	default:
+		return nil, skipf("no adapter protocol %q", protocol)
+	}
+	if err != nil {
+		return nil, err
+	}
+	for _, cs := range [][]recCall{x.calls, x.incomplete} {
+		for i := range cs {
+			if strings.TrimSpace(cs[i].Args) == "" {
+				x.guard("C01", "a call has empty arguments, which must become {}")
+			}
+		}
+	}
+	if len(x.calls) > 0 && normalFinish(x.finish) == "stop" {
+		if protocol == "gemini" {
+			x.guard("F02", "Gemini finishes with STOP although it called tools; the calls must not be dropped")
+		} else {
+			x.guard("F01", "the provider finishes with stop although it called tools; the calls must not be dropped")
+		}
+	}
+	return x, nil
+}
+
+var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+
+// recordedName returns the scenario name of an interaction.
+func recordedName(protocol, cassette string, i int) string {
+	base := strings.TrimSuffix(filepath.Base(cassette), ".yaml")
+	base = strings.Trim(unsafeName.ReplaceAllString(base, "_"), "_.-")
+	return fmt.Sprintf("%s/recorded/%s-%d", protocol, base, i)
+}
+
+func wantCalls(cs []recCall, protocol string) string {
+	var b strings.Builder
+	b.WriteString("[\n")
+	for i, c := range cs {
+		args := strings.TrimSpace(c.Args)
+		if args == "" || args == "null" {
+			args = "{}"
+		}
+		var v any
+		if json.Unmarshal([]byte(args), &v) != nil {
+			b2, _ := json.Marshal("<invalid JSON> " + c.Args)
+			args = string(b2)
+		} else {
+			compact := new(bytes.Buffer)
+			_ = json.Compact(compact, []byte(args))
+			args = compact.String()
+		}
+		id := c.ID
+		if id == "" {
+			id = AnyID
+		}
+		idJSON, _ := json.Marshal(id)
+		if id == AnyID {
+			idJSON = []byte(`"` + AnyID + `"`)
+		}
+		nameJSON, _ := json.Marshal(c.Name)
+		fmt.Fprintf(&b, " {\"id\":%s", idJSON)
+		if protocol == "openai-responses" {
+			itemJSON, _ := json.Marshal(c.ItemID)
+			fmt.Fprintf(&b, ",\"item_id\":%s", itemJSON)
+		}
+		if protocol == "gemini" {
+			sigJSON, _ := json.Marshal(c.Signature)
+			fmt.Fprintf(&b, ",\"signature\":%s", sigJSON)
+		}
+		fmt.Fprintf(&b, ",\"name\":%s,\"arguments\":%s}", nameJSON, args)
+		if i < len(cs)-1 {
+			b.WriteString(",")
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString("]\n")
+	return b.String()
+}
+
+// skipped records an interaction left out, for COVERAGE.md.
+type skipped struct{ ref, reason string }
+
+// generateRecorded returns the generated scenario files by path below
+// cases/, and the interactions left out.
+func generateRecorded(t *testing.T) (map[string]string, []skipped) {
+	files := map[string]string{}
+	var skips []skipped
+	for _, proto := range cassettes.Protocols() {
+		names, err := cassettes.Glob(proto)
+		if err != nil {
+			continue
+		}
+		for _, name := range names {
+			c, err := cassettes.Load(name)
+			if err != nil {
+				t.Fatalf("load cassette %s: %v", name, err)
+			}
+			for i, in := range c.Interactions {
+				ref := fmt.Sprintf("%s#%d", name, i)
+				if in.Response.Code >= 400 {
+					continue
+				}
+				x, err := extract(proto, in.Request.URL, []byte(in.Response.Body))
+				var sk errSkip
+				if errors.As(err, &sk) {
+					skips = append(skips, skipped{ref, sk.reason})
+					continue
+				}
+				if err != nil {
+					t.Errorf("extract %s: %v", ref, err)
+					continue
+				}
+				if len(x.calls)+len(x.incomplete) == 0 {
+					continue
+				}
+				var b strings.Builder
+				var names []string
+				for _, c := range x.calls {
+					names = append(names, c.Name)
+				}
+				kind := KindResponse
+				if x.stream {
+					kind = KindStream
+				}
+				fmt.Fprintf(&b, "Recorded %s %s response (interaction %d of cassette %s)\nwith %d complete tool call(s)", proto, kind, i, name, len(x.calls))
+				if len(names) > 0 {
+					fmt.Fprintf(&b, ": %s", strings.Join(names, ", "))
+				}
+				b.WriteString(".\nThe adapter must decode exactly the calls the provider sent; the expectations\nwere read from the provider JSON by the generator, not by an adapter.\n")
+				for _, n := range x.notes {
+					fmt.Fprintf(&b, "Note: %s.\n", n)
+				}
+				slices.Sort(x.guards)
+				fmt.Fprintf(&b, "Generated by TestGenerate -update; do not edit.\n\nseverity: MUST\nguards:%s\nprotocol: %s\nkind: %s\ncassette: %s\n",
+					strings.TrimRight(" "+strings.Join(x.guards, " "), " "), proto, kind, ref)
+				fmt.Fprintf(&b, "-- want/calls.json --\n%s", wantCalls(x.calls, proto))
+				if len(x.incomplete) > 0 {
+					fmt.Fprintf(&b, "-- want/incomplete.json --\n%s", wantCalls(x.incomplete, proto))
+				}
+				if nf := normalFinish(x.finish); nf != "" {
+					fmt.Fprintf(&b, "-- want/finish.txt --\n%s %s\n", nf, x.finish)
+				}
+				files[recordedName(proto, name, i)+".txtar"] = b.String()
+			}
+		}
+	}
+	return files, skips
+}
+
+// TestGenerate checks that the scenarios generated from the cassettes are
+// up to date, and rewrites them with -update.
+func TestGenerate(t *testing.T) {
+	files, skips := generateRecorded(t)
+	if len(files) < 100 {
+		t.Errorf("generated %d recorded scenarios, want at least 100 from the corpus", len(files))
+	}
+	existing := map[string]bool{}
+	for _, proto := range cassettes.Protocols() {
+		matches, _ := filepath.Glob(filepath.Join("cases", proto, "recorded", "*.txtar"))
+		for _, m := range matches {
+			existing[strings.TrimPrefix(filepath.ToSlash(m), "cases/")] = true
+		}
+	}
+	for path, content := range files {
+		full := filepath.Join("cases", filepath.FromSlash(path))
+		if *update {
+			if err := os.MkdirAll(filepath.Dir(full), 0o777); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(full, []byte(content), 0o666); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		got, err := os.ReadFile(full)
+		if err != nil || string(got) != content {
+			t.Errorf("%s is missing or stale; run go test ./scenarios -run TestGenerate -update", full)
+		}
+	}
+	for path := range existing {
+		if _, ok := files[path]; !ok {
+			if *update {
+				if err := os.Remove(filepath.Join("cases", path)); err != nil {
+					t.Fatal(err)
+				}
+				continue
+			}
+			t.Errorf("cases/%s is no longer generated; run -update to remove it", path)
+		}
+	}
+	recordedSkips = skips
+}
+
+// recordedSkips is set by TestGenerate for TestCoverage.
+var recordedSkips []skipped
