@@ -1,0 +1,211 @@
+package cohere
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/toolconform/conform/core"
+	"github.com/toolconform/conform/providers/internal/sse"
+)
+
+// maxOpenCalls bounds how many tool calls a stream may keep open at once.
+const maxOpenCalls = 4096
+
+// Sentinel errors callers may branch on with errors.Is.
+var (
+	// ErrEventTooLarge is returned when one stream event is larger than the
+	// maximum event size.
+	ErrEventTooLarge = sse.ErrEventTooLarge
+	// ErrTooManyCalls is returned when a stream keeps more calls open than
+	// the decoder tracks.
+	ErrTooManyCalls = errors.New("too many open tool calls")
+	// ErrInvalidArguments is returned when a call's arguments are not JSON.
+	ErrInvalidArguments = errors.New("tool call arguments are not valid JSON")
+)
+
+// StreamError reports a fault in a stream, with the byte offset of the event
+// (or of the fault, for framing errors) and the event's type when known.
+type StreamError struct {
+	Offset    int64
+	EventType string
+	Err       error
+}
+
+func (e *StreamError) Error() string {
+	if e.EventType != "" {
+		return fmt.Sprintf("cohere: decode stream: event at byte %d (%s): %v", e.Offset, e.EventType, e.Err)
+	}
+	return fmt.Sprintf("cohere: decode stream: at byte %d: %v", e.Offset, e.Err)
+}
+
+func (e *StreamError) Unwrap() error { return e.Err }
+
+// DecodeError reports a body that is not the JSON the adapter expects, with
+// the byte offset of the fault and, where known, the JSON path of the field.
+type DecodeError struct {
+	Op     string
+	Offset int64
+	Path   string
+	Err    error
+}
+
+func (e *DecodeError) Error() string {
+	switch {
+	case e.Path != "" && e.Offset > 0:
+		return fmt.Sprintf("cohere: %s: at byte %d, field %s: %v", e.Op, e.Offset, e.Path, e.Err)
+	case e.Path != "":
+		return fmt.Sprintf("cohere: %s: field %s: %v", e.Op, e.Path, e.Err)
+	}
+	return fmt.Sprintf("cohere: %s: at byte %d: %v", e.Op, e.Offset, e.Err)
+}
+
+func (e *DecodeError) Unwrap() error { return e.Err }
+
+// Option configures an Adapter.
+type Option func(*Adapter)
+
+// WithMaxEventSize sets the largest stream event DecodeStream accepts, in
+// bytes; the default is sse.DefaultMaxEventSize.
+func WithMaxEventSize(n int) Option { return func(a *Adapter) { a.maxEvent = n } }
+
+// Adapter is the Cohere v2 chat protocol. It implements core.Adapter.
+type Adapter struct {
+	maxEvent int
+}
+
+var _ core.Adapter = (*Adapter)(nil)
+
+// New returns a Cohere v2 adapter.
+func New(opts ...Option) *Adapter {
+	a := &Adapter{}
+	for _, o := range opts {
+		o(a)
+	}
+	return a
+}
+
+// Name returns "cohere".
+func (a *Adapter) Name() string { return "cohere" }
+
+func unmarshal(op string, body []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if err := dec.Decode(v); err != nil {
+		return jsonError(op, err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return &DecodeError{Op: op, Offset: dec.InputOffset(), Err: errors.New("unexpected data after the JSON value")}
+	}
+	return nil
+}
+
+func jsonError(op string, err error) error {
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &syn):
+		return &DecodeError{Op: op, Offset: syn.Offset, Err: err}
+	case errors.As(err, &typ):
+		return &DecodeError{Op: op, Offset: typ.Offset, Path: typ.Field, Err: err}
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		return &DecodeError{Op: op, Err: fmt.Errorf("unexpected end of JSON input: %w", io.ErrUnexpectedEOF)}
+	}
+	return &DecodeError{Op: op, Err: err}
+}
+
+// argsFromWire turns Cohere's argument string into canonical arguments:
+// "" and "null" are a call without arguments, {} (C06); anything else must
+// be JSON and is kept byte for byte.
+func argsFromWire(s string) (json.RawMessage, error) {
+	t := bytes.TrimSpace([]byte(s))
+	if len(t) == 0 || string(t) == "null" {
+		return json.RawMessage("{}"), nil
+	}
+	if !json.Valid(t) {
+		return nil, ErrInvalidArguments
+	}
+	return json.RawMessage(s), nil
+}
+
+// argsToWire gives the argument string for a canonical call.
+func argsToWire(args json.RawMessage) (string, error) {
+	t := bytes.TrimSpace(args)
+	if len(t) == 0 || string(t) == "null" {
+		return "{}", nil
+	}
+	if !json.Valid(t) {
+		return "", ErrInvalidArguments
+	}
+	return string(args), nil
+}
+
+func finishFromWire(s string) core.FinishReason {
+	switch s {
+	case "COMPLETE", "STOP_SEQUENCE":
+		return core.FinishStop
+	case "TOOL_CALL":
+		return core.FinishToolCalls
+	case "MAX_TOKENS", "ERROR_LIMIT":
+		return core.FinishLength
+	case "ERROR_TOXIC":
+		return core.FinishContentFilter
+	case "ERROR", "TIMEOUT":
+		return core.FinishError
+	case "":
+		return ""
+	}
+	return core.FinishOther
+}
+
+func finishToWire(f core.FinishReason) string {
+	switch f {
+	case core.FinishStop:
+		return "COMPLETE"
+	case core.FinishToolCalls:
+		return "TOOL_CALL"
+	case core.FinishLength:
+		return "MAX_TOKENS"
+	case core.FinishContentFilter:
+		return "ERROR_TOXIC"
+	case core.FinishError:
+		return "ERROR"
+	case "":
+		return ""
+	}
+	return string(f)
+}
+
+type usage struct {
+	BilledUnits *tokens `json:"billed_units,omitempty"`
+	Tokens      *tokens `json:"tokens,omitempty"`
+}
+
+type tokens struct {
+	InputTokens  float64 `json:"input_tokens"`
+	OutputTokens float64 `json:"output_tokens"`
+}
+
+// canonicalUsage prefers the tokens the model used over the billed units.
+func canonicalUsage(u *usage) *core.Usage {
+	if u == nil {
+		return nil
+	}
+	t := u.Tokens
+	if t == nil {
+		t = u.BilledUnits
+	}
+	if t == nil {
+		return nil
+	}
+	return &core.Usage{InputTokens: int(t.InputTokens), OutputTokens: int(t.OutputTokens)}
+}
+
+func wireUsage(u *core.Usage) *usage {
+	if u == nil {
+		return nil
+	}
+	t := &tokens{InputTokens: float64(u.InputTokens), OutputTokens: float64(u.OutputTokens)}
+	return &usage{BilledUnits: t, Tokens: t}
+}

@@ -1,0 +1,84 @@
+package cohere
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/toolconform/conform/core"
+)
+
+// responseWire is a chat response with its message field left raw,
+// because an error body carries "message" as a string.
+type responseWire struct {
+	ID           string          `json:"id,omitempty"`
+	Message      json.RawMessage `json:"message,omitempty"`
+	FinishReason string          `json:"finish_reason,omitempty"`
+	Usage        *usage          `json:"usage,omitempty"`
+}
+
+// EncodeResponse writes resp as a Cohere v2 chat response. A response that
+// carries a provider error is written as an error body {"id", "message"}.
+func (a *Adapter) EncodeResponse(resp *core.Response) ([]byte, error) {
+	if resp == nil {
+		return nil, fmt.Errorf("cohere: encode response: nil response")
+	}
+	if resp.Error != nil {
+		msg, _ := json.Marshal(resp.Error.Message)
+		return json.Marshal(responseWire{ID: resp.ID, Message: msg})
+	}
+	msgs, err := encodeMessage(core.Message{Role: core.RoleAssistant, Parts: resp.Message.Parts})
+	if err != nil {
+		return nil, fmt.Errorf("cohere: encode response: message%w", err)
+	}
+	m := msgs[0]
+	// Responses always carry content as a list of blocks.
+	if blocks, _ := decodeContent(m.Content); len(blocks) > 0 {
+		m.Content, _ = json.Marshal(blocks)
+	}
+	raw, err := json.Marshal(m)
+	if err != nil {
+		return nil, fmt.Errorf("cohere: encode response: %w", err)
+	}
+	finish := resp.ProviderFinish
+	if finish == "" {
+		finish = finishToWire(resp.Finish)
+	}
+	return json.Marshal(responseWire{ID: resp.ID, Message: raw, FinishReason: finish, Usage: wireUsage(resp.Usage)})
+}
+
+// DecodeResponse reads a Cohere v2 chat response. An error body (whose
+// "message" is a string) becomes Response.Error. Tool plans become plan
+// parts, never answer text; citations are not modelled and are ignored.
+func (a *Adapter) DecodeResponse(body []byte) (*core.Response, error) {
+	var in responseWire
+	if err := unmarshal("decode response", body, &in); err != nil {
+		return nil, err
+	}
+	resp := &core.Response{ID: in.ID, Message: core.Message{Role: core.RoleAssistant, Parts: []core.Part{}}}
+	if len(in.Message) > 0 && in.Message[0] == '"' {
+		var s string
+		if err := json.Unmarshal(in.Message, &s); err != nil {
+			return nil, &DecodeError{Op: "decode response", Path: "message", Err: err}
+		}
+		resp.Error = &core.ProviderError{Message: s}
+		resp.Finish = core.FinishError
+		return resp, nil
+	}
+	if len(in.Message) == 0 || string(in.Message) == "null" {
+		return nil, &DecodeError{Op: "decode response", Path: "message", Err: fmt.Errorf("missing")}
+	}
+	var m message
+	if err := json.Unmarshal(in.Message, &m); err != nil {
+		return nil, &DecodeError{Op: "decode response", Path: "message", Err: err}
+	}
+	m.Role = "assistant"
+	msg, err := decodeMessage(m)
+	if err != nil {
+		return nil, fmt.Errorf("cohere: decode response: message%w", err)
+	}
+	resp.Message = msg
+	resp.ProviderFinish = in.FinishReason
+	resp.Finish = finishFromWire(in.FinishReason)
+	resp.Usage = canonicalUsage(in.Usage)
+	return resp, nil
+}
