@@ -563,9 +563,7 @@ func (a *Adapter) EncodeStream(w io.Writer, events []core.Event) error {
 			chunks = append(chunks, wireResponse{})
 		}
 		for i := range chunks {
-			if chunks[i].Error == nil {
-				chunks[i].ResponseID, chunks[i].ModelVersion = id, model
-			}
+			chunks[i].ResponseID, chunks[i].ModelVersion = id, model
 		}
 	}
 	if a.arrayStream {
