@@ -98,4 +98,3 @@ func FuzzDecodeResponse(f *testing.F) {
 		}
 	})
 }
-
