@@ -261,7 +261,7 @@ func decodeToolChoice(raw json.RawMessage) (*core.ToolChoice, error) {
 // decodeContent reads a content value: null or absent (no parts), a string
 // (one text part unless empty), or an array of parts whose text parts are
 // kept (G10); other part types (images, audio) are not modelled.
-func decodeContent(raw json.RawMessage, path string) ([]core.Part, error) {
+func decodeContent(op string, raw json.RawMessage, path string) ([]core.Part, error) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil, nil
@@ -270,7 +270,7 @@ func decodeContent(raw json.RawMessage, path string) ([]core.Part, error) {
 	case '"':
 		var s string
 		if err := json.Unmarshal(raw, &s); err != nil {
-			return nil, fmt.Errorf("%s: %w: %v", path, ErrBadField, err)
+			return nil, fieldError(op, path, fmt.Errorf("%w: %v", ErrBadField, err))
 		}
 		if s == "" {
 			return nil, nil
@@ -279,7 +279,7 @@ func decodeContent(raw json.RawMessage, path string) ([]core.Part, error) {
 	case '[':
 		var arr []json.RawMessage
 		if err := json.Unmarshal(raw, &arr); err != nil {
-			return nil, fmt.Errorf("%s: %w: %v", path, ErrBadField, err)
+			return nil, fieldError(op, path, fmt.Errorf("%w: %v", ErrBadField, err))
 		}
 		var parts []core.Part
 		for i, el := range arr {
@@ -288,25 +288,25 @@ func decodeContent(raw json.RawMessage, path string) ([]core.Part, error) {
 				Text *string `json:"text"`
 			}
 			if err := json.Unmarshal(el, &p); err != nil {
-				return nil, fmt.Errorf("%s[%d]: %w: content part is not an object", path, i, ErrBadField)
+				return nil, fieldError(op, pathf("%s[%d]", path, i), fmt.Errorf("%w: content part is not an object", ErrBadField))
 			}
 			if p.Type == "text" {
 				if p.Text == nil {
-					return nil, fmt.Errorf("%s[%d].text: %w: text part without text", path, i, ErrBadField)
+					return nil, fieldError(op, pathf("%s[%d].text", path, i), fmt.Errorf("%w: text part without text", ErrBadField))
 				}
 				parts = append(parts, core.TextPart(*p.Text))
 			}
 		}
 		return parts, nil
 	}
-	return nil, fmt.Errorf("%s: %w: content must be a string, an array of parts or null", path, ErrBadField)
+	return nil, fieldError(op, path, fmt.Errorf("%w: content must be a string, an array of parts or null", ErrBadField))
 }
 
 // decodeMessage reads one request message.
 func (c *Codec) decodeMessage(op, path string, wm wireMessage) (core.Message, error) {
-	parts, err := decodeContent(wm.Content, path+".content")
+	parts, err := decodeContent(op, wm.Content, path+".content")
 	if err != nil {
-		return core.Message{}, &Error{Op: op, Offset: -1, Err: err}
+		return core.Message{}, err
 	}
 	switch wm.Role {
 	case "system", "developer":

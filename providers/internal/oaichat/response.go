@@ -62,9 +62,9 @@ func (c *Codec) DecodeResponse(body []byte) (*core.Response, error) {
 		return resp, nil
 	}
 	wm := *ch.Message
-	parts, err := decodeContent(wm.Content, path+".content")
+	parts, err := decodeContent(op, wm.Content, path+".content")
 	if err != nil {
-		return nil, &Error{Op: op, Offset: -1, Err: err}
+		return nil, err
 	}
 	if t := c.thinking(wm); t != "" {
 		resp.Message.Parts = append(resp.Message.Parts, core.Part{Kind: core.PartThinking, Text: t})

@@ -134,9 +134,13 @@ func (s *stream) choice(ch *wireChoice, off int64, i int) error {
 		if t := s.c.thinking(*d); t != "" {
 			s.queue = append(s.queue, core.Event{Kind: core.EventThinking, Text: t})
 		}
-		parts, err := decodeContent(d.Content, pathf("choices[%d].delta.content", i))
+		parts, err := decodeContent(s.op, d.Content, pathf("choices[%d].delta.content", i))
 		if err != nil {
-			return &Error{Op: s.op, Offset: off, Err: err}
+			var ce *Error
+			if errors.As(err, &ce) {
+				ce.Offset = off
+			}
+			return err
 		}
 		for _, p := range parts {
 			if p.Text != "" {
