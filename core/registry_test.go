@@ -204,6 +204,9 @@ func TestRegistryConcurrent(t *testing.T) {
 				}
 				_ = r.All()
 				_ = r.Clone().Len()
+				if v := r.Validate(Call{Name: tool.Name(), Arguments: json.RawMessage(`{}`)}); !v.Valid {
+					t.Errorf("Validate(%s) = %s", tool.Name(), v.Message)
+				}
 				if i%2 == 1 && !r.Remove(tool.Name()) {
 					t.Errorf("Remove(%s) = false", tool.Name())
 				}

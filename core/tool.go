@@ -213,7 +213,7 @@ func FromMCP(def json.RawMessage, handler Handler, opts ...ToolOption) (*Tool, e
 		var te *json.UnmarshalTypeError
 		switch {
 		case errors.As(err, &se):
-			return nil, fmt.Errorf("tool from mcp: at byte %d: %w: %w", se.Offset, ErrInvalidDefinition, err)
+			return nil, fmt.Errorf("tool from mcp: at byte %d: %w: %w", schema.FaultOffset(se), ErrInvalidDefinition, err)
 		case errors.As(err, &te):
 			at := "the top level"
 			if te.Field != "" {

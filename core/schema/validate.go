@@ -74,7 +74,7 @@ func Compile(doc []byte) (*Validator, error) {
 	if err != nil {
 		var se *json.SyntaxError
 		if errors.As(err, &se) {
-			return nil, &SchemaError{Offset: se.Offset, Msg: se.Error()}
+			return nil, &SchemaError{Offset: FaultOffset(se), Msg: se.Error()}
 		}
 		return nil, &SchemaError{Offset: 0, Msg: err.Error()}
 	}
@@ -141,6 +141,17 @@ func compileError(err error, doc any) error {
 	return &SchemaError{Path: path, Offset: -1, Msg: msg}
 }
 
+// FaultOffset returns the 0-based byte offset of the fault a
+// *json.SyntaxError reports: the offending byte for an invalid character
+// (encoding/json counts the bytes read, that byte included), the end of the
+// text for a truncated value.
+func FaultOffset(se *json.SyntaxError) int64 {
+	if se.Offset > 0 && strings.HasPrefix(se.Error(), "invalid character") {
+		return se.Offset - 1
+	}
+	return se.Offset
+}
+
 // CheckObject reports whether doc is an object schema: a JSON object whose
 // "type" is "object". Tool input schemas must be (MCP, and every provider).
 func CheckObject(doc []byte) error {
@@ -148,7 +159,7 @@ func CheckObject(doc []byte) error {
 	if err != nil {
 		var se *json.SyntaxError
 		if errors.As(err, &se) {
-			return &SchemaError{Offset: se.Offset, Msg: se.Error()}
+			return &SchemaError{Offset: FaultOffset(se), Msg: se.Error()}
 		}
 		return &SchemaError{Offset: 0, Msg: err.Error()}
 	}
