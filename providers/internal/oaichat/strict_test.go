@@ -100,7 +100,6 @@ func TestStrictSchemaErrors(t *testing.T) {
 	}
 }
 
-
 // genSchema draws a random JSON Schema of objects, arrays and scalars.
 func genSchema(t *rapid.T, depth int) map[string]any {
 	kinds := []string{"string", "integer", "boolean", "object", "array", "enum", "anyOf"}
