@@ -1,0 +1,258 @@
+package openairesponses
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/toolconform/conform/core"
+	"github.com/toolconform/conform/providers/internal/sse"
+)
+
+type sseWriter struct {
+	enc *sse.Encoder
+	seq int
+	err error
+}
+
+// writeRaw writes an event whose JSON object body (without braces) is
+// given, adding type and sequence_number.
+func (sw *sseWriter) writeRaw(typ string, body string) {
+	if sw.err != nil {
+		return
+	}
+	var b bytes.Buffer
+	b.WriteString(`{"type":"`)
+	b.WriteString(typ)
+	b.WriteString(`","sequence_number":`)
+	b.WriteString(strconv.Itoa(sw.seq))
+	if body != "" {
+		b.WriteString(",")
+		b.WriteString(body)
+	}
+	b.WriteString("}")
+	sw.seq++
+	sw.err = sw.enc.Encode(sse.Event{Type: typ, Data: b.String()})
+}
+
+// write writes an event whose fields are the JSON encoding of v's keys.
+func (sw *sseWriter) write(typ string, v map[string]any) {
+	data, err := json.Marshal(v)
+	if err != nil {
+		if sw.err == nil {
+			sw.err = err
+		}
+		return
+	}
+	inner := strings.TrimSuffix(strings.TrimPrefix(string(data), "{"), "}")
+	sw.writeRaw(typ, inner)
+}
+
+type encItem struct {
+	index  int
+	itemID string
+	callID string
+	name   string
+	args   strings.Builder
+	ended  bool
+}
+
+// EncodeStream writes events as a Responses SSE stream: response.created
+// (with the first ID and Model found), a message item for each run of text,
+// a reasoning item for each run of thinking (a thinking signature closes
+// its reasoning item as its encrypted_content), function_call items with
+// argument deltas and function_call_arguments.done, a terminal
+// response.completed, response.incomplete or response.failed for a finish
+// (carrying the usage seen before it), and error events.
+//
+// What the wire cannot express is normalised, and DecodeStream gives back
+// the normalised events: a call end always carries the complete arguments
+// (Args, the deltas joined when it had none); call deltas and ends carry the
+// item id and output index, never the call id; calls without HasIndex take
+// the next free output index; a usage event is written only with a finish;
+// plan events and chunk fields other than routing, name and arguments are
+// dropped.
+func (a *Adapter) EncodeStream(w io.Writer, events []core.Event) error {
+	sw := &sseWriter{enc: sse.NewEncoder(w)}
+	var id, model string
+	for _, e := range events {
+		if e.ID != "" || e.Model != "" {
+			id, model = e.ID, e.Model
+			break
+		}
+	}
+	sw.write("response.created", map[string]any{"response": map[string]any{"id": id, "object": "response", "model": model, "status": "in_progress", "output": []any{}}})
+	used := map[int]bool{}
+	next := 0
+	alloc := func() int {
+		for used[next] {
+			next++
+		}
+		used[next] = true
+		return next
+	}
+	curIdx, curKind, nItems := -1, "", 0
+	closeCur := func() {
+		if curIdx < 0 {
+			return
+		}
+		itemID := fmt.Sprintf("%s_%d", map[string]string{"message": "msg", "reasoning": "rs"}[curKind], curIdx)
+		item := map[string]any{"id": itemID, "type": curKind, "status": "completed"}
+		if curKind == "reasoning" {
+			item["summary"] = []any{}
+		}
+		sw.write("response.output_item.done", map[string]any{"output_index": curIdx, "item": item})
+		curIdx, curKind = -1, ""
+	}
+	open := func(kind string) {
+		if curIdx >= 0 && curKind == kind {
+			return
+		}
+		closeCur()
+		curIdx, curKind = alloc(), kind
+		nItems++
+		itemID := fmt.Sprintf("%s_%d", map[string]string{"message": "msg", "reasoning": "rs"}[kind], curIdx)
+		sw.write("response.output_item.added", map[string]any{"output_index": curIdx, "item": map[string]any{"id": itemID, "type": kind, "status": "in_progress"}})
+	}
+	calls := map[int]*encItem{}
+	byID := map[string]*encItem{}
+	byItem := map[string]*encItem{}
+	var last *encItem
+	sawCall := false
+	resolve := func(i int, c *core.Chunk) (*encItem, error) {
+		var it *encItem
+		switch {
+		case c.ItemID != "":
+			it = byItem[c.ItemID]
+		case c.ID != "":
+			it = byID[c.ID]
+		case c.HasIndex:
+			it = calls[c.Index]
+		default:
+			it = last
+		}
+		if it == nil || it.ended {
+			return nil, fmt.Errorf("openai-responses: encode stream: event %d: no open call for item %q id %q index %d", i, c.ItemID, c.ID, c.Index)
+		}
+		return it, nil
+	}
+	var usage *core.Usage
+	for i, e := range events {
+		switch e.Kind {
+		case core.EventText:
+			open("message")
+			if e.Text != "" {
+				sw.writeRaw("response.output_text.delta", fmt.Sprintf(`"item_id":"msg_%d","output_index":%d,"content_index":0,"delta":%s`, curIdx, curIdx, quoteRaw(e.Text)))
+			}
+		case core.EventThinking:
+			open("reasoning")
+			if e.Text != "" {
+				sw.writeRaw("response.reasoning_summary_text.delta", fmt.Sprintf(`"item_id":"rs_%d","output_index":%d,"summary_index":0,"delta":%s`, curIdx, curIdx, quoteRaw(e.Text)))
+			}
+			if e.Signature != "" {
+				sw.write("response.output_item.done", map[string]any{"output_index": curIdx, "item": map[string]any{
+					"id": fmt.Sprintf("rs_%d", curIdx), "type": "reasoning", "summary": []any{}, "encrypted_content": e.Signature}})
+				curIdx, curKind = -1, ""
+			}
+		case core.EventCallStart:
+			c := e.Chunk
+			if c == nil {
+				return fmt.Errorf("openai-responses: encode stream: event %d: call start without chunk", i)
+			}
+			closeCur()
+			idx := 0
+			if c.HasIndex {
+				idx = c.Index
+				if used[idx] || idx < 0 {
+					return fmt.Errorf("openai-responses: encode stream: event %d: output index %d already used or negative", i, idx)
+				}
+				used[idx] = true
+			} else {
+				idx = alloc()
+			}
+			it := &encItem{index: idx, itemID: c.ItemID, callID: c.ID, name: c.Name}
+			if it.itemID == "" {
+				it.itemID = fmt.Sprintf("fc_%d", idx)
+			}
+			it.args.WriteString(c.ArgsDelta)
+			calls[idx], byItem[it.itemID], last = it, it, it
+			if it.callID != "" {
+				byID[it.callID] = it
+			}
+			sawCall = true
+			sw.writeRaw("response.output_item.added", fmt.Sprintf(`"output_index":%d,"item":{"id":%s,"type":"function_call","status":"in_progress","call_id":%s,"name":%s,"arguments":%s}`,
+				idx, quoteRaw(it.itemID), quoteRaw(it.callID), quoteRaw(it.name), quoteRaw(c.ArgsDelta)))
+		case core.EventCallDelta:
+			if e.Chunk == nil {
+				return fmt.Errorf("openai-responses: encode stream: event %d: call delta without chunk", i)
+			}
+			it, err := resolve(i, e.Chunk)
+			if err != nil {
+				return err
+			}
+			if e.Chunk.ArgsDelta != "" {
+				it.args.WriteString(e.Chunk.ArgsDelta)
+				sw.writeRaw("response.function_call_arguments.delta", fmt.Sprintf(`"item_id":%s,"output_index":%d,"delta":%s`, quoteRaw(it.itemID), it.index, quoteRaw(e.Chunk.ArgsDelta)))
+			}
+		case core.EventCallEnd:
+			if e.Chunk == nil {
+				return fmt.Errorf("openai-responses: encode stream: event %d: call end without chunk", i)
+			}
+			it, err := resolve(i, e.Chunk)
+			if err != nil {
+				return err
+			}
+			it.ended = true
+			args := it.args.String()
+			if e.Chunk.Args != nil {
+				args = *e.Chunk.Args
+			}
+			sw.writeRaw("response.function_call_arguments.done", fmt.Sprintf(`"item_id":%s,"output_index":%d,"arguments":%s`, quoteRaw(it.itemID), it.index, quoteRaw(args)))
+			sw.writeRaw("response.output_item.done", fmt.Sprintf(`"output_index":%d,"item":{"id":%s,"type":"function_call","status":"completed","call_id":%s,"name":%s,"arguments":%s}`,
+				it.index, quoteRaw(it.itemID), quoteRaw(it.callID), quoteRaw(it.name), quoteRaw(args)))
+		case core.EventUsage:
+			if e.Usage != nil {
+				u := *e.Usage
+				usage = &u
+			}
+		case core.EventFinish:
+			closeCur()
+			status, reason := statusOf(e.Finish, e.ProviderFinish)
+			r := map[string]any{"id": id, "object": "response", "model": model, "status": status, "output": []any{}, "error": nil, "incomplete_details": nil}
+			if reason != "" {
+				r["incomplete_details"] = map[string]string{"reason": reason}
+			}
+			if usage != nil {
+				r["usage"] = map[string]int{"input_tokens": usage.InputTokens, "output_tokens": usage.OutputTokens, "total_tokens": usage.InputTokens + usage.OutputTokens}
+				usage = nil
+			}
+			typ := "response." + status
+			switch status {
+			case "completed", "incomplete", "failed":
+			default:
+				typ = "response.incomplete"
+			}
+			sw.write(typ, map[string]any{"response": r})
+		case core.EventError:
+			closeCur()
+			pe := core.ProviderError{}
+			if e.Error != nil {
+				pe = *e.Error
+			}
+			if pe.Type != "" {
+				sw.write("error", map[string]any{"error": errorObject(&pe)})
+			} else {
+				sw.write("error", map[string]any{"code": pe.Code, "message": pe.Message, "param": nil})
+			}
+		}
+	}
+	_ = sawCall
+	closeCur()
+	if sw.err != nil {
+		return fmt.Errorf("openai-responses: encode stream: %w", sw.err)
+	}
+	return nil
+}

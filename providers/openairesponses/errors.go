@@ -1,0 +1,68 @@
+package openairesponses
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Sentinel errors callers can branch on with errors.Is.
+var (
+	// ErrTooLarge reports a stream event or a count of items past the
+	// decoder's limit.
+	ErrTooLarge = errors.New("too large")
+	// ErrMalformed reports bytes that are not the protocol's wire format.
+	ErrMalformed = errors.New("malformed")
+	// ErrTruncated reports a stream that ended before response.completed,
+	// response.incomplete, response.failed or an error event.
+	ErrTruncated = errors.New("stream ended before the response finished")
+	// ErrMissingOutput reports a function_call without a
+	// function_call_output later in the input (G07).
+	ErrMissingOutput = errors.New("function_call without function_call_output")
+	// ErrOrphanOutput reports a function_call_output whose function_call is
+	// not in the input.
+	ErrOrphanOutput = errors.New("function_call_output without function_call")
+	// ErrDuplicateID reports two function calls with one call_id (D06).
+	ErrDuplicateID = errors.New("duplicate call_id")
+	// ErrInvalidArguments reports call arguments that are not JSON (G09).
+	ErrInvalidArguments = errors.New("tool call arguments are not valid JSON")
+	// ErrUnsupported reports a canonical value the protocol cannot carry.
+	ErrUnsupported = errors.New("not supported by the openai-responses protocol")
+)
+
+// DecodeError is a failure to decode bytes. Offset is the byte offset of the
+// fault in the body or stream (-1 when unknown); Path is the JSON path of the
+// faulty value when known.
+type DecodeError struct {
+	Op     string
+	Offset int64
+	Path   string
+	Err    error
+}
+
+func (e *DecodeError) Error() string {
+	s := "openai-responses: " + e.Op
+	if e.Offset >= 0 {
+		s += fmt.Sprintf(": at byte %d", e.Offset)
+	}
+	if e.Path != "" {
+		s += ": at " + e.Path
+	}
+	return s + ": " + e.Err.Error()
+}
+
+func (e *DecodeError) Unwrap() error { return e.Err }
+
+// HistoryError is a conversation that breaks the protocol's history rules.
+// Message is the index in Request.Messages of the offending message and ID
+// the call id concerned.
+type HistoryError struct {
+	Message int
+	ID      string
+	Err     error
+}
+
+func (e *HistoryError) Error() string {
+	return fmt.Sprintf("openai-responses: encode request: message %d: call_id %q: %v", e.Message, e.ID, e.Err)
+}
+
+func (e *HistoryError) Unwrap() error { return e.Err }

@@ -1,0 +1,227 @@
+package openairesponses
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+
+	"github.com/toolconform/conform/core"
+)
+
+type wireUsage struct {
+	InputTokens  int `json:"input_tokens"`
+	OutputTokens int `json:"output_tokens"`
+}
+
+type wireError struct {
+	Type    string `json:"type"`
+	Code    any    `json:"code"`
+	Message string `json:"message"`
+}
+
+func (e *wireError) provider() *core.ProviderError {
+	pe := &core.ProviderError{Type: e.Type, Message: e.Message}
+	switch c := e.Code.(type) {
+	case string:
+		pe.Code = c
+	case float64:
+		pe.Code = fmt.Sprint(c)
+	}
+	return pe
+}
+
+type wireResponse struct {
+	ID                string     `json:"id"`
+	Object            string     `json:"object"`
+	Model             string     `json:"model"`
+	Status            string     `json:"status"`
+	Output            []wireItem `json:"output"`
+	Usage             *wireUsage `json:"usage"`
+	Error             *wireError `json:"error"`
+	IncompleteDetails *struct {
+		Reason string `json:"reason"`
+	} `json:"incomplete_details"`
+}
+
+// finishOf maps a response status (and incomplete reason) to the normalised
+// finish reason and the raw value kept in ProviderFinish: the status, or the
+// incomplete reason for an incomplete response.
+func finishOf(status, reason string, calls bool) (core.FinishReason, string) {
+	switch status {
+	case "completed":
+		if calls {
+			return core.FinishToolCalls, status
+		}
+		return core.FinishStop, status
+	case "incomplete":
+		switch reason {
+		case "max_output_tokens":
+			return core.FinishLength, reason
+		case "content_filter":
+			return core.FinishContentFilter, reason
+		case "":
+			return core.FinishOther, status
+		}
+		return core.FinishOther, reason
+	case "failed":
+		return core.FinishError, status
+	case "":
+		return "", ""
+	}
+	return core.FinishOther, status
+}
+
+// statusOf is the inverse of finishOf: the status and incomplete reason to
+// write.
+func statusOf(f core.FinishReason, raw string) (status, reason string) {
+	switch raw {
+	case "completed", "failed", "cancelled", "in_progress", "queued":
+		return raw, ""
+	case "incomplete":
+		return "incomplete", ""
+	case "":
+		switch f {
+		case core.FinishStop, core.FinishToolCalls, "":
+			return "completed", ""
+		case core.FinishLength:
+			return "incomplete", "max_output_tokens"
+		case core.FinishContentFilter:
+			return "incomplete", "content_filter"
+		case core.FinishError:
+			return "failed", ""
+		}
+		return "cancelled", ""
+	}
+	return "incomplete", raw
+}
+
+// callOf decodes a function_call item. ok is false when the arguments are
+// not complete JSON or the item is incomplete; such calls are never
+// reported as complete. Empty arguments are repaired to {} and the repair
+// is reported (C01).
+func callOf(it wireItem) (c core.Call, ok bool) {
+	c = core.Call{ID: it.CallID, ItemID: it.ID, Name: it.Name}
+	args := ""
+	if it.Arguments != nil {
+		args = *it.Arguments
+	}
+	switch {
+	case it.Status == "incomplete":
+		c.Original = args
+		return c, false
+	case bytes.TrimSpace([]byte(args)) == nil || len(bytes.TrimSpace([]byte(args))) == 0:
+		c.Arguments, c.Repaired, c.Original = json.RawMessage("{}"), true, args
+		return c, true
+	case !json.Valid([]byte(args)):
+		c.Original = args
+		return c, false
+	}
+	c.Arguments = json.RawMessage(args)
+	return c, true
+}
+
+// DecodeResponse decodes a /v1/responses body. Output items become the
+// message: message items give text, reasoning items thinking (item id in
+// Data, encrypted content in Signature), function_call items calls with
+// both ids (D08). Built-in tool items (web_search_call, file_search_call,
+// code_interpreter_call, local_shell_call, apply_patch_call, tool_search_call,
+// program, mcp_call, ...) are provider-run or not modelled and are dropped.
+// A function_call that is incomplete or whose arguments are not JSON goes
+// to Response.Incomplete. Two calls with one call_id are an error wrapping
+// ErrDuplicateID (D06). An error body ({"error": {...}}) or a failed
+// response sets Response.Error.
+func (a *Adapter) DecodeResponse(body []byte) (*core.Response, error) {
+	const op = "decode response"
+	var w wireResponse
+	if err := json.Unmarshal(body, &w); err != nil {
+		return nil, decodeErr(op, 0, "", err)
+	}
+	resp := &core.Response{ID: w.ID, Model: w.Model, Message: core.Message{Role: core.RoleAssistant, Parts: []core.Part{}}}
+	if w.Error != nil {
+		resp.Error = w.Error.provider()
+		if w.Status == "" {
+			resp.Finish = core.FinishError
+			return resp, nil
+		}
+	}
+	seen := map[string]int{}
+	calls := false
+	for i, it := range w.Output {
+		path := fmt.Sprintf("output[%d]", i)
+		switch it.Type {
+		case "message":
+			parts, err := decodeText(it.Content, op, path+".content")
+			if err != nil {
+				return nil, err
+			}
+			resp.Message.Parts = append(resp.Message.Parts, parts...)
+		case "reasoning":
+			resp.Message.Parts = append(resp.Message.Parts, reasoningParts(it)...)
+		case "function_call":
+			if j, dup := seen[it.CallID]; dup {
+				return nil, &DecodeError{Op: op, Offset: -1, Path: path + ".call_id", Err: fmt.Errorf("%w: %q also at output[%d]", ErrDuplicateID, it.CallID, j)}
+			}
+			seen[it.CallID] = i
+			c, ok := callOf(it)
+			if !ok {
+				resp.Incomplete = append(resp.Incomplete, c)
+				continue
+			}
+			calls = true
+			resp.Message.Parts = append(resp.Message.Parts, core.CallPart(c))
+		}
+	}
+	reason := ""
+	if w.IncompleteDetails != nil {
+		reason = w.IncompleteDetails.Reason
+	}
+	resp.Finish, resp.ProviderFinish = finishOf(w.Status, reason, calls)
+	if w.Usage != nil {
+		resp.Usage = &core.Usage{InputTokens: w.Usage.InputTokens, OutputTokens: w.Usage.OutputTokens}
+	}
+	return resp, nil
+}
+
+// EncodeResponse encodes a canonical response as a /v1/responses body.
+// Incomplete calls are not written. A response with Error and no finish is
+// written as an error body.
+func (a *Adapter) EncodeResponse(resp *core.Response) ([]byte, error) {
+	if resp.Error != nil && resp.Finish == core.FinishError && resp.ProviderFinish == "" {
+		return json.Marshal(map[string]any{"error": errorObject(resp.Error)})
+	}
+	items, err := encodeParts(0, resp.Message.Parts, true)
+	if err != nil {
+		return nil, fmt.Errorf("openai-responses: encode response: %w", err)
+	}
+	if items == nil {
+		items = []map[string]any{}
+	}
+	status, reason := statusOf(resp.Finish, resp.ProviderFinish)
+	w := map[string]any{"id": resp.ID, "object": "response", "model": resp.Model, "status": status, "output": items,
+		"error": nil, "incomplete_details": nil}
+	if reason != "" {
+		w["incomplete_details"] = map[string]string{"reason": reason}
+	}
+	if resp.Error != nil {
+		w["error"] = errorObject(resp.Error)
+	}
+	if resp.Usage != nil {
+		w["usage"] = map[string]int{"input_tokens": resp.Usage.InputTokens, "output_tokens": resp.Usage.OutputTokens, "total_tokens": resp.Usage.InputTokens + resp.Usage.OutputTokens}
+	}
+	out, err := json.Marshal(w)
+	if err != nil {
+		return nil, fmt.Errorf("openai-responses: encode response: %w", err)
+	}
+	return out, nil
+}
+
+func errorObject(pe *core.ProviderError) map[string]any {
+	m := map[string]any{"message": pe.Message}
+	if pe.Type != "" {
+		m["type"] = pe.Type
+	}
+	if pe.Code != "" {
+		m["code"] = pe.Code
+	}
+	return m
+}

@@ -1,0 +1,266 @@
+package openairesponses
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/toolconform/conform/core"
+)
+
+type streamEvent struct {
+	Type        string          `json:"type"`
+	Response    *wireResponse   `json:"response"`
+	Item        *wireItem       `json:"item"`
+	ItemID      string          `json:"item_id"`
+	OutputIndex *int            `json:"output_index"`
+	Delta       json.RawMessage `json:"delta"`
+	Arguments   *string         `json:"arguments"`
+	Code        any             `json:"code"`
+	Message     string          `json:"message"`
+	Error       *wireError      `json:"error"`
+}
+
+type callState struct {
+	ended bool
+}
+
+type stream struct {
+	a        *Adapter
+	sse      *sseReader
+	queue    []core.Event
+	qhead    int
+	calls    map[string]*callState // by item id
+	callIDs  map[string]bool
+	sawCall  bool
+	id       string
+	model    string
+	idSent   bool
+	finished bool
+	errored  bool
+	err      error
+}
+
+// DecodeStream reads a Responses SSE stream one event at a time. See the
+// package documentation for how each event maps to core events.
+func (a *Adapter) DecodeStream(r io.Reader) core.EventStream {
+	return &stream{a: a, sse: newSSEReader(r, a.maxEvent), calls: map[string]*callState{}, callIDs: map[string]bool{}}
+}
+
+func (s *stream) emit(e core.Event) {
+	if !s.idSent && (s.id != "" || s.model != "") {
+		e.ID, e.Model = s.id, s.model
+		s.idSent = true
+	}
+	s.queue = append(s.queue, e)
+}
+
+// Next returns the next event, io.EOF at the end, or an error that names
+// the byte offset of the fault.
+func (s *stream) Next() (core.Event, error) {
+	for {
+		if s.qhead < len(s.queue) {
+			e := s.queue[s.qhead]
+			s.queue[s.qhead] = core.Event{}
+			s.qhead++
+			if s.qhead == len(s.queue) {
+				s.queue, s.qhead = s.queue[:0], 0
+			}
+			return e, nil
+		}
+		if s.err != nil {
+			return core.Event{}, s.err
+		}
+		ev, err := s.sse.next()
+		if err == io.EOF {
+			if !s.finished && !s.errored && (s.id != "" || s.sawCall || s.idSent) {
+				s.err = &DecodeError{Op: "decode stream", Offset: s.sse.offset(), Err: ErrTruncated}
+			} else {
+				s.err = io.EOF
+			}
+			continue
+		}
+		if err != nil {
+			s.err = err
+			continue
+		}
+		if err := s.handle(ev); err != nil {
+			s.err = err
+		}
+	}
+}
+
+func (s *stream) fail(ev sseEvent, format string, args ...any) error {
+	return &DecodeError{Op: "decode stream", Offset: ev.Offset, Err: fmt.Errorf("%w: "+format, append([]any{ErrMalformed}, args...)...)}
+}
+
+func (s *stream) str(ev sseEvent, raw json.RawMessage, field string) (string, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return "", nil
+	}
+	v, err := unquoteRaw(raw)
+	if err != nil {
+		return "", s.fail(ev, "%s: %v", field, err)
+	}
+	return v, nil
+}
+
+func (s *stream) handle(ev sseEvent) error {
+	data := bytes.TrimSpace(ev.Data)
+	if len(data) == 0 || string(data) == "[DONE]" {
+		return nil
+	}
+	var se streamEvent
+	if err := json.Unmarshal(data, &se); err != nil {
+		var syn *json.SyntaxError
+		if errors.As(err, &syn) {
+			return &DecodeError{Op: "decode stream", Offset: ev.Offset, Err: fmt.Errorf("%w: event data at byte %d: %v", ErrMalformed, syn.Offset, err)}
+		}
+		return &DecodeError{Op: "decode stream", Offset: ev.Offset, Err: fmt.Errorf("%w: %v", ErrMalformed, err)}
+	}
+	typ := se.Type
+	if typ == "" {
+		typ = ev.Name
+	}
+	chunk := func() *core.Chunk {
+		c := &core.Chunk{ItemID: se.ItemID}
+		if se.OutputIndex != nil {
+			c.Index, c.HasIndex = *se.OutputIndex, true
+		}
+		return c
+	}
+	switch typ {
+	case "response.created", "response.in_progress", "response.queued":
+		if se.Response != nil && !s.idSent {
+			s.id, s.model = se.Response.ID, se.Response.Model
+		}
+	case "response.output_item.added":
+		if se.Item == nil {
+			return s.fail(ev, "%s without item", typ)
+		}
+		if se.Item.Type != "function_call" {
+			return nil
+		}
+		it := se.Item
+		if s.callIDs[it.CallID] {
+			return &DecodeError{Op: "decode stream", Offset: ev.Offset, Err: fmt.Errorf("%w: %q", ErrDuplicateID, it.CallID)}
+		}
+		if len(s.calls) >= s.a.maxItems {
+			return &DecodeError{Op: "decode stream", Offset: ev.Offset, Err: fmt.Errorf("more than %d function calls: %w", s.a.maxItems, ErrTooLarge)}
+		}
+		s.callIDs[it.CallID] = true
+		s.calls[it.ID] = &callState{}
+		s.sawCall = true
+		c := chunk()
+		c.ItemID, c.ID, c.Name, c.Start = it.ID, it.CallID, it.Name, true
+		if it.Arguments != nil {
+			c.ArgsDelta = *it.Arguments
+		}
+		s.emit(core.Event{Kind: core.EventCallStart, Chunk: c})
+	case "response.function_call_arguments.delta":
+		d, err := s.str(ev, se.Delta, "delta")
+		if err != nil {
+			return err
+		}
+		if d == "" {
+			return nil
+		}
+		c := chunk()
+		c.ArgsDelta = d
+		s.emit(core.Event{Kind: core.EventCallDelta, Chunk: c})
+	case "response.function_call_arguments.done":
+		if st := s.calls[se.ItemID]; st != nil {
+			if st.ended {
+				return nil
+			}
+			st.ended = true
+		}
+		args := ""
+		if se.Arguments != nil {
+			args = *se.Arguments
+		}
+		c := chunk()
+		c.Args, c.Done = &args, true
+		s.emit(core.Event{Kind: core.EventCallEnd, Chunk: c})
+	case "response.output_item.done":
+		if se.Item == nil {
+			return s.fail(ev, "%s without item", typ)
+		}
+		it := se.Item
+		switch it.Type {
+		case "function_call":
+			st := s.calls[it.ID]
+			if st == nil || st.ended || it.Status == "incomplete" {
+				return nil
+			}
+			st.ended = true
+			args := ""
+			if it.Arguments != nil {
+				args = *it.Arguments
+			}
+			c := chunk()
+			c.ItemID, c.Args, c.Done = it.ID, &args, true
+			s.emit(core.Event{Kind: core.EventCallEnd, Chunk: c})
+		case "reasoning":
+			if it.EncryptedContent != nil && *it.EncryptedContent != "" {
+				s.emit(core.Event{Kind: core.EventThinking, Signature: *it.EncryptedContent})
+			}
+		}
+	case "response.output_text.delta", "response.refusal.delta":
+		d, err := s.str(ev, se.Delta, "delta")
+		if err != nil {
+			return err
+		}
+		if d != "" {
+			s.emit(core.Event{Kind: core.EventText, Text: d})
+		}
+	case "response.reasoning_summary_text.delta", "response.reasoning_text.delta":
+		d, err := s.str(ev, se.Delta, "delta")
+		if err != nil {
+			return err
+		}
+		if d != "" {
+			s.emit(core.Event{Kind: core.EventThinking, Text: d})
+		}
+	case "response.completed", "response.incomplete", "response.failed":
+		s.finished = true
+		r := se.Response
+		if r == nil {
+			return s.fail(ev, "%s without response", typ)
+		}
+		if r.Usage != nil {
+			s.emit(core.Event{Kind: core.EventUsage, Usage: &core.Usage{InputTokens: r.Usage.InputTokens, OutputTokens: r.Usage.OutputTokens}})
+		}
+		if r.Error != nil && !s.errored {
+			s.errored = true
+			s.emit(core.Event{Kind: core.EventError, Error: r.Error.provider()})
+		}
+		reason := ""
+		if r.IncompleteDetails != nil {
+			reason = r.IncompleteDetails.Reason
+		}
+		status := r.Status
+		if status == "" {
+			status = typ[len("response."):]
+		}
+		f, raw := finishOf(status, reason, s.sawCall)
+		s.emit(core.Event{Kind: core.EventFinish, Finish: f, ProviderFinish: raw})
+	case "error":
+		s.errored = true
+		var pe *core.ProviderError
+		if se.Error != nil {
+			pe = se.Error.provider()
+		} else {
+			pe = (&wireError{Code: se.Code, Message: se.Message}).provider()
+		}
+		s.emit(core.Event{Kind: core.EventError, Error: pe})
+	default:
+		// Other events (content_part, *.done of text, built-in tool
+		// progress, keep-alives) carry nothing new; unknown events are
+		// ignored.
+	}
+	return nil
+}
