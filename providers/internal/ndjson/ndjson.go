@@ -1,0 +1,120 @@
+// Package ndjson reads newline-delimited JSON (one JSON value per line)
+// incrementally, one line at a time, with a maximum line size, reporting
+// the byte offset of every line and of every fault.
+//
+// Lines end with LF; a CR before the LF is dropped. Blank lines (only
+// spaces, tabs or CR) are skipped. A last line without a final LF is still
+// returned. Memory is bounded by the maximum line size whatever the number
+// of lines.
+package ndjson
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+)
+
+// DefaultMaxLine is the default largest line, in bytes.
+const DefaultMaxLine = 4 << 20
+
+// ErrLineTooLong is wrapped by the error for a line longer than the limit.
+var ErrLineTooLong = errors.New("ndjson: line too long")
+
+// Error is a read fault at a byte offset of the stream.
+type Error struct {
+	Offset int64
+	Err    error
+}
+
+func (e *Error) Error() string { return fmt.Sprintf("ndjson: at byte offset %d: %v", e.Offset, e.Err) }
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// Reader reads lines from an io.Reader.
+type Reader struct {
+	br   *bufio.Reader
+	max  int
+	off  int64
+	line []byte
+	err  error
+}
+
+// NewReader returns a Reader that accepts lines of at most max bytes
+// (max <= 0 means DefaultMaxLine).
+func NewReader(r io.Reader, max int) *Reader {
+	if max <= 0 {
+		max = DefaultMaxLine
+	}
+	return &Reader{br: bufio.NewReaderSize(r, 64<<10), max: max}
+}
+
+// Next returns the next non-blank line, without its line end, and the byte
+// offset where it starts. The slice is valid until the next call. After the
+// last line it returns io.EOF; any other error is an *Error and is
+// returned again by later calls.
+func (r *Reader) Next() ([]byte, int64, error) {
+	for {
+		if r.err != nil {
+			return nil, r.off, r.err
+		}
+		start := r.off
+		r.line = r.line[:0]
+		for {
+			frag, err := r.br.ReadSlice('\n')
+			if len(r.line)+len(frag) > r.max+2 { // +2 for CR LF
+				r.err = &Error{Offset: start, Err: fmt.Errorf("%w: the line starting here exceeds %d bytes", ErrLineTooLong, r.max)}
+				return nil, start, r.err
+			}
+			r.line = append(r.line, frag...)
+			r.off += int64(len(frag))
+			if err == bufio.ErrBufferFull {
+				continue
+			}
+			if err == io.EOF {
+				r.err = io.EOF
+				break
+			}
+			if err != nil {
+				r.err = &Error{Offset: r.off, Err: fmt.Errorf("read: %w", err)}
+				return nil, r.off, r.err
+			}
+			break
+		}
+		line := trimEnd(r.line)
+		if len(line) > r.max {
+			r.err = &Error{Offset: start, Err: fmt.Errorf("%w: the line starting here exceeds %d bytes", ErrLineTooLong, r.max)}
+			return nil, start, r.err
+		}
+		if blank(line) {
+			if r.err != nil {
+				return nil, r.off, r.err
+			}
+			continue
+		}
+		if r.err == io.EOF {
+			// Return the last line now, io.EOF on the next call.
+			return line, start, nil
+		}
+		return line, start, nil
+	}
+}
+
+func trimEnd(b []byte) []byte {
+	if n := len(b); n > 0 && b[n-1] == '\n' {
+		b = b[:n-1]
+	}
+	if n := len(b); n > 0 && b[n-1] == '\r' {
+		b = b[:n-1]
+	}
+	return b
+}
+
+func blank(b []byte) bool {
+	for _, c := range b {
+		if c != ' ' && c != '\t' && c != '\r' {
+			return false
+		}
+	}
+	return true
+}

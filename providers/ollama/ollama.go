@@ -1,0 +1,535 @@
+package ollama
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/toolconform/conform/core"
+)
+
+// Name is the protocol name of the adapter.
+const Name = "ollama"
+
+// DefaultMaxLine bounds one NDJSON line of a stream, in bytes.
+const DefaultMaxLine = 4 << 20
+
+// GeneratedIDPrefix starts every call id the adapter makes up for a tool
+// call that carries none (Ollama sends none, or "id" in newer versions).
+// Encoders never send such an id.
+const GeneratedIDPrefix = "ollama_call_"
+
+// ErrSyntax is wrapped by every error about malformed bytes.
+var ErrSyntax = errors.New("ollama: malformed input")
+
+// ErrTooLarge is wrapped when a stream line exceeds its limit.
+var ErrTooLarge = errors.New("ollama: too large")
+
+// OffsetError is an error about the byte at Offset of a body or stream.
+type OffsetError struct {
+	Op     string
+	Offset int64
+	Err    error
+}
+
+func (e *OffsetError) Error() string {
+	return fmt.Sprintf("%s: at byte offset %d: %v", e.Op, e.Offset, e.Err)
+}
+
+func (e *OffsetError) Unwrap() error { return e.Err }
+
+// PathError is an error about the value at a JSON path.
+type PathError struct {
+	Op   string
+	Path string
+	Err  error
+}
+
+func (e *PathError) Error() string { return fmt.Sprintf("%s: %s: %v", e.Op, e.Path, e.Err) }
+
+func (e *PathError) Unwrap() error { return e.Err }
+
+// Option configures an Adapter.
+type Option func(*Adapter)
+
+// WithMaxLine sets the largest stream line DecodeStream accepts.
+func WithMaxLine(n int) Option { return func(a *Adapter) { a.maxLine = n } }
+
+// Adapter is the Ollama /api/chat protocol. Use New.
+type Adapter struct {
+	maxLine int
+}
+
+// New returns an Ollama adapter.
+func New(opts ...Option) *Adapter {
+	a := &Adapter{maxLine: DefaultMaxLine}
+	for _, o := range opts {
+		o(a)
+	}
+	return a
+}
+
+// Name returns "ollama".
+func (a *Adapter) Name() string { return Name }
+
+var _ core.Adapter = (*Adapter)(nil)
+
+type wireToolCall struct {
+	ID       string           `json:"id,omitempty"`
+	Function wireCallFunction `json:"function"`
+}
+
+type wireCallFunction struct {
+	Index     *int            `json:"index,omitempty"`
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments"`
+}
+
+type wireMessage struct {
+	Role       string         `json:"role"`
+	Content    string         `json:"content"`
+	Thinking   string         `json:"thinking,omitempty"`
+	ToolCalls  []wireToolCall `json:"tool_calls,omitempty"`
+	ToolName   string         `json:"tool_name,omitempty"`
+	ToolCallID string         `json:"tool_call_id,omitempty"`
+}
+
+type wireTool struct {
+	Type     string       `json:"type"`
+	Function wireFunction `json:"function"`
+}
+
+type wireFunction struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description,omitempty"`
+	Parameters  json.RawMessage `json:"parameters,omitempty"`
+}
+
+type wireRequest struct {
+	Model    string          `json:"model"`
+	Messages []wireMessage   `json:"messages"`
+	Tools    []wireTool      `json:"tools,omitempty"`
+	Stream   *bool           `json:"stream,omitempty"`
+	Format   json.RawMessage `json:"format,omitempty"`
+	Options  map[string]any  `json:"options,omitempty"`
+}
+
+type wireResponse struct {
+	Model           string       `json:"model,omitempty"`
+	CreatedAt       string       `json:"created_at,omitempty"`
+	Message         *wireMessage `json:"message,omitempty"`
+	Done            bool         `json:"done"`
+	DoneReason      string       `json:"done_reason,omitempty"`
+	PromptEvalCount *int         `json:"prompt_eval_count,omitempty"`
+	EvalCount       *int         `json:"eval_count,omitempty"`
+	Error           *string      `json:"error,omitempty"`
+}
+
+// IsGeneratedID reports whether id was made up by this adapter.
+func IsGeneratedID(id string) bool { return strings.HasPrefix(id, GeneratedIDPrefix) }
+
+func wireID(id string) string {
+	if IsGeneratedID(id) {
+		return ""
+	}
+	return id
+}
+
+// DecodeArguments reads tool-call arguments as Ollama sends them: a JSON
+// object (C04). A JSON string holding a JSON object (double-encoded, C05)
+// is accepted and unwrapped, and reported: repaired is true and original is
+// the string as received. Absent or null arguments are {}. Anything else
+// is an error.
+func DecodeArguments(raw json.RawMessage) (args json.RawMessage, repaired bool, original string, err error) {
+	t := bytes.TrimSpace(raw)
+	if len(t) == 0 || string(t) == "null" {
+		return json.RawMessage("{}"), false, "", nil
+	}
+	switch t[0] {
+	case '{':
+		var buf bytes.Buffer
+		if err := json.Compact(&buf, t); err != nil {
+			return nil, false, "", fmt.Errorf("%w: arguments: %v", ErrSyntax, err)
+		}
+		return buf.Bytes(), false, "", nil
+	case '"':
+		var s string
+		if err := json.Unmarshal(t, &s); err != nil {
+			return nil, false, "", fmt.Errorf("%w: arguments: %v", ErrSyntax, err)
+		}
+		inner := bytes.TrimSpace([]byte(s))
+		if len(inner) == 0 {
+			return json.RawMessage("{}"), true, s, nil
+		}
+		if inner[0] != '{' || !json.Valid(inner) {
+			return nil, false, "", fmt.Errorf("%w: arguments are a string that does not hold a JSON object", ErrSyntax)
+		}
+		var buf bytes.Buffer
+		_ = json.Compact(&buf, inner)
+		return buf.Bytes(), true, s, nil
+	}
+	return nil, false, "", fmt.Errorf("%w: arguments must be a JSON object, got %s", ErrSyntax, kind(t[0]))
+}
+
+func kind(c byte) string {
+	switch c {
+	case '[':
+		return "an array"
+	case 't', 'f':
+		return "a boolean"
+	}
+	return "a number"
+}
+
+// callsOf converts a message's tool calls. gen gives the id of the k-th
+// call that has none.
+func callsOf(tcs []wireToolCall, gen func(k int) string, path string, op string) ([]core.Call, error) {
+	var calls []core.Call
+	for k, tc := range tcs {
+		args, repaired, orig, err := DecodeArguments(tc.Function.Arguments)
+		if err != nil {
+			return nil, &PathError{Op: op, Path: path + ".tool_calls[" + strconv.Itoa(k) + "].function.arguments", Err: err}
+		}
+		id := tc.ID
+		if id == "" {
+			id = gen(k)
+		}
+		calls = append(calls, core.Call{ID: id, Name: tc.Function.Name, Arguments: args, Repaired: repaired, Original: orig})
+	}
+	return calls, nil
+}
+
+func wireCall(c core.Call) (wireToolCall, error) {
+	args := bytes.TrimSpace(c.Arguments)
+	if len(args) == 0 {
+		args = []byte("{}")
+	}
+	if args[0] != '{' || !json.Valid(args) {
+		return wireToolCall{}, errors.New("arguments are not a JSON object; Ollama sends arguments as an object")
+	}
+	var buf bytes.Buffer
+	_ = json.Compact(&buf, args)
+	return wireToolCall{ID: wireID(c.ID), Function: wireCallFunction{Name: c.Name, Arguments: buf.Bytes()}}, nil
+}
+
+// EncodeRequest encodes a canonical request as an /api/chat body.
+//
+// Messages keep their roles; an assistant message's text parts are joined
+// into content, its thinking parts into thinking, its calls become
+// tool_calls with arguments as JSON objects. A tool message becomes one
+// "tool" message per result, with tool_name (the result's Name, or the name
+// of the call it answers) and tool_call_id when the call id came from the
+// provider. MaxTokens is options.num_predict; ResponseFormat is format (its
+// schema, or "json" when it has none). stream is always written, since
+// Ollama streams when it is absent. ToolChoice and ParallelToolCalls have no
+// Ollama equivalent and are not written.
+func (a *Adapter) EncodeRequest(req *core.Request) ([]byte, error) {
+	const op = "ollama: encode request"
+	if req == nil {
+		return nil, fmt.Errorf("%s: nil request", op)
+	}
+	stream := req.Stream
+	w := wireRequest{Model: req.Model, Messages: []wireMessage{}, Stream: &stream}
+	names := map[string]string{}
+	for i, m := range req.Messages {
+		path := "messages[" + strconv.Itoa(i) + "]"
+		switch m.Role {
+		case core.RoleSystem, core.RoleUser, core.RoleAssistant:
+			wm := wireMessage{Role: string(m.Role)}
+			for j, p := range m.Parts {
+				switch p.Kind {
+				case core.PartText:
+					wm.Content += p.Text
+				case core.PartThinking:
+					wm.Thinking += p.Text
+				case core.PartToolCall:
+					if p.Call == nil {
+						return nil, &PathError{Op: op, Path: path + ".parts[" + strconv.Itoa(j) + "]", Err: errors.New("tool_call part without a call")}
+					}
+					tc, err := wireCall(*p.Call)
+					if err != nil {
+						return nil, &PathError{Op: op, Path: path + ".parts[" + strconv.Itoa(j) + "].call.arguments", Err: err}
+					}
+					names[p.Call.ID] = p.Call.Name
+					wm.ToolCalls = append(wm.ToolCalls, tc)
+				case core.PartToolResult:
+					return nil, &PathError{Op: op, Path: path + ".parts[" + strconv.Itoa(j) + "]", Err: errors.New("tool results belong in a tool message")}
+				}
+			}
+			w.Messages = append(w.Messages, wm)
+		case core.RoleTool:
+			for _, r := range m.Results() {
+				name := r.Name
+				if name == "" {
+					name = names[r.CallID]
+				}
+				content := r.Text()
+				w.Messages = append(w.Messages, wireMessage{Role: "tool", Content: content, ToolName: name, ToolCallID: wireID(r.CallID)})
+			}
+		default:
+			return nil, &PathError{Op: op, Path: path + ".role", Err: fmt.Errorf("unknown role %q", m.Role)}
+		}
+	}
+	for i, t := range req.Tools {
+		params := t.InputSchema
+		if len(bytes.TrimSpace(params)) > 0 && !json.Valid(params) {
+			return nil, &PathError{Op: op, Path: "tools[" + strconv.Itoa(i) + "].input_schema", Err: errors.New("schema is not valid JSON")}
+		}
+		w.Tools = append(w.Tools, wireTool{Type: "function", Function: wireFunction{Name: t.Name, Description: t.Description, Parameters: params}})
+	}
+	if rf := req.ResponseFormat; rf != nil {
+		if len(bytes.TrimSpace(rf.Schema)) == 0 {
+			w.Format = json.RawMessage(`"json"`)
+		} else {
+			w.Format = rf.Schema
+		}
+	}
+	if req.MaxTokens > 0 {
+		w.Options = map[string]any{"num_predict": req.MaxTokens}
+	}
+	return json.Marshal(w)
+}
+
+// DecodeRequest decodes an /api/chat body. Tool calls without an id get
+// "ollama_call_<message index>_<k>"; a tool message is paired with a call
+// by tool_call_id when present, else with the first unanswered call of the
+// same tool_name in the assistant message before it, else with the first
+// unanswered call. Consecutive tool messages make one canonical tool
+// message. stream defaults to true, as in Ollama. Unmodelled fields
+// (options other than num_predict, keep_alive, think, images) are ignored.
+func (a *Adapter) DecodeRequest(body []byte) (*core.Request, error) {
+	const op = "ollama: decode request"
+	var w wireRequest
+	if err := json.Unmarshal(body, &w); err != nil {
+		return nil, syntaxError(op, 0, err)
+	}
+	req := &core.Request{Model: w.Model, Stream: w.Stream == nil || *w.Stream}
+	var prev []core.Call
+	var used []bool
+	for i, m := range w.Messages {
+		path := "messages[" + strconv.Itoa(i) + "]"
+		switch m.Role {
+		case "system", "user", "assistant":
+			cm := core.Message{Role: core.Role(m.Role), Parts: []core.Part{}}
+			if m.Thinking != "" {
+				cm.Parts = append(cm.Parts, core.Part{Kind: core.PartThinking, Text: m.Thinking})
+			}
+			if m.Content != "" || (m.Role != "assistant" && len(m.ToolCalls) == 0) {
+				cm.Parts = append(cm.Parts, core.TextPart(m.Content))
+			}
+			if m.Role == "assistant" {
+				mi := i
+				calls, err := callsOf(m.ToolCalls, func(k int) string {
+					return GeneratedIDPrefix + strconv.Itoa(mi) + "_" + strconv.Itoa(k)
+				}, path, op)
+				if err != nil {
+					return nil, err
+				}
+				for _, c := range calls {
+					cm.Parts = append(cm.Parts, core.CallPart(c))
+				}
+				prev, used = calls, make([]bool, len(calls))
+			}
+			req.Messages = append(req.Messages, cm)
+		case "tool":
+			id := m.ToolCallID
+			pick := -1
+			for k, c := range prev {
+				if used[k] {
+					continue
+				}
+				if (id != "" && c.ID == id) || (id == "" && m.ToolName != "" && c.Name == m.ToolName) {
+					pick = k
+					break
+				}
+			}
+			if pick < 0 && id == "" {
+				for k := range prev {
+					if !used[k] {
+						pick = k
+						break
+					}
+				}
+			}
+			if pick >= 0 {
+				used[pick] = true
+				if id == "" {
+					id = prev[pick].ID
+				}
+			}
+			if id == "" {
+				id = GeneratedIDPrefix + strconv.Itoa(i) + "_result"
+			}
+			r := core.Result{CallID: id, Name: m.ToolName, Content: []core.Part{core.TextPart(m.Content)}}
+			n := len(req.Messages)
+			if n > 0 && req.Messages[n-1].Role == core.RoleTool {
+				req.Messages[n-1].Parts = append(req.Messages[n-1].Parts, core.ResultPart(r))
+			} else {
+				req.Messages = append(req.Messages, core.Message{Role: core.RoleTool, Parts: []core.Part{core.ResultPart(r)}})
+			}
+		default:
+			return nil, &PathError{Op: op, Path: path + ".role", Err: fmt.Errorf("unknown role %q", m.Role)}
+		}
+	}
+	for _, t := range w.Tools {
+		schema := t.Function.Parameters
+		if schema != nil {
+			var buf bytes.Buffer
+			if json.Compact(&buf, schema) == nil {
+				schema = buf.Bytes()
+			}
+		}
+		req.Tools = append(req.Tools, core.ToolSpec{Name: t.Function.Name, Description: t.Function.Description, InputSchema: schema})
+	}
+	if f := bytes.TrimSpace(w.Format); len(f) > 0 && string(f) != "null" && string(f) != `""` {
+		if f[0] == '"' {
+			req.ResponseFormat = &core.ResponseFormat{}
+		} else {
+			var buf bytes.Buffer
+			if err := json.Compact(&buf, f); err == nil {
+				f = buf.Bytes()
+			}
+			req.ResponseFormat = &core.ResponseFormat{Schema: f}
+		}
+	}
+	if n, ok := w.Options["num_predict"].(float64); ok {
+		req.MaxTokens = int(n)
+	}
+	return req, nil
+}
+
+// NormalizeFinish maps an Ollama done_reason to the canonical finish
+// reason. Ollama says "stop" when the model called tools; with calls it
+// becomes tool_calls.
+func NormalizeFinish(reason string, hasCalls bool) core.FinishReason {
+	switch reason {
+	case "stop", "":
+		if hasCalls {
+			return core.FinishToolCalls
+		}
+		return core.FinishStop
+	case "length":
+		return core.FinishLength
+	}
+	return core.FinishOther
+}
+
+func rawFinish(f core.FinishReason, provider string) string {
+	if provider != "" {
+		return provider
+	}
+	switch f {
+	case core.FinishLength:
+		return "length"
+	case core.FinishStop, core.FinishToolCalls, "":
+		return "stop"
+	}
+	return string(f)
+}
+
+// DecodeResponse decodes an /api/chat response body (stream: false). Calls
+// without an id get "ollama_call_<k>"; identical calls are all kept (D07).
+// An error body {"error": "..."} becomes Response.Error.
+func (a *Adapter) DecodeResponse(body []byte) (*core.Response, error) {
+	const op = "ollama: decode response"
+	var w wireResponse
+	if err := json.Unmarshal(body, &w); err != nil {
+		return nil, syntaxError(op, 0, err)
+	}
+	resp := &core.Response{Model: w.Model, Message: core.Message{Role: core.RoleAssistant, Parts: []core.Part{}}}
+	if w.Error != nil {
+		resp.Error = &core.ProviderError{Message: *w.Error}
+		resp.Finish = core.FinishError
+		return resp, nil
+	}
+	hasCalls := false
+	if m := w.Message; m != nil {
+		if m.Thinking != "" {
+			resp.Message.Parts = append(resp.Message.Parts, core.Part{Kind: core.PartThinking, Text: m.Thinking})
+		}
+		if m.Content != "" {
+			resp.Message.Parts = append(resp.Message.Parts, core.TextPart(m.Content))
+		}
+		calls, err := callsOf(m.ToolCalls, func(k int) string { return GeneratedIDPrefix + strconv.Itoa(k) }, "message", op)
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range calls {
+			resp.Message.Parts = append(resp.Message.Parts, core.CallPart(c))
+		}
+		hasCalls = len(calls) > 0
+	}
+	if w.PromptEvalCount != nil || w.EvalCount != nil {
+		resp.Usage = &core.Usage{InputTokens: deref(w.PromptEvalCount), OutputTokens: deref(w.EvalCount)}
+	}
+	if w.Done {
+		resp.ProviderFinish = w.DoneReason
+		resp.Finish = NormalizeFinish(w.DoneReason, hasCalls)
+	}
+	return resp, nil
+}
+
+func deref(p *int) int {
+	if p == nil {
+		return 0
+	}
+	return *p
+}
+
+// EncodeResponse encodes a canonical response as an /api/chat body.
+func (a *Adapter) EncodeResponse(resp *core.Response) ([]byte, error) {
+	const op = "ollama: encode response"
+	if resp == nil {
+		return nil, fmt.Errorf("%s: nil response", op)
+	}
+	if resp.Error != nil {
+		msg := resp.Error.Message
+		return json.Marshal(wireResponse{Model: resp.Model, Error: &msg})
+	}
+	m := &wireMessage{Role: "assistant"}
+	for i, p := range resp.Message.Parts {
+		switch p.Kind {
+		case core.PartText:
+			m.Content += p.Text
+		case core.PartThinking:
+			m.Thinking += p.Text
+		case core.PartToolCall:
+			if p.Call == nil {
+				return nil, &PathError{Op: op, Path: "message.parts[" + strconv.Itoa(i) + "]", Err: errors.New("tool_call part without a call")}
+			}
+			tc, err := wireCall(*p.Call)
+			if err != nil {
+				return nil, &PathError{Op: op, Path: "message.parts[" + strconv.Itoa(i) + "].call.arguments", Err: err}
+			}
+			m.ToolCalls = append(m.ToolCalls, tc)
+		}
+	}
+	w := wireResponse{Model: resp.Model, Message: m}
+	if resp.Finish != "" || resp.ProviderFinish != "" {
+		w.Done = true
+		w.DoneReason = rawFinish(resp.Finish, resp.ProviderFinish)
+	}
+	if u := resp.Usage; u != nil {
+		w.PromptEvalCount, w.EvalCount = &u.InputTokens, &u.OutputTokens
+	}
+	return json.Marshal(w)
+}
+
+func syntaxError(op string, base int64, err error) error {
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		off := se.Offset
+		if off > 0 {
+			off--
+		}
+		return &OffsetError{Op: op, Offset: base + off, Err: fmt.Errorf("%w: %v", ErrSyntax, err)}
+	}
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		return &OffsetError{Op: op, Offset: base + te.Offset, Err: fmt.Errorf("%w: value ending here, field %s: %v", ErrSyntax, te.Field, err)}
+	}
+	return &OffsetError{Op: op, Offset: base, Err: fmt.Errorf("%w: %v", ErrSyntax, err)}
+}

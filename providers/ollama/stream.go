@@ -1,0 +1,272 @@
+package ollama
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/toolconform/conform/core"
+	"github.com/toolconform/conform/providers/internal/ndjson"
+)
+
+const streamOp = "ollama: decode stream"
+
+// DecodeStream reads an /api/chat NDJSON stream one line at a time. Each
+// line's message.thinking becomes EventThinking, message.content
+// EventText, and each of its tool_calls — which Ollama sends whole, one or
+// several in one line (A15) — EventCallStart then EventCallEnd with the
+// complete Args. Calls route by their id (the provider's, or
+// "ollama_call_<k>" counting the calls of the stream, the same ids
+// DecodeResponse gives), and by function.index when Ollama sends one. The
+// done line gives EventUsage (prompt_eval_count, eval_count) and
+// EventFinish. {"error": "..."} gives EventError. Lines longer than the
+// limit (WithMaxLine) fail with an error wrapping ErrTooLarge; malformed
+// lines name their byte offset.
+func (a *Adapter) DecodeStream(r io.Reader) core.EventStream {
+	return &stream{lines: ndjson.NewReader(r, a.maxLine)}
+}
+
+type stream struct {
+	lines    *ndjson.Reader
+	queue    []core.Event
+	err      error
+	calls    int
+	model    string
+	sentMeta bool
+}
+
+func (s *stream) Next() (core.Event, error) {
+	for len(s.queue) == 0 {
+		if s.err != nil {
+			return core.Event{}, s.err
+		}
+		s.pull()
+	}
+	ev := s.queue[0]
+	s.queue = s.queue[1:]
+	if len(s.queue) == 0 {
+		s.queue = nil
+	}
+	return ev, nil
+}
+
+func (s *stream) emit(ev core.Event) {
+	if !s.sentMeta && s.model != "" {
+		ev.Model = s.model
+		s.sentMeta = true
+	}
+	s.queue = append(s.queue, ev)
+}
+
+func (s *stream) pull() {
+	line, off, err := s.lines.Next()
+	if err == io.EOF {
+		s.err = io.EOF
+		return
+	}
+	if err != nil {
+		var ne *ndjson.Error
+		if errors.As(err, &ne) {
+			e := ne.Err
+			if errors.Is(err, ndjson.ErrLineTooLong) {
+				e = fmt.Errorf("%w: %v", ErrTooLarge, ne.Err)
+			}
+			s.err = &OffsetError{Op: streamOp, Offset: ne.Offset, Err: e}
+			return
+		}
+		s.err = fmt.Errorf("%s: %w", streamOp, err)
+		return
+	}
+	var w wireResponse
+	if err := json.Unmarshal(line, &w); err != nil {
+		s.err = syntaxError(streamOp, off, err)
+		return
+	}
+	if s.model == "" {
+		s.model = w.Model
+	}
+	if w.Error != nil {
+		s.emit(core.Event{Kind: core.EventError, Error: &core.ProviderError{Message: *w.Error}})
+		return
+	}
+	if m := w.Message; m != nil {
+		if m.Thinking != "" {
+			s.emit(core.Event{Kind: core.EventThinking, Text: m.Thinking})
+		}
+		if m.Content != "" {
+			s.emit(core.Event{Kind: core.EventText, Text: m.Content})
+		}
+		for k, tc := range m.ToolCalls {
+			args, repaired, _, err := DecodeArguments(tc.Function.Arguments)
+			if err != nil {
+				s.err = &OffsetError{Op: streamOp, Offset: off, Err: fmt.Errorf("message.tool_calls[%d].function.arguments: %w", k, err)}
+				return
+			}
+			if repaired {
+				// A Chunk cannot say that its arguments were repaired, so
+				// the stream passes the double-encoded string as sent and
+				// leaves the repair, and its report, to the Buffer (C05).
+				args = json.RawMessage(strings.TrimSpace(string(tc.Function.Arguments)))
+			}
+			id := tc.ID
+			if id == "" {
+				id = GeneratedIDPrefix + strconv.Itoa(s.calls)
+			}
+			s.calls++
+			ch := core.Chunk{ID: id}
+			if tc.Function.Index != nil {
+				ch.Index, ch.HasIndex = *tc.Function.Index, true
+			}
+			start, end := ch, ch
+			start.Name, start.Start = tc.Function.Name, true
+			a := string(args)
+			end.Done, end.Args = true, &a
+			s.emit(core.Event{Kind: core.EventCallStart, Chunk: &start})
+			s.emit(core.Event{Kind: core.EventCallEnd, Chunk: &end})
+		}
+	}
+	if w.Done {
+		if w.PromptEvalCount != nil || w.EvalCount != nil {
+			s.emit(core.Event{Kind: core.EventUsage, Usage: &core.Usage{InputTokens: deref(w.PromptEvalCount), OutputTokens: deref(w.EvalCount)}})
+		}
+		s.emit(core.Event{Kind: core.EventFinish, Finish: NormalizeFinish(w.DoneReason, s.calls > 0), ProviderFinish: w.DoneReason})
+	}
+}
+
+// EncodeStream writes events as an /api/chat NDJSON stream: one line per
+// text or thinking event (plan becomes content), one line per call at its
+// end event carrying the whole call (deltas and patches accumulated; a call
+// without an end is not written), and a done line with usage and
+// done_reason for the finish. Usage without a finish cannot be written
+// (Ollama reports counts only on the done line) and is dropped; the
+// response id has no place and is dropped; the model is written on every
+// line.
+func (a *Adapter) EncodeStream(w io.Writer, events []core.Event) error {
+	const op = "ollama: encode stream"
+	bw := bufio.NewWriter(w)
+	model := ""
+	for _, ev := range events {
+		if ev.Model != "" {
+			model = ev.Model
+			break
+		}
+	}
+	write := func(r wireResponse) error {
+		r.Model = model
+		b, err := json.Marshal(r)
+		if err != nil {
+			return err
+		}
+		b = append(b, '\n')
+		_, err = bw.Write(b)
+		return err
+	}
+	type pending struct {
+		id, name string
+		index    *int
+		text     strings.Builder
+		args     *string
+		patch    map[string]json.RawMessage
+	}
+	open := map[string]*pending{}
+	byIndex := map[int]string{}
+	last := ""
+	var usage *core.Usage
+	for i, ev := range events {
+		var err error
+		switch ev.Kind {
+		case core.EventText, core.EventPlan:
+			err = write(wireResponse{Message: &wireMessage{Role: "assistant", Content: ev.Text}})
+		case core.EventThinking:
+			err = write(wireResponse{Message: &wireMessage{Role: "assistant", Thinking: ev.Text}})
+		case core.EventCallStart, core.EventCallDelta, core.EventCallEnd:
+			c := ev.Chunk
+			if c == nil {
+				return fmt.Errorf("%s: events[%d]: %s event without a chunk", op, i, ev.Kind)
+			}
+			k := last
+			switch {
+			case c.ID != "":
+				k = "id:" + c.ID
+				if c.HasIndex {
+					byIndex[c.Index] = k
+				}
+			case c.HasIndex:
+				if v, ok := byIndex[c.Index]; ok {
+					k = v
+				} else {
+					k = "ix:" + strconv.Itoa(c.Index)
+				}
+			}
+			last = k
+			p := open[k]
+			if p == nil || c.Start {
+				p = &pending{}
+				open[k] = p
+			}
+			if c.ID != "" {
+				p.id = c.ID
+			}
+			if c.HasIndex {
+				ix := c.Index
+				p.index = &ix
+			}
+			if c.Name != "" {
+				p.name = c.Name
+			}
+			p.text.WriteString(c.ArgsDelta)
+			if c.Args != nil {
+				v := *c.Args
+				p.args = &v
+			}
+			for pk, pv := range c.Patch {
+				if p.patch == nil {
+					p.patch = map[string]json.RawMessage{}
+				}
+				p.patch[pk] = pv
+			}
+			if !c.Done && ev.Kind != core.EventCallEnd {
+				continue
+			}
+			delete(open, k)
+			args := p.text.String()
+			if p.args != nil {
+				args = *p.args
+			} else if args == "" && p.patch != nil {
+				b, _ := json.Marshal(p.patch)
+				args = string(b)
+			}
+			tc, cerr := wireCall(core.Call{ID: p.id, Name: p.name, Arguments: json.RawMessage(args)})
+			if cerr != nil {
+				return fmt.Errorf("%s: events[%d]: %w", op, i, cerr)
+			}
+			tc.Function.Index = p.index
+			err = write(wireResponse{Message: &wireMessage{Role: "assistant", ToolCalls: []wireToolCall{tc}}})
+		case core.EventUsage:
+			usage = ev.Usage
+		case core.EventFinish:
+			r := wireResponse{Message: &wireMessage{Role: "assistant"}, Done: true, DoneReason: rawFinish(ev.Finish, ev.ProviderFinish)}
+			if usage != nil {
+				r.PromptEvalCount, r.EvalCount = &usage.InputTokens, &usage.OutputTokens
+			}
+			err = write(r)
+		case core.EventError:
+			msg := "error"
+			if ev.Error != nil {
+				msg = ev.Error.Message
+			}
+			err = write(wireResponse{Error: &msg})
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", op, err)
+		}
+	}
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("%s: %w", op, err)
+	}
+	return nil
+}
