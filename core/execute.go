@@ -1,0 +1,217 @@
+package core
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+)
+
+// The defaults of ExecOptions.
+const (
+	DefaultTimeout        = 30 * time.Second
+	DefaultMaxOutputBytes = 64 << 10
+	DefaultConcurrency    = 4
+)
+
+// ExecOptions bounds the execution of calls. The zero value means the
+// defaults. Options are a struct rather than functional options because
+// every field is a plain limit a caller may want to read back or log.
+type ExecOptions struct {
+	// Concurrency is how many calls ExecuteAll runs at once; zero or less
+	// means DefaultConcurrency.
+	Concurrency int
+	// Timeout bounds one call; zero means DefaultTimeout, a negative value
+	// no timeout.
+	Timeout time.Duration
+	// MaxOutputBytes bounds the text of one result; zero means
+	// DefaultMaxOutputBytes, a negative value no limit. Longer text is cut
+	// on a UTF-8 boundary and marked with a trailing
+	// "[output truncated: N of M bytes]" line, added after the limit.
+	MaxOutputBytes int
+	// OnPanic, if set, is called with the call, the panic value and the
+	// stack of a handler that panicked; the model only sees the value.
+	OnPanic func(call Call, value any, stack []byte)
+}
+
+func (o ExecOptions) timeout() time.Duration {
+	if o.Timeout == 0 {
+		return DefaultTimeout
+	}
+	return o.Timeout
+}
+
+func (o ExecOptions) maxOutput() int {
+	if o.MaxOutputBytes == 0 {
+		return DefaultMaxOutputBytes
+	}
+	return o.MaxOutputBytes
+}
+
+func (o ExecOptions) concurrency() int {
+	if o.Concurrency <= 0 {
+		return DefaultConcurrency
+	}
+	return o.Concurrency
+}
+
+// Execute runs a call with the default ExecOptions. See ExecuteWith.
+func (r *Registry) Execute(ctx context.Context, call Call) Result {
+	return r.ExecuteWith(ctx, call, ExecOptions{})
+}
+
+// ExecuteWith validates a call and runs its tool's handler with a per-call
+// timeout, an output limit and panic recovery. Every failure becomes an
+// error Result (IsError true) whose text says what happened, fit to send
+// back to the model: an unknown tool, arguments that are not JSON or do not
+// match the schema (the Validation message), a timeout, a cancelled
+// context, a panic, a handler error, or output that does not match the
+// tool's output schema. ExecuteWith never panics because of a handler.
+//
+// On a timeout the handler's context is cancelled and ExecuteWith returns
+// at once; a handler that ignores its context keeps running in its own
+// goroutine until it returns, and its output is dropped.
+func (r *Registry) ExecuteWith(ctx context.Context, call Call, opts ExecOptions) Result {
+	res := r.execute(ctx, call, opts)
+	res.CallID = call.ID
+	res.Name = call.Name
+	return res
+}
+
+func (r *Registry) execute(ctx context.Context, call Call, opts ExecOptions) Result {
+	limit := opts.maxOutput()
+	if err := ctx.Err(); err != nil {
+		return errorResult(limit, "tool %q was not run: %v", call.Name, err)
+	}
+	t, ok := r.Lookup(call.Name)
+	if !ok {
+		r.mu.RLock()
+		err := r.unknownLocked(call.Name)
+		r.mu.RUnlock()
+		return errorResult(limit, "%v", err)
+	}
+	v := t.Validate(call.Arguments)
+	if !v.Valid {
+		return errorResult(limit, "%s", v.Message)
+	}
+
+	var cctx context.Context
+	var cancel context.CancelFunc
+	timeout := opts.timeout()
+	if timeout > 0 {
+		cctx, cancel = context.WithTimeout(ctx, timeout)
+	} else {
+		cctx, cancel = context.WithCancel(ctx)
+	}
+	defer cancel()
+
+	type outcome struct {
+		out      json.RawMessage
+		err      error
+		panicked bool
+		value    any
+	}
+	done := make(chan outcome, 1) // buffered: a late handler never blocks
+	go func() {
+		defer func() {
+			if p := recover(); p != nil {
+				if opts.OnPanic != nil {
+					opts.OnPanic(call, p, debug.Stack())
+				}
+				done <- outcome{panicked: true, value: p}
+			}
+		}()
+		out, err := t.handler(cctx, v.Arguments)
+		done <- outcome{out: out, err: err}
+	}()
+
+	var o outcome
+	select {
+	case o = <-done:
+	case <-cctx.Done():
+		select {
+		case o = <-done: // finished at the same moment: keep its answer
+		default:
+			return stopped(ctx, limit, call.Name, timeout)
+		}
+	}
+	switch {
+	case o.panicked:
+		return errorResult(limit, "tool %q panicked: %v", call.Name, o.value)
+	case o.err != nil:
+		if cctx.Err() != nil && errors.Is(o.err, cctx.Err()) {
+			return stopped(ctx, limit, call.Name, timeout)
+		}
+		return errorResult(limit, "tool %q failed: %v", call.Name, o.err)
+	}
+	if t.outputCheck != nil {
+		ps, err := t.outputCheck.Validate(o.out)
+		if err != nil {
+			return errorResult(limit, "tool %q returned output that is not JSON, but it has an output schema: %v", call.Name, err)
+		}
+		if len(ps) > 0 {
+			parts := make([]string, len(ps))
+			for i, p := range ps {
+				parts[i] = p.String()
+			}
+			return errorResult(limit, "tool %q returned output that does not match its output schema: %s", call.Name, strings.Join(parts, "; "))
+		}
+	}
+	return Result{Content: []Part{TextPart(truncateOutput(string(o.out), limit))}}
+}
+
+// stopped is the result of a call whose context ended before its handler
+// returned.
+func stopped(parent context.Context, limit int, name string, timeout time.Duration) Result {
+	if err := parent.Err(); err != nil {
+		return errorResult(limit, "tool %q was cancelled: %v", name, err)
+	}
+	return errorResult(limit, "tool %q timed out after %v", name, timeout)
+}
+
+func errorResult(limit int, format string, args ...any) Result {
+	return Result{IsError: true, Content: []Part{TextPart(truncateOutput(fmt.Sprintf(format, args...), limit))}}
+}
+
+// truncateOutput cuts s to at most limit bytes on a UTF-8 boundary and
+// marks the cut. A negative limit means no limit.
+func truncateOutput(s string, limit int) string {
+	if limit < 0 || len(s) <= limit {
+		return s
+	}
+	cut := limit
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s\n[output truncated: %d of %d bytes]", s[:cut], cut, len(s))
+}
+
+// ExecuteAll runs calls in parallel, at most opts.Concurrency at a time, and
+// returns their results in call order. Calls not yet started when ctx ends
+// get an error result saying they were not run.
+func (r *Registry) ExecuteAll(ctx context.Context, calls []Call, opts ExecOptions) []Result {
+	results := make([]Result, len(calls))
+	sem := make(chan struct{}, opts.concurrency())
+	var wg sync.WaitGroup
+	for i, c := range calls {
+		select {
+		case sem <- struct{}{}:
+		case <-ctx.Done():
+			results[i] = r.ExecuteWith(ctx, c, opts) // reports "not run"
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			results[i] = r.ExecuteWith(ctx, c, opts)
+		}()
+	}
+	wg.Wait()
+	return results
+}
