@@ -8,10 +8,23 @@ import (
 	"strings"
 
 	"github.com/toolconform/conform/core"
+	"github.com/toolconform/conform/providers/anthropic"
+	"github.com/toolconform/conform/providers/bedrock"
+	"github.com/toolconform/conform/providers/cohere"
+	"github.com/toolconform/conform/providers/gemini"
+	"github.com/toolconform/conform/providers/mistral"
+	"github.com/toolconform/conform/providers/openaichat"
 )
 
 // builtins maps each protocol name to the constructor of its adapter.
-var builtins = map[string]func() core.Adapter{}
+var builtins = map[string]func() core.Adapter{
+	"anthropic":        func() core.Adapter { return anthropic.New() },
+	"bedrock":          func() core.Adapter { return bedrock.New() },
+	"cohere":           func() core.Adapter { return cohere.New() },
+	"gemini":           func() core.Adapter { return gemini.New() },
+	"mistral":          func() core.Adapter { return mistral.New() },
+	"openai-chat":      func() core.Adapter { return openaichat.New() },
+}
 
 // Names returns the names of the built-in adapters, sorted.
 func Names() []string {

@@ -43,8 +43,10 @@ type command struct {
 // because help refers to it.
 func commands() []command {
 	return []command{
+		{"decode", "--protocol P [FILE]", "decode one captured response body into canonical JSON", runDecode},
 		{"help", "[COMMAND]", "show help for conform or one command", runHelp},
 		{"version", "", "print the version of conform", runVersion},
+		{"import", "[-o DIR] [--protocol P] [--force] FILE...", "turn foreign recordings (go-vcr, VCR.py, httprr, chunk fixtures) into conform cassettes", runImport},
 	}
 }
 
