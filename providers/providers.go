@@ -18,12 +18,12 @@ import (
 
 // builtins maps each protocol name to the constructor of its adapter.
 var builtins = map[string]func() core.Adapter{
-	"anthropic":        func() core.Adapter { return anthropic.New() },
-	"bedrock":          func() core.Adapter { return bedrock.New() },
-	"cohere":           func() core.Adapter { return cohere.New() },
-	"gemini":           func() core.Adapter { return gemini.New() },
-	"mistral":          func() core.Adapter { return mistral.New() },
-	"openai-chat":      func() core.Adapter { return openaichat.New() },
+	"anthropic":   func() core.Adapter { return anthropic.New() },
+	"bedrock":     func() core.Adapter { return bedrock.New() },
+	"cohere":      func() core.Adapter { return cohere.New() },
+	"gemini":      func() core.Adapter { return gemini.New() },
+	"mistral":     func() core.Adapter { return mistral.New() },
+	"openai-chat": func() core.Adapter { return openaichat.New() },
 }
 
 // Names returns the names of the built-in adapters, sorted.
