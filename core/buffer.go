@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -25,6 +26,9 @@ var (
 	ErrInvalidPatch = errors.New("invalid tool call argument patch")
 	// ErrFinished reports a chunk added after Finish.
 	ErrFinished = errors.New("buffer is finished")
+	// ErrNotObject reports invalid argument text that repair could only
+	// turn into something other than a JSON object, such as a bare string.
+	ErrNotObject = errors.New("repaired arguments are not a JSON object")
 	// ErrIncomplete reports calls still open when the stream ended; it is
 	// wrapped by *IncompleteError.
 	ErrIncomplete = errors.New("tool calls incomplete")
@@ -485,9 +489,11 @@ func (b *Buffer) complete(cs *callState) (Call, error) {
 }
 
 // finalArgs turns a call's argument text and patches into its arguments.
-// Empty text becomes {} (C01, C02); two identical copies of one document
-// become one (B02, reported as a repair); other invalid text goes through
-// core/repair.
+// Empty text becomes {} (C01, C02); valid JSON is kept as it is, object or
+// not (judging its shape is validation's work); two identical copies of one
+// document become one (B02, reported as a repair); other invalid text goes
+// through core/repair, whose result must be an object (a repair that turns
+// stray text into a JSON string would hide the fault, C09).
 func finalArgs(text string, patch map[string]json.RawMessage) (args json.RawMessage, repaired bool, err error) {
 	args, repaired, err = textArgs(text)
 	if err != nil || len(patch) == 0 {
@@ -500,11 +506,26 @@ func finalArgs(text string, patch map[string]json.RawMessage) (args json.RawMess
 	for k, v := range patch {
 		obj[k] = v
 	}
-	merged, err := json.Marshal(obj)
-	if err != nil {
-		return nil, false, fmt.Errorf("%w: %v", ErrInvalidPatch, err)
+	// Every value is valid JSON (patches are checked by Add), so the
+	// object is written by hand, keys sorted, with nothing that can fail.
+	keys := make([]string, 0, len(obj))
+	for k := range obj {
+		keys = append(keys, k)
 	}
-	return merged, repaired, nil
+	sort.Strings(keys)
+	var m bytes.Buffer
+	m.WriteByte('{')
+	for i, k := range keys {
+		if i > 0 {
+			m.WriteByte(',')
+		}
+		key, _ := json.Marshal(k) // a string always marshals
+		m.Write(key)
+		m.WriteByte(':')
+		m.Write(obj[k])
+	}
+	m.WriteByte('}')
+	return m.Bytes(), repaired, nil
 }
 
 func textArgs(text string) (json.RawMessage, bool, error) {
@@ -521,6 +542,9 @@ func textArgs(text string) (json.RawMessage, bool, error) {
 	fixed, _, err := repair.Repair(text)
 	if err != nil {
 		return nil, false, err
+	}
+	if f := strings.TrimSpace(fixed); f == "" || f[0] != '{' {
+		return nil, false, fmt.Errorf("%w: %.40q", ErrNotObject, fixed)
 	}
 	return json.RawMessage(fixed), true, nil
 }

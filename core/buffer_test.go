@@ -309,6 +309,22 @@ func TestBuffer(t *testing.T) {
 			want: []Call{{ID: "a", Name: "f", Arguments: json.RawMessage(`{"a": 1}`), Repaired: true, Original: `{'a': 1,}`}},
 		},
 		{
+			name: "C09 a repair into a non-object fails",
+			chunks: []Chunk{
+				{ID: "a", Name: "f", ArgsDelta: `Paris`, Done: true},
+				{ID: "a", Args: sp(`{bad`)},
+			},
+			errs:   map[int]error{0: ErrNotObject, 1: ErrAfterDone},
+			failed: map[string]error{"a": ErrNotObject},
+		},
+		{
+			name: "valid non-object arguments are kept for validation to judge",
+			chunks: []Chunk{
+				{ID: "a", Name: "f", ArgsDelta: `"{\"a\":1}"`, Done: true},
+			},
+			want: []Call{rawCall("a", "f", `"{\"a\":1}"`)},
+		},
+		{
 			name: "B04 two different objects fail",
 			chunks: []Chunk{
 				{ID: "a", Name: "f", ArgsDelta: `{"q":"a"}{"q":"b"}`, Done: true},
@@ -372,6 +388,14 @@ func TestBuffer(t *testing.T) {
 			},
 			errs: map[int]error{1: ErrAfterDone},
 			want: []Call{rawCall("tool_0_0", "f", `{}`), rawCall("tool_0_1", "g", `{}`)},
+		},
+		{
+			name: "first chunk without routing or name opens a call",
+			chunks: []Chunk{
+				{ArgsDelta: `{"a":1}`},
+				{Name: "f", Done: true},
+			},
+			want: []Call{rawCall("tool_0_0", "f", `{"a":1}`)},
 		},
 		{
 			name: "chunks after Done are rejected",

@@ -183,6 +183,20 @@ func TestCollect(t *testing.T) {
 			text: "collect: event 2: response text too large: more than 4 bytes",
 		},
 		{
+			name: "empty deltas make no parts",
+			events: []Event{
+				{Kind: EventThinking},
+				{Kind: EventPlan, Text: "p"},
+				{Kind: EventThinking, Signature: "s"},
+				{Kind: EventThinking, Text: "t"},
+			},
+			want: &Response{Message: Message{Role: RoleAssistant, Parts: []Part{
+				{Kind: PartPlan, Text: "p"},
+				{Kind: PartThinking, Signature: "s"},
+				{Kind: PartThinking, Text: "t"},
+			}}},
+		},
+		{
 			name:   "empty stream",
 			events: nil,
 			want:   &Response{Message: Message{Role: RoleAssistant}},

@@ -1,0 +1,159 @@
+package core
+
+import (
+	"encoding/json"
+	"errors"
+	"testing"
+)
+
+// Fuzz chunk encoding: each chunk takes three bytes, op, a and n, then n%24
+// bytes of text. op bits: 1 HasIndex, 2 ID, 4 ItemID, 8 Name, 16 Start,
+// 32 Done; 128 alone puts the text in ArgsDelta, 64|128 in Args, 64 alone
+// in a patch of key "k". a picks the index (its low 6 bits, signed), the id
+// (bits 4-5), the item id (bits 2-3), the name (bits 0-1) and the turn
+// (bit 6).
+const (
+	fzIndex = 1 << iota
+	fzID
+	fzItem
+	fzName
+	fzStart
+	fzDone
+	fzPatch
+	fzDelta
+)
+
+func decodeChunks(data []byte) []Chunk {
+	ids := []string{"", "call_a", "call_b", "tool_0_1"}
+	items := []string{"", "fc_a", "fc_b", "call_a"}
+	names := []string{"", "weather", "search", "add"}
+	var out []Chunk
+	for len(data) >= 3 {
+		op, a, n := data[0], data[1], int(data[2]%24)
+		data = data[3:]
+		n = min(n, len(data))
+		text := string(data[:n])
+		data = data[n:]
+		c := Chunk{Turn: int(a >> 6 & 1)}
+		if op&fzIndex != 0 {
+			c.HasIndex, c.Index = true, int(int8(a<<2)>>2)
+		}
+		if op&fzID != 0 {
+			c.ID = ids[a>>4&3]
+		}
+		if op&fzItem != 0 {
+			c.ItemID = items[a>>2&3]
+		}
+		if op&fzName != 0 {
+			c.Name = names[a&3]
+		}
+		c.Start = op&fzStart != 0
+		c.Done = op&fzDone != 0
+		switch op & (fzPatch | fzDelta) {
+		case fzDelta:
+			c.ArgsDelta = text
+		case fzPatch | fzDelta:
+			c.Args = &text
+		case fzPatch:
+			c.Patch = map[string]json.RawMessage{"k": json.RawMessage(text)}
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+func enc(op, a byte, text string) []byte {
+	return append([]byte{op, a, byte(len(text))}, text...)
+}
+
+func seq(parts ...[]byte) []byte {
+	var b []byte
+	for _, p := range parts {
+		b = append(b, p...)
+	}
+	return b
+}
+
+func FuzzBuffer(f *testing.F) {
+	// Argument fragments of the Anthropic and Chat Completions recordings
+	// in testdata/corpus (multi_tool_streaming, tool_streaming).
+	f.Add(seq(
+		enc(fzIndex|fzID|fzName|fzStart, 0x10|1, ""),
+		enc(fzIndex|fzDelta, 0, `{"locati`),
+		enc(fzIndex|fzDelta, 0, `on":`),
+		enc(fzIndex|fzDelta, 0, ` "Fl`),
+		enc(fzIndex|fzDelta, 0, `orence,It`),
+		enc(fzIndex|fzDelta, 0, `aly"}`),
+		enc(fzIndex|fzDone, 0, ""),
+	))
+	f.Add(seq(
+		enc(fzIndex|fzID|fzName, 0x10|3, ""),
+		enc(fzIndex|fzID|fzName, 0x20|1|1, ""),
+		enc(fzIndex|fzDelta, 1, `{"a": 2`),
+		enc(fzIndex|fzDelta, 0, `{"a": 2`),
+		enc(fzIndex|fzDelta, 0, `, "b"`),
+		enc(fzIndex|fzDelta, 1, `, "b":`),
+		enc(fzIndex|fzDelta, 0, `: 3}`),
+		enc(fzIndex|fzDelta, 1, ` 3}`),
+		enc(fzIndex|fzDelta, 1, ""),
+	))
+	// Known-bad shapes: A01 index 0 for every call, B01 cumulative, B02
+	// final copy, B03 trailer, A11 negative index, B09 prefix, A16 item id.
+	f.Add(seq(
+		enc(fzIndex|fzID|fzName|fzDelta, 0x10|1, `{"x":1}`),
+		enc(fzIndex|fzID|fzName|fzDelta, 0x20|2, `{"y":`),
+		enc(fzIndex|fzDelta, 0, `{"y":2}`),
+		enc(fzIndex|fzPatch|fzDelta|fzDone, 0, `{"y":2}`),
+		enc(fzIndex|fzDelta, 0, ""),
+		enc(fzIndex, 0x3f, ""),
+		enc(fzID|fzItem|fzName, 0x10|0x04|1, `{"n":1`),
+		enc(fzItem|fzDelta, 0x04, `{"n":1`),
+		enc(fzItem|fzPatch, 0x04, `[1`),
+	))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		b := NewBuffer(WithLimits(Limits{MaxCalls: 8, MaxArgBytes: 256, MaxIndex: 16}))
+		var returned []Call
+		for i, c := range decodeChunks(data) {
+			done, err := b.Add(c)
+			var ce *ChunkError
+			if errors.As(err, &ce) && len(done) > 0 {
+				t.Fatalf("chunk %d rejected (%v) yet completed %d calls", i, err, len(done))
+			}
+			for _, call := range done {
+				// Without Done, a chunk completes a call only by taking
+				// over its index (whole arguments, never repaired) or by
+				// bringing the name of a call whose Done came first.
+				if !c.Done && c.Name == "" && (call.Repaired || !json.Valid(call.Arguments)) {
+					t.Fatalf("chunk %d without Done completed %+v", i, call)
+				}
+			}
+			returned = append(returned, done...)
+		}
+		done, _ := b.DoneAll()
+		returned = append(returned, done...)
+		inc, err := b.Finish()
+		if (len(inc) > 0) != (err != nil) {
+			t.Fatalf("Finish() = %d incomplete, error %v", len(inc), err)
+		}
+		calls := b.Calls()
+		if len(calls) != len(returned) {
+			t.Fatalf("Calls() has %d, Add and DoneAll returned %d", len(calls), len(returned))
+		}
+		for i, c := range calls {
+			if c.Name == "" || c.ID == "" || !json.Valid(c.Arguments) || c.Repaired != (c.Original != "") {
+				t.Fatalf("completed call %d is not whole: %+v", i, c)
+			}
+			if c.ID != returned[i].ID {
+				t.Fatalf("call %d: Calls() has %q, returned %q", i, c.ID, returned[i].ID)
+			}
+		}
+		for _, c := range inc {
+			if c.Arguments != nil {
+				t.Fatalf("incomplete call has arguments: %+v", c)
+			}
+		}
+		if n := len(calls) + len(b.Failed()) + len(inc); n != len(b.calls) {
+			t.Fatalf("%d calls opened, %d accounted for", len(b.calls), n)
+		}
+	})
+}
