@@ -140,7 +140,9 @@ func jsonError(op string, err error) error {
 	var typ *json.UnmarshalTypeError
 	switch {
 	case errors.As(err, &syn):
-		return &DecodeError{Op: op, Offset: syn.Offset, Err: err}
+		// SyntaxError.Offset counts the bytes read, the bad one included;
+		// the error names the bad byte's own 0-based offset.
+		return &DecodeError{Op: op, Offset: max(syn.Offset-1, 0), Err: err}
 	case errors.As(err, &typ):
 		return &DecodeError{Op: op, Offset: typ.Offset, Path: typ.Field, Err: err}
 	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):

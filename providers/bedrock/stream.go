@@ -171,7 +171,7 @@ func payloadError(err error) error {
 	var typ *json.UnmarshalTypeError
 	switch {
 	case errors.As(err, &syn):
-		return fmt.Errorf("payload at byte %d: %w", syn.Offset, err)
+		return fmt.Errorf("payload at byte %d: %w", max(syn.Offset-1, 0), err)
 	case errors.As(err, &typ):
 		return fmt.Errorf("payload field %s at byte %d: %w", typ.Field, typ.Offset, err)
 	}

@@ -134,7 +134,7 @@ func (s *eventStream) event(raw sse.Event) error {
 		var typ *json.UnmarshalTypeError
 		switch {
 		case errors.As(err, &syn):
-			return fmt.Errorf("data at byte %d: %w", syn.Offset, err)
+			return fmt.Errorf("data at byte %d: %w", max(syn.Offset-1, 0), err)
 		case errors.As(err, &typ):
 			return fmt.Errorf("data field %s at byte %d: %w", typ.Field, typ.Offset, err)
 		}
@@ -227,11 +227,11 @@ func (s *eventStream) event(raw sse.Event) error {
 		if ev.Delta == nil {
 			return nil
 		}
-		if ev.Delta.Error != "" {
-			s.emit(core.Event{Kind: core.EventError, Error: &core.ProviderError{Message: ev.Delta.Error}})
-		}
 		if u := canonicalUsage(ev.Delta.Usage); u != nil {
 			s.emit(core.Event{Kind: core.EventUsage, Usage: u})
+		}
+		if ev.Delta.Error != "" {
+			s.emit(core.Event{Kind: core.EventError, Error: &core.ProviderError{Message: ev.Delta.Error}})
 		}
 		if ev.Delta.FinishReason != "" {
 			s.emit(core.Event{Kind: core.EventFinish, Finish: finishFromWire(ev.Delta.FinishReason), ProviderFinish: ev.Delta.FinishReason})
@@ -384,7 +384,12 @@ func (sw *streamWriter) event(e core.Event) error {
 		if e.Error != nil {
 			msg = e.Error.Message
 		}
-		return sw.write("message-end", obj{"delta": obj{"error": msg}})
+		delta := obj{"error": msg}
+		if sw.usage != nil {
+			delta["usage"] = wireUsage(sw.usage)
+			sw.usage = nil
+		}
+		return sw.write("message-end", obj{"delta": delta})
 	}
 	return nil
 }

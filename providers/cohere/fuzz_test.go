@@ -1,0 +1,80 @@
+package cohere
+
+import (
+	"bytes"
+	"errors"
+	"testing"
+)
+
+func corpusSeeds(f *testing.F, stream bool) {
+	for _, path := range corpusFiles(f) {
+		for _, ex := range loadExchanges(f, path) {
+			if ex.Stream == stream {
+				f.Add(ex.Response)
+			}
+			if !stream && ex.Request != nil {
+				f.Add(ex.Request)
+			}
+		}
+	}
+}
+
+// FuzzDecodeStream checks that DecodeStream never panics, ends every
+// failure with a *StreamError, and never yields a delta larger than the
+// event size limit allows.
+func FuzzDecodeStream(f *testing.F) {
+	corpusSeeds(f, true)
+	f.Add(sseBody(false, callStart(-1, "c", "f", `"null"`), callEnd(-1)))
+	f.Add(sseBody(true, callStart(0, "c", "f", `""`), callDelta(0, `{"a":`)))
+	f.Add([]byte("data: {\"type\":\"tool-call-delta\",\"index\":1e99}\n\n"))
+	f.Add([]byte("event: message-end\ndata: {\"type\":\"message-end\",\"delta\":{\"usage\":{\"tokens\":{\"input_tokens\":1e400}}}}\n\n"))
+	f.Add([]byte{})
+	const max = 2048
+	f.Fuzz(func(t *testing.T, body []byte) {
+		evs, err := drain(New(WithMaxEventSize(max)).DecodeStream(bytes.NewReader(body)))
+		if err != nil {
+			var se *StreamError
+			if !errors.As(err, &se) {
+				t.Fatalf("error %v is not a *StreamError", err)
+			}
+			if se.Offset < 0 || se.Offset > int64(len(body)) {
+				t.Fatalf("error offset %d outside the %d-byte body", se.Offset, len(body))
+			}
+		}
+		for _, e := range evs {
+			if len(e.Text) > max || (e.Chunk != nil && len(e.Chunk.ArgsDelta) > max) {
+				t.Fatalf("event larger than the %d-byte event limit", max)
+			}
+		}
+	})
+}
+
+// FuzzDecodeResponse checks that DecodeResponse and DecodeRequest never
+// panic, and that a decoded response encodes and decodes again to the same
+// calls.
+func FuzzDecodeResponse(f *testing.F) {
+	corpusSeeds(f, false)
+	f.Add([]byte(`{"message":{"role":"assistant","tool_calls":[{"id":"c","type":"function","function":{"name":"f","arguments":"{\"a\":"}}]}}`))
+	f.Add([]byte(`{"message":"boom"}`))
+	f.Add([]byte(`{"message":{"content":"x"}}`))
+	f.Add([]byte(`{"messages":[{"role":"tool","content":[{"type":"document","document":{"data":"s"}}]}]}`))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		a := New()
+		_, _ = a.DecodeRequest(body)
+		resp, err := a.DecodeResponse(body)
+		if err != nil {
+			return
+		}
+		again, err := a.EncodeResponse(resp)
+		if err != nil {
+			t.Fatalf("re-encoding a decoded response: %v", err)
+		}
+		back, err := a.DecodeResponse(again)
+		if err != nil {
+			t.Fatalf("re-decoding %s: %v", again, err)
+		}
+		if len(back.Calls()) != len(resp.Calls()) {
+			t.Fatalf("%d calls after a round trip, want %d", len(back.Calls()), len(resp.Calls()))
+		}
+	})
+}

@@ -1,0 +1,185 @@
+package cohere
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/toolconform/conform/core"
+)
+
+// sseBody wraps payloads as SSE events; with named set, each gets an
+// "event:" line holding its JSON type, as api.cohere.com sends.
+func sseBody(named bool, payloads ...string) []byte {
+	var b strings.Builder
+	for _, p := range payloads {
+		if named {
+			if i := strings.Index(p, `"type":"`); i >= 0 {
+				typ := p[i+8:]
+				fmt.Fprintf(&b, "event: %s\n", typ[:strings.IndexByte(typ, '"')])
+			}
+		}
+		fmt.Fprintf(&b, "data: %s\n\n", p)
+	}
+	return []byte(b.String())
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func start(idx int, id, name, args string) core.Event {
+	return core.Event{Kind: core.EventCallStart, Chunk: &core.Chunk{Index: idx, HasIndex: true, ID: id, Name: name, ArgsDelta: args, Start: true}}
+}
+
+func delta(idx int, s string) core.Event {
+	return core.Event{Kind: core.EventCallDelta, Chunk: &core.Chunk{Index: idx, HasIndex: true, ArgsDelta: s}}
+}
+
+func end(idx int, args *string) core.Event {
+	return core.Event{Kind: core.EventCallEnd, Chunk: &core.Chunk{Index: idx, HasIndex: true, Done: true, Args: args}}
+}
+
+const (
+	msgStart = `{"id":"r1","type":"message-start","delta":{"message":{"role":"assistant","content":[],"tool_plan":"","tool_calls":[],"citations":[]}}}`
+	planI    = `{"type":"tool-plan-delta","delta":{"message":{"tool_plan":"I will"}}}`
+)
+
+func callStart(idx int, id, name, args string) string {
+	return fmt.Sprintf(`{"type":"tool-call-start","index":%d,"delta":{"message":{"tool_calls":{"id":%q,"type":"function","function":{"name":%q,"arguments":%s}}}}}`, idx, id, name, args)
+}
+
+func callDelta(idx int, args string) string {
+	return fmt.Sprintf(`{"type":"tool-call-delta","index":%d,"delta":{"message":{"tool_calls":{"function":{"arguments":%q}}}}}`, idx, args)
+}
+
+func callEnd(idx int) string { return fmt.Sprintf(`{"type":"tool-call-end","index":%d}`, idx) }
+
+func TestDecodeStreamFailureModes(t *testing.T) {
+	finish := core.Event{Kind: core.EventFinish, Finish: core.FinishToolCalls, ProviderFinish: "TOOL_CALL"}
+	msgEnd := `{"type":"message-end","delta":{"finish_reason":"TOOL_CALL"}}`
+	tests := []struct {
+		name     string
+		payloads []string
+		want     []core.Event
+	}{
+		{
+			name:     "G16 tool plan is a plan event, calls follow with first arguments on the start",
+			payloads: []string{msgStart, planI, callStart(0, "c1", "f", `"{\"a\":"`), callDelta(0, "1}"), callEnd(0), msgEnd},
+			want: []core.Event{
+				{Kind: core.EventPlan, Text: "I will", ID: "r1"},
+				start(0, "c1", "f", `{"a":`), delta(0, "1}"), end(0, nil), finish,
+			},
+		},
+		{
+			name:     "C02 start and end only is a call without arguments",
+			payloads: []string{msgStart, callStart(0, "c1", "now", `""`), callEnd(0), msgEnd},
+			want:     []core.Event{func() core.Event { e := start(0, "c1", "now", ""); e.ID = "r1"; return e }(), end(0, ptr("{}")), finish},
+		},
+		{
+			name:     "C06 arguments null on the start",
+			payloads: []string{callStart(0, "c1", "now", `"null"`), callEnd(0)},
+			want:     []core.Event{start(0, "c1", "now", ""), end(0, ptr("{}"))},
+		},
+		{
+			name:     "C06 arguments null as the first delta",
+			payloads: []string{callStart(0, "c1", "now", `""`), callDelta(0, "null"), callEnd(0)},
+			want:     []core.Event{start(0, "c1", "now", ""), end(0, ptr("{}"))},
+		},
+		{
+			name:     "null inside arguments is kept",
+			payloads: []string{callStart(0, "c1", "f", `""`), callDelta(0, `{"a":`), callDelta(0, "null"), callDelta(0, "}"), callEnd(0)},
+			want:     []core.Event{start(0, "c1", "f", ""), delta(0, `{"a":`), delta(0, "null"), delta(0, "}"), end(0, nil)},
+		},
+		{
+			name: "two calls, text, thinking, citations ignored, usage from tokens, DONE",
+			payloads: []string{
+				`{"type":"content-start","index":0,"delta":{"message":{"content":{"type":"thinking","thinking":""}}}}`,
+				`{"type":"content-delta","index":0,"delta":{"message":{"content":{"thinking":"hm"}}}}`,
+				`{"type":"content-start","index":1,"delta":{"message":{"content":{"type":"text","text":""}}}}`,
+				`{"type":"content-delta","index":1,"delta":{"message":{"content":{"text":"Hi"}}},"extra":1}`,
+				`{"type":"citation-start","index":0,"delta":{"message":{"citations":{"start":0,"end":2}}}}`,
+				`{"type":"content-end","index":1}`,
+				callStart(0, "c1", "f", `""`), callDelta(0, "{}"), callEnd(0),
+				callStart(1, "c2", "g", `""`), callDelta(1, `{"b":2}`), callEnd(1),
+				`{"type":"message-end","delta":{"finish_reason":"COMPLETE","usage":{"billed_units":{"input_tokens":1,"output_tokens":2},"tokens":{"input_tokens":10,"output_tokens":20}}}}`,
+				`[DONE]`,
+			},
+			want: []core.Event{
+				{Kind: core.EventThinking, Text: "hm"}, {Kind: core.EventText, Text: "Hi"},
+				start(0, "c1", "f", ""), delta(0, "{}"), end(0, nil),
+				start(1, "c2", "g", ""), delta(1, `{"b":2}`), end(1, nil),
+				{Kind: core.EventUsage, Usage: &core.Usage{InputTokens: 10, OutputTokens: 20}},
+				{Kind: core.EventFinish, Finish: core.FinishStop, ProviderFinish: "COMPLETE"},
+			},
+		},
+		{
+			name:     "stream error in message-end",
+			payloads: []string{`{"type":"message-end","delta":{"error":"overloaded","finish_reason":"ERROR"}}`},
+			want: []core.Event{
+				{Kind: core.EventError, Error: &core.ProviderError{Message: "overloaded"}},
+				{Kind: core.EventFinish, Finish: core.FinishError, ProviderFinish: "ERROR"},
+			},
+		},
+		{
+			name:     "unknown event type ignored",
+			payloads: []string{`{"type":"debug","delta":{"x":1}}`, `{"type":"content-delta","delta":{"message":{"content":{"text":"x"}}}}`},
+			want:     []core.Event{{Kind: core.EventText, Text: "x"}},
+		},
+	}
+	for _, tt := range tests {
+		for _, named := range []bool{true, false} {
+			t.Run(fmt.Sprintf("%s/event-lines=%v", tt.name, named), func(t *testing.T) {
+				got, err := drain(New().DecodeStream(bytes.NewReader(sseBody(named, tt.payloads...))))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if diff := cmp.Diff(tt.want, got); diff != "" {
+					t.Errorf("events (-want +got):\n%s", diff)
+				}
+			})
+		}
+	}
+}
+
+func TestDecodeStreamErrors(t *testing.T) {
+	first := "data: " + planI + "\n\n"
+	tests := []struct {
+		name    string
+		body    string
+		opts    []Option
+		offset  int64
+		wantErr error
+		text    string
+		events  int
+	}{
+		{"malformed JSON names the event offset and the byte in its data", first + `data: {"type":"tool-call-delta","index":0,` + "\n\n", nil, int64(len(first)), nil, "data at byte", 1},
+		{"index of the wrong type", first + `data: {"type":"tool-call-end","index":"0"}` + "\n\n", nil, int64(len(first)), nil, "index", 1},
+		{"event over the size limit", first + "data: " + strings.Repeat("x", 200) + "\n\n", []Option{WithMaxEventSize(100)}, 0, ErrEventTooLarge, "", 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			evs, err := drain(New(tt.opts...).DecodeStream(strings.NewReader(tt.body)))
+			var se *StreamError
+			if !errors.As(err, &se) {
+				t.Fatalf("error %v is not a *StreamError", err)
+			}
+			if tt.wantErr != nil && !errors.Is(err, tt.wantErr) {
+				t.Errorf("error %v does not wrap %v", err, tt.wantErr)
+			}
+			if tt.wantErr == nil && se.Offset != tt.offset {
+				t.Errorf("offset %d, want %d (%v)", se.Offset, tt.offset, err)
+			}
+			if tt.wantErr != nil && se.Offset < int64(len(first)) {
+				t.Errorf("offset %d is before the oversized event at %d (%v)", se.Offset, len(first), err)
+			}
+			if !strings.Contains(err.Error(), tt.text) || !strings.Contains(err.Error(), "byte") {
+				t.Errorf("message %q does not name the place (%q)", err, tt.text)
+			}
+			if len(evs) != tt.events {
+				t.Errorf("%d events before the error, want %d", len(evs), tt.events)
+			}
+		})
+	}
+}
