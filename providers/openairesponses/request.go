@@ -51,7 +51,7 @@ type wireItem struct {
 	Content          json.RawMessage `json:"content"`
 	CallID           string          `json:"call_id"`
 	Name             string          `json:"name"`
-	Arguments        *string         `json:"arguments"`
+	Arguments        json.RawMessage `json:"arguments"`
 	Output           json.RawMessage `json:"output"`
 	Summary          []wireSummary   `json:"summary"`
 	EncryptedContent *string         `json:"encrypted_content"`
@@ -160,8 +160,8 @@ func (d *itemDecoder) item(it wireItem, path string) error {
 	case "function_call":
 		m := d.last(core.RoleAssistant)
 		c := core.Call{ID: it.CallID, ItemID: it.ID, Name: it.Name}
-		if it.Arguments != nil {
-			c.Arguments = json.RawMessage(*it.Arguments)
+		if args, ok := argsOf(it.Arguments); ok {
+			c.Arguments = json.RawMessage(args)
 		}
 		m.Parts = append(m.Parts, core.CallPart(c))
 	case "function_call_output":
@@ -179,6 +179,24 @@ func (d *itemDecoder) item(it wireItem, path string) error {
 		// local_shell_call, ...) and item references are not modelled.
 	}
 	return nil
+}
+
+// argsOf reads an item's arguments: a JSON string as sent, or (from
+// servers that send an object, C04) the object's JSON text. ok is false when
+// there are none.
+func argsOf(raw json.RawMessage) (string, bool) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return "", false
+	}
+	if raw[0] == '"' {
+		s, err := unquoteRaw(raw)
+		if err != nil {
+			return "", false
+		}
+		return s, true
+	}
+	return string(raw), true
 }
 
 func nonNil(p []core.Part) []core.Part {

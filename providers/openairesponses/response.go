@@ -101,15 +101,12 @@ func statusOf(f core.FinishReason, raw string) (status, reason string) {
 // is reported (C01).
 func callOf(it wireItem) (c core.Call, ok bool) {
 	c = core.Call{ID: it.CallID, ItemID: it.ID, Name: it.Name}
-	args := ""
-	if it.Arguments != nil {
-		args = *it.Arguments
-	}
+	args, _ := argsOf(it.Arguments)
 	switch {
 	case it.Status == "incomplete":
 		c.Original = args
 		return c, false
-	case bytes.TrimSpace([]byte(args)) == nil || len(bytes.TrimSpace([]byte(args))) == 0:
+	case len(bytes.TrimSpace([]byte(args))) == 0:
 		c.Arguments, c.Repaired, c.Original = json.RawMessage("{}"), true, args
 		return c, true
 	case !json.Valid([]byte(args)):

@@ -156,9 +156,7 @@ func (s *stream) handle(ev sseEvent) error {
 		s.sawCall = true
 		c := chunk()
 		c.ItemID, c.ID, c.Name, c.Start = it.ID, it.CallID, it.Name, true
-		if it.Arguments != nil {
-			c.ArgsDelta = *it.Arguments
-		}
+		c.ArgsDelta, _ = argsOf(it.Arguments)
 		s.emit(core.Event{Kind: core.EventCallStart, Chunk: c})
 	case "response.function_call_arguments.delta":
 		d, err := s.str(ev, se.Delta, "delta")
@@ -197,10 +195,7 @@ func (s *stream) handle(ev sseEvent) error {
 				return nil
 			}
 			st.ended = true
-			args := ""
-			if it.Arguments != nil {
-				args = *it.Arguments
-			}
+			args, _ := argsOf(it.Arguments)
 			c := chunk()
 			c.ItemID, c.Args, c.Done = it.ID, &args, true
 			s.emit(core.Event{Kind: core.EventCallEnd, Chunk: c})
