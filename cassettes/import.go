@@ -176,6 +176,15 @@ func DetectFormat(name string, data []byte) (Format, error) {
 	if f, ok := detectYAML(data); ok {
 		return f, nil
 	}
+	if strings.HasSuffix(lower, ".yaml") || strings.HasSuffix(lower, ".yml") {
+		// Say why a YAML file is not a cassette, rather than that its
+		// format is unknown.
+		root, err := parseYAMLRoot(data)
+		if err != nil {
+			return "", yamlErr(name, err)
+		}
+		return "", atLine(name, root.Line, fmt.Errorf("%w: YAML without an interactions list", ErrUnknownFormat))
+	}
 	trimmed := bytes.TrimSpace(data)
 	switch {
 	case bytes.HasPrefix(trimmed, []byte("data:")), bytes.HasPrefix(trimmed, []byte("event:")):

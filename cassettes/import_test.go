@@ -343,10 +343,22 @@ func TestImportErrors(t *testing.T) {
 			msg:      "import p.yaml:2: interaction 0: request body: malformed recording: line 5: .inf is not a JSON number",
 		},
 		{
-			name: "YAML syntax error", file: "s.yaml",
-			data:     "interactions:\n- request: [\n",
+			name: "YAML syntax error names the line", file: "s.yaml",
+			data:     "interactions:\n- request: [\n  a: b\n",
+			sentinel: ErrMalformed,
+			msg:      "import s.yaml:2: malformed recording: go-yaml load error in parser (while parsing a flow sequence) at L2.C12-L4.C1: did not find expected ',' or ']'",
+		},
+		{
+			name: "YAML that is not a cassette", file: "s.yml",
+			data:     "\nfoo: 1\n",
 			sentinel: ErrUnknownFormat,
-			msg:      "import s.yaml: unknown recording format: not go-vcr or VCR.py YAML, httprr, .chunks.txt, .json or .sse",
+			msg:      "import s.yml:2: unknown recording format: YAML without an interactions list",
+		},
+		{
+			name: "parsed_body alias bomb", file: "p.yaml",
+			data:     aliasBomb(),
+			sentinel: ErrTooLarge,
+			msg:      "import p.yaml:2: interaction 0: request body: parsed_body has more than 1048576 values or 67108864 bytes as JSON: too large",
 		},
 	}
 	for _, tt := range tests {
@@ -413,4 +425,17 @@ func TestGuessProtocol(t *testing.T) {
 			t.Errorf("GuessProtocol(%q) = %q, want %q", u, got, want)
 		}
 	}
+}
+
+// aliasBomb returns a VCR.py cassette whose parsed_body expands to 10^9
+// values through nested aliases.
+func aliasBomb() string {
+	var b strings.Builder
+	b.WriteString("interactions:\n- request:\n    method: GET\n    uri: https://a/b\n    parsed_body:\n      l0: &l0 [x, x, x, x, x, x, x, x, x, x]\n")
+	for n := 1; n < 10; n++ {
+		p := "*l" + itoa(n-1)
+		b.WriteString("      l" + itoa(n) + ": &l" + itoa(n) + " [" + strings.Repeat(p+", ", 9) + p + "]\n")
+	}
+	b.WriteString("  response:\n    status: {code: 200}\n")
+	return b.String()
 }

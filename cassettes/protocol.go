@@ -111,7 +111,7 @@ func guessProtocolFromBody(first []byte) string {
 		return "openai-chat"
 	case object == "response", strings.HasPrefix(typ, "response."):
 		return "openai-responses"
-	case obj["event_type"] != nil:
+	case obj["event_type"] != nil, obj["outputs"] != nil && obj["status"] != nil:
 		return "google-interactions"
 	case obj["candidates"] != nil:
 		return "gemini"

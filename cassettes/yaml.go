@@ -10,6 +10,7 @@ import (
 	"math"
 	"net/http"
 	"net/url"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -77,10 +78,19 @@ func detectYAML(data []byte) (Format, bool) {
 	return FormatVCRPy, true
 }
 
-// yamlErr turns a YAML syntax error into an ImportError; the YAML library
-// puts the line into its message.
+// yamlLine finds the line in a YAML library error message ("line 3" or
+// "L3.C5").
+var yamlLine = regexp.MustCompile(`(?:line |\bL)(\d+)`)
+
+// yamlErr turns a YAML syntax error into an ImportError naming its line.
 func yamlErr(name string, err error) error {
-	return inFile(name, fmt.Errorf("%w: %v", ErrMalformed, err))
+	msg := err.Error()
+	if m := yamlLine.FindStringSubmatch(msg); m != nil {
+		if line, convErr := strconv.Atoi(m[1]); convErr == nil && line > 0 {
+			return atLine(name, line, fmt.Errorf("%w: %s", ErrMalformed, msg))
+		}
+	}
+	return inFile(name, fmt.Errorf("%w: %s", ErrMalformed, msg))
 }
 
 // interactionsOf returns the interaction nodes of a cassette root.
@@ -339,37 +349,50 @@ func decodeScalarString(n *yaml.Node) (string, error) {
 
 // nodeJSON writes a YAML node as compact JSON, keeping mapping order.
 func nodeJSON(n *yaml.Node) (string, error) {
-	var b bytes.Buffer
-	if err := writeNodeJSON(&b, n, 0); err != nil {
+	w := nodeWriter{}
+	if err := w.write(n, 0); err != nil {
 		return "", err
 	}
-	return b.String(), nil
+	return w.b.String(), nil
 }
 
-// maxNodeDepth bounds the nesting nodeJSON follows, so that alias loops
-// and hostile nesting end in an error.
-const maxNodeDepth = 1000
+// Limits of nodeJSON: nesting (alias loops end here) and values written
+// (alias bombs end here).
+const (
+	maxNodeDepth  = 1000
+	maxNodeValues = 1 << 20
+)
 
-func writeNodeJSON(b *bytes.Buffer, n *yaml.Node, depth int) error {
+// nodeWriter writes YAML nodes as JSON, counting the values written.
+type nodeWriter struct {
+	b      bytes.Buffer
+	values int
+}
+
+func (w *nodeWriter) write(n *yaml.Node, depth int) error {
+	if w.values++; w.values > maxNodeValues || w.b.Len() > MaxBodySize {
+		return fmt.Errorf("parsed_body has more than %d values or %d bytes as JSON: %w", maxNodeValues, MaxBodySize, ErrTooLarge)
+	}
 	if depth > maxNodeDepth {
 		return fmt.Errorf("%w: line %d: parsed_body nested deeper than %d", ErrMalformed, n.Line, maxNodeDepth)
 	}
+	b := &w.b
 	switch n.Kind {
 	case yaml.AliasNode:
 		if n.Alias == nil {
 			return fmt.Errorf("%w: line %d: unresolved alias", ErrMalformed, n.Line)
 		}
-		return writeNodeJSON(b, n.Alias, depth+1)
+		w.values--
+		return w.write(n.Alias, depth+1)
 	case yaml.MappingNode:
 		b.WriteByte('{')
 		for k := 0; k+1 < len(n.Content); k += 2 {
 			if k > 0 {
 				b.WriteByte(',')
 			}
-			key, _ := json.Marshal(n.Content[k].Value)
-			b.Write(key)
+			writeJSONString(b, n.Content[k].Value)
 			b.WriteByte(':')
-			if err := writeNodeJSON(b, n.Content[k+1], depth+1); err != nil {
+			if err := w.write(n.Content[k+1], depth+1); err != nil {
 				return err
 			}
 		}
@@ -380,12 +403,20 @@ func writeNodeJSON(b *bytes.Buffer, n *yaml.Node, depth int) error {
 			if k > 0 {
 				b.WriteByte(',')
 			}
-			if err := writeNodeJSON(b, v, depth+1); err != nil {
+			if err := w.write(v, depth+1); err != nil {
 				return err
 			}
 		}
 		b.WriteByte(']')
 	case yaml.ScalarNode:
+		switch n.ShortTag() {
+		case "!!str", "!!binary", "!!timestamp":
+			writeJSONString(b, n.Value)
+			return nil
+		case "!!null":
+			b.WriteString("null")
+			return nil
+		}
 		var v any
 		if err := n.Decode(&v); err != nil {
 			return fmt.Errorf("%w: line %d: %v", ErrMalformed, n.Line, err)
@@ -393,20 +424,23 @@ func writeNodeJSON(b *bytes.Buffer, n *yaml.Node, depth int) error {
 		if f, ok := v.(float64); ok && (math.IsInf(f, 0) || math.IsNaN(f)) {
 			return fmt.Errorf("%w: line %d: %s is not a JSON number", ErrMalformed, n.Line, n.Value)
 		}
-		if _, ok := v.([]byte); ok {
-			v = n.Value
-		}
-		var tmp bytes.Buffer
-		enc := json.NewEncoder(&tmp)
-		enc.SetEscapeHTML(false)
-		if err := enc.Encode(v); err != nil {
+		data, err := json.Marshal(v)
+		if err != nil {
 			return fmt.Errorf("%w: line %d: %v", ErrMalformed, n.Line, err)
 		}
-		b.Write(bytes.TrimSuffix(tmp.Bytes(), []byte("\n")))
+		b.Write(data)
 	default:
 		return fmt.Errorf("%w: line %d: unexpected YAML node in parsed_body", ErrMalformed, n.Line)
 	}
 	return nil
+}
+
+// writeJSONString writes s as a JSON string without HTML escaping.
+func writeJSONString(b *bytes.Buffer, s string) {
+	enc := json.NewEncoder(b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s)       // a string always encodes
+	b.Truncate(b.Len() - 1) // the encoder's newline
 }
 
 // decodeContent undoes a gzip content-encoding: a gzip body is
