@@ -36,7 +36,9 @@
 // are compared only when the want gives them; repaired and original always
 // are, so an unreported repair or an unexpected one is a failure (C09).
 // Arguments are compared as JSON; argument text that is not JSON shows in a
-// diff as "<invalid JSON> TEXT", and empty text as "<empty>".
+// diff as "<invalid JSON> TEXT", and empty text as "<empty>". A call of
+// want/incomplete.json may leave out arguments: core.Collect keeps the text
+// of an incomplete call in original, with no arguments.
 //
 // # Names and where the files live
 //
@@ -72,12 +74,12 @@
 //     require an error matching want/error.txt (replay rules such as
 //     "a tool_use needs a tool_result", G01).
 //
-// Events are collected by the engine itself, following core.Chunk's routing
-// rules literally (id, then item id, then turn and index, else the most
-// recent call); a call is complete only when a call_end event or a Done
-// chunk closes it, and calls still open at the end are incomplete. The
-// engine does not use a repairing buffer on purpose: it checks what the
-// adapter emits, not what a lenient accumulator could make of it.
+// Events are collected with core.Collect, the way a client that waits for
+// the end of a stream sees them: routed by core.Buffer, calls closed by
+// call_end, Done or a finish event, calls still open at the end reported in
+// Response.Incomplete and in the returned error. A repair the Buffer makes
+// shows as "repaired" in the calls and so fails a case that does not expect
+// it (C09).
 //
 // A case is skipped only when the adapter says it lacks the feature: an
 // encoder returns an error wrapping errors.ErrUnsupported. A skip is never a

@@ -294,7 +294,7 @@ func (r *run) stream(opts Options) {
 		body = buf.Bytes()
 	}
 	decode := func(rd io.Reader) (*core.Response, error) {
-		return guard("decode stream", func() (*core.Response, error) { return collect(r.a.DecodeStream(rd)) })
+		return guard("decode stream", func() (*core.Response, error) { return core.Collect(r.a.DecodeStream(rd)) })
 	}
 	resp, err := decode(bytes.NewReader(body))
 	r.outcome(resp, err)
@@ -308,7 +308,7 @@ func (r *run) stream(opts Options) {
 		seed := seedFor(r.res.Name, i)
 		resp2, err2 := decode(&splitReader{data: body, rng: rand.New(rand.NewPCG(seed, uint64(i)))})
 		if got := outcomeJSON(resp2, err2); got != whole {
-			r.problem("split-independence", cmp.Diff(whole, got),
+			r.problem("split-independence", textDiff(whole, got),
 				"decoding the same bytes in random-size reads (seed %d) gives a different result than one read", seed)
 			break
 		}
@@ -415,14 +415,14 @@ func (r *run) outcome(resp *core.Response, err error) {
 	r.compareCalls("incomplete", "calls left incomplete differ from want/incomplete.json (an incomplete call must never be reported as complete)", inc, resp.Incomplete)
 
 	if w.Text != nil && *w.Text != resp.Text() {
-		r.problem("text", cmp.Diff(*w.Text, resp.Text()), "visible text differs from want/text.txt")
+		r.problem("text", textDiff(*w.Text, resp.Text()), "visible text differs from want/text.txt")
 	}
 	if f := w.Finish; f != nil {
 		if f.Reason != resp.Finish {
-			r.problem("finish", cmp.Diff(string(f.Reason), string(resp.Finish)), "normalised finish reason differs from want/finish.txt")
+			r.problem("finish", textDiff(string(f.Reason), string(resp.Finish)), "normalised finish reason differs from want/finish.txt")
 		}
 		if f.Provider != "" && f.Provider != resp.ProviderFinish {
-			r.problem("provider-finish", cmp.Diff(f.Provider, resp.ProviderFinish), "provider finish reason differs from want/finish.txt")
+			r.problem("provider-finish", textDiff(f.Provider, resp.ProviderFinish), "provider finish reason differs from want/finish.txt")
 		}
 	}
 }
@@ -440,7 +440,11 @@ func (r *run) compareCalls(rule, msg string, want []map[string]any, got []core.C
 		if i < len(want) {
 			w = want[i]
 		}
-		m := map[string]any{"id": c.ID, "name": c.Name, "arguments": argValue(c.Arguments)}
+		m := map[string]any{"id": c.ID, "name": c.Name}
+		_, wantArgs := w["arguments"]
+		if len(bytes.TrimSpace(c.Arguments)) > 0 || wantArgs {
+			m["arguments"] = argValue(c.Arguments)
+		}
 		if w != nil {
 			if _, ok := w["item_id"]; ok {
 				m["item_id"] = c.ItemID
@@ -505,7 +509,7 @@ func (r *run) compareValues(rule, msg string, want, got any) {
 	if cmp.Equal(want, got) {
 		return
 	}
-	r.problem(rule, cmp.Diff(indent(want), indent(got)), "%s", msg)
+	r.problem(rule, textDiff(indent(want), indent(got)), "%s", msg)
 }
 
 // normalize gives numbers one spelling (2 and 2.0 are the same number) and
@@ -540,11 +544,31 @@ func normalize(v any) any {
 }
 
 func indent(v any) string {
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
 		return fmt.Sprintf("%#v", v)
 	}
-	return string(b) + "\n"
+	return buf.String()
+}
+
+// textDiff is cmp.Diff of two texts, labelled -want +got. cmp shows a line
+// diff only for strings of 32 bytes or more; shorter ones are shown here as
+// whole lines in the same style.
+func textDiff(want, got string) string {
+	if len(want) >= 32 && len(got) >= 32 {
+		return cmp.Diff(want, got)
+	}
+	var b strings.Builder
+	for _, l := range strings.Split(strings.TrimSuffix(want, "\n"), "\n") {
+		b.WriteString("- \t" + l + "\n")
+	}
+	for _, l := range strings.Split(strings.TrimSuffix(got, "\n"), "\n") {
+		b.WriteString("+ \t" + l + "\n")
+	}
+	return b.String()
 }
 
 // outcomeJSON renders a decode outcome as indented JSON, for comparing two

@@ -60,7 +60,9 @@ func TestCheckStream(t *testing.T) {
 	pass := streamCase(t, "fake/streaming/pass", `-- want/calls.json --
 [{"id":"c1","name":"a","arguments":{"x":1}}]
 -- want/incomplete.json --
-[{"id":"c2","name":"b","arguments":"<invalid JSON> {\"y\":2"}]
+[{"id":"c2","name":"b","original":"{\"y\":2"}]
+-- want/error.txt --
+tool call incomplete: "c2"
 -- want/text.txt --
 Let me check.
 -- want/finish.txt --
@@ -80,12 +82,12 @@ tool_calls tool_calls
 	}
 	want := []summary{
 		{Name: "fake/streaming/pass", Status: "pass"},
-		{Name: "fake/streaming/fail", Status: "fail", Rules: []string{"calls", "incomplete", "text", "finish", "provider-finish"}},
+		{Name: "fake/streaming/fail", Status: "fail", Rules: []string{"decode", "calls", "incomplete", "text", "finish", "provider-finish"}},
 	}
 	if diff := cmp.Diff(want, summarize(results)); diff != "" {
 		t.Fatalf("results (-want +got):\n%s", diff)
 	}
-	calls := results[1].Problems[0].String()
+	calls := results[1].Problems[1].String()
 	for _, s := range []string{"[A05 B09] calls: complete tool calls differ", "(-want +got)"} {
 		if !strings.Contains(calls, s) {
 			t.Errorf("calls problem lacks %q:\n%s", s, calls)
@@ -184,7 +186,7 @@ func (l lossy) DecodeRequest(b []byte) (*core.Request, error) {
 }
 
 func TestKnownFailingAndPatterns(t *testing.T) {
-	pass := streamCase(t, "fake/streaming/pass", "-- want/calls.json --\n[{\"id\":\"c1\",\"name\":\"a\",\"arguments\":{\"x\":1}}]\n-- want/incomplete.json --\n[{\"id\":\"c2\",\"name\":\"b\",\"arguments\":\"<invalid JSON> {\\\"y\\\":2\"}]\n")
+	pass := streamCase(t, "fake/streaming/pass", "-- want/calls.json --\n[{\"id\":\"c1\",\"name\":\"a\",\"arguments\":{\"x\":1}}]\n-- want/incomplete.json --\n[{\"id\":\"c2\",\"name\":\"b\",\"original\":\"{\\\"y\\\":2\"}]\n-- want/error.txt --\ntool call incomplete\n")
 	fail := streamCase(t, "fake/streaming/fail", "")
 	kf, err := ParsePatternList("known-failing.txt", []byte("# list\nfake/streaming/pass\nfake//fail\nfake//nothing-like-this\n"))
 	if err != nil {
@@ -193,7 +195,7 @@ func TestKnownFailingAndPatterns(t *testing.T) {
 	results, err := Check([]core.Adapter{fakeadapter.New("fake")}, []*Scenario{pass, fail}, Options{KnownFailing: kf})
 	want := []summary{
 		{Name: "fake/streaming/pass", Status: "fail", Rules: []string{"known-failing"}},
-		{Name: "fake/streaming/fail", Status: "known-failing", Reason: "listed in known-failing.txt:3", Rules: []string{"calls", "incomplete"}},
+		{Name: "fake/streaming/fail", Status: "known-failing", Reason: "listed in known-failing.txt:3", Rules: []string{"decode", "calls", "incomplete"}},
 	}
 	if diff := cmp.Diff(want, summarize(results)); diff != "" {
 		t.Errorf("results (-want +got):\n%s", diff)

@@ -361,12 +361,12 @@ func Parse(name, file string, data []byte, resolve CassetteResolver) (*Scenario,
 
 	// Wants.
 	if _, ok := sections["want/calls.json"]; ok {
-		if err := decodeCalls(sections["want/calls.json"], &sc.Want.Calls); err != nil {
+		if err := decodeCalls(sections["want/calls.json"], &sc.Want.Calls, true); err != nil {
 			return nil, perr(lineOf("want/calls.json"), "section want/calls.json: %w", err)
 		}
 	}
 	if _, ok := sections["want/incomplete.json"]; ok {
-		if err := decodeCalls(sections["want/incomplete.json"], &sc.Want.Incomplete); err != nil {
+		if err := decodeCalls(sections["want/incomplete.json"], &sc.Want.Incomplete, false); err != nil {
 			return nil, perr(lineOf("want/incomplete.json"), "section want/incomplete.json: %w", err)
 		}
 	}
@@ -430,8 +430,9 @@ func Parse(name, file string, data []byte, resolve CassetteResolver) (*Scenario,
 	return sc, nil
 }
 
-// decodeCalls reads a JSON array of call objects; each must have a name.
-func decodeCalls(b []byte, dst *[]map[string]any) error {
+// decodeCalls reads a JSON array of call objects; each must have a name,
+// and arguments when needArgs is set.
+func decodeCalls(b []byte, dst *[]map[string]any, needArgs bool) error {
 	d := json.NewDecoder(bytes.NewReader(b))
 	d.UseNumber()
 	var calls []map[string]any
@@ -451,7 +452,7 @@ func decodeCalls(b []byte, dst *[]map[string]any) error {
 		if _, ok := c["name"].(string); !ok {
 			return fmt.Errorf("%w: [%d].name is missing or not a string", ErrBadScenario, i)
 		}
-		if _, ok := c["arguments"]; !ok {
+		if _, ok := c["arguments"]; !ok && needArgs {
 			return fmt.Errorf("%w: [%d].arguments is missing", ErrBadScenario, i)
 		}
 	}
