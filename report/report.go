@@ -85,7 +85,6 @@ func (rep *Report) Total() Counts {
 	return c
 }
 
-
 // Matrix tallies results by adapter and category, in name order.
 func (rep *Report) Matrix() (adapters, categories []string, cells map[[2]string]Counts) {
 	cells = map[[2]string]Counts{}
