@@ -1,0 +1,264 @@
+package bedrock
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/toolconform/conform/core"
+)
+
+func jsonEqual(t *testing.T, want string, got []byte) {
+	t.Helper()
+	var w, g any
+	if err := json.Unmarshal([]byte(want), &w); err != nil {
+		t.Fatalf("want: %v", err)
+	}
+	if err := json.Unmarshal(got, &g); err != nil {
+		t.Fatalf("got: %v in %s", err, got)
+	}
+	if diff := cmp.Diff(w, g); diff != "" {
+		t.Errorf("JSON (-want +got):\n%s", diff)
+	}
+}
+
+func TestEncodeRequestG15(t *testing.T) {
+	schema := json.RawMessage(`{"type":"object"}`)
+	tools := []core.ToolSpec{{Name: "now", InputSchema: schema}}
+	history := []core.Message{
+		{Role: core.RoleSystem, Parts: []core.Part{core.TextPart("be brief")}},
+		{Role: core.RoleUser, Parts: []core.Part{core.TextPart("time?")}},
+		{Role: core.RoleAssistant, Parts: []core.Part{
+			{Kind: core.PartThinking, Text: "call now", Signature: "sig"},
+			core.CallPart(core.Call{ID: "t1", Name: "now"}),
+			core.CallPart(core.Call{ID: "t2", Name: "now", Arguments: json.RawMessage("null")}),
+		}},
+		{Role: core.RoleTool, Parts: []core.Part{core.ResultPart(core.Result{CallID: "t1", Content: []core.Part{core.TextPart("12:00")}})}},
+		{Role: core.RoleTool, Parts: []core.Part{core.ResultPart(core.Result{CallID: "t2", IsError: true, Content: []core.Part{{Kind: core.PartText, Text: `{"e":1}`, Data: `{"e":1}`}}})}},
+		{Role: core.RoleUser, Parts: []core.Part{core.TextPart("thanks")}},
+	}
+	tests := []struct {
+		name string
+		req  core.Request
+		want string
+	}{
+		{
+			name: "no-argument calls send input {}, results go in one user turn with the next user text",
+			req:  core.Request{Messages: history, Tools: tools, ToolChoice: &core.ToolChoice{Mode: core.ToolChoiceRequired}, MaxTokens: 100},
+			want: `{"system":[{"text":"be brief"}],"messages":[
+				{"role":"user","content":[{"text":"time?"}]},
+				{"role":"assistant","content":[
+					{"reasoningContent":{"reasoningText":{"text":"call now","signature":"sig"}}},
+					{"toolUse":{"toolUseId":"t1","name":"now","input":{}}},
+					{"toolUse":{"toolUseId":"t2","name":"now","input":{}}}]},
+				{"role":"user","content":[
+					{"toolResult":{"toolUseId":"t1","content":[{"text":"12:00"}]}},
+					{"toolResult":{"toolUseId":"t2","content":[{"json":{"e":1}}],"status":"error"}},
+					{"text":"thanks"}]}],
+				"toolConfig":{"tools":[{"toolSpec":{"name":"now","inputSchema":{"json":{"type":"object"}}}}],"toolChoice":{"any":{}}},
+				"inferenceConfig":{"maxTokens":100}}`,
+		},
+		{
+			name: "none with tool blocks in the history keeps the tools and leaves toolChoice out",
+			req:  core.Request{Messages: history[1:4], Tools: tools, ToolChoice: &core.ToolChoice{Mode: core.ToolChoiceNone}},
+			want: `{"messages":[
+				{"role":"user","content":[{"text":"time?"}]},
+				{"role":"assistant","content":[
+					{"reasoningContent":{"reasoningText":{"text":"call now","signature":"sig"}}},
+					{"toolUse":{"toolUseId":"t1","name":"now","input":{}}},
+					{"toolUse":{"toolUseId":"t2","name":"now","input":{}}}]},
+				{"role":"user","content":[{"toolResult":{"toolUseId":"t1","content":[{"text":"12:00"}]}}]}],
+				"toolConfig":{"tools":[{"toolSpec":{"name":"now","inputSchema":{"json":{"type":"object"}}}}]}}`,
+		},
+		{
+			name: "none without tool blocks drops the tools",
+			req:  core.Request{Messages: history[1:2], Tools: tools, ToolChoice: &core.ToolChoice{Mode: core.ToolChoiceNone}},
+			want: `{"messages":[{"role":"user","content":[{"text":"time?"}]}]}`,
+		},
+		{
+			name: "named tool choice",
+			req:  core.Request{Messages: history[1:2], Tools: tools, ToolChoice: &core.ToolChoice{Mode: core.ToolChoiceTool, Name: "now"}},
+			want: `{"messages":[{"role":"user","content":[{"text":"time?"}]}],
+				"toolConfig":{"tools":[{"toolSpec":{"name":"now","inputSchema":{"json":{"type":"object"}}}}],"toolChoice":{"tool":{"name":"now"}}}}`,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := New().EncodeRequest(&tt.req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			jsonEqual(t, tt.want, got)
+		})
+	}
+}
+
+func TestEncodeRequestErrors(t *testing.T) {
+	call := func(args string) core.Request {
+		return core.Request{Messages: []core.Message{{Role: core.RoleAssistant, Parts: []core.Part{core.CallPart(core.Call{ID: "t", Name: "f", Arguments: json.RawMessage(args)})}}}}
+	}
+	tests := []struct {
+		name string
+		req  core.Request
+		want string
+		is   error
+	}{
+		{"G15 string input refused", call(`"x"`), "messages[0].parts[0].call.arguments", ErrInvalidArguments},
+		{"G15 array input refused", call(`[1]`), "messages[0].parts[0].call.arguments", ErrInvalidArguments},
+		{"truncated arguments refused", call(`{"a":`), "messages[0].parts[0].call.arguments", ErrInvalidArguments},
+		{"unknown role", core.Request{Messages: []core.Message{{Role: "robot"}}}, `messages[0]: unknown role "robot"`, nil},
+	}
+	for _, api := range []API{Converse, InvokeAnthropic} {
+		for _, tt := range tests {
+			t.Run(tt.name, func(t *testing.T) {
+				_, err := New(WithAPI(api)).EncodeRequest(&tt.req)
+				if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.HasPrefix(err.Error(), "bedrock: encode request: ") {
+					t.Fatalf("error %v, want one naming %q", err, tt.want)
+				}
+				if tt.is != nil && !errors.Is(err, tt.is) {
+					t.Errorf("error %v does not wrap %v", err, tt.is)
+				}
+			})
+		}
+	}
+}
+
+func TestDecodeResponse(t *testing.T) {
+	assistant := func(parts ...core.Part) core.Message {
+		return core.Message{Role: core.RoleAssistant, Parts: parts}
+	}
+	tests := []struct {
+		name string
+		body string
+		want *core.Response
+	}{
+		{
+			name: "C06 null and absent input are {}",
+			body: `{"output":{"message":{"role":"assistant","content":[{"toolUse":{"toolUseId":"a","name":"f","input":null}},{"toolUse":{"toolUseId":"b","name":"g"}}]}},"stopReason":"tool_use","usage":{"inputTokens":1,"outputTokens":2,"totalTokens":3}}`,
+			want: &core.Response{
+				Message: assistant(core.CallPart(core.Call{ID: "a", Name: "f", Arguments: json.RawMessage("{}")}), core.CallPart(core.Call{ID: "b", Name: "g", Arguments: json.RawMessage("{}")})),
+				Finish:  core.FinishToolCalls, ProviderFinish: "tool_use", Usage: &core.Usage{InputTokens: 1, OutputTokens: 2},
+			},
+		},
+		{
+			name: "reasoning, redacted reasoning, text, unknown blocks skipped",
+			body: `{"output":{"message":{"role":"assistant","content":[{"reasoningContent":{"reasoningText":{"text":"hm","signature":"s"}}},{"reasoningContent":{"redactedContent":"AAAA"}},{"image":{"format":"png"}},{"text":"hi"}]}},"stopReason":"max_tokens"}`,
+			want: &core.Response{
+				Message: assistant(core.Part{Kind: core.PartThinking, Text: "hm", Signature: "s"}, core.Part{Kind: core.PartThinking, Data: "AAAA"}, core.TextPart("hi")),
+				Finish:  core.FinishLength, ProviderFinish: "max_tokens",
+			},
+		},
+		{
+			name: "error body",
+			body: `{"__type":"ValidationException","message":"bad input"}`,
+			want: &core.Response{Message: assistant(), Finish: core.FinishError, Error: &core.ProviderError{Type: "ValidationException", Message: "bad input"}},
+		},
+		{
+			name: "InvokeModel body: server_tool_use is not a client call",
+			body: `{"id":"m","type":"message","role":"assistant","model":"claude","content":[{"type":"server_tool_use","id":"s","name":"web_search","input":{"q":"x"}},{"type":"web_search_tool_result","tool_use_id":"s","content":[]},{"type":"text","text":"ok"},{"type":"tool_use","id":"t","name":"f","input":{}}],"stop_reason":"tool_use","usage":{"input_tokens":5,"output_tokens":6}}`,
+			want: &core.Response{
+				ID: "m", Model: "claude",
+				Message: assistant(core.TextPart("ok"), core.CallPart(core.Call{ID: "t", Name: "f", Arguments: json.RawMessage("{}")})),
+				Finish:  core.FinishToolCalls, ProviderFinish: "tool_use", Usage: &core.Usage{InputTokens: 5, OutputTokens: 6},
+			},
+		},
+		{
+			name: "InvokeModel error body",
+			body: `{"type":"error","error":{"type":"overloaded_error","message":"busy"}}`,
+			want: &core.Response{Message: assistant(), Finish: core.FinishError, Error: &core.ProviderError{Type: "overloaded_error", Message: "busy"}},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := New().DecodeResponse([]byte(tt.body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tt.want.Message.Parts == nil {
+				tt.want.Message.Parts = []core.Part{}
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("response (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestDecodeErrors(t *testing.T) {
+	tests := []struct {
+		name, body, want string
+	}{
+		{"syntax error names the byte", `{"output":{"message":{"role":"assistant",]}}}`, "at byte 41"},
+		{"wrong type names the field", `{"output":{"message":{"role":"assistant","content":[]}},"usage":{"inputTokens":"x"}}`, "field usage.inputTokens"},
+		{"cut body", `{"output":{"message":`, "unexpected end of JSON input"},
+		{"neither output nor error", `{"stopReason":"end_turn"}`, "field output.message: missing"},
+		{"unknown role", `{"output":{"message":{"role":"robot","content":[]}}}`, `output.message.role: unknown role "robot"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := New().DecodeResponse([]byte(tt.body))
+			if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.HasPrefix(err.Error(), "bedrock: decode response") {
+				t.Fatalf("error %v, want one naming %q", err, tt.want)
+			}
+		})
+	}
+}
+
+// chunkFrames builds an InvokeModelWithResponseStream body from Anthropic
+// stream events.
+func chunkFrames(t *testing.T, events ...string) []byte {
+	t.Helper()
+	var pairs []string
+	for _, e := range events {
+		payload, err := json.Marshal(map[string]string{"bytes": base64.StdEncoding.EncodeToString([]byte(e)), "p": "abcdef"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		pairs = append(pairs, "chunk", string(payload))
+	}
+	return frames(t, pairs...)
+}
+
+// TestInvokeStream checks the Anthropic events inside "chunk" frames: a
+// provider-run tool's block yields no call events, a tool_use with no
+// input deltas ends with {} (C02), empty partial_json is no input, and the
+// response id and model come on the first event.
+func TestInvokeStream(t *testing.T) {
+	body := chunkFrames(t,
+		`{"type":"message_start","message":{"id":"msg_1","model":"claude","usage":{"input_tokens":7,"output_tokens":1}}}`,
+		`{"type":"content_block_start","index":0,"content_block":{"type":"server_tool_use","id":"s","name":"web_search","input":{}}}`,
+		`{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"{\"q\":1}"}}`,
+		`{"type":"content_block_stop","index":0}`,
+		`{"type":"ping"}`,
+		`{"type":"content_block_start","index":1,"content_block":{"type":"text","text":""}}`,
+		`{"type":"content_block_delta","index":1,"delta":{"type":"text_delta","text":"ok"}}`,
+		`{"type":"content_block_stop","index":1}`,
+		`{"type":"content_block_start","index":2,"content_block":{"type":"tool_use","id":"t","name":"now","input":{}}}`,
+		`{"type":"content_block_delta","index":2,"delta":{"type":"input_json_delta","partial_json":""}}`,
+		`{"type":"content_block_stop","index":2}`,
+		`{"type":"content_block_start","index":3,"content_block":{"type":"tool_use","id":"u","name":"f","input":{"a":1}}}`,
+		`{"type":"content_block_stop","index":3}`,
+		`{"type":"message_delta","delta":{"stop_reason":"tool_use"},"usage":{"output_tokens":9}}`,
+		`{"type":"message_stop","amazon-bedrock-invocationMetrics":{"inputTokenCount":7}}`,
+	)
+	got, err := drain(New().DecodeStream(bytes.NewReader(body)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	startU := start(3, "u", "f")
+	startU.Chunk.Args = ptr(`{"a":1}`)
+	want := []core.Event{
+		{Kind: core.EventText, Text: "ok", ID: "msg_1", Model: "claude"},
+		start(2, "t", "now"), end(2, ptr("{}")),
+		startU, end(3, nil),
+		{Kind: core.EventUsage, Usage: &core.Usage{InputTokens: 7, OutputTokens: 9}},
+		{Kind: core.EventFinish, Finish: core.FinishToolCalls, ProviderFinish: "tool_use"},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("events (-want +got):\n%s", diff)
+	}
+}
