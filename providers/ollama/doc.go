@@ -48,7 +48,7 @@
 //
 // Ids: Ollama sends none (or "id" in newer versions). Calls without one get
 // "ollama_call_<k>" (k counting the calls of the response or stream) in
-// responses and "ollama_call_<message index>_<k>" in requests; encoders
+// responses and "ollama_call_<t>_<k>" in requests (t counting the assistant messages); encoders
 // never send generated ids. Calls are never de-duplicated: two identical
 // calls in one turn are two calls with two ids (D07). function.index, when
 // sent, routes a stream chunk beside the id.

@@ -294,7 +294,7 @@ func (a *Adapter) EncodeRequest(req *core.Request) ([]byte, error) {
 }
 
 // DecodeRequest decodes an /api/chat body. Tool calls without an id get
-// "ollama_call_<message index>_<k>"; a tool message is paired with a call
+// "ollama_call_<t>_<k>", t counting the assistant messages; a tool message is paired with a call
 // by tool_call_id when present, else with the first unanswered call of the
 // same tool_name in the assistant message before it, else with the first
 // unanswered call. Consecutive tool messages make one canonical tool
@@ -309,6 +309,7 @@ func (a *Adapter) DecodeRequest(body []byte) (*core.Request, error) {
 	req := &core.Request{Model: w.Model, Stream: w.Stream == nil || *w.Stream}
 	var prev []core.Call
 	var used []bool
+	assistants := 0
 	for i, m := range w.Messages {
 		path := "messages[" + strconv.Itoa(i) + "]"
 		switch m.Role {
@@ -321,9 +322,10 @@ func (a *Adapter) DecodeRequest(body []byte) (*core.Request, error) {
 				cm.Parts = append(cm.Parts, core.TextPart(m.Content))
 			}
 			if m.Role == "assistant" {
-				mi := i
+				turn := assistants
+				assistants++
 				calls, err := callsOf(m.ToolCalls, func(k int) string {
-					return GeneratedIDPrefix + strconv.Itoa(mi) + "_" + strconv.Itoa(k)
+					return GeneratedIDPrefix + strconv.Itoa(turn) + "_" + strconv.Itoa(k)
 				}, path, op)
 				if err != nil {
 					return nil, err
