@@ -1,0 +1,175 @@
+package openairesponses
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/toolconform/conform/core"
+)
+
+func sseOf(payloads ...string) string {
+	var b strings.Builder
+	for _, p := range payloads {
+		b.WriteString("data: ")
+		b.WriteString(p)
+		b.WriteString("\n\n")
+	}
+	return b.String()
+}
+
+const (
+	created   = `{"type":"response.created","response":{"id":"resp_1","model":"gpt","status":"in_progress","output":[]}}`
+	completed = `{"type":"response.completed","response":{"id":"resp_1","status":"completed","usage":{"input_tokens":5,"output_tokens":6}}}`
+)
+
+func added(idx, itemID, callID string) string {
+	return `{"type":"response.output_item.added","output_index":` + idx + `,"item":{"id":"` + itemID + `","type":"function_call","status":"in_progress","arguments":"","call_id":"` + callID + `","name":"f"}}`
+}
+
+func argDelta(idx, itemID, delta string) string {
+	return `{"type":"response.function_call_arguments.delta","item_id":"` + itemID + `","output_index":` + idx + `,"delta":` + delta + `,"obfuscation":"xYz"}`
+}
+
+func argDone(idx, itemID, args string) string {
+	return `{"type":"response.function_call_arguments.done","item_id":"` + itemID + `","output_index":` + idx + `,"arguments":` + args + `}`
+}
+
+func itemDone(idx, itemID, callID, args string) string {
+	return `{"type":"response.output_item.done","output_index":` + idx + `,"item":{"id":"` + itemID + `","type":"function_call","status":"completed","arguments":` + args + `,"call_id":"` + callID + `","name":"f"}}`
+}
+
+func ptr(s string) *string { return &s }
+
+func cstart(i int, item, id string) core.Event {
+	return core.Event{Kind: core.EventCallStart, Chunk: &core.Chunk{Index: i, HasIndex: true, ItemID: item, ID: id, Name: "f", Start: true}}
+}
+
+func cdelta(i int, item, d string) core.Event {
+	return core.Event{Kind: core.EventCallDelta, Chunk: &core.Chunk{Index: i, HasIndex: true, ItemID: item, ArgsDelta: d}}
+}
+
+func cend(i int, item, args string) core.Event {
+	return core.Event{Kind: core.EventCallEnd, Chunk: &core.Chunk{Index: i, HasIndex: true, ItemID: item, Args: &args, Done: true}}
+}
+
+func first(e core.Event) core.Event { e.ID, e.Model = "resp_1", "gpt"; return e }
+
+var (
+	usage56   = core.Event{Kind: core.EventUsage, Usage: &core.Usage{InputTokens: 5, OutputTokens: 6}}
+	finCalls  = core.Event{Kind: core.EventFinish, Finish: core.FinishToolCalls, ProviderFinish: "completed"}
+	finLength = core.Event{Kind: core.EventFinish, Finish: core.FinishLength, ProviderFinish: "max_output_tokens"}
+)
+
+func TestDecodeStreamFailureModes(t *testing.T) {
+	tests := []struct {
+		name    string
+		stream  string
+		want    []core.Event
+		wantErr error
+	}{
+		{
+			name: "A16 deltas routed by item_id and output_index, not call_id",
+			stream: sseOf(created, added("0", "fc_a", "call_a"), added("1", "fc_b", "call_b"),
+				argDelta("1", "fc_b", `"{\"b\":"`), argDelta("0", "fc_a", `"{\"a\":1}"`), argDelta("1", "fc_b", `"2}"`),
+				argDone("0", "fc_a", `"{\"a\":1}"`), argDone("1", "fc_b", `"{\"b\":2}"`),
+				itemDone("0", "fc_a", "call_a", `"{\"a\":1}"`), itemDone("1", "fc_b", "call_b", `"{\"b\":2}"`), completed),
+			want: []core.Event{first(cstart(0, "fc_a", "call_a")), cstart(1, "fc_b", "call_b"),
+				cdelta(1, "fc_b", `{"b":`), cdelta(0, "fc_a", `{"a":1}`), cdelta(1, "fc_b", `2}`),
+				cend(0, "fc_a", `{"a":1}`), cend(1, "fc_b", `{"b":2}`), usage56, finCalls},
+		},
+		{
+			name:   "A17 arguments only in function_call_arguments.done",
+			stream: sseOf(created, added("0", "fc_a", "call_a"), argDone("0", "fc_a", `"{\"q\":\"x\"}"`), completed),
+			want:   []core.Event{first(cstart(0, "fc_a", "call_a")), cend(0, "fc_a", `{"q":"x"}`), usage56, finCalls},
+		},
+		{
+			name:   "A17 arguments only in output_item.done",
+			stream: sseOf(created, added("0", "fc_a", "call_a"), itemDone("0", "fc_a", "call_a", `"{\"q\":1}"`), completed),
+			want:   []core.Event{first(cstart(0, "fc_a", "call_a")), cend(0, "fc_a", `{"q":1}`), usage56, finCalls},
+		},
+		{
+			name: "B11 response.incomplete with max_output_tokens leaves the call open",
+			stream: sseOf(created, added("0", "fc_a", "call_a"), argDelta("0", "fc_a", `"{\"q\":"`),
+				`{"type":"response.incomplete","response":{"status":"incomplete","incomplete_details":{"reason":"max_output_tokens"},"usage":{"input_tokens":5,"output_tokens":6}}}`),
+			want: []core.Event{first(cstart(0, "fc_a", "call_a")), cdelta(0, "fc_a", `{"q":`), usage56, finLength},
+		},
+		{
+			name:    "D06 duplicate call_id in one response",
+			stream:  sseOf(created, added("0", "fc_a", "call_x"), added("1", "fc_b", "call_x")),
+			want:    []core.Event{first(cstart(0, "fc_a", "call_x"))},
+			wantErr: ErrDuplicateID,
+		},
+		{
+			name: "text, reasoning summary, encrypted content, unknown events",
+			stream: sseOf(created, `{"type":"response.reasoning_summary_text.delta","item_id":"rs_1","output_index":0,"delta":"think"}`,
+				`{"type":"response.output_item.done","output_index":0,"item":{"id":"rs_1","type":"reasoning","summary":[],"encrypted_content":"ENC"}}`,
+				`{"type":"response.future.event","x":1}`, `{"type":"response.output_text.delta","item_id":"msg_1","output_index":1,"delta":"hi","obfuscation":"abc"}`,
+				`{"type":"response.web_search_call.searching","item_id":"ws_1"}`,
+				`{"type":"response.output_item.added","output_index":2,"item":{"id":"ws_1","type":"web_search_call","status":"in_progress"}}`,
+				`{"type":"response.completed","response":{"status":"completed"}}`),
+			want: []core.Event{{Kind: core.EventThinking, Text: "think", ID: "resp_1", Model: "gpt"}, {Kind: core.EventThinking, Signature: "ENC"},
+				{Kind: core.EventText, Text: "hi"}, {Kind: core.EventFinish, Finish: core.FinishStop, ProviderFinish: "completed"}},
+		},
+		{
+			name: "error event then response.failed reports the error once",
+			stream: sseOf(created, `{"type":"error","code":"rate_limit_exceeded","message":"slow down","param":null}`,
+				`{"type":"response.failed","response":{"status":"failed","error":{"code":"rate_limit_exceeded","message":"slow down"}}}`),
+			want: []core.Event{{Kind: core.EventError, Error: &core.ProviderError{Code: "rate_limit_exceeded", Message: "slow down"}, ID: "resp_1", Model: "gpt"},
+				{Kind: core.EventFinish, Finish: core.FinishError, ProviderFinish: "failed"}},
+		},
+		{
+			name:    "stream cut before the terminal event",
+			stream:  sseOf(created, added("0", "fc_a", "call_a"), argDelta("0", "fc_a", `"{}"`)),
+			want:    []core.Event{first(cstart(0, "fc_a", "call_a")), cdelta(0, "fc_a", "{}")},
+			wantErr: ErrTruncated,
+		},
+		{
+			name:    "malformed JSON",
+			stream:  sseOf(created, `{"type":"response.output_text.delta","delta":`),
+			wantErr: ErrMalformed,
+		},
+	}
+	a := New()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := drain(a.DecodeStream(strings.NewReader(tt.stream)))
+			if !errors.Is(err, tt.wantErr) {
+				t.Fatalf("error = %v, want %v", err, tt.wantErr)
+			}
+			if tt.wantErr == nil || tt.want != nil {
+				if diff := cmp.Diff(tt.want, got); diff != "" {
+					t.Errorf("events (-want +got):\n%s", diff)
+				}
+			}
+		})
+	}
+}
+
+func TestDecodeStreamErrorOffset(t *testing.T) {
+	head := sseOf(created)
+	_, err := drain(New().DecodeStream(strings.NewReader(head + "data: {\"type\":\"response.output_text.delta\",\"delta\":\n\n")))
+	var de *DecodeError
+	if !errors.As(err, &de) || de.Offset != int64(len(head)) {
+		t.Fatalf("error = %v, want a *DecodeError at byte %d", err, len(head))
+	}
+}
+
+func TestDecodeStreamLimits(t *testing.T) {
+	big := `{"type":"response.output_text.delta","delta":"` + strings.Repeat("x", 4000) + `"}`
+	_, err := drain(New(WithMaxEventSize(1024)).DecodeStream(strings.NewReader(sseOf(created, big))))
+	if !errors.Is(err, ErrTooLarge) {
+		t.Fatalf("big event: error = %v, want ErrTooLarge", err)
+	}
+	p := []string{created}
+	for i := 0; i < 5; i++ {
+		p = append(p, added(itoa(i), "fc_"+itoa(i), "call_"+itoa(i)))
+	}
+	_, err = drain(New(WithMaxItems(3)).DecodeStream(strings.NewReader(sseOf(p...))))
+	if !errors.Is(err, ErrTooLarge) {
+		t.Fatalf("many calls: error = %v, want ErrTooLarge", err)
+	}
+}
+
+func itoa(i int) string { return string(rune('0' + i)) }
