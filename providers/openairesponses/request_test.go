@@ -10,7 +10,9 @@ import (
 	"github.com/toolconform/conform/core"
 )
 
-func msg(role core.Role, parts ...core.Part) core.Message { return core.Message{Role: role, Parts: parts} }
+func msg(role core.Role, parts ...core.Part) core.Message {
+	return core.Message{Role: role, Parts: parts}
+}
 
 func fcall(id, item, args string) core.Part {
 	return core.CallPart(core.Call{ID: id, ItemID: item, Name: "f", Arguments: json.RawMessage(args)})
@@ -44,7 +46,7 @@ func TestEncodeRequestWire(t *testing.T) {
 				fcall("call_1", "fc_1", `{"a":1}`)),
 			msg(core.RoleTool, output("call_1", "42")),
 		},
-		Tools: []core.ToolSpec{{Name: "f", InputSchema: json.RawMessage(`{"type":"object","properties":{"a":{"type":"integer"},"b":{"type":"string"}},"required":["a"]}`), Strict: true}},
+		Tools:          []core.ToolSpec{{Name: "f", InputSchema: json.RawMessage(`{"type":"object","properties":{"a":{"type":"integer"},"b":{"type":"string"}},"required":["a"]}`), Strict: true}},
 		ToolChoice:     &core.ToolChoice{Mode: core.ToolChoiceTool, Name: "f"},
 		ResponseFormat: &core.ResponseFormat{Name: "out", Schema: json.RawMessage(`{"type":"object"}`), Strict: true},
 	}
