@@ -156,7 +156,7 @@ func firstDiffLine(a, b []byte) int {
 
 // sourceRow is what the corpus PROVENANCE.md says of one file.
 type sourceRow struct {
-	repo, commit, path, license string
+	repo, commit, path, license, shows string
 }
 
 // provenance builds cassettes/PROVENANCE.md from the corpus PROVENANCE.md:
@@ -184,7 +184,11 @@ func provenance(files []corpusFile) ([]byte, error) {
 			fullCommit[cells[3][:12]] = cells[3]
 			continue
 		}
-		rows[cells[1]] = sourceRow{repo: cells[2], commit: cells[3], path: cells[4], license: cells[5]}
+		shows := ""
+		if len(cells) > 7 {
+			shows = cells[6]
+		}
+		rows[cells[1]] = sourceRow{repo: cells[2], commit: cells[3], path: cells[4], license: cells[5], shows: shows}
 	}
 	if err := sc.Err(); err != nil {
 		return nil, err
@@ -197,8 +201,9 @@ func provenance(files []corpusFile) ([]byte, error) {
 	b.WriteString("`X-Conform-Response-Only: true`. The corpus files are verbatim copies of data files from the repositories\n")
 	b.WriteString("below, under the licenses named.\n\n")
 	fmt.Fprintf(&b, "%d cassettes.\n\n", len(files))
-	b.WriteString("| cassette | source file | repository | commit | path in repository | license |\n")
-	b.WriteString("|---|---|---|---|---|---|\n")
+	b.WriteString("The last column repeats what the corpus PROVENANCE.md says the recording shows.\n\n")
+	b.WriteString("| cassette | source file | format | repository | commit | path in repository | license | what it shows |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|\n")
 	sorted := append([]corpusFile(nil), files...)
 	sort.Slice(sorted, func(i, j int) bool { return sorted[i].cassette() < sorted[j].cassette() })
 	for _, f := range sorted {
@@ -211,8 +216,16 @@ func provenance(files []corpusFile) ([]byte, error) {
 		if full, ok := fullCommit[commit]; ok {
 			commit = full
 		}
-		fmt.Fprintf(&b, "| `%s` | `testdata/corpus/%s` | %s | `%s` | `%s` | %s |\n",
-			filepath.ToSlash(f.cassette()), key, row.repo, commit, row.path, row.license)
+		data, err := os.ReadFile(f.source())
+		if err != nil {
+			return nil, err
+		}
+		format, err := DetectFormat(f.name, data)
+		if err != nil {
+			return nil, err
+		}
+		fmt.Fprintf(&b, "| `%s` | `testdata/corpus/%s` | %s | %s | `%s` | `%s` | %s | %s |\n",
+			filepath.ToSlash(f.cassette()), key, format, row.repo, commit, row.path, row.license, row.shows)
 	}
 	return b.Bytes(), nil
 }
