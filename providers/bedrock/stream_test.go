@@ -3,6 +3,7 @@ package bedrock
 import (
 	"bytes"
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -216,4 +217,55 @@ func prelude(total, headers uint32) []byte {
 	binary.BigEndian.PutUint32(p[4:], headers)
 	binary.BigEndian.PutUint32(p[8:], crc32IEEE(p[:8]))
 	return append(p[:], make([]byte, 4)...)
+}
+
+// TestCollectFailureModes runs failure-mode streams through core.Collect
+// and checks the calls a client would run.
+func TestCollectFailureModes(t *testing.T) {
+	var frags []string
+	for _, r := range `{"q":"Zürich","n":[1,2]}` {
+		frags = append(frags, "contentBlockDelta", `{"contentBlockIndex":0,"delta":{"toolUse":{"input":`+quote(string(r))+`}}}`)
+	}
+	tests := []struct {
+		name    string
+		body    []byte
+		want    []core.Call
+		wantErr error
+	}{
+		{
+			name: "C02 no input deltas",
+			body: frames(t, "contentBlockStart", `{"contentBlockIndex":0,"start":{"toolUse":{"toolUseId":"t1","name":"now"}}}`, "contentBlockStop", `{"contentBlockIndex":0}`, "messageStop", `{"stopReason":"tool_use"}`),
+			want: []core.Call{{ID: "t1", Name: "now", Arguments: json.RawMessage(`{}`)}},
+		},
+		{
+			// The decoder passes index -1 on as sent; the core Buffer
+			// rejects it by name rather than crashing or merging calls.
+			name:    "A11 negative index, two calls",
+			wantErr: core.ErrIndexOutOfRange,
+			body: frames(t,
+				"contentBlockStart", `{"contentBlockIndex":-1,"start":{"toolUse":{"toolUseId":"t1","name":"f"}}}`,
+				"contentBlockDelta", `{"contentBlockIndex":-1,"delta":{"toolUse":{"input":"{\"a\":1}"}}}`,
+				"contentBlockStop", `{"contentBlockIndex":-1}`,
+				"contentBlockStart", `{"contentBlockIndex":-1,"start":{"toolUse":{"toolUseId":"t2","name":"g"}}}`,
+				"contentBlockDelta", `{"contentBlockIndex":-1,"delta":{"toolUse":{"input":"{\"b\":2}"}}}`,
+				"contentBlockStop", `{"contentBlockIndex":-1}`),
+			want: nil,
+		},
+		{
+			name: "A20 one fragment per character",
+			body: frames(t, append(append([]string{"contentBlockStart", `{"contentBlockIndex":0,"start":{"toolUse":{"toolUseId":"t1","name":"f"}}}`}, frags...), "contentBlockStop", `{"contentBlockIndex":0}`)...),
+			want: []core.Call{{ID: "t1", Name: "f", Arguments: json.RawMessage(`{"q":"Zürich","n":[1,2]}`)}},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			resp, err := core.Collect(New().DecodeStream(bytes.NewReader(tt.body)))
+			if !errors.Is(err, tt.wantErr) {
+				t.Fatalf("error %v, want %v", err, tt.wantErr)
+			}
+			if diff := cmp.Diff(tt.want, resp.Calls()); diff != "" {
+				t.Errorf("calls (-want +got):\n%s", diff)
+			}
+		})
+	}
 }

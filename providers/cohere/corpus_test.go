@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/toolconform/conform/core"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files under testdata/golden")
@@ -129,4 +130,58 @@ func parseDropping(t *testing.T, body []byte) map[string]any {
 		delete(m, k)
 	}
 	return m
+}
+
+// TestCorpusCollect drains every recorded stream through core.Collect, the
+// core Buffer's accumulation, and checks it gives the calls of the golden
+// files with nothing incomplete and no error.
+func TestCorpusCollect(t *testing.T) {
+	var n int
+	for _, path := range corpusFiles(t) {
+		for i, ex := range loadExchanges(t, path) {
+			if !ex.Stream {
+				continue
+			}
+			n++
+			t.Run(fmt.Sprintf("%s/%d", filepath.Base(path), i), func(t *testing.T) {
+				resp, err := core.Collect(New().DecodeStream(bytes.NewReader(ex.Response)))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(resp.Incomplete) > 0 {
+					t.Errorf("incomplete calls %+v", resp.Incomplete)
+				}
+				evs, err := drain(New().DecodeStream(bytes.NewReader(ex.Response)))
+				if err != nil {
+					t.Fatal(err)
+				}
+				want, err := assemble(evs)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got := resp.Calls()
+				if got == nil {
+					got = []core.Call{}
+				}
+				for j := range got {
+					if got[j].Repaired {
+						t.Errorf("call %d was repaired: %+v", j, got[j])
+					}
+					got[j].Arguments = json.RawMessage(compact(t, got[j].Arguments))
+				}
+				for j := range want.Calls {
+					want.Calls[j].Arguments = json.RawMessage(compact(t, want.Calls[j].Arguments))
+				}
+				if diff := cmp.Diff(want.Calls, got); diff != "" {
+					t.Errorf("calls (-want +got):\n%s", diff)
+				}
+				if resp.Text() != want.Text {
+					t.Errorf("text %q, want %q", resp.Text(), want.Text)
+				}
+			})
+		}
+	}
+	if n == 0 {
+		t.Error("no recorded streams")
+	}
 }

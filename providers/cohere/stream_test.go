@@ -2,6 +2,7 @@ package cohere
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -179,6 +180,35 @@ func TestDecodeStreamErrors(t *testing.T) {
 			}
 			if len(evs) != tt.events {
 				t.Errorf("%d events before the error, want %d", len(evs), tt.events)
+			}
+		})
+	}
+}
+
+// TestCollectFailureModes runs failure-mode streams through core.Collect
+// and checks the calls a client would run.
+func TestCollectFailureModes(t *testing.T) {
+	tests := []struct {
+		name     string
+		payloads []string
+		want     []core.Call
+	}{
+		{"C02 start and end only", []string{callStart(0, "c1", "now", `""`), callEnd(0)}, []core.Call{{ID: "c1", Name: "now", Arguments: json.RawMessage(`{}`)}}},
+		{"C06 null arguments", []string{callStart(0, "c1", "now", `"null"`), callEnd(0)}, []core.Call{{ID: "c1", Name: "now", Arguments: json.RawMessage(`{}`)}}},
+		{"G16 plan then two calls", []string{planI, callStart(0, "c1", "f", `"{\"a\""`), callDelta(0, ":1}"), callEnd(0), callStart(1, "c2", "g", `""`), callDelta(1, "{}"), callEnd(1)},
+			[]core.Call{{ID: "c1", Name: "f", Arguments: json.RawMessage(`{"a":1}`)}, {ID: "c2", Name: "g", Arguments: json.RawMessage(`{}`)}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			resp, err := core.Collect(New().DecodeStream(bytes.NewReader(sseBody(true, tt.payloads...))))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, resp.Calls()); diff != "" {
+				t.Errorf("calls (-want +got):\n%s", diff)
+			}
+			if resp.Text() != "" {
+				t.Errorf("text %q, want none: a tool plan is not answer text", resp.Text())
 			}
 		})
 	}
