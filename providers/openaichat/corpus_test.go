@@ -355,3 +355,56 @@ func TestCorpusRequests(t *testing.T) {
 		t.Errorf("only %d requests found in the corpus", n)
 	}
 }
+
+// callKeys reduces calls to id, name and compact arguments, for comparing
+// the test assembler with core.Collect.
+func callKeys(t testing.TB, calls []goldenCall) []string {
+	var out []string
+	for _, c := range calls {
+		var b bytes.Buffer
+		if err := json.Compact(&b, c.Arguments); err != nil {
+			t.Fatalf("call %q: arguments %q: %v", c.ID, c.Arguments, err)
+		}
+		out = append(out, c.ID+" "+c.Name+" "+b.String())
+	}
+	return out
+}
+
+// TestCorpusCollect: every recorded stream collected by core.Collect (the
+// real Buffer) gives, without error, the calls of the golden files.
+func TestCorpusCollect(t *testing.T) {
+	n := 0
+	for _, path := range corpusFiles(t, corpusDir) {
+		exs, err := loadExchanges(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, ex := range exs {
+			if !ex.Stream {
+				continue
+			}
+			a := New()
+			evs, err := drain(a.DecodeStream(bytes.NewReader(ex.Response)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp, err := core.Collect(core.SliceStream(evs))
+			if err != nil {
+				t.Errorf("%s #%d: collect: %v", filepath.Base(path), i, err)
+				continue
+			}
+			if len(resp.Incomplete) > 0 {
+				t.Errorf("%s #%d: incomplete calls %v", filepath.Base(path), i, resp.Incomplete)
+			}
+			want := callKeys(t, assemble(evs).Calls)
+			got := callKeys(t, goldenCalls(resp.Calls()))
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("%s #%d: core.Collect calls (-assembler +collect):\n%s", filepath.Base(path), i, diff)
+			}
+			n++
+		}
+	}
+	if n < 80 {
+		t.Errorf("collected only %d streams", n)
+	}
+}

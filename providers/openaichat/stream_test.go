@@ -228,7 +228,13 @@ func TestDecodeStreamFailureModes(t *testing.T) {
 			if err != nil {
 				t.Fatalf("decode: %v", err)
 			}
-			if diff := cmp.Diff(tt.want, got); diff != "" {
+			want := tt.want
+			if !hasFinish(want) {
+				// Every input ends with [DONE]; without a finish_reason
+				// before it the decoder adds a finish without reason.
+				want = append(want, core.Event{Kind: core.EventFinish, Finish: core.FinishOther})
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("events (-want +got):\n%s", diff)
 			}
 			if tt.calls != nil {
@@ -241,6 +247,43 @@ func TestDecodeStreamFailureModes(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+func hasFinish(evs []core.Event) bool {
+	for _, ev := range evs {
+		if ev.Kind == core.EventFinish {
+			return true
+		}
+	}
+	return false
+}
+
+// TestDoneEndsCalls: [DONE] without a finish_reason completes the open
+// calls (the recorded Novita stream does this); a stream cut before [DONE]
+// leaves them incomplete (B09-B11), and core.Collect says so.
+func TestDoneEndsCalls(t *testing.T) {
+	body := "data: " + tc(`[{"index":0,"id":"a","function":{"name":"f","arguments":"{\"q\":1}"}}]`) + "\n\n"
+	for _, tt := range []struct {
+		name     string
+		in       string
+		complete bool
+	}{{"with [DONE]", body + "data: [DONE]\n\n", true}, {"cut before [DONE]", body, false}} {
+		t.Run(tt.name, func(t *testing.T) {
+			resp, err := core.Collect(New().DecodeStream(strings.NewReader(tt.in)))
+			if tt.complete {
+				if err != nil || len(resp.Calls()) != 1 || len(resp.Incomplete) != 0 {
+					t.Fatalf("calls %v, incomplete %v, err %v; want one complete call", resp.Calls(), resp.Incomplete, err)
+				}
+				if resp.Finish != core.FinishOther || resp.ProviderFinish != "" {
+					t.Errorf("finish %q/%q, want other with no provider reason", resp.Finish, resp.ProviderFinish)
+				}
+				return
+			}
+			if err == nil || len(resp.Calls()) != 0 || len(resp.Incomplete) != 1 {
+				t.Fatalf("calls %v, incomplete %v, err %v; want the call incomplete and an error", resp.Calls(), resp.Incomplete, err)
+			}
+		})
+	}
+}
 
 func TestFinishReason(t *testing.T) {
 	for raw, want := range map[string]core.FinishReason{

@@ -53,7 +53,11 @@
 // provider error (Response.Error, EventError), not a Go error.
 //
 // A stream is read with the sse package's FlushAtEOF option (providers often
-// omit the final blank line) and ends at "data: [DONE]". Each chunk yields,
+// omit the final blank line) and ends at "data: [DONE]". [DONE] is the
+// protocol's sign of a normal end: when no finish_reason came before it, the
+// decoder emits a finish with Finish "other" and no provider reason, so that
+// calls still open count as complete; a stream that ends without [DONE] (cut
+// off) gets no such finish, and its open calls stay incomplete (B09-B11). Each chunk yields,
 // in order: an error event, thinking and text deltas, one call event per
 // tool_calls entry, a finish event, a usage event. A call entry becomes a
 // Chunk with the index (HasIndex when the field is present and not null),
@@ -67,8 +71,10 @@
 // B13), choices without a delta, empty data lines, padded data and unknown
 // fields and event types are accepted.
 //
-// EncodeStream writes one chunk per event and "data: [DONE]". What the wire
-// cannot carry is normalised: Turn, ItemID, Signature and Done are dropped;
+// EncodeStream writes one chunk per event, then "data: [DONE]" if the events
+// hold a finish (without one the stream ends as a cut stream does). A finish
+// "other" without a provider reason is written as [DONE] alone, the form the
+// decoder reads it from. What else the wire cannot carry is normalised: Turn, ItemID, Signature and Done are dropped;
 // EventCallEnd without content writes nothing; Chunk.Args is written as the
 // argument text; a call event is read back as a start exactly when it has an
 // id or a name; plan deltas are written as reasoning and read back as

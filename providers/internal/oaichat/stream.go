@@ -29,6 +29,7 @@ type stream struct {
 
 	id, model string
 	metaSent  bool
+	finished  bool // a finish event was emitted
 }
 
 // Next returns the next event, io.EOF after the last, or an *Error.
@@ -81,6 +82,13 @@ func (s *stream) handle(ev sse.Event) error {
 	}
 	if string(data) == "[DONE]" {
 		s.done = true
+		if !s.finished {
+			// The stream ended normally but never said why: a finish
+			// with no provider reason, so that calls still open are
+			// complete (a stream cut before [DONE] gets none, B09-B11).
+			s.queue = append(s.queue, core.Event{Kind: core.EventFinish, Finish: core.FinishOther})
+			s.meta()
+		}
 		return nil
 	}
 	off := s.dec.Offset()
@@ -122,11 +130,16 @@ func (s *stream) handle(ev sse.Event) error {
 	if w.Usage != nil {
 		s.queue = append(s.queue, core.Event{Kind: core.EventUsage, Usage: &core.Usage{InputTokens: w.Usage.PromptTokens, OutputTokens: w.Usage.CompletionTokens}})
 	}
+	s.meta()
+	return nil
+}
+
+// meta puts the response id and model on the first event emitted.
+func (s *stream) meta() {
 	if !s.metaSent && len(s.queue) > 0 {
 		s.queue[0].ID, s.queue[0].Model = s.id, s.model
 		s.metaSent = true
 	}
-	return nil
 }
 
 func (s *stream) choice(ch *wireChoice, off int64, i int) error {
@@ -179,6 +192,7 @@ func (s *stream) choice(ch *wireChoice, off int64, i int) error {
 	}
 	if ch.FinishReason != nil && *ch.FinishReason != "" {
 		s.queue = append(s.queue, core.Event{Kind: core.EventFinish, Finish: FinishReason(*ch.FinishReason), ProviderFinish: *ch.FinishReason})
+		s.finished = true
 	}
 	return nil
 }
@@ -199,13 +213,14 @@ type wireChunkChoce struct {
 }
 
 // EncodeStream writes events as a Chat Completions stream: one chunk per
-// event, then "data: [DONE]". What the wire cannot carry is normalised (see
+// event, then "data: [DONE]" when the events hold a finish. What the wire cannot carry is normalised (see
 // the package documentation); argument patches are refused with
 // ErrUnsupported.
 func (c *Codec) EncodeStream(w io.Writer, events []core.Event) error {
 	op := c.op("encode stream")
 	enc := sse.NewEncoder(w)
 	var id, model string
+	hasFinish := false
 	for i, ev := range events {
 		if ev.ID != "" {
 			id = ev.ID
@@ -263,9 +278,10 @@ func (c *Codec) EncodeStream(w io.Writer, events []core.Event) error {
 			}
 			ch.Usage = &wireUsage{PromptTokens: ev.Usage.InputTokens, CompletionTokens: ev.Usage.OutputTokens, TotalTokens: ev.Usage.InputTokens + ev.Usage.OutputTokens}
 		case core.EventFinish:
+			hasFinish = true
 			f := wireFinish(ev.Finish, ev.ProviderFinish)
-			if f == "" {
-				continue
+			if f == "" || ev.Finish == core.FinishOther && ev.ProviderFinish == "" {
+				continue // no reason: [DONE] alone says the stream ended
 			}
 			choice.FinishReason = &f
 			choice.Delta = wireMessage{}
@@ -288,6 +304,9 @@ func (c *Codec) EncodeStream(w io.Writer, events []core.Event) error {
 		if err := enc.Encode(sse.Event{Data: string(b)}); err != nil {
 			return &Error{Op: op, Offset: -1, Path: pathf("events[%d]", i), Err: err}
 		}
+	}
+	if !hasFinish {
+		return nil // a stream without a finish ends as a cut stream does
 	}
 	if err := enc.Encode(sse.Event{Data: "[DONE]"}); err != nil {
 		return &Error{Op: op, Offset: -1, Err: err}
