@@ -161,3 +161,30 @@ func TestNameMapperDeterministic(t *testing.T) {
 		t.Errorf("two mappers disagree (-first +second):\n%s", diff)
 	}
 }
+
+// FuzzSanitize checks that any name sanitises to a valid name that maps
+// back, and that a valid name is kept when it is the first.
+func FuzzSanitize(f *testing.F) {
+	for _, s := range []string{"", "get_weather", "github.list_prs", "fs/read file", "3d", "\xff\xfe",
+		"mcp__github_enterprise_server__list_pull_request_review_comments_for_repository", strings.Repeat("é", 40)} {
+		f.Add(s, "a.b")
+	}
+	f.Fuzz(func(t *testing.T, a, b string) {
+		m := NewNameMapper()
+		sa, sb := m.Sanitize(a), m.Sanitize(b)
+		for _, s := range []string{sa, sb} {
+			if err := CheckName(s); err != nil {
+				t.Fatalf("sanitised %q: %v", s, err)
+			}
+		}
+		if a != b && sa == sb {
+			t.Fatalf("Sanitize(%q) = Sanitize(%q) = %q", a, b, sa)
+		}
+		if CheckName(a) == nil && sa != a {
+			t.Fatalf("valid first name %q became %q", a, sa)
+		}
+		if o, ok := m.Original(sb); !ok || o != b {
+			t.Fatalf("Original(%q) = %q, %v; want %q", sb, o, ok, b)
+		}
+	})
+}

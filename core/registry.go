@@ -34,6 +34,9 @@ func (r *Registry) Add(t *Tool) error {
 	if t == nil {
 		return errors.New("registry add: nil tool")
 	}
+	if t.handler == nil || t.inputCheck == nil {
+		return fmt.Errorf("registry add %q: tool not built by NewTool, NewRawTool or FromMCP", t.name)
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if old, ok := r.tools[t.name]; ok {

@@ -218,3 +218,14 @@ func TestRegistryConcurrent(t *testing.T) {
 		t.Errorf("Len = %d, want %d", got, want)
 	}
 }
+
+func TestZeroTool(t *testing.T) {
+	r := NewRegistry()
+	if err := r.Add(&Tool{name: "z"}); err == nil || !strings.Contains(err.Error(), "not built by NewTool") {
+		t.Errorf("Add(zero Tool) = %v, want an error", err)
+	}
+	v := (&Tool{name: "z"}).Validate(json.RawMessage(`{}`))
+	if v.Valid || v.Err == nil || !strings.Contains(v.Message, "no compiled input schema") {
+		t.Errorf("zero Tool Validate = %+v, want invalid", v)
+	}
+}

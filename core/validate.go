@@ -83,6 +83,10 @@ func (r *Registry) Validate(call Call) Validation {
 // schema wants an object or array and which holds one encoded as a string.
 func (t *Tool) Validate(args json.RawMessage) Validation {
 	norm, err := normaliseArguments(args)
+	if t.inputCheck == nil {
+		msg := fmt.Sprintf("tool %q has no compiled input schema; build it with NewTool, NewRawTool or FromMCP", t.name)
+		return Validation{Message: msg, Arguments: norm, Err: errors.New("validate: " + msg)}
+	}
 	if err != nil {
 		msg := fmt.Sprintf("arguments of %q are not valid JSON: %v", t.name, err)
 		if errors.Is(err, ErrArgumentsTooLarge) {

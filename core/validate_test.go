@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+	"pgregory.net/rapid"
 )
 
 type noArgs struct{}
@@ -290,6 +291,43 @@ func FuzzValidate(f *testing.F) {
 		trimmed := strings.TrimSpace(string(args))
 		if trimmed != "" && trimmed != "null" && trimmed != `""` && !json.Valid(args) && v.Valid {
 			t.Fatalf("arguments %q are not JSON but valid", args)
+		}
+	})
+}
+
+// TestValidateProperty checks, for generated arguments of get_weather, that
+// every value the Go type can hold validates, that its normalised form is
+// stable, and that a unit outside the enumeration is reported at /unit and
+// nowhere else.
+func TestValidateProperty(t *testing.T) {
+	tool, _ := testRegistry(t).Lookup("get_weather")
+	rapid.Check(t, func(t *rapid.T) {
+		in := weatherIn{
+			City: rapid.String().Draw(t, "city"),
+			Unit: rapid.SampledFrom([]string{"", "c", "f"}).Draw(t, "unit"),
+		}
+		args, err := json.MarshalIndent(in, "", rapid.SampledFrom([]string{"", " ", "\t"}).Draw(t, "indent"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		v := tool.Validate(args)
+		if !v.Valid {
+			t.Fatalf("Validate(%s) = %s", args, v.Message)
+		}
+		if again := tool.Validate(v.Arguments); !again.Valid || !bytes.Equal(again.Arguments, v.Arguments) {
+			t.Fatalf("normalising %s twice gave %s", v.Arguments, again.Arguments)
+		}
+		var back weatherIn
+		if err := json.Unmarshal(v.Arguments, &back); err != nil || back != in {
+			t.Fatalf("normalised %s decodes to %+v, want %+v", v.Arguments, back, in)
+		}
+		bad := rapid.StringMatching(`[a-z]{1,3}`).Filter(func(s string) bool { return s != "c" && s != "f" }).Draw(t, "bad")
+		in.Unit = bad
+		args, _ = json.Marshal(in)
+		v = tool.Validate(args)
+		want := []Problem{{"/unit", `value must be one of "c", "f"`}}
+		if v.Valid || !cmp.Equal(want, v.Problems) {
+			t.Fatalf("Validate(%s) problems = %v, want %v", args, v.Problems, want)
 		}
 	})
 }

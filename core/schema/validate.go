@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
 	"slices"
 	"strings"
 
@@ -99,7 +100,7 @@ func compileError(err error, doc any) error {
 		if errors.As(sve.Err, &ve) {
 			ps := flatten(ve)
 			if len(ps) > 0 {
-				// All problems of the first place; the rest follow in Msg.
+				// The first problem gives the place; the others follow in Msg.
 				first := ps[0]
 				var rest []string
 				for _, p := range ps[1:] {
@@ -113,30 +114,19 @@ func compileError(err error, doc any) error {
 			}
 		}
 	}
-	// Other compiler errors (bad regex, unresolved reference) carry the
-	// place in their URL, "urn:conform:schema#/pointer".
-	msg := err.Error()
+	// Other compiler errors: an unresolved or refused reference, named by
+	// its target; the place is that of the $ref that names it.
+	msg := strings.ReplaceAll(err.Error(), resourceURL+"#", "")
 	path := ""
-	if i := strings.Index(msg, resourceURL+"#"); i >= 0 {
-		rest := msg[i+len(resourceURL)+1:]
-		if j := strings.IndexAny(rest, `"' `); j >= 0 {
-			rest = rest[:j]
+	var ire *jsonschema.InvalidRegexError
+	if errors.As(err, &ire) {
+		if _, frag, ok := strings.Cut(ire.URL, "#"); ok {
+			if p, err := url.PathUnescape(frag); err == nil && strings.HasPrefix(p, "/") {
+				path = p
+			}
 		}
-		path = rest
-	}
-	var le *jsonschema.LoadURLError
-	if errors.As(err, &le) {
-		if at, found := findRef(doc, le.URL, ""); found {
-			path = at
-		}
-	}
-	msg = strings.ReplaceAll(msg, resourceURL+"#", "")
-	if doc, ok := doc.(map[string]any); ok && path != "" {
-		// An unresolved reference: name the place of the $ref, not its
-		// target.
-		if at, found := findRef(doc, "#"+path, ""); found {
-			path = at
-		}
+	} else if at, ok := findRef(doc, "", func(ref string) bool { return refNamedIn(ref, err.Error()) || refNamedIn(ref, msg) }); ok {
+		path = at
 	}
 	return &SchemaError{Path: path, Offset: -1, Msg: msg}
 }
@@ -283,11 +273,12 @@ func displayPath(p string) string {
 	return p
 }
 
-// findRef returns the JSON pointer of the first "$ref" whose value is ref.
-func findRef(v any, ref, at string) (string, bool) {
+// findRef returns the JSON pointer of the first "$ref" (in sorted key
+// order) whose value satisfies match.
+func findRef(v any, at string, match func(string) bool) (string, bool) {
 	switch v := v.(type) {
 	case map[string]any:
-		if r, ok := v["$ref"].(string); ok && r == ref {
+		if r, ok := v["$ref"].(string); ok && match(r) {
 			return at + "/$ref", true
 		}
 		keys := make([]string, 0, len(v))
@@ -296,18 +287,35 @@ func findRef(v any, ref, at string) (string, bool) {
 		}
 		slices.Sort(keys)
 		for _, k := range keys {
-			if p, ok := findRef(v[k], ref, at+"/"+escape(k)); ok {
+			if p, ok := findRef(v[k], at+"/"+escape(k), match); ok {
 				return p, true
 			}
 		}
 	case []any:
 		for i, x := range v {
-			if p, ok := findRef(x, ref, fmt.Sprintf("%s/%d", at, i)); ok {
+			if p, ok := findRef(x, fmt.Sprintf("%s/%d", at, i), match); ok {
 				return p, true
 			}
 		}
 	}
 	return "", false
+}
+
+// refNamedIn reports whether an error message names the reference ref: the
+// whole of it, or its fragment, plain or URL-escaped.
+func refNamedIn(ref, msg string) bool {
+	if ref == "" {
+		return false
+	}
+	if strings.Contains(msg, ref) {
+		return true
+	}
+	_, frag, ok := strings.Cut(ref, "#")
+	if !ok || frag == "" {
+		return false
+	}
+	return strings.Contains(msg, `"`+frag+`"`) ||
+		strings.Contains(msg, `"`+(&url.URL{Path: frag}).EscapedPath()+`"`)
 }
 
 func enumMessage(want []any) string {

@@ -103,6 +103,8 @@ func TestCompileErrors(t *testing.T) {
 		{"file reference refused", `{"type":"object","properties":{"a":{"$ref":"file:///etc/passwd"}}}`, "/properties/a/$ref", -1, "external reference"},
 		{"remote reference refused", `{"allOf":[{"type":"object"},{"$ref":"https://example.com/s.json"}]}`, "/allOf/1/$ref", -1, "external reference"},
 		{"dangling pointer", `{"type":"object","properties":{"a":{"$ref":"#/defs/x"}}}`, "/properties/a/$ref", -1, "not found"},
+		{"missing anchor, relative reference", `{"$ref":"A#0"}`, "/$ref", -1, "not found"},
+		{"missing pointer with a space", `{"properties":{"x":{"$ref":"#/a b"}}}`, "/properties/x/$ref", -1, "not found"},
 		{"minimum not a number", `{"minimum":"1"}`, "/minimum", -1, "got string, want number"},
 	}
 	for _, tt := range tests {
