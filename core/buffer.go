@@ -218,7 +218,7 @@ func (b *Buffer) Add(c Chunk) ([]Call, error) {
 	case c.Args != nil:
 		argLen = len(*c.Args)
 	case c.ArgsDelta != "":
-		if b.cumulative && len(cur) > 0 && strings.HasPrefix(c.ArgsDelta, string(cur)) {
+		if b.cumulative && len(cur) > 0 && hasPrefix(c.ArgsDelta, cur) {
 			argLen = len(c.ArgsDelta)
 		} else {
 			argLen += len(c.ArgsDelta)
@@ -340,7 +340,7 @@ func (b *Buffer) afterDone(cs *callState, c *Chunk) error {
 	if len(c.Patch) > 0 {
 		return b.chunkErr(c, ErrAfterDone, "an argument patch")
 	}
-	if c.Args != nil && *c.Args != cs.text && !jsonEqual(*c.Args, cs.final) {
+	if c.Args != nil && *c.Args != cs.text && *c.Args != string(cs.final) && !jsonEqual(*c.Args, cs.final) {
 		return b.chunkErr(c, ErrAfterDone, "final arguments that differ from those accumulated")
 	}
 	return nil
@@ -407,14 +407,14 @@ func (b *Buffer) apply(cs *callState, c *Chunk) {
 	case c.Args != nil:
 		cs.args = append(cs.args[:0], *c.Args...)
 	case c.ArgsDelta != "":
-		if len(cs.args) > 0 && len(c.ArgsDelta) > len(cs.args) && strings.HasPrefix(c.ArgsDelta, string(cs.args)) {
+		if len(cs.args) > 0 && len(c.ArgsDelta) > len(cs.args) && hasPrefix(c.ArgsDelta, cs.args) {
 			if b.cumulative {
 				cs.args = cs.args[:0]
 			} else {
 				cs.looksCum = true
 			}
 		}
-		cs.args = append(cs.args, c.ArgsDelta...)
+		cs.args = appendArgs(cs.args, c.ArgsDelta, b.lim.MaxArgBytes)
 	}
 	for k, v := range c.Patch {
 		if cs.patch == nil {
@@ -464,17 +464,19 @@ func (b *Buffer) callID(cs *callState) string {
 // complete ends a call that has its Done and its name.
 func (b *Buffer) complete(cs *callState) (Call, error) {
 	b.end(cs)
-	text := string(cs.args)
+	raw := cs.args
 	cs.args = nil
 	call := Call{ID: b.callID(cs), ItemID: cs.itemID, Name: cs.name, Signature: cs.sig}
-	args, repaired, err := finalArgs(text, cs.patch)
+	args, repaired, err := finalArgs(raw, cs.patch)
 	cs.patch = nil
-	cs.text = text
+	if err != nil || repaired {
+		cs.text = string(raw)
+	}
 	if err != nil {
 		if cs.looksCum {
 			err = fmt.Errorf("%w (each delta repeated the text before it: a cumulative stream, B01, needs WithCumulativeArgs)", err)
 		}
-		call.Original = text
+		call.Original = cs.text
 		ce := &CallError{Call: call, Err: err}
 		b.failed = append(b.failed, ce)
 		return Call{}, ce
@@ -482,7 +484,7 @@ func (b *Buffer) complete(cs *callState) (Call, error) {
 	call.Arguments = args
 	cs.final = args
 	if repaired {
-		call.Repaired, call.Original = true, text
+		call.Repaired, call.Original = true, cs.text
 	}
 	b.completed = append(b.completed, call)
 	return call, nil
@@ -494,8 +496,8 @@ func (b *Buffer) complete(cs *callState) (Call, error) {
 // document become one (B02, reported as a repair); other invalid text goes
 // through core/repair, whose result must be an object (a repair that turns
 // stray text into a JSON string would hide the fault, C09).
-func finalArgs(text string, patch map[string]json.RawMessage) (args json.RawMessage, repaired bool, err error) {
-	args, repaired, err = textArgs(text)
+func finalArgs(raw []byte, patch map[string]json.RawMessage) (args json.RawMessage, repaired bool, err error) {
+	args, repaired, err = textArgs(raw)
 	if err != nil || len(patch) == 0 {
 		return args, repaired, err
 	}
@@ -528,17 +530,20 @@ func finalArgs(text string, patch map[string]json.RawMessage) (args json.RawMess
 	return m.Bytes(), repaired, nil
 }
 
-func textArgs(text string) (json.RawMessage, bool, error) {
-	t := strings.TrimSpace(text)
-	if t == "" {
+// textArgs is finalArgs without patches. Valid text is handed back without
+// a copy: the buffer gives up raw to it.
+func textArgs(raw []byte) (json.RawMessage, bool, error) {
+	t := bytes.TrimSpace(raw)
+	if len(t) == 0 {
 		return json.RawMessage("{}"), false, nil
 	}
-	if json.Valid([]byte(text)) {
-		return json.RawMessage(text), false, nil
+	if json.Valid(raw) {
+		return raw[:len(raw):len(raw)], false, nil
 	}
-	if n := len(t); n%2 == 0 && t[:n/2] == t[n/2:] && json.Valid([]byte(t[:n/2])) {
-		return json.RawMessage(t[:n/2]), true, nil
+	if n := len(t); n%2 == 0 && bytes.Equal(t[:n/2], t[n/2:]) && json.Valid(t[:n/2]) {
+		return t[: n/2 : n/2], true, nil
 	}
+	text := string(raw)
 	fixed, _, err := repair.Repair(text)
 	if err != nil {
 		return nil, false, err
@@ -547,6 +552,25 @@ func textArgs(text string) (json.RawMessage, bool, error) {
 		return nil, false, fmt.Errorf("%w: %.40q", ErrNotObject, fixed)
 	}
 	return json.RawMessage(fixed), true, nil
+}
+
+// appendArgs appends s to dst, doubling the capacity when it must grow (but
+// not beyond limit unless s needs it), so that n bytes of deltas cost about
+// 2n bytes of allocation, where append's gentler growth for large slices
+// costs about 5n.
+func appendArgs(dst []byte, s string, limit int) []byte {
+	if need := len(dst) + len(s); need > cap(dst) {
+		n := max(min(2*cap(dst), limit), need, 64)
+		grown := make([]byte, len(dst), n)
+		copy(grown, dst)
+		dst = grown
+	}
+	return append(dst, s...)
+}
+
+// hasPrefix reports whether s begins with p, without converting p.
+func hasPrefix(s string, p []byte) bool {
+	return len(s) >= len(p) && s[:len(p)] == string(p)
 }
 
 // jsonEqual reports whether a and b are the same JSON text once compacted.
@@ -613,7 +637,7 @@ func (b *Buffer) Preview(route Chunk) (json.RawMessage, bool) {
 		return nil, false
 	}
 	if len(cs.patch) > 0 {
-		args, _, err := finalArgs(string(cs.args), cs.patch)
+		args, _, err := finalArgs(bytes.Clone(cs.args), cs.patch)
 		return args, err == nil
 	}
 	if len(bytes.TrimSpace(cs.args)) == 0 {
