@@ -31,6 +31,14 @@ func TestCorpus(t *testing.T) {
 					t.Fatalf("decode stream: %v", err)
 				}
 				s = assemble(evs)
+				// The real Buffer gives the same call.
+				resp, err := core.Collect(core.SliceStream(evs))
+				if err != nil {
+					t.Fatalf("collect: %v", err)
+				}
+				if got := resp.Calls(); len(got) != 1 || len(s.Calls) != 1 || got[0].ID != s.Calls[0].ID || got[0].Name != s.Calls[0].Name || !jsonEqual(got[0].Arguments, s.Calls[0].Arguments) {
+					t.Errorf("core.Collect calls %v, want %v", got, s.Calls)
+				}
 			} else {
 				resp, err := a.DecodeResponse(rec.body)
 				if err != nil {
@@ -415,4 +423,12 @@ func FuzzDecodeResponse(f *testing.F) {
 			t.Fatalf("re-encode: %v", err)
 		}
 	})
+}
+
+func jsonEqual(a, b []byte) bool {
+	var x, y any
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+		return false
+	}
+	return cmp.Equal(x, y)
 }

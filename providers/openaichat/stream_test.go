@@ -241,6 +241,14 @@ func TestDecodeStreamFailureModes(t *testing.T) {
 				if diff := cmp.Diff(tt.calls, assemble(got).Calls); diff != "" {
 					t.Errorf("assembled calls (-want +got):\n%s", diff)
 				}
+				// The real Buffer agrees on id, name and arguments.
+				resp, err := core.Collect(core.SliceStream(got))
+				if err != nil {
+					t.Fatalf("collect: %v", err)
+				}
+				if diff := cmp.Diff(callKeys(t, tt.calls), callKeys(t, goldenCalls(resp.Calls()))); diff != "" {
+					t.Errorf("core.Collect calls (-want +got):\n%s", diff)
+				}
 			}
 		})
 	}
