@@ -64,7 +64,7 @@ func Load(p string) (*cassette.Cassette, error) {
 		data []byte
 		err  error
 	)
-	if fs.ValidPath(p) && strings.Count(p, "/") == 1 {
+	if inCorpus(p) {
 		data, err = fs.ReadFile(corpus, p)
 	}
 	if data == nil {
@@ -98,4 +98,13 @@ func Parse(data []byte) (*cassette.Cassette, error) {
 		}
 	}
 	return c, nil
+}
+
+// inCorpus reports whether name is a cassette of the built-in corpus.
+func inCorpus(name string) bool {
+	if !fs.ValidPath(name) || strings.Count(name, "/") != 1 {
+		return false
+	}
+	fi, err := fs.Stat(corpus, name)
+	return err == nil && !fi.IsDir()
 }

@@ -3,7 +3,9 @@ package cassettes
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
 	"net/url"
 	"reflect"
@@ -72,20 +74,42 @@ func jsonValue(data []byte, v *any) bool {
 	return !dec.More()
 }
 
-// NewReplayer returns a go-vcr recorder that replays the cassette at path
-// (with or without its .yaml suffix) with Matcher and never goes to the
-// network. Further options are applied after conform's.
+// NewReplayer returns a go-vcr recorder that replays a cassette with
+// Matcher and never goes to the network. Like Load, it takes a name Glob
+// returns (read from the corpus built into the package) or a path on disk,
+// with or without its .yaml suffix. Further options are applied after
+// conform's.
 //
-//	rec, err := cassettes.NewReplayer("cassettes/anthropic/x.yaml")
+//	rec, err := cassettes.NewReplayer("anthropic/fantasy__TestAnthropicCommon--claude-sonnet-4--tool.yaml")
+//	defer rec.Stop()
 //	client := rec.GetDefaultClient()
 func NewReplayer(path string, opts ...recorder.Option) (*recorder.Recorder, error) {
+	name := strings.TrimSuffix(path, ".yaml")
 	base := []recorder.Option{
 		recorder.WithMode(recorder.ModeReplayOnly),
 		recorder.WithMatcher(Matcher),
 		recorder.WithSkipRequestLatency(true),
 	}
-	return recorder.New(strings.TrimSuffix(path, ".yaml"), append(base, opts...)...)
+	if inCorpus(name + ".yaml") {
+		base = append(base, recorder.WithFS(corpusFS{}))
+	}
+	rec, err := recorder.New(name, append(base, opts...)...)
+	if err != nil {
+		return nil, fmt.Errorf("replay cassette %s: %w", path, err)
+	}
+	return rec, nil
 }
+
+// corpusFS serves the embedded corpus to go-vcr, read-only.
+type corpusFS struct{}
+
+func (corpusFS) ReadFile(name string) ([]byte, error) { return fs.ReadFile(corpus, name) }
+
+func (corpusFS) WriteFile(name string, _ []byte) error {
+	return fmt.Errorf("write %s: the built-in corpus is read-only", name)
+}
+
+func (corpusFS) IsFileExists(name string) bool { return inCorpus(name) }
 
 // hopHeaders are not copied by ReplayHandler: the server writing the body
 // decides its own framing.

@@ -282,3 +282,36 @@ func TestReplayResponseOnly(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestReplayFromCorpus replays a built-in cassette by its Glob name, with
+// no copy on disk, through go-vcr's own client.
+func TestReplayFromCorpus(t *testing.T) {
+	const name = "openai-chat/fantasy__TestOpenAICommon--openai-gpt-4o--tool.yaml"
+	c, err := Load(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := NewReplayer(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rec.Stop()
+	for k, i := range c.Interactions {
+		req, err := http.NewRequest(i.Request.Method, "http://127.0.0.1:9/v1/chat/completions", strings.NewReader(i.Request.Body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, err := rec.GetDefaultClient().Do(req)
+		if err != nil {
+			t.Fatalf("interaction %d: %v", k, err)
+		}
+		got, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if string(got) != i.Response.Body {
+			t.Errorf("interaction %d: got another response body", k)
+		}
+	}
+	if _, err := NewReplayer("openai-chat/no-such-cassette.yaml"); err == nil || !strings.Contains(err.Error(), "no-such-cassette") {
+		t.Errorf("NewReplayer of a missing cassette: %v, want an error naming it", err)
+	}
+}
