@@ -59,6 +59,21 @@ func execRegistry(t testing.TB) *Registry {
 	add("good_output", func(context.Context, json.RawMessage) (json.RawMessage, error) {
 		return json.RawMessage(`{"n":3}`), nil
 	}, WithOutputSchema(counted))
+	addTool := func(tool *Tool, err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := r.Add(tool); err != nil {
+			t.Fatal(err)
+		}
+	}
+	addTool(NewTool("pointers", "", func(_ context.Context, in *weatherIn) (*weatherOut, error) {
+		if in.City == "nowhere" {
+			return nil, nil
+		}
+		return &weatherOut{TempC: float64(len(in.City))}, nil
+	}))
 	return r
 }
 
@@ -80,7 +95,7 @@ func TestExecute(t *testing.T) {
 		{"C01 empty arguments run", Call{ID: "c2", Name: "get_time", Arguments: json.RawMessage(``)}, ExecOptions{},
 			textResult("c2", "get_time", `"noon"`, false)},
 		{"unknown tool", Call{ID: "c3", Name: "get_wether"}, ExecOptions{},
-			textResult("c3", "get_wether", `unknown tool "get_wether"; did you mean "get_weather"?; available tools: accents, bad_output, big, boom, fail, get_time, get_weather, good_output, search, stubborn, text_output, wait`, true)},
+			textResult("c3", "get_wether", `unknown tool "get_wether"; did you mean "get_weather"?; available tools: accents, bad_output, big, boom, fail, get_time, get_weather, good_output, pointers, search, stubborn, text_output, wait`, true)},
 		{"invalid arguments", Call{ID: "c4", Name: "get_weather", Arguments: json.RawMessage(`{"unit":"k"}`)}, ExecOptions{},
 			textResult("c4", "get_weather", `arguments do not match the schema of "get_weather": /city: missing; /unit: value must be one of "c", "f"`, true)},
 		{"malformed arguments", Call{ID: "c5", Name: "get_weather", Arguments: json.RawMessage(`{"city":`)}, ExecOptions{},
@@ -111,6 +126,10 @@ func TestExecute(t *testing.T) {
 			textResult("c17", "text_output", `tool "text_output" returned output that is not JSON, but it has an output schema: invalid character 'p' looking for beginning of value`, true)},
 		{"output matches its schema", Call{ID: "c18", Name: "good_output"}, ExecOptions{},
 			textResult("c18", "good_output", `{"n":3}`, false)},
+		{"pointer input and output", Call{ID: "c20", Name: "pointers", Arguments: json.RawMessage(`{"city":"Oslo"}`)}, ExecOptions{},
+			textResult("c20", "pointers", `{"temp_c":4}`, false)},
+		{"nil pointer output", Call{ID: "c21", Name: "pointers", Arguments: json.RawMessage(`{"city":"nowhere"}`)}, ExecOptions{},
+			textResult("c21", "pointers", `tool "pointers" returned output that does not match its output schema: got null, want object`, true)},
 		{"no timeout", Call{ID: "c19", Name: "get_time"}, ExecOptions{Timeout: -1},
 			textResult("c19", "get_time", `"noon"`, false)},
 	}

@@ -23,6 +23,13 @@ var ErrInvalidSchema = schema.ErrInvalidSchema
 // *schema.TypeError).
 var ErrUnsupportedType = schema.ErrUnsupportedType
 
+// MaxSchemaBytes is the largest input or output schema a tool may have.
+const MaxSchemaBytes = 1 << 20
+
+// ErrSchemaTooLarge is wrapped by the error of a constructor given a schema
+// longer than MaxSchemaBytes.
+var ErrSchemaTooLarge = errors.New("schema too large")
+
 // ErrInvalidDefinition is wrapped by the errors of FromMCP for a definition
 // that is not JSON or lacks a required field.
 var ErrInvalidDefinition = errors.New("invalid tool definition")
@@ -141,7 +148,8 @@ func (t *Tool) Spec() ToolSpec {
 // naming its Go field path, such as In.Filters.Callback.
 //
 // The handler decodes the arguments into In, rejecting unknown fields, and
-// encodes Out as the result JSON.
+// encodes Out as the result JSON. When Out is a pointer to a struct, a nil
+// result does not match the output schema and becomes an error result.
 func NewTool[In, Out any](name, description string, fn func(context.Context, In) (Out, error), opts ...ToolOption) (*Tool, error) {
 	if fn == nil {
 		return nil, fmt.Errorf("new tool %q: nil function", name)
@@ -290,6 +298,9 @@ func buildTool(op, name, description, origin string, in, out json.RawMessage, ha
 // added to the JSON pointer of a fault, so that an error about an MCP
 // definition points into the definition ("/inputSchema/type").
 func compileObjectSchema(doc json.RawMessage, prefix string) (json.RawMessage, *schema.Validator, error) {
+	if len(doc) > MaxSchemaBytes {
+		return nil, nil, fmt.Errorf("%w: %d bytes, limit %d", ErrSchemaTooLarge, len(doc), MaxSchemaBytes)
+	}
 	err := schema.CheckObject(doc)
 	var v *schema.Validator
 	if err == nil {

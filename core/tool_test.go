@@ -182,6 +182,7 @@ func TestNewRawTool(t *testing.T) {
 		{"no type", `{"properties":{}}`, nopHandler, `at /type: missing`},
 		{"bad nested", `{"type":"object","properties":{"n":{"minimum":"x"}}}`, nopHandler, `at /properties/n/minimum: not valid against the metaschema: got string, want number`},
 		{"nil handler", `{"type":"object"}`, nil, `new raw tool "r": nil handler`},
+		{"too large", `{"type":"object","description":"` + strings.Repeat("x", MaxSchemaBytes) + `"}`, nopHandler, `new raw tool "r": input schema: schema too large: 1048610 bytes, limit 1048576`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -189,7 +190,7 @@ func TestNewRawTool(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 				t.Errorf("error = %v\nwant it to contain %s", err, tt.wantErr)
 			}
-			if tt.handler != nil && !errors.Is(err, ErrInvalidSchema) {
+			if tt.handler != nil && !errors.Is(err, ErrInvalidSchema) && !errors.Is(err, ErrSchemaTooLarge) {
 				t.Errorf("error %v does not wrap ErrInvalidSchema", err)
 			}
 		})
