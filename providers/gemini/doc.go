@@ -140,8 +140,12 @@
 // is not written; a finish is written as ProviderFinish when set, else as
 // the Gemini value of Finish, and decodes normalised again.
 //
-// # Not covered
+// # Interactions API
 //
-// The Gemini "Interactions" API (step.start/step.delta events, the files in
-// testdata/corpus/other) is a different protocol and is not decoded here.
+// The Gemini "Interactions" API (POST /v1beta/interactions; responses with
+// typed steps, SSE streams of step.start / step.delta / step.stop events;
+// the files in testdata/corpus/other) is a different protocol. Its
+// responses and streams are decoded by DecodeInteraction and
+// DecodeInteractionStream, outside the core.Adapter interface; requests
+// and encoders are not written (the corpus holds responses only).
 package gemini

@@ -1,0 +1,304 @@
+package gemini
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/toolconform/conform/core"
+	"github.com/toolconform/conform/providers/internal/sse"
+)
+
+// The Gemini Interactions API (POST /v1beta/interactions) is a separate
+// protocol from generateContent: a response is an "interaction" with a list
+// of typed steps, and its stream is SSE whose data carry an event_type
+// (interaction.created, step.start, step.delta, step.stop,
+// interaction.completed). conform decodes its responses and streams only,
+// with DecodeInteraction and DecodeInteractionStream; requests and encoders
+// are not written, since the corpus holds responses only (vercel/ai
+// fixtures in testdata/corpus/other).
+
+type wireInteraction struct {
+	ID     string             `json:"id"`
+	Status string             `json:"status"`
+	Model  string             `json:"model"`
+	Steps  []wireStep         `json:"steps"`
+	Usage  *wireInteractUsage `json:"usage"`
+	Error  *wireError         `json:"error"`
+}
+
+type wireInteractUsage struct {
+	TotalInputTokens   int `json:"total_input_tokens"`
+	TotalOutputTokens  int `json:"total_output_tokens"`
+	TotalThoughtTokens int `json:"total_thought_tokens"`
+}
+
+type wireStep struct {
+	Type      string          `json:"type"`
+	ID        string          `json:"id"`
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments"`
+	Signature string          `json:"signature"`
+	Text      string          `json:"text"`
+	Content   []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	} `json:"content"`
+}
+
+// interactionFinish normalises an interaction status: requires_action means
+// the client must run calls.
+func interactionFinish(status string, hasCalls bool) core.FinishReason {
+	switch status {
+	case "":
+		return ""
+	case "completed", "requires_action":
+		if hasCalls {
+			return core.FinishToolCalls
+		}
+		if status == "completed" {
+			return core.FinishStop
+		}
+	case "incomplete":
+		return core.FinishLength
+	case "failed":
+		return core.FinishError
+	}
+	return core.FinishOther
+}
+
+func interactionUsage(u *wireInteractUsage) *core.Usage {
+	if u == nil {
+		return nil
+	}
+	return &core.Usage{InputTokens: u.TotalInputTokens, OutputTokens: u.TotalOutputTokens + u.TotalThoughtTokens}
+}
+
+// DecodeInteraction decodes a Gemini Interactions API response body. Steps
+// of type thought become thinking parts (their signature kept), model_output
+// text parts, function_call calls (ids as sent, or generated as in
+// DecodeResponse); other step types, such as provider-run tools, are not
+// client calls and are dropped. The status is the raw finish reason:
+// requires_action or completed with calls is tool_calls, completed stop,
+// incomplete length, failed error, anything else other.
+func (a *Adapter) DecodeInteraction(body []byte) (*core.Response, error) {
+	const op = "gemini: decode interaction"
+	var w wireInteraction
+	if err := json.Unmarshal(body, &w); err != nil {
+		return nil, syntaxError(op, 0, err)
+	}
+	resp := &core.Response{ID: w.ID, Model: w.Model, Message: core.Message{Role: core.RoleAssistant, Parts: []core.Part{}}}
+	if w.Error != nil {
+		resp.Error, resp.Finish = providerError(w.Error), core.FinishError
+		return resp, nil
+	}
+	k := 0
+	for i, s := range w.Steps {
+		switch s.Type {
+		case "thought":
+			resp.Message.Parts = append(resp.Message.Parts, core.Part{Kind: core.PartThinking, Text: s.Text, Signature: s.Signature})
+		case "model_output":
+			for _, c := range s.Content {
+				if c.Type == "text" {
+					resp.Message.Parts = append(resp.Message.Parts, core.TextPart(c.Text))
+				}
+			}
+		case "function_call":
+			args, err := argsOf(s.Arguments)
+			if err != nil {
+				return nil, &PathError{Op: op, Path: "steps[" + strconv.Itoa(i) + "].arguments", Err: err}
+			}
+			id := s.ID
+			if id == "" {
+				id = generatedID(k)
+			}
+			k++
+			resp.Message.Parts = append(resp.Message.Parts, core.CallPart(core.Call{ID: id, Name: s.Name, Arguments: args, Signature: s.Signature}))
+		}
+	}
+	resp.Usage = interactionUsage(w.Usage)
+	resp.ProviderFinish = w.Status
+	resp.Finish = interactionFinish(w.Status, k > 0)
+	return resp, nil
+}
+
+type wireInteractionEvent struct {
+	EventType   string           `json:"event_type"`
+	Interaction *wireInteraction `json:"interaction"`
+	Index       *int             `json:"index"`
+	Step        *wireStep        `json:"step"`
+	Delta       *struct {
+		Type      string `json:"type"`
+		Text      string `json:"text"`
+		Signature string `json:"signature"`
+		Arguments string `json:"arguments"`
+	} `json:"delta"`
+	Error *wireError `json:"error"`
+}
+
+// DecodeInteractionStream reads a Gemini Interactions API SSE stream. A
+// function_call step becomes EventCallStart (Chunk with the step's id, its
+// index and name), EventCallDelta per arguments_delta, and EventCallEnd at
+// step.stop (with the start's arguments as Args when no delta came, so a
+// call whose arguments only rode on step.start is complete, and never both,
+// A18). Thought signatures become EventThinking with Signature, text deltas
+// EventText. interaction.completed gives EventUsage and EventFinish. Events
+// are limited to DefaultMaxEventSize bytes; malformed data names its byte
+// offset.
+func (a *Adapter) DecodeInteractionStream(r io.Reader) core.EventStream {
+	return &interactionStream{a: a, dec: sse.NewDecoder(bufio.NewReader(r), sse.FlushAtEOF(), sse.MaxEventSize(a.maxEvent)), steps: map[int]*iStep{}}
+}
+
+type iStep struct {
+	typ, id, name string
+	startArgs     json.RawMessage
+	deltas        bool
+}
+
+type interactionStream struct {
+	a        *Adapter
+	dec      *sse.Decoder
+	queue    []core.Event
+	err      error
+	steps    map[int]*iStep
+	calls    int
+	id       string
+	model    string
+	metaSent bool
+}
+
+func (s *interactionStream) emit(ev core.Event) {
+	if !s.metaSent && (s.id != "" || s.model != "") {
+		ev.ID, ev.Model, s.metaSent = s.id, s.model, true
+	}
+	s.queue = append(s.queue, ev)
+}
+
+func (s *interactionStream) Next() (core.Event, error) {
+	const op = "gemini: decode interaction stream"
+	for len(s.queue) == 0 {
+		if s.err != nil {
+			return core.Event{}, s.err
+		}
+		ev, err := s.dec.Next()
+		if err == io.EOF {
+			s.err = io.EOF
+			continue
+		}
+		if err != nil {
+			var se *sse.Error
+			if errors.As(err, &se) {
+				e := err
+				if errors.Is(err, sse.ErrEventTooLarge) {
+					e = fmt.Errorf("%w: %v", ErrTooLarge, err)
+				}
+				s.err = &OffsetError{Op: op, Offset: se.Offset, Err: e}
+			} else {
+				s.err = fmt.Errorf("%s: %w", op, err)
+			}
+			continue
+		}
+		data := bytes.TrimSpace([]byte(ev.Data))
+		if len(data) == 0 {
+			continue
+		}
+		off := s.dec.Offset() + int64(len("data: "))
+		var w wireInteractionEvent
+		if err := json.Unmarshal(data, &w); err != nil {
+			s.err = syntaxError(op, off, err)
+			continue
+		}
+		if err := s.event(&w); err != nil {
+			s.err = &OffsetError{Op: op, Offset: off, Err: err}
+		}
+	}
+	ev := s.queue[0]
+	s.queue = s.queue[1:]
+	return ev, nil
+}
+
+func (s *interactionStream) event(w *wireInteractionEvent) error {
+	idx := -1
+	if w.Index != nil {
+		idx = *w.Index
+	}
+	switch w.EventType {
+	case "interaction.created":
+		if w.Interaction != nil {
+			s.id, s.model = w.Interaction.ID, w.Interaction.Model
+		}
+	case "step.start":
+		if w.Step == nil || idx < 0 {
+			return fmt.Errorf("%w: step.start without index or step", ErrSyntax)
+		}
+		st := &iStep{typ: w.Step.Type, id: w.Step.ID, name: w.Step.Name, startArgs: w.Step.Arguments}
+		s.steps[idx] = st
+		switch st.typ {
+		case "function_call":
+			if st.id == "" {
+				st.id = generatedID(s.calls)
+			}
+			s.calls++
+			s.emit(core.Event{Kind: core.EventCallStart, Chunk: &core.Chunk{ID: st.id, Index: idx, HasIndex: true, Name: st.name, Start: true, Signature: w.Step.Signature}})
+		case "thought":
+			if w.Step.Signature != "" || w.Step.Text != "" {
+				s.emit(core.Event{Kind: core.EventThinking, Text: w.Step.Text, Signature: w.Step.Signature})
+			}
+		}
+	case "step.delta":
+		st := s.steps[idx]
+		if st == nil || w.Delta == nil {
+			return fmt.Errorf("%w: step.delta for index %d with no open step", ErrSyntax, idx)
+		}
+		switch w.Delta.Type {
+		case "text":
+			if st.typ == "thought" {
+				s.emit(core.Event{Kind: core.EventThinking, Text: w.Delta.Text})
+			} else if w.Delta.Text != "" {
+				s.emit(core.Event{Kind: core.EventText, Text: w.Delta.Text})
+			}
+		case "thought_signature":
+			s.emit(core.Event{Kind: core.EventThinking, Signature: w.Delta.Signature})
+		case "arguments_delta":
+			if st.typ != "function_call" {
+				return fmt.Errorf("%w: arguments_delta for a %s step", ErrSyntax, st.typ)
+			}
+			st.deltas = true
+			s.emit(core.Event{Kind: core.EventCallDelta, Chunk: &core.Chunk{ID: st.id, Index: idx, HasIndex: true, ArgsDelta: w.Delta.Arguments}})
+		}
+	case "step.stop":
+		st := s.steps[idx]
+		if st == nil {
+			return fmt.Errorf("%w: step.stop for index %d with no open step", ErrSyntax, idx)
+		}
+		delete(s.steps, idx)
+		if st.typ == "function_call" {
+			ch := &core.Chunk{ID: st.id, Index: idx, HasIndex: true, Done: true}
+			if !st.deltas {
+				args, err := argsOf(st.startArgs)
+				if err != nil {
+					return err
+				}
+				a := string(args)
+				ch.Args = &a
+			}
+			s.emit(core.Event{Kind: core.EventCallEnd, Chunk: ch})
+		}
+	case "interaction.completed":
+		if in := w.Interaction; in != nil {
+			if u := interactionUsage(in.Usage); u != nil {
+				s.emit(core.Event{Kind: core.EventUsage, Usage: u})
+			}
+			s.emit(core.Event{Kind: core.EventFinish, Finish: interactionFinish(in.Status, s.calls > 0), ProviderFinish: in.Status})
+		}
+	case "error":
+		if w.Error != nil {
+			s.emit(core.Event{Kind: core.EventError, Error: providerError(w.Error)})
+		}
+	}
+	return nil
+}

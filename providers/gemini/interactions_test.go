@@ -1,0 +1,191 @@
+package gemini
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/toolconform/conform/core"
+)
+
+const interactionsDir = "../../testdata/corpus/other"
+
+// interactionCalls assembles calls from DecodeInteractionStream events
+// (start, deltas, end routed by id; Args on the end replaces the deltas).
+func interactionCalls(evs []core.Event) []core.Call {
+	var out []core.Call
+	open := map[string]*core.Call{}
+	text := map[string]string{}
+	for _, ev := range evs {
+		c := ev.Chunk
+		switch ev.Kind {
+		case core.EventCallStart:
+			open[c.ID] = &core.Call{ID: c.ID, Name: c.Name}
+		case core.EventCallDelta:
+			text[c.ID] += c.ArgsDelta
+		case core.EventCallEnd:
+			call := open[c.ID]
+			if call == nil {
+				continue
+			}
+			args := text[c.ID]
+			if c.Args != nil {
+				args = *c.Args
+			}
+			call.Arguments = json.RawMessage(args)
+			out = append(out, *call)
+		}
+	}
+	return out
+}
+
+// TestInteractionsCorpusGolden decodes the four Gemini Interactions API
+// recordings and compares them with testdata/golden/interactions/.
+func TestInteractionsCorpusGolden(t *testing.T) {
+	entries, err := os.ReadDir(interactionsDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != 4 {
+		t.Fatalf("%d files in %s, want the 4 Interactions recordings", len(entries), interactionsDir)
+	}
+	a := New()
+	calls := 0
+	for _, e := range entries {
+		t.Run(e.Name(), func(t *testing.T) {
+			exs, err := loadExchanges(filepath.Join(interactionsDir, e.Name()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var g goldenExchange
+			if strings.HasSuffix(e.Name(), ".chunks.txt") {
+				g.Stream = true
+				g.Events, err = drainEvents(a.DecodeInteractionStream(bytes.NewReader(exs[0].Resp)))
+				g.Calls = interactionCalls(g.Events)
+			} else {
+				g.Response, err = a.DecodeInteraction(exs[0].Resp)
+				if g.Response != nil {
+					g.Calls = g.Response.Calls()
+				}
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			calls += len(g.Calls)
+			b, _ := json.MarshalIndent(g, "", "  ")
+			b = append(b, '\n')
+			path := filepath.Join("testdata", "golden", "interactions", strings.TrimSuffix(e.Name(), filepath.Ext(e.Name()))+".json")
+			if *update {
+				_ = os.MkdirAll(filepath.Dir(path), 0o755)
+				if err := os.WriteFile(path, b, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatalf("%v (run go test -update)", err)
+			}
+			if diff := cmp.Diff(string(want), string(b)); diff != "" {
+				t.Errorf("golden mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+	if !*update && calls != 2 {
+		t.Errorf("%d calls in the Interactions recordings, want 2 (one getWeather per step-1 file)", calls)
+	}
+}
+
+func TestInteractionStream(t *testing.T) {
+	s := func(v string) *string { return &v }
+	tests := []struct {
+		name string
+		body string
+		want []core.Event
+	}{
+		{
+			name: "A18 arguments only on step.start are used once",
+			body: sseBody(
+				`{"index":0,"step":{"id":"c1","type":"function_call","name":"f","arguments":{"a":1}},"event_type":"step.start"}`,
+				`{"index":0,"event_type":"step.stop"}`,
+				`{"interaction":{"status":"requires_action"},"event_type":"interaction.completed"}`),
+			want: []core.Event{
+				{Kind: core.EventCallStart, Chunk: &core.Chunk{ID: "c1", HasIndex: true, Name: "f", Start: true}},
+				{Kind: core.EventCallEnd, Chunk: &core.Chunk{ID: "c1", HasIndex: true, Done: true, Args: s(`{"a":1}`)}},
+				{Kind: core.EventFinish, Finish: core.FinishToolCalls, ProviderFinish: "requires_action"},
+			},
+		},
+		{
+			name: "arguments deltas and id-less calls",
+			body: sseBody(
+				`{"interaction":{"id":"i1","model":"gemini-2.5-flash"},"event_type":"interaction.created"}`,
+				`{"index":2,"step":{"type":"function_call","name":"f","arguments":{}},"event_type":"step.start"}`,
+				`{"index":2,"delta":{"type":"arguments_delta","arguments":"{\"a\":"},"event_type":"step.delta"}`,
+				`{"index":2,"delta":{"type":"arguments_delta","arguments":"2}"},"event_type":"step.delta"}`,
+				`{"index":2,"event_type":"step.stop"}`),
+			want: []core.Event{
+				{Kind: core.EventCallStart, ID: "i1", Model: "gemini-2.5-flash", Chunk: &core.Chunk{ID: "gemini_call_0", Index: 2, HasIndex: true, Name: "f", Start: true}},
+				{Kind: core.EventCallDelta, Chunk: &core.Chunk{ID: "gemini_call_0", Index: 2, HasIndex: true, ArgsDelta: `{"a":`}},
+				{Kind: core.EventCallDelta, Chunk: &core.Chunk{ID: "gemini_call_0", Index: 2, HasIndex: true, ArgsDelta: `2}`}},
+				{Kind: core.EventCallEnd, Chunk: &core.Chunk{ID: "gemini_call_0", Index: 2, HasIndex: true, Done: true}},
+			},
+		},
+	}
+	a := New()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := drainEvents(a.DecodeInteractionStream(strings.NewReader(tt.body)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("events (-want +got):\n%s", diff)
+			}
+		})
+	}
+	errTests := []struct{ name, body, wantIn string }{
+		{"delta with no step", sseBody(`{"index":1,"delta":{"type":"text","text":"x"},"event_type":"step.delta"}`), "no open step"},
+		{"malformed data", "data: {\"index\":\n\n", "at byte offset"},
+		{"bad start arguments", sseBody(`{"index":0,"step":{"type":"function_call","name":"f","arguments":[1]},"event_type":"step.start"}`, `{"index":0,"event_type":"step.stop"}`), "args must be a JSON object"},
+	}
+	for _, tt := range errTests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := drainEvents(a.DecodeInteractionStream(strings.NewReader(tt.body)))
+			if err == nil || !errors.Is(err, ErrSyntax) || !strings.Contains(err.Error(), tt.wantIn) {
+				t.Errorf("err = %v, want ErrSyntax with %q", err, tt.wantIn)
+			}
+		})
+	}
+}
+
+func FuzzDecodeInteractionStream(f *testing.F) {
+	entries, err := os.ReadDir(interactionsDir)
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, e := range entries {
+		exs, err := loadExchanges(filepath.Join(interactionsDir, e.Name()))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(exs[0].Resp)
+	}
+	a := New(WithMaxEventSize(1 << 16))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s := a.DecodeInteractionStream(bytes.NewReader(data))
+		for n := 0; ; n++ {
+			if _, err := s.Next(); err != nil {
+				break
+			}
+			if n > len(data)+4 {
+				t.Fatalf("%d events from %d bytes", n, len(data))
+			}
+		}
+		_, _ = a.DecodeInteraction(data)
+	})
+}
