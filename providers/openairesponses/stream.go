@@ -17,7 +17,7 @@ type streamEvent struct {
 	ItemID      string          `json:"item_id"`
 	OutputIndex *int            `json:"output_index"`
 	Delta       json.RawMessage `json:"delta"`
-	Arguments   *string         `json:"arguments"`
+	Arguments   json.RawMessage `json:"arguments"`
 	Code        any             `json:"code"`
 	Message     string          `json:"message"`
 	Error       *wireError      `json:"error"`
@@ -176,10 +176,7 @@ func (s *stream) handle(ev sseEvent) error {
 			}
 			st.ended = true
 		}
-		args := ""
-		if se.Arguments != nil {
-			args = *se.Arguments
-		}
+		args, _ := argsOf(se.Arguments)
 		c := chunk()
 		c.Args, c.Done = &args, true
 		s.emit(core.Event{Kind: core.EventCallEnd, Chunk: c})
