@@ -215,7 +215,7 @@ func (s *eventStream) event(raw sse.Event) error {
 	case "tool-call-end":
 		c := chunkAt(ev.Index)
 		c.Done = true
-		if n, open := s.calls[c.Index]; !open || n == 0 {
+		if n, open := s.calls[c.Index]; open && n == 0 {
 			// A call with a start and an end only is a call without
 			// arguments: {} (C02, C06), never empty text.
 			empty := "{}"
