@@ -605,8 +605,9 @@ func (b *Buffer) DoneAll() ([]Call, error) {
 }
 
 // Finish ends the stream. Calls still open become incomplete: they are
-// returned, in order of appearance, and reported by an *IncompleteError,
-// and never become complete. Later chunks are rejected with ErrFinished.
+// returned, in order of appearance, with their text so far in Original, no
+// Arguments and, when the provider sent none, a generated id; an
+// *IncompleteError reports them; they never become complete. Later chunks are rejected with ErrFinished.
 // Finish may be called again and returns the same.
 func (b *Buffer) Finish() ([]Call, error) {
 	if !b.finished {
@@ -615,7 +616,7 @@ func (b *Buffer) Finish() ([]Call, error) {
 			b.end(cs)
 			text := string(cs.args)
 			cs.args, cs.text = nil, text
-			b.incomplete = append(b.incomplete, Call{ID: cs.id, ItemID: cs.itemID, Name: cs.name, Signature: cs.sig, Original: text})
+			b.incomplete = append(b.incomplete, Call{ID: b.callID(cs), ItemID: cs.itemID, Name: cs.name, Signature: cs.sig, Original: text})
 		}
 	}
 	if len(b.incomplete) == 0 {

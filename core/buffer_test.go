@@ -289,7 +289,7 @@ func TestBuffer(t *testing.T) {
 				{HasIndex: true, ArgsDelta: `{"a":1}`},
 			},
 			doneAll:    true,
-			incomplete: []Call{{Original: `{"a":1}`}},
+			incomplete: []Call{{ID: "tool_0_0", Original: `{"a":1}`}},
 		},
 		{
 			name: "C01 C02 empty and absent arguments",
