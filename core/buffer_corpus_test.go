@@ -155,10 +155,10 @@ func responsesStream(t *testing.T, path string) corpusStream {
 		unmarshal(t, line["item_id"], &itemID)
 		unmarshal(t, line["output_index"], &outIndex)
 		var item struct {
-			Type      string `json:"type"`
-			ID        string `json:"id"`
-			CallID    string `json:"call_id"`
-			Name      string `json:"name"`
+			Type      string          `json:"type"`
+			ID        string          `json:"id"`
+			CallID    string          `json:"call_id"`
+			Name      string          `json:"name"`
 			Arguments json.RawMessage `json:"arguments"`
 		}
 		unmarshal(t, line["item"], &item)
