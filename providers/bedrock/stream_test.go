@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -267,5 +268,49 @@ func TestCollectFailureModes(t *testing.T) {
 				t.Errorf("calls (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestCollectB07 checks that argument text with a raw control character and
+// a bad escape is never silently changed on its way to a client: it comes
+// out repaired and marked so, with the original text kept, or incomplete
+// with an error.
+func TestCollectB07(t *testing.T) {
+	raw := "{\"s\":\"a\nb\\x\"}"
+	body := frames(t,
+		"contentBlockStart", `{"contentBlockIndex":0,"start":{"toolUse":{"toolUseId":"t1","name":"f"}}}`,
+		"contentBlockDelta", `{"contentBlockIndex":0,"delta":{"toolUse":{"input":"{\"s\":\"a\nb\\x\"}"}}}`,
+		"contentBlockStop", `{"contentBlockIndex":0}`)
+	resp, err := core.Collect(New().DecodeStream(bytes.NewReader(body)))
+	switch calls := resp.Calls(); {
+	case len(calls) == 1:
+		if !calls[0].Repaired || calls[0].Original != raw {
+			t.Errorf("call %+v: changed arguments must be marked repaired with the original %q", calls[0], raw)
+		}
+	case len(calls) == 0:
+		if err == nil || len(resp.Incomplete) != 1 {
+			t.Errorf("no call, %d incomplete, error %v: a dropped call must be reported", len(resp.Incomplete), err)
+		}
+	default:
+		t.Errorf("%d calls from one", len(calls))
+	}
+}
+
+func TestDecodeStreamTooManyBlocks(t *testing.T) {
+	var pairs []string
+	for i := 0; i <= maxOpenBlocks; i++ {
+		pairs = append(pairs, "contentBlockStart", fmt.Sprintf(`{"contentBlockIndex":%d,"start":{"toolUse":{"toolUseId":"t%d","name":"f"}}}`, i, i))
+	}
+	body := frames(t, pairs...)
+	evs, err := drain(New().DecodeStream(bytes.NewReader(body)))
+	var fe *FrameError
+	if !errors.Is(err, ErrTooManyBlocks) || !errors.As(err, &fe) {
+		t.Fatalf("error %v, want a *FrameError wrapping ErrTooManyBlocks", err)
+	}
+	if len(evs) != maxOpenBlocks {
+		t.Errorf("%d events before the limit, want %d", len(evs), maxOpenBlocks)
+	}
+	if want := int64(len(frames(t, pairs[:2*maxOpenBlocks]...))); fe.Offset != want {
+		t.Errorf("offset %d, want %d, the start of the frame over the limit", fe.Offset, want)
 	}
 }

@@ -213,3 +213,21 @@ func TestCollectFailureModes(t *testing.T) {
 		})
 	}
 }
+
+func TestDecodeStreamTooManyCalls(t *testing.T) {
+	var payloads []string
+	for i := 0; i <= maxOpenCalls; i++ {
+		payloads = append(payloads, callStart(i, fmt.Sprint("c", i), "f", `""`))
+	}
+	evs, err := drain(New().DecodeStream(bytes.NewReader(sseBody(false, payloads...))))
+	var se *StreamError
+	if !errors.Is(err, ErrTooManyCalls) || !errors.As(err, &se) {
+		t.Fatalf("error %v, want a *StreamError wrapping ErrTooManyCalls", err)
+	}
+	if len(evs) != maxOpenCalls {
+		t.Errorf("%d events before the limit, want %d", len(evs), maxOpenCalls)
+	}
+	if want := int64(len(sseBody(false, payloads[:maxOpenCalls]...))); se.Offset != want {
+		t.Errorf("offset %d, want %d, the start of the event over the limit", se.Offset, want)
+	}
+}
