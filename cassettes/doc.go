@@ -44,7 +44,8 @@
 // ErrUnknownFormat, ErrUnknownProtocol, ErrTruncated, ErrMalformed or
 // ErrTooLarge. Files above MaxFileSize and bodies that decompress beyond
 // MaxBodySize are refused. Every change beyond reformatting is listed in
-// Result.Notes.
+// Result.Notes: decompressed bodies, dropped headers, and what redaction
+// removed (by name, never by value).
 //
 // # Redaction
 //
@@ -53,7 +54,8 @@
 // x-amz-security-token (any case) from requests and responses, the query
 // parameters key, api_key, apikey and access_token and any user:password@
 // from URLs, and masks bearer-looking tokens (Bearer ..., sk-..., AIza...,
-// gh?_..., JWTs) left in URLs or header values. Import and Marshal apply
+// gh?_..., JWTs) left in URLs or header values; a URL that does not parse
+// loses its secret parameters by pattern. Import and Marshal apply
 // it, so nothing unredacted reaches a file. Bodies are kept: they are what
 // a cassette is for, and the upstream projects scrubbed theirs. For
 // recording, RedactHook redacts go-vcr's own copy of each interaction, and

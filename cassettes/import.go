@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 
 	"gopkg.in/dnaeon/go-vcr.v4/pkg/cassette"
@@ -151,9 +152,15 @@ func Import(name string, data []byte, opts ...Option) (*Result, error) {
 	c := res.Cassette
 	c.Name = strings.TrimSuffix(filepath.Base(name), filepath.Ext(name))
 	c.Matcher = Matcher
+	redacted := map[string]bool{}
 	for n, i := range c.Interactions {
 		i.ID = n
-		RedactInteraction(i)
+		for _, what := range RedactInteraction(i) {
+			redacted[what] = true
+		}
+	}
+	if len(redacted) > 0 {
+		res.Notes = append(res.Notes, "redacted: "+strings.Join(sortedKeys(redacted), ", "))
 	}
 	return res, nil
 }
@@ -205,4 +212,14 @@ func CassetteName(name string) string {
 		return base
 	}
 	return base + ".yaml"
+}
+
+// sortedKeys returns the keys of m, sorted.
+func sortedKeys(m map[string]bool) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }

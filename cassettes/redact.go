@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"sort"
 	"strings"
 
 	"gopkg.in/dnaeon/go-vcr.v4/pkg/cassette"
@@ -48,32 +49,37 @@ var tokenPattern = regexp.MustCompile(`(?i:bearer)(?:%20|\+|\s)+[A-Za-z0-9._~+/=
 // secret headers of request and response, secret query parameters and
 // user information in the URL, and bearer-looking tokens left in the URL
 // or in any header value. It is what Import and Save apply; bodies are
-// left alone, since they are what a cassette is for.
-func RedactInteraction(i *cassette.Interaction) {
-	i.Request.Headers = redactHeader(i.Request.Headers)
-	i.Response.Headers = redactHeader(i.Response.Headers)
-	i.Request.Trailer = redactHeader(i.Request.Trailer)
-	i.Response.Trailer = redactHeader(i.Response.Trailer)
-	i.Request.URL = RedactURL(i.Request.URL)
-	i.Request.RequestURI = RedactURL(i.Request.RequestURI)
+// left alone, since they are what a cassette is for. It returns what it
+// removed, without the values ("request header Authorization"), sorted.
+func RedactInteraction(i *cassette.Interaction) []string {
+	var r redactor
+	i.Request.Headers = r.header("request header", i.Request.Headers)
+	i.Response.Headers = r.header("response header", i.Response.Headers)
+	i.Request.Trailer = r.header("request trailer", i.Request.Trailer)
+	i.Response.Trailer = r.header("response trailer", i.Response.Trailer)
+	i.Request.URL = r.url(i.Request.URL)
+	i.Request.RequestURI = r.url(i.Request.RequestURI)
 	for k := range i.Request.Form {
 		if secretParams[strings.ToLower(k)] {
 			delete(i.Request.Form, k)
+			r.add("form value " + k)
 		}
 	}
+	return r.list()
 }
 
 // RedactRequest returns a redacted clone of r; r itself is not changed.
 // Its body is shared with r, not read.
 func RedactRequest(r *http.Request) *http.Request {
+	var rd redactor
 	c := r.Clone(r.Context())
-	c.Header = redactHeader(c.Header)
+	c.Header = rd.header("request header", c.Header)
 	if c.URL != nil {
-		if u, err := url.Parse(RedactURL(c.URL.String())); err == nil {
+		if u, err := url.Parse(rd.url(c.URL.String())); err == nil {
 			c.URL = u
 		}
 	}
-	c.RequestURI = RedactURL(c.RequestURI)
+	c.RequestURI = rd.url(c.RequestURI)
 	return c
 }
 
@@ -87,37 +93,81 @@ func RedactHook() recorder.Option {
 	}, recorder.BeforeSaveHook)
 }
 
-// redactHeader returns h without secret headers and with tokens masked in
-// the values it keeps. It returns a new map; h is not changed.
-func redactHeader(h http.Header) http.Header {
+// RedactURL removes user information and secret query parameters from a
+// URL and masks bearer-looking tokens in what is left. The order and the
+// spelling of the other query parameters are kept. A string that does not
+// parse as a URL loses its secret parameters and tokens all the same.
+func RedactURL(raw string) string {
+	var r redactor
+	return r.url(raw)
+}
+
+// redactor redacts and remembers what it removed.
+type redactor struct {
+	done map[string]bool
+}
+
+func (r *redactor) add(what string) {
+	if r.done == nil {
+		r.done = map[string]bool{}
+	}
+	r.done[what] = true
+}
+
+func (r *redactor) list() []string {
+	out := make([]string, 0, len(r.done))
+	for what := range r.done {
+		out = append(out, what)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// mask replaces bearer-looking tokens in s.
+func (r *redactor) mask(where, s string) string {
+	out := tokenPattern.ReplaceAllString(s, Redacted)
+	if out != s {
+		r.add("token in " + where)
+	}
+	return out
+}
+
+// header returns h without secret headers and with tokens masked in the
+// values it keeps. It returns a new map; h is not changed.
+func (r *redactor) header(where string, h http.Header) http.Header {
 	if h == nil {
 		return nil
 	}
 	out := make(http.Header, len(h))
 	for k, vs := range h {
 		if secretHeaders[strings.ToLower(k)] {
+			r.add(where + " " + k)
 			continue
 		}
 		kept := make([]string, len(vs))
 		for n, v := range vs {
-			kept[n] = tokenPattern.ReplaceAllString(v, Redacted)
+			kept[n] = r.mask(where+" "+k, v)
 		}
 		out[k] = kept
 	}
 	return out
 }
 
-// RedactURL removes user information and secret query parameters from a
-// URL and masks bearer-looking tokens in what is left. The order and the
-// spelling of the other query parameters are kept. A string that does not
-// parse as a URL has its tokens masked only.
-func RedactURL(raw string) string {
+// secretParamPattern finds secret query parameters in a string that does
+// not parse as a URL.
+var secretParamPattern = regexp.MustCompile(`(?i)([?&;])(?:key|api_key|api%5fkey|apikey|access_token)=[^&#]*`)
+
+// url redacts one URL.
+func (r *redactor) url(raw string) string {
 	if raw == "" {
 		return raw
 	}
 	u, err := url.Parse(raw)
 	if err == nil {
-		u.User = nil
+		if u.User != nil {
+			u.User = nil
+			r.add("URL user information")
+		}
 		if u.RawQuery != "" {
 			var kept []string
 			for _, pair := range strings.Split(u.RawQuery, "&") {
@@ -126,6 +176,7 @@ func RedactURL(raw string) string {
 					name = n
 				}
 				if secretParams[strings.ToLower(name)] {
+					r.add("URL query parameter " + name)
 					continue
 				}
 				kept = append(kept, pair)
@@ -133,6 +184,9 @@ func RedactURL(raw string) string {
 			u.RawQuery = strings.Join(kept, "&")
 		}
 		raw = u.String()
+	} else if out := secretParamPattern.ReplaceAllString(raw, "${1}"+Redacted); out != raw {
+		r.add("URL query parameter")
+		raw = out
 	}
-	return tokenPattern.ReplaceAllString(raw, Redacted)
+	return r.mask("URL", raw)
 }

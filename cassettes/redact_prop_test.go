@@ -24,15 +24,6 @@ func recase(t *rapid.T, s, label string) string {
 	return string(b)
 }
 
-func sortedKeys(m map[string]bool) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
-
 // TestRedactionProperty plants secrets under secret header and parameter
 // names spelled in any case, beside harmless ones, in request and
 // response; Marshal must write none of the secrets and all of the rest.

@@ -48,10 +48,11 @@ func TestRedactURL(t *testing.T) {
 	}
 	tests := map[string]string{
 		"": "",
-		"https://a/b?task-abcdefghijklmnopqrstu=1": "https://a/b?task-abcdefghijklmnopqrstu=1",
-		"https://a/model%3Av1/invoke":              "https://a/model%3Av1/invoke",
-		"%zz Bearer PLANTEDx":                      "%zz REDACTED",
-		"https://a/b?keys=1&monkey=2":              "https://a/b?keys=1&monkey=2",
+		"https://a/b?task-abcdefghijklmnopqrstu=1":        "https://a/b?task-abcdefghijklmnopqrstu=1",
+		"https://a/model%3Av1/invoke":                     "https://a/model%3Av1/invoke",
+		"%zz Bearer PLANTEDx":                             "%zz REDACTED",
+		"https://a/b?keys=1&monkey=2":                     "https://a/b?keys=1&monkey=2",
+		"https://a/%zz?key=PLANTEDx&x=1&API_KEY=PLANTEDy": "https://a/%zz?REDACTED&x=1&REDACTED",
 	}
 	for in, want := range tests {
 		if got := RedactURL(in); got != want {
@@ -207,5 +208,33 @@ func TestRedactHookOnRecord(t *testing.T) {
 	}
 	if !bytes.Contains(data, []byte(`{"ok":true}`)) {
 		t.Errorf("recorded cassette lost the body:\n%s", data)
+	}
+}
+
+// TestImportReportsRedactions checks Import lists what it removed, by name
+// and never by value.
+func TestImportReportsRedactions(t *testing.T) {
+	res, err := Import("planted-vcrpy.yaml", []byte(plantedSources()["planted-vcrpy.yaml"]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"redacted: " + strings.Join([]string{
+		"URL query parameter KEY", "URL query parameter access_token", "URL query parameter api_key",
+		"URL query parameter apikey", "URL query parameter key", "URL user information",
+		"request header Api-Key", "request header Authorization", "request header Cookie",
+		"request header Proxy-Authorization", "request header Set-Cookie", "request header X-Amz-Security-Token",
+		"request header X-Api-Key", "request header X-Goog-Api-Key",
+		"response header Api-Key", "response header Authorization", "response header Cookie",
+		"response header Proxy-Authorization", "response header Set-Cookie", "response header X-Amz-Security-Token",
+		"response header X-Api-Key", "response header X-Goog-Api-Key",
+		"token in URL", "token in request header X-Custom-Auth", "token in response header X-Custom-Auth",
+	}, ", ")}
+	if diff := cmp.Diff(want, res.Notes); diff != "" {
+		t.Errorf("notes (-want +got):\n%s", diff)
+	}
+	for _, n := range res.Notes {
+		if strings.Contains(n, planted) {
+			t.Errorf("a note holds a secret: %s", n)
+		}
 	}
 }
