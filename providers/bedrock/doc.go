@@ -82,4 +82,7 @@
 // signature becomes two events, Converse frames carry no response id or
 // model, and InvokeModel streams carry no input token count before the end.
 // Invalid UTF-8 in a delta becomes U+FFFD, since frames carry JSON strings.
+// Redacted reasoning (redactedContent) in a stream has no Event form and is
+// dropped; in requests and responses it is a thinking part with the
+// payload in Data.
 package bedrock

@@ -19,8 +19,10 @@ type cvRequest struct {
 	InferenceConfig *cvInference  `json:"inferenceConfig,omitempty"`
 }
 
+// cvSystem is a system block; blocks without text (cachePoint, guard
+// content) are not modelled and are skipped on decode.
 type cvSystem struct {
-	Text string `json:"text"`
+	Text *string `json:"text,omitempty"`
 }
 
 type cvInference struct {
@@ -112,7 +114,8 @@ func (a *Adapter) EncodeRequest(req *core.Request) ([]byte, error) {
 		case core.RoleSystem:
 			for _, p := range m.Parts {
 				if p.Kind == core.PartText {
-					out.System = append(out.System, cvSystem{Text: p.Text})
+					t := p.Text
+					out.System = append(out.System, cvSystem{Text: &t})
 				}
 			}
 			continue
@@ -255,11 +258,13 @@ func (a *Adapter) DecodeRequest(body []byte) (*core.Request, error) {
 		return nil, err
 	}
 	req := &core.Request{}
-	if len(in.System) > 0 {
-		sys := core.Message{Role: core.RoleSystem}
-		for _, s := range in.System {
-			sys.Parts = append(sys.Parts, core.TextPart(s.Text))
+	sys := core.Message{Role: core.RoleSystem}
+	for _, s := range in.System {
+		if s.Text != nil {
+			sys.Parts = append(sys.Parts, core.TextPart(*s.Text))
 		}
+	}
+	if len(sys.Parts) > 0 {
 		req.Messages = append(req.Messages, sys)
 	}
 	for i, m := range in.Messages {

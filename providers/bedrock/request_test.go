@@ -262,3 +262,32 @@ func TestInvokeStream(t *testing.T) {
 		t.Errorf("events (-want +got):\n%s", diff)
 	}
 }
+
+func TestDecodeRequestConverse(t *testing.T) {
+	body := `{"modelId":"ignored","system":[{"text":"be brief"},{"cachePoint":{"type":"default"}}],
+		"messages":[
+			{"role":"user","content":[{"text":"time?"},{"cachePoint":{"type":"default"}}]},
+			{"role":"assistant","content":[{"toolUse":{"toolUseId":"t1","name":"now","input":null}}]},
+			{"role":"user","content":[{"toolResult":{"toolUseId":"t1","content":[{"text":"12:00"},{"json":{"h": 12}}],"status":"success"}},{"text":"and?"}]}],
+		"toolConfig":{"tools":[{"toolSpec":{"name":"now","description":"d","inputSchema":{"json":{"type":"object"}}}},{"cachePoint":{"type":"default"}}],"toolChoice":{"auto":{}}},
+		"inferenceConfig":{"maxTokens":5,"temperature":0.2},"additionalModelRequestFields":{"x":1}}`
+	got, err := New().DecodeRequest([]byte(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &core.Request{
+		Messages: []core.Message{
+			{Role: core.RoleSystem, Parts: []core.Part{core.TextPart("be brief")}},
+			{Role: core.RoleUser, Parts: []core.Part{core.TextPart("time?")}},
+			{Role: core.RoleAssistant, Parts: []core.Part{core.CallPart(core.Call{ID: "t1", Name: "now", Arguments: json.RawMessage("{}")})}},
+			{Role: core.RoleTool, Parts: []core.Part{core.ResultPart(core.Result{CallID: "t1", Content: []core.Part{core.TextPart("12:00"), {Kind: core.PartText, Text: `{"h":12}`, Data: `{"h":12}`}}})}},
+			{Role: core.RoleUser, Parts: []core.Part{core.TextPart("and?")}},
+		},
+		Tools:      []core.ToolSpec{{Name: "now", Description: "d", InputSchema: json.RawMessage(`{"type":"object"}`)}},
+		ToolChoice: &core.ToolChoice{Mode: core.ToolChoiceAuto},
+		MaxTokens:  5,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("request (-want +got):\n%s", diff)
+	}
+}
