@@ -231,3 +231,15 @@ func TestDecodeStreamTooManyCalls(t *testing.T) {
 		t.Errorf("offset %d, want %d, the start of the event over the limit", se.Offset, want)
 	}
 }
+
+func TestDecodeStreamWithoutFinalBlankLine(t *testing.T) {
+	body := "event: tool-plan-delta\ndata: " + planI + "\n\ndata: " + `{"type":"message-end","delta":{"finish_reason":"COMPLETE"}}`
+	got, err := drain(New().DecodeStream(strings.NewReader(body)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []core.Event{{Kind: core.EventPlan, Text: "I will"}, {Kind: core.EventFinish, Finish: core.FinishStop, ProviderFinish: "COMPLETE"}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("events (-want +got):\n%s", diff)
+	}
+}
