@@ -56,7 +56,8 @@
 // the calls of the response, so two id-less parallel calls to the same
 // function get distinct ids (D01) and a streamed response gets the same ids
 // as the same response unstreamed. In a decoded request the generated id is
-// "gemini_call_<content index>_<k>", unique in the conversation, and an
+// "gemini_call_<t>_<k>", t counting the model turns, unique in the
+// conversation, and an
 // id-less functionResponse is paired with the first unanswered call of the
 // same name in the model turn before it.
 //

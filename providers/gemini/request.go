@@ -378,7 +378,8 @@ func resultFromObject(callID, name string, resp json.RawMessage) core.Result {
 
 // DecodeRequest decodes a generateContent body into a canonical request.
 // functionCall parts without an id get generated ids
-// ("gemini_call_<content index>_<call index>"); a functionResponse without
+// ("gemini_call_<t>_<k>", t counting the model turns, k the calls of the
+// turn); a functionResponse without
 // an id is paired with the first unanswered call of the same name in the
 // model turn before it. Fields conform does not model (safetySettings,
 // thinkingConfig, other tool kinds, …) are ignored.
@@ -400,19 +401,22 @@ func (a *Adapter) DecodeRequest(body []byte) (*core.Request, error) {
 		req.Messages = append(req.Messages, m)
 	}
 	var prevCalls []core.Call
+	modelTurns := 0
 	for ci, c := range w.Contents {
 		path := "contents[" + strconv.Itoa(ci) + "]"
 		switch c.Role {
 		case "model":
 			m := core.Message{Role: core.RoleAssistant, Parts: []core.Part{}}
 			prevCalls = nil
+			turn := modelTurns
+			modelTurns++
 			for pi, p := range c.Parts {
 				switch {
 				case p.FunctionCall != nil:
 					fc := p.FunctionCall
 					id := fc.ID
 					if id == "" {
-						id = GeneratedIDPrefix + strconv.Itoa(ci) + "_" + strconv.Itoa(len(prevCalls))
+						id = GeneratedIDPrefix + strconv.Itoa(turn) + "_" + strconv.Itoa(len(prevCalls))
 					}
 					args, err := argsOf(fc.Args)
 					if err != nil {
