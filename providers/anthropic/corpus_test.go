@@ -6,7 +6,6 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -205,4 +204,3 @@ func normBlocks(v any) []any {
 	return out
 }
 
-var _ = strings.HasPrefix

@@ -1,7 +1,6 @@
 package anthropic
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 
@@ -185,4 +184,3 @@ func (a *Adapter) EncodeResponse(resp *core.Response) ([]byte, error) {
 	return out, nil
 }
 
-var _ = bytes.TrimSpace

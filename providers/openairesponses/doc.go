@@ -94,7 +94,7 @@
 //     arguments in Chunk.Args (A17: they may arrive only there); an
 //     output_item.done for a call not yet ended ends it the same way, and
 //     one whose status is incomplete does not.
-//   - output_text.delta (and refusal.delta) give text;
+//   - output_text.delta gives text (refusals are not modelled);
 //     reasoning_summary_text.delta and reasoning_text.delta give thinking;
 //     a reasoning item's output_item.done gives its encrypted_content as a
 //     thinking signature. The reasoning item id cannot travel in a

@@ -201,7 +201,7 @@ func (s *stream) handle(ev sseEvent) error {
 				s.emit(core.Event{Kind: core.EventThinking, Signature: *it.EncryptedContent})
 			}
 		}
-	case "response.output_text.delta", "response.refusal.delta":
+	case "response.output_text.delta":
 		d, err := s.str(ev, se.Delta, "delta")
 		if err != nil {
 			return err
