@@ -173,3 +173,99 @@ func TestRecordedTools(t *testing.T) {
 		t.Errorf("accepted %d, rejected %d: the corpus scan found less than expected", accepted, rejected)
 	}
 }
+
+// walkCalls calls f for every tool call in a recorded request or response
+// body: OpenAI Chat and Cohere function.arguments, Anthropic tool_use
+// input, Responses function_call arguments, Bedrock toolUse input, Gemini
+// functionCall args.
+func walkCalls(v any, f func(name string, args json.RawMessage)) {
+	switch v := v.(type) {
+	case map[string]any:
+		str := func(m map[string]any, k string) string { s, _ := m[k].(string); return s }
+		if fn, ok := v["function"].(map[string]any); ok && str(fn, "name") != "" {
+			if a, ok := fn["arguments"].(string); ok {
+				f(str(fn, "name"), json.RawMessage(a))
+			}
+		}
+		if str(v, "type") == "tool_use" && str(v, "name") != "" {
+			b, _ := json.Marshal(v["input"])
+			f(str(v, "name"), b)
+		}
+		if str(v, "type") == "function_call" && str(v, "name") != "" {
+			if a, ok := v["arguments"].(string); ok {
+				f(str(v, "name"), json.RawMessage(a))
+			}
+		}
+		for _, k := range []string{"toolUse", "functionCall"} {
+			if tu, ok := v[k].(map[string]any); ok && str(tu, "name") != "" {
+				in := tu["input"]
+				if in == nil {
+					in = tu["args"]
+				}
+				b, _ := json.Marshal(in)
+				f(str(tu, "name"), b)
+			}
+		}
+		for _, x := range v {
+			walkCalls(x, f)
+		}
+	case []any:
+		for _, x := range v {
+			walkCalls(x, f)
+		}
+	}
+}
+
+// TestRecordedCalls validates every complete tool call in the recordings
+// (requests and non-streaming responses; streamed items carry partial
+// arguments) against the tool definitions recorded beside it. The models'
+// calls are all valid, so every problem would be a false alarm of the
+// validator.
+func TestRecordedCalls(t *testing.T) {
+	byFile := map[string]*Registry{}
+	for _, rt := range recordedTools(t) {
+		tool, err := NewRawTool(rt.Name, "", rt.Schema, nopHandler)
+		if err != nil {
+			continue // a dialect that is not JSON Schema, see TestRecordedTools
+		}
+		r := byFile[rt.File]
+		if r == nil {
+			r = NewRegistry()
+			byFile[rt.File] = r
+		}
+		if _, dup := r.Lookup(rt.Name); !dup {
+			if err := r.Add(tool); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	checked := 0
+	for file, r := range byFile {
+		if strings.HasSuffix(file, ".chunks.txt") || strings.HasSuffix(file, ".sse") {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join("..", "testdata", "corpus", file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, doc := range jsonTexts(data) {
+			var v any
+			if json.Unmarshal(doc, &v) != nil {
+				continue
+			}
+			walkCalls(v, func(name string, args json.RawMessage) {
+				if _, ok := r.Lookup(name); !ok {
+					return // a provider-run tool (web search, code execution)
+				}
+				checked++
+				if val := r.Validate(Call{Name: name, Arguments: args}); !val.Valid {
+					t.Errorf("%s: %s(%s): %s", file, name, args, val.Message)
+				}
+			})
+		}
+	}
+	t.Logf("%d recorded calls validated", checked)
+	if checked < 50 {
+		t.Errorf("validated %d recorded calls, want at least 50", checked)
+	}
+}
