@@ -203,4 +203,3 @@ func normBlocks(v any) []any {
 	}
 	return out
 }
-

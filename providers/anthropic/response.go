@@ -183,4 +183,3 @@ func (a *Adapter) EncodeResponse(resp *core.Response) ([]byte, error) {
 	}
 	return out, nil
 }
-
