@@ -2,6 +2,7 @@ package cassettes
 
 import (
 	"errors"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -100,6 +101,35 @@ func FuzzImport(f *testing.F) {
 		for k, i := range res.Cassette.Interactions {
 			if back.Interactions[k].Request.Body != i.Request.Body || back.Interactions[k].Response.Body != i.Response.Body {
 				t.Fatalf("interaction %d: bodies changed in Marshal and Parse", k)
+			}
+		}
+	})
+}
+
+// FuzzRedactURL checks RedactURL on arbitrary strings: it never panics, it
+// is idempotent, and what it returns holds no secret query parameter.
+func FuzzRedactURL(f *testing.F) {
+	f.Add(plantedURL)
+	f.Add(wantURL)
+	f.Add("https://a/%zz?key=x&KEY=y")
+	f.Add("https://u:p@h/p?api%5Fkey=1#frag")
+	f.Add("Bearer%20abc")
+	f.Add("?&&=&key")
+	f.Fuzz(func(t *testing.T, raw string) {
+		once := RedactURL(raw)
+		if twice := RedactURL(once); twice != once {
+			t.Fatalf("not idempotent: %q -> %q -> %q", raw, once, twice)
+		}
+		u, err := url.Parse(once)
+		if err != nil {
+			return
+		}
+		if u.User != nil {
+			t.Fatalf("%q keeps user information: %q", raw, once)
+		}
+		for name := range u.Query() {
+			if secretParams[strings.ToLower(name)] {
+				t.Fatalf("%q keeps secret parameter %q: %q", raw, name, once)
 			}
 		}
 	})

@@ -86,7 +86,9 @@ func ImportFile(path string, opts ...Option) (*cassette.Cassette, error) {
 	return res.Cassette, nil
 }
 
-// ImportPath is ImportFile with the whole Result.
+// ImportPath is ImportFile with the whole Result. A file that cannot be
+// read is a plain error wrapping the os error; one that cannot be decoded
+// is an *ImportError.
 func ImportPath(path string, opts ...Option) (*Result, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -95,7 +97,7 @@ func ImportPath(path string, opts ...Option) (*Result, error) {
 	defer f.Close()
 	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
 	if err != nil {
-		return nil, inFile(path, err)
+		return nil, fmt.Errorf("import %s: %w", path, err)
 	}
 	if len(data) > MaxFileSize {
 		return nil, inFile(path, fmt.Errorf("file larger than %d bytes: %w", MaxFileSize, ErrTooLarge))

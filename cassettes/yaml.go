@@ -131,6 +131,14 @@ func importGoVCR(name string, data []byte, res *Result) error {
 		}
 		i.Request.Headers = canonicalHeader(i.Request.Headers)
 		i.Response.Headers = canonicalHeader(i.Response.Headers)
+		before := len(res.Notes)
+		if i.Response.Body, err = decodeContent(i.Response.Body, i.Response.Headers, &res.Notes); err != nil {
+			return atLine(name, item.Line, fmt.Errorf("interaction %d: response body: %w", n, err))
+		}
+		if len(res.Notes) > before {
+			i.Response.Uncompressed = true
+			i.Response.ContentLength = int64(len(i.Response.Body))
+		}
 		c.Interactions = append(c.Interactions, &i)
 	}
 	res.Cassette = c
