@@ -291,3 +291,78 @@ func TestSplitReads(t *testing.T) {
 		}
 	})
 }
+
+// TestStreamingParity states that the same response, sent whole or
+// streamed, gives a client the same text, calls, finish and usage: decoding
+// EncodeResponse's body and collecting EncodeStream's events with
+// core.Collect agree (D03, F02).
+func TestStreamingParity(t *testing.T) {
+	for _, api := range []API{Converse, InvokeAnthropic} {
+		t.Run(fmt.Sprint(api), func(t *testing.T) {
+			rapid.Check(t, func(t *rapid.T) {
+				stop := rapid.SampledFrom(wireStops[:4]).Draw(t, "stop")
+				resp := &core.Response{Message: core.Message{Role: core.RoleAssistant, Parts: genAssistantParts(t, true)}, Finish: finishFromStop(stop), ProviderFinish: stop}
+				if api == Converse {
+					resp.Usage = &core.Usage{InputTokens: rapid.IntRange(1, 1e6).Draw(t, "in"), OutputTokens: rapid.IntRange(1, 1e6).Draw(t, "out")}
+				}
+				var evs []core.Event
+				for i, p := range resp.Message.Parts {
+					switch p.Kind {
+					case core.PartText:
+						evs = append(evs, core.Event{Kind: core.EventText, Text: p.Text})
+					case core.PartThinking:
+						evs = append(evs, core.Event{Kind: core.EventThinking, Text: p.Text})
+					case core.PartToolCall:
+						evs = append(evs, start(i, p.Call.ID, p.Call.Name))
+						for _, r := range string(p.Call.Arguments) {
+							evs = append(evs, delta(i, string(r)))
+						}
+						evs = append(evs, end(i, nil))
+					}
+				}
+				evs = append(evs, core.Event{Kind: core.EventFinish, Finish: resp.Finish, ProviderFinish: resp.ProviderFinish})
+				if resp.Usage != nil {
+					evs = append(evs, core.Event{Kind: core.EventUsage, Usage: resp.Usage})
+				}
+
+				a := New(WithAPI(api))
+				body, err := a.EncodeResponse(resp)
+				if err != nil {
+					t.Fatal(err)
+				}
+				whole, err := a.DecodeResponse(body)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var buf bytes.Buffer
+				if err := a.EncodeStream(&buf, evs); err != nil {
+					t.Fatal(err)
+				}
+				streamed, err := core.Collect(a.DecodeStream(&buf))
+				if err != nil {
+					t.Fatal(err)
+				}
+				type view struct {
+					Text, Finish, ProviderFinish string
+					Calls                        []core.Call
+					Usage                        *core.Usage
+				}
+				see := func(r *core.Response) view {
+					v := view{Text: r.Text(), Finish: string(r.Finish), ProviderFinish: r.ProviderFinish, Usage: r.Usage}
+					for _, c := range r.Calls() {
+						var b bytes.Buffer
+						if err := json.Compact(&b, c.Arguments); err != nil {
+							t.Fatalf("call %s arguments %q: %v", c.Name, c.Arguments, err)
+						}
+						c.Arguments = b.Bytes()
+						v.Calls = append(v.Calls, c)
+					}
+					return v
+				}
+				if diff := cmp.Diff(see(whole), see(streamed)); diff != "" {
+					t.Fatalf("whole vs streamed (-whole +streamed):\n%s", diff)
+				}
+			})
+		})
+	}
+}
