@@ -123,6 +123,7 @@ func TestDecoderMatchesReference(t *testing.T) {
 		if diff := cmp.Diff(refDecode(text, flush), got); diff != "" {
 			t.Fatalf("decode %q (-ref +got):\n%s", text, diff)
 		}
+		checkDataOffsets(t, text, opts)
 	})
 }
 
@@ -250,6 +251,7 @@ func FuzzDecoder(f *testing.F) {
 		if diff := cmp.Diff(refDecode(text, flush), whole); diff != "" {
 			t.Fatalf("(-ref +got):\n%s", diff)
 		}
+		checkDataOffsets(t, text, opts)
 		// Bounded memory: a small limit either passes or fails by name.
 		_, err = decodeAll(strings.NewReader(text), append(opts, MaxEventSize(8))...)
 		if err != nil && !isTooLarge(err) {
@@ -264,3 +266,25 @@ func isTooLarge(err error) bool {
 }
 
 var _ io.Reader = (*pieces)(nil)
+
+// checkDataOffsets: for every event, DataOffset maps each byte of the data
+// (other than the line breaks that join data lines) to the same byte in
+// the stream.
+func checkDataOffsets(t interface{ Fatalf(string, ...any) }, text string, opts []Option) {
+	d := NewDecoder(strings.NewReader(text), opts...)
+	for {
+		ev, err := d.Next()
+		if err != nil {
+			return
+		}
+		for i := 0; i < len(ev.Data); i++ {
+			off := d.DataOffset(i)
+			if ev.Data[i] == '\n' {
+				continue
+			}
+			if off < 0 || off >= int64(len(text)) || text[off] != ev.Data[i] {
+				t.Fatalf("stream %q: data byte %d (%q) mapped to offset %d", text, i, ev.Data[i], off)
+			}
+		}
+	}
+}

@@ -93,6 +93,17 @@ type Decoder struct {
 
 	evOff int64
 	err   error // sticky
+
+	// lines maps the data of the event being built to stream offsets,
+	// one entry per data line; last holds those of the event returned.
+	lines, last []dataLine
+}
+
+// dataLine says where one data line's value starts, in the event's data
+// and in the stream.
+type dataLine struct {
+	pos int
+	off int64
 }
 
 // NewDecoder returns a Decoder reading from r.
@@ -107,6 +118,25 @@ func NewDecoder(r io.Reader, opts ...Option) *Decoder {
 // Offset returns the byte offset of the first line of the block that
 // dispatched the event Next returned last.
 func (d *Decoder) Offset() int64 { return d.evOff }
+
+// DataOffset returns the stream byte offset of byte i of the Data of the
+// event Next returned last, so that a caller that finds a fault inside the
+// data can name its place in the stream. An i past the data gives the
+// offset just after the last data line's value; with no event yet it
+// returns -1.
+func (d *Decoder) DataOffset(i int) int64 {
+	if len(d.last) == 0 {
+		return -1
+	}
+	j := len(d.last) - 1
+	for j > 0 && d.last[j].pos > i {
+		j--
+	}
+	if i < d.last[j].pos {
+		i = d.last[j].pos
+	}
+	return d.last[j].off + int64(i-d.last[j].pos)
+}
 
 // fill reads more bytes into the buffer. It returns false when no more bytes
 // will come.
@@ -273,6 +303,7 @@ func (d *Decoder) field(line []byte) {
 	}
 	switch string(name) {
 	case "data":
+		d.lines = append(d.lines, dataLine{pos: len(d.data), off: d.lineStart + int64(len(line)-len(value))})
 		d.data = append(d.data, value...)
 		d.data = append(d.data, '\n')
 	case "event":
@@ -296,8 +327,10 @@ func (d *Decoder) dispatch() (Event, bool) {
 	d.inBlock = false
 	if len(d.data) == 0 {
 		d.typ = ""
+		d.lines = d.lines[:0]
 		return Event{}, false
 	}
+	d.lines, d.last = d.last[:0], d.lines
 	ev := Event{Type: d.typ, Data: string(d.data[:len(d.data)-1]), ID: d.lastID, Retry: d.retry}
 	d.data = d.data[:0]
 	d.typ = ""

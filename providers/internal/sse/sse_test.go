@@ -295,3 +295,20 @@ func TestEncoder(t *testing.T) {
 		t.Errorf("Comment with newline = %v, want ErrBadField", err)
 	}
 }
+
+func TestDataOffset(t *testing.T) {
+	in := "\xEF\xBB\xBFid: 1\r\ndata: ab\r\ndata:cd\n\n"
+	d := NewDecoder(strings.NewReader(in))
+	if got := d.DataOffset(0); got != -1 {
+		t.Errorf("before any event: %d, want -1", got)
+	}
+	ev, err := d.Next()
+	if err != nil || ev.Data != "ab\ncd" {
+		t.Fatalf("Next = %+v, %v", ev, err)
+	}
+	for i, want := range []int64{int64(strings.Index(in, "ab")), int64(strings.Index(in, "b\r")), int64(strings.Index(in, "b\r")) + 1, int64(strings.Index(in, "cd")), int64(strings.Index(in, "d\n"))} {
+		if got := d.DataOffset(i); got != want {
+			t.Errorf("DataOffset(%d) = %d, want %d", i, got, want)
+		}
+	}
+}
