@@ -28,7 +28,7 @@
 //	want/text.txt            the visible text (its final newline dropped)
 //	want/finish.txt          normalised finish reason, then optionally the provider's raw value
 //	want/error.txt           a regular expression the error must match
-//	want/request.json        the encoded request, compared as JSON
+//	want/request.json        the encoded request, compared as JSON on the top-level keys it names
 //
 // A call in want/calls.json always has name and arguments; id is compared
 // too, and the special id "<any>" (AnyID) accepts any non-empty id as long as
