@@ -25,6 +25,10 @@
 //     ("/\x03" fails with "invalid character") or copies them into its output
 //     unescaped, and its handling of them is not idempotent. When escaping
 //     them is the only repair needed, the library is not called at all.
+//   - A backslash inside a string that starts no valid escape (\x41, a
+//     short \u00e) is doubled by this package, so the text survives as
+//     written; the library drops such a backslash ({"a":"\x41"} becomes
+//     {"a":"x41"}) or rejects the input.
 //   - The library's output is checked with json.Valid. It can emit invalid
 //     JSON: a bare e becomes e0 ({"a":e} comes back as {"a":e0}). Such output
 //     is an ErrUnrepairable error, never returned.
@@ -36,6 +40,12 @@
 //     ({"p":"C:\\Program Files\\App",} for instance).
 //   - A panic inside the library is recovered and reported as
 //     ErrUnrepairable.
+//
+// Repair does not promise the shape of its output: newline-separated
+// objects become an array and stray text becomes a JSON string. Callers
+// that need an object (core.Buffer does) must check. testdata/repair.golden
+// records what Repair and Preview make of a list of model-made inputs
+// (regenerate with go test -run TestGolden -update, then read the diff).
 //
 // Because the output of a successful Repair is valid JSON, and valid JSON is
 // returned unchanged, Repair is idempotent by construction:

@@ -69,26 +69,27 @@ func Repair(text string) (fixed string, changed bool, err error) {
 	if lx.truncated {
 		return "", false, &Error{Offset: len(text), Err: ErrTruncated, Detail: lx.openDetail()}
 	}
-	esc := text
-	if len(lx.controls) > 0 {
-		esc = escapeControls(text, lx.controls)
+	esc, elx := text, lx
+	if len(lx.edits) > 0 {
+		esc = applyEdits(text, lx.edits)
 		if json.Valid([]byte(esc)) {
 			return esc, true, nil
 		}
+		elx = lex(esc)
 	}
 	out, pos, lerr := callLibrary(esc)
 	if lerr != nil {
-		off := originalOffset(runeToByte(esc, pos), lx.controls)
+		off := originalOffset(runeToByte(esc, pos), lx.edits)
 		return "", false, &Error{Offset: off, Err: ErrUnrepairable, Detail: lerr.Error()}
 	}
-	if olx := lex(out); len(olx.controls) > 0 {
-		out = escapeControls(out, olx.controls)
+	if olx := lex(out); len(olx.edits) > 0 {
+		out = applyEdits(out, olx.edits)
 	}
 	if !json.Valid([]byte(out)) {
 		return "", false, &Error{Offset: len(text), Err: ErrUnrepairable, Detail: "the repair library produced invalid json"}
 	}
-	if off, ok := literalsKept(esc, lx, out); !ok {
-		return "", false, &Error{Offset: originalOffset(off, lx.controls), Err: ErrUnsafeRepair}
+	if off, ok := literalsKept(esc, elx, out); !ok {
+		return "", false, &Error{Offset: originalOffset(off, lx.edits), Err: ErrUnsafeRepair}
 	}
 	return out, true, nil
 }
@@ -133,34 +134,56 @@ func runeToByte(s string, pos int) int {
 	return len(s)
 }
 
-// escapeControls returns s with the raw control characters at the given
-// byte offsets written as \u00XX escapes.
-func escapeControls(s string, at []int) string {
+// edit is one fix the lexer found inside a string: a raw control character
+// to write as \u00XX (B07), or a backslash that starts no valid escape
+// (\x41, an incomplete \u) to double, so that the text stays as written
+// instead of losing the backslash.
+type edit struct {
+	at      int
+	control bool
+}
+
+// size is the length the edited byte takes in the escaped text.
+func (e edit) size() int {
+	if e.control {
+		return 6
+	}
+	return 2
+}
+
+// applyEdits returns s with its edits applied.
+func applyEdits(s string, edits []edit) string {
 	var b strings.Builder
-	b.Grow(len(s) + 5*len(at))
+	b.Grow(len(s) + 5*len(edits))
 	last := 0
-	for _, i := range at {
-		b.WriteString(s[last:i])
-		fmt.Fprintf(&b, `\u%04x`, s[i])
-		last = i + 1
+	for _, e := range edits {
+		b.WriteString(s[last:e.at])
+		if e.control {
+			fmt.Fprintf(&b, `\u%04x`, s[e.at])
+		} else {
+			b.WriteString(`\\`)
+		}
+		last = e.at + 1
 	}
 	b.WriteString(s[last:])
 	return b.String()
 }
 
-// originalOffset maps a byte offset in the escaped text back to the text
-// before escapeControls, each escape having grown one byte into six.
-func originalOffset(off int, controls []int) int {
-	for k, c := range controls {
-		e := c + 5*k
-		if off < e {
-			return off - 5*k
+// originalOffset maps a byte offset in the text after applyEdits back to
+// the text before.
+func originalOffset(off int, edits []edit) int {
+	shift := 0
+	for _, e := range edits {
+		start := e.at + shift
+		if off < start {
+			return off - shift
 		}
-		if off < e+6 {
-			return c
+		if off < start+e.size() {
+			return e.at
 		}
+		shift += e.size() - 1
 	}
-	return off - 5*len(controls)
+	return off - shift
 }
 
 // literalsKept reports whether every double-quoted string literal of in that
@@ -194,9 +217,8 @@ type lexResult struct {
 	truncated bool
 	inString  bool
 	open      []byte
-	// controls are the byte offsets of raw control characters inside
-	// strings.
-	controls []int
+	// edits are the fixes applyEdits makes inside strings, in order.
+	edits    []edit
 	literals []literal
 }
 
@@ -223,9 +245,10 @@ func lex(text string) lexResult {
 		if quote != 0 {
 			switch {
 			case escaped:
-				// A control character after a backslash is left to the
-				// library: escaping it would change the backslash's meaning.
 				escaped = false
+				if !validEscape(text, i, quote) {
+					r.edits = append(r.edits, edit{at: i - 1})
+				}
 			case c == '\\':
 				escaped = true
 			case c == quote:
@@ -235,7 +258,7 @@ func lex(text string) lexResult {
 				}
 				prev = c
 			case c < 0x20:
-				r.controls = append(r.controls, i)
+				r.edits = append(r.edits, edit{at: i, control: true})
 			}
 			continue
 		}
@@ -267,4 +290,26 @@ func lex(text string) lexResult {
 	r.inString = quote != 0
 	r.truncated = r.inString || len(r.open) > 0
 	return r
+}
+
+// validEscape reports whether the byte at i, after a backslash inside a
+// string delimited by quote, completes a valid escape. A control character
+// after a backslash counts as valid here: it is left to the library, since
+// doubling the backslash would not make it valid.
+func validEscape(text string, i int, quote byte) bool {
+	switch c := text[i]; {
+	case c == '"', c == '\\', c == '/', c == 'b', c == 'f', c == 'n', c == 'r', c == 't', c == quote, c < 0x20:
+		return true
+	case c == 'u':
+		if i+4 >= len(text) {
+			return false
+		}
+		for _, h := range []byte(text[i+1 : i+5]) {
+			if !((h >= '0' && h <= '9') || (h >= 'a' && h <= 'f') || (h >= 'A' && h <= 'F')) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }

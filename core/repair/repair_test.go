@@ -29,6 +29,12 @@ func TestRepair(t *testing.T) {
 		{name: "raw newline in string", in: "{\"a\":\"x\ny\"}", want: `{"a":"x\u000ay"}`, changed: true},
 		{name: "upstream not idempotent on control char", in: "\"/\x03\"", want: `"/\u0003"`, changed: true},
 		{name: "raw tab and nul", in: "[\"\t\",\"\x00\"]", want: `["\u0009","\u0000"]`, changed: true},
+		{name: "invalid escape keeps its backslash", in: `{"a":"\x41"}`, want: `{"a":"\\x41"}`, changed: true},
+		{name: "short unicode escape at the end", in: `"\u1"`, want: `"\\u1"`, changed: true},
+		{name: "incomplete unicode escape", in: `{"a":"\u00e"}`, want: `{"a":"\\u00e"}`, changed: true},
+		{name: "bad escape and control", in: "{\"a\":\"\\q\x01\"}", want: `{"a":"\\q\u0001"}`, changed: true},
+		{name: "escaped quote in single-quoted string", in: `{'a': 'it\'s'}`, want: `{"a": "it's"}`, changed: true},
+		{name: "literal after an escape is checked where it is", in: "{\"a\":\"\x01\",\"p\":\"C:\\\\Program Files\",}", err: ErrUnsafeRepair, offset: 13},
 
 		// Repairs done by the library, checked.
 		{name: "single quotes and trailing comma", in: `{'a': 1,}`, want: `{"a": 1}`, changed: true},
@@ -123,14 +129,21 @@ func TestCallLibraryRecoversPanic(t *testing.T) {
 	}
 }
 
+func TestCallLibraryPlainError(t *testing.T) {
+	out, pos, err := guarded(func() (string, error) { return "", errors.New("plain") })
+	if err == nil || err.Error() != "plain" || out != "" || pos != 0 {
+		t.Errorf("guarded(plain error) = %q, %d, %v", out, pos, err)
+	}
+}
+
 func TestOriginalOffset(t *testing.T) {
-	// Original "a\x01b\x02c": escaped "a\u0001b\u0002c".
-	controls := []int{1, 3}
+	// Original "a\x01b\\c": escaped "a\u0001b\\\\c".
+	edits := []edit{{at: 1, control: true}, {at: 3}}
 	tests := []struct{ esc, want int }{
-		{0, 0}, {1, 1}, {4, 1}, {6, 1}, {7, 2}, {8, 3}, {13, 3}, {14, 4}, {15, 5},
+		{0, 0}, {1, 1}, {4, 1}, {6, 1}, {7, 2}, {8, 3}, {9, 3}, {10, 4}, {11, 5},
 	}
 	for _, tt := range tests {
-		if got := originalOffset(tt.esc, controls); got != tt.want {
+		if got := originalOffset(tt.esc, edits); got != tt.want {
 			t.Errorf("originalOffset(%d) = %d, want %d", tt.esc, got, tt.want)
 		}
 	}
