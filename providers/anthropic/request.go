@@ -230,33 +230,77 @@ func decodeBlock(b wireBlock, op, path string) (core.Part, bool, error) {
 	return core.Part{}, false, nil
 }
 
+// turn is a run of canonical messages that travel as one wire message:
+// one message, or consecutive RoleTool messages (Chat Completions style, one
+// result per message), which Anthropic needs in a single user turn.
+type turn struct {
+	start, end int // Messages[start:end]
+	msg        core.Message
+}
+
+// turns groups messages into wire turns.
+func turns(msgs []core.Message) []turn {
+	var out []turn
+	for i := 0; i < len(msgs); {
+		j := i + 1
+		m := msgs[i]
+		if m.Role == core.RoleTool {
+			m = core.Message{Role: core.RoleTool, Parts: append([]core.Part(nil), m.Parts...)}
+			for j < len(msgs) && msgs[j].Role == core.RoleTool {
+				m.Parts = append(m.Parts, msgs[j].Parts...)
+				j++
+			}
+		}
+		out = append(out, turn{start: i, end: j, msg: m})
+		i = j
+	}
+	return out
+}
+
+// resultIndex is the index of the message of turn t that holds the result
+// for id.
+func resultIndex(msgs []core.Message, t turn, id string) int {
+	for k := t.start; k < t.end; k++ {
+		for _, r := range msgs[k].Results() {
+			if r.CallID == id {
+				return k
+			}
+		}
+	}
+	return t.start
+}
+
 // ValidateHistory checks the conversation against Anthropic's history
 // rules and returns every problem found, joined: each tool_use must have a
-// tool_result in the next message (G01), each tool_result must answer a
-// tool_use of the previous message (G02), and call ids must be unique. Each
-// problem is a *HistoryError naming the message index and the call id.
+// tool_result in the next turn (G01), each tool_result must answer a
+// tool_use of the previous turn (G02), and call ids must be unique. A turn
+// is one message, or a run of consecutive RoleTool messages, which are sent
+// as one user message. Each problem is a *HistoryError naming the message
+// index and the call id.
 func ValidateHistory(req *core.Request) error {
 	var errs []error
 	seen := map[string]int{}
 	msgs := req.Messages
-	for i, m := range msgs {
+	ts := turns(msgs)
+	for ti, t := range ts {
+		m := t.msg
 		if m.Role == core.RoleAssistant {
 			for _, c := range m.Calls() {
 				if j, dup := seen[c.ID]; dup {
-					errs = append(errs, &HistoryError{Message: i, ID: c.ID, Err: fmt.Errorf("%w: first used in message %d", ErrDuplicateID, j)})
+					errs = append(errs, &HistoryError{Message: t.start, ID: c.ID, Err: fmt.Errorf("%w: first used in message %d", ErrDuplicateID, j)})
 					continue
 				}
-				seen[c.ID] = i
+				seen[c.ID] = t.start
 				answered := false
-				if i+1 < len(msgs) && msgs[i+1].Role != core.RoleAssistant {
-					for _, r := range msgs[i+1].Results() {
+				if ti+1 < len(ts) && ts[ti+1].msg.Role != core.RoleAssistant {
+					for _, r := range ts[ti+1].msg.Results() {
 						if r.CallID == c.ID {
 							answered = true
 						}
 					}
 				}
 				if !answered {
-					errs = append(errs, &HistoryError{Message: i, ID: c.ID, Err: ErrMissingResult})
+					errs = append(errs, &HistoryError{Message: t.start, ID: c.ID, Err: ErrMissingResult})
 				}
 			}
 		}
@@ -265,13 +309,14 @@ func ValidateHistory(req *core.Request) error {
 			continue
 		}
 		var calls []core.Call
-		if i > 0 && msgs[i-1].Role == core.RoleAssistant {
-			calls = msgs[i-1].Calls()
+		if ti > 0 && ts[ti-1].msg.Role == core.RoleAssistant {
+			calls = ts[ti-1].msg.Calls()
 		}
 		got := map[string]bool{}
 		for _, r := range results {
+			at := resultIndex(msgs, t, r.CallID)
 			if got[r.CallID] {
-				errs = append(errs, &HistoryError{Message: i, ID: r.CallID, Err: fmt.Errorf("%w: two results for one call", ErrDuplicateID)})
+				errs = append(errs, &HistoryError{Message: at, ID: r.CallID, Err: fmt.Errorf("%w: two results for one call", ErrDuplicateID)})
 				continue
 			}
 			got[r.CallID] = true
@@ -282,7 +327,7 @@ func ValidateHistory(req *core.Request) error {
 				}
 			}
 			if !found {
-				errs = append(errs, &HistoryError{Message: i, ID: r.CallID, Err: ErrOrphanResult})
+				errs = append(errs, &HistoryError{Message: at, ID: r.CallID, Err: ErrOrphanResult})
 			}
 		}
 	}
@@ -291,7 +336,9 @@ func ValidateHistory(req *core.Request) error {
 
 // EncodeRequest encodes a canonical request as a /v1/messages body.
 //
-// It first runs ValidateHistory and fails on any G01/G02 problem. Leading
+// It first runs ValidateHistory and fails on any G01/G02 problem.
+// Consecutive RoleTool messages (one result each, as Chat Completions
+// histories have them) are sent as one user turn. Leading
 // system messages become the system field; a system message later in the
 // conversation is an error. Empty text parts are dropped (G11). The
 // tool_result blocks of a turn are written first and in the order of the
@@ -313,7 +360,9 @@ func (a *Adapter) EncodeRequest(req *core.Request) ([]byte, error) {
 		Stream       bool              `json:"stream,omitempty"`
 	}{Model: req.Model, MaxTokens: req.MaxTokens, Stream: req.Stream, Messages: []outMessage{}}
 	inSystem := true
-	for i, m := range req.Messages {
+	ts := turns(req.Messages)
+	for ti, t := range ts {
+		i, m := t.start, t.msg
 		if m.Role == core.RoleSystem {
 			if !inSystem {
 				return nil, fmt.Errorf("anthropic: encode request: message %d: system message after the conversation started: %w", i, ErrUnsupported)
@@ -330,8 +379,8 @@ func (a *Adapter) EncodeRequest(req *core.Request) ([]byte, error) {
 		}
 		inSystem = false
 		var prevCalls []core.Call
-		if i > 0 && req.Messages[i-1].Role == core.RoleAssistant {
-			prevCalls = req.Messages[i-1].Calls()
+		if ti > 0 && ts[ti-1].msg.Role == core.RoleAssistant {
+			prevCalls = ts[ti-1].msg.Calls()
 		}
 		om, err := encodeMessage(i, m, prevCalls)
 		if err != nil {

@@ -280,3 +280,46 @@ func TestG12ThinkingRoundTrip(t *testing.T) {
 		t.Errorf("assistant content = %v, want signed thinking then tool_use", got)
 	}
 }
+
+// TestChatStyleResults checks that one RoleTool message per result, in
+// completion order, is sent as one user turn in call order (G05).
+func TestChatStyleResults(t *testing.T) {
+	req := &core.Request{Messages: []core.Message{
+		msg(core.RoleUser, core.TextPart("hi")),
+		msg(core.RoleAssistant, call("t1", "{}"), call("t2", "{}")),
+		msg(core.RoleTool, result("t2", "two")),
+		msg(core.RoleTool, result("t1", "one")),
+	}}
+	out, err := New().EncodeRequest(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var w struct {
+		Messages []struct {
+			Role    string           `json:"role"`
+			Content []map[string]any `json:"content"`
+		} `json:"messages"`
+	}
+	if err := json.Unmarshal(out, &w); err != nil {
+		t.Fatal(err)
+	}
+	if len(w.Messages) != 3 {
+		t.Fatalf("got %d wire messages, want 3: %s", len(w.Messages), out)
+	}
+	last := w.Messages[2].Content
+	if len(last) != 2 || last[0]["tool_use_id"] != "t1" || last[1]["tool_use_id"] != "t2" {
+		t.Errorf("results = %v, want t1 then t2 in one turn", last)
+	}
+	bad := &core.Request{Messages: []core.Message{msg(core.RoleUser, core.TextPart("hi")), msg(core.RoleAssistant, call("t1", "{}")), msg(core.RoleTool, result("t1", "x")), msg(core.RoleTool, result("t9", "y"))}}
+	var he *HistoryError
+	if _, err := New().EncodeRequest(bad); !errors.As(err, &he) || he.Message != 3 || he.ID != "t9" || !errors.Is(err, ErrOrphanResult) {
+		t.Errorf("orphan in a run: error = %v, want ErrOrphanResult at message 3 for t9", err)
+	}
+}
+
+func TestG11EmptyMessage(t *testing.T) {
+	req := &core.Request{Messages: []core.Message{msg(core.RoleUser, core.TextPart(""))}}
+	if _, err := New().EncodeRequest(req); !errors.Is(err, ErrUnsupported) || !strings.Contains(err.Error(), "message 0") {
+		t.Errorf("error = %v, want ErrUnsupported naming message 0", err)
+	}
+}

@@ -291,3 +291,27 @@ func TestB05EncodeSplitUTF8(t *testing.T) {
 		}
 	}
 }
+
+// TestA20ManyFragments streams arguments one to three bytes at a time and
+// checks the reference Buffer (core.Collect) gets the whole object, never {}.
+func TestA20ManyFragments(t *testing.T) {
+	args := `{"path":"/tmp/a b","lines":[1,2,3],"opts":{"x":true,"y":null}}`
+	p := []string{msgStart, toolStart(0, "t1", "{}"), jsonDelta(0, `""`)}
+	for i := 0; i < len(args); {
+		n := 1 + i%3
+		if i+n > len(args) {
+			n = len(args) - i
+		}
+		p = append(p, jsonDelta(0, `"`+jsonEscape(args[i:i+n])+`"`))
+		i += n
+	}
+	p = append(p, blockStop(0), msgDelta("tool_use"), msgStop)
+	resp, err := core.Collect(New().DecodeStream(strings.NewReader(sseOf(p...))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls := resp.Calls()
+	if len(calls) != 1 || string(calls[0].Arguments) != args {
+		t.Fatalf("calls = %+v, want one call with %s", calls, args)
+	}
+}
