@@ -313,15 +313,20 @@ func TestDecodeStreamErrors(t *testing.T) {
 		nEvents int
 		wantErr error
 		wantOff int64
+		at      string // when set, the fault is the last byte of its first occurrence
 	}{
-		{"malformed JSON names the event offset", "data: {\"choices\":[{\"delta\":{\"content\":\"a\"}}]}\n\ndata: {\"choices\":[\n\n", nil, 1, ErrInvalidJSON, 47},
-		{"wrong type", "data: {\"choices\":[{\"index\":\"zero\"}]}\n\n", nil, 0, ErrBadField, 0},
-		{"index too large for int", "data: " + tc(`[{"index":1e30,"id":"a"}]`) + "\n\n", nil, 0, ErrBadField, 0},
-		{"event too large", "data: {\"choices\":[]}\n\ndata: " + strings.Repeat(" ", 100) + "{}\n\n", []Option{MaxEventSize(64)}, 0, sse.ErrEventTooLarge, 22},
-		{"arguments of a wrong kind in a string", "data: " + tc(`[{"index":0,"function":{"arguments":"\u00"}}]`) + "\n\n", nil, 0, ErrInvalidJSON, 0},
+		{"malformed JSON names the faulty byte", "data: {\"choices\":[{\"delta\":{\"content\":\"a\"}}]}\n\ndata: {\"choices\":[\n\n", nil, 1, ErrInvalidJSON, 64, ""},
+		{"wrong type", "data: {\"choices\":[{\"index\":\"zero\"}]}\n\n", nil, 0, ErrBadField, -1, `"zero"`},
+		{"index too large for int", "data: " + tc(`[{"index":1e30,"id":"a"}]`) + "\n\n", nil, 0, ErrBadField, -1, "1e30"},
+		{"event too large", "data: {\"choices\":[]}\n\ndata: " + strings.Repeat(" ", 100) + "{}\n\n", []Option{MaxEventSize(64)}, 0, sse.ErrEventTooLarge, 22, ""},
+		{"bad escape in arguments", "data: " + tc(`[{"index":0,"function":{"arguments":"\u00"}}]`) + "\n\n", nil, 0, ErrInvalidJSON, -1, `\u00"`},
+		{"fault on the second data line of an event", "data: {\"choices\":\ndata: [}\n\n", nil, 0, ErrInvalidJSON, -1, "[}"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			if tt.at != "" {
+				tt.wantOff = int64(strings.Index(tt.in, tt.at) + len(tt.at) - 1)
+			}
 			st := New(tt.opts...).DecodeStream(strings.NewReader(tt.in))
 			evs, err := drain(st)
 			if len(evs) != tt.nEvents {

@@ -94,13 +94,17 @@ func (s *stream) handle(ev sse.Event) error {
 	off := s.dec.Offset()
 	var w wireResponse
 	if err := json.Unmarshal(data, &w); err != nil {
+		// json counts bytes read, so the fault is the byte before its
+		// offset; lead is the whitespace trimmed off the data.
+		lead := len(ev.Data) - len(bytes.TrimLeft([]byte(ev.Data), " \t\r\n"))
+		at := func(n int64) int64 { return s.dec.DataOffset(lead + max(int(n)-1, 0)) }
 		var se *json.SyntaxError
 		var te *json.UnmarshalTypeError
 		switch {
 		case errors.As(err, &se):
-			return &Error{Op: s.op, Offset: off, Err: fmt.Errorf("%w: event data at byte %d of its data: %v", ErrInvalidJSON, se.Offset, err)}
+			return &Error{Op: s.op, Offset: at(se.Offset), Err: fmt.Errorf("%w: %v (event at byte %d)", ErrInvalidJSON, err, off)}
 		case errors.As(err, &te):
-			return &Error{Op: s.op, Offset: off, Path: te.Field, Err: fmt.Errorf("%w: %s cannot hold JSON %s (byte %d of the event data)", ErrBadField, te.Type, te.Value, te.Offset)}
+			return &Error{Op: s.op, Offset: at(te.Offset), Path: te.Field, Err: fmt.Errorf("%w: %s cannot hold JSON %s (event at byte %d)", ErrBadField, te.Type, te.Value, off)}
 		}
 		return &Error{Op: s.op, Offset: off, Err: fmt.Errorf("%w: %v", ErrInvalidJSON, err)}
 	}
