@@ -14,7 +14,9 @@
 // left out when the message has calls and no text. Content with one text
 // part is a string, with several an array of text parts, with none "" (G10);
 // on reading, array parts other than text (images, audio) are dropped.
-// Thinking signatures have no place on this wire and are dropped.
+// Thinking signatures have no place on this wire and are dropped, and so
+// are a result's Name and IsError (a tool message has neither).
+// Call.Signature and Call.ItemID are dropped too.
 //
 // A tool result without a call id cannot be sent and a tool message without
 // tool_call_id is refused on reading (ErrMissingCallID, G06). History rules

@@ -42,7 +42,9 @@
 //
 // Errors carry the byte offset where they happened (*Error). Decoder.Offset
 // gives the offset of the first line of the block that dispatched the last
-// event, so that an adapter can name the place of a malformed payload.
+// event, and Decoder.DataOffset maps a byte of that event's data back to
+// its offset in the stream, so that an adapter can name the exact place of
+// a malformed payload.
 //
 // # Encoding
 //
