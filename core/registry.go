@@ -142,8 +142,13 @@ func (r *Registry) Narrow(names ...string) (*Registry, error) {
 	return out, nil
 }
 
+// maxKnownInMessage is how many known names an UnknownToolError's message
+// lists; the rest are counted.
+const maxKnownInMessage = 50
+
 // UnknownToolError reports a name that is not registered, with the known
-// names and the closest of them, if any is close (E04).
+// names and the closest of them, if any is close (E04). Its message lists at
+// most 50 known names.
 type UnknownToolError struct {
 	Name    string
 	Known   []string
@@ -159,7 +164,11 @@ func (e *UnknownToolError) Error() string {
 	if len(e.Known) == 0 {
 		b.WriteString("; no tools are available")
 	} else {
-		fmt.Fprintf(&b, "; available tools: %s", strings.Join(e.Known, ", "))
+		known := e.Known
+		if len(known) > maxKnownInMessage {
+			known = append(known[:maxKnownInMessage:maxKnownInMessage], fmt.Sprintf("and %d more", len(e.Known)-maxKnownInMessage))
+		}
+		fmt.Fprintf(&b, "; available tools: %s", strings.Join(known, ", "))
 	}
 	return b.String()
 }

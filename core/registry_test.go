@@ -229,3 +229,14 @@ func TestZeroTool(t *testing.T) {
 		t.Errorf("zero Tool Validate = %+v, want invalid", v)
 	}
 }
+
+func TestUnknownToolManyKnown(t *testing.T) {
+	var known []string
+	for i := range 60 {
+		known = append(known, fmt.Sprintf("tool_%02d", i))
+	}
+	msg := (&UnknownToolError{Name: "x", Known: known}).Error()
+	if !strings.HasSuffix(msg, "tool_48, tool_49, and 10 more") || strings.Contains(msg, "tool_50") {
+		t.Errorf("message = %s\nwant 50 names and a count of the rest", msg)
+	}
+}

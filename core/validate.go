@@ -15,6 +15,11 @@ import (
 // arguments are invalid, with a message that says so.
 const MaxArgumentsBytes = 1 << 20
 
+// MaxProblemsInMessage is how many problems Validation.Message lists; the
+// rest are counted ("and 3 more problems"). Validation.Problems has them
+// all.
+const MaxProblemsInMessage = 20
+
 // Problem is one way a call's arguments fail the tool's schema: the JSON
 // pointer of the value ("" for the arguments as a whole) and what is wrong.
 type Problem struct {
@@ -134,12 +139,16 @@ func (t *Tool) Validate(args json.RawMessage) Validation {
 			parts[i] = p.Path + ": " + msg
 		}
 	}
-	msg := fmt.Sprintf("arguments do not match the schema of %q: %s", t.name, strings.Join(parts, "; "))
+	shown := parts
+	if len(shown) > MaxProblemsInMessage {
+		shown = append(shown[:MaxProblemsInMessage:MaxProblemsInMessage], fmt.Sprintf("and %d more problems", len(parts)-MaxProblemsInMessage))
+	}
+	msg := fmt.Sprintf("arguments do not match the schema of %q: %s", t.name, strings.Join(shown, "; "))
 	return Validation{
 		Message:   msg,
 		Problems:  ps,
 		Arguments: norm,
-		Err:       fmt.Errorf("validate %q: %w: %s", t.name, ErrInvalidArguments, strings.Join(parts, "; ")),
+		Err:       fmt.Errorf("validate %q: %w: %s", t.name, ErrInvalidArguments, strings.Join(shown, "; ")),
 	}
 }
 

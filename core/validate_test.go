@@ -331,3 +331,19 @@ func TestValidateProperty(t *testing.T) {
 		}
 	})
 }
+
+func TestValidateManyProblems(t *testing.T) {
+	tool, _ := testRegistry(t).Lookup("search")
+	tags := make([]int, 25)
+	args, _ := json.Marshal(map[string]any{"query": "q", "tags": tags})
+	v := tool.Validate(args)
+	if len(v.Problems) != 25 {
+		t.Fatalf("Problems = %d, want all 25", len(v.Problems))
+	}
+	if !strings.HasSuffix(v.Message, "/tags/19: got number, want string; and 5 more problems") {
+		t.Errorf("Message = %s\nwant 20 problems and a count of the rest", v.Message)
+	}
+	if strings.Count(v.Message, "got number") != 20 {
+		t.Errorf("Message lists %d problems, want 20", strings.Count(v.Message, "got number"))
+	}
+}

@@ -2,6 +2,7 @@ package schema
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -214,6 +215,46 @@ func (v *Validator) ValidateValue(x any) []Problem {
 	return flatten(ve)
 }
 
+// comparePointers orders JSON pointers token by token: array indexes by
+// number (/a/2 before /a/10) and before other tokens, other tokens as
+// strings. It is a total order.
+func comparePointers(a, b string) int {
+	ta, tb := strings.Split(a, "/"), strings.Split(b, "/")
+	for i := 0; i < len(ta) && i < len(tb); i++ {
+		x, y := ta[i], tb[i]
+		if x == y {
+			continue
+		}
+		ix, iy := isIndex(x), isIndex(y)
+		switch {
+		case ix && iy:
+			if c := cmp.Compare(len(x), len(y)); c != 0 {
+				return c
+			}
+		case ix:
+			return -1
+		case iy:
+			return 1
+		}
+		return strings.Compare(x, y)
+	}
+	return cmp.Compare(len(ta), len(tb))
+}
+
+// isIndex reports whether a pointer token is an array index: digits, with
+// no leading zero.
+func isIndex(tok string) bool {
+	if tok == "" || (len(tok) > 1 && tok[0] == '0') {
+		return false
+	}
+	for i := 0; i < len(tok); i++ {
+		if tok[i] < '0' || tok[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
 // flatten returns the leaves of a validation error tree as problems, one per
 // path and message, sorted by path.
 func flatten(ve *jsonschema.ValidationError) []Problem {
@@ -249,7 +290,7 @@ func flatten(ve *jsonschema.ValidationError) []Problem {
 		}
 	}
 	visit(ve)
-	slices.SortStableFunc(ps, func(a, b Problem) int { return strings.Compare(a.Path, b.Path) })
+	slices.SortStableFunc(ps, func(a, b Problem) int { return comparePointers(a.Path, b.Path) })
 	return slices.Compact(ps)
 }
 

@@ -3,10 +3,13 @@ package schema
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"pgregory.net/rapid"
 )
 
 const weatherSchema = `{
@@ -168,4 +171,39 @@ func TestProblemString(t *testing.T) {
 	if got := e.Error(); got != "compile schema: at the top level: m" {
 		t.Errorf("got %q", got)
 	}
+}
+
+func TestComparePointers(t *testing.T) {
+	got := []string{"/b", "/a/10", "", "/a/2", "/a/x", "/a/01", "/a", "/a/2/c", "/a/9", "/a/1x"}
+	slices.SortFunc(got, comparePointers)
+	want := []string{"", "/a", "/a/2", "/a/2/c", "/a/9", "/a/10", "/a/01", "/a/1x", "/a/x", "/b"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("sorted pointers (-want +got):\n%s", diff)
+	}
+}
+
+// TestComparePointersOrder checks that comparePointers is a total order on
+// generated pointers: antisymmetric and transitive.
+func TestComparePointersOrder(t *testing.T) {
+	tok := rapid.SampledFrom([]string{"", "0", "1", "2", "9", "10", "01", "1x", "a", "b"})
+	ptr := rapid.Custom(func(t *rapid.T) string {
+		n := rapid.IntRange(0, 3).Draw(t, "n")
+		var b strings.Builder
+		for i := range n {
+			b.WriteString("/" + tok.Draw(t, fmt.Sprint("tok", i)))
+		}
+		return b.String()
+	})
+	rapid.Check(t, func(t *rapid.T) {
+		a, b, c := ptr.Draw(t, "a"), ptr.Draw(t, "b"), ptr.Draw(t, "c")
+		if comparePointers(a, b) != -comparePointers(b, a) {
+			t.Fatalf("not antisymmetric on %q, %q", a, b)
+		}
+		if (comparePointers(a, b) == 0) != (a == b) {
+			t.Fatalf("equal only if identical: %q, %q", a, b)
+		}
+		if comparePointers(a, b) < 0 && comparePointers(b, c) < 0 && comparePointers(a, c) >= 0 {
+			t.Fatalf("not transitive: %q < %q < %q but not %q < %q", a, b, c, a, c)
+		}
+	})
 }
