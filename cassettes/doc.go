@@ -62,6 +62,14 @@
 // RedactRequest returns a redacted clone, so the request sent upstream is
 // never changed.
 //
+// # Recording
+//
+// NewRecorder wraps go-vcr's recorder for `conform record`: live calls go
+// through, and on Stop the cassette is written redacted (by hook and again
+// by Marshal, which go-vcr is given as its marshal function) and
+// atomically, through a go-vcr file system that uses WriteFile. Without
+// force it refuses an existing cassette before making any live call.
+//
 // # Writing
 //
 // Save and WriteFile write to a temporary file in the target directory and
