@@ -92,10 +92,8 @@ func (r *Reader) Next() ([]byte, int64, error) {
 			}
 			continue
 		}
-		if r.err == io.EOF {
-			// Return the last line now, io.EOF on the next call.
-			return line, start, nil
-		}
+		// At the end of input the last line is returned now and io.EOF on
+		// the next call.
 		return line, start, nil
 	}
 }
