@@ -288,3 +288,23 @@ func TestRequestFailureModes(t *testing.T) {
 		}
 	})
 }
+
+func TestEncodeRequestRefusesMisplacedParts(t *testing.T) {
+	call := core.CallPart(core.Call{ID: "a", Name: "f", Arguments: json.RawMessage(`{}`)})
+	for _, tt := range []struct {
+		m    core.Message
+		path string
+	}{
+		{core.Message{Role: core.RoleUser, Parts: []core.Part{core.TextPart("x"), call}}, "messages[0].parts[1].kind"},
+		{core.Message{Role: core.RoleAssistant, Parts: []core.Part{core.ResultPart(core.Result{CallID: "a"})}}, "messages[0].parts[0].kind"},
+		{core.Message{Role: core.RoleTool, Parts: []core.Part{core.TextPart("loose text")}}, "messages[0].parts[0].kind"},
+		{core.Message{Role: core.RoleTool}, "messages[0].parts"},
+		{core.Message{Role: core.RoleSystem, Parts: []core.Part{{Kind: core.PartThinking, Text: "t"}}}, "messages[0].parts[0].kind"},
+	} {
+		_, err := New().EncodeRequest(&core.Request{Messages: []core.Message{tt.m}})
+		var ce *Error
+		if !errors.Is(err, ErrUnsupported) || !errors.As(err, &ce) || ce.Path != tt.path {
+			t.Errorf("%+v: error = %v, want ErrUnsupported at %s", tt.m, err, tt.path)
+		}
+	}
+}

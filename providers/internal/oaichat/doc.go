@@ -18,7 +18,10 @@
 // are a result's Name and IsError (a tool message has neither).
 // Call.Signature and Call.ItemID are dropped too.
 //
-// A tool result without a call id cannot be sent and a tool message without
+// A plan part (Cohere's tool_plan) travels as thinking. A part a role
+// cannot hold on this wire (a call in a user message, a result in an
+// assistant message, text in a tool message) is refused with ErrUnsupported
+// rather than dropped. A tool result without a call id cannot be sent and a tool message without
 // tool_call_id is refused on reading (ErrMissingCallID, G06). History rules
 // that are not about one field (every call answered, G03) are checked by
 // CheckHistory, not by the codec.

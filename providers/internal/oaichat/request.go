@@ -103,7 +103,27 @@ func hasText(parts []core.Part) bool {
 	return false
 }
 
+// allowed lists the part kinds each role may hold on this wire.
+var allowed = map[core.Role][]core.PartKind{
+	core.RoleSystem:    {core.PartText},
+	core.RoleUser:      {core.PartText, core.PartToolResult},
+	core.RoleTool:      {core.PartToolResult},
+	core.RoleAssistant: {core.PartText, core.PartThinking, core.PartPlan, core.PartToolCall},
+}
+
 func (c *Codec) encodeMessage(op string, i int, m core.Message) ([]wireMessage, error) {
+	for j, p := range m.Parts {
+		ok := false
+		for _, k := range allowed[m.Role] {
+			ok = ok || p.Kind == k
+		}
+		if !ok && allowed[m.Role] != nil {
+			return nil, fieldError(op, pathf("messages[%d].parts[%d].kind", i, j), fmt.Errorf("%w: a %s message cannot hold a %s part", ErrUnsupported, m.Role, p.Kind))
+		}
+	}
+	if m.Role == core.RoleTool && len(m.Parts) == 0 {
+		return nil, fieldError(op, pathf("messages[%d].parts", i), fmt.Errorf("%w: tool message without results", ErrUnsupported))
+	}
 	switch m.Role {
 	case core.RoleSystem:
 		return []wireMessage{{Role: "system", Content: content(m.Parts)}}, nil
@@ -137,7 +157,7 @@ func (c *Codec) encodeMessage(op string, i int, m core.Message) ([]wireMessage, 
 		hasThinking := false
 		for j, p := range m.Parts {
 			switch p.Kind {
-			case core.PartThinking:
+			case core.PartThinking, core.PartPlan:
 				thinking.WriteString(p.Text)
 				hasThinking = true
 			case core.PartToolCall:

@@ -18,6 +18,9 @@ func (c *Codec) DecodeStream(r io.Reader) core.EventStream {
 	return &stream{c: c, op: c.op("decode stream"), dec: sse.NewDecoder(r, sse.FlushAtEOF(), sse.MaxEventSize(c.cfg.MaxEventSize))}
 }
 
+// jsonSpace is the whitespace JSON allows around a value.
+const jsonSpace = " \t\r\n"
+
 type stream struct {
 	c     *Codec
 	op    string
@@ -71,7 +74,7 @@ func (s *stream) Next() (core.Event, error) {
 
 // handle turns one SSE event into canonical events on the queue.
 func (s *stream) handle(ev sse.Event) error {
-	data := bytes.TrimSpace([]byte(ev.Data))
+	data := bytes.Trim([]byte(ev.Data), jsonSpace) // padded data lines
 	switch ev.Type {
 	case "", "message", "chunk", "error":
 	default:
@@ -96,7 +99,7 @@ func (s *stream) handle(ev sse.Event) error {
 	if err := json.Unmarshal(data, &w); err != nil {
 		// json counts bytes read, so the fault is the byte before its
 		// offset; lead is the whitespace trimmed off the data.
-		lead := len(ev.Data) - len(bytes.TrimLeft([]byte(ev.Data), " \t\r\n"))
+		lead := len(ev.Data) - len(bytes.TrimLeft([]byte(ev.Data), jsonSpace))
 		at := func(n int64) int64 { return s.dec.DataOffset(lead + max(int(n)-1, 0)) }
 		var se *json.SyntaxError
 		var te *json.UnmarshalTypeError
