@@ -88,6 +88,10 @@
 // response-only match on method and path. NewReplayer wraps go-vcr's
 // recorder in replay-only mode with this matcher; ReplayHandler serves any
 // RoundTripper as an http.Handler, a fake provider for a real client.
+// go-vcr keeps a streamed body whole and no chunk timing, so ReplayHandler
+// re-chunks it: SplitStream cuts SSE after each event, AWS event-stream
+// after each frame and NDJSON after each line, and each piece is flushed
+// on its own.
 //
 // # The imported corpus
 //

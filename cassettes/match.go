@@ -117,7 +117,9 @@ var hopHeaders = []string{"Connection", "Content-Length", "Keep-Alive", "Transfe
 
 // ReplayHandler returns an HTTP handler that answers each request with the
 // response rt gives for it, usually a replaying recorder: a fake provider
-// for a real client. A request rt cannot answer gets a 404 naming the error.
+// for a real client. Streamed bodies are written and flushed piece by
+// piece as SplitStream cuts them, so the client sees a stream. A request rt
+// cannot answer gets a 404 naming the error.
 func ReplayHandler(rt http.RoundTripper) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		out := r.Clone(r.Context())
@@ -137,7 +139,20 @@ func ReplayHandler(rt http.RoundTripper) http.Handler {
 		for _, k := range hopHeaders {
 			w.Header().Del(k)
 		}
+		body, err := io.ReadAll(resp.Body)
+		if err != nil {
+			http.Error(w, "conform replay: read recorded body: "+err.Error(), http.StatusInternalServerError)
+			return
+		}
 		w.WriteHeader(resp.StatusCode)
-		_, _ = io.Copy(w, resp.Body)
+		flusher, _ := w.(http.Flusher)
+		for _, piece := range SplitStream(resp.Header.Get("Content-Type"), body) {
+			if _, err := w.Write(piece); err != nil {
+				return // the client went away
+			}
+			if flusher != nil {
+				flusher.Flush()
+			}
+		}
 	})
 }
