@@ -3,6 +3,7 @@ package gemini
 import (
 	"bytes"
 	"errors"
+	"io"
 	"strings"
 	"testing"
 
@@ -239,5 +240,44 @@ func TestEncodeStreamNormalises(t *testing.T) {
 	bad := []core.Event{{Kind: core.EventCallEnd, Chunk: &core.Chunk{ID: "x", Done: true, Args: strp(`[1]`)}}}
 	if err := a.EncodeStream(&buf, bad); err == nil || !strings.Contains(err.Error(), "events[0]") {
 		t.Errorf("non-object args: err = %v, want one naming events[0]", err)
+	}
+}
+
+// TestArrayStreamMemoryBounded checks that the JSON-array decoder keeps
+// only the bytes of the current element: after 20000 elements its kept
+// buffer and event queue are as small as after one.
+func TestArrayStreamMemoryBounded(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("[")
+	const n = 20000
+	for i := 0; i < n; i++ {
+		if i > 0 {
+			b.WriteString(",\n")
+		}
+		b.WriteString(`{"candidates":[{"content":{"parts":[{"text":"token "}]}}]}`)
+	}
+	b.WriteString("]")
+	st := New().DecodeStream(strings.NewReader(b.String())).(*stream)
+	texts := 0
+	for {
+		ev, err := st.Next()
+		if err != nil {
+			if !errors.Is(err, io.EOF) {
+				t.Fatal(err)
+			}
+			break
+		}
+		if ev.Kind == core.EventText {
+			texts++
+		}
+		if c := cap(st.lim.kept); c > 256<<10 {
+			t.Fatalf("kept buffer grew to %d bytes after %d events", c, texts)
+		}
+		if len(st.queue) > 4 {
+			t.Fatalf("queue holds %d events", len(st.queue))
+		}
+	}
+	if texts != n {
+		t.Errorf("%d text events, want %d", texts, n)
 	}
 }
