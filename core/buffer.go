@@ -133,6 +133,7 @@ type callState struct {
 	patch    map[string]json.RawMessage
 	patchLen int
 	doneSeen bool // Done arrived, possibly before the name
+	fromArgs bool // the text was set whole by Args, not by deltas
 	done     bool // ended: completed, failed or left incomplete
 	looksCum bool // a delta repeated all the text before it (B01 hint)
 	// text and final are the argument text as received and the
@@ -172,7 +173,8 @@ func (b *Buffer) Pending() int { return len(b.open) }
 // completed, usually none or one.
 //
 // A *ChunkError means the chunk was rejected and the buffer is unchanged
-// (a limit, a conflict, a chunk after Done or after Finish). A *CallError
+// (a limit, a conflict, a chunk after Done or after Finish), except for the
+// count of chunks seen, which numbers the chunks in errors. A *CallError
 // means the chunk was taken but ended a call whose arguments could not be
 // repaired; that call is reported by Failed and never completes, and the
 // other calls go on.
@@ -218,7 +220,7 @@ func (b *Buffer) Add(c Chunk) ([]Call, error) {
 	case c.Args != nil:
 		argLen = len(*c.Args)
 	case c.ArgsDelta != "":
-		if b.cumulative && len(cur) > 0 && hasPrefix(c.ArgsDelta, cur) {
+		if b.restarts(cs, c.ArgsDelta) {
 			argLen = len(c.ArgsDelta)
 		} else {
 			argLen += len(c.ArgsDelta)
@@ -406,13 +408,13 @@ func (b *Buffer) apply(cs *callState, c *Chunk) {
 	switch {
 	case c.Args != nil:
 		cs.args = append(cs.args[:0], *c.Args...)
+		cs.fromArgs = true
 	case c.ArgsDelta != "":
-		if len(cs.args) > 0 && len(c.ArgsDelta) > len(cs.args) && hasPrefix(c.ArgsDelta, cs.args) {
-			if b.cumulative {
-				cs.args = cs.args[:0]
-			} else {
-				cs.looksCum = true
-			}
+		switch {
+		case b.restarts(cs, c.ArgsDelta):
+			cs.args, cs.fromArgs = cs.args[:0], false
+		case len(cs.args) > 0 && len(c.ArgsDelta) > len(cs.args) && hasPrefix(c.ArgsDelta, cs.args):
+			cs.looksCum = true
 		}
 		cs.args = appendArgs(cs.args, c.ArgsDelta, b.lim.MaxArgBytes)
 	}
@@ -566,6 +568,17 @@ func appendArgs(dst []byte, s string, limit int) []byte {
 		dst = grown
 	}
 	return append(dst, s...)
+}
+
+// restarts reports whether a delta replaces the text of call cs (nil for a
+// new call) instead of extending it: the first delta after a whole value
+// set by Args (A18), and, with WithCumulativeArgs, a delta that repeats all
+// the text so far (B01).
+func (b *Buffer) restarts(cs *callState, delta string) bool {
+	if cs == nil {
+		return false
+	}
+	return cs.fromArgs || (b.cumulative && len(cs.args) > 0 && hasPrefix(delta, cs.args))
 }
 
 // hasPrefix reports whether s begins with p, without converting p.

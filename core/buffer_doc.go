@@ -54,6 +54,11 @@ package core
 //	                                             call is ErrConflict, on the latest call
 //	                                             it opens a new call
 //	A11/A12 negative or huge index               ErrIndexOutOfRange, chunk rejected
+//	A18 whole arguments, then deltas            the first delta after an Args value
+//	                                             starts the text afresh: a start event
+//	                                             that carries the input ({} or all of it)
+//	                                             and deltas that then stream it give the
+//	                                             deltas' text, never the two glued
 //	B01 cumulative resend                        not guessed (the guess corrupts ordinary
 //	                                             streams): appended, so the call fails at
 //	                                             Done with a CallError whose message names

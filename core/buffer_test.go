@@ -29,8 +29,8 @@ func dumpBuffer(b *Buffer) string {
 			keys = append(keys, k+"="+string(cs.patch[k]))
 		}
 		sort.Strings(keys)
-		fmt.Fprintf(&s, "call %d turn=%d index=%d/%v ord=%d id=%q item=%q name=%q sig=%q args=%q patch=%v/%d doneSeen=%v done=%v cum=%v text=%q final=%q\n",
-			cs.seq, cs.turn, cs.index, cs.hasIndex, cs.ordinal, cs.id, cs.itemID, cs.name, cs.sig, cs.args, keys, cs.patchLen, cs.doneSeen, cs.done, cs.looksCum, cs.text, cs.final)
+		fmt.Fprintf(&s, "call %d turn=%d index=%d/%v ord=%d id=%q item=%q name=%q sig=%q args=%q patch=%v/%d doneSeen=%v done=%v cum=%v text=%q final=%q fromArgs=%v\n",
+			cs.seq, cs.turn, cs.index, cs.hasIndex, cs.ordinal, cs.id, cs.itemID, cs.name, cs.sig, cs.args, keys, cs.patchLen, cs.doneSeen, cs.done, cs.looksCum, cs.text, cs.final, cs.fromArgs)
 	}
 	for _, cs := range b.open {
 		fmt.Fprintf(&s, "open %d\n", cs.seq)
@@ -202,6 +202,20 @@ func TestBuffer(t *testing.T) {
 				{HasIndex: true, Index: 1, ItemID: "fc_1", Args: sp(`{"a": 1}`), Done: true},
 			},
 			want: []Call{{ID: "call_1", ItemID: "fc_1", Name: "f", Arguments: json.RawMessage(`{"a":1}`)}},
+		},
+		{
+			name: "A18 input on the start, then deltas",
+			chunks: []Chunk{
+				{HasIndex: true, Index: 1, ID: "t1", Name: "f", Args: sp(`{}`), Start: true},
+				{HasIndex: true, Index: 1, ArgsDelta: `{"a":`},
+				{HasIndex: true, Index: 1, ArgsDelta: `1}`},
+				{HasIndex: true, Index: 2, ID: "t2", Name: "f", Args: sp(`{"b":2}`), Start: true},
+				{HasIndex: true, Index: 2, ArgsDelta: `{"b":`},
+				{HasIndex: true, Index: 2, ArgsDelta: `2}`},
+				{HasIndex: true, Index: 2, Done: true},
+				{HasIndex: true, Index: 1, Done: true},
+			},
+			want: []Call{rawCall("t2", "f", `{"b":2}`), rawCall("t1", "f", `{"a":1}`)},
 		},
 		{
 			name: "G13 signature kept",
@@ -514,6 +528,11 @@ func TestBufferLimits(t *testing.T) {
 			name:   "cumulative replacement counts once",
 			lim:    Limits{MaxArgBytes: 8},
 			chunks: []Chunk{{Name: "f", ArgsDelta: `{"a":`}, {ArgsDelta: `{"a":12}`}},
+		},
+		{
+			name:   "a delta after Args counts from zero (A18)",
+			lim:    Limits{MaxArgBytes: 8},
+			chunks: []Chunk{{Name: "f", Args: sp(`{"a":12}`)}, {ArgsDelta: `{"a":123`}},
 		},
 		{
 			name:   "index limit",
