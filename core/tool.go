@@ -142,8 +142,9 @@ func (t *Tool) Spec() ToolSpec {
 // NewTool builds a tool from a Go function. The input schema is inferred
 // from In, which must be a struct (or a pointer to one): field descriptions
 // come from `jsonschema:"..."` tags, enumerations from `enum:"a,b,c"` tags
-// (see core/schema). The output schema is inferred from Out when Out is a
-// struct. A type that cannot be a parameter (channel, func, complex, map
+// (see core/schema). Fields without omitempty or omitzero in their json
+// tag are required; unknown fields are not allowed. The output schema is
+// inferred from Out when Out is a struct. A type that cannot be a parameter (channel, func, complex, map
 // with non-string keys, interface, recursive type) is rejected with an error
 // naming its Go field path, such as In.Filters.Callback.
 //

@@ -283,3 +283,44 @@ func TestRiskString(t *testing.T) {
 		t.Errorf("mismatch (-want +got):\n%s", diff)
 	}
 }
+
+// FuzzFromMCP checks that any definition either builds a tool whose schema
+// is a compact JSON object with "type": "object" and whose name is valid, or
+// fails with an error that wraps one of the named causes.
+func FuzzFromMCP(f *testing.F) {
+	for _, s := range []string{
+		`{"name":"search","inputSchema":{"type":"object"}}`,
+		`{"name":"fs.read","inputSchema":{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]},"annotations":{"readOnlyHint":true}}`,
+		`{"name":"x","inputSchema":{"type":"object"},"outputSchema":{"type":"object","properties":{"n":{"type":"integer"}}}}`,
+		`{"name":"x","inputSchema":{"type":"string"}}`, `{"name":"x"}`, `{}`, `[]`, `null`, `{"name":`,
+		`{"name":"x","inputSchema":{"type":"object","properties":{"a":{"$ref":"#/nope"}}}}`,
+		`{"name":"` + strings.Repeat("n", 70) + `","inputSchema":{"type":"object"}}`,
+	} {
+		f.Add([]byte(s), false)
+		f.Add([]byte(s), true)
+	}
+	f.Fuzz(func(t *testing.T, def []byte, mapped bool) {
+		var opts []ToolOption
+		if mapped {
+			opts = append(opts, WithNameMapper(NewNameMapper()))
+		}
+		tool, err := FromMCP(def, nopHandler, opts...)
+		if err != nil {
+			if !errors.Is(err, ErrInvalidDefinition) && !errors.Is(err, ErrInvalidSchema) &&
+				!errors.Is(err, ErrInvalidName) && !errors.Is(err, ErrSchemaTooLarge) {
+				t.Fatalf("FromMCP error %v wraps no named cause", err)
+			}
+			return
+		}
+		if err := CheckName(tool.Name()); err != nil {
+			t.Fatalf("tool name: %v", err)
+		}
+		var s map[string]any
+		if err := json.Unmarshal(tool.Spec().InputSchema, &s); err != nil || s["type"] != "object" {
+			t.Fatalf("input schema %s is not an object schema", tool.Spec().InputSchema)
+		}
+		if v := tool.Validate(json.RawMessage(`{}`)); v.Err != nil && v.Valid {
+			t.Fatalf("Validate: valid with an error")
+		}
+	})
+}
