@@ -144,7 +144,7 @@ func (s *eventStream) event(raw sse.Event) error {
 	if typ == "" {
 		typ = raw.Type
 	}
-	var msg = func() bool { return ev.Delta != nil && ev.Delta.Message != nil }
+	msg := func() bool { return ev.Delta != nil && ev.Delta.Message != nil }
 	var content *contentDelta
 	var tcall *toolCallDelta
 	if msg() {
