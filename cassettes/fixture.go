@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/aws/aws-sdk-go-v2/aws/protocol/eventstream"
 	"gopkg.in/dnaeon/go-vcr.v4/pkg/cassette"
@@ -32,6 +33,9 @@ func importFixture(name string, data []byte, res *Result) error {
 		}
 		body, first, contentType, stream = data, data, "application/json", false
 	case FormatSSE:
+		if !utf8.Valid(data) {
+			return atOffset(name, invalidUTF8At(data), fmt.Errorf("%w: SSE body is not UTF-8", ErrMalformed))
+		}
 		first = firstSSEData(data)
 		body, contentType = data, "text/event-stream"
 	case FormatChunks:
@@ -200,4 +204,17 @@ func eventStreamBody(name string, lines []chunkLine) ([]byte, error) {
 		}
 	}
 	return b.Bytes(), nil
+}
+
+// invalidUTF8At returns the offset of the first byte of data that is not
+// part of valid UTF-8.
+func invalidUTF8At(data []byte) int64 {
+	for off := 0; off < len(data); {
+		r, size := utf8.DecodeRune(data[off:])
+		if r == utf8.RuneError && size <= 1 {
+			return int64(off)
+		}
+		off += size
+	}
+	return int64(len(data))
 }

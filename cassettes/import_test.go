@@ -301,6 +301,12 @@ func TestImportErrors(t *testing.T) {
 			msg:      "import r.json: offset 11: malformed recording: unexpected EOF",
 		},
 		{
+			name: "SSE that is not UTF-8 names the byte", file: "s.sse",
+			data:     "data: {\"a\":\"\xe2\x82\xac\xff\"}\n\n",
+			sentinel: ErrMalformed,
+			msg:      "import s.sse: offset 15: malformed recording: SSE body is not UTF-8",
+		},
+		{
 			name: "unknown protocol of a fixture", file: "r.json",
 			data:     "{\"hello\":1}",
 			sentinel: ErrUnknownProtocol,

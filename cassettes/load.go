@@ -87,14 +87,14 @@ func Parse(data []byte) (*cassette.Cassette, error) {
 	c := newCassette()
 	c.IsNew = false
 	if err := yaml.Unmarshal(data, c); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrMalformed, err)
+		return nil, fmt.Errorf("parse cassette: %w: %v", ErrMalformed, err)
 	}
 	if c.Version != cassette.CassetteFormatVersion {
-		return nil, fmt.Errorf("%w: cassette version %d, want %d", ErrMalformed, c.Version, cassette.CassetteFormatVersion)
+		return nil, fmt.Errorf("parse cassette: %w: version %d, want %d", ErrMalformed, c.Version, cassette.CassetteFormatVersion)
 	}
 	for n, i := range c.Interactions {
 		if i == nil {
-			return nil, fmt.Errorf("%w: interaction %d is empty", ErrMalformed, n)
+			return nil, fmt.Errorf("parse cassette: %w: interaction %d is empty", ErrMalformed, n)
 		}
 	}
 	return c, nil
