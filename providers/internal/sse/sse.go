@@ -1,6 +1,7 @@
 package sse
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -226,9 +227,9 @@ func (d *Decoder) readLine() (line []byte, ok bool, err error) {
 				continue
 			}
 		}
-		i := 0
-		for i < len(chunk) && chunk[i] != '\n' && chunk[i] != '\r' {
-			i++
+		i := bytes.IndexAny(chunk, "\r\n")
+		if i < 0 {
+			i = len(chunk)
 		}
 		if !d.inBlock {
 			d.inBlock = true
@@ -341,14 +342,7 @@ func (d *Decoder) dispatch() (Event, bool) {
 	return ev, true
 }
 
-func indexByte(b []byte, c byte) int {
-	for i, x := range b {
-		if x == c {
-			return i
-		}
-	}
-	return -1
-}
+func indexByte(b []byte, c byte) int { return bytes.IndexByte(b, c) }
 
 // parseDigits parses a non-empty run of ASCII digits. Values that overflow
 // int64 are rejected, so such a retry field is ignored.
