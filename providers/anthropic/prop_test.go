@@ -123,6 +123,11 @@ func genResponse(t *rapid.T) *core.Response {
 	}
 	stop := rapid.SampledFrom(stopReasons).Draw(t, "stop")
 	r.Finish, r.ProviderFinish = finishOf(stop), stop
+	if n := len(r.Message.Parts); stop == "max_tokens" && n > 0 && r.Message.Parts[n-1].Kind == core.PartToolCall {
+		// B11: a tool_use cut by max_tokens is incomplete; keep this one
+		// complete by ending on text.
+		r.Message.Parts = append(r.Message.Parts, core.TextPart("cut"))
+	}
 	if rapid.Bool().Draw(t, "usage") {
 		r.Usage = &core.Usage{InputTokens: rapid.IntRange(0, 99).Draw(t, "in"), OutputTokens: rapid.IntRange(0, 99).Draw(t, "out")}
 	}

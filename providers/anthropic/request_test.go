@@ -323,3 +323,16 @@ func TestG11EmptyMessage(t *testing.T) {
 		t.Errorf("error = %v, want ErrUnsupported naming message 0", err)
 	}
 }
+
+func TestB11Body(t *testing.T) {
+	resp, err := New().DecodeResponse([]byte(`{"type":"message","content":[{"type":"tool_use","id":"t0","name":"f","input":{"a":1}},{"type":"text","text":"x"},{"type":"tool_use","id":"t1","name":"f","input":{"path":"/tm"}}],"stop_reason":"max_tokens"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := resp.Calls(); len(c) != 1 || c[0].ID != "t0" {
+		t.Errorf("calls = %+v, want only t0", c)
+	}
+	if len(resp.Incomplete) != 1 || resp.Incomplete[0].ID != "t1" || resp.Incomplete[0].Original != `{"path":"/tm"}` || resp.Finish != core.FinishLength {
+		t.Errorf("incomplete = %+v finish %q, want t1 with its cut input, length", resp.Incomplete, resp.Finish)
+	}
+}

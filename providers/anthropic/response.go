@@ -83,7 +83,8 @@ func usageOf(u *wireUsage) *core.Usage {
 // "error" becomes Response.Error. Provider-run blocks (server_tool_use and
 // every *_tool_result block) are dropped, so they never appear among the
 // calls. Two tool_use blocks with one id are an error wrapping
-// ErrDuplicateID.
+// ErrDuplicateID. When stop_reason is max_tokens and the last block is a
+// tool_use, that call goes to Response.Incomplete (B11).
 func (a *Adapter) DecodeResponse(body []byte) (*core.Response, error) {
 	const op = "decode response"
 	var w wireResponse
@@ -133,7 +134,22 @@ func (a *Adapter) DecodeResponse(body []byte) (*core.Response, error) {
 		}
 		resp.Message.Parts = append(resp.Message.Parts, p)
 	}
+	// B11: when max_tokens cut the message and its last block is a
+	// tool_use, that call's input is whatever was generated before the
+	// cut; it is reported incomplete, never as a call to run.
+	if n := len(resp.Message.Parts); resp.Finish == core.FinishLength && n > 0 && resp.Message.Parts[n-1].Kind == core.PartToolCall && lastIsToolUse(w.Content) {
+		c := *resp.Message.Parts[n-1].Call
+		c.Original, c.Arguments = string(c.Arguments), nil
+		resp.Incomplete = append(resp.Incomplete, c)
+		resp.Message.Parts = resp.Message.Parts[:n-1]
+	}
 	return resp, nil
+}
+
+// lastIsToolUse reports whether the last block the model wrote is a
+// client tool_use.
+func lastIsToolUse(blocks []wireBlock) bool {
+	return len(blocks) > 0 && blocks[len(blocks)-1].Type == "tool_use"
 }
 
 // EncodeResponse encodes a canonical response as a /v1/messages body. A

@@ -158,6 +158,11 @@ func genResponse(t *rapid.T) *core.Response {
 		}
 	case 1:
 		r.Finish, r.ProviderFinish = core.FinishLength, "max_output_tokens"
+		if n := len(r.Message.Parts); n > 0 && r.Message.Parts[n-1].Kind == core.PartToolCall {
+			// B11: a call cut by the limit is incomplete; keep this one
+			// complete by ending on text.
+			r.Message.Parts = append(r.Message.Parts, core.TextPart("cut"))
+		}
 	case 2:
 		r.Finish, r.ProviderFinish = core.FinishError, "failed"
 		r.Error = &core.ProviderError{Code: "server_error", Message: "boom"}

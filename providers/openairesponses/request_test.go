@@ -209,6 +209,15 @@ func TestDecodeResponseCases(t *testing.T) {
 				Error: &core.ProviderError{Type: "invalid_request_error", Code: "invalid_api_key", Message: "bad key"}},
 		},
 		{
+			name: "B11 incomplete response: last function_call is incomplete even when marked completed",
+			body: `{"id":"r","status":"incomplete","incomplete_details":{"reason":"max_output_tokens"},"output":[
+			  {"type":"function_call","id":"fc_0","call_id":"call_0","name":"f","arguments":"{}","status":"completed"},
+			  {"type":"function_call","id":"fc_1","call_id":"call_1","name":"f","arguments":"{\"a\":1}","status":"completed"}]}`,
+			want: &core.Response{ID: "r", Message: core.Message{Role: core.RoleAssistant, Parts: []core.Part{fcall("call_0", "fc_0", "{}")}},
+				Finish: core.FinishLength, ProviderFinish: "max_output_tokens",
+				Incomplete: []core.Call{{ID: "call_1", ItemID: "fc_1", Name: "f", Original: `{"a":1}`}}},
+		},
+		{
 			name: "D06 duplicate call_id",
 			body: `{"status":"completed","output":[{"type":"function_call","id":"fc_1","call_id":"c","name":"f","arguments":"{}"},{"type":"function_call","id":"fc_2","call_id":"c","name":"g","arguments":"{}"}]}`,
 			err:  ErrDuplicateID,

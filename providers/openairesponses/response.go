@@ -124,7 +124,8 @@ func callOf(it wireItem) (c core.Call, ok bool) {
 // code_interpreter_call, local_shell_call, apply_patch_call, tool_search_call,
 // program, mcp_call, ...) are provider-run or not modelled and are dropped.
 // A function_call that is incomplete or whose arguments are not JSON goes
-// to Response.Incomplete. Two calls with one call_id are an error wrapping
+// to Response.Incomplete, and so does the last item of an incomplete
+// response when it is a function_call (B11). Two calls with one call_id are an error wrapping
 // ErrDuplicateID (D06). An error body ({"error": {...}}) or a failed
 // response sets Response.Error.
 func (a *Adapter) DecodeResponse(body []byte) (*core.Response, error) {
@@ -171,6 +172,16 @@ func (a *Adapter) DecodeResponse(body []byte) (*core.Response, error) {
 	reason := ""
 	if w.IncompleteDetails != nil {
 		reason = w.IncompleteDetails.Reason
+	}
+	// B11: when the output limit cut the response and its last item is a
+	// function_call, that call is reported incomplete whatever its status.
+	if n := len(resp.Message.Parts); w.Status == "incomplete" && n > 0 && len(w.Output) > 0 && w.Output[len(w.Output)-1].Type == "function_call" &&
+		resp.Message.Parts[n-1].Kind == core.PartToolCall {
+		c := *resp.Message.Parts[n-1].Call
+		c.Original, c.Arguments = string(c.Arguments), nil
+		resp.Incomplete = append(resp.Incomplete, c)
+		resp.Message.Parts = resp.Message.Parts[:n-1]
+		calls = len(resp.Message.Calls()) > 0
 	}
 	resp.Finish, resp.ProviderFinish = finishOf(w.Status, reason, calls)
 	if w.Usage != nil {
