@@ -311,3 +311,24 @@ func TestTruncateOutput(t *testing.T) {
 		}
 	}
 }
+
+func BenchmarkExecute(b *testing.B) {
+	r := testRegistry(b)
+	call := Call{ID: "c", Name: "get_weather", Arguments: json.RawMessage(`{"city":"Paris"}`)}
+	b.ReportAllocs()
+	for b.Loop() {
+		r.Execute(context.Background(), call)
+	}
+}
+
+func BenchmarkExecuteAll(b *testing.B) {
+	r := testRegistry(b)
+	calls := make([]Call, 16)
+	for i := range calls {
+		calls[i] = Call{ID: fmt.Sprint(i), Name: "get_weather", Arguments: json.RawMessage(`{"city":"Paris"}`)}
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		r.ExecuteAll(context.Background(), calls, ExecOptions{Concurrency: 4})
+	}
+}

@@ -347,3 +347,20 @@ func TestValidateManyProblems(t *testing.T) {
 		t.Errorf("Message lists %d problems, want 20", strings.Count(v.Message, "got number"))
 	}
 }
+
+func BenchmarkValidate(b *testing.B) {
+	r := testRegistry(b)
+	for _, bc := range []struct{ name, args string }{
+		{"valid", `{"city":"Paris","unit":"c"}`},
+		{"invalid", `{"unit":"k","extra":1}`},
+		{"malformed", `{"city":"Par`},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			call := Call{Name: "get_weather", Arguments: json.RawMessage(bc.args)}
+			b.ReportAllocs()
+			for b.Loop() {
+				r.Validate(call)
+			}
+		})
+	}
+}
