@@ -186,6 +186,9 @@ func (b *Buffer) Add(c Chunk) ([]Call, error) {
 	if c.HasIndex && (c.Index < 0 || c.Index > b.lim.MaxIndex) {
 		return nil, b.chunkErr(&c, ErrIndexOutOfRange, fmt.Sprintf("index %d, allowed 0 to %d", c.Index, b.lim.MaxIndex))
 	}
+	if c.Args != nil && c.ArgsDelta != "" {
+		return nil, b.chunkErr(&c, ErrConflict, "both Args and ArgsDelta are set")
+	}
 	for k, v := range c.Patch {
 		if !json.Valid(v) {
 			return nil, b.chunkErr(&c, ErrInvalidPatch, fmt.Sprintf("value of key %q is not valid JSON", k))
