@@ -120,6 +120,18 @@ func TestImportFormats(t *testing.T) {
 			}},
 		},
 		{
+			name:     "VCR.py bare status code and null body",
+			file:     "b.yaml",
+			data:     "interactions:\n- request:\n    body: null\n    method: GET\n    uri: https://api.cohere.com/v2/chat\n  response:\n    body: {string: ''}\n    status: 204\n",
+			format:   FormatVCRPy,
+			protocol: "cohere",
+			want: []flat{{
+				Method: "GET", URL: "https://api.cohere.com/v2/chat",
+				ReqHeader: http.Header{}, RespHeader: http.Header{},
+				Code: 204, Status: "204 No Content",
+			}},
+		},
+		{
 			name: "httprr with chunked response and bare LF header line",
 			file: "t.httprr",
 			data: httprrTrace(

@@ -242,8 +242,13 @@ func vcrpyInteraction(name string, item *yaml.Node, res *Result) (*cassette.Inte
 		i.Request.Host = u.Host
 	}
 
+	// status is {code, message}, or a bare code in some VCR ports.
 	status := mapValue(respN, "status")
-	code, _ := strconv.Atoi(scalar(mapValue(status, "code")))
+	codeN := mapValue(status, "code")
+	if status != nil && status.Kind == yaml.ScalarNode {
+		codeN = status
+	}
+	code, _ := strconv.Atoi(scalar(codeN))
 	i.Response.Code = code
 	if msg := scalar(mapValue(status, "message")); msg != "" {
 		i.Response.Status = fmt.Sprintf("%d %s", code, msg)
