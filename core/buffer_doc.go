@@ -84,6 +84,8 @@ package core
 //	D06 a second call with an ended call's id    opens a new call when it has Start,
 //	                                             else ErrAfterDone
 //	any other chunk after Done                   ErrAfterDone, chunk rejected
+//	both Args and ArgsDelta in one chunk         ErrConflict, chunk rejected
+//	a patch value that is not JSON               ErrInvalidPatch, chunk rejected
 //	chunk after Finish                           ErrFinished
 //
 // Calls without a provider id get tool_<turn>_<index>, or tool_<turn>_<n>
