@@ -33,7 +33,8 @@ type Validation struct {
 	// arguments match the tool's input schema.
 	Valid bool `json:"valid"`
 	// Message is empty when Valid; otherwise one text, fit to send back
-	// to the model, that names every problem.
+	// to the model, that names every problem (up to
+	// MaxProblemsInMessage of them, then a count of the rest).
 	Message string `json:"message,omitempty"`
 	// Problems lists the schema problems one by one, sorted by path.
 	Problems []Problem `json:"problems,omitempty"`
