@@ -23,6 +23,19 @@ var corpus embed.FS
 // "<protocol>/<file>.yaml".
 func Corpus() fs.FS { return corpus }
 
+// Folders returns the protocol folders of the built-in corpus, sorted:
+// the protocols with recordings, and "other".
+func Folders() []string {
+	dirs, _ := fs.ReadDir(corpus, ".")
+	var out []string
+	for _, d := range dirs {
+		if d.IsDir() {
+			out = append(out, d.Name())
+		}
+	}
+	return out
+}
+
 // Glob returns the names of the imported cassettes of one protocol folder
 // ("anthropic", "openai-chat", ..., "other"), sorted, as
 // "<protocol>/<file>.yaml"; Load reads them. An unknown folder is an error
@@ -34,14 +47,7 @@ func Corpus() fs.FS { return corpus }
 //		...
 //	}
 func Glob(protocol string) ([]string, error) {
-	dirs, err := fs.ReadDir(corpus, ".")
-	if err != nil {
-		return nil, fmt.Errorf("glob cassettes: %w", err)
-	}
-	var known []string
-	for _, d := range dirs {
-		known = append(known, d.Name())
-	}
+	known := Folders()
 	if protocol == "" || strings.ContainsAny(protocol, "/*?[\\") {
 		return nil, fmt.Errorf("glob cassettes: bad protocol %q; known: %s", protocol, strings.Join(known, ", "))
 	}

@@ -12,7 +12,8 @@ import (
 )
 
 // Marshal returns the cassette as go-vcr v4 YAML, the bytes Save writes:
-// redacted copies of its interactions, numbered from 0, after a "---" line.
+// redacted copies of its interactions, numbered from 0 without gaps (those
+// marked DiscardOnSave left out), after a "---" line.
 // Bodies that are not valid UTF-8 (AWS event-stream frames) are written as
 // !!binary and read back byte for byte. The cassette is not changed.
 func Marshal(c *cassette.Cassette) ([]byte, error) {
@@ -20,12 +21,12 @@ func Marshal(c *cassette.Cassette) ([]byte, error) {
 		Version      int                     `yaml:"version"`
 		Interactions []*cassette.Interaction `yaml:"interactions"`
 	}{Version: cassette.CassetteFormatVersion, Interactions: []*cassette.Interaction{}}
-	for n, i := range c.Interactions {
-		if i.DiscardOnSave {
+	for _, i := range c.Interactions {
+		if i == nil || i.DiscardOnSave {
 			continue
 		}
 		cp := *i
-		cp.ID = n
+		cp.ID = len(out.Interactions)
 		RedactInteraction(&cp)
 		out.Interactions = append(out.Interactions, &cp)
 	}

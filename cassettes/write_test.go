@@ -109,3 +109,30 @@ func TestSaveThenLoadRoundTrip(t *testing.T) {
 		t.Errorf("Save over an existing file: %v, want ErrExists", err)
 	}
 }
+
+// TestMarshalDiscards leaves out interactions marked DiscardOnSave and
+// numbers the rest without gaps.
+func TestMarshalDiscards(t *testing.T) {
+	c, err := Load("openai-chat/fantasy__TestOpenAICommon--openai-gpt-4o--tool.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Interactions) != 2 {
+		t.Fatalf("%d interactions, want 2", len(c.Interactions))
+	}
+	c.Interactions[0].DiscardOnSave = true
+	data, err := Marshal(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := Parse(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(back.Interactions) != 1 || back.Interactions[0].ID != 0 || back.Interactions[0].Request.Body != c.Interactions[1].Request.Body {
+		t.Errorf("after discarding the first: %d interactions, first id %d", len(back.Interactions), back.Interactions[0].ID)
+	}
+	if got := Folders(); len(got) != 8 || got[len(got)-1] != "other" {
+		t.Errorf("Folders() = %v", got)
+	}
+}
