@@ -19,7 +19,11 @@
 //   - Streaming requests carry no stream_options (Mistral sends usage on the
 //     last chunk by itself). Error bodies in Mistral's top-level form
 //     ({"object":"error","message":...}) are read as provider errors.
-//   - Magistral's structured thinking content parts are not modelled; text
-//     parts of an array content are read as text.
+//   - Thinking: Magistral and reasoning-effort models send content as an
+//     array of chunks, {"type":"thinking","thinking":[{"type":"text",...}]}
+//     then {"type":"text",...}; the thinking chunk is read as a thinking part
+//     (EventThinking in streams) and thinking is written back the same way,
+//     since Mistral refuses fields it does not know, such as
+//     reasoning_content (which is still read).
 //   - Streams are read with sse.FlushAtEOF.
 package mistral

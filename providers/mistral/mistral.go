@@ -47,11 +47,12 @@ func MaxEventSize(n int) Option { return func(c *oaichat.Config) { c.MaxEventSiz
 // New returns a mistral Adapter.
 func New(opts ...Option) *Adapter {
 	cfg := oaichat.Config{
-		Name:           "mistral",
-		RequiredChoice: "any",
-		MaxTokensField: "max_tokens",
-		ReasoningField: "reasoning_content",
-		IDs:            oaichat.NewIDMap(ValidID, mintID, 0),
+		Name:              "mistral",
+		RequiredChoice:    "any",
+		MaxTokensField:    "max_tokens",
+		ReasoningField:    "reasoning_content",
+		ThinkingInContent: true,
+		IDs:               oaichat.NewIDMap(ValidID, mintID, 0),
 	}
 	for _, o := range opts {
 		o(&cfg)

@@ -105,6 +105,38 @@ func TestStreamShapes(t *testing.T) {
 	}
 }
 
+// TestThinking: Magistral's thinking chunks are read as thinking, in
+// responses and streams, and written back in the same form.
+func TestThinking(t *testing.T) {
+	a := New()
+	resp, err := a.DecodeResponse([]byte(`{"id":"r","model":"magistral-medium-2509","choices":[{"index":0,"message":{"role":"assistant","content":[{"type":"thinking","thinking":[{"type":"text","text":"Let me "},{"type":"text","text":"think."}]},{"type":"text","text":"42"}]},"finish_reason":"stop"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []core.Part{{Kind: core.PartThinking, Text: "Let me think."}, core.TextPart("42")}
+	if diff := cmp.Diff(want, resp.Message.Parts); diff != "" {
+		t.Errorf("parts (-want +got):\n%s", diff)
+	}
+	evs, err := drain(a.DecodeStream(strings.NewReader(sseOf(
+		`{"id":"r","model":"magistral","choices":[{"index":0,"delta":{"content":[{"type":"thinking","thinking":[{"type":"text","text":"hm"}]}]}}]}`,
+		`{"choices":[{"index":0,"delta":{"content":"ok"},"finish_reason":"stop"}]}`))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantEv := []core.Event{{Kind: core.EventThinking, Text: "hm", ID: "r", Model: "magistral"}, {Kind: core.EventText, Text: "ok"}, {Kind: core.EventFinish, Finish: core.FinishStop, ProviderFinish: "stop"}}
+	if diff := cmp.Diff(wantEv, evs); diff != "" {
+		t.Errorf("events (-want +got):\n%s", diff)
+	}
+	body, err := a.EncodeRequest(&core.Request{Messages: []core.Message{{Role: core.RoleAssistant, Parts: []core.Part{{Kind: core.PartThinking, Text: "t"}, core.TextPart("a")}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantBody := `{"messages":[{"role":"assistant","content":[{"thinking":[{"text":"t","type":"text"}],"type":"thinking"},{"text":"a","type":"text"}]}]}`
+	if diff := cmp.Diff(wantBody, string(body)); diff != "" {
+		t.Errorf("request (-want +got):\n%s", diff)
+	}
+}
+
 func TestValidID(t *testing.T) {
 	for id, want := range map[string]bool{"gSIMJiOkT": true, "123456789": true, "gSIMJiOk": false, "gSIMJiOkTx": false, "gSIMJ-OkT": false, "chatcmpl-tool-9f149c74c42f265b": false, "": false, "gSIMJiOk\u00e9": false} {
 		if got := ValidID(id); got != want {
@@ -232,9 +264,11 @@ func TestRoundTrips(t *testing.T) {
 		rapid.Check(t, func(t *rapid.T) {
 			var evs []core.Event
 			for i, n := 0, rapid.IntRange(0, 8).Draw(t, "n"); i < n; i++ {
-				switch rapid.IntRange(0, 3).Draw(t, "kind") {
+				switch rapid.IntRange(0, 4).Draw(t, "kind") {
 				case 0:
 					evs = append(evs, core.Event{Kind: core.EventText, Text: textGen.Draw(t, "text")})
+				case 4:
+					evs = append(evs, core.Event{Kind: core.EventThinking, Text: textGen.Draw(t, "thinking")})
 				case 1:
 					c := genCall(t)
 					evs = append(evs, core.Event{Kind: core.EventCallStart, Chunk: &core.Chunk{ID: c.ID, Name: c.Name, ArgsDelta: string(c.Arguments), Start: true}})
@@ -265,6 +299,9 @@ func TestRoundTrips(t *testing.T) {
 	t.Run("responses", func(t *testing.T) {
 		rapid.Check(t, func(t *rapid.T) {
 			m := core.Message{Role: core.RoleAssistant}
+			if rapid.Bool().Draw(t, "thinking") {
+				m.Parts = append(m.Parts, core.Part{Kind: core.PartThinking, Text: textGen.Draw(t, "th")})
+			}
 			if rapid.Bool().Draw(t, "text") {
 				m.Parts = append(m.Parts, core.TextPart(textGen.Draw(t, "t")))
 			}
@@ -294,6 +331,9 @@ func TestRoundTrips(t *testing.T) {
 			req := &core.Request{Model: "mistral-large-latest", MaxTokens: rapid.IntRange(0, 100).Draw(t, "max"), Stream: rapid.Bool().Draw(t, "stream")}
 			req.Messages = append(req.Messages, core.Message{Role: core.RoleSystem, Parts: []core.Part{core.TextPart("sys")}}, core.Message{Role: core.RoleUser, Parts: []core.Part{core.TextPart(textGen.Draw(t, "u"))}})
 			am := core.Message{Role: core.RoleAssistant}
+			if rapid.Bool().Draw(t, "thinking") {
+				am.Parts = append(am.Parts, core.Part{Kind: core.PartThinking, Text: textGen.Draw(t, "th")})
+			}
 			for i, n := 0, rapid.IntRange(1, 3).Draw(t, "calls"); i < n; i++ {
 				am.Parts = append(am.Parts, core.CallPart(genCall(t)))
 			}

@@ -26,6 +26,10 @@ type Config struct {
 	// text on requests and responses: "reasoning_content" (DeepSeek, G14)
 	// or "reasoning" (OpenRouter). Both are read.
 	ReasoningField string
+	// ThinkingInContent writes thinking as Mistral does, as a thinking
+	// chunk in an assistant content array, instead of a reasoning field.
+	// Both forms are always read.
+	ThinkingInContent bool
 	// IDs, when set, maps call ids that the protocol would reject to valid
 	// ones on every encode and back on every decode.
 	IDs *IDMap

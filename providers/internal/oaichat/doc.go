@@ -14,7 +14,10 @@
 // left out when the message has calls and no text. Content with one text
 // part is a string, with several an array of text parts, with none "" (G10);
 // on reading, array parts other than text (images, audio) are dropped.
-// Thinking signatures have no place on this wire and are dropped, and so
+// Mistral's form, a {"type":"thinking","thinking":[text parts]} chunk in a
+// content array, is read as a thinking part wherever content is read, and
+// written instead of the reasoning field when Config.ThinkingInContent is
+// set. Thinking signatures have no place on this wire and are dropped, and so
 // are a result's Name and IsError (a tool message has neither).
 // Call.Signature and Call.ItemID are dropped too.
 //

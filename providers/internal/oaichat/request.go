@@ -94,6 +94,19 @@ func content(parts []core.Part) json.RawMessage {
 	return b
 }
 
+// thinkingContent writes Mistral's content array: one thinking chunk
+// holding the thinking text, then the text parts.
+func thinkingContent(thinking string, parts []core.Part) json.RawMessage {
+	arr := []any{map[string]any{"type": "thinking", "thinking": []map[string]string{{"type": "text", "text": thinking}}}}
+	for _, p := range parts {
+		if p.Kind == core.PartText {
+			arr = append(arr, map[string]string{"type": "text", "text": p.Text})
+		}
+	}
+	b, _ := json.Marshal(arr)
+	return b
+}
+
 func hasText(parts []core.Part) bool {
 	for _, p := range parts {
 		if p.Kind == core.PartText {
@@ -170,6 +183,10 @@ func (c *Codec) encodeMessage(op string, i int, m core.Message) ([]wireMessage, 
 				}
 				wm.ToolCalls = append(wm.ToolCalls, tc)
 			}
+		}
+		if hasThinking && c.cfg.ThinkingInContent {
+			wm.Content = thinkingContent(thinking.String(), m.Parts)
+			return []wireMessage{wm}, nil
 		}
 		if hasText(m.Parts) || len(wm.ToolCalls) == 0 {
 			wm.Content = content(m.Parts)
@@ -304,11 +321,24 @@ func decodeContent(op string, raw json.RawMessage, path string) ([]core.Part, er
 		var parts []core.Part
 		for i, el := range arr {
 			var p struct {
-				Type string  `json:"type"`
-				Text *string `json:"text"`
+				Type     string          `json:"type"`
+				Text     *string         `json:"text"`
+				Thinking json.RawMessage `json:"thinking"`
 			}
 			if err := json.Unmarshal(el, &p); err != nil {
 				return nil, fieldError(op, pathf("%s[%d]", path, i), fmt.Errorf("%w: content part is not an object", ErrBadField))
+			}
+			if p.Type == "thinking" {
+				// Mistral's thinking chunk: {"type":"thinking","thinking":
+				// [{"type":"text","text":...}]} (or a plain string).
+				t, err := thinkingText(p.Thinking)
+				if err != nil {
+					return nil, fieldError(op, pathf("%s[%d].thinking", path, i), err)
+				}
+				if t != "" {
+					parts = append(parts, core.Part{Kind: core.PartThinking, Text: t})
+				}
+				continue
 			}
 			if p.Type == "text" {
 				if p.Text == nil {
@@ -435,4 +465,30 @@ func (c *Codec) decodeCall(tc wireToolCall) (call core.Call, complete bool, err 
 	}
 	call.Arguments = b.Bytes()
 	return call, true, nil
+}
+
+// thinkingText reads the value of a thinking chunk: a string, or an array
+// of parts whose text parts are joined.
+func thinkingText(raw json.RawMessage) (string, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return "", nil
+	}
+	if raw[0] == '"' {
+		return stringValue(raw), nil
+	}
+	var arr []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	if err := json.Unmarshal(raw, &arr); err != nil {
+		return "", fmt.Errorf("%w: thinking must be a string or an array of text parts", ErrBadField)
+	}
+	var b strings.Builder
+	for _, x := range arr {
+		if x.Type == "text" {
+			b.WriteString(x.Text)
+		}
+	}
+	return b.String(), nil
 }

@@ -130,7 +130,7 @@ func (c *Codec) EncodeResponse(resp *core.Response) ([]byte, error) {
 		}
 		wm.ToolCalls = append(wm.ToolCalls, tc)
 	}
-	if len(wm.ToolCalls) > 0 && !hasText(resp.Message.Parts) {
+	if len(wm.ToolCalls) > 0 && len(wm.Content) == 0 {
 		wm.Content = json.RawMessage("null")
 	}
 	var finish any

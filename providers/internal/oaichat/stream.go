@@ -163,9 +163,14 @@ func (s *stream) choice(ch *wireChoice, off int64, i int) error {
 			return err
 		}
 		for _, p := range parts {
-			if p.Text != "" {
-				s.queue = append(s.queue, core.Event{Kind: core.EventText, Text: p.Text})
+			if p.Text == "" {
+				continue
 			}
+			kind := core.EventText
+			if p.Kind == core.PartThinking {
+				kind = core.EventThinking
+			}
+			s.queue = append(s.queue, core.Event{Kind: kind, Text: p.Text})
 		}
 		for j, tc := range d.ToolCalls {
 			if tc.Type != "" && tc.Type != "function" {
@@ -241,7 +246,9 @@ func (c *Codec) EncodeStream(w io.Writer, events []core.Event) error {
 		case core.EventText:
 			choice.Delta.Content = jsonString(ev.Text)
 		case core.EventThinking, core.EventPlan:
-			if c.cfg.ReasoningField == "reasoning" {
+			if c.cfg.ThinkingInContent {
+				choice.Delta.Content = thinkingContent(ev.Text, nil)
+			} else if c.cfg.ReasoningField == "reasoning" {
 				choice.Delta.Reasoning = jsonString(ev.Text)
 			} else {
 				choice.Delta.ReasoningContent = jsonString(ev.Text)
