@@ -13,6 +13,7 @@ import (
 	"github.com/toolconform/conform/providers/cohere"
 	"github.com/toolconform/conform/providers/gemini"
 	"github.com/toolconform/conform/providers/mistral"
+	"github.com/toolconform/conform/providers/ollama"
 	"github.com/toolconform/conform/providers/openaichat"
 )
 
@@ -23,6 +24,7 @@ var builtins = map[string]func() core.Adapter{
 	"cohere":      func() core.Adapter { return cohere.New() },
 	"gemini":      func() core.Adapter { return gemini.New() },
 	"mistral":     func() core.Adapter { return mistral.New() },
+	"ollama":      func() core.Adapter { return ollama.New() },
 	"openai-chat": func() core.Adapter { return openaichat.New() },
 }
 
