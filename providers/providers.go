@@ -15,17 +15,19 @@ import (
 	"github.com/toolconform/conform/providers/mistral"
 	"github.com/toolconform/conform/providers/ollama"
 	"github.com/toolconform/conform/providers/openaichat"
+	"github.com/toolconform/conform/providers/openairesponses"
 )
 
 // builtins maps each protocol name to the constructor of its adapter.
 var builtins = map[string]func() core.Adapter{
-	"anthropic":   func() core.Adapter { return anthropic.New() },
-	"bedrock":     func() core.Adapter { return bedrock.New() },
-	"cohere":      func() core.Adapter { return cohere.New() },
-	"gemini":      func() core.Adapter { return gemini.New() },
-	"mistral":     func() core.Adapter { return mistral.New() },
-	"ollama":      func() core.Adapter { return ollama.New() },
-	"openai-chat": func() core.Adapter { return openaichat.New() },
+	"anthropic":        func() core.Adapter { return anthropic.New() },
+	"bedrock":          func() core.Adapter { return bedrock.New() },
+	"cohere":           func() core.Adapter { return cohere.New() },
+	"gemini":           func() core.Adapter { return gemini.New() },
+	"mistral":          func() core.Adapter { return mistral.New() },
+	"ollama":           func() core.Adapter { return ollama.New() },
+	"openai-chat":      func() core.Adapter { return openaichat.New() },
+	"openai-responses": func() core.Adapter { return openairesponses.New() },
 }
 
 // Names returns the names of the built-in adapters, sorted.
