@@ -239,10 +239,14 @@ func (e *ProviderError) Error() string {
 
 // Response is a model's reply: one assistant message with its finish reason.
 //
-// A response whose finish reason is "stop" may still carry calls (F01); the
-// calls are never dropped, and Finish is normalised to FinishToolCalls only
-// by the caller's choice, not by decoding. ProviderFinish always keeps the
-// provider's raw value.
+// A response whose finish reason is "stop" may still carry calls (F01): the
+// calls are never dropped. Each adapter maps its protocol's reasons to
+// Finish by that protocol's own rules and keeps the raw value in
+// ProviderFinish. Where a protocol has a reason for a tool turn (OpenAI's
+// "tool_calls", Anthropic's "tool_use"), a "stop" that carries calls stays
+// FinishStop, since the provider said so. Gemini has no such reason and ends
+// every tool turn with STOP, so its adapter reports STOP with calls as
+// FinishToolCalls (F02); the raw STOP stays in ProviderFinish.
 type Response struct {
 	ID             string         `json:"id,omitempty"`
 	Model          string         `json:"model,omitempty"`
