@@ -25,5 +25,7 @@
 //     (EventThinking in streams) and thinking is written back the same way,
 //     since Mistral refuses fields it does not know, such as
 //     reasoning_content (which is still read).
+//   - A tool message carries the tool's name (Result.Name) as Mistral's
+//     documentation shows.
 //   - Streams are read with sse.FlushAtEOF.
 package mistral

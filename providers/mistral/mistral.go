@@ -52,6 +52,7 @@ func New(opts ...Option) *Adapter {
 		MaxTokensField:    "max_tokens",
 		ReasoningField:    "reasoning_content",
 		ThinkingInContent: true,
+		ToolResultName:    true,
 		IDs:               oaichat.NewIDMap(ValidID, mintID, 0),
 	}
 	for _, o := range opts {

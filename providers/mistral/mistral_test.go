@@ -339,7 +339,7 @@ func TestRoundTrips(t *testing.T) {
 			}
 			req.Messages = append(req.Messages, am)
 			for _, c := range am.Calls() {
-				req.Messages = append(req.Messages, core.Message{Role: core.RoleTool, Parts: []core.Part{core.ResultPart(core.Result{CallID: c.ID, Content: []core.Part{core.TextPart("r")}})}})
+				req.Messages = append(req.Messages, core.Message{Role: core.RoleTool, Parts: []core.Part{core.ResultPart(core.Result{CallID: c.ID, Name: c.Name, Content: []core.Part{core.TextPart("r")}})}})
 			}
 			req.Tools = []core.ToolSpec{{Name: "weather", InputSchema: json.RawMessage(`{"type":"object"}`)}}
 			req.ToolChoice = &core.ToolChoice{Mode: rapid.SampledFrom([]core.ToolChoiceMode{core.ToolChoiceAuto, core.ToolChoiceNone, core.ToolChoiceRequired}).Draw(t, "mode")}

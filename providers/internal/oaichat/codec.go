@@ -30,6 +30,9 @@ type Config struct {
 	// chunk in an assistant content array, instead of a reasoning field.
 	// Both forms are always read.
 	ThinkingInContent bool
+	// ToolResultName writes a result's tool name as the tool message's
+	// "name" (Mistral documents it); it is always read.
+	ToolResultName bool
 	// IDs, when set, maps call ids that the protocol would reject to valid
 	// ones on every encode and back on every decode.
 	IDs *IDMap
@@ -103,6 +106,7 @@ type wireMessage struct {
 	Reasoning        json.RawMessage `json:"reasoning,omitempty"`
 	ToolCalls        []wireToolCall  `json:"tool_calls,omitempty"`
 	ToolCallID       *string         `json:"tool_call_id,omitempty"`
+	Name             string          `json:"name,omitempty"`
 }
 
 type wireToolCall struct {

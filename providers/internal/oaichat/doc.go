@@ -18,7 +18,9 @@
 // content array, is read as a thinking part wherever content is read, and
 // written instead of the reasoning field when Config.ThinkingInContent is
 // set. Thinking signatures have no place on this wire and are dropped, and so
-// are a result's Name and IsError (a tool message has neither).
+// is a result's IsError (a tool message has none); a result's Name is
+// written as the tool message's name only with Config.ToolResultName
+// (Mistral) and is always read.
 // Call.Signature and Call.ItemID are dropped too.
 //
 // A plan part (Cohere's tool_plan) travels as thinking. A part a role

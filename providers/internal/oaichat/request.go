@@ -155,7 +155,11 @@ func (c *Codec) encodeMessage(op string, i int, m core.Message) ([]wireMessage, 
 				if err != nil {
 					return nil, fieldError(op, pathf("messages[%d].parts[%d].result.call_id", i, j), err)
 				}
-				out = append(out, wireMessage{Role: "tool", ToolCallID: &id, Content: content(p.Result.Content)})
+				wm := wireMessage{Role: "tool", ToolCallID: &id, Content: content(p.Result.Content)}
+				if c.cfg.ToolResultName {
+					wm.Name = p.Result.Name
+				}
+				out = append(out, wm)
 			case core.PartText:
 				texts = append(texts, p)
 			}
@@ -370,7 +374,7 @@ func (c *Codec) decodeMessage(op, path string, wm wireMessage) (core.Message, er
 		if parts == nil {
 			parts = []core.Part{}
 		}
-		r := core.Result{CallID: c.fromWire(*wm.ToolCallID), Content: parts}
+		r := core.Result{CallID: c.fromWire(*wm.ToolCallID), Name: wm.Name, Content: parts}
 		return core.Message{Role: core.RoleTool, Parts: []core.Part{core.ResultPart(r)}}, nil
 	case "assistant":
 		m := core.Message{Role: core.RoleAssistant}
