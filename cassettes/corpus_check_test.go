@@ -2,8 +2,10 @@ package cassettes
 
 import (
 	"bufio"
+	"compress/gzip"
 	"encoding/json"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -243,5 +245,58 @@ func TestGlobAndLoad(t *testing.T) {
 	}
 	if _, err := Load(bad); !errors.Is(err, ErrMalformed) || !strings.Contains(err.Error(), bad) {
 		t.Errorf("Load of a version 1 cassette: %v, want ErrMalformed naming the file", err)
+	}
+}
+
+// TestCorpusVCRPyBodiesExact checks, with a second YAML library and
+// compress/gzip, that every VCR.py body reaches the cassette whole and
+// decompressed.
+func TestCorpusVCRPyBodiesExact(t *testing.T) {
+	n, gz := 0, 0
+	for _, f := range corpusFiles(t) {
+		if !strings.HasSuffix(f.name, ".yaml") || strings.HasPrefix(f.name, "fantasy__") {
+			continue
+		}
+		var src struct {
+			Interactions []struct {
+				Request  struct{ Body string }
+				Response struct{ Body struct{ String string } }
+			}
+		}
+		if err := yamlv3.Unmarshal(mustRead(t, f.source()), &src); err != nil {
+			t.Fatalf("%s: %v", f.source(), err)
+		}
+		c, err := Load(filepath.ToSlash(f.cassette()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(c.Interactions) != len(src.Interactions) {
+			t.Fatalf("%s: %d interactions, source has %d", f.cassette(), len(c.Interactions), len(src.Interactions))
+		}
+		for k, i := range c.Interactions {
+			want := src.Interactions[k].Response.Body.String
+			if strings.HasPrefix(want, "\x1f\x8b") {
+				zr, err := gzip.NewReader(strings.NewReader(want))
+				if err != nil {
+					t.Fatal(err)
+				}
+				plain, err := io.ReadAll(zr)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want = string(plain)
+				gz++
+			}
+			if i.Response.Body != want {
+				t.Errorf("%s: interaction %d: response body differs from the source", f.cassette(), k)
+			}
+			if i.Request.Body != src.Interactions[k].Request.Body {
+				t.Errorf("%s: interaction %d: request body differs from the source", f.cassette(), k)
+			}
+			n++
+		}
+	}
+	if n < 40 || gz < 20 {
+		t.Errorf("checked %d VCR.py interactions, %d gzip; want at least 40 and 20", n, gz)
 	}
 }
