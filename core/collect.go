@@ -114,7 +114,7 @@ func (c *collector) event(ev *Event) bool {
 	}
 	switch ev.Kind {
 	case EventText, EventThinking, EventPlan:
-		c.text += len(ev.Text) + len(ev.Signature)
+		c.text += len(ev.Text) + len(ev.Signature) + len(ev.Data)
 		if c.text > c.lim {
 			c.fail(fmt.Errorf("%w: more than %d bytes", ErrTextTooLarge, c.lim))
 			return false
@@ -198,20 +198,34 @@ func (c *collector) delta(ev *Event) {
 		kind = PartPlan
 	}
 	parts := c.resp.Message.Parts
-	if c.building && parts[len(parts)-1].Kind == kind && (kind != PartThinking || parts[len(parts)-1].Signature == "") {
+	if c.building && continues(&parts[len(parts)-1], kind, ev) {
+		last := &parts[len(parts)-1]
 		c.sb.WriteString(ev.Text)
 		if ev.Signature != "" {
-			parts[len(parts)-1].Signature = ev.Signature
+			last.Signature = ev.Signature
+		}
+		if ev.ItemID != "" {
+			last.ItemID = ev.ItemID
 		}
 		return
 	}
-	if ev.Text == "" && ev.Signature == "" {
+	if ev.Text == "" && ev.Signature == "" && ev.Data == "" {
 		return
 	}
 	c.flush()
-	c.resp.Message.Parts = append(parts, Part{Kind: kind, Signature: ev.Signature})
+	c.resp.Message.Parts = append(parts, Part{Kind: kind, Signature: ev.Signature, Data: ev.Data, ItemID: ev.ItemID})
 	c.sb.WriteString(ev.Text)
 	c.building = true
+}
+
+// continues reports whether a delta event extends the part being built: the
+// same kind, a thinking part still without its signature, no opaque data on
+// either side (redacted thinking stands alone), and no other item id.
+func continues(last *Part, kind PartKind, ev *Event) bool {
+	return last.Kind == kind &&
+		(kind != PartThinking || last.Signature == "") &&
+		last.Data == "" && ev.Data == "" &&
+		(ev.ItemID == "" || last.ItemID == "" || ev.ItemID == last.ItemID)
 }
 
 // flush stores the text of the part being built.

@@ -72,6 +72,27 @@ func TestCollect(t *testing.T) {
 			},
 		},
 		{
+			name: "redacted thinking stands alone and item ids split parts",
+			events: []Event{
+				{Kind: EventThinking, Text: "a", ItemID: "rs_1"},
+				{Kind: EventThinking, Text: "b", ItemID: "rs_1"},
+				{Kind: EventThinking, Text: "c", ItemID: "rs_2"},
+				{Kind: EventThinking, Data: "opaque-1"},
+				{Kind: EventThinking, Data: "opaque-2"},
+				{Kind: EventThinking, Text: "d"},
+				{Kind: EventThinking, Text: "e"},
+			},
+			want: &Response{
+				Message: Message{Role: RoleAssistant, Parts: []Part{
+					{Kind: PartThinking, Text: "ab", ItemID: "rs_1"},
+					{Kind: PartThinking, Text: "c", ItemID: "rs_2"},
+					{Kind: PartThinking, Data: "opaque-1"},
+					{Kind: PartThinking, Data: "opaque-2"},
+					{Kind: PartThinking, Text: "de"},
+				}},
+			},
+		},
+		{
 			name: "F01 stop finish ends and keeps the calls",
 			events: []Event{
 				callEv(EventCallDelta, Chunk{HasIndex: true, ID: "call_1", Name: "weather", ArgsDelta: `{"city":"Paris"}`}),

@@ -61,9 +61,15 @@ const (
 // the normalised and raw finish reasons, Usage the token counts, Error the
 // provider's error.
 type Event struct {
-	Kind           EventKind      `json:"kind"`
-	Text           string         `json:"text,omitempty"`
-	Signature      string         `json:"signature,omitempty"`
+	Kind      EventKind `json:"kind"`
+	Text      string    `json:"text,omitempty"`
+	Signature string    `json:"signature,omitempty"`
+	// Data is an opaque payload of a thinking event (Anthropic redacted
+	// thinking), and ItemID the provider's id of the item a text or
+	// thinking event belongs to (OpenAI Responses reasoning items); both
+	// end up on the Part the event builds.
+	Data           string         `json:"data,omitempty"`
+	ItemID         string         `json:"item_id,omitempty"`
 	Chunk          *Chunk         `json:"chunk,omitempty"`
 	Usage          *Usage         `json:"usage,omitempty"`
 	Finish         FinishReason   `json:"finish_reason,omitempty"`

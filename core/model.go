@@ -45,7 +45,10 @@ type Part struct {
 	Text      string   `json:"text,omitempty"`
 	Signature string   `json:"signature,omitempty"`
 	// Data holds an opaque provider payload, such as redacted thinking.
-	Data   string  `json:"data,omitempty"`
+	Data string `json:"data,omitempty"`
+	// ItemID is the provider's id of the item the part came from where it
+	// must be replayed (OpenAI Responses reasoning items, rs_…).
+	ItemID string  `json:"item_id,omitempty"`
 	Call   *Call   `json:"call,omitempty"`
 	Result *Result `json:"result,omitempty"`
 }
