@@ -40,9 +40,13 @@ func importHTTPRR(name string, data []byte, res *Result) error {
 			return atOffset(name, bodyOff, fmt.Errorf("exchange %d: want %d request and %d response bytes, have %d: %w", n, reqLen, respLen, len(rest), ErrTruncated))
 		}
 		reqWire, respWire := rest[:reqLen], rest[reqLen:reqLen+respLen]
-		i, err := httprrExchange(reqWire, respWire, &res.Notes)
+		i, inResp, err := httprrExchange(reqWire, respWire, &res.Notes)
 		if err != nil {
-			return atOffset(name, bodyOff, fmt.Errorf("exchange %d: %w", n, err))
+			at := bodyOff // the request, or the response after it
+			if inResp {
+				at += reqLen
+			}
+			return atOffset(name, at, fmt.Errorf("exchange %d: %w", n, err))
 		}
 		c.Interactions = append(c.Interactions, i)
 		rest = rest[reqLen+respLen:]
@@ -77,31 +81,32 @@ func clip(b []byte) string {
 	return string(b)
 }
 
-// httprrExchange parses one raw request and response.
-func httprrExchange(reqWire, respWire []byte, notes *[]string) (*cassette.Interaction, error) {
+// httprrExchange parses one raw request and response; inResp reports
+// that an error is about the response.
+func httprrExchange(reqWire, respWire []byte, notes *[]string) (i *cassette.Interaction, inResp bool, err error) {
 	req, err := http.ReadRequest(bufio.NewReader(bytes.NewReader(reqWire)))
 	if err != nil {
-		return nil, fmt.Errorf("%w: request: %v", ErrMalformed, err)
+		return nil, false, fmt.Errorf("%w: request: %v", ErrMalformed, err)
 	}
 	reqBody, err := io.ReadAll(io.LimitReader(req.Body, MaxBodySize+1))
 	if err != nil {
-		return nil, fmt.Errorf("request body: %v: %w", err, ErrTruncated)
+		return nil, false, fmt.Errorf("request body: %v: %w", err, ErrTruncated)
 	}
 	if req.URL.Scheme == "" || req.URL.Host == "" {
-		return nil, fmt.Errorf("%w: request target %q is not an absolute URL", ErrMalformed, req.RequestURI)
+		return nil, false, fmt.Errorf("%w: request target %q is not an absolute URL", ErrMalformed, req.RequestURI)
 	}
 	resp, err := http.ReadResponse(bufio.NewReader(bytes.NewReader(respWire)), req)
 	if err != nil {
-		return nil, fmt.Errorf("%w: response: %v", ErrMalformed, err)
+		return nil, true, fmt.Errorf("%w: response: %v", ErrMalformed, err)
 	}
 	respBody, err := io.ReadAll(io.LimitReader(resp.Body, MaxBodySize+1))
 	if err != nil {
-		return nil, fmt.Errorf("response body: %v: %w", err, ErrTruncated)
+		return nil, true, fmt.Errorf("response body: %v: %w", err, ErrTruncated)
 	}
 	if len(reqBody) > MaxBodySize || len(respBody) > MaxBodySize {
-		return nil, fmt.Errorf("body larger than %d bytes: %w", MaxBodySize, ErrTooLarge)
+		return nil, true, fmt.Errorf("body larger than %d bytes: %w", MaxBodySize, ErrTooLarge)
 	}
-	i := &cassette.Interaction{}
+	i = &cassette.Interaction{}
 	i.Request = cassette.Request{
 		Proto: req.Proto, ProtoMajor: req.ProtoMajor, ProtoMinor: req.ProtoMinor,
 		ContentLength: int64(len(reqBody)),
@@ -115,7 +120,7 @@ func httprrExchange(reqWire, respWire []byte, notes *[]string) (*cassette.Intera
 	h.Del("Transfer-Encoding")
 	body, err := decodeContent(string(respBody), h, notes)
 	if err != nil {
-		return nil, fmt.Errorf("response body: %w", err)
+		return nil, true, fmt.Errorf("response body: %w", err)
 	}
 	if h.Get("Content-Length") != "" {
 		h.Set("Content-Length", strconv.Itoa(len(body)))
@@ -133,5 +138,5 @@ func httprrExchange(reqWire, respWire []byte, notes *[]string) (*cassette.Intera
 		Status:           resp.Status,
 		Code:             resp.StatusCode,
 	}
-	return i, nil
+	return i, false, nil
 }

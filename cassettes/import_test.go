@@ -271,6 +271,18 @@ func TestImportErrors(t *testing.T) {
 			msg:      "import t.httprr: offset 140: exchange 1: want 100 request and 50 response bytes, have 25: truncated",
 		},
 		{
+			name: "httprr response body shorter than its Content-Length", file: "t.httprr",
+			data:     httprrTrace(okReq, "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\n{}"),
+			sentinel: ErrTruncated,
+			msg:      "import t.httprr: offset 93: exchange 0: response body: unexpected EOF: truncated",
+		},
+		{
+			name: "httprr chunked response cut mid-chunk", file: "t.httprr",
+			data:     httprrTrace(okReq, "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n10\r\nabc"),
+			sentinel: ErrTruncated,
+			msg:      "import t.httprr: offset 93: exchange 0: response body: unexpected EOF: truncated",
+		},
+		{
 			name: "httprr bad length line", file: "t.httprr",
 			data:     httprrMagic + "abc\n",
 			sentinel: ErrMalformed,
