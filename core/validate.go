@@ -12,8 +12,10 @@ import (
 )
 
 // MaxArgumentsBytes is the largest argument text Validate accepts. Larger
-// arguments are invalid, with a message that says so.
-const MaxArgumentsBytes = 1 << 20
+// arguments are invalid, with a message that says so. It is the Buffer's
+// default limit, so that a call the Buffer completes is never refused for
+// its size alone.
+const MaxArgumentsBytes = DefaultMaxArgBytes
 
 // MaxProblemsInMessage is how many problems Validation.Message lists; the
 // rest are counted ("and 3 more problems"). Validation.Problems has them

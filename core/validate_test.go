@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -181,7 +182,7 @@ func TestValidateTooLarge(t *testing.T) {
 	if v.Valid || !errors.Is(v.Err, ErrArgumentsTooLarge) {
 		t.Fatalf("Valid = %v, Err = %v; want invalid with ErrArgumentsTooLarge", v.Valid, v.Err)
 	}
-	want := `arguments of "search" are 1048588 bytes, more than the limit of 1048576`
+	want := fmt.Sprintf(`arguments of "search" are %d bytes, more than the limit of %d`, len(big), MaxArgumentsBytes)
 	if v.Message != want {
 		t.Errorf("Message = %s\nwant      %s", v.Message, want)
 	}
