@@ -43,9 +43,10 @@
 // # Arguments
 //
 // Tool-call arguments are a JSON string holding JSON. "" (C01) and null or
-// absent (C06) mean a call without arguments: they become {} with
-// Call.Repaired set and Call.Original holding what was received, so the
-// repair is visible. An object where a string belongs (C04) is accepted and
+// absent (C06) mean a call without arguments: they become {}, which is how
+// the core Buffer and Validate read them too, so that a streamed and a
+// non-streamed response give the same calls (parity); it is not counted as
+// a repair. An object where a string belongs (C04) is accepted and
 // kept as its compact JSON text, which is no repair. A string that is not
 // JSON is kept in a request as sent (Arguments nil, Original the text,
 // G09: histories with such calls exist and are reported by CheckHistory),

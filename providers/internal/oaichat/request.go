@@ -425,8 +425,8 @@ func stringValue(raw json.RawMessage) string {
 
 // decodeCall reads a whole tool call. Arguments: a JSON string holding JSON
 // is kept as it is; "" (C01) and null or absent (C06) mean no arguments and
-// become {} with the repair reported; an object (C04) is accepted as its
-// compact JSON text. A string that is not JSON gives complete=false, with
+// become {}, as the core Buffer and Validate read them; an object (C04) is
+// accepted as its compact JSON text. A string that is not JSON gives complete=false, with
 // the text in Original and Arguments nil.
 func (c *Codec) decodeCall(tc wireToolCall) (call core.Call, complete bool, err error) {
 	if tc.ID != nil {
@@ -439,11 +439,6 @@ func (c *Codec) decodeCall(tc wireToolCall) (call core.Call, complete bool, err 
 	switch {
 	case len(raw) == 0 || string(raw) == "null":
 		call.Arguments = json.RawMessage("{}")
-		call.Repaired = true
-		call.Original = "null"
-		if len(raw) == 0 {
-			call.Original = ""
-		}
 		return call, true, nil
 	case raw[0] == '"':
 		var s string
@@ -452,8 +447,6 @@ func (c *Codec) decodeCall(tc wireToolCall) (call core.Call, complete bool, err 
 		}
 		if strings.TrimSpace(s) == "" {
 			call.Arguments = json.RawMessage("{}")
-			call.Repaired = true
-			call.Original = s
 			return call, true, nil
 		}
 		if !json.Valid([]byte(s)) {
