@@ -247,3 +247,61 @@ func TestCorpusStreamSplits(t *testing.T) {
 		}
 	})
 }
+
+// TestStreamResponseParity: the same reply sent as a response and as a
+// stream gives the same text, calls, finish and usage (D03, F02).
+func TestStreamResponseParity(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		pf := finGen.Draw(t, "finish")
+		if pf == "length" || pf == "content_filter" || pf == "error" {
+			pf = "tool_calls" // a truncated stream leaves its calls incomplete
+		}
+		msg := genAssistant(t)
+		resp := &core.Response{ID: "r", Model: "m", Message: msg, Finish: FinishReason(pf), ProviderFinish: pf, Usage: &core.Usage{InputTokens: 1, OutputTokens: 2}}
+		var evs []core.Event
+		ids := map[string]bool{}
+		for i, p := range msg.Parts {
+			switch p.Kind {
+			case core.PartThinking:
+				evs = append(evs, core.Event{Kind: core.EventThinking, Text: p.Text})
+			case core.PartText:
+				evs = append(evs, core.Event{Kind: core.EventText, Text: p.Text})
+			case core.PartToolCall:
+				if ids[p.Call.ID] {
+					t.Skip("two calls sharing an id are another case (D06)")
+				}
+				ids[p.Call.ID] = true
+				evs = append(evs, core.Event{Kind: core.EventCallStart, Chunk: &core.Chunk{ID: p.Call.ID, Name: p.Call.Name, Index: i, HasIndex: true, ArgsDelta: string(p.Call.Arguments), Start: true}})
+			}
+		}
+		evs = append(evs, core.Event{Kind: core.EventFinish, Finish: resp.Finish, ProviderFinish: pf}, core.Event{Kind: core.EventUsage, Usage: resp.Usage})
+		a := New()
+		body, err := a.EncodeResponse(resp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fromBody, err := a.DecodeResponse(body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var buf bytes.Buffer
+		if err := a.EncodeStream(&buf, evs); err != nil {
+			t.Fatal(err)
+		}
+		fromStream, err := core.Collect(a.DecodeStream(&buf))
+		if err != nil {
+			t.Fatalf("collect: %v", err)
+		}
+		type view struct {
+			Text, Finish, ProviderFinish string
+			Calls                        []core.Call
+			Usage                        *core.Usage
+		}
+		v := func(r *core.Response) view {
+			return view{r.Text(), string(r.Finish), r.ProviderFinish, r.Calls(), r.Usage}
+		}
+		if diff := cmp.Diff(v(fromBody), v(fromStream), cmpopts.EquateEmpty()); diff != "" {
+			t.Fatalf("(-response +stream):\n%s", diff)
+		}
+	})
+}
