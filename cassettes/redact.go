@@ -59,11 +59,16 @@ func RedactInteraction(i *cassette.Interaction) []string {
 	i.Response.Trailer = r.header("response trailer", i.Response.Trailer)
 	i.Request.URL = r.url(i.Request.URL)
 	i.Request.RequestURI = r.url(i.Request.RequestURI)
-	for k := range i.Request.Form {
-		if secretParams[strings.ToLower(k)] {
-			delete(i.Request.Form, k)
-			r.add("form value " + k)
+	if i.Request.Form != nil {
+		form := make(url.Values, len(i.Request.Form)) // a new map: i may be a shallow copy
+		for k, vs := range i.Request.Form {
+			if secretParams[strings.ToLower(k)] {
+				r.add("form value " + k)
+				continue
+			}
+			form[k] = vs
 		}
+		i.Request.Form = form
 	}
 	return r.list()
 }
@@ -157,8 +162,21 @@ func (r *redactor) header(where string, h http.Header) http.Header {
 // not parse as a URL.
 var secretParamPattern = regexp.MustCompile(`(?i)([?&;])(?:key|api_key|api%5fkey|apikey|access_token)=[^&#]*`)
 
-// url redacts one URL.
+// url redacts one URL. Masking a token can make a URL that did not parse
+// parse (and be normalised), so it repeats until nothing changes.
 func (r *redactor) url(raw string) string {
+	for range 8 {
+		out := r.urlOnce(raw)
+		if out == raw {
+			break
+		}
+		raw = out
+	}
+	return raw
+}
+
+// urlOnce redacts one URL once.
+func (r *redactor) urlOnce(raw string) string {
 	if raw == "" {
 		return raw
 	}

@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -131,7 +132,14 @@ func TestMarshalRedacts(t *testing.T) {
 	if bytes.Contains(data, []byte(planted)) {
 		t.Errorf("Marshal wrote a planted secret:\n%s", data)
 	}
-	if i.Request.Headers.Get("Authorization") != "Bearer PLANTEDlate" || i.Request.URL != plantedURL {
+	i.Request.Form = url.Values{"key": {"PLANTEDform"}, "beta": {"true"}}
+	if data, err = Marshal(res.Cassette); err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(data, []byte(planted)) {
+		t.Errorf("Marshal wrote a planted form value:\n%s", data)
+	}
+	if i.Request.Headers.Get("Authorization") != "Bearer PLANTEDlate" || i.Request.URL != plantedURL || i.Request.Form.Get("key") != "PLANTEDform" {
 		t.Error("Marshal changed the cassette it was given")
 	}
 }
