@@ -165,14 +165,32 @@ func objectArgs(args json.RawMessage) (json.RawMessage, error) {
 	return json.RawMessage(t), nil
 }
 
-// argsFromWire returns wire input as canonical arguments: absent and null
-// input become {} (C06).
-func argsFromWire(in json.RawMessage) json.RawMessage {
+// callFromWire builds a call from wire input, which must be a JSON object.
+// Absent and null input become {} (C06). A JSON string that holds an object
+// (double-encoded input, C05) is unwrapped and the call marked Repaired,
+// with the input as received in Original. Anything else is
+// ErrInvalidArguments: such a call is never reported as complete.
+func callFromWire(id, name string, in json.RawMessage) (core.Call, error) {
+	c := core.Call{ID: id, Name: name}
 	t := bytes.TrimSpace(in)
-	if len(t) == 0 || string(t) == "null" {
-		return json.RawMessage("{}")
+	switch {
+	case len(t) == 0 || string(t) == "null":
+		c.Arguments = json.RawMessage("{}")
+	case t[0] == '{':
+		c.Arguments = json.RawMessage(append([]byte(nil), t...))
+	case t[0] == '"':
+		var s string
+		if err := json.Unmarshal(t, &s); err == nil {
+			if inner := bytes.TrimSpace([]byte(s)); len(inner) > 0 && inner[0] == '{' && json.Valid(inner) {
+				c.Arguments, c.Repaired, c.Original = json.RawMessage(inner), true, string(t)
+				return c, nil
+			}
+		}
+		return c, ErrInvalidArguments
+	default:
+		return c, ErrInvalidArguments
 	}
-	return json.RawMessage(append([]byte(nil), t...))
+	return c, nil
 }
 
 // finishFromStop normalises a Converse or Anthropic stop reason.

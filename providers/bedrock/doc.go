@@ -46,6 +46,12 @@
 // that is a JSON object rather than a string (C04, seen from gateways) is
 // taken as its JSON text.
 //
+// In non-streamed bodies a toolUse input must be a JSON object: absent or
+// null input is {} (C06); a JSON string holding an object (double-encoded,
+// C05) is unwrapped and the call marked Repaired with the input as received
+// in Original; any other input is an error naming its JSON path, never a
+// call.
+//
 // Provider-run tools in Anthropic bodies (server_tool_use and its result
 // blocks) are not client calls: they are dropped from responses and their
 // streamed input is not emitted.

@@ -277,7 +277,11 @@ func decodeAnBlocks(wireRole string, blocks []anBlock) ([]core.Message, error) {
 			if b.Name == "" {
 				return nil, fmt.Errorf(".content[%d].name: missing", j)
 			}
-			add(role, core.CallPart(core.Call{ID: b.ID, Name: b.Name, Arguments: argsFromWire(b.Input)}))
+			c, err := callFromWire(b.ID, b.Name, b.Input)
+			if err != nil {
+				return nil, fmt.Errorf(".content[%d].input: %w", j, err)
+			}
+			add(role, core.CallPart(c))
 		case "tool_result":
 			r := core.Result{CallID: b.ToolUseID, IsError: b.IsError, Content: []core.Part{}}
 			if len(b.Content) > 0 {

@@ -330,7 +330,11 @@ func decodeMessage(m cvMessage) ([]core.Message, error) {
 			if b.ToolUse.Name == "" {
 				return nil, fmt.Errorf(".content[%d].toolUse.name: missing", j)
 			}
-			add(role, core.CallPart(core.Call{ID: b.ToolUse.ToolUseID, Name: b.ToolUse.Name, Arguments: argsFromWire(b.ToolUse.Input)}))
+			c, err := callFromWire(b.ToolUse.ToolUseID, b.ToolUse.Name, b.ToolUse.Input)
+			if err != nil {
+				return nil, fmt.Errorf(".content[%d].toolUse.input: %w", j, err)
+			}
+			add(role, core.CallPart(c))
 		case b.ToolResult != nil:
 			r := core.Result{CallID: b.ToolResult.ToolUseID, IsError: b.ToolResult.Status == "error", Content: []core.Part{}}
 			for _, c := range b.ToolResult.Content {

@@ -153,6 +153,14 @@ func TestDecodeResponse(t *testing.T) {
 			},
 		},
 		{
+			name: "C05 input as a JSON string holding an object is unwrapped and marked repaired",
+			body: `{"output":{"message":{"role":"assistant","content":[{"toolUse":{"toolUseId":"a","name":"f","input":"{\"x\":1}"}}]}},"stopReason":"tool_use"}`,
+			want: &core.Response{
+				Message: assistant(core.CallPart(core.Call{ID: "a", Name: "f", Arguments: json.RawMessage(`{"x":1}`), Repaired: true, Original: `"{\"x\":1}"`})),
+				Finish:  core.FinishToolCalls, ProviderFinish: "tool_use",
+			},
+		},
+		{
 			name: "error body",
 			body: `{"__type":"ValidationException","message":"bad input"}`,
 			want: &core.Response{Message: assistant(), Finish: core.FinishError, Error: &core.ProviderError{Type: "ValidationException", Message: "bad input"}},
@@ -197,6 +205,8 @@ func TestDecodeErrors(t *testing.T) {
 		{"cut body", `{"output":{"message":`, "unexpected end of JSON input"},
 		{"neither output nor error", `{"stopReason":"end_turn"}`, "field output.message: missing"},
 		{"unknown role", `{"output":{"message":{"role":"robot","content":[]}}}`, `output.message.role: unknown role "robot"`},
+		{"G15 input that is not an object is not a call", `{"output":{"message":{"role":"assistant","content":[{"toolUse":{"toolUseId":"a","name":"f","input":[1]}}]}}}`, "output.message.content[0].toolUse.input: tool call arguments are not a JSON object"},
+		{"InvokeModel input that is a plain string", `{"type":"message","content":[{"type":"tool_use","id":"a","name":"f","input":"x"}]}`, "content[0].input: tool call arguments are not a JSON object"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

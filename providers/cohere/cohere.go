@@ -23,7 +23,7 @@ var (
 	// the decoder tracks.
 	ErrTooManyCalls = errors.New("too many open tool calls")
 	// ErrInvalidArguments is returned when a call's arguments are not JSON.
-	ErrInvalidArguments = errors.New("tool call arguments are not valid JSON")
+	ErrInvalidArguments = errors.New("tool call arguments are not a JSON object")
 )
 
 // StreamError reports a fault in a stream, with the byte offset of the event
@@ -117,18 +117,34 @@ func jsonError(op string, err error) error {
 	return &DecodeError{Op: op, Err: err}
 }
 
-// argsFromWire turns Cohere's argument string into canonical arguments:
-// "" and "null" are a call without arguments, {} (C06); anything else must
-// be JSON and is kept byte for byte.
-func argsFromWire(s string) (json.RawMessage, error) {
+// callFromWire builds a call from Cohere's argument string: "" and "null"
+// are a call without arguments, {} (C06); a JSON object is kept byte for
+// byte; a JSON string that holds an object (double-encoded, C05) is
+// unwrapped and the call marked Repaired with the text as received in
+// Original. Anything else, truncated JSON included, is ErrInvalidArguments:
+// such a call is never reported as complete.
+func callFromWire(id, name, s string) (core.Call, error) {
+	c := core.Call{ID: id, Name: name}
 	t := bytes.TrimSpace([]byte(s))
-	if len(t) == 0 || string(t) == "null" {
-		return json.RawMessage("{}"), nil
+	switch {
+	case len(t) == 0 || string(t) == "null":
+		c.Arguments = json.RawMessage("{}")
+		return c, nil
+	case !json.Valid(t):
+		return c, ErrInvalidArguments
+	case t[0] == '{':
+		c.Arguments = json.RawMessage(s)
+		return c, nil
+	case t[0] == '"':
+		var inner string
+		if err := json.Unmarshal(t, &inner); err == nil {
+			if in := bytes.TrimSpace([]byte(inner)); len(in) > 0 && in[0] == '{' && json.Valid(in) {
+				c.Arguments, c.Repaired, c.Original = json.RawMessage(in), true, s
+				return c, nil
+			}
+		}
 	}
-	if !json.Valid(t) {
-		return nil, ErrInvalidArguments
-	}
-	return json.RawMessage(s), nil
+	return c, ErrInvalidArguments
 }
 
 // argsToWire gives the argument string for a canonical call.
@@ -137,7 +153,7 @@ func argsToWire(args json.RawMessage) (string, error) {
 	if len(t) == 0 || string(t) == "null" {
 		return "{}", nil
 	}
-	if !json.Valid(t) {
+	if t[0] != '{' || !json.Valid(t) {
 		return "", ErrInvalidArguments
 	}
 	return string(args), nil

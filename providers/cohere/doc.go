@@ -14,8 +14,11 @@
 // as tool_plan on the assistant turn. Calls carry their arguments as a JSON
 // string; the string is kept byte for byte. Arguments "" or "null" are a
 // call without arguments and become {} (C06), both in responses and in
-// streams; arguments that are not JSON are an error naming the JSON path
-// (message.tool_calls[i].function.arguments), never a call.
+// streams; a JSON string holding an object (double-encoded, C05) is
+// unwrapped and the call marked Repaired with the text as received in
+// Original; arguments that are not a JSON object, truncated ones included,
+// are an error naming the JSON path (message.tool_calls[i].function.arguments),
+// never a call. Calls being encoded must have object arguments too.
 //
 // Tool results are sent as one "tool" message per result, with content as
 // a list of content objects, as clients really send them (the corpus

@@ -266,14 +266,14 @@ func decodeMessage(m message) (core.Message, error) {
 			}
 		}
 		for j, c := range m.ToolCalls {
-			args, err := argsFromWire(c.Function.Arguments)
+			call, err := callFromWire(c.ID, c.Function.Name, c.Function.Arguments)
 			if err != nil {
 				return core.Message{}, fmt.Errorf(".tool_calls[%d].function.arguments: %w", j, err)
 			}
 			if c.Function.Name == "" {
 				return core.Message{}, fmt.Errorf(".tool_calls[%d].function.name: missing", j)
 			}
-			msg.Parts = append(msg.Parts, core.CallPart(core.Call{ID: c.ID, Name: c.Function.Name, Arguments: args}))
+			msg.Parts = append(msg.Parts, core.CallPart(call))
 		}
 		return msg, nil
 	case "tool":

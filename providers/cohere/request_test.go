@@ -119,6 +119,13 @@ func TestDecodeResponse(t *testing.T) {
 			}}, Finish: core.FinishToolCalls, ProviderFinish: "TOOL_CALL", Usage: &core.Usage{InputTokens: 1, OutputTokens: 2}},
 		},
 		{
+			name: "C05 double-encoded arguments are unwrapped and marked repaired",
+			body: `{"message":{"role":"assistant","tool_calls":[{"id":"c","type":"function","function":{"name":"f","arguments":"\"{\\\"a\\\":1}\""}}]},"finish_reason":"TOOL_CALL"}`,
+			want: &core.Response{Message: core.Message{Role: core.RoleAssistant, Parts: []core.Part{
+				core.CallPart(core.Call{ID: "c", Name: "f", Arguments: json.RawMessage(`{"a":1}`), Repaired: true, Original: `"{\"a\":1}"`}),
+			}}, Finish: core.FinishToolCalls, ProviderFinish: "TOOL_CALL"},
+		},
+		{
 			name: "error body",
 			body: `{"id":"e","message":"invalid request: model not found"}`,
 			want: &core.Response{ID: "e", Message: core.Message{Role: core.RoleAssistant, Parts: []core.Part{}}, Finish: core.FinishError, Error: &core.ProviderError{Message: "invalid request: model not found"}},
@@ -152,6 +159,7 @@ func TestDecodeResponseErrors(t *testing.T) {
 		want string
 	}{
 		{"truncated arguments are not a call", `{"message":{"role":"assistant","tool_calls":[{"id":"c","type":"function","function":{"name":"f","arguments":"{\"a\":"}}]}}`, "message.tool_calls[0].function.arguments"},
+		{"arguments that are an array are not a call", `{"message":{"role":"assistant","tool_calls":[{"id":"c","type":"function","function":{"name":"f","arguments":"[1]"}}]}}`, "message.tool_calls[0].function.arguments"},
 		{"syntax error names the byte", `{"message":{"role":"assistant",}}`, "at byte 31"},
 		{"wrong type names the field", `{"message":{"role":"assistant"},"usage":{"tokens":{"input_tokens":"x"}}}`, "usage.tokens.input_tokens"},
 		{"missing message", `{"id":"x"}`, "field message: missing"},
