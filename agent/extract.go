@@ -1,0 +1,316 @@
+package agent
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/toolconform/conform/core"
+)
+
+// ErrMalformedCall is wrapped by every MalformedCall error: text that is
+// written as a tool call but cannot be read as one.
+var ErrMalformedCall = errors.New("malformed tool call in text")
+
+// MaxTextBytes is the largest response text the text strategies scan for
+// calls. Longer text is an error (ErrTextTooLarge), never silently cut.
+const MaxTextBytes = 1 << 20
+
+// ErrTextTooLarge reports response text longer than MaxTextBytes.
+var ErrTextTooLarge = errors.New("response text too large")
+
+// MalformedCall is call-shaped text the strategy could not read: a tag that
+// is never closed, or JSON that does not parse or lacks a tool name. It is
+// reported to the model and never executed.
+type MalformedCall struct {
+	// Offset is the byte offset of the call's text in the response text.
+	Offset int    `json:"offset"`
+	Text   string `json:"text"`
+	Err    error  `json:"-"`
+}
+
+func (m MalformedCall) Error() string {
+	return fmt.Sprintf("extract call at byte %d: %v", m.Offset, m.Err)
+}
+
+func (m MalformedCall) Unwrap() error { return m.Err }
+
+// Extraction is what a strategy read from a response.
+type Extraction struct {
+	// Calls are the calls found, in order. Calls read from text get the
+	// ids the loop assigns when they have none.
+	Calls []core.Call `json:"calls,omitempty"`
+	// Text is the visible text with the calls taken out (F06): what came
+	// before, between and after them.
+	Text string `json:"text,omitempty"`
+	// Answer reports that the response is a final answer (Text).
+	Answer bool `json:"answer,omitempty"`
+	// Scratchpad is thinking out loud written into a structured step; the
+	// loop records it and asks the model to go on.
+	Scratchpad string `json:"scratchpad,omitempty"`
+	// Malformed lists call-shaped text that could not be read.
+	Malformed []MalformedCall `json:"malformed,omitempty"`
+}
+
+// span is one call's place in the text.
+type span struct {
+	start, end int
+	call       *core.Call
+	bad        *MalformedCall
+}
+
+var tagNames = []string{"tool_call", "tool_use"}
+
+// extractText finds the calls written into text in the prompted forms: a
+// <tool_call> or <tool_use> block, a fenced JSON block, or a bare JSON
+// object that starts a line. It returns the text around the calls, the
+// calls and the malformed ones, in order of appearance.
+func extractText(text string) (Extraction, error) {
+	if len(text) > MaxTextBytes {
+		return Extraction{}, fmt.Errorf("extract calls: %w: %d bytes, limit %d", ErrTextTooLarge, len(text), MaxTextBytes)
+	}
+	var spans []span
+	i := 0
+	for i < len(text) {
+		if sp, ok := tagAt(text, i); ok {
+			spans = append(spans, sp)
+			i = sp.end
+			continue
+		}
+		if sp, ok := fenceAt(text, i); ok {
+			if sp.call != nil || sp.bad != nil {
+				spans = append(spans, sp)
+			}
+			i = sp.end
+			continue
+		}
+		if lineStart(text, i) && text[i] == '{' {
+			if sp, ok := bareAt(text, i); ok {
+				spans = append(spans, sp)
+				i = sp.end
+				continue
+			}
+		}
+		i++
+	}
+	var ex Extraction
+	var kept []string
+	prev := 0
+	for _, sp := range spans {
+		kept = append(kept, text[prev:sp.start])
+		prev = sp.end
+		if sp.call != nil {
+			ex.Calls = append(ex.Calls, *sp.call)
+		} else {
+			ex.Malformed = append(ex.Malformed, *sp.bad)
+		}
+	}
+	kept = append(kept, text[prev:])
+	if len(spans) == 0 {
+		ex.Text = text
+	} else {
+		var parts []string
+		for _, k := range kept {
+			if k = strings.TrimSpace(k); k != "" {
+				parts = append(parts, k)
+			}
+		}
+		ex.Text = strings.Join(parts, "\n")
+	}
+	return ex, nil
+}
+
+// lineStart reports whether i is the first non-blank byte of its line.
+func lineStart(text string, i int) bool {
+	for j := i - 1; j >= 0; j-- {
+		switch text[j] {
+		case '\n':
+			return true
+		case ' ', '\t', '\r':
+			continue
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// tagAt reads a <tool_call>…</tool_call> or <tool_use>…</tool_use> block at
+// i. An unclosed tag is malformed: its call may be truncated.
+func tagAt(text string, i int) (span, bool) {
+	for _, name := range tagNames {
+		open := "<" + name + ">"
+		if !strings.HasPrefix(text[i:], open) {
+			continue
+		}
+		body := i + len(open)
+		closeTag := "</" + name + ">"
+		j := strings.Index(text[body:], closeTag)
+		if j < 0 {
+			return badSpan(text, i, len(text), fmt.Errorf("%w: <%s> is never closed; the call may be truncated", ErrMalformedCall, name)), true
+		}
+		inner := strings.TrimSpace(text[body : body+j])
+		inner = stripFence(inner)
+		end := body + j + len(closeTag)
+		c, err := parseCallJSON(inner)
+		if err != nil {
+			return badSpan(text, i, end, fmt.Errorf("%w: in <%s>: %w", ErrMalformedCall, name, err)), true
+		}
+		return span{start: i, end: end, call: c}, true
+	}
+	return span{}, false
+}
+
+// stripFence removes a ``` fence around s, if any.
+func stripFence(s string) string {
+	if !strings.HasPrefix(s, "```") {
+		return s
+	}
+	nl := strings.IndexByte(s, '\n')
+	if nl < 0 {
+		return s
+	}
+	rest := s[nl+1:]
+	if k := strings.LastIndex(rest, "```"); k >= 0 {
+		rest = rest[:k]
+	}
+	return strings.TrimSpace(rest)
+}
+
+// fenceAt reads a fenced block at i (``` at the start of a line). The span
+// holds a call when the block is call-shaped JSON, is malformed when it
+// looks like a call but does not parse, and holds neither otherwise (the
+// block is ordinary text and stays in the content).
+func fenceAt(text string, i int) (span, bool) {
+	if !strings.HasPrefix(text[i:], "```") || !lineStart(text, i) {
+		return span{}, false
+	}
+	nl := strings.IndexByte(text[i:], '\n')
+	if nl < 0 {
+		return span{}, false
+	}
+	lang := strings.TrimSpace(text[i+3 : i+nl])
+	body := i + nl + 1
+	j := strings.Index(text[body:], "```")
+	if j < 0 {
+		inner := strings.TrimSpace(text[body:])
+		if looksLikeCall(inner) {
+			return badSpan(text, i, len(text), fmt.Errorf("%w: fenced block is never closed; the call may be truncated", ErrMalformedCall)), true
+		}
+		return span{start: i, end: len(text)}, true
+	}
+	end := body + j + 3
+	if lang != "" && lang != "json" {
+		return span{start: i, end: end}, true
+	}
+	inner := strings.TrimSpace(text[body : body+j])
+	if !looksLikeCall(inner) {
+		return span{start: i, end: end}, true
+	}
+	c, err := parseCallJSON(inner)
+	if err != nil {
+		return badSpan(text, i, end, fmt.Errorf("%w: in fenced block: %w", ErrMalformedCall, err)), true
+	}
+	return span{start: i, end: end, call: c}, true
+}
+
+// bareAt reads a bare JSON object at i. It is a call when it parses and is
+// call-shaped, malformed when it starts like a call but does not parse, and
+// plain text otherwise.
+func bareAt(text string, i int) (span, bool) {
+	d := json.NewDecoder(strings.NewReader(text[i:]))
+	var raw json.RawMessage
+	if err := d.Decode(&raw); err != nil {
+		if looksLikeCall(text[i:]) {
+			return badSpan(text, i, len(text), fmt.Errorf("%w: %v", ErrMalformedCall, jsonFault(text[i:], err))), true
+		}
+		return span{}, false
+	}
+	end := i + int(d.InputOffset())
+	if !looksLikeCall(string(raw)) {
+		return span{}, false
+	}
+	c, err := parseCallJSON(string(raw))
+	if err != nil {
+		return badSpan(text, i, end, fmt.Errorf("%w: %w", ErrMalformedCall, err)), true
+	}
+	return span{start: i, end: end, call: c}, true
+}
+
+func badSpan(text string, start, end int, err error) span {
+	return span{start: start, end: end, bad: &MalformedCall{Offset: start, Text: text[start:end], Err: err}}
+}
+
+// looksLikeCall reports whether s opens as a call object: a { followed by a
+// "tool" or "name" key.
+func looksLikeCall(s string) bool {
+	s = strings.TrimSpace(s)
+	if !strings.HasPrefix(s, "{") {
+		return false
+	}
+	s = strings.TrimSpace(s[1:])
+	return strings.HasPrefix(s, `"tool"`) || strings.HasPrefix(s, `"name"`)
+}
+
+// jsonFault describes a JSON error with its byte offset in s.
+func jsonFault(s string, err error) error {
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		return fmt.Errorf("invalid JSON at byte %d of the call: %v", se.Offset, se)
+	}
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		return fmt.Errorf("JSON ends at byte %d before the call is complete (truncated)", len(s))
+	}
+	return fmt.Errorf("invalid JSON: %v", err)
+}
+
+// callJSON is the written form of a call: {"tool": name, "arguments": {…}}.
+// "name" may stand for "tool", and "parameters" or "input" for
+// "arguments", as prompted models often write them.
+type callJSON struct {
+	Tool       *string         `json:"tool"`
+	Name       *string         `json:"name"`
+	Arguments  json.RawMessage `json:"arguments"`
+	Parameters json.RawMessage `json:"parameters"`
+	Input      json.RawMessage `json:"input"`
+	ID         string          `json:"id"`
+}
+
+// parseCallJSON reads one written call.
+func parseCallJSON(s string) (*core.Call, error) {
+	d := json.NewDecoder(strings.NewReader(s))
+	var cj callJSON
+	if err := d.Decode(&cj); err != nil {
+		return nil, jsonFault(s, err)
+	}
+	if d.More() {
+		return nil, fmt.Errorf("text after the call object at byte %d", d.InputOffset())
+	}
+	name := ""
+	switch {
+	case cj.Tool != nil:
+		name = *cj.Tool
+	case cj.Name != nil:
+		name = *cj.Name
+	}
+	if name == "" {
+		return nil, errors.New(`the call has no "tool" name`)
+	}
+	args := cj.Arguments
+	if args == nil {
+		args = cj.Parameters
+	}
+	if args == nil {
+		args = cj.Input
+	}
+	var b bytes.Buffer
+	if len(args) == 0 {
+		args = json.RawMessage("{}")
+	} else if err := json.Compact(&b, args); err == nil {
+		args = b.Bytes()
+	}
+	return &core.Call{ID: cj.ID, Name: name, Arguments: args}, nil
+}

@@ -1,0 +1,285 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/toolconform/conform/core"
+)
+
+// Defaults of a Loop.
+const (
+	DefaultMaxSteps   = 8
+	DefaultMaxRetries = 2
+)
+
+// ErrStepLimit reports a conversation that reached the loop's step limit
+// without an answer.
+var ErrStepLimit = errors.New("step limit reached without an answer")
+
+// ErrRetryLimit reports a model that kept sending calls that fail
+// validation, or call-shaped text that cannot be read, past the retry limit.
+var ErrRetryLimit = errors.New("retry limit reached")
+
+// ErrIncomplete reports a response with calls that were cut off (B09–B11);
+// they are never run.
+var ErrIncomplete = errors.New("response has incomplete calls")
+
+// ApprovalPolicy says which risk levels need approval before a call runs.
+type ApprovalPolicy map[core.Risk]bool
+
+// DefaultPolicy asks for approval of destructive calls only.
+func DefaultPolicy() ApprovalPolicy { return ApprovalPolicy{core.RiskDestructive: true} }
+
+// ApproveFunc is asked before a call whose tool's risk the policy names.
+// It returns false to refuse; the refusal is sent to the model as an error
+// result. An error ends the loop.
+type ApproveFunc func(ctx context.Context, call core.Call, risk core.Risk) (bool, error)
+
+// Loop runs a conversation with a model and a registry of tools: it calls
+// the model, runs the calls it asks for, sends the results back, and
+// repeats until the model answers or a limit is reached.
+//
+//	loop := &agent.Loop{Adapter: openaichat.New(), Endpoint: agent.Endpoint{BaseURL: url},
+//		Registry: reg, Model: "gpt-4o"}
+//	out, err := loop.Run(ctx, []core.Message{{Role: core.RoleUser, Parts: []core.Part{core.TextPart("hi")}}})
+type Loop struct {
+	Adapter  core.Adapter
+	Endpoint Endpoint
+	Registry *core.Registry
+	Model    string
+	// Mode is how tools are offered; "" means ModeAuto.
+	Mode Mode
+	// Capabilities resolves ModeAuto and the parameters a model rejects;
+	// nil means DefaultCapabilities.
+	Capabilities *Capabilities
+	// Stream asks for streamed responses.
+	Stream bool
+	// ToolChoice and ParallelToolCalls are sent as given, unless the
+	// model rejects them.
+	ToolChoice        *core.ToolChoice
+	ParallelToolCalls *bool
+	MaxTokens         int
+	// MaxSteps bounds the model calls; 0 means DefaultMaxSteps.
+	MaxSteps int
+	// MaxRetries bounds consecutive turns with a failed validation or an
+	// unreadable call; 0 means DefaultMaxRetries, negative means none.
+	MaxRetries int
+	// Exec configures Registry.ExecuteAll; Concurrency 1 runs calls one
+	// at a time. Results are always in call order.
+	Exec core.ExecOptions
+	// Policy names the risk levels that need approval; nil means
+	// DefaultPolicy. Approve is asked for those calls; a nil Approve
+	// refuses them all.
+	Policy  ApprovalPolicy
+	Approve ApproveFunc
+}
+
+// Outcome is the end of a Run: the answer, the whole canonical
+// conversation and the trace.
+type Outcome struct {
+	Mode     Mode           `json:"mode"`
+	Answer   string         `json:"answer"`
+	Messages []core.Message `json:"messages"`
+	Trace    *Trace         `json:"trace"`
+}
+
+// Run runs the loop from the conversation msgs. It returns an Outcome in
+// every case, with the trace up to the failure when there is an error.
+// Cancelling ctx stops the model request, the stream and the running
+// tools, and Run returns ctx's error.
+func (l *Loop) Run(ctx context.Context, msgs []core.Message) (*Outcome, error) {
+	caps := l.Capabilities
+	if caps == nil {
+		caps = DefaultCapabilities()
+	}
+	out := &Outcome{Messages: slices.Clone(msgs), Trace: &Trace{}}
+	out.Mode = caps.Mode(l.Mode, l.Model)
+	if l.Adapter == nil || l.Registry == nil {
+		return out, errors.New("agent run: loop needs an adapter and a registry")
+	}
+	strat, err := NewStrategy(out.Mode)
+	if err != nil {
+		return out, fmt.Errorf("agent run: %w", err)
+	}
+	maxSteps := l.MaxSteps
+	if maxSteps <= 0 {
+		maxSteps = DefaultMaxSteps
+	}
+	maxRetries := l.MaxRetries
+	if maxRetries == 0 {
+		maxRetries = DefaultMaxRetries
+	} else if maxRetries < 0 {
+		maxRetries = 0
+	}
+	policy := l.Policy
+	if policy == nil {
+		policy = DefaultPolicy()
+	}
+	tr := out.Trace
+	retries := 0
+	for step := 1; step <= maxSteps; step++ {
+		if err := ctx.Err(); err != nil {
+			return out, fmt.Errorf("agent step %d: %w", step, err)
+		}
+		creq := &core.Request{Model: l.Model, Messages: out.Messages, Tools: l.Registry.Specs(),
+			ToolChoice: l.ToolChoice, ParallelToolCalls: l.ParallelToolCalls, MaxTokens: l.MaxTokens, Stream: l.Stream}
+		wreq, err := strat.Format(creq)
+		if err != nil {
+			return out, fmt.Errorf("agent step %d: %w", step, err)
+		}
+		removed := caps.Apply(wreq)
+		tr.add(Entry{Step: step, Kind: KindRequest, Request: wreq, Removed: removed})
+		resp, err := send(ctx, l.Adapter, l.Endpoint, wreq)
+		if err != nil {
+			if cerr := ctx.Err(); cerr != nil && !errors.Is(err, cerr) {
+				err = fmt.Errorf("%w (%v)", cerr, err)
+			}
+			return out, fmt.Errorf("agent step %d: %w", step, err)
+		}
+		tr.add(Entry{Step: step, Kind: KindResponse, Response: resp})
+		if len(resp.Incomplete) > 0 {
+			return out, fmt.Errorf("agent step %d: %w: %d cut off (finish %q)", step, ErrIncomplete, len(resp.Incomplete), resp.ProviderFinish)
+		}
+		ex, err := strat.Extract(creq, resp)
+		if err != nil {
+			return out, fmt.Errorf("agent step %d: %w", step, err)
+		}
+		for i := range ex.Calls {
+			if ex.Calls[i].ID == "" {
+				ex.Calls[i].ID = fmt.Sprintf("call_%d_%d", step, i+1)
+			}
+		}
+		asst := assistantTurn(resp, ex)
+		out.Messages = append(out.Messages, asst)
+		if ex.Answer {
+			out.Answer = ex.Text
+			tr.add(Entry{Step: step, Kind: KindAnswer, Text: ex.Text})
+			return out, nil
+		}
+		if ex.Scratchpad != "" && len(ex.Calls) == 0 && len(ex.Malformed) == 0 {
+			tr.add(Entry{Step: step, Kind: KindScratchpad, Text: ex.Scratchpad})
+			out.Messages = append(out.Messages, userText("Go on: call a tool or give the answer."))
+			continue
+		}
+		results, failed, err := l.runCalls(ctx, step, strat, policy, ex.Calls, tr)
+		if err != nil {
+			return out, err
+		}
+		var notes []string
+		for _, m := range ex.Malformed {
+			failed = true
+			tr.add(Entry{Step: step, Kind: KindMalformed, Text: m.Text, Err: m.Error()})
+			notes = append(notes, fmt.Sprintf("Your tool call at byte %d could not be read and was not run: %v. Write it again.", m.Offset, m.Err))
+		}
+		if len(results) > 0 {
+			parts := make([]core.Part, len(results))
+			for i, r := range results {
+				parts[i] = core.ResultPart(r)
+			}
+			out.Messages = append(out.Messages, core.Message{Role: core.RoleTool, Parts: parts})
+		}
+		if len(notes) > 0 {
+			out.Messages = append(out.Messages, userText(strings.Join(notes, "\n")))
+		}
+		if failed {
+			retries++
+			if retries > maxRetries {
+				return out, fmt.Errorf("agent step %d: %w: %d turns in a row with calls that failed validation or could not be read", step, ErrRetryLimit, retries)
+			}
+		} else {
+			retries = 0
+		}
+	}
+	return out, fmt.Errorf("agent run: %w (%d steps)", ErrStepLimit, maxSteps)
+}
+
+// runCalls validates the calls, asks for approval where the policy says,
+// runs the rest together and returns one result per call, in call order.
+// failed reports a failed validation.
+func (l *Loop) runCalls(ctx context.Context, step int, strat Strategy, policy ApprovalPolicy, calls []core.Call, tr *Trace) ([]core.Result, bool, error) {
+	results := make([]core.Result, len(calls))
+	var run []core.Call
+	var at []int
+	failed := false
+	for i, c := range calls {
+		v := strat.Validate(l.Registry, c)
+		tr.add(Entry{Step: step, Kind: KindCall, Call: &calls[i], Validation: &v})
+		if !v.Valid {
+			failed = true
+			results[i] = errorResult(c, v.Message+". Fix the call and send it again.")
+			tr.add(Entry{Step: step, Kind: KindResult, Result: &results[i]})
+			continue
+		}
+		c.Arguments = v.Arguments
+		if t, ok := l.Registry.Lookup(c.Name); ok && policy[t.Risk()] {
+			approved := false
+			if l.Approve != nil {
+				var err error
+				approved, err = l.Approve(ctx, c, t.Risk())
+				if err != nil {
+					return nil, failed, fmt.Errorf("agent step %d: approve %q: %w", step, c.Name, err)
+				}
+			}
+			if !approved {
+				results[i] = errorResult(c, fmt.Sprintf("the user refused to run %q (risk: %s); do not call it again for this request", c.Name, t.Risk()))
+				tr.add(Entry{Step: step, Kind: KindRefused, Call: &calls[i], Result: &results[i]})
+				continue
+			}
+		}
+		run = append(run, c)
+		at = append(at, i)
+	}
+	if len(run) > 0 {
+		done := l.Registry.ExecuteAll(ctx, run, l.Exec)
+		for j, r := range done {
+			results[at[j]] = r
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, failed, fmt.Errorf("agent step %d: run tools: %w", step, err)
+		}
+		for _, i := range at {
+			tr.add(Entry{Step: step, Kind: KindResult, Result: &results[i]})
+		}
+	}
+	return results, failed, nil
+}
+
+func errorResult(c core.Call, msg string) core.Result {
+	return core.Result{CallID: c.ID, Name: c.Name, IsError: true, Content: []core.Part{core.TextPart(msg)}}
+}
+
+// assistantTurn is the canonical assistant message of a response: its
+// thinking and plan parts, the text around the calls, the text of
+// unreadable calls (kept so the model sees what it wrote) and the calls.
+func assistantTurn(resp *core.Response, ex Extraction) core.Message {
+	m := core.Message{Role: core.RoleAssistant}
+	for _, p := range resp.Message.Parts {
+		if p.Kind == core.PartThinking || p.Kind == core.PartPlan {
+			m.Parts = append(m.Parts, p)
+		}
+	}
+	text := ex.Text
+	if ex.Scratchpad != "" || (len(ex.Malformed) > 0 && text == "") {
+		text = resp.Text()
+	}
+	if text != "" {
+		m.Parts = append(m.Parts, core.TextPart(text))
+	}
+	for _, mc := range ex.Malformed {
+		if !strings.Contains(text, mc.Text) {
+			m.Parts = append(m.Parts, core.TextPart(mc.Text))
+		}
+	}
+	for _, c := range ex.Calls {
+		m.Parts = append(m.Parts, core.CallPart(c))
+	}
+	return m
+}
+
+func userText(s string) core.Message {
+	return core.Message{Role: core.RoleUser, Parts: []core.Part{core.TextPart(s)}}
+}
