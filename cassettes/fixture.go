@@ -25,6 +25,7 @@ func importFixture(name string, data []byte, res *Result) error {
 		first       []byte // the first JSON payload, for guessing
 		contentType string
 		stream      = true
+		jsonArray   bool // a .json fixture holding a JSON array
 	)
 	switch res.Format {
 	case FormatJSON:
@@ -32,6 +33,16 @@ func importFixture(name string, data []byte, res *Result) error {
 			return atOffset(name, jsonErrOffset(err, data), fmt.Errorf("%w: %v", ErrMalformed, err))
 		}
 		body, first, contentType, stream = data, data, "application/json", false
+		// A JSON array is a whole stream (Gemini's streamGenerateContent
+		// without alt=sse): guess from its first element.
+		var elems []json.RawMessage
+		if json.Unmarshal(data, &elems) == nil {
+			jsonArray = true
+			first = nil
+			if len(elems) > 0 {
+				first = elems[0]
+			}
+		}
 	case FormatSSE:
 		if !utf8.Valid(data) {
 			return atOffset(name, invalidUTF8At(data), fmt.Errorf("%w: SSE body is not UTF-8", ErrMalformed))
@@ -78,6 +89,9 @@ func importFixture(name string, data []byte, res *Result) error {
 	model := modelOf(first)
 	if model == "" {
 		model = "unknown-model"
+	}
+	if jsonArray && res.Protocol == "gemini" {
+		path = strings.TrimSuffix(ep.streamPath, "?alt=sse")
 	}
 	path = strings.ReplaceAll(path, "{model}", url.PathEscape(model))
 	u := "https://" + ep.host + path

@@ -182,6 +182,22 @@ func TestImportFormats(t *testing.T) {
 			}},
 		},
 		{
+			name:         "gemini JSON array is a stream without alt=sse",
+			file:         "g.json",
+			data:         `[{"candidates":[],"modelVersion":"gemini-2.5-pro"},{"candidates":[]}]`,
+			format:       FormatJSON,
+			protocol:     "gemini",
+			responseOnly: true,
+			want: []flat{{
+				Method: "POST", URL: "https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-pro:streamGenerateContent",
+				ReqHeader: http.Header{"Content-Type": {"application/json"}, ResponseOnlyHeader: {"true"}},
+				Code:      200, Status: "200 OK",
+				RespBody:      `[{"candidates":[],"modelVersion":"gemini-2.5-pro"},{"candidates":[]}]`,
+				RespHeader:    http.Header{"Content-Type": {"application/json"}, "Content-Length": {"69"}},
+				ContentLength: 69,
+			}},
+		},
+		{
 			name:         "sse given a protocol",
 			file:         "a.sse",
 			data:         "event: message_start\ndata: {\"weird\":1}\n\n",
