@@ -1,0 +1,92 @@
+// Package serve is conform's fake provider: an http.Handler on loopback
+// that replays scenarios to real clients in every built-in wire protocol,
+// with chaos options that stay within what the wire format allows, and
+// grades the follow-up request a client sends with its tool results.
+//
+//	srv, err := serve.New(serve.Options{Scenarios: cases, Scenario: "openai-chat/streaming/A05-round-robin-interleaving"})
+//	err = srv.Serve(ctx, "127.0.0.1:0") // prints "conform serve: listening on http://127.0.0.1:PORT"
+//	v, ok := srv.Verdict("openai-chat/streaming/A05-round-robin-interleaving")
+//
+// # Which scenario is served
+//
+// Scenarios are named with their protocol first, as results are
+// (protocol/category/case); a case declared once for every adapter
+// (any/...) is served under each protocol's name. A request chooses its
+// scenario, first match wins:
+//
+//  1. a path prefix /scenario/<protocol>/<category>/<case>/ before the
+//     protocol's own path;
+//  2. the header X-Conform-Scenario (it must agree with the prefix when
+//     both are given);
+//  3. the scenario the server was started with (Options.Scenario).
+//
+// The protocol is the scenario's; the path must be one of that protocol's
+// paths (matched by suffix, see providers.MatchPath), so a prefix such as
+// /openai/v1/chat/completions is fine, and Mistral, which shares the Chat
+// Completions path, is chosen by naming a mistral/... scenario. A wrong path
+// is a 404 that names the right one.
+//
+// # What is sent
+//
+// A first request (one without tool results) gets the scenario's response.
+// Whether it streams is the protocol's choice: the path for Gemini
+// (:streamGenerateContent, SSE with alt=sse, else the one JSON array) and
+// Bedrock (/converse-stream), the request's stream flag otherwise (Ollama
+// streams unless told not to). The bytes are the recorded or constructed
+// provider bytes when their form fits the request; otherwise the adapter
+// re-encodes the scenario (a stream collected into a whole response, a
+// response written as a stream, a Gemini SSE recording written as an
+// array). Canonical any/... cases are always encoded by the adapter. A
+// stream is written one event per write, each followed by a flush.
+//
+// # Chaos
+//
+// Chaos (ParseChaos: "split=7,crlf,ping") changes only the framing, never
+// the content: split cuts the bytes at seeded arbitrary boundaries (inside
+// UTF-8 characters and between CR and LF included); crlf, ping (": ping"
+// comments), keepalive (events whose only line is an empty "data:") and
+// multiline (a JSON payload cut after commas over several data lines, which
+// an SSE reader joins with LF) apply to SSE only and are noted in the
+// verdict as not applicable elsewhere; delay sleeps after each write;
+// disconnect drops the connection after half the events; error replaces
+// the second half with the protocol's own error event (the adapter's
+// EncodeStream of an error event; a non-streamed request gets a 500). The
+// header X-Conform-Chaos replaces the server's options for one request.
+//
+// # Grading the follow-up
+//
+// A request that carries tool results or an assistant turn with calls is a
+// follow-up. It is decoded with the adapter and checked by Grade against
+// what the server last sent for that scenario (decoded from the bytes
+// actually sent, so a stream cut by chaos counts only the calls it
+// completed): every served call in the last assistant turn with the same
+// id, name and arguments (as JSON), signatures echoed (G12 thinking,
+// G13 calls), no call the stream left incomplete (B09), and one result per
+// call after it, in call order for Anthropic, Bedrock and Gemini (G05),
+// in the very next message for Anthropic and Bedrock (G01). Each problem
+// names a failure mode of FAILURE-MODES.md. Gemini 2 sends no call ids; the
+// ids the adapter generates are paired by position and name. The answer to
+// a follow-up is a short final text answer (Options.Answer), streamed or
+// not as asked. Verdicts are kept per scenario and read with Verdicts,
+// Verdict or GET /_conform/verdicts.
+//
+// Anthropic message threads (beta header message-threads-2026-08-12, as
+// described in Anthropic's documentation): a request with "thread":
+// {"type": "create"} stores the conversation with the reply under the
+// reply's id; a request with {"type": "continue", "previous_message_id":
+// ID} and only the new messages is graded as if the stored conversation
+// came before them. The stored thread lives as long as the server; an
+// unknown id is a 404 not_found_error. Only what the documentation says is
+// modelled: no expiry, and system and tools are not re-checked.
+//
+// # Keys and logs
+//
+// Every API-key form is accepted and none is required: Authorization
+// Bearer, x-api-key, api-key, x-goog-api-key and the key= query parameter.
+// The log has one line per request with the method, the path (never the
+// query) and the status; no header is ever logged.
+//
+// Rejected alternatives: serving by cassette matching (the go-vcr replayer)
+// cannot re-frame streams or grade follow-ups; choosing the scenario by
+// request content is ambiguous when several scenarios share a request.
+package serve

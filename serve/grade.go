@@ -1,0 +1,309 @@
+package serve
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/toolconform/conform/core"
+)
+
+// Problem is one fault in a follow-up request, named by the failure mode
+// that states the rule it breaks.
+type Problem struct {
+	// Rule is a failure-mode id such as G05.
+	Rule    string `json:"rule"`
+	Message string `json:"message"`
+}
+
+// String returns "RULE: message".
+func (p Problem) String() string { return p.Rule + ": " + p.Message }
+
+// Verdict is what the server saw of one scenario: what it served and how
+// the client's follow-up measured up.
+type Verdict struct {
+	Scenario string `json:"scenario"`
+	Protocol string `json:"protocol"`
+	Chaos    string `json:"chaos,omitempty"`
+	// Served counts the first requests answered with the scenario's
+	// response, FollowUps the requests that carried tool results.
+	Served    int `json:"served"`
+	FollowUps int `json:"follow_ups"`
+	// Calls are the calls complete in the last response served;
+	// Incomplete those it left open, which must never be run.
+	Calls      []core.Call `json:"calls,omitempty"`
+	Incomplete []core.Call `json:"incomplete,omitempty"`
+	// Graded reports that a follow-up was checked; Problems lists what
+	// was wrong with the last one.
+	Graded   bool      `json:"graded"`
+	Pass     bool      `json:"pass"`
+	Problems []Problem `json:"problems,omitempty"`
+	// Errors are requests the server refused (undecodable, wrong path).
+	Errors []string `json:"errors,omitempty"`
+	// Notes say where the server departed from the scenario (a chaos
+	// option that does not apply).
+	Notes []string `json:"notes,omitempty"`
+
+	served *core.Response
+}
+
+// verdict updates the named verdict under the lock.
+func (s *Server) verdict(name, protocol string, update func(v *Verdict)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	v := s.verdicts[name]
+	if v == nil {
+		v = &Verdict{Scenario: name, Protocol: protocol}
+		s.verdicts[name] = v
+	}
+	update(v)
+	v.Pass = v.Graded && len(v.Problems) == 0 && len(v.Errors) == 0
+}
+
+// Verdicts returns a copy of every verdict, in scenario name order.
+func (s *Server) Verdicts() []Verdict {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]Verdict, 0, len(s.verdicts))
+	for _, v := range s.verdicts {
+		c := *v
+		c.served = nil
+		out = append(out, c)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Scenario < out[j].Scenario })
+	return out
+}
+
+// Verdict returns a copy of the named scenario's verdict.
+func (s *Server) Verdict(name string) (Verdict, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	v, ok := s.verdicts[name]
+	if !ok {
+		return Verdict{}, false
+	}
+	c := *v
+	c.served = nil
+	return c, true
+}
+
+// strictOrder lists the protocols that require tool results in the order
+// of the calls (G05): Anthropic and Bedrock reject another order, Gemini
+// pairs positionally.
+var strictOrder = map[string]bool{"anthropic": true, "bedrock": true, "gemini": true}
+
+// missingRule is the failure mode of a call left without a result, by
+// protocol.
+func missingRule(protocol string) string {
+	switch protocol {
+	case "anthropic", "bedrock":
+		return "G01"
+	case "gemini":
+		return "G04"
+	case "openai-responses":
+		return "G07"
+	}
+	return "G03"
+}
+
+// generatedID reports whether a call id was made up by an adapter (Gemini
+// 2 and Ollama send none) rather than sent by the provider.
+func generatedID(id string) bool {
+	return strings.HasPrefix(id, "gemini_call_") || strings.HasPrefix(id, "ollama_call_")
+}
+
+// mistralID matches the call ids Mistral accepts (D05): a client may
+// translate other ids to this form, as long as its results follow.
+var mistralID = regexp.MustCompile(`^[A-Za-z0-9]{9}$`)
+
+// Grade checks a follow-up request against the response that was served:
+// the last assistant turn with calls must carry every complete call served
+// (same id, name and arguments as JSON, the signatures the protocol needs
+// echoed), none of the calls the stream left incomplete, and the messages
+// after it exactly one result per call, in call order where the protocol
+// demands it. Every problem is reported.
+func Grade(protocol string, served *core.Response, req *core.Request) []Problem {
+	var out []Problem
+	add := func(rule, format string, args ...any) {
+		out = append(out, Problem{Rule: rule, Message: fmt.Sprintf(format, args...)})
+	}
+	want := served.Calls()
+	ai := -1
+	for i, m := range req.Messages {
+		if m.Role == core.RoleAssistant && len(m.Calls()) > 0 {
+			ai = i
+		}
+	}
+	if ai < 0 {
+		n := 0
+		for _, m := range req.Messages {
+			n += len(m.Results())
+		}
+		add("G02", "no assistant turn carries the %d served call(s); the %d tool result(s) have no call to answer", len(want), n)
+		return out
+	}
+	turn := req.Messages[ai]
+	got := turn.Calls()
+
+	// Incomplete calls must never be run.
+	for _, inc := range served.Incomplete {
+		for _, g := range got {
+			if (inc.ID != "" && g.ID == inc.ID) || (inc.ID == "" && g.Name == inc.Name) {
+				add("B09", "call %s (%s) was cut off in the stream but appears in the assistant turn", g.ID, g.Name)
+			}
+		}
+	}
+
+	// Pair each served call with a call of the assistant turn: by id, else
+	// by position and name.
+	pair := make([]int, len(want))
+	used := make([]bool, len(got))
+	for i, w := range want {
+		pair[i] = -1
+		for j, g := range got {
+			if !used[j] && w.ID != "" && g.ID == w.ID {
+				pair[i], used[j] = j, true
+				break
+			}
+		}
+	}
+	for i, w := range want {
+		if pair[i] >= 0 || i >= len(got) || used[i] || got[i].Name != w.Name {
+			continue
+		}
+		pair[i], used[i] = i, true
+		translated := protocol == "mistral" && mistralID.MatchString(got[i].ID)
+		if !generatedID(w.ID) && !generatedID(got[i].ID) && !translated {
+			add("D02", "call %d (%s): id %q sent back as %q", i, w.Name, w.ID, got[i].ID)
+		}
+	}
+	for i, w := range want {
+		j := pair[i]
+		if j < 0 {
+			add("G02", "served call %s (%s) is missing from the assistant turn", w.ID, w.Name)
+			continue
+		}
+		g := got[j]
+		if g.Name != w.Name {
+			add("E01", "call %s: name %q sent back as %q", w.ID, w.Name, g.Name)
+		}
+		if !jsonEqual(w.Arguments, g.Arguments) {
+			add("G09", "call %s (%s): arguments %s sent back as %s", w.ID, w.Name, compact(w.Arguments), compact(g.Arguments))
+		}
+		if w.ItemID != "" && g.ItemID != "" && w.ItemID != g.ItemID {
+			add("D08", "call %s (%s): item id %q sent back as %q", w.ID, w.Name, w.ItemID, g.ItemID)
+		}
+		if w.Signature != "" && g.Signature != w.Signature {
+			add("G13", "call %s (%s): signature not echoed", w.ID, w.Name)
+		}
+	}
+	for j, g := range got {
+		if !used[j] {
+			add("G09", "assistant turn carries call %s (%s), which was not served", g.ID, g.Name)
+		}
+	}
+	if protocol == "anthropic" || protocol == "bedrock" {
+		gradeThinking(served, turn, add)
+	}
+
+	// Results: one per call of the turn, after it.
+	pos := map[string]int{} // call id -> index in want
+	for i := range want {
+		if j := pair[i]; j >= 0 {
+			pos[got[j].ID] = i
+		}
+	}
+	count := make([]int, len(want))
+	var order []int
+	for k := ai + 1; k < len(req.Messages); k++ {
+		for _, r := range req.Messages[k].Results() {
+			i, ok := pos[r.CallID]
+			if !ok {
+				if r.CallID == "" {
+					add("G06", "tool result without a call id (name %q)", r.Name)
+				} else {
+					add("G02", "tool result for %q answers no call of the assistant turn", r.CallID)
+				}
+				continue
+			}
+			if (protocol == "anthropic" || protocol == "bedrock") && k != ai+1 {
+				add("G01", "result for %s is in message %d, not in the message right after the tool use (%d)", r.CallID, k, ai+1)
+			}
+			count[i]++
+			order = append(order, i)
+		}
+	}
+	for i, w := range want {
+		if pair[i] < 0 {
+			continue
+		}
+		switch {
+		case count[i] == 0:
+			add(missingRule(protocol), "call %s (%s) has no tool result", got[pair[i]].ID, w.Name)
+		case count[i] > 1:
+			add(missingRule(protocol), "call %s (%s) has %d tool results; want one", got[pair[i]].ID, w.Name, count[i])
+		}
+	}
+	if strictOrder[protocol] && !sort.IntsAreSorted(order) {
+		add("G05", "tool results are not in the order of the calls (result order by call position: %v)", order)
+	}
+	return out
+}
+
+// gradeThinking checks that signed thinking served with the calls comes
+// back, unchanged and before the first call (G12).
+func gradeThinking(served *core.Response, turn core.Message, add func(rule, format string, args ...any)) {
+	firstCall := len(turn.Parts)
+	for i, p := range turn.Parts {
+		if p.Kind == core.PartToolCall {
+			firstCall = i
+			break
+		}
+	}
+	for _, p := range served.Message.Parts {
+		if p.Kind != core.PartThinking || (p.Signature == "" && p.Data == "") {
+			continue
+		}
+		found := false
+		for _, q := range turn.Parts[:firstCall] {
+			if q.Kind == core.PartThinking && q.Signature == p.Signature && q.Data == p.Data {
+				found = true
+			}
+		}
+		if !found {
+			add("G12", "signed thinking block served with the calls is not sent back before the first tool use")
+		}
+	}
+}
+
+// jsonEqual compares two JSON texts as values; empty text counts as {}.
+func jsonEqual(a, b json.RawMessage) bool {
+	var va, vb any
+	if len(bytes.TrimSpace(a)) == 0 {
+		a = json.RawMessage("{}")
+	}
+	if len(bytes.TrimSpace(b)) == 0 {
+		b = json.RawMessage("{}")
+	}
+	if json.Unmarshal(a, &va) != nil || json.Unmarshal(b, &vb) != nil {
+		return bytes.Equal(a, b)
+	}
+	ca, _ := json.Marshal(va)
+	cb, _ := json.Marshal(vb)
+	return bytes.Equal(ca, cb)
+}
+
+func compact(raw json.RawMessage) string {
+	var b bytes.Buffer
+	if json.Compact(&b, raw) != nil {
+		return fmt.Sprintf("%q", raw)
+	}
+	s := b.String()
+	if len(s) > 200 {
+		s = s[:200] + "…"
+	}
+	return s
+}

@@ -1,0 +1,89 @@
+package serve
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/toolconform/conform/core"
+)
+
+func call(id, name, args string) core.Call {
+	return core.Call{ID: id, Name: name, Arguments: json.RawMessage(args)}
+}
+
+func result(id string) core.Part {
+	return core.ResultPart(core.Result{CallID: id, Content: []core.Part{core.TextPart("ok")}})
+}
+
+func assistant(parts ...core.Part) core.Message {
+	return core.Message{Role: core.RoleAssistant, Parts: parts}
+}
+
+func tool(parts ...core.Part) core.Message { return core.Message{Role: core.RoleTool, Parts: parts} }
+
+var user = core.Message{Role: core.RoleUser, Parts: []core.Part{core.TextPart("go")}}
+
+func rules(ps []Problem) []string {
+	var out []string
+	for _, p := range ps {
+		out = append(out, p.Rule)
+	}
+	return out
+}
+
+// TestGrade checks each rule of Grade on a hand-made follow-up.
+func TestGrade(t *testing.T) {
+	a := call("call_a", "get_weather", `{"city":"Oslo"}`)
+	b := call("call_b", "get_weather", `{"city":"Rome"}`)
+	two := &core.Response{Message: assistant(core.CallPart(a), core.CallPart(b))}
+	signed := &core.Response{Message: assistant(core.Part{Kind: core.PartThinking, Text: "hmm", Signature: "sig1"}, core.CallPart(a))}
+	sigCall := a
+	sigCall.Signature = "ts1"
+	gemSigned := &core.Response{Message: assistant(core.CallPart(sigCall))}
+	cut := &core.Response{Message: assistant(core.CallPart(a)), Incomplete: []core.Call{{ID: "call_b", Name: "get_weather"}}}
+	gen := &core.Response{Message: assistant(core.CallPart(call("gemini_call_0", "f", `{}`)))}
+
+	tests := []struct {
+		desc     string
+		protocol string
+		served   *core.Response
+		msgs     []core.Message
+		want     []string
+	}{
+		{"all good", "anthropic", two, []core.Message{user, assistant(core.CallPart(a), core.CallPart(b)), tool(result("call_a"), result("call_b"))}, nil},
+		{"key order and spacing of arguments do not matter", "openai-chat", two,
+			[]core.Message{user, assistant(core.CallPart(call("call_a", "get_weather", `{ "city" : "Oslo" }`)), core.CallPart(b)), tool(result("call_a")), tool(result("call_b"))}, nil},
+		{"results in completion order, strict protocol", "anthropic", two, []core.Message{user, assistant(core.CallPart(a), core.CallPart(b)), tool(result("call_b"), result("call_a"))}, []string{"G05"}},
+		{"results in completion order, chat completions allows it", "openai-chat", two, []core.Message{user, assistant(core.CallPart(a), core.CallPart(b)), tool(result("call_b")), tool(result("call_a"))}, nil},
+		{"missing result, anthropic", "anthropic", two, []core.Message{user, assistant(core.CallPart(a), core.CallPart(b)), tool(result("call_a"))}, []string{"G01"}},
+		{"missing result, chat completions", "openai-chat", two, []core.Message{user, assistant(core.CallPart(a), core.CallPart(b)), tool(result("call_a"))}, []string{"G03"}},
+		{"missing result, gemini", "gemini", two, []core.Message{user, assistant(core.CallPart(a), core.CallPart(b)), tool(result("call_b"))}, []string{"G04"}},
+		{"missing result, responses", "openai-responses", two, []core.Message{user, assistant(core.CallPart(a), core.CallPart(b)), tool(result("call_a"))}, []string{"G07"}},
+		{"duplicate result", "openai-chat", two, []core.Message{user, assistant(core.CallPart(a), core.CallPart(b)), tool(result("call_a"), result("call_a"), result("call_b"))}, []string{"G03"}},
+		{"no assistant turn", "anthropic", two, []core.Message{user, tool(result("call_a"), result("call_b"))}, []string{"G02"}},
+		{"orphan result", "openai-chat", two, []core.Message{user, assistant(core.CallPart(a), core.CallPart(b)), tool(result("call_a"), result("call_b"), result("call_x"))}, []string{"G02"}},
+		{"result without id", "openai-chat", two, []core.Message{user, assistant(core.CallPart(a), core.CallPart(b)), tool(result("call_a"), result("call_b"), result(""))}, []string{"G06"}},
+		{"call dropped from the turn", "openai-chat", two, []core.Message{user, assistant(core.CallPart(a)), tool(result("call_a"))}, []string{"G02"}},
+		{"arguments changed", "openai-chat", two, []core.Message{user, assistant(core.CallPart(a), core.CallPart(call("call_b", "get_weather", `{"city":"Roma"}`))), tool(result("call_a"), result("call_b"))}, []string{"G09"}},
+		{"call renamed", "openai-chat", two, []core.Message{user, assistant(core.CallPart(a), core.CallPart(call("call_b", "get_weather2", `{"city":"Rome"}`))), tool(result("call_a"), result("call_b"))}, []string{"E01"}},
+		{"id rewritten", "openai-chat", two, []core.Message{user, assistant(core.CallPart(call("x1", "get_weather", `{"city":"Oslo"}`)), core.CallPart(b)), tool(result("x1"), result("call_b"))}, []string{"D02"}},
+		{"id translated for mistral", "mistral", two, []core.Message{user, assistant(core.CallPart(call("abcDEF123", "get_weather", `{"city":"Oslo"}`)), core.CallPart(b)), tool(result("abcDEF123"), result("call_b"))}, nil},
+		{"extra call", "openai-chat", two, []core.Message{user, assistant(core.CallPart(a), core.CallPart(b), core.CallPart(call("call_c", "f", `{}`))), tool(result("call_a"), result("call_b"), result("call_c"))}, []string{"G09", "G02"}},
+		{"result not in the next message, anthropic", "anthropic", two, []core.Message{user, assistant(core.CallPart(a), core.CallPart(b)), tool(result("call_a")), tool(result("call_b"))}, []string{"G01"}},
+		{"signed thinking dropped", "anthropic", signed, []core.Message{user, assistant(core.CallPart(a)), tool(result("call_a"))}, []string{"G12"}},
+		{"signed thinking kept", "anthropic", signed, []core.Message{user, assistant(core.Part{Kind: core.PartThinking, Text: "hmm", Signature: "sig1"}, core.CallPart(a)), tool(result("call_a"))}, nil},
+		{"thought signature dropped", "gemini", gemSigned, []core.Message{user, assistant(core.CallPart(a)), tool(result("call_a"))}, []string{"G13"}},
+		{"cut-off call was run", "anthropic", cut, []core.Message{user, assistant(core.CallPart(a), core.CallPart(call("call_b", "get_weather", `{"ci`))), tool(result("call_a"), result("call_b"))}, []string{"B09", "G09", "G02"}},
+		{"generated ids paired by position", "gemini", gen, []core.Message{user, assistant(core.CallPart(call("gemini_call_0_0", "f", `{}`))), tool(result("gemini_call_0_0"))}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.desc, func(t *testing.T) {
+			got := Grade(tt.protocol, tt.served, &core.Request{Messages: tt.msgs})
+			if diff := cmp.Diff(tt.want, rules(got)); diff != "" {
+				t.Errorf("rules (-want +got):\n%s\nproblems: %v", diff, got)
+			}
+		})
+	}
+}

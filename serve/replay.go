@@ -1,0 +1,374 @@
+package serve
+
+import (
+	"bytes"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/toolconform/conform/cassettes"
+	"github.com/toolconform/conform/core"
+	"github.com/toolconform/conform/providers"
+	"github.com/toolconform/conform/providers/gemini"
+	"github.com/toolconform/conform/scenarios"
+)
+
+// adapterFor returns the adapter that writes a protocol's bytes; Gemini's
+// writes the one-JSON-array stream form when arrayForm is set.
+func adapterFor(protocol string, arrayForm bool) (core.Adapter, error) {
+	if protocol == "gemini" && arrayForm {
+		return gemini.New(gemini.WithJSONArrayStream()), nil
+	}
+	return providers.Lookup(protocol)
+}
+
+// geminiArray reports whether a Gemini stream body is the one-JSON-array
+// form.
+func geminiArray(body []byte) bool {
+	t := bytes.TrimLeft(body, " \t\r\n\ufeff")
+	return len(t) > 0 && t[0] == '['
+}
+
+// drain reads a stream's events up to its end or its first error.
+func drain(s core.EventStream) []core.Event {
+	var out []core.Event
+	for {
+		ev, err := s.Next()
+		if err != nil {
+			return out
+		}
+		out = append(out, ev)
+	}
+}
+
+// eventsOf returns the scenario's response as canonical events.
+func eventsOf(a core.Adapter, sc *scenarios.Scenario) ([]core.Event, error) {
+	switch {
+	case sc.Kind == scenarios.KindStream && len(sc.Body) > 0:
+		return drain(a.DecodeStream(bytes.NewReader(sc.Body))), nil
+	case sc.Kind == scenarios.KindStream:
+		return sc.Events, nil
+	}
+	resp, err := responseOf(a, sc)
+	if err != nil {
+		return nil, err
+	}
+	return ResponseEvents(a.Name(), resp), nil
+}
+
+// responseOf returns the scenario's response as a canonical response. A
+// stream case is collected; calls its stream leaves incomplete are left
+// out, as a whole response cannot say "incomplete".
+func responseOf(a core.Adapter, sc *scenarios.Scenario) (*core.Response, error) {
+	switch {
+	case sc.Kind == scenarios.KindResponse && len(sc.Body) > 0:
+		resp, err := a.DecodeResponse(sc.Body)
+		if err != nil {
+			return nil, fmt.Errorf("decode the scenario's response: %w", err)
+		}
+		return resp, nil
+	case sc.Kind == scenarios.KindResponse:
+		return sc.Response, nil
+	}
+	evs, err := eventsOf(a, sc)
+	if err != nil {
+		return nil, err
+	}
+	resp, _ := core.Collect(core.SliceStream(evs))
+	resp.Incomplete = nil
+	return resp, nil
+}
+
+// ResponseEvents returns the events of a stream that carries resp in the
+// named protocol: its parts in order (each call as start, one delta with
+// its whole arguments, end), then usage and finish. The response id and
+// model ride on the first event. A call's index is its position among the
+// content blocks where the protocol numbers blocks (Anthropic, Bedrock,
+// OpenAI Responses output items), else among the calls.
+func ResponseEvents(protocol string, resp *core.Response) []core.Event {
+	var evs []core.Event
+	byBlock := protocol == "anthropic" || protocol == "bedrock" || protocol == "openai-responses"
+	idx := 0
+	for i, p := range resp.Message.Parts {
+		if byBlock {
+			idx = i
+		}
+		switch p.Kind {
+		case core.PartText:
+			evs = append(evs, core.Event{Kind: core.EventText, Text: p.Text})
+		case core.PartThinking:
+			evs = append(evs, core.Event{Kind: core.EventThinking, Text: p.Text, Signature: p.Signature})
+		case core.PartPlan:
+			evs = append(evs, core.Event{Kind: core.EventPlan, Text: p.Text})
+		case core.PartToolCall:
+			if p.Call == nil {
+				continue
+			}
+			c := p.Call
+			evs = append(evs,
+				core.Event{Kind: core.EventCallStart, Chunk: &core.Chunk{Index: idx, HasIndex: true, ID: c.ID, ItemID: c.ItemID, Name: c.Name, Start: true, Signature: c.Signature}},
+				core.Event{Kind: core.EventCallDelta, Chunk: &core.Chunk{Index: idx, HasIndex: true, ID: c.ID, ItemID: c.ItemID, ArgsDelta: string(c.Arguments)}},
+				core.Event{Kind: core.EventCallEnd, Chunk: &core.Chunk{Index: idx, HasIndex: true, ID: c.ID, ItemID: c.ItemID, Done: true}},
+			)
+			idx++
+		}
+	}
+	if resp.Usage != nil {
+		u := *resp.Usage
+		evs = append(evs, core.Event{Kind: core.EventUsage, Usage: &u})
+	}
+	evs = append(evs, core.Event{Kind: core.EventFinish, Finish: resp.Finish, ProviderFinish: resp.ProviderFinish})
+	evs[0].ID, evs[0].Model = resp.ID, resp.Model
+	return evs
+}
+
+// servedBody returns the bytes that answer a request for the scenario and
+// their media type.
+func servedBody(a core.Adapter, e entry, stream, arrayForm bool) ([]byte, string, error) {
+	ep, err := providers.HTTP(e.protocol)
+	if err != nil {
+		return nil, "", err
+	}
+	sc := e.sc
+	if !stream {
+		if sc.Kind == scenarios.KindResponse && len(sc.Body) > 0 {
+			return sc.Body, ep.ContentType, nil
+		}
+		resp, err := responseOf(a, sc)
+		if err != nil {
+			return nil, "", err
+		}
+		body, err := a.EncodeResponse(resp)
+		return body, ep.ContentType, err
+	}
+	ctype := ep.StreamContentType
+	if arrayForm {
+		ctype = "application/json"
+	}
+	if sc.Kind == scenarios.KindStream && len(sc.Body) > 0 {
+		if e.protocol != "gemini" || geminiArray(sc.Body) == arrayForm {
+			return sc.Body, ctype, nil
+		}
+	}
+	evs, err := eventsOf(a, sc)
+	if err != nil {
+		return nil, "", err
+	}
+	var b bytes.Buffer
+	if err := a.EncodeStream(&b, evs); err != nil {
+		return nil, "", err
+	}
+	return b.Bytes(), ctype, nil
+}
+
+// decodeServed decodes what was sent, to know which calls the client saw
+// complete.
+func decodeServed(a core.Adapter, body []byte, stream bool) *core.Response {
+	if !stream {
+		resp, err := a.DecodeResponse(body)
+		if err != nil {
+			return &core.Response{}
+		}
+		return resp
+	}
+	resp, _ := core.Collect(a.DecodeStream(bytes.NewReader(body)))
+	return resp
+}
+
+// errorFrame returns the protocol's error event as stream bytes.
+func errorFrame(a core.Adapter, ctype string) []byte {
+	var b bytes.Buffer
+	err := a.EncodeStream(&b, []core.Event{{Kind: core.EventError, Error: &core.ProviderError{Type: "overloaded_error", Code: "conform_chaos", Message: "conform: injected error"}}})
+	if err != nil {
+		return nil
+	}
+	pieces := cassettes.SplitStream(ctype, b.Bytes())
+	if len(pieces) == 0 {
+		return nil
+	}
+	return pieces[len(pieces)-1]
+}
+
+func (s *Server) initial(w http.ResponseWriter, r *http.Request, name string, e entry, req *core.Request, stream, arrayForm bool, chaos Chaos, th threadParam) *httpError {
+	a, err := adapterFor(e.protocol, arrayForm)
+	if err != nil {
+		return fail(http.StatusInternalServerError, "api_error", "serve: %v", err)
+	}
+	body, ctype, err := servedBody(a, e, stream, arrayForm)
+	if err != nil {
+		return fail(http.StatusInternalServerError, "api_error", "serve %s: build the response: %v", name, err)
+	}
+	var notes []string
+	isSSE := strings.HasPrefix(ctype, "text/event-stream")
+	if only := chaos.sseOnly(); len(only) > 0 && !isSSE {
+		notes = append(notes, fmt.Sprintf("chaos %s not applicable to %s", strings.Join(only, ","), ctype))
+	}
+	if !stream && chaos.Error {
+		s.verdict(name, e.protocol, func(v *Verdict) {
+			v.Served++
+			v.Chaos = chaos.String()
+			v.Calls, v.Incomplete, v.served = nil, nil, &core.Response{}
+		})
+		return fail(http.StatusInternalServerError, "overloaded_error", "conform: injected error")
+	}
+	var frames [][]byte
+	if stream {
+		frames = cassettes.SplitStream(ctype, body)
+	} else {
+		frames = [][]byte{body}
+	}
+	abort := false
+	if chaos.Disconnect || chaos.Error {
+		if stream && len(frames) > 1 {
+			frames = frames[:len(frames)/2]
+		} else if !stream || len(frames) == 1 {
+			frames = [][]byte{frames[0][:len(frames[0])/2]}
+		}
+		if chaos.Disconnect {
+			abort = true
+		} else if f := errorFrame(a, ctype); f != nil && !arrayForm {
+			frames = append(frames, f)
+		} else {
+			notes = append(notes, "chaos error not applicable to "+ctype+"; stream cut instead")
+			abort = true
+		}
+	}
+	sent := bytes.Join(frames, nil)
+	resp := decodeServed(a, sent, stream)
+	if resp.ID == "" {
+		resp.ID = s.newID("msg_")
+	}
+	if th.create || th.cont {
+		s.storeThread(resp.ID, thread{name: name, messages: append(slices.Clone(req.Messages), resp.Message)})
+	}
+	s.verdict(name, e.protocol, func(v *Verdict) {
+		v.Served++
+		v.Chaos = chaos.String()
+		v.Calls, v.Incomplete, v.served = resp.Calls(), resp.Incomplete, resp
+		v.Notes = appendNew(v.Notes, notes...)
+	})
+	if isSSE {
+		for i, f := range frames {
+			frames[i] = reframeSSE(chaos, f)
+		}
+	}
+	if len(notes) > 0 {
+		w.Header().Set("X-Conform-Note", strings.Join(notes, "; "))
+	}
+	w.Header().Set("Content-Type", ctype)
+	w.Header().Set("Cache-Control", "no-cache")
+	w.WriteHeader(http.StatusOK)
+	if err := writeFrames(r, w, frames, chaos); err != nil {
+		return nil // the client went away; nothing to send it
+	}
+	if abort {
+		panic(http.ErrAbortHandler)
+	}
+	return nil
+}
+
+// writeFrames writes frames with a flush after each write, cut further at
+// random boundaries when chaos asks, sleeping chaos.Delay after each.
+func writeFrames(r *http.Request, w http.ResponseWriter, frames [][]byte, chaos Chaos) error {
+	var writes [][]byte
+	if chaos.Split {
+		writes = splitPieces(bytes.Join(frames, nil), chaos.Seed)
+	} else {
+		writes = frames
+	}
+	fl, _ := w.(http.Flusher)
+	ctx := r.Context()
+	for _, p := range writes {
+		if _, err := w.Write(p); err != nil {
+			return err
+		}
+		if fl != nil {
+			fl.Flush()
+		}
+		if chaos.Delay > 0 {
+			t := time.NewTimer(chaos.Delay)
+			select {
+			case <-ctx.Done():
+				t.Stop()
+				return ctx.Err()
+			case <-t.C:
+			}
+		}
+	}
+	return nil
+}
+
+func appendNew(list []string, items ...string) []string {
+	for _, it := range items {
+		if !slices.Contains(list, it) {
+			list = append(list, it)
+		}
+	}
+	return list
+}
+
+func (s *Server) followUp(w http.ResponseWriter, r *http.Request, name string, e entry, req *core.Request, stream, arrayForm bool, chaos Chaos, th threadParam) *httpError {
+	a, err := adapterFor(e.protocol, arrayForm)
+	if err != nil {
+		return fail(http.StatusInternalServerError, "api_error", "serve: %v", err)
+	}
+	var served *core.Response
+	s.mu.Lock()
+	if v := s.verdicts[name]; v != nil {
+		served = v.served
+	}
+	s.mu.Unlock()
+	var notes []string
+	if served == nil {
+		// A follow-up with no first request on this server (a client that
+		// replays a conversation): grade against the whole scenario.
+		served, err = responseOf(a, e.sc)
+		if err != nil {
+			return fail(http.StatusInternalServerError, "api_error", "serve %s: %v", name, err)
+		}
+		notes = append(notes, "follow-up graded without a first request on this server")
+	}
+	problems := Grade(e.protocol, served, req)
+	s.verdict(name, e.protocol, func(v *Verdict) {
+		v.FollowUps++
+		v.Graded = true
+		v.Problems = problems
+		v.Notes = appendNew(v.Notes, notes...)
+	})
+	final := &core.Response{
+		ID:      s.newID("msg_"),
+		Model:   req.Model,
+		Message: core.Message{Role: core.RoleAssistant, Parts: []core.Part{core.TextPart(s.opts.Answer)}},
+		Finish:  core.FinishStop,
+		Usage:   &core.Usage{InputTokens: 1, OutputTokens: 1},
+	}
+	if th.create || th.cont {
+		s.storeThread(final.ID, thread{name: name, messages: append(slices.Clone(req.Messages), final.Message)})
+	}
+	ep, _ := providers.HTTP(e.protocol)
+	var body []byte
+	ctype := ep.ContentType
+	if stream {
+		var b bytes.Buffer
+		err = a.EncodeStream(&b, ResponseEvents(e.protocol, final))
+		body = b.Bytes()
+		if !arrayForm {
+			ctype = ep.StreamContentType
+		}
+	} else {
+		body, err = a.EncodeResponse(final)
+	}
+	if err != nil {
+		return fail(http.StatusInternalServerError, "api_error", "serve %s: encode the final answer: %v", name, err)
+	}
+	w.Header().Set("Content-Type", ctype)
+	w.WriteHeader(http.StatusOK)
+	frames := [][]byte{body}
+	if stream {
+		frames = cassettes.SplitStream(ctype, body)
+	}
+	_ = writeFrames(r, w, frames, Chaos{})
+	return nil
+}

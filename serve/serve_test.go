@@ -1,0 +1,389 @@
+package serve
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/toolconform/conform/cassettes"
+	"github.com/toolconform/conform/core"
+	"github.com/toolconform/conform/providers"
+	"github.com/toolconform/conform/scenarios"
+)
+
+var (
+	loadOnce sync.Once
+	loaded   []*scenarios.Scenario
+	loadErr  error
+)
+
+// builtin returns the built-in scenarios, loaded once.
+func builtin(t testing.TB) []*scenarios.Scenario {
+	t.Helper()
+	loadOnce.Do(func() { loaded, loadErr = scenarios.LoadBuiltin(scenarios.VCRResolver(cassettes.Load)) })
+	if loadErr != nil {
+		t.Fatalf("load scenarios: %v", loadErr)
+	}
+	return loaded
+}
+
+func newServer(t testing.TB, opts Options) (*Server, *httptest.Server) {
+	t.Helper()
+	if opts.Scenarios == nil {
+		opts.Scenarios = builtin(t)
+	}
+	s, err := New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(s)
+	t.Cleanup(ts.Close)
+	return s, ts
+}
+
+// client is a tool-calling client built from conform's own adapters: it
+// is what serve is checked against.
+type client struct {
+	base     string
+	name     string
+	protocol string
+	stream   bool
+	tools    []core.ToolSpec
+	header   http.Header
+}
+
+// url returns the URL of a request for c's protocol.
+func (c *client) url(t testing.TB) string {
+	t.Helper()
+	ep, err := providers.HTTP(c.protocol)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ep.URL(c.base+ScenarioPrefix+c.name, ep.DefaultModel, c.stream)
+}
+
+// post sends req and decodes the answer. A transport or decoding error is
+// returned with the response decoded so far.
+func (c *client) post(t testing.TB, req *core.Request) (*core.Response, error) {
+	t.Helper()
+	a, err := providers.Lookup(c.protocol)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Stream = c.stream
+	body, err := a.EncodeRequest(req)
+	if err != nil {
+		t.Fatalf("%s: encode request: %v", c.name, err)
+	}
+	hr, err := http.NewRequest("POST", c.url(t), bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range c.header {
+		hr.Header[k] = v
+	}
+	hr.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(hr)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		msg, _ := io.ReadAll(resp.Body)
+		return nil, fmt.Errorf("status %d: %s", resp.StatusCode, msg)
+	}
+	if c.stream {
+		return core.Collect(a.DecodeStream(resp.Body))
+	}
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, err
+	}
+	return a.DecodeResponse(data)
+}
+
+// converse runs a tool turn: the first request, then the follow-up with
+// one result per complete call, in call order.
+func (c *client) converse(t testing.TB) (first, final *core.Response, err error) {
+	t.Helper()
+	req := &core.Request{
+		Messages:  []core.Message{{Role: core.RoleUser, Parts: []core.Part{core.TextPart("conform: please call the tools")}}},
+		Tools:     c.tools,
+		MaxTokens: 1024,
+	}
+	first, err = c.post(t, req)
+	if err != nil {
+		return first, nil, err
+	}
+	calls := first.Calls()
+	if len(calls) == 0 {
+		return first, nil, nil
+	}
+	var results []core.Part
+	for _, call := range calls {
+		results = append(results, core.ResultPart(core.Result{CallID: call.ID, Name: call.Name, Content: []core.Part{core.TextPart(`{"ok":true}`)}}))
+	}
+	first.Message.Role = core.RoleAssistant
+	req.Messages = append(req.Messages, first.Message, core.Message{Role: core.RoleTool, Parts: results})
+	final, err = c.post(t, req)
+	return first, final, err
+}
+
+// servable returns the servable scenarios under their served names.
+func servable(t testing.TB, s *Server) map[string]*scenarios.Scenario {
+	out := map[string]*scenarios.Scenario{}
+	for _, name := range s.Names() {
+		out[name] = s.index[name].sc
+	}
+	return out
+}
+
+// TestReplayAndGrade serves every servable scenario, streamed and not, to
+// a client made of conform's own adapters, which answers every call; the
+// follow-up must pass grading and the client must see the scenario's
+// calls.
+func TestReplayAndGrade(t *testing.T) {
+	s, ts := newServer(t, Options{})
+	cases := servable(t, s)
+	if len(cases) < 100 {
+		t.Fatalf("only %d servable scenarios; want the built-in corpus (100+)", len(cases))
+	}
+	var graded, faulty int
+	for name, sc := range cases {
+		protocol, _ := s.Protocol(name)
+		for _, stream := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/stream=%v", name, stream), func(t *testing.T) {
+				c := &client{base: ts.URL, name: name, protocol: protocol, stream: stream, tools: sc.Tools}
+				first, final, err := c.converse(t)
+				v, _ := s.Verdict(name)
+				if sc.Want.Error != nil {
+					// A faulty stream: the client must not run what was cut
+					// off; whatever it sent back was graded.
+					faulty++
+					if v.Graded && !v.Pass {
+						t.Errorf("verdict of a follow-up built from complete calls failed: %+v", v.Problems)
+					}
+					return
+				}
+				if err != nil {
+					t.Fatalf("converse: %v", err)
+				}
+				if got, want := len(first.Calls()), len(sc.Want.Calls); got != want {
+					t.Errorf("client saw %d calls, scenario wants %d", got, want)
+				}
+				if len(first.Calls()) == 0 {
+					return
+				}
+				graded++
+				if !v.Pass {
+					t.Errorf("verdict failed: %+v", v)
+				}
+				if final == nil || final.Text() != DefaultAnswer {
+					t.Errorf("final answer = %+v, want text %q", final, DefaultAnswer)
+				}
+			})
+			// The next run of the same scenario starts a fresh verdict.
+			s.mu.Lock()
+			delete(s.verdicts, name)
+			s.mu.Unlock()
+		}
+	}
+	t.Logf("%d servable scenarios, %d conversations graded, %d faulty-stream runs", len(cases), graded, faulty)
+}
+
+// TestRouting checks how a request chooses its scenario and what a wrong
+// choice answers.
+func TestRouting(t *testing.T) {
+	const name = "openai-chat/streaming/A05-round-robin-interleaving"
+	_, ts := newServer(t, Options{Scenario: name})
+	body := `{"model":"m","messages":[{"role":"user","content":"hi"}]}`
+	tests := []struct {
+		desc   string
+		method string
+		path   string
+		header map[string]string
+		status int
+		errSub string
+	}{
+		{"default scenario", "POST", "/v1/chat/completions", nil, 200, ""},
+		{"prefix before the protocol path", "POST", "/openai/v1/chat/completions", nil, 200, ""},
+		{"scenario in the path", "POST", "/scenario/" + name + "/v1/chat/completions", nil, 200, ""},
+		{"scenario in a header", "POST", "/v1/chat/completions", map[string]string{ScenarioHeader: name}, 200, ""},
+		{"canonical case under mistral", "POST", "/scenario/mistral/streaming/A05-round-robin-interleaving/v1/chat/completions", nil, 200, ""},
+		{"header and path disagree", "POST", "/scenario/" + name + "/v1/chat/completions", map[string]string{ScenarioHeader: "any/x/y"}, 400, `header X-Conform-Scenario names "any/x/y" but the path names`},
+		{"unknown scenario", "POST", "/v1/chat/completions", map[string]string{ScenarioHeader: "openai-chat/nope/nope"}, 404, "unknown scenario"},
+		{"wrong protocol path", "POST", "/v1/messages", nil, 404, "speaks openai-chat, served at /v1/chat/completions"},
+		{"short scenario path", "POST", "/scenario/openai-chat/x", nil, 404, "no scenario chosen"},
+		{"GET", "GET", "/v1/chat/completions", nil, 405, "method GET not allowed"},
+		{"bad chaos header", "POST", "/v1/chat/completions", map[string]string{ChaosHeader: "boom"}, 400, `bad chaos option "boom"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.desc, func(t *testing.T) {
+			req, _ := http.NewRequest(tt.method, ts.URL+tt.path, strings.NewReader(body))
+			for k, v := range tt.header {
+				req.Header.Set(k, v)
+			}
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			data, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != tt.status {
+				t.Fatalf("status %d, want %d: %s", resp.StatusCode, tt.status, data)
+			}
+			if tt.errSub != "" {
+				var e struct {
+					Error struct{ Message string } `json:"error"`
+				}
+				if err := json.Unmarshal(data, &e); err != nil || !strings.Contains(e.Error.Message+" "+string(data), tt.errSub) {
+					t.Errorf("error body %s does not say %q", data, tt.errSub)
+				}
+			}
+		})
+	}
+}
+
+func TestTooLarge(t *testing.T) {
+	_, ts := newServer(t, Options{Scenario: "openai-chat/streaming/A05-round-robin-interleaving", MaxBody: 64})
+	resp, err := http.Post(ts.URL+"/v1/chat/completions", "application/json", strings.NewReader(strings.Repeat(" ", 65)+"{}"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusRequestEntityTooLarge {
+		t.Errorf("status %d, want 413", resp.StatusCode)
+	}
+}
+
+func TestNewUnknownScenario(t *testing.T) {
+	_, err := New(Options{Scenarios: builtin(t), Scenario: "openai-chat/no/such"})
+	if !errors.Is(err, ErrUnknownScenario) {
+		t.Errorf("New with an unknown scenario: %v, want ErrUnknownScenario", err)
+	}
+}
+
+// TestKeysNeverLogged sends a key in every form the providers use and
+// checks that none reaches the log, while every request is still served.
+func TestKeysNeverLogged(t *testing.T) {
+	const key = "sk-conformSECRETkey0123456789abcdef"
+	var log bytes.Buffer
+	var mu sync.Mutex
+	s, ts := newServer(t, Options{Log: lockedWriter{&log, &mu}})
+	forms := []struct {
+		header, value, query string
+	}{
+		{"Authorization", "Bearer " + key, ""},
+		{"x-api-key", key, ""},
+		{"api-key", key, ""},
+		{"x-goog-api-key", key, ""},
+		{"", "", "key=" + key},
+	}
+	for _, name := range []string{"openai-chat/streaming/A05-round-robin-interleaving", "anthropic/streaming/A19-interleaved-content-blocks", "gemini/streaming/A05-round-robin-interleaving"} {
+		protocol, ok := s.Protocol(name)
+		if !ok {
+			t.Fatalf("scenario %s not servable", name)
+		}
+		for _, f := range forms {
+			c := &client{base: ts.URL, name: name, protocol: protocol, stream: true, header: http.Header{}}
+			if f.header != "" {
+				c.header.Set(f.header, f.value)
+			}
+			u := c.url(t)
+			if f.query != "" {
+				if strings.Contains(u, "?") {
+					u += "&" + f.query
+				} else {
+					u += "?" + f.query
+				}
+			}
+			hr, _ := http.NewRequest("POST", u, strings.NewReader(`{"model":"m","messages":[{"role":"user","content":"hi"}],"contents":[{"role":"user","parts":[{"text":"hi"}]}]}`))
+			for k, v := range c.header {
+				hr.Header[k] = v
+			}
+			resp, err := http.DefaultClient.Do(hr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != 200 {
+				t.Errorf("%s with key in %s%s: status %d", name, f.header, f.query, resp.StatusCode)
+			}
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if strings.Contains(log.String(), "SECRET") {
+		t.Errorf("the log holds the key:\n%s", log.String())
+	}
+	if n := strings.Count(log.String(), "\n"); n != 15 {
+		t.Errorf("log has %d lines, want 15 (one per request):\n%s", n, log.String())
+	}
+}
+
+type lockedWriter struct {
+	w  io.Writer
+	mu *sync.Mutex
+}
+
+func (l lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+// TestServeListens checks Serve's start line and its shutdown.
+func TestServeListens(t *testing.T) {
+	var log bytes.Buffer
+	var mu sync.Mutex
+	s, err := New(Options{Scenarios: builtin(t), Log: lockedWriter{&log, &mu}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- s.Serve(ctx, "127.0.0.1:0") }()
+	var url string
+	for i := 0; i < 200 && url == ""; i++ {
+		mu.Lock()
+		line := log.String()
+		mu.Unlock()
+		if rest, ok := strings.CutPrefix(line, "conform serve: listening on "); ok {
+			url = strings.TrimSpace(rest)
+			break
+		}
+		waitABit()
+	}
+	if !strings.HasPrefix(url, "http://127.0.0.1:") {
+		cancel()
+		t.Fatalf("start line: %q", log.String())
+	}
+	resp, err := http.Get(url + ScenariosPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	json.NewDecoder(resp.Body).Decode(&names)
+	resp.Body.Close()
+	if len(names) != len(s.Names()) {
+		t.Errorf("GET %s listed %d names, want %d", ScenariosPath, len(names), len(s.Names()))
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Errorf("Serve after cancel: %v", err)
+	}
+	if _, err := Listen("0.0.0.0:0"); err == nil {
+		t.Error("Listen on 0.0.0.0 succeeded; want loopback only")
+	}
+}
+
+func waitABit() { <-timeAfter(5) }
