@@ -140,6 +140,10 @@ func assemble(evs []core.Event) summary {
 			if k.Name != "" {
 				cur.name = k.Name
 			}
+			if k.Args != nil {
+				cur.args.Reset()
+				cur.args.WriteString(*k.Args)
+			}
 			cur.args.WriteString(k.ArgsDelta)
 		case core.EventFinish:
 			s.Finish, s.ProviderFinish = ev.Finish, ev.ProviderFinish

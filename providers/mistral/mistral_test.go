@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"strconv"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -271,6 +272,9 @@ func TestRoundTrips(t *testing.T) {
 					evs = append(evs, core.Event{Kind: core.EventThinking, Text: textGen.Draw(t, "thinking")})
 				case 1:
 					c := genCall(t)
+					// One id per call: a repeated id with the same whole
+					// arguments would read back as a consolidated copy (B02).
+					c.ID += strconv.Itoa(i)
 					evs = append(evs, core.Event{Kind: core.EventCallStart, Chunk: &core.Chunk{ID: c.ID, Name: c.Name, ArgsDelta: string(c.Arguments), Start: true}})
 				case 2:
 					evs = append(evs, core.Event{Kind: core.EventUsage, Usage: &core.Usage{InputTokens: 124, OutputTokens: 22}})

@@ -31,7 +31,9 @@ func genEvent(t *rapid.T) core.Event {
 	case 1:
 		return core.Event{Kind: core.EventThinking, Text: textGen.Draw(t, "thinking")}
 	case 2, 3:
-		ch := core.Chunk{ArgsDelta: rapid.SampledFrom([]string{"", `{"a":`, `1}`, `{"x":"y"}`, `"\u00e9`}).Draw(t, "args")}
+		// No delta is a whole object: a repeated whole object would read
+		// back as a consolidated copy (B02), tested on its own.
+		ch := core.Chunk{ArgsDelta: rapid.SampledFrom([]string{"", `{"a":`, `1}`, `{"x":`, `"y"}`, `"\u00e9`}).Draw(t, "args")}
 		if rapid.Bool().Draw(t, "hasIndex") {
 			ch.HasIndex, ch.Index = true, rapid.IntRange(-1, 3).Draw(t, "index")
 		}

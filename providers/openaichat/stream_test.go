@@ -142,10 +142,25 @@ func TestDecodeStreamFailureModes(t *testing.T) {
 			want: meta(start("a", "f", 0, true, `{"q":`), delta("", 0, true, `{"q":1}`)),
 		},
 		{
-			name: "B02 deltas then a final full copy",
-			in: sseOf(tc(`[{"index":0,"id":"a","function":{"name":"f","arguments":"{}"}}]`),
-				tc(`[{"index":0,"id":"a","function":{"name":"f","arguments":"{}"}}]`)),
-			want: meta(start("a", "f", 0, true, `{}`), start("a", "f", 0, true, `{}`)),
+			name: "B02 deltas then a final full copy becomes a replacement",
+			in: sseOf(tc(`[{"index":0,"id":"a","function":{"name":"f","arguments":""}}]`), tc(`[{"index":0,"function":{"arguments":"{\"t\":\"x\","}}]`),
+				tc(`[{"index":0,"function":{"arguments":"\"p\":2}"}}]`), tc(`[{"index":0,"id":"a","type":"function","function":{"name":"f","arguments":"{\"t\": \"x\", \"p\": 2}"}}]`), finish("tool_calls")),
+			want: meta(start("a", "f", 0, true, ""), delta("", 0, true, `{"t":"x",`), delta("", 0, true, `"p":2}`),
+				core.Event{Kind: core.EventCallStart, Chunk: &core.Chunk{ID: "a", Name: "f", HasIndex: true, Args: ptr(`{"t": "x", "p": 2}`), Start: true}}, fin("tool_calls")),
+			calls: []goldenCall{{ID: "a", Name: "f", Arguments: []byte(`{"t": "x", "p": 2}`)}},
+		},
+		{
+			name: "B02 a copy that differs stays a delta",
+			in: sseOf(tc(`[{"index":0,"id":"a","function":{"name":"f","arguments":"{\"q\":1}"}}]`),
+				tc(`[{"index":0,"id":"a","function":{"name":"f","arguments":"{\"q\":2}"}}]`)),
+			want: meta(start("a", "f", 0, true, `{"q":1}`), start("a", "f", 0, true, `{"q":2}`)),
+		},
+		{
+			name: "A04 a nested object fragment with id and name repeated stays a delta",
+			in: sseOf(tc(`[{"index":0,"id":"a","function":{"name":"f","arguments":"{\"loc\":"}}]`),
+				tc(`[{"index":0,"id":"a","function":{"name":"f","arguments":"{\"city\":\"x\"}"}}]`), tc(`[{"index":0,"id":"a","function":{"name":"f","arguments":"}"}}]`)),
+			want:  meta(start("a", "f", 0, true, `{"loc":`), start("a", "f", 0, true, `{"city":"x"}`), start("a", "f", 0, true, `}`)),
+			calls: []goldenCall{{ID: "a", Name: "f", Arguments: []byte(`{"loc":{"city":"x"}}`)}},
 		},
 		{
 			name: "B03 trailing empty tool delta with the finish",
@@ -253,6 +268,8 @@ func TestDecodeStreamFailureModes(t *testing.T) {
 		})
 	}
 }
+
+func ptr[T any](v T) *T { return &v }
 
 func hasFinish(evs []core.Event) bool {
 	for _, ev := range evs {

@@ -76,7 +76,15 @@
 // it is EventCallStart when it carries an id or a name, else EventCallDelta.
 // The decoder does no routing: repeated ids (A04), missing indexes (A07),
 // reused indexes (A02) and duplicate indexes in one chunk (A08) reach the
-// Buffer as sent. Chat Completions has no end-of-call marker, so no
+// Buffer as sent. One exception is made for B02, a gateway's final
+// consolidated copy: an entry that repeats an id already seen, with the
+// name, and arguments that are a complete JSON object equal as JSON to all
+// the text streamed for that id so far, is emitted with Chunk.Args (replace)
+// instead of ArgsDelta, so that the Buffer keeps the arguments once instead
+// of repairing a doubled document. Only an identical copy qualifies, so the
+// replacement never changes the arguments; cumulative resends (B01) and
+// concatenated objects (B04) stay deltas. The text kept for this is bounded
+// (1 MiB per stream; past it copies stay deltas). Chat Completions has no end-of-call marker, so no
 // EventCallEnd is emitted; calls end with the stream. The response id and
 // model go on the first event emitted. Usage-only chunks (choices: [],
 // B13), choices without a delta, empty data lines, padded data and unknown

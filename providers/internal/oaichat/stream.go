@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
+	"strings"
 
 	"github.com/toolconform/conform/core"
 	"github.com/toolconform/conform/providers/internal/sse"
@@ -33,6 +35,83 @@ type stream struct {
 	id, model string
 	metaSent  bool
 	finished  bool // a finish event was emitted
+
+	copies copyTracker
+}
+
+// maxTracked bounds the argument text the stream keeps to recognise
+// consolidated copies (B02); past it, copies are passed on as deltas.
+const maxTracked = 1 << 20
+
+// copyTracker keeps the argument text streamed so far per call, keyed by id
+// (an index-only continuation belongs to the id last seen at its index),
+// for one purpose: to recognise a final consolidated copy (B02), an entry
+// that repeats a seen id and the name with arguments equal, as JSON, to
+// everything streamed for that id so far. Such an entry is emitted with
+// Chunk.Args (a replacement by the same text, harmless) instead of as a
+// delta, which the Buffer would have to repair. It routes nothing else.
+type copyTracker struct {
+	args  map[string]*strings.Builder
+	idAt  map[int]string
+	last  string
+	total int
+	full  bool
+}
+
+// observe records one entry and reports whether its arguments are a
+// consolidated copy.
+func (t *copyTracker) observe(c *core.Chunk, args string, hasArgs bool) bool {
+	if t.full {
+		return false
+	}
+	if t.args == nil {
+		t.args, t.idAt = map[string]*strings.Builder{}, map[int]string{}
+	}
+	key := ""
+	switch {
+	case c.ID != "":
+		key = "id:" + c.ID
+		if c.HasIndex {
+			t.idAt[c.Index] = c.ID
+		}
+	case c.HasIndex:
+		if id, ok := t.idAt[c.Index]; ok {
+			key = "id:" + id
+		} else {
+			key = fmt.Sprintf("ix:%d", c.Index)
+		}
+	default:
+		key = t.last
+	}
+	t.last = key
+	acc, seen := t.args[key]
+	if seen && c.ID != "" && c.Name != "" && hasArgs && isCopy(acc.String(), args) {
+		return true
+	}
+	if !seen {
+		acc = &strings.Builder{}
+		t.args[key] = acc
+	}
+	if t.total += len(args) + len(key); t.total > maxTracked {
+		t.full, t.args, t.idAt = true, nil, nil
+		return false
+	}
+	acc.WriteString(args)
+	return false
+}
+
+// isCopy reports whether args is a complete JSON object equal, as JSON, to
+// the text streamed before it.
+func isCopy(before, args string) bool {
+	a := strings.TrimSpace(args)
+	if len(a) == 0 || a[0] != '{' || !json.Valid([]byte(a)) || !json.Valid([]byte(before)) {
+		return false
+	}
+	var x, y any
+	if json.Unmarshal([]byte(a), &x) != nil || json.Unmarshal([]byte(before), &y) != nil {
+		return false
+	}
+	return reflect.DeepEqual(x, y)
 }
 
 // Next returns the next event, io.EOF after the last, or an *Error.
@@ -186,7 +265,9 @@ func (s *stream) choice(ch *wireChoice, off int64, i int) error {
 			if tc.Function.Name != nil {
 				chunk.Name = *tc.Function.Name
 			}
+			hasArgs := false
 			if raw := bytes.TrimSpace(tc.Function.Arguments); len(raw) > 0 && string(raw) != "null" {
+				hasArgs = true
 				if raw[0] == '"' {
 					if err := json.Unmarshal(raw, &chunk.ArgsDelta); err != nil {
 						return &Error{Op: s.op, Offset: off, Path: pathf("choices[%d].delta.tool_calls[%d].function.arguments", i, j), Err: fmt.Errorf("%w: %v", ErrBadField, err)}
@@ -194,6 +275,10 @@ func (s *stream) choice(ch *wireChoice, off int64, i int) error {
 				} else {
 					chunk.ArgsDelta = scalarText(raw) // C04: an object, as its JSON text
 				}
+			}
+			if s.copies.observe(&chunk, chunk.ArgsDelta, hasArgs) {
+				full := chunk.ArgsDelta // B02: a consolidated copy replaces
+				chunk.Args, chunk.ArgsDelta = &full, ""
 			}
 			kind := core.EventCallDelta
 			if chunk.ID != "" || chunk.Name != "" {
