@@ -154,12 +154,16 @@ func ParseCapabilities(b []byte) ([]Capability, error) {
 		case errors.As(err, &te):
 			return nil, &CapabilityError{Path: "/" + strings.ReplaceAll(te.Field, ".", "/"), Offset: -1, Msg: fmt.Sprintf("%s is not a %s", te.Value, te.Type)}
 		case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
-			return nil, &CapabilityError{Offset: d.InputOffset(), Msg: "unexpected end of file"}
+			return nil, &CapabilityError{Offset: int64(len(b)), Msg: "unexpected end of file"}
 		}
 		return nil, &CapabilityError{Offset: d.InputOffset(), Msg: err.Error()}
 	}
 	if _, err := d.Token(); err != io.EOF {
-		return nil, &CapabilityError{Offset: d.InputOffset(), Msg: "data after the top-level object"}
+		off := d.InputOffset()
+		for off < int64(len(b)) && strings.ContainsRune(" \t\r\n", rune(b[off])) {
+			off++
+		}
+		return nil, &CapabilityError{Offset: off, Msg: "data after the top-level object"}
 	}
 	for i, e := range f.Models {
 		if err := checkCapability(e); err != nil {

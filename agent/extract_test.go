@@ -63,9 +63,9 @@ func TestExtractText(t *testing.T) {
 			wantCalls: []core.Call{call("get_weather", `{"city":"Lima"}`)},
 		},
 		{
-			name: "two calls",
-			text: "First\n<tool_call>{\"tool\": \"a\", \"arguments\": {}}</tool_call>\nthen\n<tool_call>{\"tool\": \"b\", \"arguments\": {\"x\": 1}}</tool_call>\nend",
-			wantText: "First\nthen\nend",
+			name:      "two calls",
+			text:      "First\n<tool_call>{\"tool\": \"a\", \"arguments\": {}}</tool_call>\nthen\n<tool_call>{\"tool\": \"b\", \"arguments\": {\"x\": 1}}</tool_call>\nend",
+			wantText:  "First\nthen\nend",
 			wantCalls: []core.Call{call("a", `{}`), call("b", `{"x":1}`)},
 		},
 		{
