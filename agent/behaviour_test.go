@@ -1,0 +1,438 @@
+package agent_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/toolconform/conform/agent"
+	"github.com/toolconform/conform/agent/fakeprovider"
+	"github.com/toolconform/conform/core"
+	"github.com/toolconform/conform/providers"
+)
+
+func runLoop(t *testing.T, protocol string, mode agent.Mode, stream bool, reg *core.Registry, turns []turn, edit func(*agent.Loop)) (*agent.Outcome, *fakeprovider.Server, error) {
+	t.Helper()
+	adapter, err := providers.Lookup(protocol)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := fakeprovider.New(adapter, scripted(mode, turns)...)
+	t.Cleanup(srv.Close)
+	loop := &agent.Loop{Adapter: adapter, Endpoint: agent.Endpoint{BaseURL: srv.URL, Client: srv.Client()},
+		Registry: reg, Model: "fake-model", Mode: mode, Stream: stream}
+	if edit != nil {
+		edit(loop)
+	}
+	out, err := loop.Run(context.Background(), []core.Message{user("go")})
+	return out, srv, err
+}
+
+func traceText(out *agent.Outcome) string {
+	var b strings.Builder
+	out.Trace.Write(&b)
+	return b.String()
+}
+
+// TestRefusedApproval runs, for every protocol and mode, a destructive call
+// the approval callback refuses: the tool never runs, the callback is asked
+// once with the tool's risk, and the model gets an error result saying so.
+func TestRefusedApproval(t *testing.T) {
+	for _, protocol := range providers.Names() {
+		for _, mode := range agent.Modes {
+			if mode == agent.ModeStructured && structuredUnsupported[protocol] {
+				continue // TestLoopEndToEnd checks the refusal of the mode itself
+			}
+			t.Run(protocol+"/"+string(mode), func(t *testing.T) {
+				f := newFixture(t)
+				var asked []string
+				turns := []turn{
+					{calls: []core.Call{{ID: "callDEL01", Name: "delete_file", Arguments: json.RawMessage(`{"path":"/etc/hosts"}`)}}},
+					{text: "I did not delete it."},
+				}
+				out, srv, err := runLoop(t, protocol, mode, protocol == "anthropic", f.reg, turns, func(l *agent.Loop) {
+					l.Approve = func(ctx context.Context, c core.Call, risk core.Risk) (bool, error) {
+						asked = append(asked, fmt.Sprintf("%s %s %s", c.Name, c.Arguments, risk))
+						return false, nil
+					}
+				})
+				if err != nil {
+					t.Fatalf("Run: %v\n%s", err, traceText(out))
+				}
+				if diff := cmp.Diff([]string{`delete_file {"path":"/etc/hosts"} destructive`}, asked); diff != "" {
+					t.Errorf("approvals asked (-want +got):\n%s", diff)
+				}
+				if n := f.deletes.Load(); n != 0 {
+					t.Errorf("delete_file ran %d times after a refusal", n)
+				}
+				got := srv.Received()
+				if len(got) != 2 {
+					t.Fatalf("provider received %d requests, want 2", len(got))
+				}
+				_, results := lastResults(t, mode, got[1].Request)
+				if len(results) != 1 || !strings.Contains(results[0].Text(), `the user refused to run "delete_file"`) {
+					t.Fatalf("follow-up results %+v, want the refusal", results)
+				}
+				if diff := cmp.Diff([]agent.EntryKind{agent.KindRequest, agent.KindResponse, agent.KindCall, agent.KindRefused,
+					agent.KindRequest, agent.KindResponse, agent.KindAnswer}, out.Trace.Kinds()); diff != "" {
+					t.Errorf("trace (-want +got):\n%s", diff)
+				}
+			})
+		}
+	}
+}
+
+// TestApprovedRuns checks that an approved destructive call runs, and that
+// a policy can ask for read-only calls too.
+func TestApprovedRuns(t *testing.T) {
+	f := newFixture(t)
+	var asked []core.Risk
+	turns := []turn{
+		{calls: []core.Call{
+			{ID: "call00001", Name: "get_weather", Arguments: json.RawMessage(`{"city":"Oslo"}`)},
+			{ID: "call00002", Name: "delete_file", Arguments: json.RawMessage(`{"path":"/tmp/x"}`)},
+		}},
+		{text: "done"},
+	}
+	_, _, err := runLoop(t, "openai-chat", agent.ModeNative, false, f.reg, turns, func(l *agent.Loop) {
+		l.Policy = agent.ApprovalPolicy{core.RiskReadOnly: true, core.RiskDestructive: true}
+		l.Approve = func(ctx context.Context, c core.Call, risk core.Risk) (bool, error) {
+			asked = append(asked, risk)
+			return true, nil
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]core.Risk{core.RiskReadOnly, core.RiskDestructive}, asked); diff != "" {
+		t.Errorf("approvals (-want +got):\n%s", diff)
+	}
+	if f.deletes.Load() != 1 || f.weather.Load() != 1 {
+		t.Errorf("runs: delete %d, weather %d; want 1 each", f.deletes.Load(), f.weather.Load())
+	}
+}
+
+// TestApproveError checks that an error from the callback ends the loop
+// and the call does not run.
+func TestApproveError(t *testing.T) {
+	f := newFixture(t)
+	boom := errors.New("approval service down")
+	turns := []turn{{calls: []core.Call{{ID: "call00001", Name: "delete_file", Arguments: json.RawMessage(`{"path":"x"}`)}}}}
+	_, _, err := runLoop(t, "anthropic", agent.ModeNative, false, f.reg, turns, func(l *agent.Loop) {
+		l.Approve = func(context.Context, core.Call, core.Risk) (bool, error) { return false, boom }
+	})
+	if !errors.Is(err, boom) || f.deletes.Load() != 0 {
+		t.Fatalf("got %v with %d deletes, want the callback's error and none", err, f.deletes.Load())
+	}
+}
+
+// TestParallelResultsInCallOrder runs three calls whose tools finish in
+// reverse order, for every protocol: they run at once (the slowest waits
+// for the others to start) and the follow-up lists the results in call
+// order.
+func TestParallelResultsInCallOrder(t *testing.T) {
+	for _, protocol := range providers.Names() {
+		t.Run(protocol, func(t *testing.T) {
+			reg := core.NewRegistry()
+			var started sync.WaitGroup
+			started.Add(3)
+			tool, err := core.NewTool("wait", "Waits.", func(ctx context.Context, in struct {
+				MS int `json:"ms"`
+			}) (map[string]int, error) {
+				started.Done()
+				started.Wait() // all three must be running at once
+				time.Sleep(time.Duration(in.MS) * time.Millisecond)
+				return map[string]int{"ms": in.MS}, nil
+			}, core.WithRisk(core.RiskReadOnly))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := reg.Add(tool); err != nil {
+				t.Fatal(err)
+			}
+			var calls []core.Call
+			for i, ms := range []int{30, 15, 1} {
+				calls = append(calls, core.Call{ID: fmt.Sprintf("callPAR0%d", i+1), Name: "wait", Arguments: json.RawMessage(fmt.Sprintf(`{"ms":%d}`, ms))})
+			}
+			out, srv, err := runLoop(t, protocol, agent.ModeNative, true, reg, []turn{{calls: calls}, {text: "ok"}}, func(l *agent.Loop) {
+				l.Exec = core.ExecOptions{Concurrency: 3, Timeout: 5 * time.Second}
+			})
+			if err != nil {
+				t.Fatalf("Run: %v\n%s", err, traceText(out))
+			}
+			ids, results := lastResults(t, agent.ModeNative, srv.Received()[1].Request)
+			var gotIDs, gotText []string
+			for _, r := range results {
+				gotIDs = append(gotIDs, r.CallID)
+				gotText = append(gotText, r.Text())
+			}
+			if diff := cmp.Diff(ids, gotIDs); diff != "" {
+				t.Errorf("result ids against call ids (-calls +results):\n%s", diff)
+			}
+			if diff := cmp.Diff([]string{`{"ms":30}`, `{"ms":15}`, `{"ms":1}`}, gotText); diff != "" {
+				t.Errorf("results (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestRetryLimit checks that a model that keeps failing validation is
+// stopped after MaxRetries corrections, with ErrRetryLimit, and that no
+// invalid call ever ran.
+func TestRetryLimit(t *testing.T) {
+	for _, mode := range []agent.Mode{agent.ModeNative, agent.ModeValidated, agent.ModeStructured} {
+		t.Run(string(mode), func(t *testing.T) {
+			f := newFixture(t)
+			var turns []turn
+			for i := range 5 {
+				turns = append(turns, turn{calls: []core.Call{{ID: fmt.Sprintf("callBAD0%d", i), Name: "get_weather", Arguments: json.RawMessage(`{}`)}}})
+			}
+			out, srv, err := runLoop(t, "openai-chat", mode, false, f.reg, turns, func(l *agent.Loop) { l.MaxRetries = 2 })
+			if !errors.Is(err, agent.ErrRetryLimit) {
+				t.Fatalf("got %v, want ErrRetryLimit\n%s", err, traceText(out))
+			}
+			if n := len(srv.Received()); n != 3 {
+				t.Errorf("model called %d times, want 3 (the first try and 2 retries)", n)
+			}
+			if f.weather.Load() != 0 {
+				t.Errorf("an invalid call ran")
+			}
+		})
+	}
+}
+
+// TestMalformedTextCallIsReportedAndRetried checks that a call the model
+// wrote but that cannot be read is never run, is reported to the model
+// with its offset, and that the corrected call then runs.
+func TestMalformedTextCallIsReportedAndRetried(t *testing.T) {
+	for _, mode := range []agent.Mode{agent.ModeValidated, agent.ModeParsed} {
+		t.Run(string(mode), func(t *testing.T) {
+			f := newFixture(t)
+			adapter, _ := providers.Lookup("anthropic")
+			srv := fakeprovider.New(adapter,
+				*textResp("Checking.\n<tool_call>{\"tool\": \"get_weather\", \"arguments\": {\"city\": </tool_call>"),
+				*textResp("<tool_call>{\"tool\": \"get_weather\", \"arguments\": {\"city\": \"Oslo\"}}</tool_call>"),
+				*textResp("Cold."),
+			)
+			defer srv.Close()
+			loop := &agent.Loop{Adapter: adapter, Endpoint: agent.Endpoint{BaseURL: srv.URL}, Registry: f.reg, Model: "m", Mode: mode}
+			out, err := loop.Run(context.Background(), []core.Message{user("Oslo?")})
+			if err != nil {
+				t.Fatalf("Run: %v\n%s", err, traceText(out))
+			}
+			if out.Answer != "Cold." || f.weather.Load() != 1 {
+				t.Errorf("answer %q, weather runs %d", out.Answer, f.weather.Load())
+			}
+			second := srv.Received()[1].Request
+			last := second.Messages[len(second.Messages)-1].Text()
+			if !strings.Contains(last, "Your tool call at byte 10 could not be read and was not run") {
+				t.Errorf("follow-up does not report the malformed call: %q", last)
+			}
+			prev := second.Messages[len(second.Messages)-2].Text()
+			if !strings.Contains(prev, `{"city": </tool_call>`) {
+				t.Errorf("the model's own malformed text was not kept in its turn: %q", prev)
+			}
+		})
+	}
+}
+
+func textResp(s string) *core.Response {
+	return &core.Response{Message: core.Message{Role: core.RoleAssistant, Parts: []core.Part{core.TextPart(s)}}, Finish: core.FinishStop}
+}
+
+func TestStepLimit(t *testing.T) {
+	f := newFixture(t)
+	var turns []turn
+	for i := range 3 {
+		turns = append(turns, turn{calls: []core.Call{{ID: fmt.Sprintf("callSTP0%d", i), Name: "get_weather", Arguments: json.RawMessage(`{"city":"x"}`)}}})
+	}
+	_, _, err := runLoop(t, "ollama", agent.ModeNative, true, f.reg, turns, func(l *agent.Loop) { l.MaxSteps = 3 })
+	if !errors.Is(err, agent.ErrStepLimit) || f.weather.Load() != 3 {
+		t.Fatalf("got %v after %d runs, want ErrStepLimit after 3", err, f.weather.Load())
+	}
+}
+
+// TestScratchpadContinues checks that a structured scratchpad step is
+// recorded and the loop asks the model to go on.
+func TestScratchpadContinues(t *testing.T) {
+	f := newFixture(t)
+	adapter, _ := providers.Lookup("openai-chat")
+	srv := fakeprovider.New(adapter, *textResp(`{"step":{"scratchpad":"need weather"}}`), *textResp(`{"step":{"answer":"fine"}}`))
+	defer srv.Close()
+	loop := &agent.Loop{Adapter: adapter, Endpoint: agent.Endpoint{BaseURL: srv.URL}, Registry: f.reg, Model: "gpt-4o"}
+	out, err := loop.Run(context.Background(), []core.Message{user("hi")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Mode != agent.ModeStructured || out.Answer != "fine" {
+		t.Errorf("mode %s answer %q", out.Mode, out.Answer)
+	}
+	if diff := cmp.Diff([]agent.EntryKind{agent.KindRequest, agent.KindResponse, agent.KindScratchpad,
+		agent.KindRequest, agent.KindResponse, agent.KindAnswer}, out.Trace.Kinds()); diff != "" {
+		t.Errorf("trace (-want +got):\n%s", diff)
+	}
+}
+
+// TestRejectedParamLeftOut checks H04 end to end: the request for an
+// o-series model arrives without parallel_tool_calls, and the trace says
+// it was left out.
+func TestRejectedParamLeftOut(t *testing.T) {
+	f := newFixture(t)
+	no := false
+	for _, model := range []string{"o3-mini", "gpt-4o"} {
+		adapter, _ := providers.Lookup("openai-chat")
+		srv := fakeprovider.New(adapter, core.Response{Message: core.Message{Role: core.RoleAssistant, Parts: []core.Part{core.TextPart("hi")}}})
+		loop := &agent.Loop{Adapter: adapter, Endpoint: agent.Endpoint{BaseURL: srv.URL}, Registry: f.reg, Model: model,
+			Mode: agent.ModeNative, ParallelToolCalls: &no}
+		out, err := loop.Run(context.Background(), []core.Message{user("hi")})
+		srv.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		sent := strings.Contains(string(srv.Received()[0].Body), `"parallel_tool_calls"`)
+		if want := model == "gpt-4o"; sent != want {
+			t.Errorf("%s: parallel_tool_calls sent = %v, want %v", model, sent, want)
+		}
+		if want := !sent; want != (len(out.Trace.Entries[0].Removed) == 1) {
+			t.Errorf("%s: trace removed = %v", model, out.Trace.Entries[0].Removed)
+		}
+	}
+}
+
+// TestHTTPErrors checks a non-2xx reply and an unknown protocol.
+func TestHTTPErrors(t *testing.T) {
+	f := newFixture(t)
+	adapter, _ := providers.Lookup("cohere")
+	srv := fakeprovider.New(adapter) // empty script: every request gets 500
+	defer srv.Close()
+	loop := &agent.Loop{Adapter: adapter, Endpoint: agent.Endpoint{BaseURL: srv.URL}, Registry: f.reg, Model: "command-a"}
+	_, err := loop.Run(context.Background(), []core.Message{user("hi")})
+	var he *agent.HTTPError
+	if !errors.As(err, &he) || he.Status != 500 || !strings.Contains(he.Body, "no scripted response") {
+		t.Fatalf("got %v, want an HTTPError 500", err)
+	}
+	if _, err := agent.Path("grpc", "m", false); !errors.Is(err, agent.ErrUnknownProtocol) {
+		t.Errorf("Path of an unknown protocol: %v", err)
+	}
+}
+
+// TestBodyLimit checks that a reply over the endpoint's limit is an error,
+// streamed or not, never a cut body taken as complete.
+func TestBodyLimit(t *testing.T) {
+	for _, stream := range []bool{false, true} {
+		f := newFixture(t)
+		adapter, _ := providers.Lookup("openai-chat")
+		srv := fakeprovider.New(adapter, *textResp(strings.Repeat("long answer ", 200)))
+		loop := &agent.Loop{Adapter: adapter, Endpoint: agent.Endpoint{BaseURL: srv.URL, MaxBodyBytes: 300}, Registry: f.reg, Model: "m", Stream: stream}
+		_, err := loop.Run(context.Background(), []core.Message{user("hi")})
+		srv.Close()
+		if !errors.Is(err, agent.ErrBodyTooLarge) {
+			t.Errorf("stream=%v: got %v, want ErrBodyTooLarge", stream, err)
+		}
+	}
+}
+
+// settleGoroutines waits for the goroutine count to come back to base.
+func settleGoroutines(t *testing.T, base int) {
+	t.Helper()
+	deadline := time.Now().Add(3 * time.Second)
+	for runtime.NumGoroutine() > base {
+		if time.Now().After(deadline) {
+			buf := make([]byte, 1<<16)
+			n := runtime.Stack(buf, true)
+			t.Fatalf("%d goroutines left, want at most %d:\n%s", runtime.NumGoroutine(), base, buf[:n])
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// cancelBound is how long Run may take to return after a cancel. It is
+// generous for a loaded machine; the work itself takes microseconds.
+const cancelBound = 2 * time.Second
+
+// TestCancelDuringSlowTool cancels the context while a tool runs: the
+// tool sees the cancel, Run returns context.Canceled within the bound and
+// no goroutine is left behind.
+func TestCancelDuringSlowTool(t *testing.T) {
+	base := runtime.NumGoroutine()
+	reg := core.NewRegistry()
+	running := make(chan struct{})
+	toolDone := make(chan struct{})
+	slow, err := core.NewTool("slow", "Takes forever.", func(ctx context.Context, in struct{}) (struct{}, error) {
+		defer close(toolDone)
+		close(running)
+		select {
+		case <-ctx.Done():
+			return struct{}{}, ctx.Err()
+		case <-time.After(time.Minute):
+			return struct{}{}, nil
+		}
+	}, core.WithRisk(core.RiskReadOnly))
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg.Add(slow)
+	adapter, _ := providers.Lookup("openai-chat")
+	srv := fakeprovider.New(adapter, scripted(agent.ModeNative, []turn{{calls: []core.Call{{ID: "call00001", Name: "slow", Arguments: json.RawMessage(`{}`)}}}})...)
+	client := srv.Client()
+	loop := &agent.Loop{Adapter: adapter, Endpoint: agent.Endpoint{BaseURL: srv.URL, Client: client}, Registry: reg, Model: "m", Mode: agent.ModeNative}
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { <-running; cancel() }()
+	start := time.Now()
+	_, err = loop.Run(ctx, []core.Message{user("go")})
+	took := time.Since(start)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("got %v, want context.Canceled", err)
+	}
+	if took > cancelBound {
+		t.Errorf("Run took %v after the cancel, bound %v", took, cancelBound)
+	}
+	<-toolDone
+	client.CloseIdleConnections()
+	srv.Close()
+	settleGoroutines(t, base)
+}
+
+// TestCancelMidStream cancels while the provider is half way through a
+// stream and then stalls: Run returns context.Canceled within the bound,
+// with no goroutine left, for every protocol.
+func TestCancelMidStream(t *testing.T) {
+	for _, protocol := range providers.Names() {
+		t.Run(protocol, func(t *testing.T) {
+			base := runtime.NumGoroutine()
+			f := newFixture(t)
+			adapter, _ := providers.Lookup(protocol)
+			srv := fakeprovider.New(adapter, *textResp(strings.Repeat("a long streamed answer ", 50)))
+			srv.StallAt(1)
+			client := srv.Client()
+			loop := &agent.Loop{Adapter: adapter, Endpoint: agent.Endpoint{BaseURL: srv.URL, Client: client}, Registry: f.reg,
+				Model: "m", Mode: agent.ModeNative, Stream: true}
+			ctx, cancel := context.WithCancel(context.Background())
+			go func() {
+				for len(srv.Received()) == 0 {
+					time.Sleep(time.Millisecond)
+				}
+				time.Sleep(20 * time.Millisecond) // let the first half arrive
+				cancel()
+			}()
+			start := time.Now()
+			_, err := loop.Run(ctx, []core.Message{user("go")})
+			if !errors.Is(err, context.Canceled) {
+				t.Fatalf("got %v, want context.Canceled", err)
+			}
+			if took := time.Since(start); took > cancelBound+time.Second {
+				t.Errorf("Run took %v", took)
+			}
+			client.CloseIdleConnections()
+			srv.Close()
+			settleGoroutines(t, base)
+		})
+	}
+}

@@ -1,0 +1,90 @@
+// Package agent runs a tool-calling conversation against a provider over
+// HTTP: it offers the tools to the model in one of four modes, reads the
+// calls or the answer from each response, validates and (with approval
+// where the policy asks) runs the calls, sends the results back, and
+// repeats until an answer or a limit.
+//
+// # Modes and strategies
+//
+// A Strategy formats the canonical request for its Mode, extracts an
+// Extraction from the response and validates each call (a core.Validation):
+//
+//   - ModeNative sends Request.Tools through the provider's own tool
+//     calling. When a response has no native calls but its text holds a
+//     call written out (F06), the text forms below are read from it.
+//   - ModeStructured sends no tools but a strict response_format. Its
+//     schema (StepSchema) is an object {"step": …} whose step is an anyOf
+//     of one branch per tool, {"tool": const name, "arguments": the tool's
+//     schema rewritten for strict mode (H03)}, an answer branch and a
+//     scratchpad branch. The anyOf sits one level down, not at the root,
+//     because OpenAI strict mode requires the root schema to be an object
+//     and rejects a root anyOf; the extractor reads a bare branch too.
+//     Strict mode makes optional properties nullable, so a null for a
+//     property the tool does not require is dropped before validation.
+//     One call per step. Before sending, the loop decodes its own encoded
+//     request: a protocol with no place for a response format (Bedrock
+//     Converse) is ErrUnsupported, never a request that silently asks for
+//     nothing.
+//   - ModeValidated and ModeParsed describe the tools in the system prompt
+//     and read calls from the text: <tool_call>…</tool_call> and
+//     <tool_use>…</tool_use> blocks (a fence inside is allowed), fenced
+//     ```json blocks, and bare JSON objects that start a line. A call is an
+//     object with "tool" (or "name") and "arguments" (or "parameters",
+//     "input"). The text around the calls is kept as content. Validated
+//     checks arguments against the tool's schema; Parsed only checks that
+//     they are one JSON object, leaving the schema to Registry.Execute,
+//     whose error goes back as a result.
+//
+// Text that starts like a call but cannot be read (bad JSON, an unclosed
+// tag or fence: a truncated call) is a MalformedCall with its byte offset.
+// It is never run and never dropped: the loop keeps it in the assistant
+// turn, tells the model where it failed, and counts a retry. JSON that does
+// not open with a "tool" or "name" key, fences in other languages and
+// objects in the middle of a line are prose and stay in the text. With
+// tool choice none (F07) no strategy reads calls from the text: the text is
+// the answer, whole.
+//
+// The text modes replay history as text: calls as the form they prompt
+// for, results as <tool_result id=… tool=… error="true"> blocks in one
+// user message per turn, so user and assistant turns alternate on every
+// protocol. Calls read from text get ids call_<step>_<n>.
+//
+// # Capabilities
+//
+// ModeAuto resolves the mode from the model name through Capabilities: the
+// longest case-insensitive prefix match among the user's entries (given
+// with WithEntries or a JSON file with WithFile), and only when none
+// matches, among the built-ins, so that a stale built-in entry can always
+// be overridden (H05). The built-ins: gpt-4o, gpt-4.1 and o1/o3/o4 →
+// structured; claude, gemini, llama, qwen, deepseek, mistral and router
+// prefixes (openai/, meta-llama/, …) → native; anything else → validated.
+// An entry also lists request parameters its models reject (H04:
+// parallel_tool_calls on o-series models); Capabilities.Apply removes them
+// from each request and the trace records what was left out.
+//
+// # The loop
+//
+// Loop.Run encodes each request with the adapter, posts it to
+// Endpoint.BaseURL plus the protocol's path (Path; Gemini and Bedrock put
+// the model and the streaming choice in the path), and decodes the reply,
+// streamed replies through core.Collect. Response bodies are bounded
+// (ErrBodyTooLarge). A response with incomplete calls (B09–B11) ends the
+// run with ErrIncomplete; those calls never run. Calls are validated one
+// by one; a failed validation goes back as an error result and counts a
+// retry (ErrRetryLimit after MaxRetries turns in a row). Calls whose tool's
+// risk the ApprovalPolicy names wait for the ApproveFunc; a refusal goes
+// back as an error result. The rest run together through
+// Registry.ExecuteAll, results in call order. Cancelling the context stops
+// the HTTP exchange (a stream mid-body included) and the running tools,
+// and Run returns the context's error. The Trace records requests as sent,
+// responses, calls with their validation, refusals, results and the
+// answer.
+//
+// The request paths live here until the shared table of HTTP shapes lands
+// in providers; Path is the only place that knows them.
+//
+// Package layout: one package, since strategies, capabilities and the loop
+// share the Extraction and Mode vocabulary and none is used without the
+// others; agent/fakeprovider is separate because the example program and
+// other packages' tests need a loopback provider too.
+package agent
