@@ -1,0 +1,145 @@
+package scenarios
+
+import (
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/toolconform/conform/cassettes"
+	"github.com/toolconform/conform/failuremodes"
+)
+
+// coverageProtocols are the columns of COVERAGE.md.
+var coverageProtocols = []string{"openai-chat", "openai-responses", "anthropic", "gemini", "cohere", "bedrock", "mistral", "ollama"}
+
+// notApplicable says, for a failure mode and the protocols listed, why no
+// scenario can guard it there. A cell that has a scenario shows the count
+// whatever this table says; a cell with neither is reported as missing.
+var notApplicable = []struct {
+	modes, protocols string
+	reason           string
+}{
+	{"A01 A02 A03 A04 A06 A08 A09 A10 A11 A12 A13 B02 B03 B08 B10", "openai-responses anthropic gemini cohere bedrock ollama",
+		"Chat Completions delta shape: tool_calls[] entries routed by index and id on every chunk; this protocol routes by block, item or whole call"},
+	{"A07", "openai-responses anthropic gemini cohere bedrock ollama",
+		"every delta of this protocol names its call (block index, item id, or a whole call per part)"},
+	{"A14", "openai-chat openai-responses anthropic gemini cohere bedrock ollama", "the Mistral adapter's whole-call assumption; Mistral only"},
+	{"A15", "openai-responses anthropic cohere bedrock", "calls always stream as start, delta and stop events"},
+	{"A16 A17 D08 G07 G08 D06", "openai-chat anthropic gemini cohere bedrock mistral ollama", "Responses item ids and events; no such thing in this protocol"},
+	{"A18 B14", "openai-chat openai-responses gemini cohere bedrock mistral ollama", "Anthropic content_block_start and message_start fields"},
+	{"A19 A20", "openai-chat openai-responses cohere mistral", "Anthropic/Converse content blocks; interleaving and fragments here are A05 and B05 cases"},
+	{"A19 A20 B06 B11 C09", "gemini ollama", "calls arrive whole as JSON objects, one part per call; there is no argument text to split or cut"},
+	{"B01", "openai-chat openai-responses anthropic gemini cohere bedrock mistral ollama",
+		"a cumulative resend is not guessed (the guess corrupted normal streams, hermes-agent #35860); core.WithCumulativeArgs is an opt-in per provider profile, outside an adapter's decoding"},
+	{"B13", "openai-responses anthropic gemini cohere bedrock mistral ollama", "Azure content-filter chunks exist only in Azure Chat Completions"},
+	{"C01", "anthropic gemini bedrock ollama", "arguments are a JSON object on the wire, never a string that could be empty"},
+	{"C04", "anthropic gemini bedrock ollama", "arguments are a JSON object on the wire already"},
+	{"C07", "openai-chat openai-responses anthropic gemini cohere bedrock mistral ollama",
+		"a value of the wrong type against the schema is argument validation's job (core/schema), not a wire adapter's"},
+	{"D01", "openai-chat openai-responses anthropic cohere bedrock mistral", "the protocol always sends call ids"},
+	{"D02", "openai-chat openai-responses anthropic cohere bedrock mistral ollama", "Gemini functionResponse ids; ids round-trip in every history case of this protocol"},
+	{"E03", "openai-chat openai-responses anthropic gemini cohere bedrock mistral ollama", "an over-strict client-side validator, not a wire adapter"},
+	{"F02 F04 F05", "openai-responses anthropic cohere bedrock mistral ollama", "Gemini finish reasons and candidate shape"},
+	{"F08", "cohere", "Cohere v2 has no named tool choice; the adapter emulates it with REQUIRED and the one tool, so a round trip cannot be the identity"},
+	{"G01 G02 G03 G06", "ollama", "Ollama accepts any history; there is no provider rule to check"},
+	{"G02 G06", "gemini", "Gemini keys functionResponse by name and position (G04, G05)"},
+	{"G04", "openai-chat openai-responses anthropic cohere bedrock mistral ollama", "Gemini's count rule; the id-keyed equivalents are G01 and G03"},
+	{"G12", "openai-chat gemini cohere mistral ollama", "no signed thinking blocks in this protocol (Gemini signs calls, G13)"},
+	{"G13", "openai-responses anthropic cohere bedrock mistral ollama", "Gemini thoughtSignature"},
+	{"G14", "openai-responses anthropic gemini cohere bedrock mistral ollama", "DeepSeek reasoning_content on Chat Completions"},
+	{"G15", "openai-chat openai-responses anthropic gemini cohere mistral ollama", "Bedrock Converse shape rules"},
+	{"G16", "openai-chat openai-responses anthropic gemini bedrock mistral ollama", "Cohere v2 shape rules"},
+}
+
+func naReason(mode, protocol string) (string, int) {
+	for i, r := range notApplicable {
+		if slices.Contains(strings.Fields(r.modes), mode) && slices.Contains(strings.Fields(r.protocols), protocol) {
+			return r.reason, i
+		}
+	}
+	return "", -1
+}
+
+// TestCoverage checks that every guard names a catalogued failure mode and
+// that COVERAGE.md is up to date; -update rewrites it.
+func TestCoverage(t *testing.T) {
+	cases, err := LoadBuiltin(VCRResolver(cassettes.Load))
+	if err != nil {
+		t.Fatal(err)
+	}
+	count := map[string]map[string][]string{} // mode -> protocol -> case names
+	for _, sc := range cases {
+		for _, g := range sc.Guards {
+			if _, ok := failuremodes.Lookup(g); !ok {
+				t.Errorf("%s: guard %s is not in the failure-mode catalogue", sc.File, g)
+			}
+			if count[g] == nil {
+				count[g] = map[string][]string{}
+			}
+			for _, p := range coverageProtocols {
+				if sc.Applies(p) {
+					count[g][p] = append(count[g][p], sc.NameFor(p))
+				}
+			}
+		}
+	}
+
+	var b strings.Builder
+	b.WriteString("# Scenario coverage of failure modes A–G\n\n")
+	b.WriteString("Generated by `go test ./scenarios -run TestCoverage -update`; do not edit.\n\n")
+	b.WriteString("Each cell is the number of built-in scenarios that guard the failure mode on that protocol\n")
+	b.WriteString("(cases declared for every protocol count on each), `n/a` with a note when the failure mode\n")
+	b.WriteString("cannot apply there, and `missing` when no scenario guards it yet.\n\n")
+	b.WriteString("| mode | " + strings.Join(coverageProtocols, " | ") + " |\n")
+	b.WriteString("|---|" + strings.Repeat("---|", len(coverageProtocols)) + "\n")
+	used := map[int]bool{}
+	var missing, covered, na int
+	for _, m := range failuremodes.All() {
+		if m.ID[0] > 'G' {
+			continue
+		}
+		row := []string{m.ID}
+		for _, p := range coverageProtocols {
+			n := len(count[m.ID][p])
+			switch reason, i := naReason(m.ID, p); {
+			case n > 0:
+				row = append(row, fmt.Sprint(n))
+				covered++
+			case reason != "":
+				row = append(row, fmt.Sprintf("n/a [%d]", i+1))
+				used[i] = true
+				na++
+			default:
+				row = append(row, "missing")
+				missing++
+			}
+		}
+		b.WriteString("| " + strings.Join(row, " | ") + " |\n")
+	}
+	fmt.Fprintf(&b, "\n%d cells covered, %d not applicable, %d missing.\n\n## Why not applicable\n\n", covered, na, missing)
+	for i, r := range notApplicable {
+		if used[i] {
+			fmt.Fprintf(&b, "%d. %s (%s on %s).\n", i+1, r.reason, r.modes, r.protocols)
+		}
+	}
+	files, skips := generateRecorded(t)
+	fmt.Fprintf(&b, "\n## Recordings\n\n%d scenarios under `cases/*/recorded/` come from cassette interactions that carry tool\n", len(files))
+	b.WriteString("calls (TestGenerate). These interactions were left out:\n\n")
+	for _, s := range skips {
+		fmt.Fprintf(&b, "- `%s`: %s\n", s.ref, s.reason)
+	}
+
+	got := b.String()
+	if *update {
+		if err := os.WriteFile("COVERAGE.md", []byte(got), 0o666); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile("COVERAGE.md")
+	if err != nil || string(want) != got {
+		t.Errorf("COVERAGE.md is missing or stale; run go test ./scenarios -run TestCoverage -update")
+	}
+}
