@@ -15,6 +15,7 @@ var (
 	ErrBadArguments  = oaichat.ErrBadArguments
 	ErrUnsupported   = oaichat.ErrUnsupported
 	ErrTooManyIDs    = oaichat.ErrTooManyIDs
+	ErrBadHistory    = oaichat.ErrBadHistory
 )
 
 // Error is a codec error naming its byte offset and JSON path.
@@ -105,9 +106,14 @@ func (a *Adapter) EncodeStream(w io.Writer, events []core.Event) error {
 	return a.c.EncodeStream(w, events)
 }
 
-// CheckHistory reports every history problem the API rejects: unanswered
-// calls (G03) and results without or with unknown call ids (G06). Id
-// formats are not checked, since the adapter maps them (D05).
-func CheckHistory(msgs []core.Message) error { return oaichat.CheckHistory(msgs, 0) }
+// CheckHistory reports every history problem, one per line: calls not
+// answered right after their assistant message (G01, G03), results without
+// a call id (G06), results that answer no call before them (G02) and
+// arguments kept as non-JSON text (G09). EncodeRequest refuses all but G09
+// (ErrBadHistory). Id formats are not checked, since the adapter maps them
+// (D05).
+func CheckHistory(msgs []core.Message) error {
+	return oaichat.CheckHistory(msgs, oaichat.HistoryChecks{Arguments: true})
+}
 
 var _ core.Adapter = (*Adapter)(nil)

@@ -19,6 +19,7 @@ var (
 	ErrBadArguments  = oaichat.ErrBadArguments
 	ErrUnsupported   = oaichat.ErrUnsupported
 	ErrTooManyIDs    = oaichat.ErrTooManyIDs
+	ErrBadHistory    = oaichat.ErrBadHistory
 )
 
 // Error is a codec error naming its byte offset and JSON path.
@@ -116,11 +117,16 @@ func StrictSchema(schema json.RawMessage) (json.RawMessage, error) {
 	return oaichat.StrictSchema(schema)
 }
 
-// CheckHistory reports every history problem Chat Completions rejects:
-// unanswered calls (G03), results without or with unknown call ids (G06),
-// call ids over MaxIDLen characters (D04). It returns nil for a clean
+// CheckHistory reports every history problem, one per line: calls not
+// answered right after their assistant message (G01, G03), results without
+// a call id (G06), results that answer no call before them (G02), call ids
+// over MaxIDLen characters (D04) and arguments kept as non-JSON text (G09).
+// EncodeRequest refuses the first four (ErrBadHistory); it maps long ids
+// and sends non-JSON arguments as recorded. It returns nil for a clean
 // history.
-func CheckHistory(msgs []core.Message) error { return oaichat.CheckHistory(msgs, MaxIDLen) }
+func CheckHistory(msgs []core.Message) error {
+	return oaichat.CheckHistory(msgs, oaichat.HistoryChecks{MaxIDLen: MaxIDLen, Arguments: true})
+}
 
 // FinishReason maps a Chat Completions finish_reason to the canonical one.
 func FinishReason(raw string) core.FinishReason { return oaichat.FinishReason(raw) }

@@ -139,11 +139,14 @@ func TestRequestFailureModes(t *testing.T) {
 		}
 	})
 	t.Run("G10 tool content as parts, both ways", func(t *testing.T) {
-		req, err := a.DecodeRequest([]byte(`{"messages":[{"role":"tool","tool_call_id":"a","content":[{"type":"text","text":"p1"},{"type":"text","text":"p2"}]}]}`))
+		req, err := a.DecodeRequest([]byte(`{"messages":[{"role":"assistant","tool_calls":[{"id":"a","type":"function","function":{"name":"f","arguments":"{}"}}]},{"role":"tool","tool_call_id":"a","content":[{"type":"text","text":"p1"},{"type":"text","text":"p2"}]}]}`))
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := []core.Message{{Role: core.RoleTool, Parts: []core.Part{core.ResultPart(core.Result{CallID: "a", Content: []core.Part{core.TextPart("p1"), core.TextPart("p2")}})}}}
+		want := []core.Message{
+			{Role: core.RoleAssistant, Parts: []core.Part{core.CallPart(core.Call{ID: "a", Name: "f", Arguments: json.RawMessage(`{}`)})}},
+			{Role: core.RoleTool, Parts: []core.Part{core.ResultPart(core.Result{CallID: "a", Content: []core.Part{core.TextPart("p1"), core.TextPart("p2")}})}},
+		}
 		if diff := cmp.Diff(want, req.Messages); diff != "" {
 			t.Errorf("messages (-want +got):\n%s", diff)
 		}
@@ -306,5 +309,52 @@ func TestEncodeRequestRefusesMisplacedParts(t *testing.T) {
 		if !errors.Is(err, ErrUnsupported) || !errors.As(err, &ce) || ce.Path != tt.path {
 			t.Errorf("%+v: error = %v, want ErrUnsupported at %s", tt.m, err, tt.path)
 		}
+	}
+}
+
+// TestEncodeRequestRefusesBadHistory: histories Chat Completions servers
+// reject with a 400 are refused, naming the call and the message.
+func TestEncodeRequestRefusesBadHistory(t *testing.T) {
+	user := func(s string) core.Message { return core.Message{Role: core.RoleUser, Parts: []core.Part{core.TextPart(s)}} }
+	calls := func(ids ...string) core.Message {
+		m := core.Message{Role: core.RoleAssistant}
+		for _, id := range ids {
+			m.Parts = append(m.Parts, core.CallPart(core.Call{ID: id, Name: "f", Arguments: json.RawMessage(`{}`)}))
+		}
+		return m
+	}
+	result := func(id string) core.Message {
+		return core.Message{Role: core.RoleTool, Parts: []core.Part{core.ResultPart(core.Result{CallID: id, Content: []core.Part{core.TextPart("r")}})}}
+	}
+	tests := []struct {
+		name string
+		msgs []core.Message
+		want []string // each must appear in the error
+	}{
+		{"G01 call then a user message", []core.Message{user("q"), calls("call_1"), user("never mind")}, []string{`"call_1"`, "messages[1]", "(G01, G03)"}},
+		{"G03 one of two results missing", []core.Message{user("q"), calls("call_a", "call_b"), result("call_b"), user("thanks")}, []string{`"call_a"`, "messages[1]"}},
+		{"G03 history ends with unanswered calls", []core.Message{user("q"), calls("call_1")}, []string{`"call_1"`, "end of the history"}},
+		{"G02 orphan result", []core.Message{user("q"), result("call_x")}, []string{`"call_x"`, "messages[1].parts[0]", "(G02)"}},
+		{"G02 result after another turn", []core.Message{user("q"), calls("c1"), result("c1"), user("again"), result("c1")}, []string{`"c1"`, "messages[4].parts[0]"}},
+		{"G06 result without id", []core.Message{user("q"), calls("c1"), {Role: core.RoleTool, Parts: []core.Part{core.ResultPart(core.Result{})}}}, []string{"messages[2].parts[0]", "tool_call_id"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := New().EncodeRequest(&core.Request{Model: "m", Messages: tt.msgs})
+			if !errors.Is(err, ErrBadHistory) && !errors.Is(err, ErrMissingCallID) {
+				t.Fatalf("error = %v, want ErrBadHistory", err)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not name %s", err, w)
+				}
+			}
+		})
+	}
+	// A user message holding the results and then text is fine: the results
+	// go first as tool messages.
+	ok := []core.Message{user("q"), calls("c1"), {Role: core.RoleUser, Parts: []core.Part{core.ResultPart(core.Result{CallID: "c1", Content: []core.Part{core.TextPart("r")}}), core.TextPart("and?")}}}
+	if _, err := New().EncodeRequest(&core.Request{Messages: ok}); err != nil {
+		t.Errorf("results then text in one user message: %v", err)
 	}
 }

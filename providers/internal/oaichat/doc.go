@@ -26,10 +26,17 @@
 // A plan part (Cohere's tool_plan) travels as thinking. A part a role
 // cannot hold on this wire (a call in a user message, a result in an
 // assistant message, text in a tool message) is refused with ErrUnsupported
-// rather than dropped. A tool result without a call id cannot be sent and a tool message without
-// tool_call_id is refused on reading (ErrMissingCallID, G06). History rules
-// that are not about one field (every call answered, G03) are checked by
-// CheckHistory, not by the codec.
+// rather than dropped.
+//
+// A tool message without tool_call_id is refused on reading
+// (ErrMissingCallID, G06). EncodeRequest refuses, naming every call and
+// message at fault, a history the servers reject (ErrBadHistory): a call not
+// answered by tool messages right after its assistant message (G01, G03), a
+// result without a call id (G06), a result that answers no call of the
+// assistant message before it (G02). DecodeRequest reads such histories as
+// they are (it describes what a client sent); CheckHistory reports them,
+// and optionally over-long ids (D04) and non-JSON arguments (G09), which
+// EncodeRequest sends as they are.
 //
 // Tools are function tools; a strict tool's schema is rewritten by
 // StrictSchema on encoding (H03), so the wire always carries a schema

@@ -23,6 +23,9 @@ func (c *Codec) EncodeRequest(req *core.Request) ([]byte, error) {
 		}
 		w.Messages = append(w.Messages, msgs...)
 	}
+	if err := CheckHistory(req.Messages, HistoryChecks{}); err != nil {
+		return nil, &Error{Op: op, Offset: -1, Path: "messages", Err: err}
+	}
 	for i, t := range req.Tools {
 		params := t.InputSchema
 		if t.Strict {
