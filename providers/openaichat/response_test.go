@@ -315,7 +315,9 @@ func TestEncodeRequestRefusesMisplacedParts(t *testing.T) {
 // TestEncodeRequestRefusesBadHistory: histories Chat Completions servers
 // reject with a 400 are refused, naming the call and the message.
 func TestEncodeRequestRefusesBadHistory(t *testing.T) {
-	user := func(s string) core.Message { return core.Message{Role: core.RoleUser, Parts: []core.Part{core.TextPart(s)}} }
+	user := func(s string) core.Message {
+		return core.Message{Role: core.RoleUser, Parts: []core.Part{core.TextPart(s)}}
+	}
 	calls := func(ids ...string) core.Message {
 		m := core.Message{Role: core.RoleAssistant}
 		for _, id := range ids {
