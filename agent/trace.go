@@ -1,9 +1,9 @@
 package agent
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/toolconform/conform/core"
@@ -129,6 +129,5 @@ func oneLine(s string) string {
 		}
 		s = s[:cut] + "…"
 	}
-	b, _ := json.Marshal(s)
-	return string(b)
+	return strconv.Quote(s)
 }
