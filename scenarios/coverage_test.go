@@ -23,6 +23,9 @@ var notApplicable = []struct {
 }{
 	{"A01 A02 A03 A04 A06 A08 A09 A10 A11 A12 A13 B02 B03 B08 B10", "openai-responses anthropic gemini cohere bedrock ollama",
 		"Chat Completions delta shape: tool_calls[] entries routed by index and id on every chunk; this protocol routes by block, item or whole call"},
+	{"A01 A02 A03 A04 A06 A08 A09 A10 A11 A12 A13 B02 B03 B08 B10", "mistral",
+		"a quirk of OpenAI-compatible servers and gateways; Mistral's own API sends whole calls (A07) or index-routed increments (A14), both covered"},
+	{"G05", "openai-responses cohere mistral", "results are matched to calls by id; their order is no rule of the protocol"},
 	{"A07", "openai-responses anthropic gemini cohere bedrock ollama",
 		"every delta of this protocol names its call (block index, item id, or a whole call per part)"},
 	{"A14", "openai-chat openai-responses anthropic gemini cohere bedrock ollama", "the Mistral adapter's whole-call assumption; Mistral only"},
