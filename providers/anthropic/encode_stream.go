@@ -9,6 +9,7 @@ import (
 
 	"github.com/toolconform/conform/core"
 	"github.com/toolconform/conform/providers/internal/sse"
+	"github.com/toolconform/conform/providers/internal/wire"
 )
 
 type sseWriter struct {
@@ -43,7 +44,7 @@ func (sw *sseWriter) delta(index int, typ, field, value string) {
 	b.WriteString(`","`)
 	b.WriteString(field)
 	b.WriteString(`":`)
-	b.Write(quoteRaw(value))
+	b.Write(wire.QuoteRaw(value))
 	b.WriteString(`}}`)
 	sw.write("content_block_delta", b.Bytes())
 }

@@ -2,7 +2,8 @@ package anthropic
 
 import (
 	"errors"
-	"fmt"
+
+	"github.com/toolconform/conform/providers/internal/wire"
 )
 
 // Sentinel errors callers can branch on with errors.Is.
@@ -29,40 +30,16 @@ var (
 	ErrUnsupported = errors.New("not supported by the anthropic protocol")
 )
 
+// protocolName names the protocol in errors.
+const protocolName = "anthropic"
+
 // DecodeError is a failure to decode bytes. Offset is the byte offset of the
 // fault in the body or stream (-1 when unknown); Path is the JSON path of the
-// faulty value when known.
-type DecodeError struct {
-	Op     string
-	Offset int64
-	Path   string
-	Err    error
-}
-
-func (e *DecodeError) Error() string {
-	s := "anthropic: " + e.Op
-	if e.Offset >= 0 {
-		s += fmt.Sprintf(": at byte %d", e.Offset)
-	}
-	if e.Path != "" {
-		s += ": at " + e.Path
-	}
-	return s + ": " + e.Err.Error()
-}
-
-func (e *DecodeError) Unwrap() error { return e.Err }
+// faulty value when known. It is the type every adapter that shares
+// providers/internal/wire uses; its Protocol field says "anthropic".
+type DecodeError = wire.DecodeError
 
 // HistoryError is a conversation that breaks the protocol's history rules.
 // Message is the index in Request.Messages of the offending message and ID
-// the tool call id concerned.
-type HistoryError struct {
-	Message int
-	ID      string
-	Err     error
-}
-
-func (e *HistoryError) Error() string {
-	return fmt.Sprintf("anthropic: encode request: message %d: call id %q: %v", e.Message, e.ID, e.Err)
-}
-
-func (e *HistoryError) Unwrap() error { return e.Err }
+// the call id concerned.
+type HistoryError = wire.HistoryError

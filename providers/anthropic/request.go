@@ -8,6 +8,7 @@ import (
 	"sort"
 
 	"github.com/toolconform/conform/core"
+	"github.com/toolconform/conform/providers/internal/wire"
 )
 
 type wireRequest struct {
@@ -72,22 +73,7 @@ func isProviderRun(typ string) bool {
 
 // decodeErr turns a json error into a DecodeError with the offset it names.
 func decodeErr(op string, base int64, path string, err error) error {
-	var se *json.SyntaxError
-	var te *json.UnmarshalTypeError
-	switch {
-	case errors.As(err, &se):
-		return &DecodeError{Op: op, Offset: base + se.Offset, Path: path, Err: fmt.Errorf("%w: %v", ErrMalformed, err)}
-	case errors.As(err, &te):
-		p := path
-		if te.Field != "" {
-			if p != "" {
-				p += "."
-			}
-			p += te.Field
-		}
-		return &DecodeError{Op: op, Offset: base + te.Offset, Path: p, Err: fmt.Errorf("%w: %v", ErrMalformed, err)}
-	}
-	return &DecodeError{Op: op, Offset: -1, Path: path, Err: fmt.Errorf("%w: %v", ErrMalformed, err)}
+	return wire.JSONError(protocolName, op, base, path, ErrMalformed, err)
 }
 
 // decodeBlocks reads content that is either a string or an array of blocks.
@@ -149,7 +135,7 @@ func (a *Adapter) DecodeRequest(body []byte) (*core.Request, error) {
 		case "assistant":
 			m.Role = core.RoleAssistant
 		default:
-			return nil, &DecodeError{Op: op, Offset: -1, Path: path + ".role", Err: fmt.Errorf("%w: unknown role %q", ErrMalformed, wm.Role)}
+			return nil, &DecodeError{Protocol: protocolName, Op: op, Offset: -1, Path: path + ".role", Err: fmt.Errorf("%w: unknown role %q", ErrMalformed, wm.Role)}
 		}
 		m.Parts = []core.Part{}
 		for j, b := range blocks {
@@ -185,7 +171,7 @@ func (a *Adapter) DecodeRequest(body []byte) (*core.Request, error) {
 		case "tool":
 			req.ToolChoice = &core.ToolChoice{Mode: core.ToolChoiceTool, Name: tc.Name}
 		default:
-			return nil, &DecodeError{Op: op, Offset: -1, Path: "tool_choice.type", Err: fmt.Errorf("%w: unknown tool_choice type %q", ErrMalformed, tc.Type)}
+			return nil, &DecodeError{Protocol: protocolName, Op: op, Offset: -1, Path: "tool_choice.type", Err: fmt.Errorf("%w: unknown tool_choice type %q", ErrMalformed, tc.Type)}
 		}
 		if tc.DisableParallelToolUse != nil {
 			p := !*tc.DisableParallelToolUse
@@ -287,7 +273,7 @@ func ValidateHistory(req *core.Request) error {
 		if m.Role == core.RoleAssistant {
 			for _, c := range m.Calls() {
 				if j, dup := seen[c.ID]; dup {
-					errs = append(errs, &HistoryError{Message: t.start, ID: c.ID, Err: fmt.Errorf("%w: first used in message %d", ErrDuplicateID, j)})
+					errs = append(errs, &HistoryError{Protocol: protocolName, IDField: "call id", Message: t.start, ID: c.ID, Err: fmt.Errorf("%w: first used in message %d", ErrDuplicateID, j)})
 					continue
 				}
 				seen[c.ID] = t.start
@@ -300,7 +286,7 @@ func ValidateHistory(req *core.Request) error {
 					}
 				}
 				if !answered {
-					errs = append(errs, &HistoryError{Message: t.start, ID: c.ID, Err: ErrMissingResult})
+					errs = append(errs, &HistoryError{Protocol: protocolName, IDField: "call id", Message: t.start, ID: c.ID, Err: ErrMissingResult})
 				}
 			}
 		}
@@ -316,7 +302,7 @@ func ValidateHistory(req *core.Request) error {
 		for _, r := range results {
 			at := resultIndex(msgs, t, r.CallID)
 			if got[r.CallID] {
-				errs = append(errs, &HistoryError{Message: at, ID: r.CallID, Err: fmt.Errorf("%w: two results for one call", ErrDuplicateID)})
+				errs = append(errs, &HistoryError{Protocol: protocolName, IDField: "call id", Message: at, ID: r.CallID, Err: fmt.Errorf("%w: two results for one call", ErrDuplicateID)})
 				continue
 			}
 			got[r.CallID] = true
@@ -327,7 +313,7 @@ func ValidateHistory(req *core.Request) error {
 				}
 			}
 			if !found {
-				errs = append(errs, &HistoryError{Message: at, ID: r.CallID, Err: ErrOrphanResult})
+				errs = append(errs, &HistoryError{Protocol: protocolName, IDField: "call id", Message: at, ID: r.CallID, Err: ErrOrphanResult})
 			}
 		}
 	}
@@ -509,7 +495,7 @@ func encodeMessage(i int, m core.Message, prevCalls []core.Call) (outMessage, er
 				}
 				args, err := checkArgs(*p.Call)
 				if err != nil {
-					return om, &HistoryError{Message: i, ID: p.Call.ID, Err: err}
+					return om, &HistoryError{Protocol: protocolName, IDField: "call id", Message: i, ID: p.Call.ID, Err: err}
 				}
 				om.Content = append(om.Content, map[string]any{"type": "tool_use", "id": p.Call.ID, "name": p.Call.Name, "input": args})
 			default:

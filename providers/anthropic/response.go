@@ -122,7 +122,7 @@ func (a *Adapter) DecodeResponse(body []byte) (*core.Response, error) {
 		}
 		if p.Kind == core.PartToolCall {
 			if j, dup := ids[p.Call.ID]; dup {
-				return nil, &DecodeError{Op: op, Offset: -1, Path: path + ".id", Err: fmt.Errorf("%w: %q also at content[%d]", ErrDuplicateID, p.Call.ID, j)}
+				return nil, &DecodeError{Protocol: protocolName, Op: op, Offset: -1, Path: path + ".id", Err: fmt.Errorf("%w: %q also at content[%d]", ErrDuplicateID, p.Call.ID, j)}
 			}
 			ids[p.Call.ID] = i
 			if !json.Valid(p.Call.Arguments) {

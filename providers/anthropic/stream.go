@@ -8,6 +8,7 @@ import (
 	"io"
 
 	"github.com/toolconform/conform/core"
+	"github.com/toolconform/conform/providers/internal/wire"
 )
 
 // blockState is what the decoder keeps about one content block.
@@ -39,7 +40,7 @@ type streamDelta struct {
 
 type stream struct {
 	a       *Adapter
-	sse     *sseReader
+	sse     *wire.SSEReader
 	queue   []core.Event
 	qhead   int
 	blocks  map[int]*blockState
@@ -58,7 +59,7 @@ type stream struct {
 // DecodeStream reads an Anthropic SSE stream one event at a time. See the
 // package documentation for how each event maps to core events.
 func (a *Adapter) DecodeStream(r io.Reader) core.EventStream {
-	return &stream{a: a, sse: newSSEReader(r, a.maxEvent), blocks: map[int]*blockState{}, ids: map[string]bool{}}
+	return &stream{a: a, sse: wire.NewSSEReader(r, a.maxEvent, protocolName, ErrTooLarge), blocks: map[int]*blockState{}, ids: map[string]bool{}}
 }
 
 func (s *stream) emit(e core.Event) {
@@ -93,10 +94,10 @@ func (s *stream) Next() (core.Event, error) {
 		if s.err != nil {
 			return core.Event{}, s.err
 		}
-		ev, err := s.sse.next()
+		ev, err := s.sse.Next()
 		if err == io.EOF {
 			if s.started && !s.stopped && !s.errored {
-				s.err = &DecodeError{Op: "decode stream", Offset: s.sse.offset(), Err: ErrTruncated}
+				s.err = &DecodeError{Protocol: protocolName, Op: "decode stream", Offset: s.sse.Offset(), Err: ErrTruncated}
 			} else {
 				s.err = io.EOF
 			}
@@ -112,11 +113,11 @@ func (s *stream) Next() (core.Event, error) {
 	}
 }
 
-func (s *stream) fail(ev sseEvent, format string, args ...any) error {
-	return &DecodeError{Op: "decode stream", Offset: ev.Offset, Err: fmt.Errorf("%w: "+format, append([]any{ErrMalformed}, args...)...)}
+func (s *stream) fail(ev wire.SSEEvent, format string, args ...any) error {
+	return &DecodeError{Protocol: protocolName, Op: "decode stream", Offset: ev.Offset, Err: fmt.Errorf("%w: "+format, append([]any{ErrMalformed}, args...)...)}
 }
 
-func (s *stream) handle(ev sseEvent) error {
+func (s *stream) handle(ev wire.SSEEvent) error {
 	data := bytes.TrimSpace(ev.Data)
 	if len(data) == 0 {
 		return nil
@@ -125,9 +126,9 @@ func (s *stream) handle(ev sseEvent) error {
 	if err := json.Unmarshal(data, &se); err != nil {
 		var syn *json.SyntaxError
 		if errors.As(err, &syn) {
-			return &DecodeError{Op: "decode stream", Offset: ev.Offset, Err: fmt.Errorf("%w: event data at byte %d: %v", ErrMalformed, syn.Offset, err)}
+			return &DecodeError{Protocol: protocolName, Op: "decode stream", Offset: ev.Offset, Err: fmt.Errorf("%w: event data at byte %d: %v", ErrMalformed, syn.Offset, err)}
 		}
-		return &DecodeError{Op: "decode stream", Offset: ev.Offset, Err: fmt.Errorf("%w: %v", ErrMalformed, err)}
+		return &DecodeError{Protocol: protocolName, Op: "decode stream", Offset: ev.Offset, Err: fmt.Errorf("%w: %v", ErrMalformed, err)}
 	}
 	typ := se.Type
 	if typ == "" {
@@ -162,7 +163,7 @@ func (s *stream) handle(ev sseEvent) error {
 			return s.fail(ev, "content_block_start for block %d that is already open", i)
 		}
 		if len(s.blocks) >= s.a.maxBlocks {
-			return &DecodeError{Op: "decode stream", Offset: ev.Offset, Err: fmt.Errorf("more than %d content blocks: %w", s.a.maxBlocks, ErrTooLarge)}
+			return &DecodeError{Protocol: protocolName, Op: "decode stream", Offset: ev.Offset, Err: fmt.Errorf("more than %d content blocks: %w", s.a.maxBlocks, ErrTooLarge)}
 		}
 		cb := se.ContentBlock
 		b := &blockState{open: true}
@@ -184,7 +185,7 @@ func (s *stream) handle(ev sseEvent) error {
 		case "tool_use":
 			b.typ = "tool_use"
 			if s.ids[cb.ID] && cb.ID != "" {
-				return &DecodeError{Op: "decode stream", Offset: ev.Offset, Err: fmt.Errorf("%w: tool_use id %q", ErrDuplicateID, cb.ID)}
+				return &DecodeError{Protocol: protocolName, Op: "decode stream", Offset: ev.Offset, Err: fmt.Errorf("%w: tool_use id %q", ErrDuplicateID, cb.ID)}
 			}
 			s.ids[cb.ID] = true
 			in := bytes.TrimSpace(cb.Input)
@@ -273,13 +274,13 @@ func (s *stream) handle(ev sseEvent) error {
 	return nil
 }
 
-func (s *stream) delta(ev sseEvent, index int, b *blockState, d streamDelta) error {
+func (s *stream) delta(ev wire.SSEEvent, index int, b *blockState, d streamDelta) error {
 	str := func(raw json.RawMessage, field string) (string, error) {
 		raw = bytes.TrimSpace(raw)
 		if len(raw) == 0 || string(raw) == "null" {
 			return "", nil
 		}
-		v, err := unquoteRaw(raw)
+		v, err := wire.UnquoteRaw(raw)
 		if err != nil {
 			return "", s.fail(ev, "delta.%s: %v", field, err)
 		}

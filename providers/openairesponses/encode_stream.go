@@ -10,6 +10,7 @@ import (
 
 	"github.com/toolconform/conform/core"
 	"github.com/toolconform/conform/providers/internal/sse"
+	"github.com/toolconform/conform/providers/internal/wire"
 )
 
 type sseWriter struct {
@@ -145,12 +146,12 @@ func (a *Adapter) EncodeStream(w io.Writer, events []core.Event) error {
 		case core.EventText:
 			open("message")
 			if e.Text != "" {
-				sw.writeRaw("response.output_text.delta", fmt.Sprintf(`"item_id":"msg_%d","output_index":%d,"content_index":0,"delta":%s`, curIdx, curIdx, quoteRaw(e.Text)))
+				sw.writeRaw("response.output_text.delta", fmt.Sprintf(`"item_id":"msg_%d","output_index":%d,"content_index":0,"delta":%s`, curIdx, curIdx, wire.QuoteRaw(e.Text)))
 			}
 		case core.EventThinking:
 			open("reasoning")
 			if e.Text != "" {
-				sw.writeRaw("response.reasoning_summary_text.delta", fmt.Sprintf(`"item_id":"rs_%d","output_index":%d,"summary_index":0,"delta":%s`, curIdx, curIdx, quoteRaw(e.Text)))
+				sw.writeRaw("response.reasoning_summary_text.delta", fmt.Sprintf(`"item_id":"rs_%d","output_index":%d,"summary_index":0,"delta":%s`, curIdx, curIdx, wire.QuoteRaw(e.Text)))
 			}
 			if e.Signature != "" {
 				sw.write("response.output_item.done", map[string]any{"output_index": curIdx, "item": map[string]any{
@@ -184,7 +185,7 @@ func (a *Adapter) EncodeStream(w io.Writer, events []core.Event) error {
 			}
 			sawCall = true
 			sw.writeRaw("response.output_item.added", fmt.Sprintf(`"output_index":%d,"item":{"id":%s,"type":"function_call","status":"in_progress","call_id":%s,"name":%s,"arguments":%s}`,
-				idx, quoteRaw(it.itemID), quoteRaw(it.callID), quoteRaw(it.name), quoteRaw(c.ArgsDelta)))
+				idx, wire.QuoteRaw(it.itemID), wire.QuoteRaw(it.callID), wire.QuoteRaw(it.name), wire.QuoteRaw(c.ArgsDelta)))
 		case core.EventCallDelta:
 			if e.Chunk == nil {
 				return fmt.Errorf("openai-responses: encode stream: event %d: call delta without chunk", i)
@@ -195,7 +196,7 @@ func (a *Adapter) EncodeStream(w io.Writer, events []core.Event) error {
 			}
 			if e.Chunk.ArgsDelta != "" {
 				it.args.WriteString(e.Chunk.ArgsDelta)
-				sw.writeRaw("response.function_call_arguments.delta", fmt.Sprintf(`"item_id":%s,"output_index":%d,"delta":%s`, quoteRaw(it.itemID), it.index, quoteRaw(e.Chunk.ArgsDelta)))
+				sw.writeRaw("response.function_call_arguments.delta", fmt.Sprintf(`"item_id":%s,"output_index":%d,"delta":%s`, wire.QuoteRaw(it.itemID), it.index, wire.QuoteRaw(e.Chunk.ArgsDelta)))
 			}
 		case core.EventCallEnd:
 			if e.Chunk == nil {
@@ -210,9 +211,9 @@ func (a *Adapter) EncodeStream(w io.Writer, events []core.Event) error {
 			if e.Chunk.Args != nil {
 				args = *e.Chunk.Args
 			}
-			sw.writeRaw("response.function_call_arguments.done", fmt.Sprintf(`"item_id":%s,"output_index":%d,"arguments":%s`, quoteRaw(it.itemID), it.index, quoteRaw(args)))
+			sw.writeRaw("response.function_call_arguments.done", fmt.Sprintf(`"item_id":%s,"output_index":%d,"arguments":%s`, wire.QuoteRaw(it.itemID), it.index, wire.QuoteRaw(args)))
 			sw.writeRaw("response.output_item.done", fmt.Sprintf(`"output_index":%d,"item":{"id":%s,"type":"function_call","status":"completed","call_id":%s,"name":%s,"arguments":%s}`,
-				it.index, quoteRaw(it.itemID), quoteRaw(it.callID), quoteRaw(it.name), quoteRaw(args)))
+				it.index, wire.QuoteRaw(it.itemID), wire.QuoteRaw(it.callID), wire.QuoteRaw(it.name), wire.QuoteRaw(args)))
 		case core.EventUsage:
 			if e.Usage != nil {
 				u := *e.Usage

@@ -9,6 +9,7 @@ import (
 
 	"github.com/toolconform/conform/core"
 	"github.com/toolconform/conform/providers/internal/oaichat"
+	"github.com/toolconform/conform/providers/internal/wire"
 )
 
 type wireRequest struct {
@@ -68,23 +69,9 @@ type wireContent struct {
 	Text string `json:"text"`
 }
 
+// decodeErr turns a json error into a DecodeError with the offset it names.
 func decodeErr(op string, base int64, path string, err error) error {
-	var se *json.SyntaxError
-	var te *json.UnmarshalTypeError
-	switch {
-	case errors.As(err, &se):
-		return &DecodeError{Op: op, Offset: base + se.Offset, Path: path, Err: fmt.Errorf("%w: %v", ErrMalformed, err)}
-	case errors.As(err, &te):
-		p := path
-		if te.Field != "" {
-			if p != "" {
-				p += "."
-			}
-			p += te.Field
-		}
-		return &DecodeError{Op: op, Offset: base + te.Offset, Path: p, Err: fmt.Errorf("%w: %v", ErrMalformed, err)}
-	}
-	return &DecodeError{Op: op, Offset: -1, Path: path, Err: fmt.Errorf("%w: %v", ErrMalformed, err)}
+	return wire.JSONError(protocolName, op, base, path, ErrMalformed, err)
 }
 
 // decodeText reads message content: a string or a list of content parts, of
@@ -152,7 +139,7 @@ func (d *itemDecoder) item(it wireItem, path string) error {
 		case "system", "developer":
 			d.msgs = append(d.msgs, core.Message{Role: core.RoleSystem, Parts: nonNil(parts)})
 		default:
-			return &DecodeError{Op: d.op, Offset: -1, Path: path + ".role", Err: fmt.Errorf("%w: unknown role %q", ErrMalformed, it.Role)}
+			return &DecodeError{Protocol: protocolName, Op: d.op, Offset: -1, Path: path + ".role", Err: fmt.Errorf("%w: unknown role %q", ErrMalformed, it.Role)}
 		}
 	case "reasoning":
 		m := d.last(core.RoleAssistant)
@@ -190,7 +177,7 @@ func argsOf(raw json.RawMessage) (string, bool) {
 		return "", false
 	}
 	if raw[0] == '"' {
-		s, err := unquoteRaw(raw)
+		s, err := wire.UnquoteRaw(raw)
 		if err != nil {
 			return "", false
 		}
@@ -286,7 +273,7 @@ func (a *Adapter) DecodeRequest(body []byte) (*core.Request, error) {
 			case "required":
 				req.ToolChoice = &core.ToolChoice{Mode: core.ToolChoiceRequired}
 			default:
-				return nil, &DecodeError{Op: op, Offset: -1, Path: "tool_choice", Err: fmt.Errorf("%w: unknown tool_choice %q", ErrMalformed, s)}
+				return nil, &DecodeError{Protocol: protocolName, Op: op, Offset: -1, Path: "tool_choice", Err: fmt.Errorf("%w: unknown tool_choice %q", ErrMalformed, s)}
 			}
 		} else {
 			var o struct {
@@ -325,7 +312,7 @@ func validate(msgs []core.Message, base int, stored map[string]bool) error {
 	for i, m := range msgs {
 		for _, r := range m.Results() {
 			if _, ok := calls[r.CallID]; !ok && !stored[r.CallID] {
-				errs = append(errs, &HistoryError{Message: base + i, ID: r.CallID, Err: ErrOrphanOutput})
+				errs = append(errs, &HistoryError{Protocol: protocolName, IDField: "call_id", Message: base + i, ID: r.CallID, Err: ErrOrphanOutput})
 			}
 			answered[r.CallID] = true
 		}
@@ -334,7 +321,7 @@ func validate(msgs []core.Message, base int, stored map[string]bool) error {
 		}
 		for _, c := range m.Calls() {
 			if j, dup := calls[c.ID]; dup {
-				errs = append(errs, &HistoryError{Message: base + i, ID: c.ID, Err: fmt.Errorf("%w: first used in message %d", ErrDuplicateID, j)})
+				errs = append(errs, &HistoryError{Protocol: protocolName, IDField: "call_id", Message: base + i, ID: c.ID, Err: fmt.Errorf("%w: first used in message %d", ErrDuplicateID, j)})
 				continue
 			}
 			calls[c.ID] = base + i
@@ -346,7 +333,7 @@ func validate(msgs []core.Message, base int, stored map[string]bool) error {
 		}
 		for _, c := range m.Calls() {
 			if !answered[c.ID] {
-				errs = append(errs, &HistoryError{Message: base + i, ID: c.ID, Err: ErrMissingOutput})
+				errs = append(errs, &HistoryError{Protocol: protocolName, IDField: "call_id", Message: base + i, ID: c.ID, Err: ErrMissingOutput})
 			}
 		}
 	}
@@ -402,7 +389,7 @@ func (a *Adapter) EncodeRequestAfter(req *core.Request, previousResponseID strin
 	}
 	for _, c := range req.Messages[last].Calls() {
 		if !answered[c.ID] {
-			errs = append(errs, &HistoryError{Message: last, ID: c.ID, Err: ErrMissingOutput})
+			errs = append(errs, &HistoryError{Protocol: protocolName, IDField: "call_id", Message: last, ID: c.ID, Err: ErrMissingOutput})
 		}
 	}
 	if err := errors.Join(errs...); err != nil {
@@ -533,7 +520,7 @@ func encodeParts(i int, parts []core.Part, forResponse bool) ([]map[string]any, 
 			}
 			args, err := argsString(*p.Call)
 			if err != nil {
-				return nil, &HistoryError{Message: i, ID: p.Call.ID, Err: err}
+				return nil, &HistoryError{Protocol: protocolName, IDField: "call_id", Message: i, ID: p.Call.ID, Err: err}
 			}
 			it := map[string]any{"type": "function_call", "call_id": p.Call.ID, "name": p.Call.Name, "arguments": args}
 			if p.Call.ItemID != "" {

@@ -157,7 +157,7 @@ func (a *Adapter) DecodeResponse(body []byte) (*core.Response, error) {
 			resp.Message.Parts = append(resp.Message.Parts, reasoningParts(it)...)
 		case "function_call":
 			if j, dup := seen[it.CallID]; dup {
-				return nil, &DecodeError{Op: op, Offset: -1, Path: path + ".call_id", Err: fmt.Errorf("%w: %q also at output[%d]", ErrDuplicateID, it.CallID, j)}
+				return nil, &DecodeError{Protocol: protocolName, Op: op, Offset: -1, Path: path + ".call_id", Err: fmt.Errorf("%w: %q also at output[%d]", ErrDuplicateID, it.CallID, j)}
 			}
 			seen[it.CallID] = i
 			c, ok := callOf(it)

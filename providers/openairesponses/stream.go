@@ -8,6 +8,7 @@ import (
 	"io"
 
 	"github.com/toolconform/conform/core"
+	"github.com/toolconform/conform/providers/internal/wire"
 )
 
 type streamEvent struct {
@@ -29,7 +30,7 @@ type callState struct {
 
 type stream struct {
 	a        *Adapter
-	sse      *sseReader
+	sse      *wire.SSEReader
 	queue    []core.Event
 	qhead    int
 	calls    map[string]*callState // by item id
@@ -46,7 +47,7 @@ type stream struct {
 // DecodeStream reads a Responses SSE stream one event at a time. See the
 // package documentation for how each event maps to core events.
 func (a *Adapter) DecodeStream(r io.Reader) core.EventStream {
-	return &stream{a: a, sse: newSSEReader(r, a.maxEvent), calls: map[string]*callState{}, callIDs: map[string]bool{}}
+	return &stream{a: a, sse: wire.NewSSEReader(r, a.maxEvent, protocolName, ErrTooLarge), calls: map[string]*callState{}, callIDs: map[string]bool{}}
 }
 
 func (s *stream) emit(e core.Event) {
@@ -73,10 +74,10 @@ func (s *stream) Next() (core.Event, error) {
 		if s.err != nil {
 			return core.Event{}, s.err
 		}
-		ev, err := s.sse.next()
+		ev, err := s.sse.Next()
 		if err == io.EOF {
 			if !s.finished && !s.errored && (s.id != "" || s.sawCall || s.idSent) {
-				s.err = &DecodeError{Op: "decode stream", Offset: s.sse.offset(), Err: ErrTruncated}
+				s.err = &DecodeError{Protocol: protocolName, Op: "decode stream", Offset: s.sse.Offset(), Err: ErrTruncated}
 			} else {
 				s.err = io.EOF
 			}
@@ -92,23 +93,23 @@ func (s *stream) Next() (core.Event, error) {
 	}
 }
 
-func (s *stream) fail(ev sseEvent, format string, args ...any) error {
-	return &DecodeError{Op: "decode stream", Offset: ev.Offset, Err: fmt.Errorf("%w: "+format, append([]any{ErrMalformed}, args...)...)}
+func (s *stream) fail(ev wire.SSEEvent, format string, args ...any) error {
+	return &DecodeError{Protocol: protocolName, Op: "decode stream", Offset: ev.Offset, Err: fmt.Errorf("%w: "+format, append([]any{ErrMalformed}, args...)...)}
 }
 
-func (s *stream) str(ev sseEvent, raw json.RawMessage, field string) (string, error) {
+func (s *stream) str(ev wire.SSEEvent, raw json.RawMessage, field string) (string, error) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || string(raw) == "null" {
 		return "", nil
 	}
-	v, err := unquoteRaw(raw)
+	v, err := wire.UnquoteRaw(raw)
 	if err != nil {
 		return "", s.fail(ev, "%s: %v", field, err)
 	}
 	return v, nil
 }
 
-func (s *stream) handle(ev sseEvent) error {
+func (s *stream) handle(ev wire.SSEEvent) error {
 	data := bytes.TrimSpace(ev.Data)
 	if len(data) == 0 || string(data) == "[DONE]" {
 		return nil
@@ -117,9 +118,9 @@ func (s *stream) handle(ev sseEvent) error {
 	if err := json.Unmarshal(data, &se); err != nil {
 		var syn *json.SyntaxError
 		if errors.As(err, &syn) {
-			return &DecodeError{Op: "decode stream", Offset: ev.Offset, Err: fmt.Errorf("%w: event data at byte %d: %v", ErrMalformed, syn.Offset, err)}
+			return &DecodeError{Protocol: protocolName, Op: "decode stream", Offset: ev.Offset, Err: fmt.Errorf("%w: event data at byte %d: %v", ErrMalformed, syn.Offset, err)}
 		}
-		return &DecodeError{Op: "decode stream", Offset: ev.Offset, Err: fmt.Errorf("%w: %v", ErrMalformed, err)}
+		return &DecodeError{Protocol: protocolName, Op: "decode stream", Offset: ev.Offset, Err: fmt.Errorf("%w: %v", ErrMalformed, err)}
 	}
 	typ := se.Type
 	if typ == "" {
@@ -146,10 +147,10 @@ func (s *stream) handle(ev sseEvent) error {
 		}
 		it := se.Item
 		if s.callIDs[it.CallID] {
-			return &DecodeError{Op: "decode stream", Offset: ev.Offset, Err: fmt.Errorf("%w: %q", ErrDuplicateID, it.CallID)}
+			return &DecodeError{Protocol: protocolName, Op: "decode stream", Offset: ev.Offset, Err: fmt.Errorf("%w: %q", ErrDuplicateID, it.CallID)}
 		}
 		if len(s.calls) >= s.a.maxItems {
-			return &DecodeError{Op: "decode stream", Offset: ev.Offset, Err: fmt.Errorf("more than %d function calls: %w", s.a.maxItems, ErrTooLarge)}
+			return &DecodeError{Protocol: protocolName, Op: "decode stream", Offset: ev.Offset, Err: fmt.Errorf("more than %d function calls: %w", s.a.maxItems, ErrTooLarge)}
 		}
 		s.callIDs[it.CallID] = true
 		s.calls[it.ID] = &callState{}

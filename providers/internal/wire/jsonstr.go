@@ -1,4 +1,4 @@
-package anthropic
+package wire
 
 import (
 	"errors"
@@ -6,12 +6,12 @@ import (
 	"unicode/utf8"
 )
 
-// unquoteRaw decodes a JSON string literal like strconv.Unquote would, but
+// UnquoteRaw decodes a JSON string literal like strconv.Unquote would, but
 // copies bytes that are not valid UTF-8 through unchanged instead of
 // replacing them with U+FFFD. Streamed fragments may split one UTF-8
 // character between two deltas (B05); keeping the raw bytes lets the
 // concatenation come out exact.
-func unquoteRaw(lit []byte) (string, error) {
+func UnquoteRaw(lit []byte) (string, error) {
 	if len(lit) < 2 || lit[0] != '"' || lit[len(lit)-1] != '"' {
 		return "", errors.New("not a JSON string")
 	}
@@ -61,6 +61,7 @@ func unquoteRaw(lit []byte) (string, error) {
 	return string(out), nil
 }
 
+// readU reads the four hex digits of a \u escape.
 func readU(s []byte) (rune, int, error) {
 	if len(s) < 4 {
 		return 0, 0, errors.New("short \\u escape")
@@ -72,10 +73,10 @@ func readU(s []byte) (rune, int, error) {
 	return rune(v), 4, nil
 }
 
-// quoteRaw writes s as a JSON string literal, escaping quotes, backslashes
+// QuoteRaw writes s as a JSON string literal, escaping quotes, backslashes
 // and control characters and copying every other byte, valid UTF-8 or not,
-// unchanged. It is the inverse of unquoteRaw.
-func quoteRaw(s string) []byte {
+// unchanged. It is the inverse of UnquoteRaw.
+func QuoteRaw(s string) []byte {
 	const hex = "0123456789abcdef"
 	out := make([]byte, 0, len(s)+2)
 	out = append(out, '"')

@@ -1,0 +1,71 @@
+package wire
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/toolconform/conform/providers/internal/sse"
+)
+
+// SSEEvent is one dispatched server-sent event. Offset is the byte offset of
+// its first line in the stream.
+type SSEEvent struct {
+	Name   string
+	Data   []byte
+	Offset int64
+}
+
+// countingReader counts the bytes read, for the offset of a truncation.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// SSEReader adapts the shared SSE decoder to an adapter's errors: every
+// failure is a *DecodeError of the adapter's protocol with the offset the
+// decoder names, and an event past the size limit also wraps the adapter's
+// own too-large sentinel.
+type SSEReader struct {
+	protocol string
+	tooLarge error
+	cr       *countingReader
+	d        *sse.Decoder
+}
+
+// NewSSEReader returns a reader of the events of r, none larger than max
+// bytes. protocol names the adapter in errors and tooLarge is the sentinel
+// an oversized event's error wraps.
+func NewSSEReader(r io.Reader, max int, protocol string, tooLarge error) *SSEReader {
+	cr := &countingReader{r: r}
+	return &SSEReader{protocol: protocol, tooLarge: tooLarge, cr: cr, d: sse.NewDecoder(cr, sse.FlushAtEOF(), sse.MaxEventSize(max))}
+}
+
+// Offset returns the number of bytes read so far.
+func (s *SSEReader) Offset() int64 { return s.cr.n }
+
+// Next returns the next event, or io.EOF after the last.
+func (s *SSEReader) Next() (SSEEvent, error) {
+	ev, err := s.d.Next()
+	if err == io.EOF {
+		return SSEEvent{}, io.EOF
+	}
+	if err != nil {
+		var se *sse.Error
+		off := int64(-1)
+		if errors.As(err, &se) {
+			off = se.Offset
+		}
+		if errors.Is(err, sse.ErrEventTooLarge) {
+			return SSEEvent{}, &DecodeError{Protocol: s.protocol, Op: "decode stream", Offset: off, Err: fmt.Errorf("%w: %v", s.tooLarge, err)}
+		}
+		return SSEEvent{}, &DecodeError{Protocol: s.protocol, Op: "decode stream", Offset: off, Err: err}
+	}
+	return SSEEvent{Name: ev.Type, Data: []byte(ev.Data), Offset: s.d.Offset()}, nil
+}

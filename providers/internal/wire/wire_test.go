@@ -1,0 +1,192 @@
+package wire
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/google/go-cmp/cmp"
+	"pgregory.net/rapid"
+)
+
+var errMalformed = errors.New("malformed")
+var errTooLarge = errors.New("too large")
+
+func TestUnquoteRaw(t *testing.T) {
+	tests := []struct {
+		in, want, err string
+	}{
+		{in: `""`, want: ""},
+		{in: `"a\"b\\c\/d"`, want: `a"b\c/d`},
+		{in: `"\b\f\n\r\t"`, want: "\b\f\n\r\t"},
+		{in: `"\u00e9"`, want: "é"},
+		{in: `"\ud83d\ude00"`, want: "😀"},
+		{in: "\"\xe2\x82\"", want: "\xe2\x82"}, // half a UTF-8 character stays as bytes (B05)
+		{in: `"\ud83d"`, want: "\uFFFD"},       // a lone surrogate becomes U+FFFD as in encoding/json
+		{in: `abc`, err: "not a JSON string"},
+		{in: `"`, err: "not a JSON string"},
+		{in: `"\"`, err: "bad escape at end of string"},
+		{in: `"\x"`, err: `bad escape \x`},
+		{in: `"\u12"`, err: "short \\u escape"},
+		{in: `"\uzzzz"`, err: "bad \\u escape"},
+	}
+	for _, tt := range tests {
+		got, err := UnquoteRaw([]byte(tt.in))
+		gotErr := ""
+		if err != nil {
+			gotErr = err.Error()
+		}
+		if gotErr != tt.err || got != tt.want {
+			t.Errorf("UnquoteRaw(%q) = %q, %q; want %q, %q", tt.in, got, gotErr, tt.want, tt.err)
+		}
+	}
+}
+
+func TestQuoteRaw(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"", `""`},
+		{`a"b\c`, `"a\"b\\c"`},
+		{"\n\r\t\x01\x1f", `"\n\r\t\u0001\u001f"`},
+		{"\xff", "\"\xff\""},
+		{"é/", `"é/"`},
+	}
+	for _, tt := range tests {
+		if got := string(QuoteRaw(tt.in)); got != tt.want {
+			t.Errorf("QuoteRaw(%q) = %s, want %s", tt.in, got, tt.want)
+		}
+	}
+}
+
+// TestQuoteRawRoundTrip checks that UnquoteRaw inverts QuoteRaw for any
+// bytes, and that for valid UTF-8 encoding/json reads QuoteRaw's output as
+// the same string.
+func TestQuoteRawRoundTrip(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		s := string(rapid.SliceOf(rapid.Byte()).Draw(t, "bytes"))
+		q := QuoteRaw(s)
+		got, err := UnquoteRaw(q)
+		if err != nil {
+			t.Fatalf("UnquoteRaw(%s): %v", q, err)
+		}
+		if got != s {
+			t.Fatalf("round trip of %q gave %q", s, got)
+		}
+		if !json.Valid(q) {
+			return // invalid UTF-8 passes through, which encoding/json rejects
+		}
+		var std string
+		if err := json.Unmarshal(q, &std); err != nil || (std != s && !strings.ContainsRune(std, '\uFFFD')) {
+			t.Fatalf("encoding/json reads %s as %q, %v; want %q", q, std, err, s)
+		}
+	})
+}
+
+func FuzzUnquoteRaw(f *testing.F) {
+	for _, s := range []string{`""`, `"a\u00e9\ud83d\ude00"`, `"\`, `"\u12"`, "\"\xe2\x82\"", `"\ud83d\u0041"`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, lit []byte) {
+		s, err := UnquoteRaw(lit)
+		if err != nil {
+			return
+		}
+		// Whatever decodes must encode to a literal that decodes the same.
+		again, err := UnquoteRaw(QuoteRaw(s))
+		if err != nil || again != s {
+			t.Fatalf("re-quote of %q gave %q, %v", s, again, err)
+		}
+		// Where the input is valid UTF-8 without surrogate escapes,
+		// encoding/json agrees.
+		var std string
+		if utf8.Valid(lit) && json.Unmarshal(lit, &std) == nil && !strings.Contains(string(lit), `\ud`) && !strings.Contains(string(lit), `\uD`) && std != s {
+			t.Fatalf("UnquoteRaw(%s) = %q, encoding/json %q", lit, s, std)
+		}
+	})
+}
+
+func TestJSONError(t *testing.T) {
+	var v struct {
+		A struct {
+			B int `json:"b"`
+		} `json:"a"`
+	}
+	synErr := json.Unmarshal([]byte(`{"a": }`), &v)
+	typeErr := json.Unmarshal([]byte(`{"a": {"b": "x"}}`), &v)
+	tests := []struct {
+		name string
+		err  error
+		want string
+		off  int64
+		path string
+	}{
+		{"syntax", synErr, "p: decode: at byte 17: at messages[0]: malformed: invalid character '}' looking for beginning of value", 17, "messages[0]"},
+		{"type", typeErr, "p: decode: at byte 25: at messages[0].a.b: malformed: json: cannot unmarshal string into Go struct field .a.b of type int", 25, "messages[0].a.b"},
+		{"other", errors.New("boom"), "p: decode: at messages[0]: malformed: boom", -1, "messages[0]"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			de := JSONError("p", "decode", 10, "messages[0]", errMalformed, tt.err)
+			if !errors.Is(de, errMalformed) {
+				t.Errorf("%v does not wrap the malformed sentinel", de)
+			}
+			if de.Offset != tt.off || de.Path != tt.path {
+				t.Errorf("offset, path = %d, %q; want %d, %q", de.Offset, de.Path, tt.off, tt.path)
+			}
+			if tt.name != "type" && de.Error() != tt.want { // the type error's text is encoding/json's own
+				t.Errorf("error = %q, want %q", de.Error(), tt.want)
+			}
+		})
+	}
+}
+
+func TestHistoryError(t *testing.T) {
+	err := &HistoryError{Protocol: "p", Message: 3, IDField: "call_id", ID: "c1", Err: errMalformed}
+	if got, want := err.Error(), `p: encode request: message 3: call_id "c1": malformed`; got != want {
+		t.Errorf("error = %q, want %q", got, want)
+	}
+	if !errors.Is(err, errMalformed) {
+		t.Error("HistoryError does not unwrap")
+	}
+}
+
+func TestSSEReader(t *testing.T) {
+	in := "event: a\ndata: 1\n\n: comment\nevent: b\ndata: 2\ndata: 3\n\n"
+	r := NewSSEReader(strings.NewReader(in), 1<<10, "p", errTooLarge)
+	var got []SSEEvent
+	for {
+		ev, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, ev)
+	}
+	want := []SSEEvent{{Name: "a", Data: []byte("1"), Offset: 0}, {Name: "b", Data: []byte("2\n3"), Offset: 18}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("events (-want +got):\n%s", diff)
+	}
+	if r.Offset() != int64(len(in)) {
+		t.Errorf("Offset() = %d, want %d", r.Offset(), len(in))
+	}
+}
+
+func TestSSEReaderTooLarge(t *testing.T) {
+	in := "data: small\n\ndata: " + strings.Repeat("x", 100) + "\n\n"
+	r := NewSSEReader(strings.NewReader(in), 50, "p", errTooLarge)
+	if _, err := r.Next(); err != nil {
+		t.Fatal(err)
+	}
+	_, err := r.Next()
+	var de *DecodeError
+	if !errors.As(err, &de) || !errors.Is(err, errTooLarge) {
+		t.Fatalf("err = %v, want a DecodeError wrapping the too-large sentinel", err)
+	}
+	if de.Protocol != "p" || de.Offset < 13 {
+		t.Errorf("protocol, offset = %q, %d; want p and an offset in the second event (13 or later)", de.Protocol, de.Offset)
+	}
+}
