@@ -410,3 +410,40 @@ func TestCorpusCollect(t *testing.T) {
 		t.Errorf("collected only %d streams", n)
 	}
 }
+
+// TestCorpusStreamReencode: the events of every recorded stream, written
+// back by EncodeStream, decode to the same events.
+func TestCorpusStreamReencode(t *testing.T) {
+	n := 0
+	for _, path := range corpusFiles(t, corpusDir) {
+		exs, err := loadExchanges(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, ex := range exs {
+			if !ex.Stream {
+				continue
+			}
+			a := New()
+			evs, err := drain(a.DecodeStream(bytes.NewReader(ex.Response)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var buf bytes.Buffer
+			if err := a.EncodeStream(&buf, evs); err != nil {
+				t.Fatalf("%s #%d: encode: %v", filepath.Base(path), i, err)
+			}
+			again, err := drain(a.DecodeStream(&buf))
+			if err != nil {
+				t.Fatalf("%s #%d: decode re-encoded: %v", filepath.Base(path), i, err)
+			}
+			if diff := cmp.Diff(evs, again); diff != "" {
+				t.Errorf("%s #%d: re-encoded stream differs (-recorded +re-encoded):\n%s", filepath.Base(path), i, diff)
+			}
+			n++
+		}
+	}
+	if n < 80 {
+		t.Errorf("re-encoded only %d streams", n)
+	}
+}

@@ -178,3 +178,32 @@ func TestStrictSchemaProperties(t *testing.T) {
 		walk(v)
 	})
 }
+
+// FuzzStrictSchema: arbitrary bytes never panic StrictSchema; a schema it
+// accepts comes out as valid JSON and a second pass changes nothing.
+func FuzzStrictSchema(f *testing.F) {
+	for _, s := range []string{
+		`{"type":"object","properties":{"a":{"type":"string"}}}`,
+		`{"type":"object","properties":{"o":{"type":"object","properties":{"x":{"enum":[1,2]}}}},"$defs":{"D":{"properties":{}}}}`,
+		`{"anyOf":[{"type":"object"},true]}`, `{"items":[{"properties":{"p":{}}}]}`, `true`, `[]`, `{"properties":5}`,
+		`{"type":["object","null"],"properties":{"a":{"type":["string","null"]}},"required":["b"]}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		once, err := StrictSchema(in)
+		if err != nil {
+			return
+		}
+		if !json.Valid(once) {
+			t.Fatalf("StrictSchema(%s) = %s, not JSON", in, once)
+		}
+		twice, err := StrictSchema(once)
+		if err != nil {
+			t.Fatalf("second pass over %s: %v", once, err)
+		}
+		if string(once) != string(twice) {
+			t.Fatalf("not idempotent on %s:\n%s\n%s", in, once, twice)
+		}
+	})
+}
