@@ -360,3 +360,24 @@ func TestEncodeRequestRefusesBadHistory(t *testing.T) {
 		t.Errorf("results then text in one user message: %v", err)
 	}
 }
+
+func TestDecodeToolChoice(t *testing.T) {
+	for body, want := range map[string]*core.ToolChoice{
+		`"auto"`:     {Mode: core.ToolChoiceAuto},
+		`"none"`:     {Mode: core.ToolChoiceNone},
+		`"required"`: {Mode: core.ToolChoiceRequired},
+		`"any"`:      {Mode: core.ToolChoiceRequired},
+		`{"type":"function","function":{"name":"Book"}}`:                      {Mode: core.ToolChoiceTool, Name: "Book"},
+		`{"type":"allowed_tools","allowed_tools":{"mode":"auto","tools":[]}}`: nil,
+		`null`: nil,
+	} {
+		req, err := New().DecodeRequest([]byte(`{"messages":[],"tool_choice":` + body + `}`))
+		if err != nil {
+			t.Errorf("%s: %v", body, err)
+			continue
+		}
+		if diff := cmp.Diff(want, req.ToolChoice); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", body, diff)
+		}
+	}
+}

@@ -265,7 +265,7 @@ func (c *Codec) DecodeRequest(body []byte) (*core.Request, error) {
 		if err != nil {
 			return nil, fieldError(op, "tool_choice", err)
 		}
-		req.ToolChoice = choice
+		req.ToolChoice = choice // nil for forms not modelled
 	}
 	if rf := w.ResponseFormat; rf != nil && rf.Type == "json_schema" && rf.JSONSchema != nil {
 		req.ResponseFormat = &core.ResponseFormat{Name: rf.JSONSchema.Name, Schema: rf.JSONSchema.Schema, Strict: rf.JSONSchema.Strict}
@@ -295,6 +295,9 @@ func decodeToolChoice(raw json.RawMessage) (*core.ToolChoice, error) {
 	}
 	if err := json.Unmarshal(raw, &o); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrBadField, err)
+	}
+	if o.Type != "" && o.Type != "function" {
+		return nil, nil // other forms (allowed_tools, custom) are not modelled
 	}
 	if o.Function.Name == "" {
 		return nil, fmt.Errorf("%w: tool_choice object without function.name", ErrBadField)
