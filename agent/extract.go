@@ -143,6 +143,9 @@ func lineStart(text string, i int) bool {
 func tagAt(text string, i int) (span, bool) {
 	for _, name := range tagNames {
 		open := "<" + name + ">"
+		if rest := text[i:]; len(rest) >= len("<tool_") && len(rest) < len(open) && strings.HasPrefix(open, rest) {
+			return badSpan(text, i, len(text), fmt.Errorf("%w: text ends inside the tag <%s>; the call is truncated", ErrMalformedCall, name)), true
+		}
 		if !strings.HasPrefix(text[i:], open) {
 			continue
 		}
@@ -221,6 +224,11 @@ func fenceAt(text string, i int) (span, bool) {
 // call-shaped, malformed when it starts like a call but does not parse, and
 // plain text otherwise.
 func bareAt(text string, i int) (span, bool) {
+	if !looksLikeCall(text[i:]) {
+		// Checked first, so that scanning stays linear: only an object
+		// that opens like a call is decoded.
+		return span{}, false
+	}
 	d := json.NewDecoder(strings.NewReader(text[i:]))
 	var raw json.RawMessage
 	if err := d.Decode(&raw); err != nil {
@@ -230,9 +238,6 @@ func bareAt(text string, i int) (span, bool) {
 		return span{}, false
 	}
 	end := i + int(d.InputOffset())
-	if !looksLikeCall(string(raw)) {
-		return span{}, false
-	}
 	c, err := parseCallJSON(string(raw))
 	if err != nil {
 		return badSpan(text, i, end, fmt.Errorf("%w: %w", ErrMalformedCall, err)), true
@@ -247,11 +252,11 @@ func badSpan(text string, start, end int, err error) span {
 // looksLikeCall reports whether s opens as a call object: a { followed by a
 // "tool" or "name" key.
 func looksLikeCall(s string) bool {
-	s = strings.TrimSpace(s)
+	s = strings.TrimLeft(s, " \t\r\n")
 	if !strings.HasPrefix(s, "{") {
 		return false
 	}
-	s = strings.TrimSpace(s[1:])
+	s = strings.TrimLeft(s[1:], " \t\r\n")
 	return strings.HasPrefix(s, `"tool"`) || strings.HasPrefix(s, `"name"`)
 }
 
