@@ -20,11 +20,13 @@
 // and Result.Name have no place on the wire and are dropped.
 //
 // Reasoning items become thinking parts, one per summary entry (one empty
-// part when there is none), each with the item id (rs_…) in Part.Data and
+// part when there is none), each with the item id (rs_…) in Part.ItemID and
 // encrypted_content in Part.Signature; consecutive thinking parts with the
-// same Data and Signature are written back as one reasoning item. Thinking
-// parts with neither (another provider's reasoning) cannot be replayed and
-// are dropped on encoding.
+// same ItemID and Signature are written back as one reasoning item. Thinking
+// parts with neither (another provider's reasoning, such as Anthropic
+// redacted thinking, whose payload is in Part.Data) cannot be replayed and
+// are dropped on encoding. The item id is never kept in Part.Data, so
+// another adapter never mistakes it for an opaque payload of its own.
 //
 // Tools are function tools {type, name, description, parameters, strict};
 // built-in tools (web_search, file_search, computer_use, ...) are not
@@ -95,10 +97,11 @@
 //     output_item.done for a call not yet ended ends it the same way, and
 //     one whose status is incomplete does not.
 //   - output_text.delta gives text (refusals are not modelled);
-//     reasoning_summary_text.delta and reasoning_text.delta give thinking;
-//     a reasoning item's output_item.done gives its encrypted_content as a
-//     thinking signature. The reasoning item id cannot travel in a
-//     core.Event and is lost in streams.
+//     reasoning_summary_text.delta and reasoning_text.delta give thinking
+//     with the reasoning item id in Event.ItemID; a reasoning item's
+//     output_item.done gives its encrypted_content as a thinking signature
+//     with the same ItemID. core.Collect puts the id on the thinking part,
+//     as DecodeResponse does.
 //   - response.completed, response.incomplete and response.failed give the
 //     usage and the finish as for bodies; a call still open at
 //     response.incomplete stays open (B11). An error event, or the error of

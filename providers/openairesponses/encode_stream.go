@@ -70,7 +70,9 @@ type encItem struct {
 // (carrying the usage seen before it), and error events.
 //
 // What the wire cannot express is normalised, and DecodeStream gives back
-// the normalised events: a call end always carries the complete arguments
+// the normalised events: thinking events carry the id of their reasoning
+// item (ItemID; one made up as rs_<output index> when they had none, and a
+// new item starts where the id changes); a call end always carries the complete arguments
 // (Args, the deltas joined when it had none); call deltas and ends carry the
 // item id and output index, never the call id; calls without HasIndex take
 // the next free output index; a usage event is written only with a finish;
@@ -95,27 +97,32 @@ func (a *Adapter) EncodeStream(w io.Writer, events []core.Event) error {
 		used[next] = true
 		return next
 	}
-	curIdx, curKind, nItems := -1, "", 0
+	curIdx, curKind, curItem, nItems := -1, "", "", 0
 	closeCur := func() {
 		if curIdx < 0 {
 			return
 		}
-		itemID := fmt.Sprintf("%s_%d", map[string]string{"message": "msg", "reasoning": "rs"}[curKind], curIdx)
-		item := map[string]any{"id": itemID, "type": curKind, "status": "completed"}
+		item := map[string]any{"id": curItem, "type": curKind, "status": "completed"}
 		if curKind == "reasoning" {
 			item["summary"] = []any{}
 		}
 		sw.write("response.output_item.done", map[string]any{"output_index": curIdx, "item": item})
-		curIdx, curKind = -1, ""
+		curIdx, curKind, curItem = -1, "", ""
 	}
-	open := func(kind string) {
-		if curIdx >= 0 && curKind == kind {
+	// open starts an item of kind unless one of that kind and item id is
+	// open; itemID "" continues any open item of the kind, or starts one
+	// with an id made from its output index.
+	open := func(kind, itemID string) {
+		if curIdx >= 0 && curKind == kind && (itemID == "" || itemID == curItem) {
 			return
 		}
 		closeCur()
 		curIdx, curKind = alloc(), kind
 		nItems++
-		itemID := fmt.Sprintf("%s_%d", map[string]string{"message": "msg", "reasoning": "rs"}[kind], curIdx)
+		if itemID == "" {
+			itemID = fmt.Sprintf("%s_%d", map[string]string{"message": "msg", "reasoning": "rs"}[kind], curIdx)
+		}
+		curItem = itemID
 		sw.write("response.output_item.added", map[string]any{"output_index": curIdx, "item": map[string]any{"id": itemID, "type": kind, "status": "in_progress"}})
 	}
 	calls := map[int]*encItem{}
@@ -144,19 +151,19 @@ func (a *Adapter) EncodeStream(w io.Writer, events []core.Event) error {
 	for i, e := range events {
 		switch e.Kind {
 		case core.EventText:
-			open("message")
+			open("message", "")
 			if e.Text != "" {
-				sw.writeRaw("response.output_text.delta", fmt.Sprintf(`"item_id":"msg_%d","output_index":%d,"content_index":0,"delta":%s`, curIdx, curIdx, wire.QuoteRaw(e.Text)))
+				sw.writeRaw("response.output_text.delta", fmt.Sprintf(`"item_id":%s,"output_index":%d,"content_index":0,"delta":%s`, wire.QuoteRaw(curItem), curIdx, wire.QuoteRaw(e.Text)))
 			}
 		case core.EventThinking:
-			open("reasoning")
+			open("reasoning", e.ItemID)
 			if e.Text != "" {
-				sw.writeRaw("response.reasoning_summary_text.delta", fmt.Sprintf(`"item_id":"rs_%d","output_index":%d,"summary_index":0,"delta":%s`, curIdx, curIdx, wire.QuoteRaw(e.Text)))
+				sw.writeRaw("response.reasoning_summary_text.delta", fmt.Sprintf(`"item_id":%s,"output_index":%d,"summary_index":0,"delta":%s`, wire.QuoteRaw(curItem), curIdx, wire.QuoteRaw(e.Text)))
 			}
 			if e.Signature != "" {
 				sw.write("response.output_item.done", map[string]any{"output_index": curIdx, "item": map[string]any{
-					"id": fmt.Sprintf("rs_%d", curIdx), "type": "reasoning", "summary": []any{}, "encrypted_content": e.Signature}})
-				curIdx, curKind = -1, ""
+					"id": curItem, "type": "reasoning", "summary": []any{}, "encrypted_content": e.Signature}})
+				curIdx, curKind, curItem = -1, "", ""
 			}
 		case core.EventCallStart:
 			c := e.Chunk

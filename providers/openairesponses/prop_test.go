@@ -24,6 +24,10 @@ func argText() *rapid.Generator[string] {
 	})
 }
 
+// reasoningIDs are the reasoning item ids thinking events carry; a stream
+// in normal form names the item of every thinking event.
+var reasoningIDs = []string{"rs_a", "rs_b", "rs_0"}
+
 var compactObjects = []string{`{}`, `{"a":1}`, `{"q":"ä 😀","n":[1,2]}`, `{"nested":{"x":null}}`}
 
 // genEvents gives event sequences in the normal form EncodeStream
@@ -74,9 +78,9 @@ func genEvents(t *rapid.T) []core.Event {
 			case 0:
 				out = append(out, core.Event{Kind: core.EventText, Text: rapid.StringMatching(`[a-zä😀 "\\]{1,6}`).Draw(t, "text")})
 			case 1:
-				out = append(out, core.Event{Kind: core.EventThinking, Text: rapid.StringMatching(`[a-z ]{1,8}`).Draw(t, "thinking")})
+				out = append(out, core.Event{Kind: core.EventThinking, Text: rapid.StringMatching(`[a-z ]{1,8}`).Draw(t, "thinking"), ItemID: rapid.SampledFrom(reasoningIDs).Draw(t, "rs")})
 			case 2:
-				out = append(out, core.Event{Kind: core.EventThinking, Signature: rapid.StringMatching(`[A-Za-z0-9+/=]{1,12}`).Draw(t, "enc")})
+				out = append(out, core.Event{Kind: core.EventThinking, Signature: rapid.StringMatching(`[A-Za-z0-9+/=]{1,12}`).Draw(t, "enc"), ItemID: rapid.SampledFrom(reasoningIDs).Draw(t, "rs")})
 			}
 			continue
 		}
@@ -143,7 +147,7 @@ func genResponse(t *rapid.T) *core.Response {
 			r.Message.Parts = append(r.Message.Parts, core.TextPart(rapid.StringMatching(`[a-z ä]{0,8}`).Draw(t, "text")))
 		case 1:
 			r.Message.Parts = append(r.Message.Parts, core.Part{Kind: core.PartThinking, Text: rapid.StringMatching(`[a-z]{0,8}`).Draw(t, "th"),
-				Signature: rapid.StringMatching(`[A-Z]{0,4}`).Draw(t, "enc"), Data: fmt.Sprintf("rs_%d", i)})
+				Signature: rapid.StringMatching(`[A-Z]{0,4}`).Draw(t, "enc"), ItemID: fmt.Sprintf("rs_%d", i)})
 		case 2:
 			calls = true
 			r.Message.Parts = append(r.Message.Parts, core.CallPart(core.Call{ID: fmt.Sprintf("call_%d", i), ItemID: fmt.Sprintf("fc_%d", i), Name: "f",
@@ -213,7 +217,7 @@ func genRequest(t *rapid.T) *core.Request {
 			switch rapid.IntRange(0, 2).Draw(t, "akind") {
 			case 0:
 				am.Parts = append(am.Parts, core.Part{Kind: core.PartThinking, Text: rapid.StringMatching(`[a-z]{0,5}`).Draw(t, "th"),
-					Data: fmt.Sprintf("rs_%d", nid), Signature: rapid.StringMatching(`[A-Z]{0,5}`).Draw(t, "enc")})
+					ItemID: fmt.Sprintf("rs_%d", nid), Signature: rapid.StringMatching(`[A-Z]{0,5}`).Draw(t, "enc")})
 			case 1:
 				am.Parts = append(am.Parts, text("assistant"))
 			case 2:

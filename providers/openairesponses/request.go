@@ -194,7 +194,7 @@ func nonNil(p []core.Part) []core.Part {
 }
 
 // reasoningParts gives one thinking part per summary entry (one empty part
-// when there is no summary), each carrying the item id in Data and the
+// when there is no summary), each carrying the item id in ItemID and the
 // encrypted content in Signature.
 func reasoningParts(it wireItem) []core.Part {
 	enc := ""
@@ -203,17 +203,17 @@ func reasoningParts(it wireItem) []core.Part {
 	}
 	var parts []core.Part
 	for _, s := range it.Summary {
-		parts = append(parts, core.Part{Kind: core.PartThinking, Text: s.Text, Signature: enc, Data: it.ID})
+		parts = append(parts, core.Part{Kind: core.PartThinking, Text: s.Text, Signature: enc, ItemID: it.ID})
 	}
 	var content []wireContent
 	_ = json.Unmarshal(it.Content, &content)
 	for _, c := range content {
 		if c.Type == "reasoning_text" {
-			parts = append(parts, core.Part{Kind: core.PartThinking, Text: c.Text, Signature: enc, Data: it.ID})
+			parts = append(parts, core.Part{Kind: core.PartThinking, Text: c.Text, Signature: enc, ItemID: it.ID})
 		}
 	}
 	if parts == nil {
-		parts = []core.Part{{Kind: core.PartThinking, Signature: enc, Data: it.ID}}
+		parts = []core.Part{{Kind: core.PartThinking, Signature: enc, ItemID: it.ID}}
 	}
 	return parts
 }
@@ -466,7 +466,7 @@ func argsString(c core.Call) (string, error) {
 }
 
 // encodeParts writes an assistant message's parts as output items:
-// consecutive thinking parts of one reasoning item (same Data) as one
+// consecutive thinking parts of one reasoning item (same ItemID) as one
 // reasoning item, runs of text as one message item, calls as function_call
 // items with their item id (D08).
 func encodeParts(i int, parts []core.Part, forResponse bool) ([]map[string]any, error) {
@@ -489,14 +489,14 @@ func encodeParts(i int, parts []core.Part, forResponse bool) ([]map[string]any, 
 			text = append(text, map[string]any{"type": "output_text", "text": p.Text})
 		case core.PartThinking:
 			flushText()
-			if p.Data == "" && p.Signature == "" {
+			if p.ItemID == "" && p.Signature == "" {
 				// Reasoning without an item id or encrypted content
 				// (another provider's thinking) cannot be replayed.
 				continue
 			}
 			summary := []map[string]any{}
 			group := []core.Part{p}
-			for k+1 < len(parts) && parts[k+1].Kind == core.PartThinking && parts[k+1].Data == p.Data && parts[k+1].Signature == p.Signature && p.Data != "" {
+			for k+1 < len(parts) && parts[k+1].Kind == core.PartThinking && parts[k+1].ItemID == p.ItemID && parts[k+1].Signature == p.Signature && p.ItemID != "" {
 				k++
 				group = append(group, parts[k])
 			}
@@ -506,8 +506,8 @@ func encodeParts(i int, parts []core.Part, forResponse bool) ([]map[string]any, 
 				}
 			}
 			it := map[string]any{"type": "reasoning", "summary": summary}
-			if p.Data != "" {
-				it["id"] = p.Data
+			if p.ItemID != "" {
+				it["id"] = p.ItemID
 			}
 			if p.Signature != "" {
 				it["encrypted_content"] = p.Signature

@@ -41,8 +41,8 @@ func TestEncodeRequestWire(t *testing.T) {
 			msg(core.RoleSystem, core.TextPart("be brief")),
 			msg(core.RoleUser, core.TextPart("hi")),
 			msg(core.RoleAssistant,
-				core.Part{Kind: core.PartThinking, Text: "s1", Data: "rs_1", Signature: "ENC"},
-				core.Part{Kind: core.PartThinking, Text: "s2", Data: "rs_1", Signature: "ENC"},
+				core.Part{Kind: core.PartThinking, Text: "s1", ItemID: "rs_1", Signature: "ENC"},
+				core.Part{Kind: core.PartThinking, Text: "s2", ItemID: "rs_1", Signature: "ENC"},
 				fcall("call_1", "fc_1", `{"a":1}`)),
 			msg(core.RoleTool, output("call_1", "42")),
 		},
@@ -165,7 +165,7 @@ func TestDecodeRequestShapes(t *testing.T) {
 		msg(core.RoleSystem, core.TextPart("sys")),
 		msg(core.RoleSystem, core.TextPart("dev")),
 		msg(core.RoleUser, core.TextPart("q")),
-		msg(core.RoleAssistant, core.Part{Kind: core.PartThinking, Data: "rs_1", Signature: "E"}, fcall("call_1", "fc_1", "{}")),
+		msg(core.RoleAssistant, core.Part{Kind: core.PartThinking, ItemID: "rs_1", Signature: "E"}, fcall("call_1", "fc_1", "{}")),
 		msg(core.RoleTool, core.ResultPart(core.Result{CallID: "call_1", Content: []core.Part{core.TextPart("a"), core.TextPart("b")}})),
 	}, Tools: []core.ToolSpec{{Name: "f", InputSchema: json.RawMessage(`{"type":"object"}`)}}, ToolChoice: &core.ToolChoice{Mode: core.ToolChoiceRequired}}
 	if diff := cmp.Diff(want, req); diff != "" {

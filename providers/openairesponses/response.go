@@ -119,7 +119,7 @@ func callOf(it wireItem) (c core.Call, ok bool) {
 
 // DecodeResponse decodes a /v1/responses body. Output items become the
 // message: message items give text, reasoning items thinking (item id in
-// Data, encrypted content in Signature), function_call items calls with
+// ItemID, encrypted content in Signature), function_call items calls with
 // both ids (D08). Built-in tool items (web_search_call, file_search_call,
 // code_interpreter_call, local_shell_call, apply_patch_call, tool_search_call,
 // program, mcp_call, ...) are provider-run or not modelled and are dropped.

@@ -199,7 +199,7 @@ func (s *stream) handle(ev wire.SSEEvent) error {
 			s.emit(core.Event{Kind: core.EventCallEnd, Chunk: c})
 		case "reasoning":
 			if it.EncryptedContent != nil && *it.EncryptedContent != "" {
-				s.emit(core.Event{Kind: core.EventThinking, Signature: *it.EncryptedContent})
+				s.emit(core.Event{Kind: core.EventThinking, Signature: *it.EncryptedContent, ItemID: it.ID})
 			}
 		}
 	case "response.output_text.delta":
@@ -216,7 +216,7 @@ func (s *stream) handle(ev wire.SSEEvent) error {
 			return err
 		}
 		if d != "" {
-			s.emit(core.Event{Kind: core.EventThinking, Text: d})
+			s.emit(core.Event{Kind: core.EventThinking, Text: d, ItemID: se.ItemID})
 		}
 	case "response.completed", "response.incomplete", "response.failed":
 		s.finished = true

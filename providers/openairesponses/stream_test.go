@@ -1,6 +1,7 @@
 package openairesponses
 
 import (
+	"bytes"
 	"errors"
 	"strings"
 	"testing"
@@ -109,7 +110,7 @@ func TestDecodeStreamFailureModes(t *testing.T) {
 				`{"type":"response.web_search_call.searching","item_id":"ws_1"}`,
 				`{"type":"response.output_item.added","output_index":2,"item":{"id":"ws_1","type":"web_search_call","status":"in_progress"}}`,
 				`{"type":"response.completed","response":{"status":"completed"}}`),
-			want: []core.Event{{Kind: core.EventThinking, Text: "think", ID: "resp_1", Model: "gpt"}, {Kind: core.EventThinking, Signature: "ENC"},
+			want: []core.Event{{Kind: core.EventThinking, Text: "think", ItemID: "rs_1", ID: "resp_1", Model: "gpt"}, {Kind: core.EventThinking, Signature: "ENC", ItemID: "rs_1"},
 				{Kind: core.EventText, Text: "hi"}, {Kind: core.EventFinish, Finish: core.FinishStop, ProviderFinish: "completed"}},
 		},
 		{
@@ -173,3 +174,82 @@ func TestDecodeStreamLimits(t *testing.T) {
 }
 
 func itoa(i int) string { return string(rune('0' + i)) }
+
+// TestReasoningItemID checks that the reasoning item id travels from a
+// stream into Part.ItemID through core.Collect, equal to what the body of
+// the same response gives, and is written back as the reasoning item's id
+// on replay; it is never stored in Part.Data, which other adapters read as
+// an opaque payload (Anthropic redacted thinking).
+func TestReasoningItemID(t *testing.T) {
+	a := New()
+	stream := sseOf(created, `{"type":"response.reasoning_summary_text.delta","item_id":"rs_1","output_index":0,"delta":"th"}`,
+		`{"type":"response.reasoning_summary_text.delta","item_id":"rs_1","output_index":0,"delta":"ink"}`,
+		`{"type":"response.output_item.done","output_index":0,"item":{"id":"rs_1","type":"reasoning","summary":[{"type":"summary_text","text":"think"}],"encrypted_content":"ENC"}}`,
+		`{"type":"response.output_text.delta","item_id":"msg_1","output_index":1,"delta":"hi"}`,
+		`{"type":"response.completed","response":{"status":"completed"}}`)
+	resp, err := core.Collect(a.DecodeStream(strings.NewReader(stream)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []core.Part{{Kind: core.PartThinking, Text: "think", Signature: "ENC", ItemID: "rs_1"}, core.TextPart("hi")}
+	if diff := cmp.Diff(want, resp.Message.Parts); diff != "" {
+		t.Errorf("collected parts (-want +got):\n%s", diff)
+	}
+	body, err := a.DecodeResponse([]byte(`{"id":"resp_1","status":"completed","output":[{"id":"rs_1","type":"reasoning","summary":[{"type":"summary_text","text":"think"}],"encrypted_content":"ENC"},{"type":"message","role":"assistant","content":[{"type":"output_text","text":"hi"}]}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, body.Message.Parts); diff != "" {
+		t.Errorf("body parts (-want +got):\n%s", diff)
+	}
+	out, err := a.EncodeRequest(&core.Request{Model: "m", Messages: []core.Message{msg(core.RoleUser, core.TextPart("q")), resp.Message}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(out), `{"encrypted_content":"ENC","id":"rs_1","summary":[{"text":"think","type":"summary_text"}],"type":"reasoning"}`) {
+		t.Errorf("replayed request lacks the reasoning item rs_1:\n%s", out)
+	}
+}
+
+// TestEncodeStreamReasoningIDs checks the normal form of thinking events:
+// without an item id they get one made from the output index, and a change
+// of id starts a new reasoning item.
+func TestEncodeStreamReasoningIDs(t *testing.T) {
+	a := New()
+	in := []core.Event{
+		{Kind: core.EventThinking, Text: "a"},
+		{Kind: core.EventThinking, Text: "b", ItemID: "rs_x"},
+		{Kind: core.EventThinking, Text: "c", ItemID: "rs_x"},
+		{Kind: core.EventThinking, Signature: "S", ItemID: "rs_y"},
+		{Kind: core.EventFinish, Finish: core.FinishStop, ProviderFinish: "completed"},
+	}
+	var buf bytes.Buffer
+	if err := a.EncodeStream(&buf, in); err != nil {
+		t.Fatal(err)
+	}
+	got, err := drain(a.DecodeStream(&buf))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []core.Event{
+		{Kind: core.EventThinking, Text: "a", ItemID: "rs_0"},
+		{Kind: core.EventThinking, Text: "b", ItemID: "rs_x"},
+		{Kind: core.EventThinking, Text: "c", ItemID: "rs_x"},
+		{Kind: core.EventThinking, Signature: "S", ItemID: "rs_y"},
+		{Kind: core.EventFinish, Finish: core.FinishStop, ProviderFinish: "completed"},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("events (-want +got):\n%s", diff)
+	}
+	resp, err := core.Collect(core.SliceStream(got))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, p := range resp.Message.Parts {
+		ids = append(ids, p.ItemID)
+	}
+	if diff := cmp.Diff([]string{"rs_0", "rs_x", "rs_y"}, ids); diff != "" {
+		t.Errorf("part item ids (-want +got):\n%s", diff)
+	}
+}
