@@ -21,7 +21,8 @@
 // is a result's IsError (a tool message has none); a result's Name is
 // written as the tool message's name only with Config.ToolResultName
 // (Mistral) and is always read.
-// Call.Signature and Call.ItemID are dropped too.
+// Call.Signature and Call.ItemID are dropped too, and so are a part's Data
+// (redacted thinking) and ItemID.
 //
 // A plan part (Cohere's tool_plan) travels as thinking. A part a role
 // cannot hold on this wire (a call in a user message, a result in an
@@ -100,7 +101,9 @@
 // EncodeStream writes one chunk per event, then "data: [DONE]" if the events
 // hold a finish (without one the stream ends as a cut stream does). A finish
 // "other" without a provider reason is written as [DONE] alone, the form the
-// decoder reads it from. What else the wire cannot carry is normalised: Turn, ItemID, Signature and Done are dropped;
+// decoder reads it from. What else the wire cannot carry is normalised: a
+// chunk's Turn, ItemID, Signature and Done, and an event's Signature, Data
+// (redacted thinking) and ItemID are dropped;
 // EventCallEnd without content writes nothing; Chunk.Args is written as the
 // argument text; a call event is read back as a start exactly when it has an
 // id or a name; plan deltas are written as reasoning and read back as
