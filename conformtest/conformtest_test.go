@@ -9,6 +9,7 @@ import (
 
 	"github.com/toolconform/conform/conformtest"
 	"github.com/toolconform/conform/core"
+	"github.com/toolconform/conform/providers"
 	"github.com/toolconform/conform/scenarios/fakeadapter"
 )
 
@@ -65,4 +66,22 @@ func TestRunKnownFailing(t *testing.T) {
 
 func TestRunDir(t *testing.T) {
 	conformtest.Run(t, func() core.Adapter { return fakeadapter.New("fake") }, conformtest.Dir(os.DirFS("testdata"), "cases"))
+}
+
+// TestRunBuiltinAdapters runs conformtest.Run on every built-in adapter with
+// the shared known-failing list, as an adapter's own test would.
+func TestRunBuiltinAdapters(t *testing.T) {
+	for _, a := range providers.All() {
+		name := a.Name()
+		t.Run(name, func(t *testing.T) {
+			newAdapter := func() core.Adapter {
+				a, err := providers.Lookup(name)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return a
+			}
+			conformtest.Run(t, newAdapter, conformtest.KnownFailing("../scenarios/known-failing.txt"))
+		})
+	}
 }

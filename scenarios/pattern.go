@@ -88,6 +88,13 @@ func (p Pattern) Match(name string) bool {
 	return true
 }
 
+// MatchesProtocol reports whether the pattern's first segment matches the
+// protocol name, that is, whether the pattern can select any scenario of
+// that protocol's adapter.
+func (p Pattern) MatchesProtocol(protocol string) bool {
+	return len(p.segs) > 0 && p.segs[0].MatchString(protocol)
+}
+
 // ParsePatternList parses a known-failing list: one pattern per line;
 // blank lines and lines starting with # are ignored, and so is anything
 // after " #" on a pattern line. file names the list in messages.
