@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/toolconform/conform/core"
+	"github.com/toolconform/conform/providers"
 )
 
 // DefaultMaxBodyBytes bounds a provider's response body.
@@ -49,34 +50,16 @@ func (e *HTTPError) Error() string {
 	return fmt.Sprintf("post %s: status %d: %s", e.URL, e.Status, e.Body)
 }
 
-// Path returns the request path of a protocol for a model, streaming or
-// not. Gemini and Bedrock carry the model and the streaming choice in the
-// path; the others in the body.
+// Path returns the request path (and query) of a protocol for a model,
+// streaming or not, from the shared table providers.HTTP. Gemini and
+// Bedrock carry the model and the streaming choice in the path; the others
+// in the body.
 func Path(protocol, model string, stream bool) (string, error) {
-	switch protocol {
-	case "openai-chat", "mistral":
-		return "/v1/chat/completions", nil
-	case "openai-responses":
-		return "/v1/responses", nil
-	case "anthropic":
-		return "/v1/messages", nil
-	case "cohere":
-		return "/v2/chat", nil
-	case "ollama":
-		return "/api/chat", nil
-	case "gemini":
-		m := strings.TrimPrefix(model, "models/")
-		if stream {
-			return "/v1beta/models/" + url.PathEscape(m) + ":streamGenerateContent?alt=sse", nil
-		}
-		return "/v1beta/models/" + url.PathEscape(m) + ":generateContent", nil
-	case "bedrock":
-		if stream {
-			return "/model/" + url.PathEscape(model) + "/converse-stream", nil
-		}
-		return "/model/" + url.PathEscape(model) + "/converse", nil
+	e, err := providers.HTTP(protocol)
+	if err != nil {
+		return "", fmt.Errorf("request path: %w: %w", ErrUnknownProtocol, err)
 	}
-	return "", fmt.Errorf("request path: %w %q; known: anthropic, bedrock, cohere, gemini, mistral, ollama, openai-chat, openai-responses", ErrUnknownProtocol, protocol)
+	return e.URL("", url.PathEscape(strings.TrimPrefix(model, "models/")), stream), nil
 }
 
 // send encodes req with the adapter, posts it and decodes the reply:
@@ -113,6 +96,13 @@ func send(ctx context.Context, a core.Adapter, ep Endpoint, req *core.Request) (
 		}
 	}
 	hr.Header.Set("Content-Type", "application/json")
+	if e, err := providers.HTTP(a.Name()); err == nil {
+		for k, v := range e.ExtraHeaders {
+			if hr.Header.Get(k) == "" {
+				hr.Header.Set(k, v)
+			}
+		}
+	}
 	client := ep.Client
 	if client == nil {
 		client = http.DefaultClient

@@ -39,19 +39,21 @@ type Server struct {
 
 	mu       sync.Mutex
 	script   []core.Response
+	answered int
 	received []Received
 	stall    int
 }
 
-// New starts a fake provider for adapter that answers script in order; a
-// request past the end of the script gets status 500.
+// New starts a fake provider for adapter that answers script in order,
+// one response per request the adapter can decode; a request it cannot
+// decode gets status 400, and one past the end of the script status 500.
 func New(adapter core.Adapter, script ...core.Response) *Server {
 	s := &Server{adapter: adapter, script: script, stall: -1}
 	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
 	return s
 }
 
-// StallAt makes the answer to the n-th request (1-based) stall: a stream
+// StallAt makes the answer to the n-th decodable request (1-based) stall: a stream
 // sends its first half and then waits until the client goes away, a JSON
 // body is never sent.
 func (s *Server) StallAt(n int) {
@@ -77,18 +79,20 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	stream := strings.Contains(r.URL.Path, ":streamGenerateContent") || strings.HasSuffix(r.URL.Path, "/converse-stream") ||
 		(req != nil && req.Stream)
 	s.mu.Lock()
-	n := len(s.received)
 	s.received = append(s.received, Received{Path: r.URL.RequestURI(), Stream: stream, Body: body, Request: req, Err: derr})
+	if derr != nil {
+		s.mu.Unlock()
+		http.Error(w, "decode request: "+derr.Error(), http.StatusBadRequest)
+		return
+	}
+	n := s.answered
+	s.answered++
 	stall := s.stall == n+1
 	var resp *core.Response
 	if n < len(s.script) {
 		resp = &s.script[n]
 	}
 	s.mu.Unlock()
-	if derr != nil {
-		http.Error(w, "decode request: "+derr.Error(), http.StatusBadRequest)
-		return
-	}
 	if resp == nil {
 		http.Error(w, fmt.Sprintf("fake provider: no scripted response for request %d", n+1), http.StatusInternalServerError)
 		return
