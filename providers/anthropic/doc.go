@@ -85,7 +85,11 @@
 //     *DecodeError with the byte offset of the event.
 //
 // EncodeStream writes the events back; the normal form it documents (what
-// the wire cannot express) is what the round-trip property tests. Redacted
-// thinking cannot travel in a core.Event (it has no Data field), so a
-// redacted_thinking block in a stream is dropped.
+// the wire cannot express) is what the round-trip property tests. A
+// redacted_thinking block in a stream becomes one thinking event carrying
+// the block's data in Event.Data, which core.Collect keeps as a part of its
+// own (Part.Data), so it is replayed as redacted_thinking; EncodeStream
+// writes such an event back as a redacted_thinking block. A thinking part
+// without Data is never written as redacted thinking, whatever its ItemID
+// (OpenAI Responses keeps its reasoning item ids there).
 package anthropic

@@ -63,9 +63,12 @@ type encCall struct {
 // finish, error events, and message_stop unless an error was written.
 //
 // What the wire cannot express is normalised, and DecodeStream gives back
-// the normalised events: plan events and chunk fields other than Index, ID,
-// Name, ArgsDelta and Args are dropped; a thinking event with both text and
-// signature comes back as two events; a call without deltas carries its
+// the normalised events: plan events, Event.ItemID and chunk fields other
+// than Index, ID, Name, ArgsDelta and Args are dropped; a thinking event
+// with both text and signature comes back as two events; a thinking event
+// with Data (redacted thinking) is written as a redacted_thinking block of
+// its own and comes back as an event with only Data, followed by its text
+// and signature in a new thinking block; a call without deltas carries its
 // final Args in the start's input; Args on a call that had deltas is dropped;
 // calls without HasIndex take the next free block index; ProviderError.Code
 // is dropped.
@@ -132,6 +135,17 @@ func (a *Adapter) EncodeStream(w io.Writer, events []core.Event) error {
 	for i, e := range events {
 		switch e.Kind {
 		case core.EventText, core.EventThinking:
+			if e.Kind == core.EventThinking && e.Data != "" {
+				// Redacted thinking is a block of its own.
+				closeCur()
+				idx := alloc()
+				sw.writeJSON("content_block_start", map[string]any{"type": "content_block_start", "index": idx,
+					"content_block": map[string]any{"type": "redacted_thinking", "data": e.Data}})
+				sw.writeJSON("content_block_stop", map[string]any{"type": "content_block_stop", "index": idx})
+				if e.Text == "" && e.Signature == "" {
+					continue
+				}
+			}
 			kind := "text"
 			if e.Kind == core.EventThinking {
 				kind = "thinking"

@@ -44,10 +44,14 @@ func genEvents(t *rapid.T) []core.Event {
 			}
 		case 1:
 			for j := rapid.IntRange(1, 3).Draw(t, "thinks"); j > 0; j-- {
-				if rapid.Bool().Draw(t, "sig") {
+				switch rapid.IntRange(0, 2).Draw(t, "think") {
+				case 0:
 					out = append(out, core.Event{Kind: core.EventThinking, Signature: rapid.StringMatching(`[A-Za-z0-9+/=]{1,12}`).Draw(t, "signature")})
-				} else {
+				case 1:
 					out = append(out, core.Event{Kind: core.EventThinking, Text: rapid.StringMatching(`[a-z ]{1,8}`).Draw(t, "thinking")})
+				case 2:
+					// Redacted thinking: a block of its own (G12).
+					out = append(out, core.Event{Kind: core.EventThinking, Data: rapid.StringMatching(`[A-Za-z0-9+/=]{1,16}`).Draw(t, "redacted")})
 				}
 			}
 		case 2:

@@ -182,6 +182,13 @@ func (s *stream) handle(ev wire.SSEEvent) error {
 			if cb.Signature != "" {
 				s.emit(core.Event{Kind: core.EventThinking, Signature: cb.Signature})
 			}
+		case "redacted_thinking":
+			// Redacted thinking comes whole in its start and has no
+			// deltas; its opaque data must be replayed (G12).
+			b.typ = "redacted_thinking"
+			if cb.Data != "" {
+				s.emit(core.Event{Kind: core.EventThinking, Data: cb.Data})
+			}
 		case "tool_use":
 			b.typ = "tool_use"
 			if s.ids[cb.ID] && cb.ID != "" {

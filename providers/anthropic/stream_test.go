@@ -315,3 +315,83 @@ func TestA20ManyFragments(t *testing.T) {
 		t.Fatalf("calls = %+v, want one call with %s", calls, args)
 	}
 }
+
+// TestRedactedThinkingStream checks that a redacted_thinking block in a
+// stream reaches the collected message as a thinking part with its data
+// (G12), apart from the thinking around it, that replaying the message
+// writes it back as redacted_thinking, and that EncodeStream writes it as
+// such a block.
+func TestRedactedThinkingStream(t *testing.T) {
+	a := New()
+	stream := sseOf(
+		`{"type":"message_start","message":{"id":"msg_1","model":"claude","usage":{"input_tokens":1}}}`,
+		`{"type":"content_block_start","index":0,"content_block":{"type":"thinking","thinking":"","signature":""}}`,
+		`{"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"plan"}}`,
+		`{"type":"content_block_delta","index":0,"delta":{"type":"signature_delta","signature":"SIG"}}`,
+		`{"type":"content_block_stop","index":0}`,
+		`{"type":"content_block_start","index":1,"content_block":{"type":"redacted_thinking","data":"OPAQUE"}}`,
+		`{"type":"content_block_stop","index":1}`,
+		`{"type":"content_block_start","index":2,"content_block":{"type":"text","text":""}}`,
+		`{"type":"content_block_delta","index":2,"delta":{"type":"text_delta","text":"hi"}}`,
+		`{"type":"content_block_stop","index":2}`,
+		`{"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":2}}`,
+		`{"type":"message_stop"}`)
+	events, err := drain(a.DecodeStream(strings.NewReader(stream)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	redacted := core.Event{Kind: core.EventThinking, Data: "OPAQUE"}
+	if diff := cmp.Diff(redacted, events[2]); diff != "" {
+		t.Errorf("event 2 (-want +got):\n%s", diff)
+	}
+	resp, err := core.Collect(core.SliceStream(events))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []core.Part{
+		{Kind: core.PartThinking, Text: "plan", Signature: "SIG"},
+		{Kind: core.PartThinking, Data: "OPAQUE"},
+		core.TextPart("hi"),
+	}
+	if diff := cmp.Diff(want, resp.Message.Parts); diff != "" {
+		t.Errorf("collected parts (-want +got):\n%s", diff)
+	}
+	body, err := a.EncodeRequest(&core.Request{Model: "claude", MaxTokens: 10, Messages: []core.Message{
+		{Role: core.RoleUser, Parts: []core.Part{core.TextPart("q")}}, resp.Message, {Role: core.RoleUser, Parts: []core.Part{core.TextPart("go on")}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(body), `{"data":"OPAQUE","type":"redacted_thinking"}`) {
+		t.Errorf("replay lacks the redacted_thinking block:\n%s", body)
+	}
+	var buf bytes.Buffer
+	if err := a.EncodeStream(&buf, events); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), `"content_block":{"data":"OPAQUE","type":"redacted_thinking"}`) {
+		t.Errorf("EncodeStream wrote no redacted_thinking block:\n%s", buf.String())
+	}
+	again, err := drain(a.DecodeStream(&buf))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(events, again); diff != "" {
+		t.Errorf("stream round trip (-want +got):\n%s", diff)
+	}
+}
+
+// TestThinkingItemIDIsNotRedacted checks that a thinking part carrying
+// only another provider's item id (OpenAI Responses rs_…) is never written
+// as redacted thinking: only Part.Data is an opaque payload.
+func TestThinkingItemIDIsNotRedacted(t *testing.T) {
+	body, err := New().EncodeRequest(&core.Request{Model: "claude", MaxTokens: 10, Messages: []core.Message{
+		{Role: core.RoleUser, Parts: []core.Part{core.TextPart("q")}},
+		{Role: core.RoleAssistant, Parts: []core.Part{{Kind: core.PartThinking, Text: "t", Signature: "S", ItemID: "rs_1"}, core.TextPart("a")}},
+		{Role: core.RoleUser, Parts: []core.Part{core.TextPart("go on")}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(body), "redacted_thinking") || strings.Contains(string(body), "rs_1") {
+		t.Errorf("item id written as redacted thinking:\n%s", body)
+	}
+}
