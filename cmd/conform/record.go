@@ -1,0 +1,123 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/toolconform/conform/cassettes"
+	"github.com/toolconform/conform/providers"
+	"github.com/toolconform/conform/record"
+	"github.com/toolconform/conform/scenarios"
+)
+
+// getenv is os.Getenv, replaceable in tests.
+var getenv = os.Getenv
+
+// runRecord sends a scenario's request to a live API and saves the
+// redacted exchange as a cassette. An existing cassette is refused before
+// anything is sent unless --force is given.
+func runRecord(ctx context.Context, e *env, args []string) int {
+	fs := newFlagSet(e, "record")
+	protocol := fs.String("protocol", "", "the wire `PROTOCOL` to record (required)")
+	name := fs.String("scenario", "", "the scenario `NAME` whose request is sent (required)")
+	baseURL := fs.String("base-url", "", "send to `URL` instead of the provider's public API")
+	force := fs.Bool("force", false, "overwrite an existing cassette")
+	out := fs.String("o", "", "write the cassette to `FILE` (default: <protocol>__<case>.yaml)")
+	stream := fs.Bool("stream", false, "ask for a streamed response, or with =false a whole one (default: streamed for a stream scenario)")
+	model := fs.String("model", "", "the `MODEL` to ask (default: the scenario's, else the protocol's default)")
+	if ok, status := parseFlags(fs, args); !ok {
+		return status
+	}
+	if fs.NArg() > 0 {
+		return usageError(e, fs, "record: unexpected argument %q", fs.Arg(0))
+	}
+	if *protocol == "" || *name == "" {
+		return usageError(e, fs, "record: --protocol and --scenario are required")
+	}
+	if _, err := providers.HTTP(*protocol); err != nil {
+		return usageError(e, fs, "record: %v", err)
+	}
+	key, variable, err := record.KeyFromEnv(*protocol, getenv)
+	if err != nil {
+		e.errorf("%v", err)
+		return exitUsage
+	}
+	cases, err := scenarios.LoadBuiltin(scenarios.VCRResolver(cassettes.Load))
+	if err != nil {
+		e.errorf("record: load scenarios: %v", err)
+		return exitFail
+	}
+	var sc *scenarios.Scenario
+	var known []string
+	for _, c := range cases {
+		if !c.Applies(*protocol) {
+			continue
+		}
+		n := c.NameFor(*protocol)
+		known = append(known, n)
+		if n == *name || c.Name == *name {
+			sc = c
+		}
+	}
+	if sc == nil {
+		hint := ""
+		if len(known) > 0 {
+			hint = fmt.Sprintf(" (%d scenarios apply to %s, such as %s; conform serve --list lists them)", len(known), *protocol, known[0])
+		}
+		return usageError(e, fs, "record: unknown scenario %q for protocol %s%s", *name, *protocol, hint)
+	}
+	path := *out
+	if path == "" {
+		segs := strings.Split(sc.NameFor(*protocol), "/")
+		path = *protocol + "__" + segs[len(segs)-1] + ".yaml"
+	}
+	if !*force {
+		if _, err := os.Lstat(path); err == nil {
+			e.errorf("record: save cassette %s: %v (force to overwrite); nothing was sent", path, cassettes.ErrExists)
+			return exitFail
+		}
+	}
+	req, err := record.RequestFor(sc, *protocol)
+	if err != nil {
+		e.errorf("%v", err)
+		return exitUsage
+	}
+	if *model != "" {
+		req.Model = *model
+	}
+	wantStream := sc.Kind == scenarios.KindStream
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name == "stream" {
+			wantStream = *stream
+		}
+	})
+	c, err := record.Record(ctx, record.Options{Protocol: *protocol, Request: req, Stream: wantStream, BaseURL: *baseURL, Key: key})
+	if err != nil {
+		e.errorf("%v", err)
+		if errors.Is(err, record.ErrUnsupported) || errors.Is(err, record.ErrNoRequest) {
+			return exitUsage
+		}
+		return exitFail
+	}
+	if err := cassettes.Save(c, path, *force); err != nil {
+		e.errorf("record: %v", err)
+		return exitFail
+	}
+	i := c.Interactions[0]
+	from := "no key"
+	if variable != "" {
+		from = "key from " + variable
+	}
+	mode := "whole"
+	if wantStream {
+		mode = "streamed"
+	}
+	pieces := strings.Count(i.Response.Headers.Get(record.ChunkTimesHeader), ",") + 1
+	fmt.Fprintf(e.stdout, "%s: %s %s, %d %s bytes in %d pieces (%s) -> %s\n", sc.NameFor(*protocol), i.Request.Method, i.Request.URL, len(i.Response.Body), mode, pieces, from, filepath.Clean(path))
+	return exitOK
+}
