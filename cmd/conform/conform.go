@@ -47,6 +47,8 @@ func commands() []command {
 		{"help", "[COMMAND]", "show help for conform or one command", runHelp},
 		{"version", "", "print the version of conform", runVersion},
 		{"import", "[-o DIR] [--protocol P] [--force] FILE...", "turn foreign recordings (go-vcr, VCR.py, httprr, chunk fixtures) into conform cassettes", runImport},
+		{"serve", "[--addr HOST:PORT] [--scenario NAME] [--chaos OPTIONS] [--for DURATION] [--list]", "run a fake provider on loopback that replays scenarios and grades follow-up requests", runServe},
+		{"record", "--protocol P --scenario NAME [--base-url URL] [--force] [-o FILE]", "send a scenario's request to a live API and save a redacted cassette", runRecord},
 	}
 }
 
