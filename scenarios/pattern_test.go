@@ -70,3 +70,21 @@ func TestParsePatternList(t *testing.T) {
 		t.Errorf("error = %v, want one naming kf.txt:2", err)
 	}
 }
+
+func TestMatchesProtocol(t *testing.T) {
+	tests := []struct {
+		pattern, protocol string
+		want              bool
+	}{
+		{"^openai-chat$/streaming", "openai-chat", true},
+		{"^openai-chat$/streaming", "openai-responses", false},
+		{"openai", "openai-responses", true},
+		{"^(bedrock|cohere)$//G06", "cohere", true},
+		{"^(bedrock|cohere)$//G06", "gemini", false},
+	}
+	for _, tt := range tests {
+		if got := MustCompilePattern(tt.pattern).MatchesProtocol(tt.protocol); got != tt.want {
+			t.Errorf("%q.MatchesProtocol(%q) = %v, want %v", tt.pattern, tt.protocol, got, tt.want)
+		}
+	}
+}
