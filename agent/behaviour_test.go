@@ -5,6 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"runtime"
 	"strings"
 	"sync"
@@ -435,4 +438,46 @@ func TestCancelMidStream(t *testing.T) {
 			settleGoroutines(t, base)
 		})
 	}
+}
+
+// TestTruncatedCallsNeverRun checks B09–B11 through the loop: a stream
+// that ends inside a call, and an Anthropic body cut by max_tokens in the
+// middle of a tool_use, end the run with an error, and the call never runs.
+func TestTruncatedCallsNeverRun(t *testing.T) {
+	t.Run("stream cut inside a call", func(t *testing.T) {
+		f := newFixture(t)
+		adapter, _ := providers.Lookup("openai-chat")
+		var buf strings.Builder
+		err := adapter.EncodeStream(&buf, []core.Event{
+			{Kind: core.EventCallStart, ID: "r1", Model: "m", Chunk: &core.Chunk{Index: 0, HasIndex: true, ID: "call00001", Name: "get_weather", Start: true}},
+			{Kind: core.EventCallDelta, Chunk: &core.Chunk{Index: 0, HasIndex: true, ArgsDelta: `{"city":"Par`}},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/event-stream")
+			io.WriteString(w, buf.String())
+		}))
+		defer srv.Close()
+		loop := &agent.Loop{Adapter: adapter, Endpoint: agent.Endpoint{BaseURL: srv.URL}, Registry: f.reg, Model: "m", Mode: agent.ModeNative, Stream: true}
+		out, err := loop.Run(context.Background(), []core.Message{user("go")})
+		if err == nil || f.weather.Load() != 0 {
+			t.Fatalf("got %v with %d runs; want an error and no run\n%s", err, f.weather.Load(), traceText(out))
+		}
+	})
+	t.Run("anthropic max_tokens inside tool_use", func(t *testing.T) {
+		f := newFixture(t)
+		resp := core.Response{Model: "m", Finish: core.FinishLength, Message: core.Message{Role: core.RoleAssistant, Parts: []core.Part{
+			core.CallPart(core.Call{ID: "toolu_01", Name: "get_weather", Arguments: json.RawMessage(`{}`)}),
+		}}}
+		_, _, err := runLoop(t, "anthropic", agent.ModeNative, false, f.reg, []turn{}, func(l *agent.Loop) {
+			srv := fakeprovider.New(l.Adapter, resp)
+			t.Cleanup(srv.Close)
+			l.Endpoint.BaseURL = srv.URL
+		})
+		if !errors.Is(err, agent.ErrIncomplete) || f.weather.Load() != 0 {
+			t.Fatalf("got %v with %d runs; want ErrIncomplete and no run", err, f.weather.Load())
+		}
+	})
 }

@@ -81,10 +81,13 @@ type Loop struct {
 // Outcome is the end of a Run: the answer, the whole canonical
 // conversation and the trace.
 type Outcome struct {
-	Mode     Mode           `json:"mode"`
-	Answer   string         `json:"answer"`
-	Messages []core.Message `json:"messages"`
-	Trace    *Trace         `json:"trace"`
+	Mode   Mode   `json:"mode"`
+	Answer string `json:"answer"`
+	// Finish is the finish reason of the last response; an answer whose
+	// finish is length was cut by the token limit.
+	Finish   core.FinishReason `json:"finish,omitempty"`
+	Messages []core.Message    `json:"messages"`
+	Trace    *Trace            `json:"trace"`
 }
 
 // Run runs the loop from the conversation msgs. It returns an Outcome in
@@ -141,6 +144,7 @@ func (l *Loop) Run(ctx context.Context, msgs []core.Message) (*Outcome, error) {
 			return out, fmt.Errorf("agent step %d: %w", step, err)
 		}
 		tr.add(Entry{Step: step, Kind: KindResponse, Response: resp})
+		out.Finish = resp.Finish
 		if len(resp.Incomplete) > 0 {
 			return out, fmt.Errorf("agent step %d: %w: %d cut off (finish %q)", step, ErrIncomplete, len(resp.Incomplete), resp.ProviderFinish)
 		}
