@@ -88,7 +88,8 @@
 // signature becomes two events, Converse frames carry no response id or
 // model, and InvokeModel streams carry no input token count before the end.
 // Invalid UTF-8 in a delta becomes U+FFFD, since frames carry JSON strings.
-// Redacted reasoning (redactedContent) in a stream has no Event form and is
-// dropped; in requests and responses it is a thinking part with the
-// payload in Data.
+// Redacted reasoning is a thinking part with the payload in Part.Data in
+// requests and responses, and in streams a thinking event with the payload
+// in Event.Data (Converse reasoningContent.redactedContent, or an InvokeModel
+// redacted_thinking block), which core.Collect turns into that part.
 package bedrock

@@ -35,8 +35,10 @@ type streamWriter struct {
 // open tool blocks; a call chunk's ID and Name travel only on its start; a
 // chunk without an index is written at index 0; Args on a start or end is
 // written as an input delta, except Args "{}" on the end of a call with no
-// input, which the decoder gives back by itself; Converse frames carry no
-// response ID or model.
+// input, which the decoder gives back by itself; a thinking event with Data
+// (redacted reasoning) is written as a block of its own and comes back as an
+// event with only Data, its text and signature following in a new block;
+// Event.ItemID is dropped; Converse frames carry no response ID or model.
 func (a *Adapter) EncodeStream(w io.Writer, events []core.Event) error {
 	sw := &streamWriter{w: w, enc: eventstream.NewEncoder(), api: a.api, tools: map[int]bool{}}
 	for i, e := range events {
@@ -113,6 +115,30 @@ func (sw *streamWriter) openText(kind core.EventKind) error {
 	return nil // Converse opens text blocks implicitly with the first delta
 }
 
+// redacted writes redacted reasoning as a block of its own: a
+// reasoningContent delta with redactedContent (Converse) or a
+// redacted_thinking block (InvokeModel), at an index free of open tool
+// blocks.
+func (sw *streamWriter) redacted(data string) error {
+	if err := sw.closeText(); err != nil {
+		return err
+	}
+	idx := 0
+	for sw.tools[idx] {
+		idx++
+	}
+	var err error
+	if sw.api == InvokeAnthropic {
+		err = sw.write("content_block_start", obj{"type": "content_block_start", "index": idx, "content_block": obj{"type": "redacted_thinking", "data": data}})
+	} else {
+		err = sw.write("contentBlockDelta", obj{"contentBlockIndex": idx, "delta": obj{"reasoningContent": obj{"redactedContent": data}}})
+	}
+	if err != nil {
+		return err
+	}
+	return sw.blockStop(idx)
+}
+
 func (sw *streamWriter) argDelta(idx int, frag string) error {
 	sw.tools[idx] = true
 	if sw.api == InvokeAnthropic {
@@ -139,6 +165,14 @@ func (sw *streamWriter) event(e core.Event) error {
 		}
 		return sw.write("contentBlockDelta", obj{"contentBlockIndex": sw.textIdx, "delta": obj{"text": e.Text}})
 	case core.EventThinking:
+		if e.Data != "" {
+			if err := sw.redacted(e.Data); err != nil {
+				return err
+			}
+			if e.Text == "" && e.Signature == "" {
+				return nil
+			}
+		}
 		if err := sw.openText(core.EventThinking); err != nil {
 			return err
 		}

@@ -40,10 +40,14 @@ func genEvents(t *rapid.T, api API) []core.Event {
 		case 0:
 			evs = append(evs, core.Event{Kind: core.EventText, Text: genText(t, "text")})
 		case 1:
-			if rapid.Bool().Draw(t, "sig") {
+			switch rapid.IntRange(0, 2).Draw(t, "think") {
+			case 0:
 				evs = append(evs, core.Event{Kind: core.EventThinking, Signature: rapid.StringMatching(`[A-Za-z0-9+/=]{1,20}`).Draw(t, "signature")})
-			} else {
+			case 1:
 				evs = append(evs, core.Event{Kind: core.EventThinking, Text: genText(t, "thinking")})
+			case 2:
+				// Redacted reasoning, a block of its own.
+				evs = append(evs, core.Event{Kind: core.EventThinking, Data: rapid.StringMatching(`[A-Za-z0-9+/]{1,20}={0,2}`).Draw(t, "redacted")})
 			}
 		default:
 			idx := rapid.IntRange(-2, 20).Draw(t, "index")
@@ -107,6 +111,9 @@ func genAssistantParts(t *rapid.T, calls bool) []core.Part {
 	var parts []core.Part
 	if rapid.Bool().Draw(t, "thinking") {
 		parts = append(parts, core.Part{Kind: core.PartThinking, Text: genText(t, "thought"), Signature: rapid.StringMatching(`[A-Za-z0-9]{0,8}`).Draw(t, "sig")})
+	}
+	if rapid.Bool().Draw(t, "redacted") {
+		parts = append(parts, core.Part{Kind: core.PartThinking, Data: rapid.StringMatching(`[A-Za-z0-9+/]{1,20}={0,2}`).Draw(t, "data")})
 	}
 	if rapid.Bool().Draw(t, "hastext") {
 		parts = append(parts, core.TextPart(genText(t, "text")))
@@ -311,7 +318,7 @@ func TestStreamingParity(t *testing.T) {
 					case core.PartText:
 						evs = append(evs, core.Event{Kind: core.EventText, Text: p.Text})
 					case core.PartThinking:
-						evs = append(evs, core.Event{Kind: core.EventThinking, Text: p.Text})
+						evs = append(evs, core.Event{Kind: core.EventThinking, Text: p.Text, Data: p.Data})
 					case core.PartToolCall:
 						evs = append(evs, start(i, p.Call.ID, p.Call.Name))
 						for _, r := range string(p.Call.Arguments) {
@@ -346,9 +353,15 @@ func TestStreamingParity(t *testing.T) {
 					Text, Finish, ProviderFinish string
 					Calls                        []core.Call
 					Usage                        *core.Usage
+					Redacted                     []string
 				}
 				see := func(r *core.Response) view {
 					v := view{Text: r.Text(), Finish: string(r.Finish), ProviderFinish: r.ProviderFinish, Usage: r.Usage}
+					for _, p := range r.Message.Parts {
+						if p.Kind == core.PartThinking && p.Data != "" {
+							v.Redacted = append(v.Redacted, p.Data)
+						}
+					}
 					for _, c := range r.Calls() {
 						var b bytes.Buffer
 						if err := json.Compact(&b, c.Arguments); err != nil {

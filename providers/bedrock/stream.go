@@ -42,8 +42,9 @@ type cvStreamEvent struct {
 			Input json.RawMessage `json:"input"`
 		} `json:"toolUse"`
 		ReasoningContent *struct {
-			Text      *string `json:"text"`
-			Signature *string `json:"signature"`
+			Text            *string `json:"text"`
+			Signature       *string `json:"signature"`
+			RedactedContent *string `json:"redactedContent"`
 		} `json:"reasoningContent"`
 	} `json:"delta"`
 	StopReason *string  `json:"stopReason"`
@@ -234,6 +235,9 @@ func (s *eventStream) converse(et string, ev *cvStreamEvent) error {
 			if rc.Signature != nil && *rc.Signature != "" {
 				s.emit(core.Event{Kind: core.EventThinking, Signature: *rc.Signature})
 			}
+			if rc.RedactedContent != nil && *rc.RedactedContent != "" {
+				s.emit(core.Event{Kind: core.EventThinking, Data: *rc.RedactedContent})
+			}
 		}
 		if d.ToolUse != nil {
 			frag, err := inputFragment(d.ToolUse.Input)
@@ -372,6 +376,13 @@ func (s *eventStream) anthropic(ev *anStreamEvent) error {
 			}
 			if cb.Thinking != nil && *cb.Thinking != "" {
 				s.emit(core.Event{Kind: core.EventThinking, Text: *cb.Thinking})
+			}
+		case "redacted_thinking":
+			if _, err := s.open(ev.Index, blockOther); err != nil {
+				return err
+			}
+			if cb.Data != "" {
+				s.emit(core.Event{Kind: core.EventThinking, Data: cb.Data})
 			}
 		default:
 			// server_tool_use and other provider-run blocks.
