@@ -74,6 +74,12 @@ func TestCoverage(t *testing.T) {
 	}
 	count := map[string]map[string][]string{} // mode -> protocol -> case names
 	for _, sc := range cases {
+		// A hand-written case is named by the first failure mode it guards.
+		if base := sc.Name[strings.LastIndex(sc.Name, "/")+1:]; !strings.Contains(sc.Name, "/recorded/") {
+			if len(sc.Guards) == 0 || !strings.HasPrefix(base, sc.Guards[0]+"-") {
+				t.Errorf("%s: name %q does not start with its first guard (guards: %v)", sc.File, base, sc.Guards)
+			}
+		}
 		for _, g := range sc.Guards {
 			if _, ok := failuremodes.Lookup(g); !ok {
 				t.Errorf("%s: guard %s is not in the failure-mode catalogue", sc.File, g)
