@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -480,4 +481,62 @@ func TestTruncatedCallsNeverRun(t *testing.T) {
 			t.Fatalf("got %v with %d runs; want ErrIncomplete and no run", err, f.weather.Load())
 		}
 	})
+}
+
+// TestSideEffectsRunInOrder checks that calls with side effects run one at
+// a time in call order, and that parallel_tool_calls false does the same
+// for read-only calls.
+func TestSideEffectsRunInOrder(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		risk     core.Risk
+		parallel *bool
+		wantMax  int32
+	}{
+		{"side effects", core.RiskSideEffects, nil, 1},
+		{"read-only with parallel_tool_calls false", core.RiskReadOnly, new(false), 1},
+		{"read-only", core.RiskReadOnly, nil, 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			reg := core.NewRegistry()
+			var mu sync.Mutex
+			var order []int
+			var now, peak atomic.Int32
+			tool, err := core.NewTool("step", "A step.", func(ctx context.Context, in struct {
+				N int `json:"n"`
+			}) (struct{}, error) {
+				if v := now.Add(1); v > peak.Load() {
+					peak.Store(v)
+				}
+				time.Sleep(20 * time.Millisecond)
+				mu.Lock()
+				order = append(order, in.N)
+				mu.Unlock()
+				now.Add(-1)
+				return struct{}{}, nil
+			}, core.WithRisk(tc.risk))
+			if err != nil {
+				t.Fatal(err)
+			}
+			reg.Add(tool)
+			var calls []core.Call
+			for i := range 3 {
+				calls = append(calls, core.Call{ID: fmt.Sprintf("callSEQ0%d", i), Name: "step", Arguments: json.RawMessage(fmt.Sprintf(`{"n":%d}`, i))})
+			}
+			_, _, err = runLoop(t, "openai-chat", agent.ModeNative, false, reg, []turn{{calls: calls}, {text: "ok"}}, func(l *agent.Loop) {
+				l.ParallelToolCalls = tc.parallel
+				l.Exec = core.ExecOptions{Concurrency: 3}
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.wantMax == 1 {
+				if peak.Load() != 1 || !cmp.Equal(order, []int{0, 1, 2}) {
+					t.Errorf("peak %d order %v; want one at a time in order", peak.Load(), order)
+				}
+			} else if peak.Load() < 2 {
+				t.Errorf("read-only calls never overlapped (peak %d)", peak.Load())
+			}
+		})
+	}
 }

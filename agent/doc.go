@@ -73,8 +73,10 @@
 // by one; a failed validation goes back as an error result and counts a
 // retry (ErrRetryLimit after MaxRetries turns in a row). Calls whose tool's
 // risk the ApprovalPolicy names wait for the ApproveFunc; a refusal goes
-// back as an error result. The rest run together through
-// Registry.ExecuteAll, results in call order. Cancelling the context stops
+// back as an error result. The rest run through Registry.ExecuteAll,
+// results in call order: at once when every call is read-only and the
+// request did not set parallel_tool_calls to false, else one at a time in
+// the model's order, since calls with effects may depend on each other. Cancelling the context stops
 // the HTTP exchange (a stream mid-body included) and the running tools,
 // and Run returns the context's error. The Trace records requests as sent,
 // responses, calls with their validation, refusals, results and the

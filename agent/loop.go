@@ -68,8 +68,10 @@ type Loop struct {
 	// MaxRetries bounds consecutive turns with a failed validation or an
 	// unreadable call; 0 means DefaultMaxRetries, negative means none.
 	MaxRetries int
-	// Exec configures Registry.ExecuteAll; Concurrency 1 runs calls one
-	// at a time. Results are always in call order.
+	// Exec configures Registry.ExecuteAll. The calls of a turn run at
+	// once (up to Exec.Concurrency) when all are read-only and
+	// ParallelToolCalls is not false; otherwise one at a time, in order.
+	// Results are always in call order.
 	Exec core.ExecOptions
 	// Policy names the risk levels that need approval; nil means
 	// DefaultPolicy. Approve is asked for those calls; a nil Approve
@@ -238,7 +240,11 @@ func (l *Loop) runCalls(ctx context.Context, step int, strat Strategy, policy Ap
 		at = append(at, i)
 	}
 	if len(run) > 0 {
-		done := l.Registry.ExecuteAll(ctx, run, l.Exec)
+		opts := l.Exec
+		if !l.parallel(run) {
+			opts.Concurrency = 1
+		}
+		done := l.Registry.ExecuteAll(ctx, run, opts)
 		for j, r := range done {
 			results[at[j]] = r
 		}
@@ -250,6 +256,22 @@ func (l *Loop) runCalls(ctx context.Context, step int, strat Strategy, policy Ap
 		}
 	}
 	return results, failed, nil
+}
+
+// parallel reports whether calls may run at once: only when the request
+// did not set parallel_tool_calls to false and every call is read-only.
+// Calls with side effects run one at a time in the model's order, since
+// the model may have ordered them on purpose (write, then read).
+func (l *Loop) parallel(calls []core.Call) bool {
+	if l.ParallelToolCalls != nil && !*l.ParallelToolCalls {
+		return false
+	}
+	for _, c := range calls {
+		if t, ok := l.Registry.Lookup(c.Name); !ok || t.Risk() != core.RiskReadOnly {
+			return false
+		}
+	}
+	return true
 }
 
 func errorResult(c core.Call, msg string) core.Result {
