@@ -226,7 +226,7 @@ func FuzzDecodeCollect(f *testing.F) {
 	for _, r := range recordedStreams(f) {
 		// The two smallest-numbered recordings of each adapter, whole and
 		// cut in half (a stream that ends mid-call, B09-B11).
-		if seeded[r.adapter] >= 2 || len(r.body) > 32<<10 {
+		if seeded[r.adapter] >= 2 || len(r.body) > 8<<10 {
 			continue
 		}
 		seeded[r.adapter]++
