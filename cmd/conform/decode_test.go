@@ -1,0 +1,131 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/toolconform/conform/providers"
+)
+
+// TestDecodeCorpus decodes every corpus file of every built-in protocol with
+// conform decode and compares the output with one golden file per protocol,
+// testdata/decode/<protocol>.golden: for each file its exit status and what
+// it printed. Rewrite with -update, then read the diff against the
+// recordings before committing.
+//
+// Independently of the golden files, the number of calls decoded from each
+// file must equal the number the corpus's PROVENANCE.md counted in the
+// recording with its own tooling, except where that note says it counted
+// streamed fragments (Vertex partialArgs) rather than calls.
+func TestDecodeCorpus(t *testing.T) {
+	recorded := provenanceCallCounts(t)
+	for _, protocol := range providers.Names() {
+		t.Run(protocol, func(t *testing.T) {
+			files, err := filepath.Glob(filepath.Join("../../testdata/corpus", protocol, "*"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(files) == 0 {
+				t.Skipf("no corpus files for %s", protocol)
+			}
+			var got bytes.Buffer
+			for _, file := range files {
+				var stdout, stderr bytes.Buffer
+				status := Run(context.Background(), []string{"decode", "--protocol", protocol, file}, strings.NewReader(""), &stdout, &stderr)
+				key := protocol + "/" + filepath.Base(file)
+				if want, ok := recorded[key]; !ok {
+					t.Errorf("%s is not in the corpus PROVENANCE.md", key)
+				} else if want >= 0 {
+					if got := countCalls(t, stdout.Bytes()); got != want {
+						t.Errorf("%s: decoded %d calls, the recording has %d", key, got, want)
+					}
+				}
+				fmt.Fprintf(&got, "## %s\nexit %d\n%s", filepath.Base(file), status, stdout.String())
+				if stderr.Len() > 0 {
+					fmt.Fprintf(&got, "stderr: %s", stderr.String())
+				}
+				if status != exitOK {
+					t.Errorf("%s: exit %d: %s", filepath.Base(file), status, stderr.String())
+				}
+			}
+			golden := filepath.Join("testdata/decode", protocol+".golden")
+			if *update {
+				if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(golden, got.Bytes(), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("%v (run with -update to create it)", err)
+			}
+			if diff := cmp.Diff(string(want), got.String()); diff != "" {
+				t.Errorf("decode output differs from %s (-want +got):\n%s", golden, diff)
+			}
+		})
+	}
+}
+
+// provenanceCallCounts reads the tool-call count of every corpus file from
+// the corpus's PROVENANCE.md; -1 marks a count of fragments, not calls.
+func provenanceCallCounts(t *testing.T) map[string]int {
+	t.Helper()
+	data, err := os.ReadFile("../../testdata/corpus/PROVENANCE.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := regexp.MustCompile("^\\| `([^`]+)` \\|.*\\| ([^|]*) \\|$")
+	calls := regexp.MustCompile(`(\d+) tool calls?`)
+	counts := map[string]int{}
+	for _, line := range strings.Split(string(data), "\n") {
+		m := row.FindStringSubmatch(line)
+		if m == nil {
+			continue
+		}
+		n := 0
+		if c := calls.FindStringSubmatch(m[2]); c != nil {
+			n, _ = strconv.Atoi(c[1])
+		}
+		if strings.Contains(m[2], "counts are functionCall parts") {
+			n = -1
+		}
+		counts[m[1]] = n
+	}
+	if len(counts) < 190 {
+		t.Fatalf("read %d files from PROVENANCE.md; its table format changed?", len(counts))
+	}
+	return counts
+}
+
+// countCalls counts the complete calls in decode's output, one or more JSON
+// objects.
+func countCalls(t *testing.T, out []byte) int {
+	t.Helper()
+	dec := json.NewDecoder(bytes.NewReader(out))
+	n := 0
+	for {
+		var o decodeOutput
+		err := dec.Decode(&o)
+		if errors.Is(err, io.EOF) {
+			return n
+		}
+		if err != nil {
+			t.Fatalf("decode output is not JSON: %v", err)
+		}
+		n += len(o.Calls)
+	}
+}
