@@ -1,0 +1,244 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/toolconform/conform/core"
+	"github.com/toolconform/conform/providers"
+	"github.com/toolconform/conform/scenarios"
+	"github.com/toolconform/conform/serve"
+)
+
+// TestHelperClient is not a test: run by runClient as a subprocess (with
+// CONFORM_HELPER set), it is a client that follows docs/client-protocol.md
+// with conform's own adapters, or breaks it the way CONFORM_HELPER says:
+// good, swap (results in reverse order), drop (last result left out),
+// exit1 (all right, then exit 1), hang (never answers).
+func TestHelperClient(t *testing.T) {
+	mode := os.Getenv("CONFORM_HELPER")
+	if mode == "" {
+		return
+	}
+	if err := helperClient(mode); err != nil {
+		fmt.Fprintln(os.Stderr, "helper client:", err)
+		os.Exit(1)
+	}
+	if mode == "exit1" {
+		os.Exit(1)
+	}
+	os.Exit(0)
+}
+
+func helperClient(mode string) error {
+	if mode == "hang" {
+		time.Sleep(time.Minute)
+	}
+	protocol := os.Getenv(envProtocol)
+	a, err := providers.Lookup(protocol)
+	if err != nil {
+		return err
+	}
+	ep, _ := providers.HTTP(protocol)
+	stream := os.Getenv(envStream) == "1"
+	var tools []core.ToolSpec
+	if err := json.Unmarshal([]byte(os.Getenv(envTools)), &tools); err != nil {
+		return fmt.Errorf("CONFORM_TOOLS: %w", err)
+	}
+	req := &core.Request{
+		Model:     os.Getenv(envModel),
+		Messages:  []core.Message{{Role: core.RoleUser, Parts: []core.Part{core.TextPart("hi")}}},
+		Tools:     tools,
+		MaxTokens: 100,
+		Stream:    stream,
+	}
+	var mangle func(map[string]any)
+	post := func() (*core.Response, error) {
+		body, err := a.EncodeRequest(req)
+		if err != nil {
+			return nil, err
+		}
+		if mangle != nil {
+			var w map[string]any
+			if err := json.Unmarshal(body, &w); err != nil {
+				return nil, err
+			}
+			mangle(w)
+			body, _ = json.Marshal(w)
+		}
+		resp, err := http.Post(ep.URL(os.Getenv(envBaseURL), req.Model, stream), "application/json", bytes.NewReader(body))
+		if err != nil {
+			return nil, err
+		}
+		defer resp.Body.Close()
+		if resp.StatusCode != 200 {
+			b, _ := io.ReadAll(resp.Body)
+			return nil, fmt.Errorf("status %d: %s", resp.StatusCode, b)
+		}
+		if stream {
+			return core.Collect(a.DecodeStream(resp.Body))
+		}
+		b, err := io.ReadAll(resp.Body)
+		if err != nil {
+			return nil, err
+		}
+		return a.DecodeResponse(b)
+	}
+	first, err := post()
+	if err != nil {
+		return err
+	}
+	calls := first.Calls()
+	if len(calls) == 0 {
+		fmt.Println(first.Text())
+		return nil
+	}
+	var results []core.Part
+	for _, c := range calls {
+		results = append(results, core.ResultPart(core.Result{CallID: c.ID, Name: c.Name, Content: []core.Part{core.TextPart(string(c.Arguments))}}))
+	}
+	first.Message.Role = core.RoleAssistant
+	req.Messages = append(req.Messages, first.Message, core.Message{Role: core.RoleTool, Parts: results})
+	// The adapters refuse to write a broken history (they put results in
+	// call order and reject missing ones), so the faults are made in the
+	// wire JSON: swap reverses the blocks of the last message (Anthropic),
+	// drop removes the last message (Chat Completions).
+	switch mode {
+	case "swap":
+		mangle = func(w map[string]any) {
+			msgs := w["messages"].([]any)
+			last := msgs[len(msgs)-1].(map[string]any)
+			slices.Reverse(last["content"].([]any))
+		}
+	case "drop":
+		mangle = func(w map[string]any) {
+			msgs := w["messages"].([]any)
+			w["messages"] = msgs[:len(msgs)-1]
+		}
+	}
+	final, err := post()
+	if err != nil {
+		return err
+	}
+	fmt.Println(final.Text())
+	return nil
+}
+
+func helperCmd(mode string) string {
+	return "CONFORM_HELPER=" + mode + " " + os.Args[0] + " -test.run=^TestHelperClient$"
+}
+
+func pats(t *testing.T, ss ...string) []scenarios.Pattern {
+	var out []scenarios.Pattern
+	for _, s := range ss {
+		p, err := scenarios.CompilePattern(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// TestRunClient runs helper clients through runClient and checks the
+// status of every run.
+func TestRunClient(t *testing.T) {
+	const (
+		interleaved = "openai-chat/streaming/A05-round-robin-interleaving"
+		parallel    = "openai-chat/streaming/A05-two-calls-fragment-by-fragment"
+		anthropic2  = "anthropic/streaming/A19-interleaved-content-blocks"
+		cut         = "openai-chat/streaming/B09-stream-cut-after-valid-prefix"
+		noCalls     = "openai-chat/response/F03-tool-calls-finish-without-calls"
+	)
+	tests := []struct {
+		desc   string
+		mode   string
+		run    []string
+		chaos  []serve.Chaos
+		known  []string
+		want   map[string]string
+		status int
+		sub    []string
+	}{
+		{"a good client passes", "good", []string{interleaved, anthropic2, cut, noCalls, "gemini/streaming/A05-round-robin-interleaving"}, nil, nil,
+			map[string]string{interleaved: "pass", anthropic2: "pass", cut: "pass", noCalls: "pass", "gemini/streaming/A05-round-robin-interleaving": "pass"}, exitOK, nil},
+		{"chaos variants", "good", []string{anthropic2}, []serve.Chaos{{}, {Split: true, Seed: 3, CRLF: true, MultiLine: true}, {Disconnect: true}, {Error: true}}, nil,
+			map[string]string{anthropic2: "pass", anthropic2 + "[split=3,crlf,multiline]": "pass", anthropic2 + "[disconnect]": "pass", anthropic2 + "[error]": "pass"}, exitOK, nil},
+		{"results swapped break anthropic order", "swap", []string{anthropic2}, nil, nil,
+			map[string]string{anthropic2: "fail"}, exitFail, []string{"follow-up: G05: tool results are not in the order of the calls"}},
+		{"a dropped result", "drop", []string{parallel}, nil, nil,
+			map[string]string{parallel: "fail"}, exitFail, []string{"G03: call", "has no tool result"}},
+		{"exit status counts", "exit1", []string{parallel}, nil, nil,
+			map[string]string{parallel: "fail"}, exitFail, []string{"exit status 1, want 0"}},
+		{"known failing", "exit1", []string{parallel}, nil, []string{"openai-chat/streaming/A05-two"},
+			map[string]string{parallel: "known-failing"}, exitOK, nil},
+		{"known failing that passes", "good", []string{parallel}, nil, []string{"openai-chat/streaming/A05-two"},
+			map[string]string{parallel: "fail"}, exitFail, []string{"listed as known failing", "but passed"}},
+		{"timeout", "hang", []string{parallel}, nil, nil,
+			map[string]string{parallel: "fail"}, exitFail, []string{"did not finish in time", "never sent its first request"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.desc, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			e := &env{stdout: &stdout, stderr: &stderr}
+			opts := clientOptions{Run: pats(t, tt.run...), Chaos: tt.chaos, KnownFailing: pats(t, tt.known...), Timeout: 20 * time.Second, Format: "json", Parallel: 2}
+			if tt.mode == "hang" {
+				opts.Timeout = time.Second
+			}
+			status := runClient(context.Background(), e, helperCmd(tt.mode), opts)
+			var results []clientResult
+			if err := json.Unmarshal(stdout.Bytes(), &results); err != nil {
+				t.Fatalf("output is not JSON: %v\n%s\nstderr: %s", err, stdout.String(), stderr.String())
+			}
+			got := map[string]string{}
+			for _, r := range results {
+				got[r.Name] = r.Status
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("statuses (-want +got):\n%s\n%s", diff, stdout.String())
+			}
+			if status != tt.status {
+				t.Errorf("status %d, want %d", status, tt.status)
+			}
+			for _, s := range tt.sub {
+				if !strings.Contains(stdout.String(), s) {
+					t.Errorf("output does not say %q:\n%s", s, stdout.String())
+				}
+			}
+		})
+	}
+}
+
+// TestRunClientText checks the text report and a pattern that selects
+// nothing.
+func TestRunClientText(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	e := &env{stdout: &stdout, stderr: &stderr}
+	status := runClient(context.Background(), e, helperCmd("swap"), clientOptions{Run: pats(t, "anthropic/streaming/A19")})
+	if status != exitFail {
+		t.Errorf("status %d, want %d", status, exitFail)
+	}
+	for _, s := range []string{"FAIL anthropic/streaming/A19-interleaved-content-blocks (exit 0,", "\tfollow-up: G05:", "client: 1 runs: 0 pass, 1 fail"} {
+		if !strings.Contains(stdout.String(), s) {
+			t.Errorf("text output does not say %q:\n%s", s, stdout.String())
+		}
+	}
+	stdout.Reset()
+	if status := runClient(context.Background(), e, "true", clientOptions{Run: pats(t, "nope/x")}); status != exitUsage {
+		t.Errorf("pattern matching nothing: status %d, want %d", status, exitUsage)
+	}
+	if !strings.Contains(stderr.String(), `pattern "nope/x" matches no servable scenario`) {
+		t.Errorf("stderr: %s", stderr.String())
+	}
+}
