@@ -3,74 +3,46 @@ package anthropic
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
-	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/toolconform/conform/providers/internal/adaptertest"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 // TestCorpusResponses decodes every recorded response, streaming or not,
 // and compares what it says with the golden file beside the test.
 func TestCorpusResponses(t *testing.T) {
 	a := New()
 	n := 0
-	for _, name := range corpusFiles(t) {
+	for _, rec := range adaptertest.Recordings(t, "anthropic") {
+		name := rec.Name
 		t.Run(name, func(t *testing.T) {
-			var got []summary
-			for i, ex := range loadExchanges(t, name) {
-				if len(ex.Resp) == 0 {
+			var got []adaptertest.Summary
+			for i, ex := range rec.Exchanges {
+				if len(ex.Response) == 0 {
 					continue
 				}
 				n++
-				if isStream(ex.Resp) {
-					events, err := drain(a.DecodeStream(bytes.NewReader(ex.Resp)))
+				if adaptertest.IsSSE(ex.Response) {
+					events, err := adaptertest.Drain(a.DecodeStream(bytes.NewReader(ex.Response)))
 					if err != nil {
 						t.Fatalf("exchange %d: decode stream: %v", i, err)
 					}
-					got = append(got, summarizeEvents(events))
+					got = append(got, adaptertest.SummarizeEvents(events))
 					continue
 				}
-				resp, err := a.DecodeResponse(ex.Resp)
+				resp, err := a.DecodeResponse(ex.Response)
 				if err != nil {
 					t.Fatalf("exchange %d: decode response: %v", i, err)
 				}
-				got = append(got, summarizeResponse(resp))
+				got = append(got, adaptertest.SummarizeResponse(resp))
 			}
-			checkGolden(t, name, got)
+			adaptertest.CheckGolden(t, filepath.Join("testdata", "golden", name+".json"), got)
 		})
 	}
 	if n != 38 {
 		t.Errorf("decoded %d responses, want 38 (every response in the corpus)", n)
-	}
-}
-
-func checkGolden(t *testing.T, name string, got any) {
-	t.Helper()
-	path := filepath.Join("testdata", "golden", name+".json")
-	data, err := json.MarshalIndent(got, "", "  ")
-	if err != nil {
-		t.Fatal(err)
-	}
-	data = append(data, '\n')
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create)", err)
-	}
-	if diff := cmp.Diff(string(want), string(data)); diff != "" {
-		t.Errorf("golden %s mismatch (-want +got):\n%s", path, diff)
 	}
 }
 
@@ -85,13 +57,14 @@ var droppedRequestFields = []string{"thinking", "anthropic_version", "temperatur
 func TestCorpusRequests(t *testing.T) {
 	a := New()
 	n := 0
-	for _, name := range corpusFiles(t) {
-		for i, ex := range loadExchanges(t, name) {
-			if len(ex.Req) == 0 {
+	for _, rec := range adaptertest.Recordings(t, "anthropic") {
+		name := rec.Name
+		for i, ex := range rec.Exchanges {
+			if len(ex.Request) == 0 {
 				continue
 			}
 			n++
-			req, err := a.DecodeRequest(ex.Req)
+			req, err := a.DecodeRequest(ex.Request)
 			if err != nil {
 				t.Errorf("%s #%d: decode request: %v", name, i, err)
 				continue
@@ -101,7 +74,7 @@ func TestCorpusRequests(t *testing.T) {
 				t.Errorf("%s #%d: encode request: %v", name, i, err)
 				continue
 			}
-			want, got := normRequest(t, ex.Req), normRequest(t, out)
+			want, got := normRequest(t, ex.Request), normRequest(t, out)
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("%s #%d: request round trip (-want +got):\n%s", name, i, diff)
 			}

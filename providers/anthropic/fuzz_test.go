@@ -3,6 +3,7 @@ package anthropic
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/toolconform/conform/providers/internal/adaptertest"
 	"testing"
 )
 
@@ -17,10 +18,10 @@ var knownBadStreams = []string{
 }
 
 func FuzzDecodeStream(f *testing.F) {
-	for _, name := range corpusFiles(f) {
-		for _, ex := range loadExchanges(f, name) {
-			if isStream(ex.Resp) {
-				f.Add(ex.Resp)
+	for _, rec := range adaptertest.Recordings(f, "anthropic") {
+		for _, ex := range rec.Exchanges {
+			if adaptertest.IsSSE(ex.Response) {
+				f.Add(ex.Response)
 			}
 		}
 	}
@@ -29,7 +30,7 @@ func FuzzDecodeStream(f *testing.F) {
 	}
 	a := New(WithMaxEventSize(1<<16), WithMaxBlocks(64))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		events, err := drain(a.DecodeStream(bytes.NewReader(data)))
+		events, err := adaptertest.Drain(a.DecodeStream(bytes.NewReader(data)))
 		if len(events) > len(data)+1 {
 			t.Fatalf("%d events from %d bytes", len(events), len(data))
 		}
@@ -57,10 +58,10 @@ func FuzzDecodeStream(f *testing.F) {
 }
 
 func FuzzDecodeResponse(f *testing.F) {
-	for _, name := range corpusFiles(f) {
-		for _, ex := range loadExchanges(f, name) {
-			if len(ex.Resp) > 0 && !isStream(ex.Resp) {
-				f.Add(ex.Resp)
+	for _, rec := range adaptertest.Recordings(f, "anthropic") {
+		for _, ex := range rec.Exchanges {
+			if len(ex.Response) > 0 && !adaptertest.IsSSE(ex.Response) {
+				f.Add(ex.Response)
 			}
 		}
 	}
@@ -86,10 +87,10 @@ func FuzzDecodeResponse(f *testing.F) {
 }
 
 func FuzzDecodeRequest(f *testing.F) {
-	for _, name := range corpusFiles(f) {
-		for _, ex := range loadExchanges(f, name) {
-			if len(ex.Req) > 0 {
-				f.Add(ex.Req)
+	for _, rec := range adaptertest.Recordings(f, "anthropic") {
+		for _, ex := range rec.Exchanges {
+			if len(ex.Request) > 0 {
+				f.Add(ex.Request)
 			}
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/toolconform/conform/core"
+	"github.com/toolconform/conform/providers/internal/adaptertest"
 	"pgregory.net/rapid"
 )
 
@@ -101,7 +102,7 @@ func TestPropStreamRoundTrip(t *testing.T) {
 		if err := a.EncodeStream(&buf, events); err != nil {
 			t.Fatal(err)
 		}
-		got, err := drain(a.DecodeStream(&buf))
+		got, err := adaptertest.Drain(a.DecodeStream(&buf))
 		if err != nil {
 			t.Fatalf("decode: %v\n%s", err, buf.String())
 		}
@@ -243,60 +244,21 @@ func TestPropRequestRoundTrip(t *testing.T) {
 	})
 }
 
-// splitReader returns its data in pieces of the given sizes.
-type splitReader struct {
-	data  []byte
-	sizes []int
-}
-
-func (r *splitReader) Read(p []byte) (int, error) {
-	if len(r.data) == 0 {
-		return 0, io.EOF
-	}
-	n := len(r.data)
-	if len(r.sizes) > 0 {
-		n = min(r.sizes[0], n)
-		r.sizes = r.sizes[1:]
-	}
-	n = min(n, len(p))
-	copy(p, r.data[:n])
-	r.data = r.data[n:]
-	return n, nil
-}
-
 // TestPropSplitCorpusStreams feeds every recorded stream through a reader
 // that returns random-size pieces and checks the events equal the unsplit
 // decoding.
 func TestPropSplitCorpusStreams(t *testing.T) {
 	a := New()
 	var streams [][]byte
-	for _, name := range corpusFiles(t) {
-		for _, ex := range loadExchanges(t, name) {
-			if isStream(ex.Resp) {
-				streams = append(streams, ex.Resp)
+	for _, rec := range adaptertest.Recordings(t, "anthropic") {
+		for _, ex := range rec.Exchanges {
+			if adaptertest.IsSSE(ex.Response) {
+				streams = append(streams, ex.Response)
 			}
 		}
 	}
 	if len(streams) < 15 {
 		t.Fatalf("found %d corpus streams, want at least 15", len(streams))
 	}
-	want := make([][]core.Event, len(streams))
-	for i, s := range streams {
-		ev, err := drain(a.DecodeStream(bytes.NewReader(s)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		want[i] = ev
-	}
-	rapid.Check(t, func(t *rapid.T) {
-		i := rapid.IntRange(0, len(streams)-1).Draw(t, "stream")
-		sizes := rapid.SliceOfN(rapid.IntRange(1, 64), 1, 200).Draw(t, "sizes")
-		got, err := drain(a.DecodeStream(&splitReader{data: streams[i], sizes: sizes}))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if diff := cmp.Diff(want[i], got); diff != "" {
-			t.Fatalf("stream %d (-want +got):\n%s", i, diff)
-		}
-	})
+	adaptertest.CheckSplitStreams(t, streams, func(r io.Reader) core.EventStream { return a.DecodeStream(r) })
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/toolconform/conform/core"
+	"github.com/toolconform/conform/providers/internal/adaptertest"
 )
 
 // sseOf frames each payload as one SSE event.
@@ -184,7 +185,7 @@ func TestDecodeStreamFailureModes(t *testing.T) {
 	a := New()
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := drain(a.DecodeStream(strings.NewReader(tt.stream)))
+			got, err := adaptertest.Drain(a.DecodeStream(strings.NewReader(tt.stream)))
 			if !errors.Is(err, tt.wantErr) {
 				t.Fatalf("error = %v, want %v", err, tt.wantErr)
 			}
@@ -200,7 +201,7 @@ func TestDecodeStreamFailureModes(t *testing.T) {
 func TestDecodeStreamErrorOffset(t *testing.T) {
 	first := sseOf(msgStartNoUse)
 	stream := first + "data: {\"type\":\"content_block_start\",\n\n"
-	_, err := drain(New().DecodeStream(strings.NewReader(stream)))
+	_, err := adaptertest.Drain(New().DecodeStream(strings.NewReader(stream)))
 	var de *DecodeError
 	if !errors.As(err, &de) {
 		t.Fatalf("error %v is not a *DecodeError", err)
@@ -216,7 +217,7 @@ func TestDecodeStreamErrorOffset(t *testing.T) {
 func TestDecodeStreamTooLarge(t *testing.T) {
 	big := `{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"` + strings.Repeat("x", 2000) + `"}}`
 	a := New(WithMaxEventSize(1024))
-	_, err := drain(a.DecodeStream(strings.NewReader(sseOf(msgStartNoUse, `{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`, big))))
+	_, err := adaptertest.Drain(a.DecodeStream(strings.NewReader(sseOf(msgStartNoUse, `{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`, big))))
 	if !errors.Is(err, ErrTooLarge) {
 		t.Fatalf("error = %v, want ErrTooLarge", err)
 	}
@@ -224,7 +225,7 @@ func TestDecodeStreamTooLarge(t *testing.T) {
 	for i := 0; i < 5; i++ {
 		blocks = append(blocks, `{"type":"content_block_start","index":`+itoa(i)+`,"content_block":{"type":"text","text":""}}`)
 	}
-	_, err = drain(New(WithMaxBlocks(3)).DecodeStream(strings.NewReader(sseOf(blocks...))))
+	_, err = adaptertest.Drain(New(WithMaxBlocks(3)).DecodeStream(strings.NewReader(sseOf(blocks...))))
 	if !errors.Is(err, ErrTooLarge) {
 		t.Fatalf("too many blocks: error = %v, want ErrTooLarge", err)
 	}
@@ -249,11 +250,11 @@ func TestB05SplitUTF8(t *testing.T) {
 			p = append(p, jsonDelta(0, `"`+jsonEscape(f)+`"`))
 		}
 		p = append(p, blockStop(0), msgDelta("tool_use"), msgStop)
-		events, err := drain(a.DecodeStream(strings.NewReader(sseOf(p...))))
+		events, err := adaptertest.Drain(a.DecodeStream(strings.NewReader(sseOf(p...))))
 		if err != nil {
 			t.Fatal(err)
 		}
-		s := summarizeEvents(events)
+		s := adaptertest.SummarizeEvents(events)
 		if len(s.Calls) != 1 || s.Calls[0].Args != args {
 			t.Fatalf("calls = %+v, want args %q", s.Calls, args)
 		}
@@ -282,7 +283,7 @@ func TestB05EncodeSplitUTF8(t *testing.T) {
 		if err := a.EncodeStream(&buf, events); err != nil {
 			t.Fatal(err)
 		}
-		got, err := drain(a.DecodeStream(&buf))
+		got, err := adaptertest.Drain(a.DecodeStream(&buf))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -336,7 +337,7 @@ func TestRedactedThinkingStream(t *testing.T) {
 		`{"type":"content_block_stop","index":2}`,
 		`{"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":2}}`,
 		`{"type":"message_stop"}`)
-	events, err := drain(a.DecodeStream(strings.NewReader(stream)))
+	events, err := adaptertest.Drain(a.DecodeStream(strings.NewReader(stream)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -371,7 +372,7 @@ func TestRedactedThinkingStream(t *testing.T) {
 	if !strings.Contains(buf.String(), `"content_block":{"data":"OPAQUE","type":"redacted_thinking"}`) {
 		t.Errorf("EncodeStream wrote no redacted_thinking block:\n%s", buf.String())
 	}
-	again, err := drain(a.DecodeStream(&buf))
+	again, err := adaptertest.Drain(a.DecodeStream(&buf))
 	if err != nil {
 		t.Fatal(err)
 	}

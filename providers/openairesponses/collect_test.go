@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/toolconform/conform/core"
+	"github.com/toolconform/conform/providers/internal/adaptertest"
 )
 
 // TestCorpusCollect runs every recorded stream through core.Collect, the
@@ -15,18 +16,19 @@ import (
 func TestCorpusCollect(t *testing.T) {
 	a := New()
 	n := 0
-	for _, name := range corpusFiles(t) {
-		for i, ex := range loadExchanges(t, name) {
-			if !isStream(ex.Resp) {
+	for _, rec := range adaptertest.Recordings(t, "openai-responses") {
+		name := rec.Name
+		for i, ex := range rec.Exchanges {
+			if !adaptertest.IsSSE(ex.Response) {
 				continue
 			}
 			n++
-			events, err := drain(a.DecodeStream(bytes.NewReader(ex.Resp)))
+			events, err := adaptertest.Drain(a.DecodeStream(bytes.NewReader(ex.Response)))
 			if err != nil {
 				t.Fatalf("%s #%d: %v", name, i, err)
 			}
-			want := summarizeEvents(events)
-			resp, err := core.Collect(a.DecodeStream(bytes.NewReader(ex.Resp)))
+			want := adaptertest.SummarizeEvents(events)
+			resp, err := core.Collect(a.DecodeStream(bytes.NewReader(ex.Response)))
 			var pe *core.ProviderError
 			switch {
 			case len(want.Errors) > 0 && !errors.As(err, &pe):
@@ -35,9 +37,9 @@ func TestCorpusCollect(t *testing.T) {
 				t.Errorf("%s #%d: collect: %v", name, i, err)
 				continue
 			}
-			var got []callSum
+			var got []adaptertest.CallSum
 			for _, c := range resp.Calls() {
-				got = append(got, callSum{ID: c.ID, ItemID: c.ItemID, Name: c.Name, Args: string(c.Arguments)})
+				got = append(got, adaptertest.CallSum{ID: c.ID, ItemID: c.ItemID, Name: c.Name, Args: string(c.Arguments)})
 			}
 			if diff := cmp.Diff(want.Calls, got); diff != "" {
 				t.Errorf("%s #%d: calls (-want +got):\n%s", name, i, diff)

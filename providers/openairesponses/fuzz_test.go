@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/toolconform/conform/core"
+	"github.com/toolconform/conform/providers/internal/adaptertest"
 )
 
 // knownBadStreams are hand-made faults added to the recorded seeds.
@@ -20,10 +21,10 @@ var knownBadStreams = []string{
 }
 
 func FuzzDecodeStream(f *testing.F) {
-	for _, name := range corpusFiles(f) {
-		for _, ex := range loadExchanges(f, name) {
-			if isStream(ex.Resp) {
-				f.Add(ex.Resp)
+	for _, rec := range adaptertest.Recordings(f, "openai-responses") {
+		for _, ex := range rec.Exchanges {
+			if adaptertest.IsSSE(ex.Response) {
+				f.Add(ex.Response)
 			}
 		}
 	}
@@ -32,7 +33,7 @@ func FuzzDecodeStream(f *testing.F) {
 	}
 	a := New(WithMaxEventSize(1<<16), WithMaxItems(64))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		events, _ := drain(a.DecodeStream(bytes.NewReader(data)))
+		events, _ := adaptertest.Drain(a.DecodeStream(bytes.NewReader(data)))
 		if len(events) > len(data)+1 {
 			t.Fatalf("%d events from %d bytes", len(events), len(data))
 		}
@@ -56,10 +57,10 @@ func FuzzDecodeStream(f *testing.F) {
 }
 
 func FuzzDecodeResponse(f *testing.F) {
-	for _, name := range corpusFiles(f) {
-		for _, ex := range loadExchanges(f, name) {
-			if len(ex.Resp) > 0 && !isStream(ex.Resp) {
-				f.Add(ex.Resp)
+	for _, rec := range adaptertest.Recordings(f, "openai-responses") {
+		for _, ex := range rec.Exchanges {
+			if len(ex.Response) > 0 && !adaptertest.IsSSE(ex.Response) {
+				f.Add(ex.Response)
 			}
 		}
 	}
@@ -81,10 +82,10 @@ func FuzzDecodeResponse(f *testing.F) {
 }
 
 func FuzzDecodeRequest(f *testing.F) {
-	for _, name := range corpusFiles(f) {
-		for _, ex := range loadExchanges(f, name) {
-			if len(ex.Req) > 0 {
-				f.Add(ex.Req)
+	for _, rec := range adaptertest.Recordings(f, "openai-responses") {
+		for _, ex := range rec.Exchanges {
+			if len(ex.Request) > 0 {
+				f.Add(ex.Request)
 			}
 		}
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/toolconform/conform/core"
+	"github.com/toolconform/conform/providers/internal/adaptertest"
 )
 
 func sseOf(payloads ...string) string {
@@ -135,7 +136,7 @@ func TestDecodeStreamFailureModes(t *testing.T) {
 	a := New()
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := drain(a.DecodeStream(strings.NewReader(tt.stream)))
+			got, err := adaptertest.Drain(a.DecodeStream(strings.NewReader(tt.stream)))
 			if !errors.Is(err, tt.wantErr) {
 				t.Fatalf("error = %v, want %v", err, tt.wantErr)
 			}
@@ -150,7 +151,7 @@ func TestDecodeStreamFailureModes(t *testing.T) {
 
 func TestDecodeStreamErrorOffset(t *testing.T) {
 	head := sseOf(created)
-	_, err := drain(New().DecodeStream(strings.NewReader(head + "data: {\"type\":\"response.output_text.delta\",\"delta\":\n\n")))
+	_, err := adaptertest.Drain(New().DecodeStream(strings.NewReader(head + "data: {\"type\":\"response.output_text.delta\",\"delta\":\n\n")))
 	var de *DecodeError
 	if !errors.As(err, &de) || de.Offset != int64(len(head)) {
 		t.Fatalf("error = %v, want a *DecodeError at byte %d", err, len(head))
@@ -159,7 +160,7 @@ func TestDecodeStreamErrorOffset(t *testing.T) {
 
 func TestDecodeStreamLimits(t *testing.T) {
 	big := `{"type":"response.output_text.delta","delta":"` + strings.Repeat("x", 4000) + `"}`
-	_, err := drain(New(WithMaxEventSize(1024)).DecodeStream(strings.NewReader(sseOf(created, big))))
+	_, err := adaptertest.Drain(New(WithMaxEventSize(1024)).DecodeStream(strings.NewReader(sseOf(created, big))))
 	if !errors.Is(err, ErrTooLarge) {
 		t.Fatalf("big event: error = %v, want ErrTooLarge", err)
 	}
@@ -167,7 +168,7 @@ func TestDecodeStreamLimits(t *testing.T) {
 	for i := 0; i < 5; i++ {
 		p = append(p, added(itoa(i), "fc_"+itoa(i), "call_"+itoa(i)))
 	}
-	_, err = drain(New(WithMaxItems(3)).DecodeStream(strings.NewReader(sseOf(p...))))
+	_, err = adaptertest.Drain(New(WithMaxItems(3)).DecodeStream(strings.NewReader(sseOf(p...))))
 	if !errors.Is(err, ErrTooLarge) {
 		t.Fatalf("many calls: error = %v, want ErrTooLarge", err)
 	}
@@ -227,7 +228,7 @@ func TestEncodeStreamReasoningIDs(t *testing.T) {
 	if err := a.EncodeStream(&buf, in); err != nil {
 		t.Fatal(err)
 	}
-	got, err := drain(a.DecodeStream(&buf))
+	got, err := adaptertest.Drain(a.DecodeStream(&buf))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,98 @@
+package adaptertest
+
+import (
+	"path"
+	"strings"
+	"testing"
+
+	"github.com/toolconform/conform/cassettes"
+)
+
+// Exchange is one recorded request/response pair.
+type Exchange struct {
+	// Index is the interaction's place in its cassette.
+	Index int
+	// Method and URL are the request's; response-only fixtures have a
+	// made-up request (see package cassettes).
+	Method, URL string
+	// Request is the request body, nil for response-only fixtures.
+	Request []byte
+	// Response is the response body; Status its HTTP status code and
+	// ContentType its Content-Type header.
+	Response    []byte
+	Status      int
+	ContentType string
+}
+
+// Recording is the exchanges of one recorded file.
+type Recording struct {
+	// Name is the name of the file in testdata/corpus/<protocol> that the
+	// cassette was imported from.
+	Name string
+	// Cassette is the cassette's name for cassettes.Load.
+	Cassette  string
+	Exchanges []Exchange
+}
+
+// sourceExts are the endings of the non-YAML recordings; the importer adds
+// ".yaml" to their names (cassettes.CassetteName).
+var sourceExts = []string{".chunks.txt", ".json", ".sse", ".httprr"}
+
+// SourceName returns the name of the corpus file a cassette was imported
+// from: its base name without the ".yaml" the importer adds to non-YAML
+// recordings.
+func SourceName(cassette string) string {
+	base := path.Base(cassette)
+	trimmed := strings.TrimSuffix(base, ".yaml")
+	for _, ext := range sourceExts {
+		if strings.HasSuffix(trimmed, ext) {
+			return trimmed
+		}
+	}
+	return base
+}
+
+// Recordings returns every recording of a protocol folder of the imported
+// corpus ("anthropic", "openai-responses", ...), sorted by source name. It
+// fails the test if there are none or one does not load.
+func Recordings(t testing.TB, protocol string) []Recording {
+	t.Helper()
+	names, err := cassettes.Glob(protocol)
+	if err != nil {
+		t.Fatalf("recordings of %s: %v", protocol, err)
+	}
+	var out []Recording
+	for _, name := range names {
+		c, err := cassettes.Load(name)
+		if err != nil {
+			t.Fatalf("recordings of %s: %v", protocol, err)
+		}
+		rec := Recording{Name: SourceName(name), Cassette: name}
+		for i, in := range c.Interactions {
+			ex := Exchange{
+				Index:       i,
+				Method:      in.Request.Method,
+				URL:         in.Request.URL,
+				Response:    []byte(in.Response.Body),
+				Status:      in.Response.Code,
+				ContentType: in.Response.Headers.Get("Content-Type"),
+			}
+			if in.Request.Headers.Get("X-Conform-Response-Only") != "true" && in.Request.Body != "" {
+				ex.Request = []byte(in.Request.Body)
+			}
+			rec.Exchanges = append(rec.Exchanges, ex)
+		}
+		out = append(out, rec)
+	}
+	sortRecordings(out)
+	return out
+}
+
+// sortRecordings sorts by source name, the order of the corpus folder.
+func sortRecordings(rs []Recording) {
+	for i := 1; i < len(rs); i++ {
+		for j := i; j > 0 && rs[j].Name < rs[j-1].Name; j-- {
+			rs[j], rs[j-1] = rs[j-1], rs[j]
+		}
+	}
+}

@@ -1,0 +1,109 @@
+package adaptertest
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/toolconform/conform/core"
+	"pgregory.net/rapid"
+)
+
+// MaxDrainEvents bounds the events Drain reads from one stream.
+const MaxDrainEvents = 1 << 20
+
+// ErrRunaway is returned by Drain for a stream that yields more than
+// MaxDrainEvents events.
+var ErrRunaway = errors.New("stream yields more events than MaxDrainEvents")
+
+// Drain reads a stream to io.EOF and returns its events and the error that
+// ended it (nil at io.EOF). The events before an error are returned with it.
+func Drain(st core.EventStream) ([]core.Event, error) {
+	var out []core.Event
+	for {
+		e, err := st.Next()
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return out, err
+		}
+		if len(out) >= MaxDrainEvents {
+			return out, fmt.Errorf("drain: %w", ErrRunaway)
+		}
+		out = append(out, e)
+	}
+}
+
+// splitReader returns its data in pieces of the given sizes, starting the
+// sizes over when they run out.
+type splitReader struct {
+	data  []byte
+	sizes []int
+	i     int
+}
+
+// SplitReader returns a reader of data whose reads return pieces of the
+// given sizes in turn (starting over after the last; sizes below 1 count as
+// 1), never more than the caller's buffer holds. Without sizes it returns
+// one byte at a time.
+func SplitReader(data []byte, sizes ...int) io.Reader {
+	return &splitReader{data: data, sizes: sizes}
+}
+
+func (r *splitReader) Read(p []byte) (int, error) {
+	if len(r.data) == 0 {
+		return 0, io.EOF
+	}
+	n := 1
+	if len(r.sizes) > 0 {
+		n = max(r.sizes[r.i%len(r.sizes)], 1)
+		r.i++
+	}
+	n = min(n, len(p), len(r.data))
+	copy(p, r.data[:n])
+	r.data = r.data[n:]
+	return n, nil
+}
+
+// DrawSplitReader returns a SplitReader of data with piece sizes drawn
+// from 1 to 64 bytes.
+func DrawSplitReader(t *rapid.T, data []byte) io.Reader {
+	return SplitReader(data, rapid.SliceOfN(rapid.IntRange(1, 64), 1, 200).Draw(t, "sizes")...)
+}
+
+// CheckSplitStreams states that decode gives the same events, and the same
+// error, whether a stream arrives whole or cut into random pieces. It
+// fails if streams is empty.
+func CheckSplitStreams(t *testing.T, streams [][]byte, decode func(io.Reader) core.EventStream) {
+	t.Helper()
+	if len(streams) == 0 {
+		t.Fatal("no streams to split")
+	}
+	want := make([][]core.Event, len(streams))
+	wantErr := make([]string, len(streams))
+	for i, s := range streams {
+		ev, err := Drain(decode(bytes.NewReader(s)))
+		want[i] = ev
+		if err != nil {
+			wantErr[i] = err.Error()
+		}
+	}
+	rapid.Check(t, func(t *rapid.T) {
+		i := rapid.IntRange(0, len(streams)-1).Draw(t, "stream")
+		got, err := Drain(decode(DrawSplitReader(t, streams[i])))
+		gotErr := ""
+		if err != nil {
+			gotErr = err.Error()
+		}
+		if gotErr != wantErr[i] {
+			t.Fatalf("stream %d: error %q, unsplit %q", i, gotErr, wantErr[i])
+		}
+		if diff := cmp.Diff(want[i], got); diff != "" {
+			t.Fatalf("stream %d (-want +got):\n%s", i, diff)
+		}
+	})
+}
