@@ -5,6 +5,7 @@
 //
 //	go run ./examples/agent
 //	go run ./examples/agent -protocol anthropic -mode validated -stream
+//	go run ./examples/agent -mode auto -model gpt-4o   # structured, from the capability table
 package main
 
 import (
@@ -46,16 +47,28 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("agent", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	protocol := fs.String("protocol", "openai-chat", "wire protocol of the fake provider: "+strings.Join(providers.Names(), ", "))
-	modeName := fs.String("mode", "native", "tool mode: native, structured, validated or parsed")
+	modeName := fs.String("mode", "native", "tool mode: auto, native, structured, validated or parsed")
+	model := fs.String("model", "fake-model", "model name; with -mode auto it picks the mode")
+	capsFile := fs.String("capabilities", "", "JSON file of capability entries that override the built-in table")
 	stream := fs.Bool("stream", false, "ask for streamed responses")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
 	mode, err := agent.ParseMode(*modeName)
-	if err != nil || mode == agent.ModeAuto {
-		fmt.Fprintf(stderr, "agent: -mode %q: want native, structured, validated or parsed\n", *modeName)
+	if err != nil {
+		fmt.Fprintf(stderr, "agent: -mode: %v\n", err)
 		return 2
 	}
+	var capOpts []agent.CapOption
+	if *capsFile != "" {
+		capOpts = append(capOpts, agent.WithFile(*capsFile))
+	}
+	caps, err := agent.NewCapabilities(capOpts...)
+	if err != nil {
+		fmt.Fprintf(stderr, "agent: %v\n", err)
+		return 2
+	}
+	mode = caps.Mode(mode, *model)
 	adapter, err := providers.Lookup(*protocol)
 	if err != nil {
 		fmt.Fprintf(stderr, "agent: %v\n", err)
@@ -69,13 +82,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 	srv := fakeprovider.New(adapter, script(mode)...)
 	defer srv.Close()
 	loop := &agent.Loop{
-		Adapter:  adapter,
-		Endpoint: agent.Endpoint{BaseURL: srv.URL, Client: srv.Client()},
-		Registry: reg,
-		Model:    "fake-model",
-		Mode:     mode,
-		Stream:   *stream,
-		Exec:     core.ExecOptions{Timeout: 5 * time.Second},
+		Adapter:      adapter,
+		Endpoint:     agent.Endpoint{BaseURL: srv.URL, Client: srv.Client()},
+		Registry:     reg,
+		Model:        *model,
+		Mode:         mode,
+		Capabilities: caps,
+		Stream:       *stream,
+		Exec:         core.ExecOptions{Timeout: 5 * time.Second},
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()

@@ -33,6 +33,7 @@ func TestProgram(t *testing.T) {
 		{"native", nil},
 		{"structured", []string{"-mode", "structured"}},
 		{"validated-anthropic-stream", []string{"-mode", "validated", "-protocol", "anthropic", "-stream"}},
+		{"auto-o3-capabilities", []string{"-mode", "auto", "-model", "o3-mini", "-capabilities", filepath.Join("testdata", "capabilities.json")}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
@@ -61,7 +62,7 @@ func TestProgram(t *testing.T) {
 
 // TestUsageErrors checks that bad flags exit 2 with a message.
 func TestUsageErrors(t *testing.T) {
-	for _, args := range [][]string{{"-mode", "fast"}, {"-mode", "auto"}, {"-protocol", "grpc"}, {"-nope"}} {
+	for _, args := range [][]string{{"-mode", "fast"}, {"-capabilities", "testdata/missing.json"}, {"-protocol", "grpc"}, {"-nope"}} {
 		var stdout, stderr bytes.Buffer
 		if code := run(args, &stdout, &stderr); code != 2 || stderr.Len() == 0 {
 			t.Errorf("run(%q) = %d with stderr %q, want 2 and a message", args, code, stderr.String())
