@@ -2,10 +2,9 @@ package anthropic
 
 import (
 	"bytes"
-	"errors"
+	"io"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	"github.com/toolconform/conform/core"
 	"github.com/toolconform/conform/providers/internal/adaptertest"
 )
@@ -15,46 +14,7 @@ import (
 // summaries, with no error and nothing incomplete.
 func TestCorpusCollect(t *testing.T) {
 	a := New()
-	n := 0
-	for _, rec := range adaptertest.Recordings(t, "anthropic") {
-		name := rec.Name
-		for i, ex := range rec.Exchanges {
-			if !adaptertest.IsSSE(ex.Response) {
-				continue
-			}
-			n++
-			events, err := adaptertest.Drain(a.DecodeStream(bytes.NewReader(ex.Response)))
-			if err != nil {
-				t.Fatalf("%s #%d: %v", name, i, err)
-			}
-			want := adaptertest.SummarizeEvents(events)
-			resp, err := core.Collect(a.DecodeStream(bytes.NewReader(ex.Response)))
-			var pe *core.ProviderError
-			switch {
-			case len(want.Errors) > 0 && !errors.As(err, &pe):
-				t.Errorf("%s #%d: collect: error %v, want the provider error", name, i, err)
-			case len(want.Errors) == 0 && err != nil:
-				t.Errorf("%s #%d: collect: %v", name, i, err)
-				continue
-			}
-			var got []adaptertest.CallSum
-			for _, c := range resp.Calls() {
-				got = append(got, adaptertest.CallSum{ID: c.ID, ItemID: c.ItemID, Name: c.Name, Args: string(c.Arguments)})
-			}
-			if diff := cmp.Diff(want.Calls, got); diff != "" {
-				t.Errorf("%s #%d: calls (-want +got):\n%s", name, i, diff)
-			}
-			if len(resp.Incomplete) > 0 {
-				t.Errorf("%s #%d: incomplete calls %+v", name, i, resp.Incomplete)
-			}
-			if len(want.Errors) == 0 && (resp.Text() != want.Text || resp.Finish != want.Finish) {
-				t.Errorf("%s #%d: text/finish differ from the golden summary", name, i)
-			}
-		}
-	}
-	if n == 0 {
-		t.Fatal("no streams")
-	}
+	adaptertest.CheckCorpusCollect(t, "anthropic", func(r io.Reader) core.EventStream { return a.DecodeStream(r) })
 }
 
 // TestCollectB11 checks that a tool_use cut by max_tokens never becomes a

@@ -3,8 +3,9 @@ package anthropic
 import (
 	"bytes"
 	"encoding/json"
-	"github.com/toolconform/conform/providers/internal/adaptertest"
 	"testing"
+
+	"github.com/toolconform/conform/providers/internal/adaptertest"
 )
 
 // knownBadStreams are hand-made faults added to the recorded seeds.
@@ -18,12 +19,9 @@ var knownBadStreams = []string{
 }
 
 func FuzzDecodeStream(f *testing.F) {
-	for _, rec := range adaptertest.Recordings(f, "anthropic") {
-		for _, ex := range rec.Exchanges {
-			if adaptertest.IsSSE(ex.Response) {
-				f.Add(ex.Response)
-			}
-		}
+	streams, _ := adaptertest.ResponseBodies(f, "anthropic", adaptertest.IsSSE)
+	for _, s := range streams {
+		f.Add(s)
 	}
 	for _, s := range knownBadStreams {
 		f.Add([]byte(s))
@@ -58,12 +56,9 @@ func FuzzDecodeStream(f *testing.F) {
 }
 
 func FuzzDecodeResponse(f *testing.F) {
-	for _, rec := range adaptertest.Recordings(f, "anthropic") {
-		for _, ex := range rec.Exchanges {
-			if len(ex.Response) > 0 && !adaptertest.IsSSE(ex.Response) {
-				f.Add(ex.Response)
-			}
-		}
+	_, bodies := adaptertest.ResponseBodies(f, "anthropic", adaptertest.IsSSE)
+	for _, b := range bodies {
+		f.Add(b)
 	}
 	for _, s := range []string{`{"type":"error"}`, `{"content":[{"type":"tool_use","input":"x"}]}`, `{"content":[{"type":"tool_use","input":{"a":`, `[]`, `null`} {
 		f.Add([]byte(s))
@@ -87,12 +82,8 @@ func FuzzDecodeResponse(f *testing.F) {
 }
 
 func FuzzDecodeRequest(f *testing.F) {
-	for _, rec := range adaptertest.Recordings(f, "anthropic") {
-		for _, ex := range rec.Exchanges {
-			if len(ex.Request) > 0 {
-				f.Add(ex.Request)
-			}
-		}
+	for _, b := range adaptertest.RequestBodies(f, "anthropic") {
+		f.Add(b)
 	}
 	a := New()
 	f.Fuzz(func(t *testing.T, data []byte) {

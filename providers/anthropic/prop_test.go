@@ -249,14 +249,7 @@ func TestPropRequestRoundTrip(t *testing.T) {
 // decoding.
 func TestPropSplitCorpusStreams(t *testing.T) {
 	a := New()
-	var streams [][]byte
-	for _, rec := range adaptertest.Recordings(t, "anthropic") {
-		for _, ex := range rec.Exchanges {
-			if adaptertest.IsSSE(ex.Response) {
-				streams = append(streams, ex.Response)
-			}
-		}
-	}
+	streams, _ := adaptertest.ResponseBodies(t, "anthropic", adaptertest.IsSSE)
 	if len(streams) < 15 {
 		t.Fatalf("found %d corpus streams, want at least 15", len(streams))
 	}

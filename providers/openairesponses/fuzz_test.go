@@ -21,12 +21,9 @@ var knownBadStreams = []string{
 }
 
 func FuzzDecodeStream(f *testing.F) {
-	for _, rec := range adaptertest.Recordings(f, "openai-responses") {
-		for _, ex := range rec.Exchanges {
-			if adaptertest.IsSSE(ex.Response) {
-				f.Add(ex.Response)
-			}
-		}
+	streams, _ := adaptertest.ResponseBodies(f, "openai-responses", adaptertest.IsSSE)
+	for _, s := range streams {
+		f.Add(s)
 	}
 	for _, s := range knownBadStreams {
 		f.Add([]byte(s))
@@ -57,12 +54,9 @@ func FuzzDecodeStream(f *testing.F) {
 }
 
 func FuzzDecodeResponse(f *testing.F) {
-	for _, rec := range adaptertest.Recordings(f, "openai-responses") {
-		for _, ex := range rec.Exchanges {
-			if len(ex.Response) > 0 && !adaptertest.IsSSE(ex.Response) {
-				f.Add(ex.Response)
-			}
-		}
+	_, bodies := adaptertest.ResponseBodies(f, "openai-responses", adaptertest.IsSSE)
+	for _, b := range bodies {
+		f.Add(b)
 	}
 	for _, s := range []string{`{"error":{}}`, `{"output":[{"type":"function_call","arguments":"{\"a\":"}]}`, `{"output":[{"type":"function_call","arguments":7}]}`, `[]`, `null`} {
 		f.Add([]byte(s))
@@ -82,12 +76,8 @@ func FuzzDecodeResponse(f *testing.F) {
 }
 
 func FuzzDecodeRequest(f *testing.F) {
-	for _, rec := range adaptertest.Recordings(f, "openai-responses") {
-		for _, ex := range rec.Exchanges {
-			if len(ex.Request) > 0 {
-				f.Add(ex.Request)
-			}
-		}
+	for _, b := range adaptertest.RequestBodies(f, "openai-responses") {
+		f.Add(b)
 	}
 	a := New()
 	f.Fuzz(func(t *testing.T, data []byte) {

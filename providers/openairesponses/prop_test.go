@@ -296,14 +296,7 @@ func TestPropRequestRoundTrip(t *testing.T) {
 // decoding.
 func TestPropSplitCorpusStreams(t *testing.T) {
 	a := New()
-	var streams [][]byte
-	for _, rec := range adaptertest.Recordings(t, "openai-responses") {
-		for _, ex := range rec.Exchanges {
-			if adaptertest.IsSSE(ex.Response) {
-				streams = append(streams, ex.Response)
-			}
-		}
-	}
+	streams, _ := adaptertest.ResponseBodies(t, "openai-responses", adaptertest.IsSSE)
 	if len(streams) < 20 {
 		t.Fatalf("found %d corpus streams, want at least 20", len(streams))
 	}

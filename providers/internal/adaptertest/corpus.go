@@ -96,3 +96,36 @@ func sortRecordings(rs []Recording) {
 		}
 	}
 }
+
+// ResponseBodies returns the non-empty recorded response bodies of a
+// protocol, split by isStream into streams and whole bodies.
+func ResponseBodies(t testing.TB, protocol string, isStream func([]byte) bool) (streams, bodies [][]byte) {
+	t.Helper()
+	for _, rec := range Recordings(t, protocol) {
+		for _, ex := range rec.Exchanges {
+			switch {
+			case len(ex.Response) == 0:
+			case isStream(ex.Response):
+				streams = append(streams, ex.Response)
+			default:
+				bodies = append(bodies, ex.Response)
+			}
+		}
+	}
+	return streams, bodies
+}
+
+// RequestBodies returns the recorded request bodies of a protocol (none
+// from response-only fixtures).
+func RequestBodies(t testing.TB, protocol string) [][]byte {
+	t.Helper()
+	var out [][]byte
+	for _, rec := range Recordings(t, protocol) {
+		for _, ex := range rec.Exchanges {
+			if len(ex.Request) > 0 {
+				out = append(out, ex.Request)
+			}
+		}
+	}
+	return out
+}
