@@ -492,6 +492,7 @@ func (b *Buffer) complete(cs *callState) (Call, error) {
 		call.Repaired, call.Original = true, cs.text
 	}
 	b.completed = append(b.completed, call)
+	b.completedSeq = append(b.completedSeq, cs.seq)
 	return call, nil
 }
 

@@ -113,7 +113,11 @@ type Buffer struct {
 	nchunks  int
 	finished bool
 
-	completed  []Call
-	failed     []*CallError
-	incomplete []Call
+	completed []Call
+	// completedSeq holds, for each completed call, its position in order
+	// of first appearance, so that Collect can give calls in the order the
+	// provider opened them.
+	completedSeq []int
+	failed       []*CallError
+	incomplete   []Call
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 )
 
@@ -75,6 +76,7 @@ func Collect(s EventStream, opts ...BufferOption) (*Response, error) {
 		}
 	}
 	c.flush()
+	c.orderCalls()
 	inc, err := b.Finish()
 	if err != nil {
 		c.fail(err)
@@ -97,6 +99,9 @@ type collector struct {
 	// part whose text is still in sb.
 	building bool
 	sb       strings.Builder
+	// callSeq holds, for each call part in order, the call's position in
+	// order of first appearance.
+	callSeq []int
 }
 
 func (c *collector) fail(err error) {
@@ -175,12 +180,47 @@ func (c *collector) event(ev *Event) bool {
 	return true
 }
 
+// calls appends the calls the Buffer just completed, each remembered with
+// its order of first appearance.
 func (c *collector) calls(done []Call) {
 	if len(done) > 0 {
 		c.flush()
 	}
-	for _, call := range done {
+	seqs := c.buf.completedSeq[len(c.buf.completedSeq)-len(done):]
+	for i, call := range done {
+		c.callSeq = append(c.callSeq, seqs[i])
 		c.resp.Message.Parts = append(c.resp.Message.Parts, CallPart(call))
+	}
+}
+
+// orderCalls puts the calls back in the order the provider opened them,
+// keeping the places calls took among the other parts. Calls complete in
+// whatever order their ends arrive (overlapping Anthropic blocks, A19;
+// interleaved Chat Completions indexes, A05), but the message must list
+// them as the provider did, since results are matched to calls in that
+// order downstream (G05).
+func (c *collector) orderCalls() {
+	parts := c.resp.Message.Parts
+	var slots []int
+	for i, p := range parts {
+		if p.Kind == PartToolCall {
+			slots = append(slots, i)
+		}
+	}
+	if len(slots) != len(c.callSeq) {
+		panic("core: collect lost track of its calls") // a bug here, not bad input
+	}
+	byOpening := make([]int, len(slots))
+	for i := range byOpening {
+		byOpening[i] = i
+	}
+	slices.SortStableFunc(byOpening, func(a, b int) int { return c.callSeq[a] - c.callSeq[b] })
+	calls := make([]Part, len(slots))
+	for i, k := range byOpening {
+		calls[i] = parts[slots[k]]
+	}
+	for i, slot := range slots {
+		parts[slot] = calls[i]
 	}
 }
 

@@ -72,6 +72,28 @@ func TestCollect(t *testing.T) {
 			},
 		},
 		{
+			name: "A19 calls keep the order they opened in, whatever order they end",
+			events: []Event{
+				{Kind: EventText, Text: "Two calls."},
+				callEv(EventCallStart, Chunk{HasIndex: true, Index: 1, ID: "a", Name: "f", Args: sp(`{"n":1}`)}),
+				callEv(EventCallStart, Chunk{HasIndex: true, Index: 2, ID: "b", Name: "g", Args: sp(`{"n":2}`)}),
+				callEv(EventCallStart, Chunk{HasIndex: true, Index: 3, ID: "c", Name: "h", Args: sp(`{"n":3}`)}),
+				callEv(EventCallEnd, Chunk{HasIndex: true, Index: 3}),
+				callEv(EventCallEnd, Chunk{HasIndex: true, Index: 2}),
+				{Kind: EventText, Text: "Between."},
+				callEv(EventCallEnd, Chunk{HasIndex: true, Index: 1}),
+			},
+			want: &Response{
+				Message: Message{Role: RoleAssistant, Parts: []Part{
+					TextPart("Two calls."),
+					CallPart(Call{ID: "a", Name: "f", Arguments: json.RawMessage(`{"n":1}`)}),
+					CallPart(Call{ID: "b", Name: "g", Arguments: json.RawMessage(`{"n":2}`)}),
+					TextPart("Between."),
+					CallPart(Call{ID: "c", Name: "h", Arguments: json.RawMessage(`{"n":3}`)}),
+				}},
+			},
+		},
+		{
 			name: "redacted thinking stands alone and item ids split parts",
 			events: []Event{
 				{Kind: EventThinking, Text: "a", ItemID: "rs_1"},
