@@ -150,6 +150,24 @@ func FuzzStreamRoundTrip(f *testing.F) {
 		f.Add(a, uint8(0x02), "", `{"p":"C:\\Program Files\\App"}`, `{"cmd":"/bin/echo \"hi\""}`, ``, []byte{9})
 		f.Add(a, uint8(0x01), "", `{"big":1e400,"deep":[[[[{}]]]]}`, ``, ``, []byte{1})
 	}
+	// The text and the arguments of the first calls of each recorded
+	// stream, sent through every adapter.
+	for _, r := range recordedStreams(f) {
+		resp, _ := collect(f, r.adapter, bytes.NewReader(r.body))
+		calls := resp.Calls()
+		if len(calls) == 0 {
+			continue
+		}
+		var args [3]string
+		for i := range min(len(calls), 3) {
+			args[i] = string(calls[i].Arguments)
+		}
+		shape := uint8(min(len(calls), 3)) | 0x10
+		if resp.Text() != "" {
+			shape |= 4
+		}
+		f.Add(uint8(len(r.body)), shape, resp.Text(), args[0], args[1], args[2], []byte{byte(len(r.body) % 64)})
+	}
 	f.Fuzz(func(t *testing.T, adapter, shape uint8, text, argsA, argsB, argsC string, cuts []byte) {
 		name := adapterNames[int(adapter)%len(adapterNames)]
 		a, err := providers.Lookup(name)
