@@ -540,3 +540,33 @@ func TestSideEffectsRunInOrder(t *testing.T) {
 		})
 	}
 }
+
+// TestProviderErrorEndsRun checks that an error the provider reports inside
+// a stream ends the run with that error, for every protocol.
+func TestProviderErrorEndsRun(t *testing.T) {
+	for _, protocol := range providers.Names() {
+		t.Run(protocol, func(t *testing.T) {
+			f := newFixture(t)
+			adapter, _ := providers.Lookup(protocol)
+			var buf strings.Builder
+			if err := adapter.EncodeStream(&buf, []core.Event{
+				{Kind: core.EventText, Text: "partial", ID: "r1", Model: "m"},
+				{Kind: core.EventError, Error: &core.ProviderError{Type: "overloaded_error", Message: "try later"}},
+			}); err != nil {
+				t.Fatalf("%s cannot encode an error event: %v", protocol, err)
+			}
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				io.WriteString(w, buf.String())
+			}))
+			defer srv.Close()
+			loop := &agent.Loop{Adapter: adapter, Endpoint: agent.Endpoint{BaseURL: srv.URL}, Registry: f.reg, Model: "m", Mode: agent.ModeNative, Stream: true}
+			out, err := loop.Run(context.Background(), []core.Message{user("go")})
+			if err == nil || !strings.Contains(err.Error(), "try later") {
+				t.Fatalf("got %v, want the provider's error\n%s", err, traceText(out))
+			}
+			if out.Answer != "" {
+				t.Errorf("an errored stream gave the answer %q", out.Answer)
+			}
+		})
+	}
+}

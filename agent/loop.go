@@ -147,6 +147,9 @@ func (l *Loop) Run(ctx context.Context, msgs []core.Message) (*Outcome, error) {
 		}
 		tr.add(Entry{Step: step, Kind: KindResponse, Response: resp})
 		out.Finish = resp.Finish
+		if resp.Error != nil {
+			return out, fmt.Errorf("agent step %d: %w", step, resp.Error)
+		}
 		if len(resp.Incomplete) > 0 {
 			return out, fmt.Errorf("agent step %d: %w: %d cut off (finish %q)", step, ErrIncomplete, len(resp.Incomplete), resp.ProviderFinish)
 		}
