@@ -152,8 +152,12 @@ func FuzzStreamRoundTrip(f *testing.F) {
 	}
 	// The text and the arguments of the first calls of each recorded
 	// stream, sent through every adapter.
-	for _, r := range recordedStreams(f) {
-		resp, _ := collect(f, r.adapter, bytes.NewReader(r.body))
+	rs, err := recordedStreams()
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, r := range rs {
+		resp, _ := collect(r.adapter, bytes.NewReader(r.body))
 		calls := resp.Calls()
 		if len(calls) == 0 {
 			continue
@@ -199,14 +203,17 @@ func FuzzStreamRoundTrip(f *testing.F) {
 // fuzz-chosen points, collects to the response and error of reading it
 // whole.
 func FuzzRecordedSplit(f *testing.F) {
-	rs := recordedStreams(f)
+	rs, err := recordedStreams()
+	if err != nil {
+		f.Fatal(err)
+	}
 	type outcome struct {
 		resp *core.Response
 		err  string
 	}
 	whole := make([]outcome, len(rs))
 	for i, r := range rs {
-		resp, err := collect(f, r.adapter, bytes.NewReader(r.body))
+		resp, err := collect(r.adapter, bytes.NewReader(r.body))
 		whole[i] = outcome{resp, errText(err)}
 	}
 	// One seed per recording, cut in pieces of 14, 9, 2 and 64 bytes in
@@ -222,7 +229,7 @@ func FuzzRecordedSplit(f *testing.F) {
 	f.Fuzz(func(t *testing.T, which uint16, cuts []byte) {
 		i := int(which) % len(rs)
 		r := rs[i]
-		resp, err := collect(t, r.adapter, &pieces{body: r.body, cuts: cuts})
+		resp, err := collect(r.adapter, &pieces{body: r.body, cuts: cuts})
 		if diff := cmp.Diff(whole[i].resp, resp); diff != "" {
 			t.Errorf("%s (%s): split response differs (-whole +split):\n%s", r.ref, r.adapter, diff)
 		}
@@ -241,7 +248,11 @@ func FuzzDecodeCollect(f *testing.F) {
 		index[n] = uint8(i)
 	}
 	seeded := map[string]int{}
-	for _, r := range recordedStreams(f) {
+	rs, err := recordedStreams()
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, r := range rs {
 		// The two smallest-numbered recordings of each adapter, whole and
 		// cut in half (a stream that ends mid-call, B09-B11).
 		if seeded[r.adapter] >= 2 || len(r.body) > 8<<10 {
@@ -262,7 +273,7 @@ func FuzzDecodeCollect(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, adapter uint8, body []byte) {
 		name := adapterNames[int(adapter)%len(adapterNames)]
-		resp, err := collect(t, name, bytes.NewReader(body))
+		resp, err := collect(name, bytes.NewReader(body))
 		if resp == nil {
 			t.Fatalf("%s: Collect returned no response (error %v)", name, err)
 		}
