@@ -3,22 +3,17 @@ package bedrock
 import (
 	"bytes"
 	"testing"
+
+	"github.com/toolconform/conform/providers/internal/adaptertest"
 )
 
 // BenchmarkDecodeStream decodes the largest recorded Bedrock stream; run with
 // -benchmem to see allocations per stream.
 func BenchmarkDecodeStream(b *testing.B) {
-	var body []byte
-	for _, path := range corpusFiles(b) {
-		for _, ex := range loadExchanges(b, path) {
-			if ex.Stream && len(ex.Response) > len(body) {
-				body = ex.Response
-			}
-		}
-	}
+	body := adaptertest.LargestStream(b, "bedrock")
 	b.SetBytes(int64(len(body)))
 	for b.Loop() {
-		if _, err := drain(New().DecodeStream(bytes.NewReader(body))); err != nil {
+		if _, err := adaptertest.Drain(New().DecodeStream(bytes.NewReader(body))); err != nil {
 			b.Fatal(err)
 		}
 	}

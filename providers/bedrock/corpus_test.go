@@ -2,111 +2,19 @@ package bedrock
 
 import (
 	"bytes"
-	"encoding/json"
-	"flag"
-	"fmt"
-	"os"
-	"path/filepath"
-	"strings"
+	"io"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/toolconform/conform/core"
+	"github.com/toolconform/conform/providers/internal/adaptertest"
 )
 
-var update = flag.Bool("update", false, "rewrite golden files under testdata/golden")
-
-const corpusDir = "../../testdata/corpus/bedrock"
-
-func corpusFiles(t testing.TB) []string {
-	t.Helper()
-	files, err := filepath.Glob(filepath.Join(corpusDir, "*"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for _, f := range files {
-		if !strings.HasSuffix(f, ".md") {
-			out = append(out, f)
-		}
-	}
-	if len(out) == 0 {
-		t.Fatalf("no corpus files in %s", corpusDir)
-	}
-	return out
-}
-
 // TestCorpusResponses decodes every recorded response, streamed or not, and
-// checks its calls, text, finish and usage against a golden file.
+// checks its calls, text, finish and usage against a golden file. The
+// golden files of this protocol keep no response id.
 func TestCorpusResponses(t *testing.T) {
-	a := New()
-	var streams, bodies, calls int
-	for _, path := range corpusFiles(t) {
-		name := filepath.Base(path)
-		t.Run(name, func(t *testing.T) {
-			var got []summary
-			for i, ex := range loadExchanges(t, path) {
-				if ex.Stream {
-					streams++
-					evs, err := drain(a.DecodeStream(bytes.NewReader(ex.Response)))
-					if err != nil {
-						t.Fatalf("exchange %d: %v", i, err)
-					}
-					s, err := assemble(evs)
-					if err != nil {
-						t.Fatalf("exchange %d: %v", i, err)
-					}
-					got = append(got, s)
-					calls += len(s.Calls)
-					continue
-				}
-				bodies++
-				resp, err := a.DecodeResponse(ex.Response)
-				if err != nil {
-					t.Fatalf("exchange %d: %v", i, err)
-				}
-				if ex.Status >= 400 && resp.Error == nil {
-					t.Errorf("exchange %d: HTTP %d body decoded without Response.Error", i, ex.Status)
-				}
-				s := summarize(resp)
-				got = append(got, s)
-				calls += len(s.Calls)
-			}
-			for i := range got {
-				for j := range got[i].Calls {
-					got[i].Calls[j].Arguments = json.RawMessage(compact(t, got[i].Calls[j].Arguments))
-				}
-			}
-			checkGolden(t, name, got)
-		})
-	}
-	t.Logf("%d streams, %d bodies, %d calls", streams, bodies, calls)
-	if streams == 0 || bodies == 0 || calls == 0 {
-		t.Errorf("corpus gave %d streams, %d bodies, %d calls; want some of each", streams, bodies, calls)
-	}
-}
-
-func checkGolden(t *testing.T, name string, got any) {
-	t.Helper()
-	data, err := json.MarshalIndent(got, "", "  ")
-	if err != nil {
-		t.Fatal(err)
-	}
-	data = append(data, '\n')
-	golden := filepath.Join("testdata", "golden", name+".json")
-	if *update {
-		if err := os.WriteFile(golden, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if diff := cmp.Diff(string(want), string(data)); diff != "" {
-		t.Errorf("%s mismatch (-want +got):\n%s", golden, diff)
-	}
+	adaptertest.CheckCorpusSummaries(t, "bedrock", New(), func(s *adaptertest.IndexSummary) { s.ID = "" })
 }
 
 // unmodelledInvoke lists the request fields conform does not model, dropped
@@ -117,13 +25,13 @@ var unmodelledInvoke = []string{"temperature", "top_p", "top_k", "stop_sequences
 // the API it was recorded for, and compares the two as parsed JSON.
 func TestCorpusRequests(t *testing.T) {
 	var n int
-	for _, path := range corpusFiles(t) {
-		for i, ex := range loadExchanges(t, path) {
+	for _, rec := range adaptertest.Recordings(t, "bedrock") {
+		for i, ex := range rec.Exchanges {
 			if ex.Request == nil {
 				continue
 			}
 			n++
-			name := filepath.Base(path) + "/" + itoa(i)
+			name := rec.Name + "/" + itoa(i)
 			t.Run(name, func(t *testing.T) {
 				req, err := New().DecodeRequest(ex.Request)
 				if err != nil {
@@ -137,7 +45,7 @@ func TestCorpusRequests(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				want, got := parseDropping(t, ex.Request, unmodelledInvoke), parseDropping(t, out, unmodelledInvoke)
+				want, got := adaptertest.ParseDropping(t, ex.Request, unmodelledInvoke), adaptertest.ParseDropping(t, out, unmodelledInvoke)
 				if diff := cmp.Diff(want, got); diff != "" {
 					t.Errorf("re-encoded request differs (-want +got):\n%s", diff)
 				}
@@ -149,68 +57,9 @@ func TestCorpusRequests(t *testing.T) {
 	}
 }
 
-func parseDropping(t *testing.T, body []byte, drop []string) map[string]any {
-	t.Helper()
-	var m map[string]any
-	if err := json.Unmarshal(body, &m); err != nil {
-		t.Fatalf("%v in %s", err, body)
-	}
-	for _, k := range drop {
-		delete(m, k)
-	}
-	return m
-}
-
 // TestCorpusCollect drains every recorded stream through core.Collect, the
 // core Buffer's accumulation, and checks it gives the calls of the golden
 // files with nothing incomplete and no error.
 func TestCorpusCollect(t *testing.T) {
-	var n int
-	for _, path := range corpusFiles(t) {
-		for i, ex := range loadExchanges(t, path) {
-			if !ex.Stream {
-				continue
-			}
-			n++
-			t.Run(fmt.Sprintf("%s/%d", filepath.Base(path), i), func(t *testing.T) {
-				resp, err := core.Collect(New().DecodeStream(bytes.NewReader(ex.Response)))
-				if err != nil {
-					t.Fatal(err)
-				}
-				if len(resp.Incomplete) > 0 {
-					t.Errorf("incomplete calls %+v", resp.Incomplete)
-				}
-				evs, err := drain(New().DecodeStream(bytes.NewReader(ex.Response)))
-				if err != nil {
-					t.Fatal(err)
-				}
-				want, err := assemble(evs)
-				if err != nil {
-					t.Fatal(err)
-				}
-				got := resp.Calls()
-				if got == nil {
-					got = []core.Call{}
-				}
-				for j := range got {
-					if got[j].Repaired {
-						t.Errorf("call %d was repaired: %+v", j, got[j])
-					}
-					got[j].Arguments = json.RawMessage(compact(t, got[j].Arguments))
-				}
-				for j := range want.Calls {
-					want.Calls[j].Arguments = json.RawMessage(compact(t, want.Calls[j].Arguments))
-				}
-				if diff := cmp.Diff(want.Calls, got); diff != "" {
-					t.Errorf("calls (-want +got):\n%s", diff)
-				}
-				if resp.Text() != want.Text {
-					t.Errorf("text %q, want %q", resp.Text(), want.Text)
-				}
-			})
-		}
-	}
-	if n == 0 {
-		t.Error("no recorded streams")
-	}
+	adaptertest.CheckCorpusCollectByIndex(t, "bedrock", func(r io.Reader) core.EventStream { return New().DecodeStream(r) })
 }

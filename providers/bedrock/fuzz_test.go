@@ -4,12 +4,16 @@ import (
 	"bytes"
 	"errors"
 	"testing"
+
+	"github.com/toolconform/conform/providers/internal/adaptertest"
 )
 
+// corpusSeeds adds the recorded streams, or the recorded bodies and
+// requests, as seeds.
 func corpusSeeds(f *testing.F, stream bool) {
-	for _, path := range corpusFiles(f) {
-		for _, ex := range loadExchanges(f, path) {
-			if ex.Stream == stream {
+	for _, rec := range adaptertest.Recordings(f, "bedrock") {
+		for _, ex := range rec.Exchanges {
+			if ex.IsStream() == stream {
 				f.Add(ex.Response)
 			}
 			if !stream && ex.Request != nil {
@@ -32,7 +36,7 @@ func FuzzDecodeStream(f *testing.F) {
 	f.Add(prelude(16, 0))
 	const max = 4096
 	f.Fuzz(func(t *testing.T, body []byte) {
-		evs, err := drain(New(WithMaxFrameSize(max)).DecodeStream(bytes.NewReader(body)))
+		evs, err := adaptertest.Drain(New(WithMaxFrameSize(max)).DecodeStream(bytes.NewReader(body)))
 		if err != nil {
 			var fe *FrameError
 			if !errors.As(err, &fe) {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/toolconform/conform/core"
+	"github.com/toolconform/conform/providers/internal/adaptertest"
 	"pgregory.net/rapid"
 )
 
@@ -91,7 +92,7 @@ func TestStreamRoundTrip(t *testing.T) {
 				if err := a.EncodeStream(&buf, want); err != nil {
 					t.Fatal(err)
 				}
-				got, err := drain(a.DecodeStream(bytes.NewReader(buf.Bytes())))
+				got, err := adaptertest.Drain(a.DecodeStream(bytes.NewReader(buf.Bytes())))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -248,55 +249,18 @@ func TestRequestRoundTrip(t *testing.T) {
 	}
 }
 
-// splitReader returns its data in pieces of the drawn sizes.
-type splitReader struct {
-	data  []byte
-	sizes []int
-}
-
-func (r *splitReader) Read(p []byte) (int, error) {
-	if len(r.data) == 0 {
-		return 0, io.EOF
-	}
-	n := 1
-	if len(r.sizes) > 0 {
-		n, r.sizes = r.sizes[0], r.sizes[1:]
-	}
-	n = min(n, len(p), len(r.data))
-	copy(p, r.data[:n])
-	r.data = r.data[n:]
-	return n, nil
-}
-
 // TestSplitReads decodes every recorded stream from a reader that returns
 // arbitrary small pieces and checks the events equal the unsplit decode.
 func TestSplitReads(t *testing.T) {
 	var streams [][]byte
-	for _, path := range corpusFiles(t) {
-		for _, ex := range loadExchanges(t, path) {
-			if ex.Stream {
+	for _, rec := range adaptertest.Recordings(t, "bedrock") {
+		for _, ex := range rec.Exchanges {
+			if ex.IsStream() {
 				streams = append(streams, ex.Response)
 			}
 		}
 	}
-	if len(streams) == 0 {
-		t.Fatal("no recorded streams")
-	}
-	rapid.Check(t, func(t *rapid.T) {
-		body := streams[rapid.IntRange(0, len(streams)-1).Draw(t, "stream")]
-		want, err := drain(New().DecodeStream(bytes.NewReader(body)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		sizes := rapid.SliceOfN(rapid.IntRange(1, 64), 1, 400).Draw(t, "sizes")
-		got, err := drain(New().DecodeStream(&splitReader{data: body, sizes: sizes}))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if diff := cmp.Diff(want, got); diff != "" {
-			t.Fatalf("split decode differs (-want +got):\n%s", diff)
-		}
-	})
+	adaptertest.CheckSplitStreams(t, streams, func(r io.Reader) core.EventStream { return New().DecodeStream(r) })
 }
 
 // TestStreamingParity states that the same response, sent whole or

@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/toolconform/conform/core"
+	"github.com/toolconform/conform/providers/internal/adaptertest"
 )
 
 func jsonEqual(t *testing.T, want string, got []byte) {
@@ -255,7 +256,7 @@ func TestInvokeStream(t *testing.T) {
 		`{"type":"message_delta","delta":{"stop_reason":"tool_use"},"usage":{"output_tokens":9}}`,
 		`{"type":"message_stop","amazon-bedrock-invocationMetrics":{"inputTokenCount":7}}`,
 	)
-	got, err := drain(New().DecodeStream(bytes.NewReader(body)))
+	got, err := adaptertest.Drain(New().DecodeStream(bytes.NewReader(body)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws/protocol/eventstream"
 	"github.com/google/go-cmp/cmp"
 	"github.com/toolconform/conform/core"
+	"github.com/toolconform/conform/providers/internal/adaptertest"
 )
 
 // frames builds a ConverseStream body from (event type, payload) pairs.
@@ -128,7 +129,7 @@ func TestDecodeStreamFailureModes(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := drain(New().DecodeStream(bytes.NewReader(tt.body)))
+			got, err := adaptertest.Drain(New().DecodeStream(bytes.NewReader(tt.body)))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -190,7 +191,7 @@ func TestDecodeStreamFrameErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			evs, err := drain(New().DecodeStream(bytes.NewReader(tt.body)))
+			evs, err := adaptertest.Drain(New().DecodeStream(bytes.NewReader(tt.body)))
 			var fe *FrameError
 			if !errors.As(err, &fe) {
 				t.Fatalf("error %v is not a *FrameError", err)
@@ -302,7 +303,7 @@ func TestDecodeStreamTooManyBlocks(t *testing.T) {
 		pairs = append(pairs, "contentBlockStart", fmt.Sprintf(`{"contentBlockIndex":%d,"start":{"toolUse":{"toolUseId":"t%d","name":"f"}}}`, i, i))
 	}
 	body := frames(t, pairs...)
-	evs, err := drain(New().DecodeStream(bytes.NewReader(body)))
+	evs, err := adaptertest.Drain(New().DecodeStream(bytes.NewReader(body)))
 	var fe *FrameError
 	if !errors.Is(err, ErrTooManyBlocks) || !errors.As(err, &fe) {
 		t.Fatalf("error %v, want a *FrameError wrapping ErrTooManyBlocks", err)

@@ -4,12 +4,16 @@ import (
 	"bytes"
 	"errors"
 	"testing"
+
+	"github.com/toolconform/conform/providers/internal/adaptertest"
 )
 
+// corpusSeeds adds the recorded streams, or the recorded bodies and
+// requests, as seeds.
 func corpusSeeds(f *testing.F, stream bool) {
-	for _, path := range corpusFiles(f) {
-		for _, ex := range loadExchanges(f, path) {
-			if ex.Stream == stream {
+	for _, rec := range adaptertest.Recordings(f, "cohere") {
+		for _, ex := range rec.Exchanges {
+			if ex.IsStream() == stream {
 				f.Add(ex.Response)
 			}
 			if !stream && ex.Request != nil {
@@ -31,7 +35,7 @@ func FuzzDecodeStream(f *testing.F) {
 	f.Add([]byte{})
 	const max = 2048
 	f.Fuzz(func(t *testing.T, body []byte) {
-		evs, err := drain(New(WithMaxEventSize(max)).DecodeStream(bytes.NewReader(body)))
+		evs, err := adaptertest.Drain(New(WithMaxEventSize(max)).DecodeStream(bytes.NewReader(body)))
 		if err != nil {
 			var se *StreamError
 			if !errors.As(err, &se) {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/toolconform/conform/core"
+	"github.com/toolconform/conform/providers/internal/adaptertest"
 )
 
 // sseBody wraps payloads as SSE events; with named set, each gets an
@@ -132,7 +133,7 @@ func TestDecodeStreamFailureModes(t *testing.T) {
 	for _, tt := range tests {
 		for _, named := range []bool{true, false} {
 			t.Run(fmt.Sprintf("%s/event-lines=%v", tt.name, named), func(t *testing.T) {
-				got, err := drain(New().DecodeStream(bytes.NewReader(sseBody(named, tt.payloads...))))
+				got, err := adaptertest.Drain(New().DecodeStream(bytes.NewReader(sseBody(named, tt.payloads...))))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -161,7 +162,7 @@ func TestDecodeStreamErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			evs, err := drain(New(tt.opts...).DecodeStream(strings.NewReader(tt.body)))
+			evs, err := adaptertest.Drain(New(tt.opts...).DecodeStream(strings.NewReader(tt.body)))
 			var se *StreamError
 			if !errors.As(err, &se) {
 				t.Fatalf("error %v is not a *StreamError", err)
@@ -219,7 +220,7 @@ func TestDecodeStreamTooManyCalls(t *testing.T) {
 	for i := 0; i <= maxOpenCalls; i++ {
 		payloads = append(payloads, callStart(i, fmt.Sprint("c", i), "f", `""`))
 	}
-	evs, err := drain(New().DecodeStream(bytes.NewReader(sseBody(false, payloads...))))
+	evs, err := adaptertest.Drain(New().DecodeStream(bytes.NewReader(sseBody(false, payloads...))))
 	var se *StreamError
 	if !errors.Is(err, ErrTooManyCalls) || !errors.As(err, &se) {
 		t.Fatalf("error %v, want a *StreamError wrapping ErrTooManyCalls", err)
@@ -234,7 +235,7 @@ func TestDecodeStreamTooManyCalls(t *testing.T) {
 
 func TestDecodeStreamWithoutFinalBlankLine(t *testing.T) {
 	body := "event: tool-plan-delta\ndata: " + planI + "\n\ndata: " + `{"type":"message-end","delta":{"finish_reason":"COMPLETE"}}`
-	got, err := drain(New().DecodeStream(strings.NewReader(body)))
+	got, err := adaptertest.Drain(New().DecodeStream(strings.NewReader(body)))
 	if err != nil {
 		t.Fatal(err)
 	}

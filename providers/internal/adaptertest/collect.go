@@ -3,7 +3,9 @@ package adaptertest
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
+	"path/filepath"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -55,5 +57,113 @@ func CheckCorpusCollect(t *testing.T, protocol string, decode func(io.Reader) co
 	}
 	if n == 0 {
 		t.Fatalf("no %s streams", protocol)
+	}
+}
+
+// CheckCorpusCollectByIndex drains every recorded stream of a protocol
+// (Exchange.IsStream) through core.Collect and checks that it gives the
+// calls AssembleByIndex finds, unrepaired, with nothing incomplete and no
+// error, and the same text.
+func CheckCorpusCollectByIndex(t *testing.T, protocol string, decode func(io.Reader) core.EventStream) {
+	t.Helper()
+	n := 0
+	for _, rec := range Recordings(t, protocol) {
+		for i, ex := range rec.Exchanges {
+			if !ex.IsStream() {
+				continue
+			}
+			n++
+			t.Run(fmt.Sprintf("%s/%d", rec.Name, i), func(t *testing.T) {
+				resp, err := core.Collect(decode(bytes.NewReader(ex.Response)))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(resp.Incomplete) > 0 {
+					t.Errorf("incomplete calls %+v", resp.Incomplete)
+				}
+				evs, err := Drain(decode(bytes.NewReader(ex.Response)))
+				if err != nil {
+					t.Fatal(err)
+				}
+				want, err := AssembleByIndex(evs)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got := resp.Calls()
+				if got == nil {
+					got = []core.Call{}
+				}
+				for j := range got {
+					if got[j].Repaired {
+						t.Errorf("call %d was repaired: %+v", j, got[j])
+					}
+					got[j].Arguments = Compact(t, got[j].Arguments)
+				}
+				for j := range want.Calls {
+					want.Calls[j].Arguments = Compact(t, want.Calls[j].Arguments)
+				}
+				if diff := cmp.Diff(want.Calls, got); diff != "" {
+					t.Errorf("calls (-want +got):\n%s", diff)
+				}
+				if resp.Text() != want.Text {
+					t.Errorf("text %q, want %q", resp.Text(), want.Text)
+				}
+			})
+		}
+	}
+	if n == 0 {
+		t.Errorf("no recorded %s streams", protocol)
+	}
+}
+
+// CheckCorpusSummaries decodes every recorded response of a protocol,
+// streamed (Exchange.IsStream, assembled with AssembleByIndex) or whole
+// (SummarizeByIndex), with arguments compacted and adjust applied, and
+// compares each recording's list with testdata/golden/<name>.json. An HTTP
+// error status must give Response.Error. It fails unless the corpus gives
+// some streams, bodies and calls.
+func CheckCorpusSummaries(t *testing.T, protocol string, a core.Adapter, adjust func(*IndexSummary)) {
+	t.Helper()
+	var streams, bodies, calls int
+	for _, rec := range Recordings(t, protocol) {
+		t.Run(rec.Name, func(t *testing.T) {
+			var got []IndexSummary
+			for i, ex := range rec.Exchanges {
+				var s IndexSummary
+				if ex.IsStream() {
+					streams++
+					evs, err := Drain(a.DecodeStream(bytes.NewReader(ex.Response)))
+					if err != nil {
+						t.Fatalf("exchange %d: %v", i, err)
+					}
+					if s, err = AssembleByIndex(evs); err != nil {
+						t.Fatalf("exchange %d: %v", i, err)
+					}
+				} else {
+					bodies++
+					resp, err := a.DecodeResponse(ex.Response)
+					if err != nil {
+						t.Fatalf("exchange %d: %v", i, err)
+					}
+					if ex.Status >= 400 && resp.Error == nil {
+						t.Errorf("exchange %d: HTTP %d body decoded without Response.Error", i, ex.Status)
+					}
+					s = SummarizeByIndex(resp)
+				}
+				for j := range s.Calls {
+					s.Calls[j].Arguments = Compact(t, s.Calls[j].Arguments)
+				}
+				if adjust != nil {
+					adjust(&s)
+				}
+				calls += len(s.Calls)
+				got = append(got, s)
+			}
+			CheckGolden(t, filepath.Join("testdata", "golden", rec.Name+".json"), got)
+		})
+	}
+	t.Logf("%d streams, %d bodies, %d calls", streams, bodies, calls)
+	if streams == 0 || bodies == 0 || calls == 0 {
+		t.Errorf("corpus gave %d streams, %d bodies, %d calls; want some of each", streams, bodies, calls)
 	}
 }

@@ -24,6 +24,18 @@ type Exchange struct {
 	ContentType string
 }
 
+// IsStream reports whether the response is a stream, by its Content-Type:
+// SSE, AWS event-stream or NDJSON.
+func (e Exchange) IsStream() bool {
+	ct := strings.ToLower(e.ContentType)
+	for _, t := range []string{"text/event-stream", "application/vnd.amazon.eventstream", "ndjson", "jsonl"} {
+		if strings.Contains(ct, t) {
+			return true
+		}
+	}
+	return false
+}
+
 // Recording is the exchanges of one recorded file.
 type Recording struct {
 	// Name is the name of the file in testdata/corpus/<protocol> that the
@@ -128,4 +140,22 @@ func RequestBodies(t testing.TB, protocol string) [][]byte {
 		}
 	}
 	return out
+}
+
+// LargestStream returns the largest recorded stream of a protocol (by
+// Exchange.IsStream), for benchmarks. It fails if there is none.
+func LargestStream(t testing.TB, protocol string) []byte {
+	t.Helper()
+	var body []byte
+	for _, rec := range Recordings(t, protocol) {
+		for _, ex := range rec.Exchanges {
+			if ex.IsStream() && len(ex.Response) > len(body) {
+				body = ex.Response
+			}
+		}
+	}
+	if body == nil {
+		t.Fatalf("no %s streams", protocol)
+	}
+	return body
 }
