@@ -62,7 +62,11 @@ type span struct {
 	bad        *MalformedCall
 }
 
-var tagNames = []string{"tool_call", "tool_use"}
+// tags are the tag forms of a written call: name, opening and closing tag.
+var tags = []struct{ name, open, close string }{
+	{"tool_call", "<tool_call>", "</tool_call>"},
+	{"tool_use", "<tool_use>", "</tool_use>"},
+}
 
 // extractText finds the calls written into text in the prompted forms: a
 // <tool_call> or <tool_use> block, a fenced JSON block, or a bare JSON
@@ -75,6 +79,12 @@ func extractText(text string) (Extraction, error) {
 	var spans []span
 	i := 0
 	for i < len(text) {
+		switch text[i] {
+		case '<', '`', '{':
+		default:
+			i++
+			continue
+		}
 		if sp, ok := tagAt(text, i); ok {
 			spans = append(spans, sp)
 			i = sp.end
@@ -141,8 +151,8 @@ func lineStart(text string, i int) bool {
 // tagAt reads a <tool_call>…</tool_call> or <tool_use>…</tool_use> block at
 // i. An unclosed tag is malformed: its call may be truncated.
 func tagAt(text string, i int) (span, bool) {
-	for _, name := range tagNames {
-		open := "<" + name + ">"
+	for _, tg := range tags {
+		name, open, closeTag := tg.name, tg.open, tg.close
 		if rest := text[i:]; len(rest) >= len("<tool_") && len(rest) < len(open) && strings.HasPrefix(open, rest) {
 			return badSpan(text, i, len(text), fmt.Errorf("%w: text ends inside the tag <%s>; the call is truncated", ErrMalformedCall, name)), true
 		}
@@ -150,7 +160,6 @@ func tagAt(text string, i int) (span, bool) {
 			continue
 		}
 		body := i + len(open)
-		closeTag := "</" + name + ">"
 		j := strings.Index(text[body:], closeTag)
 		if j < 0 {
 			return badSpan(text, i, len(text), fmt.Errorf("%w: <%s> is never closed; the call may be truncated", ErrMalformedCall, name)), true
