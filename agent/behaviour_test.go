@@ -570,3 +570,38 @@ func TestProviderErrorEndsRun(t *testing.T) {
 		})
 	}
 }
+
+// TestThinkingReplayed checks G12 through the loop: Anthropic's signed
+// thinking before a tool_use is sent back unchanged, before the call, on
+// the follow-up.
+func TestThinkingReplayed(t *testing.T) {
+	for _, stream := range []bool{false, true} {
+		f := newFixture(t)
+		adapter, _ := providers.Lookup("anthropic")
+		first := core.Response{ID: "msg1", Model: "claude-sonnet-4", Finish: core.FinishToolCalls, Message: core.Message{Role: core.RoleAssistant, Parts: []core.Part{
+			{Kind: core.PartThinking, Text: "I need the weather.", Signature: "sig-123"},
+			core.CallPart(core.Call{ID: "toolu_01", Name: "get_weather", Arguments: json.RawMessage(`{"city":"Oslo"}`)}),
+		}}}
+		srv := fakeprovider.New(adapter, first, *textResp("Cold."))
+		loop := &agent.Loop{Adapter: adapter, Endpoint: agent.Endpoint{BaseURL: srv.URL}, Registry: f.reg, Model: "claude-sonnet-4", Stream: stream}
+		out, err := loop.Run(context.Background(), []core.Message{user("Oslo?")})
+		srv.Close()
+		if err != nil {
+			t.Fatalf("stream=%v: %v\n%s", stream, err, traceText(out))
+		}
+		msgs := srv.Received()[1].Request.Messages
+		var asst core.Message
+		for _, m := range msgs {
+			if m.Role == core.RoleAssistant {
+				asst = m
+			}
+		}
+		var kinds []string
+		for _, p := range asst.Parts {
+			kinds = append(kinds, string(p.Kind)+":"+p.Signature)
+		}
+		if diff := cmp.Diff([]string{"thinking:sig-123", "tool_call:"}, kinds); diff != "" {
+			t.Errorf("stream=%v: replayed assistant parts (-want +got):\n%s", stream, diff)
+		}
+	}
+}

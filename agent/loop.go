@@ -169,7 +169,9 @@ func (l *Loop) Run(ctx context.Context, msgs []core.Message) (*Outcome, error) {
 			tr.add(Entry{Step: step, Kind: KindAnswer, Text: ex.Text})
 			return out, nil
 		}
-		if ex.Scratchpad != "" && len(ex.Calls) == 0 && len(ex.Malformed) == 0 {
+		if len(ex.Calls) == 0 && len(ex.Malformed) == 0 {
+			// A scratchpad step (possibly empty): nothing to run, so ask
+			// for more rather than send the same request again.
 			tr.add(Entry{Step: step, Kind: KindScratchpad, Text: ex.Scratchpad})
 			out.Messages = append(out.Messages, userText("Go on: call a tool or give the answer."))
 			continue
@@ -284,8 +286,23 @@ func errorResult(c core.Call, msg string) core.Result {
 // assistantTurn is the canonical assistant message of a response: its
 // thinking and plan parts, the text around the calls, the text of
 // unreadable calls (kept so the model sees what it wrote) and the calls.
+//
+// When the extraction is the response as the provider sent it (native
+// calls, or an answer), the provider's parts are kept in their order, with
+// their item ids and signatures, and only the call ids filled in.
 func assistantTurn(resp *core.Response, ex Extraction) core.Message {
 	m := core.Message{Role: core.RoleAssistant}
+	if native := resp.Calls(); len(native) == len(ex.Calls) && ex.Text == resp.Text() && len(ex.Malformed) == 0 && ex.Scratchpad == "" {
+		k := 0
+		for _, p := range resp.Message.Parts {
+			if p.Kind == core.PartToolCall && p.Call != nil {
+				p = core.CallPart(ex.Calls[k])
+				k++
+			}
+			m.Parts = append(m.Parts, p)
+		}
+		return m
+	}
 	for _, p := range resp.Message.Parts {
 		if p.Kind == core.PartThinking || p.Kind == core.PartPlan {
 			m.Parts = append(m.Parts, p)
