@@ -605,3 +605,52 @@ func TestThinkingReplayed(t *testing.T) {
 		}
 	}
 }
+
+// TestHeadersAndPaths checks what goes on the wire besides the body: the
+// endpoint's headers (an API key), the protocol's extra headers, the
+// content type, and the path, which for Gemini and Bedrock carries the
+// model and the streaming choice.
+func TestHeadersAndPaths(t *testing.T) {
+	for _, tc := range []struct {
+		protocol, model string
+		stream          bool
+		wantPath        string
+		wantHeader      [2]string
+	}{
+		{"anthropic", "claude-sonnet-4", false, "/v1/messages", [2]string{"Anthropic-Version", "2023-06-01"}},
+		{"openai-chat", "gpt-4o", true, "/v1/chat/completions", [2]string{"Content-Type", "application/json"}},
+		{"gemini", "models/gemini-2.5-flash", true, "/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse", [2]string{"Content-Type", "application/json"}},
+		{"gemini", "gemini-2.5-flash", false, "/v1beta/models/gemini-2.5-flash:generateContent", [2]string{"Content-Type", "application/json"}},
+		{"bedrock", "anthropic.claude-3-5-haiku-20241022-v1:0", true, "/model/anthropic.claude-3-5-haiku-20241022-v1:0/converse-stream", [2]string{"Content-Type", "application/json"}},
+		{"ollama", "qwen3", false, "/api/chat", [2]string{"Content-Type", "application/json"}},
+	} {
+		t.Run(tc.protocol+"/"+tc.wantPath, func(t *testing.T) {
+			f := newFixture(t)
+			adapter, _ := providers.Lookup(tc.protocol)
+			var gotPath string
+			var gotHeader http.Header
+			fake := fakeprovider.New(adapter, *textResp("hi"))
+			defer fake.Close()
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				gotPath, gotHeader = r.URL.RequestURI(), r.Header.Clone()
+				fake.Config.Handler.ServeHTTP(w, r)
+			}))
+			defer srv.Close()
+			loop := &agent.Loop{Adapter: adapter, Registry: f.reg, Model: tc.model, Mode: agent.ModeNative, Stream: tc.stream,
+				Endpoint: agent.Endpoint{BaseURL: srv.URL + "/", Header: http.Header{"X-Api-Key": {"secret"}}}}
+			out, err := loop.Run(context.Background(), []core.Message{user("hi")})
+			if err != nil || out.Answer != "hi" {
+				t.Fatalf("Run: %v, answer %q", err, out.Answer)
+			}
+			if gotPath != tc.wantPath {
+				t.Errorf("path %q, want %q", gotPath, tc.wantPath)
+			}
+			if got := gotHeader.Get("X-Api-Key"); got != "secret" {
+				t.Errorf("api key header %q", got)
+			}
+			if got := gotHeader.Get(tc.wantHeader[0]); got != tc.wantHeader[1] {
+				t.Errorf("%s: %q, want %q", tc.wantHeader[0], got, tc.wantHeader[1])
+			}
+		})
+	}
+}
