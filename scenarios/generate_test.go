@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -393,7 +394,7 @@ type geminiChunk struct {
 					ID           string          `json:"id"`
 					Name         string          `json:"name"`
 					Args         json.RawMessage `json:"args"`
-					PartialArgs  json.RawMessage `json:"partialArgs"`
+					PartialArgs  []partialArg    `json:"partialArgs"`
 					WillContinue bool            `json:"willContinue"`
 				} `json:"functionCall"`
 				ThoughtSignature string `json:"thoughtSignature"`
@@ -429,6 +430,11 @@ func extractGemini(body []byte, x *extraction) error {
 		}
 		chunks = append(chunks, c)
 	}
+	// A Vertex call streamed with partialArgs opens with a name and
+	// willContinue, gets its values by JSON path, and ends with a
+	// functionCall part without willContinue.
+	var open *recCall
+	var root any
 	for _, c := range chunks {
 		if len(c.Candidates) == 0 {
 			continue
@@ -446,20 +452,114 @@ func extractGemini(body []byte, x *extraction) error {
 			if fc == nil {
 				continue
 			}
-			if fc.PartialArgs != nil || fc.WillContinue {
-				return skipf("Vertex partialArgs stream: not extracted independently")
+			if fc.Name != "" && fc.WillContinue {
+				if open != nil {
+					x.incomplete = append(x.incomplete, *open)
+				}
+				open = &recCall{Name: fc.Name, ID: fc.ID, Signature: p.ThoughtSignature}
+				root = map[string]any{}
+				continue
 			}
-			call := recCall{ID: fc.ID, Name: fc.Name, Args: string(fc.Args), Signature: p.ThoughtSignature}
+			if open != nil {
+				for _, pa := range fc.PartialArgs {
+					if err := pa.apply(&root); err != nil {
+						return err
+					}
+				}
+				if !fc.WillContinue {
+					b, _ := json.Marshal(root)
+					open.Args = string(b)
+					x.calls = append(x.calls, *open)
+					open = nil
+				}
+				continue
+			}
+			if fc.PartialArgs != nil {
+				return fmt.Errorf("partialArgs outside a streamed call")
+			}
+			x.calls = append(x.calls, recCall{ID: fc.ID, Name: fc.Name, Args: string(fc.Args), Signature: p.ThoughtSignature})
+		}
+	}
+	if open != nil {
+		b, _ := json.Marshal(root)
+		open.Args = string(b)
+		x.incomplete = append(x.incomplete, *open)
+	}
+	for _, cs := range [][]recCall{x.calls, x.incomplete} {
+		for _, call := range cs {
 			if call.ID == "" {
 				x.guard("D01", "the recording's functionCall has no id; the adapter must make distinct ones")
 			}
 			if call.Signature != "" {
 				x.guard("G13", "the functionCall carries a thoughtSignature that must be kept")
 			}
-			x.calls = append(x.calls, call)
 		}
 	}
 	return nil
+}
+
+// partialArg is one value of a Vertex partialArgs stream.
+type partialArg struct {
+	JSONPath     string          `json:"jsonPath"`
+	StringValue  *string         `json:"stringValue"`
+	NumberValue  json.Number     `json:"numberValue"`
+	BoolValue    *bool           `json:"boolValue"`
+	NullValue    json.RawMessage `json:"nullValue"`
+	WillContinue bool            `json:"willContinue"`
+}
+
+var pathSeg = regexp.MustCompile(`\.([A-Za-z0-9_]+)|\[([0-9]+)\]`)
+
+// apply sets the value at the path in *root; a string value extends the
+// string already there.
+func (pa partialArg) apply(root *any) error {
+	if !strings.HasPrefix(pa.JSONPath, "$") {
+		return fmt.Errorf("jsonPath %q does not start with $", pa.JSONPath)
+	}
+	segs := pathSeg.FindAllStringSubmatch(pa.JSONPath[1:], -1)
+	value := func(old any) any {
+		switch {
+		case pa.StringValue != nil:
+			if s, ok := old.(string); ok {
+				return s + *pa.StringValue
+			}
+			return *pa.StringValue
+		case pa.NumberValue != "":
+			return pa.NumberValue
+		case pa.BoolValue != nil:
+			return *pa.BoolValue
+		}
+		return nil
+	}
+	var set func(cur any, i int) (any, error)
+	set = func(cur any, i int) (any, error) {
+		if i == len(segs) {
+			return value(cur), nil
+		}
+		if key := segs[i][1]; key != "" {
+			m, _ := cur.(map[string]any)
+			if m == nil {
+				m = map[string]any{}
+			}
+			v, err := set(m[key], i+1)
+			m[key] = v
+			return m, err
+		}
+		n, err := strconv.Atoi(segs[i][2])
+		if err != nil || n > 1000 {
+			return nil, fmt.Errorf("jsonPath %q: bad index", pa.JSONPath)
+		}
+		a, _ := cur.([]any)
+		for len(a) <= n {
+			a = append(a, nil)
+		}
+		v, err := set(a[n], i+1)
+		a[n] = v
+		return a, err
+	}
+	v, err := set(*root, 0)
+	*root = v
+	return err
 }
 
 func extractCohere(body []byte, x *extraction) error {
@@ -543,7 +643,7 @@ func extractCohere(body []byte, x *extraction) error {
 
 func extractBedrock(url string, body []byte, x *extraction) error {
 	if !strings.Contains(url, "/converse") {
-		return skipf("Anthropic Messages over Bedrock InvokeModel, not Converse")
+		return skipf("Anthropic Messages events inside Bedrock InvokeModel stream frames (base64 chunk bytes); no adapter decodes that wrapping")
 	}
 	type toolUse struct {
 		ToolUseID string          `json:"toolUseId"`
@@ -776,7 +876,13 @@ func generateRecorded(t *testing.T) (map[string]string, []skipped) {
 				if in.Response.Code >= 400 {
 					continue
 				}
-				x, err := extract(proto, in.Request.URL, []byte(in.Response.Body))
+				// Bedrock InvokeModel with an Anthropic model answers with an
+				// Anthropic Messages body: an anthropic case.
+				target := proto
+				if proto == "bedrock" && strings.HasSuffix(in.Request.URL, "/invoke") {
+					target = "anthropic"
+				}
+				x, err := extract(target, in.Request.URL, []byte(in.Response.Body))
 				var sk errSkip
 				if errors.As(err, &sk) {
 					skips = append(skips, skipped{ref, sk.reason})
@@ -798,7 +904,7 @@ func generateRecorded(t *testing.T) (map[string]string, []skipped) {
 				if x.stream {
 					kind = KindStream
 				}
-				fmt.Fprintf(&b, "Recorded %s %s response (interaction %d of cassette %s)\nwith %d complete tool call(s)", proto, kind, i, name, len(x.calls))
+				fmt.Fprintf(&b, "Recorded %s %s response (interaction %d of cassette %s)\nwith %d complete tool call(s)", target, kind, i, name, len(x.calls))
 				if len(names) > 0 {
 					fmt.Fprintf(&b, ": %s", strings.Join(names, ", "))
 				}
@@ -812,15 +918,15 @@ func generateRecorded(t *testing.T) (map[string]string, []skipped) {
 					severity = SHOULD
 				}
 				fmt.Fprintf(&b, "Generated by TestGenerate -update; do not edit.\n\nseverity: %s\nguards:%s\nprotocol: %s\nkind: %s\ncassette: %s\n",
-					severity, strings.TrimRight(" "+strings.Join(x.guards, " "), " "), proto, kind, ref)
-				fmt.Fprintf(&b, "-- want/calls.json --\n%s", wantCalls(x.calls, proto, false))
+					severity, strings.TrimRight(" "+strings.Join(x.guards, " "), " "), target, kind, ref)
+				fmt.Fprintf(&b, "-- want/calls.json --\n%s", wantCalls(x.calls, target, false))
 				if len(x.incomplete) > 0 {
-					fmt.Fprintf(&b, "-- want/incomplete.json --\n%s", wantCalls(x.incomplete, proto, true))
+					fmt.Fprintf(&b, "-- want/incomplete.json --\n%s", wantCalls(x.incomplete, target, true))
 				}
 				if nf := normalFinish(x.finish); nf != "" {
 					fmt.Fprintf(&b, "-- want/finish.txt --\n%s %s\n", nf, x.finish)
 				}
-				files[recordedName(proto, name, i)+".txtar"] = b.String()
+				files[recordedName(target, name, i)+".txtar"] = b.String()
 			}
 		}
 	}
