@@ -2,12 +2,12 @@ package gemini
 
 import (
 	"bytes"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/toolconform/conform/core"
+	"github.com/toolconform/conform/providers/internal/adaptertest"
 )
 
 // TestCorpusThroughCollect feeds every recorded stream through core.Collect
@@ -17,22 +17,19 @@ import (
 func TestCorpusThroughCollect(t *testing.T) {
 	a := New()
 	streams := 0
-	for _, f := range corpusFiles(t) {
-		exs, err := loadExchanges(filepath.Join(corpusDir, f))
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i, ex := range exs {
-			if !isStream(ex.Resp) {
+	for _, rec := range adaptertest.Recordings(t, "gemini") {
+		f := rec.Name
+		for i, ex := range rec.Exchanges {
+			if !isStream(ex.Response) {
 				continue
 			}
 			streams++
-			evs, err := drainEvents(a.DecodeStream(bytes.NewReader(ex.Resp)))
+			evs, err := adaptertest.Drain(a.DecodeStream(bytes.NewReader(ex.Response)))
 			if err != nil {
 				t.Fatalf("%s #%d: %v", f, i, err)
 			}
 			want, _ := streamCalls(evs)
-			resp, err := core.Collect(a.DecodeStream(bytes.NewReader(ex.Resp)))
+			resp, err := core.Collect(a.DecodeStream(bytes.NewReader(ex.Response)))
 			if err != nil {
 				t.Errorf("%s #%d: Collect: %v", f, i, err)
 				continue

@@ -3,36 +3,13 @@ package gemini
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
-	"io"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/toolconform/conform/core"
+	"github.com/toolconform/conform/providers/internal/adaptertest"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files under testdata/golden")
-
-// drainEvents reads a stream to its end.
-func drainEvents(s core.EventStream) ([]core.Event, error) {
-	var evs []core.Event
-	for {
-		ev, err := s.Next()
-		if err == io.EOF {
-			return evs, nil
-		}
-		if err != nil {
-			return evs, err
-		}
-		evs = append(evs, ev)
-		if len(evs) > 1<<20 {
-			panic("stream does not end")
-		}
-	}
-}
 
 // streamCalls assembles the calls of this adapter's event sequence (calls
 // route by id; Gemini sends no index). Calls with no end are incomplete.
@@ -84,32 +61,28 @@ type goldenExchange struct {
 func TestCorpusGolden(t *testing.T) {
 	a := New()
 	totalCalls := 0
-	for _, f := range corpusFiles(t) {
-		t.Run(f, func(t *testing.T) {
-			exs, err := loadExchanges(filepath.Join(corpusDir, f))
-			if err != nil {
-				t.Fatal(err)
-			}
+	for _, rec := range adaptertest.Recordings(t, "gemini") {
+		t.Run(rec.Name, func(t *testing.T) {
 			var got []goldenExchange
-			for i, ex := range exs {
+			for i, ex := range rec.Exchanges {
 				var g goldenExchange
-				if ex.Req != nil {
-					req, err := a.DecodeRequest(ex.Req)
+				if ex.Request != nil {
+					req, err := a.DecodeRequest(ex.Request)
 					if err != nil {
 						t.Fatalf("exchange %d: decode request: %v", i, err)
 					}
 					g.Request = req
 				}
-				if isStream(ex.Resp) {
+				if isStream(ex.Response) {
 					g.Stream = true
-					evs, err := drainEvents(a.DecodeStream(bytes.NewReader(ex.Resp)))
+					evs, err := adaptertest.Drain(a.DecodeStream(bytes.NewReader(ex.Response)))
 					if err != nil {
 						t.Fatalf("exchange %d: decode stream: %v", i, err)
 					}
 					g.Events = evs
 					g.Calls, g.Incomplete = streamCalls(evs)
 				} else {
-					resp, err := a.DecodeResponse(ex.Resp)
+					resp, err := a.DecodeResponse(ex.Response)
 					if err != nil {
 						t.Fatalf("exchange %d: decode response: %v", i, err)
 					}
@@ -124,28 +97,7 @@ func TestCorpusGolden(t *testing.T) {
 				totalCalls += len(g.Calls)
 				got = append(got, g)
 			}
-			b, err := json.MarshalIndent(got, "", "  ")
-			if err != nil {
-				t.Fatal(err)
-			}
-			b = append(b, '\n')
-			golden := filepath.Join("testdata", "golden", strings.TrimSuffix(f, filepath.Ext(f))+".json")
-			if *update {
-				if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(golden, b, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run go test -update to create it)", err)
-			}
-			if diff := cmp.Diff(string(want), string(b)); diff != "" {
-				t.Errorf("golden mismatch (-want +got):\n%s", diff)
-			}
+			adaptertest.CheckGolden(t, goldenPath("", rec.Name), got)
 		})
 	}
 	t.Logf("%d complete calls decoded from the corpus", totalCalls)
@@ -173,17 +125,14 @@ var droppedRequestFields = [][]string{
 func TestCorpusRequestRoundTrip(t *testing.T) {
 	a := New()
 	n := 0
-	for _, f := range corpusFiles(t) {
-		exs, err := loadExchanges(filepath.Join(corpusDir, f))
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i, ex := range exs {
-			if ex.Req == nil {
+	for _, rec := range adaptertest.Recordings(t, "gemini") {
+		f := rec.Name
+		for i, ex := range rec.Exchanges {
+			if ex.Request == nil {
 				continue
 			}
 			n++
-			req, err := a.DecodeRequest(ex.Req)
+			req, err := a.DecodeRequest(ex.Request)
 			if err != nil {
 				t.Errorf("%s #%d: decode: %v", f, i, err)
 				continue
@@ -193,7 +142,7 @@ func TestCorpusRequestRoundTrip(t *testing.T) {
 				t.Errorf("%s #%d: encode: %v", f, i, err)
 				continue
 			}
-			want := normalizeRequestJSON(t, ex.Req, true)
+			want := normalizeRequestJSON(t, ex.Request, true)
 			got := normalizeRequestJSON(t, again, false)
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("%s #%d: re-encoded request differs (-want +got):\n%s", f, i, diff)

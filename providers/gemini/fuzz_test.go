@@ -24,7 +24,7 @@ var knownBad = []string{
 }
 
 func FuzzDecodeStream(f *testing.F) {
-	_, bodies := corpusBodies(f)
+	bodies := corpusBodies(f)
 	for _, b := range bodies {
 		f.Add(b)
 	}
@@ -55,7 +55,7 @@ func FuzzDecodeStream(f *testing.F) {
 }
 
 func FuzzDecodeResponse(f *testing.F) {
-	_, bodies := corpusBodies(f)
+	bodies := corpusBodies(f)
 	for _, b := range bodies {
 		if !isStream(b) {
 			f.Add(b)

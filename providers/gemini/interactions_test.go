@@ -4,16 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/toolconform/conform/core"
+	"github.com/toolconform/conform/providers/internal/adaptertest"
 )
-
-const interactionsDir = "../../testdata/corpus/other"
 
 // interactionCalls assembles calls from DecodeInteractionStream events
 // (start, deltas, end routed by id; Args on the end replaces the deltas).
@@ -47,28 +44,23 @@ func interactionCalls(evs []core.Event) []core.Call {
 // TestInteractionsCorpusGolden decodes the four Gemini Interactions API
 // recordings and compares them with testdata/golden/interactions/.
 func TestInteractionsCorpusGolden(t *testing.T) {
-	entries, err := os.ReadDir(interactionsDir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	entries := adaptertest.Recordings(t, "other")
 	if len(entries) != 4 {
-		t.Fatalf("%d files in %s, want the 4 Interactions recordings", len(entries), interactionsDir)
+		t.Fatalf("%d recordings in cassettes/other, want the 4 Interactions recordings", len(entries))
 	}
 	a := New()
 	calls := 0
 	for _, e := range entries {
-		t.Run(e.Name(), func(t *testing.T) {
-			exs, err := loadExchanges(filepath.Join(interactionsDir, e.Name()))
-			if err != nil {
-				t.Fatal(err)
-			}
+		t.Run(e.Name, func(t *testing.T) {
+			exs := e.Exchanges
 			var g goldenExchange
-			if strings.HasSuffix(e.Name(), ".chunks.txt") {
+			var err error
+			if strings.HasSuffix(e.Name, ".chunks.txt") {
 				g.Stream = true
-				g.Events, err = drainEvents(a.DecodeInteractionStream(bytes.NewReader(exs[0].Resp)))
+				g.Events, err = adaptertest.Drain(a.DecodeInteractionStream(bytes.NewReader(exs[0].Response)))
 				g.Calls = interactionCalls(g.Events)
 			} else {
-				g.Response, err = a.DecodeInteraction(exs[0].Resp)
+				g.Response, err = a.DecodeInteraction(exs[0].Response)
 				if g.Response != nil {
 					g.Calls = g.Response.Calls()
 				}
@@ -77,26 +69,10 @@ func TestInteractionsCorpusGolden(t *testing.T) {
 				t.Fatal(err)
 			}
 			calls += len(g.Calls)
-			b, _ := json.MarshalIndent(g, "", "  ")
-			b = append(b, '\n')
-			path := filepath.Join("testdata", "golden", "interactions", strings.TrimSuffix(e.Name(), filepath.Ext(e.Name()))+".json")
-			if *update {
-				_ = os.MkdirAll(filepath.Dir(path), 0o755)
-				if err := os.WriteFile(path, b, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run go test -update)", err)
-			}
-			if diff := cmp.Diff(string(want), string(b)); diff != "" {
-				t.Errorf("golden mismatch (-want +got):\n%s", diff)
-			}
+			adaptertest.CheckGolden(t, goldenPath("interactions", e.Name), g)
 		})
 	}
-	if !*update && calls != 2 {
+	if !adaptertest.Updating() && calls != 2 {
 		t.Errorf("%d calls in the Interactions recordings, want 2 (one getWeather per step-1 file)", calls)
 	}
 }
@@ -139,7 +115,7 @@ func TestInteractionStream(t *testing.T) {
 	a := New()
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := drainEvents(a.DecodeInteractionStream(strings.NewReader(tt.body)))
+			got, err := adaptertest.Drain(a.DecodeInteractionStream(strings.NewReader(tt.body)))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -155,7 +131,7 @@ func TestInteractionStream(t *testing.T) {
 	}
 	for _, tt := range errTests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := drainEvents(a.DecodeInteractionStream(strings.NewReader(tt.body)))
+			_, err := adaptertest.Drain(a.DecodeInteractionStream(strings.NewReader(tt.body)))
 			if err == nil || !errors.Is(err, ErrSyntax) || !strings.Contains(err.Error(), tt.wantIn) {
 				t.Errorf("err = %v, want ErrSyntax with %q", err, tt.wantIn)
 			}
@@ -164,16 +140,8 @@ func TestInteractionStream(t *testing.T) {
 }
 
 func FuzzDecodeInteractionStream(f *testing.F) {
-	entries, err := os.ReadDir(interactionsDir)
-	if err != nil {
-		f.Fatal(err)
-	}
-	for _, e := range entries {
-		exs, err := loadExchanges(filepath.Join(interactionsDir, e.Name()))
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(exs[0].Resp)
+	for _, e := range adaptertest.Recordings(f, "other") {
+		f.Add(e.Exchanges[0].Response)
 	}
 	a := New(WithMaxEventSize(1 << 16))
 	f.Fuzz(func(t *testing.T, data []byte) {

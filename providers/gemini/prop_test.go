@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/toolconform/conform/core"
+	"github.com/toolconform/conform/providers/internal/adaptertest"
 	"pgregory.net/rapid"
 )
 
@@ -98,7 +99,7 @@ func TestPropStreamRoundTrip(t *testing.T) {
 		if err := a.EncodeStream(&buf, evs); err != nil {
 			t.Fatalf("EncodeStream: %v", err)
 		}
-		got, err := drainEvents(a.DecodeStream(&buf))
+		got, err := adaptertest.Drain(a.DecodeStream(&buf))
 		if err != nil {
 			t.Fatalf("DecodeStream: %v\n%s", err, buf.String())
 		}
@@ -246,57 +247,18 @@ func TestPropRequestRoundTrip(t *testing.T) {
 	})
 }
 
-// splitReader returns its data in pieces of the given sizes, then the rest
-// one byte at a time.
-type splitReader struct {
-	data  []byte
-	sizes []int
-}
-
-func (r *splitReader) Read(p []byte) (int, error) {
-	if len(r.data) == 0 {
-		return 0, io.EOF
-	}
-	n := 1
-	if len(r.sizes) > 0 {
-		n, r.sizes = r.sizes[0], r.sizes[1:]
-	}
-	n = min(n, len(p), len(r.data))
-	copy(p, r.data[:n])
-	r.data = r.data[n:]
-	return n, nil
-}
-
 // TestPropSplitCorpusStreams checks that every recorded stream gives the
 // same events whatever the sizes of the reads that deliver it.
 func TestPropSplitCorpusStreams(t *testing.T) {
-	names, bodies := corpusBodies(t)
-	var streams [][]byte
-	var want [][]core.Event
 	a := New()
-	for i, b := range bodies {
-		if !isStream(b) {
-			continue
+	var streams [][]byte
+	for _, b := range corpusBodies(t) {
+		if isStream(b) {
+			streams = append(streams, b)
 		}
-		evs, err := drainEvents(a.DecodeStream(bytes.NewReader(b)))
-		if err != nil {
-			t.Fatalf("%s: %v", names[i], err)
-		}
-		streams = append(streams, b)
-		want = append(want, evs)
 	}
 	if len(streams) < 20 {
 		t.Fatalf("only %d corpus streams", len(streams))
 	}
-	rapid.Check(t, func(t *rapid.T) {
-		i := rapid.IntRange(0, len(streams)-1).Draw(t, "stream")
-		sizes := rapid.SliceOfN(rapid.IntRange(1, 700), 1, 400).Draw(t, "sizes")
-		got, err := drainEvents(a.DecodeStream(&splitReader{data: streams[i], sizes: sizes}))
-		if err != nil {
-			t.Fatalf("split decode: %v", err)
-		}
-		if diff := cmp.Diff(want[i], got); diff != "" {
-			t.Fatalf("events differ when split (-whole +split):\n%s", diff)
-		}
-	})
+	adaptertest.CheckSplitStreams(t, streams, func(r io.Reader) core.EventStream { return a.DecodeStream(r) })
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/toolconform/conform/core"
+	"github.com/toolconform/conform/providers/internal/adaptertest"
 )
 
 func sseBody(payloads ...string) string {
@@ -130,7 +131,7 @@ func TestDecodeStreamEvents(t *testing.T) {
 	a := New()
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := drainEvents(a.DecodeStream(strings.NewReader(tt.body)))
+			got, err := adaptertest.Drain(a.DecodeStream(strings.NewReader(tt.body)))
 			if err != nil {
 				t.Fatalf("stream error: %v", err)
 			}
@@ -151,7 +152,7 @@ func TestStreamParityF02(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, body := range []string{sseBody(chunk), "[" + chunk + "]"} {
-		evs, err := drainEvents(a.DecodeStream(strings.NewReader(body)))
+		evs, err := adaptertest.Drain(a.DecodeStream(strings.NewReader(body)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -191,7 +192,7 @@ func TestDecodeStreamErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			evs, err := drainEvents(New(tt.opts...).DecodeStream(strings.NewReader(tt.body)))
+			evs, err := adaptertest.Drain(New(tt.opts...).DecodeStream(strings.NewReader(tt.body)))
 			if err == nil {
 				t.Fatalf("no error; events %+v", evs)
 			}
@@ -229,7 +230,7 @@ func TestEncodeStreamNormalises(t *testing.T) {
 	if err := a.EncodeStream(&buf, events); err != nil {
 		t.Fatal(err)
 	}
-	got, err := drainEvents(a.DecodeStream(&buf))
+	got, err := adaptertest.Drain(a.DecodeStream(&buf))
 	if err != nil {
 		t.Fatal(err)
 	}
