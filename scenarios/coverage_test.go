@@ -135,7 +135,7 @@ func TestCoverage(t *testing.T) {
 	}
 	files, skips := generateRecorded(t)
 	fmt.Fprintf(&b, "\n## Recordings\n\n%d scenarios under `cases/*/recorded/` come from cassette interactions that carry tool\n", len(files))
-	b.WriteString("calls (TestGenerate). These interactions were left out:\n\n")
+	b.WriteString("calls (TestGenerate). These interactions were not read, so whether they carry calls is not known here:\n\n")
 	for _, s := range skips {
 		fmt.Fprintf(&b, "- `%s`: %s\n", s.ref, s.reason)
 	}
