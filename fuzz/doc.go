@@ -26,7 +26,9 @@
 // text must be those of reading the body whole.
 //
 // FuzzDecodeCollect gives arbitrary bytes to the fuzz-chosen adapter's
-// stream decoder and collects the events. It must not panic; every call it
+// stream decoder and collects the events, reading the bytes whole and again
+// in fuzz-chosen pieces. It must not panic, and both reads must give the
+// same response and error text; every call it
 // reports complete has arguments that are a valid JSON object, with
 // Original set when they were repaired and Arguments unset for a call left
 // incomplete; a response with incomplete calls comes with an error, and an

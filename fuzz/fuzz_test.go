@@ -240,8 +240,10 @@ func FuzzRecordedSplit(f *testing.F) {
 }
 
 // FuzzDecodeCollect: arbitrary bytes through any adapter's stream decoder
-// and core.Collect never panic, never report a call complete without valid
-// object arguments, and never leave a call incomplete without an error.
+// and core.Collect never panic, give the same response and error whether
+// read whole or in fuzz-chosen pieces, never report a call complete
+// without valid object arguments, and never leave a call incomplete
+// without an error.
 func FuzzDecodeCollect(f *testing.F) {
 	index := map[string]uint8{}
 	for i, n := range adapterNames {
@@ -259,8 +261,8 @@ func FuzzDecodeCollect(f *testing.F) {
 			continue
 		}
 		seeded[r.adapter]++
-		f.Add(index[r.adapter], r.body)
-		f.Add(index[r.adapter], r.body[:len(r.body)/2])
+		f.Add(index[r.adapter], r.body, []byte{})
+		f.Add(index[r.adapter], r.body[:len(r.body)/2], []byte{0, 5, 17})
 	}
 	for i := range adapterNames {
 		for _, s := range []string{
@@ -268,14 +270,21 @@ func FuzzDecodeCollect(f *testing.F) {
 			"event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"x\"}}\n\n",
 			"\x00\x00\x00\x10\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00",
 		} {
-			f.Add(uint8(i), []byte(s))
+			f.Add(uint8(i), []byte(s), []byte{0})
 		}
 	}
-	f.Fuzz(func(t *testing.T, adapter uint8, body []byte) {
+	f.Fuzz(func(t *testing.T, adapter uint8, body, cuts []byte) {
 		name := adapterNames[int(adapter)%len(adapterNames)]
 		resp, err := collect(name, bytes.NewReader(body))
 		if resp == nil {
 			t.Fatalf("%s: Collect returned no response (error %v)", name, err)
+		}
+		split, errSplit := collect(name, &pieces{body: body, cuts: cuts})
+		if diff := cmp.Diff(resp, split); diff != "" {
+			t.Errorf("%s: reading in pieces changes the response (-whole +split):\n%s", name, diff)
+		}
+		if errText(err) != errText(errSplit) {
+			t.Errorf("%s: reading in pieces changes the error:\nwhole: %v\nsplit: %v", name, err, errSplit)
 		}
 		for _, c := range resp.Calls() {
 			var obj map[string]json.RawMessage
