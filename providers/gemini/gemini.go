@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/toolconform/conform/core"
+	"github.com/toolconform/conform/providers/internal/wire"
 )
 
 // Name is the protocol name of the adapter.
@@ -40,29 +41,11 @@ var ErrSyntax = errors.New("gemini: malformed input")
 var ErrHistory = errors.New("gemini: invalid history")
 
 // OffsetError is an error about the byte at Offset of a body or stream.
-type OffsetError struct {
-	Op     string
-	Offset int64
-	Err    error
-}
-
-func (e *OffsetError) Error() string {
-	return fmt.Sprintf("%s: at byte offset %d: %v", e.Op, e.Offset, e.Err)
-}
-
-func (e *OffsetError) Unwrap() error { return e.Err }
+type OffsetError = wire.OffsetError
 
 // PathError is an error about the value at a JSON path of a body or a
 // canonical value.
-type PathError struct {
-	Op   string
-	Path string
-	Err  error
-}
-
-func (e *PathError) Error() string { return fmt.Sprintf("%s: %s: %v", e.Op, e.Path, e.Err) }
-
-func (e *PathError) Unwrap() error { return e.Err }
+type PathError = wire.PathError
 
 // Option configures an Adapter.
 type Option func(*Adapter)

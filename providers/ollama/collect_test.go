@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/toolconform/conform/core"
+	"github.com/toolconform/conform/providers/internal/adaptertest"
 )
 
 // TestFixturesThroughCollect feeds the fixture streams through core.Collect
@@ -20,7 +21,7 @@ func TestFixturesThroughCollect(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		evs, err := drainEvents(a.DecodeStream(bytes.NewReader(body)))
+		evs, err := adaptertest.Drain(a.DecodeStream(bytes.NewReader(body)))
 		if err != nil {
 			t.Fatal(err)
 		}

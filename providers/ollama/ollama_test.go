@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"flag"
-	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -14,28 +12,10 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/toolconform/conform/core"
+	"github.com/toolconform/conform/providers/internal/adaptertest"
 )
 
-var update = flag.Bool("update", false, "rewrite golden files under testdata/golden")
-
 const fixtureDir = "testdata/fixtures"
-
-func drainEvents(s core.EventStream) ([]core.Event, error) {
-	var evs []core.Event
-	for {
-		ev, err := s.Next()
-		if err == io.EOF {
-			return evs, nil
-		}
-		if err != nil {
-			return evs, err
-		}
-		evs = append(evs, ev)
-		if len(evs) > 1<<20 {
-			panic("stream does not end")
-		}
-	}
-}
 
 // streamCalls assembles the calls of this adapter's events (whole calls,
 // start then end, routed by id). Calls with no end are incomplete.
@@ -104,7 +84,7 @@ func TestFixturesGolden(t *testing.T) {
 					g.Calls = append(g.Calls, m.Calls()...)
 				}
 			case strings.HasSuffix(name, ".ndjson"):
-				g.Events, err = drainEvents(a.DecodeStream(bytes.NewReader(body)))
+				g.Events, err = adaptertest.Drain(a.DecodeStream(bytes.NewReader(body)))
 				g.Calls = streamCalls(g.Events)
 			default:
 				g.Response, err = a.DecodeResponse(body)
@@ -115,23 +95,7 @@ func TestFixturesGolden(t *testing.T) {
 			if err != nil {
 				t.Fatalf("decode: %v", err)
 			}
-			b, _ := json.MarshalIndent(g, "", "  ")
-			b = append(b, '\n')
-			path := filepath.Join("testdata", "golden", strings.TrimSuffix(name, filepath.Ext(name))+".golden.json")
-			if *update {
-				_ = os.MkdirAll(filepath.Dir(path), 0o755)
-				if err := os.WriteFile(path, b, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run go test -update)", err)
-			}
-			if diff := cmp.Diff(string(want), string(b)); diff != "" {
-				t.Errorf("golden mismatch (-want +got):\n%s", diff)
-			}
+			adaptertest.CheckGolden(t, filepath.Join("testdata", "golden", strings.TrimSuffix(name, filepath.Ext(name))+".golden.json"), g)
 		})
 	}
 }
@@ -331,7 +295,7 @@ func TestDecodeStream(t *testing.T) {
 	a := New()
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := drainEvents(a.DecodeStream(strings.NewReader(tt.body)))
+			got, err := adaptertest.Drain(a.DecodeStream(strings.NewReader(tt.body)))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -358,7 +322,7 @@ func TestDecodeStreamErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			evs, err := drainEvents(New(tt.opts...).DecodeStream(strings.NewReader(tt.body)))
+			evs, err := adaptertest.Drain(New(tt.opts...).DecodeStream(strings.NewReader(tt.body)))
 			if err == nil {
 				t.Fatal("no error")
 			}

@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/toolconform/conform/core"
+	"github.com/toolconform/conform/providers/internal/adaptertest"
 	"pgregory.net/rapid"
 )
 
@@ -93,7 +94,7 @@ func TestPropStreamRoundTrip(t *testing.T) {
 		if err := a.EncodeStream(&buf, want); err != nil {
 			t.Fatalf("EncodeStream: %v", err)
 		}
-		got, err := drainEvents(a.DecodeStream(&buf))
+		got, err := adaptertest.Drain(a.DecodeStream(&buf))
 		if err != nil {
 			t.Fatalf("DecodeStream: %v\n%s", err, buf.String())
 		}
@@ -209,53 +210,19 @@ func TestPropRequestRoundTrip(t *testing.T) {
 	})
 }
 
-type splitReader struct {
-	data  []byte
-	sizes []int
-}
-
-func (r *splitReader) Read(p []byte) (int, error) {
-	if len(r.data) == 0 {
-		return 0, io.EOF
-	}
-	n := 1
-	if len(r.sizes) > 0 {
-		n, r.sizes = r.sizes[0], r.sizes[1:]
-	}
-	n = min(n, len(p), len(r.data))
-	copy(p, r.data[:n])
-	r.data = r.data[n:]
-	return n, nil
-}
-
 // TestPropSplitStreams checks that the fixture streams give the same events
 // whatever the sizes of the reads that deliver them.
 func TestPropSplitStreams(t *testing.T) {
 	a := New()
 	var bodies [][]byte
-	var want [][]core.Event
 	for _, name := range fixtures(t, ".ndjson") {
 		b, err := os.ReadFile(filepath.Join(fixtureDir, name))
 		if err != nil {
 			t.Fatal(err)
 		}
-		evs, err := drainEvents(a.DecodeStream(bytes.NewReader(b)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		bodies, want = append(bodies, b), append(want, evs)
+		bodies = append(bodies, b)
 	}
-	rapid.Check(t, func(t *rapid.T) {
-		i := rapid.IntRange(0, len(bodies)-1).Draw(t, "body")
-		sizes := rapid.SliceOfN(rapid.IntRange(1, 300), 1, 200).Draw(t, "sizes")
-		got, err := drainEvents(a.DecodeStream(&splitReader{data: bodies[i], sizes: sizes}))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if diff := cmp.Diff(want[i], got); diff != "" {
-			t.Fatalf("events differ when split (-whole +split):\n%s", diff)
-		}
-	})
+	adaptertest.CheckSplitStreams(t, bodies, func(r io.Reader) core.EventStream { return a.DecodeStream(r) })
 }
 
 func FuzzDecodeStream(f *testing.F) {

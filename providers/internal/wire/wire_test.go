@@ -190,3 +190,23 @@ func TestSSEReaderTooLarge(t *testing.T) {
 		t.Errorf("protocol, offset = %q, %d; want p and an offset in the second event (13 or later)", de.Protocol, de.Offset)
 	}
 }
+
+func TestOffsetAndPathError(t *testing.T) {
+	oe := &OffsetError{Op: "gemini: decode stream", Offset: 12, Err: errMalformed}
+	pe := &PathError{Op: "ollama: decode request", Path: "messages[1].tool_calls[0]", Err: errMalformed}
+	tests := []struct {
+		err  error
+		want string
+	}{
+		{oe, "gemini: decode stream: at byte offset 12: malformed"},
+		{pe, "ollama: decode request: messages[1].tool_calls[0]: malformed"},
+	}
+	for _, tt := range tests {
+		if got := tt.err.Error(); got != tt.want {
+			t.Errorf("Error() = %q, want %q", got, tt.want)
+		}
+		if !errors.Is(tt.err, errMalformed) {
+			t.Errorf("%v does not unwrap to its cause", tt.err)
+		}
+	}
+}
