@@ -86,6 +86,9 @@ type Options struct {
 	// input re-split into random-size reads; 0 means 3. Use a negative
 	// number for none.
 	Splits int
+	// Progress, when set, is called after each case with the number of
+	// cases done, the number selected, and the case's result.
+	Progress func(done, total int, r Result)
 }
 
 // UnmatchedPatternError reports patterns that selected no case.
@@ -113,7 +116,12 @@ func (e *UnmatchedPatternError) Error() string {
 func Check(adapters []core.Adapter, cases []*Scenario, opts Options) ([]Result, error) {
 	used := func(ps []Pattern) []bool { return make([]bool, len(ps)) }
 	runUsed, skipUsed, kfUsed := used(opts.Run), used(opts.Skip), used(opts.KnownFailing)
-	var results []Result
+	type job struct {
+		sc   *Scenario
+		a    core.Adapter
+		name string
+	}
+	var jobs []job
 	for _, sc := range cases {
 		for _, a := range adapters {
 			if !sc.Applies(a.Name()) {
@@ -126,15 +134,22 @@ func Check(adapters []core.Adapter, cases []*Scenario, opts Options) ([]Result, 
 			if matchAny(opts.Skip, skipUsed, name) {
 				continue
 			}
-			res := CheckOne(a, sc, opts)
-			for i, p := range opts.KnownFailing {
-				if p.Match(name) {
-					kfUsed[i] = true
-					res = applyKnownFailing(res, p)
-					break
-				}
+			jobs = append(jobs, job{sc, a, name})
+		}
+	}
+	results := make([]Result, 0, len(jobs))
+	for _, j := range jobs {
+		res := CheckOne(j.a, j.sc, opts)
+		for i, p := range opts.KnownFailing {
+			if p.Match(j.name) {
+				kfUsed[i] = true
+				res = applyKnownFailing(res, p)
+				break
 			}
-			results = append(results, res)
+		}
+		results = append(results, res)
+		if opts.Progress != nil {
+			opts.Progress(len(results), len(jobs), res)
 		}
 	}
 	var errs []error

@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -211,6 +212,26 @@ func TestKnownFailingAndPatterns(t *testing.T) {
 	_, err = Check([]core.Adapter{fakeadapter.New("fake")}, []*Scenario{pass}, Options{Run: []Pattern{MustCompilePattern("anthropic")}, Skip: []Pattern{MustCompilePattern("//nope")}})
 	if err == nil || !strings.Contains(err.Error(), `run pattern matches no case: "anthropic"`) || !strings.Contains(err.Error(), `skip pattern matches no case: "//nope"`) {
 		t.Errorf("error = %v, want unmatched run and skip patterns", err)
+	}
+}
+
+func TestProgress(t *testing.T) {
+	pass := streamCase(t, "fake/streaming/pass", "-- want/calls.json --\n[{\"id\":\"c1\",\"name\":\"a\",\"arguments\":{\"x\":1}}]\n-- want/incomplete.json --\n[{\"id\":\"c2\",\"name\":\"b\",\"original\":\"{\\\"y\\\":2\"}]\n-- want/error.txt --\ntool call incomplete\n")
+	fail := streamCase(t, "fake/streaming/fail", "")
+	skipped := streamCase(t, "fake/streaming/skipped", "")
+	var got []string
+	opts := Options{
+		Skip: []Pattern{MustCompilePattern("//skipped")},
+		Progress: func(done, total int, r Result) {
+			got = append(got, fmt.Sprintf("%d/%d %s %s", done, total, r.Name, r.Status))
+		},
+	}
+	if _, err := Check([]core.Adapter{fakeadapter.New("fake")}, []*Scenario{pass, fail, skipped}, opts); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"1/2 fake/streaming/pass pass", "2/2 fake/streaming/fail fail"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("progress calls (-want +got):\n%s", diff)
 	}
 }
 
