@@ -96,20 +96,7 @@ func genEvents(t *rapid.T) []core.Event {
 }
 
 func TestStreamRoundTrip(t *testing.T) {
-	rapid.Check(t, func(t *rapid.T) {
-		want := genEvents(t)
-		var buf bytes.Buffer
-		if err := New().EncodeStream(&buf, want); err != nil {
-			t.Fatal(err)
-		}
-		got, err := adaptertest.Drain(New().DecodeStream(bytes.NewReader(buf.Bytes())))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if diff := cmp.Diff(want, got); diff != "" {
-			t.Fatalf("events (-want +got):\n%s\nstream:\n%s", diff, buf.Bytes())
-		}
-	})
+	adaptertest.CheckStreamRoundTrip(t, New(), genEvents)
 }
 
 func genCall(t *rapid.T) core.Call {
@@ -219,20 +206,7 @@ func genRequest(t *rapid.T) *core.Request {
 }
 
 func TestRequestRoundTrip(t *testing.T) {
-	rapid.Check(t, func(t *rapid.T) {
-		want := genRequest(t)
-		body, err := New().EncodeRequest(want)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, err := New().DecodeRequest(body)
-		if err != nil {
-			t.Fatalf("%v in %s", err, body)
-		}
-		if diff := cmp.Diff(want, got); diff != "" {
-			t.Fatalf("request (-want +got):\n%s\nbody %s", diff, body)
-		}
-	})
+	adaptertest.CheckRequestRoundTrip(t, New(), genRequest)
 }
 
 // TestSplitReads decodes every recorded stream from a reader that returns

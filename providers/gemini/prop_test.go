@@ -141,20 +141,7 @@ func genResponse(t *rapid.T) *core.Response {
 
 func TestPropResponseRoundTrip(t *testing.T) {
 	a := New()
-	rapid.Check(t, func(t *rapid.T) {
-		want := genResponse(t)
-		body, err := a.EncodeResponse(want)
-		if err != nil {
-			t.Fatalf("EncodeResponse: %v", err)
-		}
-		got, err := a.DecodeResponse(body)
-		if err != nil {
-			t.Fatalf("DecodeResponse: %v\n%s", err, body)
-		}
-		if diff := cmp.Diff(want, got, cmpopts.EquateEmpty()); diff != "" {
-			t.Fatalf("response (-want +got):\n%s", diff)
-		}
-	})
+	adaptertest.CheckResponseRoundTrip(t, a, genResponse, cmpopts.EquateEmpty())
 }
 
 func genRequest(t *rapid.T) *core.Request {
@@ -231,20 +218,7 @@ func genRequest(t *rapid.T) *core.Request {
 // ParallelToolCalls unset, response formats without a name).
 func TestPropRequestRoundTrip(t *testing.T) {
 	a := New()
-	rapid.Check(t, func(t *rapid.T) {
-		want := genRequest(t)
-		body, err := a.EncodeRequest(want)
-		if err != nil {
-			t.Fatalf("EncodeRequest: %v", err)
-		}
-		got, err := a.DecodeRequest(body)
-		if err != nil {
-			t.Fatalf("DecodeRequest: %v\n%s", err, body)
-		}
-		if diff := cmp.Diff(want, got, cmpopts.EquateEmpty()); diff != "" {
-			t.Fatalf("request (-want +got):\n%s\n%s", diff, body)
-		}
-	})
+	adaptertest.CheckRequestRoundTrip(t, a, genRequest, cmpopts.EquateEmpty())
 }
 
 // TestPropSplitCorpusStreams checks that every recorded stream gives the

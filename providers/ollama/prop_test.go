@@ -88,20 +88,7 @@ func itoa(n int) string { return strconv.Itoa(n) }
 
 func TestPropStreamRoundTrip(t *testing.T) {
 	a := New()
-	rapid.Check(t, func(t *rapid.T) {
-		want := genEvents(t)
-		var buf bytes.Buffer
-		if err := a.EncodeStream(&buf, want); err != nil {
-			t.Fatalf("EncodeStream: %v", err)
-		}
-		got, err := adaptertest.Drain(a.DecodeStream(&buf))
-		if err != nil {
-			t.Fatalf("DecodeStream: %v\n%s", err, buf.String())
-		}
-		if diff := cmp.Diff(want, got, cmpopts.EquateEmpty()); diff != "" {
-			t.Fatalf("events (-want +got):\n%s", diff)
-		}
-	})
+	adaptertest.CheckStreamRoundTrip(t, a, genEvents, cmpopts.EquateEmpty())
 }
 
 func TestPropResponseRoundTrip(t *testing.T) {

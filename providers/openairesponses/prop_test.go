@@ -1,13 +1,11 @@
 package openairesponses
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/toolconform/conform/core"
 	"github.com/toolconform/conform/providers/internal/adaptertest"
@@ -122,21 +120,7 @@ func genEvents(t *rapid.T) []core.Event {
 
 func TestPropStreamRoundTrip(t *testing.T) {
 	a := New()
-	rapid.Check(t, func(t *rapid.T) {
-		events := genEvents(t)
-		var buf bytes.Buffer
-		if err := a.EncodeStream(&buf, events); err != nil {
-			t.Fatal(err)
-		}
-		wire := buf.String()
-		got, err := adaptertest.Drain(a.DecodeStream(&buf))
-		if err != nil {
-			t.Fatalf("decode: %v\n%s", err, wire)
-		}
-		if diff := cmp.Diff(events, got, cmpopts.EquateEmpty()); diff != "" {
-			t.Fatalf("events (-want +got):\n%s\nwire:\n%s", diff, wire)
-		}
-	})
+	adaptertest.CheckStreamRoundTrip(t, a, genEvents, cmpopts.EquateEmpty())
 }
 
 func genResponse(t *rapid.T) *core.Response {
@@ -180,20 +164,7 @@ func genResponse(t *rapid.T) *core.Response {
 
 func TestPropResponseRoundTrip(t *testing.T) {
 	a := New()
-	rapid.Check(t, func(t *rapid.T) {
-		r := genResponse(t)
-		body, err := a.EncodeResponse(r)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, err := a.DecodeResponse(body)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if diff := cmp.Diff(r, got, cmpopts.EquateEmpty()); diff != "" {
-			t.Fatalf("(-want +got):\n%s\n%s", diff, body)
-		}
-	})
+	adaptertest.CheckResponseRoundTrip(t, a, genResponse, cmpopts.EquateEmpty())
 }
 
 // genRequest gives canonical requests in the form the Responses input
@@ -275,20 +246,7 @@ func genRequest(t *rapid.T) *core.Request {
 
 func TestPropRequestRoundTrip(t *testing.T) {
 	a := New()
-	rapid.Check(t, func(t *rapid.T) {
-		req := genRequest(t)
-		body, err := a.EncodeRequest(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, err := a.DecodeRequest(body)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if diff := cmp.Diff(req, got, cmpopts.EquateEmpty()); diff != "" {
-			t.Fatalf("(-want +got):\n%s\n%s", diff, body)
-		}
-	})
+	adaptertest.CheckRequestRoundTrip(t, a, genRequest, cmpopts.EquateEmpty())
 }
 
 // TestPropSplitCorpusStreams feeds every recorded stream through a reader
