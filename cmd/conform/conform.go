@@ -43,12 +43,14 @@ type command struct {
 // because help refers to it.
 func commands() []command {
 	return []command{
+		{"run", "[--adapter NAME] [--exec CMD] [--run PATTERN] [--skip PATTERN] [--known-failing FILE] [--strict] [--format FORMAT] [--out FILE]", "run every scenario against every built-in adapter, or against yours", runRun},
 		{"decode", "--protocol P [FILE]", "decode one captured response body into canonical JSON", runDecode},
-		{"help", "[COMMAND]", "show help for conform or one command", runHelp},
-		{"version", "", "print the version of conform", runVersion},
-		{"import", "[-o DIR] [--protocol P] [--force] FILE...", "turn foreign recordings (go-vcr, VCR.py, httprr, chunk fixtures) into conform cassettes", runImport},
 		{"serve", "[--addr HOST:PORT] [--scenario NAME] [--chaos OPTIONS] [--for DURATION] [--list]", "run a fake provider on loopback that replays scenarios and grades follow-up requests", runServe},
 		{"record", "--protocol P --scenario NAME [--base-url URL] [--force] [-o FILE]", "send a scenario's request to a live API and save a redacted cassette", runRecord},
+		{"import", "[-o DIR] [--protocol P] [--force] FILE...", "turn foreign recordings (go-vcr, VCR.py, httprr, chunk fixtures) into conform cassettes", runImport},
+		{"list", "[--scenarios DIR] [scenarios|adapters|failure-modes]...", "list scenarios, adapters and failure modes with how many scenarios guard each", runList},
+		{"help", "[COMMAND]", "show help for conform or one command", runHelp},
+		{"version", "", "print the version of conform", runVersion},
 	}
 }
 

@@ -1,0 +1,211 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/toolconform/conform/cassettes"
+	"github.com/toolconform/conform/core"
+	"github.com/toolconform/conform/providers"
+	"github.com/toolconform/conform/providers/subprocess"
+	"github.com/toolconform/conform/report"
+	"github.com/toolconform/conform/scenarios"
+)
+
+// listFlag is a flag that may be given several times, each value possibly a
+// comma-separated list.
+type listFlag []string
+
+func (l *listFlag) String() string { return strings.Join(*l, ",") }
+
+func (l *listFlag) Set(v string) error {
+	for _, s := range strings.Split(v, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			*l = append(*l, s)
+		}
+	}
+	return nil
+}
+
+func runRun(ctx context.Context, e *env, args []string) int {
+	fs := newFlagSet(e, "run")
+	var adapterNames, runPatterns, skipPatterns, knownFiles listFlag
+	fs.Var(&adapterNames, "adapter", "run only these built-in adapters (repeatable, or comma-separated)")
+	execCmd := fs.String("exec", "", "also run the adapter CMD, a subprocess speaking docs/adapter-protocol.md; with it, built-in adapters run only when named by --adapter")
+	fs.Var(&runPatterns, "run", "run only the cases whose names match the `PATTERN` (protocol/category/case, a regular expression per segment)")
+	fs.Var(&skipPatterns, "skip", "skip the cases whose names match the `PATTERN`")
+	fs.Var(&knownFiles, "known-failing", "a `FILE` of patterns, one per line, of cases expected to fail; a listed case that passes is a failure")
+	strict := fs.Bool("strict", false, "count failed SHOULD cases as failures")
+	format := fs.String("format", "text", "the report format: "+strings.Join(report.Formats, ", "))
+	out := fs.String("out", "", "write the report to `FILE` instead of standard output")
+	dir := fs.String("scenarios", "", "load the scenarios from `DIR` instead of the built-in ones")
+	if ok, status := parseFlags(fs, args); !ok {
+		return status
+	}
+	if fs.NArg() > 0 {
+		return usageError(e, fs, "run: unexpected argument %q", fs.Arg(0))
+	}
+	if !slices.Contains(report.Formats, *format) {
+		return usageError(e, fs, "run: unknown format %q; known: %s", *format, strings.Join(report.Formats, ", "))
+	}
+
+	var opts scenarios.Options
+	for _, p := range []struct {
+		flag string
+		in   []string
+		dst  *[]scenarios.Pattern
+	}{{"run", runPatterns, &opts.Run}, {"skip", skipPatterns, &opts.Skip}} {
+		for _, s := range p.in {
+			pat, err := scenarios.CompilePattern(s)
+			if err != nil {
+				return usageError(e, fs, "run: --%s: %v", p.flag, err)
+			}
+			*p.dst = append(*p.dst, pat)
+		}
+	}
+	for _, f := range knownFiles {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			e.errorf("run: --known-failing: %v", err)
+			return exitUsage
+		}
+		ps, err := scenarios.ParsePatternList(f, data)
+		if err != nil {
+			e.errorf("run: --known-failing: %v", err)
+			return exitUsage
+		}
+		opts.KnownFailing = append(opts.KnownFailing, ps...)
+	}
+
+	adapters, closeAll, err := selectAdapters(adapterNames, *execCmd)
+	defer closeAll()
+	if err != nil {
+		return usageError(e, fs, "run: %v", err)
+	}
+
+	resolve := scenarios.VCRResolver(cassettes.Load)
+	var cases []*scenarios.Scenario
+	if *dir != "" {
+		cases, err = scenarios.Load(os.DirFS(*dir), ".", resolve)
+	} else {
+		cases, err = scenarios.LoadBuiltin(resolve)
+	}
+	if err != nil {
+		e.errorf("run: %v", err)
+		return exitUsage
+	}
+
+	prog := newProgress(e.stderr)
+	opts.Progress = prog.update
+	results, err := scenarios.Check(adapters, cases, opts)
+	prog.done()
+	if err != nil {
+		e.errorf("run: %v", err)
+		return exitUsage
+	}
+	if len(results) == 0 {
+		e.errorf("run: no case applies to the selected adapters")
+		return exitUsage
+	}
+
+	rep := &report.Report{Results: results, Strict: *strict}
+	w := e.stdout
+	var file *os.File
+	if *out != "" {
+		if file, err = os.Create(*out); err != nil {
+			e.errorf("run: %v", err)
+			return exitUsage
+		}
+		w = file
+	}
+	err = rep.Write(w, *format)
+	if file != nil {
+		err = errors.Join(err, file.Close())
+	}
+	if err != nil {
+		e.errorf("run: writing the report: %v", err)
+		return exitFail
+	}
+	if *out != "" {
+		t := rep.Total()
+		fmt.Fprintf(e.stdout, "%d passed, %d failed, %d known-failing, %d skipped; report in %s\n", t.Pass, t.Fail, t.KnownFailing, t.Skip, *out)
+	}
+	if rep.Failed() {
+		return exitFail
+	}
+	return exitOK
+}
+
+// selectAdapters returns the adapters named, all built-in ones when none is
+// named and no --exec is given, and the --exec adapter. closeAll stops the
+// subprocess, if any.
+func selectAdapters(names []string, execCmd string) (adapters []core.Adapter, closeAll func(), err error) {
+	closeAll = func() {}
+	switch {
+	case len(names) > 0:
+		for _, name := range names {
+			a, err := providers.Lookup(name)
+			if err != nil {
+				return nil, closeAll, err
+			}
+			adapters = append(adapters, a)
+		}
+	case execCmd == "":
+		adapters = providers.All()
+	}
+	if execCmd != "" {
+		sub, err := subprocess.Start(execCmd)
+		if err != nil {
+			return nil, closeAll, err
+		}
+		closeAll = func() { sub.Close() }
+		adapters = append(adapters, sub)
+	}
+	return adapters, closeAll, nil
+}
+
+// progress shows how far a run has got: one line rewritten in place on a
+// terminal, and a plain line every progressEvery cases otherwise.
+type progress struct {
+	w        io.Writer
+	terminal bool
+	width    int
+}
+
+const progressEvery = 250
+
+func newProgress(w io.Writer) *progress {
+	p := &progress{w: w}
+	if f, ok := w.(*os.File); ok {
+		if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
+			p.terminal = true
+		}
+	}
+	return p
+}
+
+func (p *progress) update(done, total int, r scenarios.Result) {
+	if p.terminal {
+		line := fmt.Sprintf("[%d/%d] %s", done, total, r.Name)
+		if len(line) > 100 {
+			line = line[:100]
+		}
+		fmt.Fprintf(p.w, "\r%-*s", p.width, line)
+		p.width = max(p.width, len(line))
+		return
+	}
+	if done%progressEvery == 0 || done == total {
+		fmt.Fprintf(p.w, "conform: %d of %d cases run\n", done, total)
+	}
+}
+
+func (p *progress) done() {
+	if p.terminal {
+		fmt.Fprintf(p.w, "\r%-*s\r", p.width, "")
+	}
+}
