@@ -1,9 +1,7 @@
 package anthropic
 
 import (
-	"bytes"
 	"encoding/json"
-	"path/filepath"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -13,34 +11,7 @@ import (
 // TestCorpusResponses decodes every recorded response, streaming or not,
 // and compares what it says with the golden file beside the test.
 func TestCorpusResponses(t *testing.T) {
-	a := New()
-	n := 0
-	for _, rec := range adaptertest.Recordings(t, "anthropic") {
-		name := rec.Name
-		t.Run(name, func(t *testing.T) {
-			var got []adaptertest.Summary
-			for i, ex := range rec.Exchanges {
-				if len(ex.Response) == 0 {
-					continue
-				}
-				n++
-				if adaptertest.IsSSE(ex.Response) {
-					events, err := adaptertest.Drain(a.DecodeStream(bytes.NewReader(ex.Response)))
-					if err != nil {
-						t.Fatalf("exchange %d: decode stream: %v", i, err)
-					}
-					got = append(got, adaptertest.SummarizeEvents(events))
-					continue
-				}
-				resp, err := a.DecodeResponse(ex.Response)
-				if err != nil {
-					t.Fatalf("exchange %d: decode response: %v", i, err)
-				}
-				got = append(got, adaptertest.SummarizeResponse(resp))
-			}
-			adaptertest.CheckGolden(t, filepath.Join("testdata", "golden", name+".json"), got)
-		})
-	}
+	n := adaptertest.CheckCorpusGolden(t, "anthropic", New())
 	if n != 38 {
 		t.Errorf("decoded %d responses, want 38 (every response in the corpus)", n)
 	}

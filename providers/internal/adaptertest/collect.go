@@ -167,3 +167,39 @@ func CheckCorpusSummaries(t *testing.T, protocol string, a core.Adapter, adjust 
 		t.Errorf("corpus gave %d streams, %d bodies, %d calls; want some of each", streams, bodies, calls)
 	}
 }
+
+// CheckCorpusGolden decodes every non-empty recorded response of an SSE
+// protocol, streams (IsSSE) with DecodeStream and SummarizeEvents, bodies
+// with DecodeResponse and SummarizeResponse, and compares each recording's
+// list with testdata/golden/<name>.json. It returns how many responses it
+// decoded, for the caller to check against the size of its corpus.
+func CheckCorpusGolden(t *testing.T, protocol string, a core.Adapter) int {
+	t.Helper()
+	n := 0
+	for _, rec := range Recordings(t, protocol) {
+		t.Run(rec.Name, func(t *testing.T) {
+			var got []Summary
+			for i, ex := range rec.Exchanges {
+				if len(ex.Response) == 0 {
+					continue
+				}
+				n++
+				if IsSSE(ex.Response) {
+					events, err := Drain(a.DecodeStream(bytes.NewReader(ex.Response)))
+					if err != nil {
+						t.Fatalf("exchange %d: decode stream: %v", i, err)
+					}
+					got = append(got, SummarizeEvents(events))
+					continue
+				}
+				resp, err := a.DecodeResponse(ex.Response)
+				if err != nil {
+					t.Fatalf("exchange %d: decode response: %v", i, err)
+				}
+				got = append(got, SummarizeResponse(resp))
+			}
+			CheckGolden(t, filepath.Join("testdata", "golden", rec.Name+".json"), got)
+		})
+	}
+	return n
+}

@@ -15,13 +15,17 @@ import (
 // MaxDrainEvents bounds the events Drain reads from one stream.
 const MaxDrainEvents = 1 << 20
 
-// ErrRunaway is returned by Drain for a stream that yields more than
-// MaxDrainEvents events.
-var ErrRunaway = errors.New("stream yields more events than MaxDrainEvents")
+// ErrRunaway is returned by Drain and DrainN for a stream that yields more
+// events than their bound.
+var ErrRunaway = errors.New("stream yields more events than the bound")
 
 // Drain reads a stream to io.EOF and returns its events and the error that
 // ended it (nil at io.EOF). The events before an error are returned with it.
-func Drain(st core.EventStream) ([]core.Event, error) {
+// A stream that yields more than MaxDrainEvents events is ErrRunaway.
+func Drain(st core.EventStream) ([]core.Event, error) { return DrainN(st, MaxDrainEvents) }
+
+// DrainN is Drain with a bound of max events.
+func DrainN(st core.EventStream, max int) ([]core.Event, error) {
 	var out []core.Event
 	for {
 		e, err := st.Next()
@@ -31,8 +35,8 @@ func Drain(st core.EventStream) ([]core.Event, error) {
 		if err != nil {
 			return out, err
 		}
-		if len(out) >= MaxDrainEvents {
-			return out, fmt.Errorf("drain: %w", ErrRunaway)
+		if len(out) >= max {
+			return out, fmt.Errorf("drain: %w (%d)", ErrRunaway, max)
 		}
 		out = append(out, e)
 	}

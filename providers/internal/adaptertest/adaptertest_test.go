@@ -1,0 +1,246 @@
+package adaptertest
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/toolconform/conform/core"
+	"pgregory.net/rapid"
+)
+
+func TestSourceName(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"anthropic/fantasy__x--tool.yaml", "fantasy__x--tool.yaml"},
+		{"anthropic/vercel-ai__a.1.chunks.txt.yaml", "vercel-ai__a.1.chunks.txt"},
+		{"anthropic/vercel-ai__a.1.json.yaml", "vercel-ai__a.1.json"},
+		{"gemini/langchaingo__T.httprr.yaml", "langchaingo__T.httprr"},
+		{"other/x.sse.yaml", "x.sse"},
+	}
+	for _, tt := range tests {
+		if got := SourceName(tt.in); got != tt.want {
+			t.Errorf("SourceName(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+// TestRecordings checks the corpus as the adapters' tests see it: every
+// recording of a protocol is there under its source name, response-only
+// fixtures have no request body, and stream content types are told apart.
+func TestRecordings(t *testing.T) {
+	recs := Recordings(t, "anthropic")
+	if len(recs) != 28 {
+		t.Errorf("%d anthropic recordings, want 28", len(recs))
+	}
+	byName := map[string]Recording{}
+	for i, r := range recs {
+		byName[r.Name] = r
+		if i > 0 && recs[i-1].Name >= r.Name {
+			t.Errorf("recordings not sorted: %q before %q", recs[i-1].Name, r.Name)
+		}
+	}
+	fixture, ok := byName["vercel-ai__anthropic-tool-no-args.chunks.txt"]
+	if !ok || len(fixture.Exchanges) != 1 {
+		t.Fatalf("chunks fixture missing or not one exchange: %+v", fixture)
+	}
+	ex := fixture.Exchanges[0]
+	if ex.Request != nil || !ex.IsStream() || !IsSSE(ex.Response) {
+		t.Errorf("chunks fixture: request %q, stream %v, SSE %v; want no request, a stream, SSE", ex.Request, ex.IsStream(), IsSSE(ex.Response))
+	}
+	rec, ok := byName["fantasy__TestAnthropicCommon--claude-sonnet-4--tool.yaml"]
+	if !ok || len(rec.Exchanges) == 0 || len(rec.Exchanges[0].Request) == 0 || rec.Exchanges[0].IsStream() {
+		t.Errorf("recorded exchange lacks its request or is taken for a stream: %+v", rec)
+	}
+	streams, bodies := ResponseBodies(t, "anthropic", IsSSE)
+	if len(streams)+len(bodies) != 38 {
+		t.Errorf("%d streams and %d bodies, want 38 responses", len(streams), len(bodies))
+	}
+	if len(RequestBodies(t, "anthropic")) < 15 {
+		t.Error("fewer than 15 recorded anthropic requests")
+	}
+}
+
+func TestIsStream(t *testing.T) {
+	for ct, want := range map[string]bool{
+		"text/event-stream; charset=utf-8":   true,
+		"application/vnd.amazon.eventstream": true,
+		"application/x-ndjson":               true,
+		"application/json; charset=UTF-8":    false,
+		"":                                   false,
+	} {
+		if got := (Exchange{ContentType: ct}).IsStream(); got != want {
+			t.Errorf("IsStream(%q) = %v, want %v", ct, got, want)
+		}
+	}
+}
+
+func TestSplitReader(t *testing.T) {
+	tests := []struct {
+		sizes []int
+		want  []string
+	}{
+		{nil, []string{"a", "b", "c", "d", "e"}},
+		{[]int{2}, []string{"ab", "cd", "e"}},
+		{[]int{1, 3}, []string{"a", "bcd", "e"}},
+		{[]int{0, 9}, []string{"a", "bcde"}},
+	}
+	for _, tt := range tests {
+		r := SplitReader([]byte("abcde"), tt.sizes...)
+		var got []string
+		buf := make([]byte, 8)
+		for {
+			n, err := r.Read(buf)
+			if n > 0 {
+				got = append(got, string(buf[:n]))
+			}
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		if diff := cmp.Diff(tt.want, got); diff != "" {
+			t.Errorf("sizes %v: pieces (-want +got):\n%s", tt.sizes, diff)
+		}
+	}
+}
+
+func TestDrawSplitReaderKeepsBytes(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		data := rapid.SliceOf(rapid.Byte()).Draw(t, "data")
+		got, err := io.ReadAll(DrawSplitReader(t, data))
+		if err != nil || string(got) != string(data) {
+			t.Fatalf("read %q, %v; want %q", got, err, data)
+		}
+	})
+}
+
+// endless yields text events for ever.
+type endless struct{}
+
+func (endless) Next() (core.Event, error) { return core.Event{Kind: core.EventText, Text: "x"}, nil }
+
+func TestDrain(t *testing.T) {
+	want := []core.Event{{Kind: core.EventText, Text: "a"}, {Kind: core.EventFinish, Finish: core.FinishStop}}
+	got, err := Drain(core.SliceStream(want))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("events (-want +got):\n%s", diff)
+	}
+	got, err = DrainN(endless{}, 100)
+	if !errors.Is(err, ErrRunaway) || len(got) != 100 {
+		t.Errorf("endless stream: %d events, %v; want 100 and ErrRunaway", len(got), err)
+	}
+}
+
+func TestEquateJSON(t *testing.T) {
+	type v struct{ A json.RawMessage }
+	tests := []struct {
+		a, b string
+		want bool
+	}{
+		{`{"x":1,"y":[1,2]}`, `{ "y": [1, 2], "x": 1 }`, true},
+		{`{"x":1}`, `{"x":2}`, false},
+		{`{"x":`, `{"x":`, true},
+		{`{"x":`, `{"x": `, false},
+	}
+	for _, tt := range tests {
+		if got := cmp.Equal(v{json.RawMessage(tt.a)}, v{json.RawMessage(tt.b)}, EquateJSON()); got != tt.want {
+			t.Errorf("Equal(%s, %s) = %v, want %v", tt.a, tt.b, got, tt.want)
+		}
+	}
+}
+
+func TestSummarizeEvents(t *testing.T) {
+	args := `{"a":1}`
+	evs := []core.Event{
+		{Kind: core.EventText, Text: "hi", ID: "r1"},
+		{Kind: core.EventThinking, Text: "t", Signature: "S"},
+		{Kind: core.EventCallStart, Chunk: &core.Chunk{ID: "c1", Name: "f", Index: 0, HasIndex: true}},
+		{Kind: core.EventCallDelta, Chunk: &core.Chunk{Index: 0, HasIndex: true, ArgsDelta: `{"a":`}},
+		{Kind: core.EventCallEnd, Chunk: &core.Chunk{Index: 0, HasIndex: true, Args: &args, Done: true}},
+		{Kind: core.EventCallStart, Chunk: &core.Chunk{ID: "c2", Name: "g", Index: 1, HasIndex: true}},
+		{Kind: core.EventCallDelta, Chunk: &core.Chunk{Index: 1, HasIndex: true, ArgsDelta: `{"b":`}},
+		{Kind: core.EventFinish, Finish: core.FinishLength, ProviderFinish: "max_tokens"},
+	}
+	want := Summary{ID: "r1", Text: "hi", Thinking: "t", Signatures: []string{"S"},
+		Calls:      []CallSum{{ID: "c1", Name: "f", Args: args}},
+		Incomplete: []CallSum{{ID: "c2", Name: "g", Args: `{"b":`}},
+		Finish:     core.FinishLength, ProviderFinish: "max_tokens"}
+	if diff := cmp.Diff(want, SummarizeEvents(evs)); diff != "" {
+		t.Errorf("summary (-want +got):\n%s", diff)
+	}
+}
+
+func TestAssembleByIndex(t *testing.T) {
+	args := `{"a":1}`
+	good := []core.Event{
+		{Kind: core.EventPlan, Text: "plan"},
+		{Kind: core.EventCallStart, Chunk: &core.Chunk{ID: "c1", Name: "f", Index: 3, HasIndex: true, ArgsDelta: `{"a"`}},
+		{Kind: core.EventCallDelta, Chunk: &core.Chunk{Index: 3, HasIndex: true, ArgsDelta: `:1}`}},
+		{Kind: core.EventCallEnd, Chunk: &core.Chunk{Index: 3, HasIndex: true, Done: true}},
+		{Kind: core.EventCallStart, Chunk: &core.Chunk{ID: "c2", Name: "g", Index: 4, HasIndex: true, Args: &args}},
+		{Kind: core.EventCallEnd, Chunk: &core.Chunk{Index: 4, HasIndex: true, Done: true}},
+	}
+	s, err := AssembleByIndex(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := IndexSummary{Plan: "plan", Calls: []core.Call{{ID: "c1", Name: "f", Arguments: json.RawMessage(args)}, {ID: "c2", Name: "g", Arguments: json.RawMessage(args)}}}
+	if diff := cmp.Diff(want, s); diff != "" {
+		t.Errorf("summary (-want +got):\n%s", diff)
+	}
+	for name, evs := range map[string][]core.Event{
+		"delta for no call": {{Kind: core.EventCallDelta, Chunk: &core.Chunk{Index: 1, HasIndex: true}}},
+		"call never ends":   good[:3],
+	} {
+		if _, err := AssembleByIndex(evs); err == nil {
+			t.Errorf("%s: no error", name)
+		}
+	}
+}
+
+func TestParseDroppingAndCompact(t *testing.T) {
+	got := ParseDropping(t, []byte(`{"a":1,"temperature":0.5,"b":{"temperature":1}}`), []string{"temperature"})
+	want := map[string]any{"a": 1.0, "b": map[string]any{"temperature": 1.0}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("ParseDropping (-want +got):\n%s", diff)
+	}
+	if got := string(Compact(t, json.RawMessage("{ \"a\" : [1, 2] }\n"))); got != `{"a":[1,2]}` {
+		t.Errorf("Compact = %s", got)
+	}
+}
+
+func TestCheckGoldenReadsFile(t *testing.T) {
+	CheckGolden(t, "testdata/golden/example.json", map[string]any{"calls": []string{"f"}, "finish": "stop"})
+}
+
+// recordTB records the failures of a check instead of failing the test.
+type recordTB struct {
+	testing.TB
+	errors []string
+}
+
+func (r *recordTB) Helper() {}
+
+func (r *recordTB) Errorf(format string, args ...any) {
+	r.errors = append(r.errors, fmt.Sprintf(format, args...))
+}
+
+func TestCheckGoldenReportsMismatch(t *testing.T) {
+	if Updating() {
+		return // -update would rewrite the file with the wrong content
+	}
+	r := &recordTB{TB: t}
+	CheckGolden(r, "testdata/golden/example.json", map[string]any{"calls": []string{"g"}, "finish": "stop"})
+	if len(r.errors) != 1 || !strings.Contains(r.errors[0], `"f"`) || !strings.Contains(r.errors[0], `"g"`) || !strings.Contains(r.errors[0], "(-want +got)") {
+		t.Errorf("mismatch reported as %q, want one (-want +got) diff naming f and g", r.errors)
+	}
+}
