@@ -41,14 +41,10 @@ type streamDelta struct {
 type stream struct {
 	a       *Adapter
 	sse     *wire.SSEReader
-	queue   []core.Event
-	qhead   int
+	q       wire.Queue
 	blocks  map[int]*blockState
 	ids     map[string]bool
 	pending *core.Event // held-back call_end of the last stopped tool_use (B11)
-	id      string
-	model   string
-	idSent  bool
 	input   *int
 	started bool
 	stopped bool
@@ -63,11 +59,7 @@ func (a *Adapter) DecodeStream(r io.Reader) core.EventStream {
 }
 
 func (s *stream) emit(e core.Event) {
-	if !s.idSent && (s.id != "" || s.model != "") {
-		e.ID, e.Model = s.id, s.model
-		s.idSent = true
-	}
-	s.queue = append(s.queue, e)
+	s.q.Push(e)
 }
 
 // flush emits the held-back call_end, if any.
@@ -82,13 +74,7 @@ func (s *stream) flush() {
 // the byte offset of the fault.
 func (s *stream) Next() (core.Event, error) {
 	for {
-		if s.qhead < len(s.queue) {
-			e := s.queue[s.qhead]
-			s.queue[s.qhead] = core.Event{}
-			s.qhead++
-			if s.qhead == len(s.queue) {
-				s.queue, s.qhead = s.queue[:0], 0
-			}
+		if e, ok := s.q.Pop(); ok {
 			return e, nil
 		}
 		if s.err != nil {
@@ -147,7 +133,7 @@ func (s *stream) handle(ev wire.SSEEvent) error {
 				return s.fail(ev, "message_start.message: %v", err)
 			}
 		}
-		s.id, s.model = m.ID, m.Model
+		s.q.ID, s.q.Model = m.ID, m.Model
 		if m.Usage != nil && m.Usage.InputTokens != nil {
 			n := *m.Usage.InputTokens
 			s.input = &n

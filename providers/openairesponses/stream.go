@@ -31,14 +31,10 @@ type callState struct {
 type stream struct {
 	a        *Adapter
 	sse      *wire.SSEReader
-	queue    []core.Event
-	qhead    int
+	q        wire.Queue
 	calls    map[string]*callState // by item id
 	callIDs  map[string]bool
 	sawCall  bool
-	id       string
-	model    string
-	idSent   bool
 	finished bool
 	errored  bool
 	err      error
@@ -51,24 +47,14 @@ func (a *Adapter) DecodeStream(r io.Reader) core.EventStream {
 }
 
 func (s *stream) emit(e core.Event) {
-	if !s.idSent && (s.id != "" || s.model != "") {
-		e.ID, e.Model = s.id, s.model
-		s.idSent = true
-	}
-	s.queue = append(s.queue, e)
+	s.q.Push(e)
 }
 
 // Next returns the next event, io.EOF at the end, or an error that names
 // the byte offset of the fault.
 func (s *stream) Next() (core.Event, error) {
 	for {
-		if s.qhead < len(s.queue) {
-			e := s.queue[s.qhead]
-			s.queue[s.qhead] = core.Event{}
-			s.qhead++
-			if s.qhead == len(s.queue) {
-				s.queue, s.qhead = s.queue[:0], 0
-			}
+		if e, ok := s.q.Pop(); ok {
 			return e, nil
 		}
 		if s.err != nil {
@@ -76,7 +62,7 @@ func (s *stream) Next() (core.Event, error) {
 		}
 		ev, err := s.sse.Next()
 		if err == io.EOF {
-			if !s.finished && !s.errored && (s.id != "" || s.sawCall || s.idSent) {
+			if !s.finished && !s.errored && (s.q.ID != "" || s.sawCall || s.q.Stamped()) {
 				s.err = &DecodeError{Protocol: protocolName, Op: "decode stream", Offset: s.sse.Offset(), Err: ErrTruncated}
 			} else {
 				s.err = io.EOF
@@ -135,8 +121,8 @@ func (s *stream) handle(ev wire.SSEEvent) error {
 	}
 	switch typ {
 	case "response.created", "response.in_progress", "response.queued":
-		if se.Response != nil && !s.idSent {
-			s.id, s.model = se.Response.ID, se.Response.Model
+		if se.Response != nil && !s.q.Stamped() {
+			s.q.ID, s.q.Model = se.Response.ID, se.Response.Model
 		}
 	case "response.output_item.added":
 		if se.Item == nil {
