@@ -35,6 +35,14 @@ func LoadBuiltin(resolve CassetteResolver) ([]*Scenario, error) {
 	return Load(builtin, BuiltinRoot, resolve)
 }
 
+// MaxScenarioSize is the largest scenario file Load reads, and the largest
+// response body a cassette reference may resolve to.
+const MaxScenarioSize = 32 << 20
+
+// ErrTooLarge reports a scenario file or a referenced body above
+// MaxScenarioSize.
+var ErrTooLarge = errors.New("scenario too large")
+
 // CassetteResolver returns the response body of a cassette reference of the
 // form "path#interaction".
 type CassetteResolver func(ref string) ([]byte, error)
@@ -60,6 +68,10 @@ func Load(fsys fs.FS, root string, resolve CassetteResolver) ([]*Scenario, error
 		name, ok := strings.CutSuffix(rel, ".txtar")
 		if !ok {
 			errs = append(errs, &ParseError{File: p, Err: fmt.Errorf("%w: not a .txtar file", ErrBadScenario)})
+			return nil
+		}
+		if info, err := d.Info(); err == nil && info.Size() > MaxScenarioSize {
+			errs = append(errs, &ParseError{File: p, Err: fmt.Errorf("%w: %d bytes, limit %d", ErrTooLarge, info.Size(), MaxScenarioSize)})
 			return nil
 		}
 		data, err := fs.ReadFile(fsys, p)

@@ -356,6 +356,9 @@ func Parse(name, file string, data []byte, resolve CassetteResolver) (*Scenario,
 		if err != nil {
 			return nil, perr(seen["cassette"], "resolve cassette: %w", err)
 		}
+		if len(body) > MaxScenarioSize {
+			return nil, perr(seen["cassette"], "resolve cassette %s: %w: %d bytes, limit %d", sc.Cassette, ErrTooLarge, len(body), MaxScenarioSize)
+		}
 		sc.Body, sc.BodySection = body, "cassette"
 	}
 

@@ -119,3 +119,15 @@ func TestLoadBuiltin(t *testing.T) {
 		seen[sc.Name] = true
 	}
 }
+
+func TestParseCassetteLimit(t *testing.T) {
+	big := func(string) ([]byte, error) { return make([]byte, MaxScenarioSize+1), nil }
+	_, err := Parse("openai-chat/streaming/x", "x.txtar", []byte(goodHeader+"cassette: c.yaml#0\n"), big)
+	if !errors.Is(err, ErrTooLarge) {
+		t.Errorf("error = %v, want ErrTooLarge", err)
+	}
+	_, err = Parse("openai-chat/streaming/x", "x.txtar", []byte(goodHeader+"cassette: c.yaml#0\n"), func(string) ([]byte, error) { return nil, ErrBadCassetteRef })
+	if !errors.Is(err, ErrBadCassetteRef) || !strings.Contains(err.Error(), "x.txtar:7") {
+		t.Errorf("error = %v, want ErrBadCassetteRef at x.txtar:7", err)
+	}
+}
