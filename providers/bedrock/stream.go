@@ -10,6 +10,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws/protocol/eventstream"
 	"github.com/toolconform/conform/core"
+	"github.com/toolconform/conform/providers/internal/wire"
 )
 
 // blockKind says what an open content block holds.
@@ -79,7 +80,7 @@ type anStreamEvent struct {
 // eventStream decodes a Bedrock stream one frame at a time.
 type eventStream struct {
 	fr      *frameReader
-	queue   []core.Event
+	q       wire.Queue
 	blocks  map[int]*block
 	id      string
 	model   string
@@ -102,7 +103,10 @@ func (a *Adapter) DecodeStream(r io.Reader) core.EventStream {
 // Next returns the next event, io.EOF after the last one, or the error that
 // ended the stream.
 func (s *eventStream) Next() (core.Event, error) {
-	for len(s.queue) == 0 {
+	for {
+		if e, ok := s.q.Pop(); ok {
+			return e, nil
+		}
 		if s.err != nil {
 			return core.Event{}, s.err
 		}
@@ -116,12 +120,6 @@ func (s *eventStream) Next() (core.Event, error) {
 			return core.Event{}, err
 		}
 	}
-	e := s.queue[0]
-	s.queue = s.queue[1:]
-	if len(s.queue) == 0 {
-		s.queue = s.queue[:0:0]
-	}
-	return e, nil
 }
 
 func (s *eventStream) emit(e core.Event) {
@@ -129,7 +127,7 @@ func (s *eventStream) emit(e core.Event) {
 		e.ID, e.Model = s.id, s.model
 		s.tagged = true
 	}
-	s.queue = append(s.queue, e)
+	s.q.Push(e)
 }
 
 func (s *eventStream) frame(msg eventstream.Message, off int64) error {

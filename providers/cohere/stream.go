@@ -10,6 +10,7 @@ import (
 
 	"github.com/toolconform/conform/core"
 	"github.com/toolconform/conform/providers/internal/sse"
+	"github.com/toolconform/conform/providers/internal/wire"
 )
 
 // streamEvent is the union of the v2 stream events conform reads. Unknown
@@ -62,7 +63,7 @@ func object[T any](raw json.RawMessage, field string) (*T, error) {
 
 type eventStream struct {
 	dec    *sse.Decoder
-	queue  []core.Event
+	q      wire.Queue
 	calls  map[int]int // open calls by index: argument bytes received
 	id     string
 	tagged bool
@@ -84,7 +85,10 @@ func (a *Adapter) DecodeStream(r io.Reader) core.EventStream {
 // Next returns the next event, io.EOF after the last one, or the error that
 // ended the stream.
 func (s *eventStream) Next() (core.Event, error) {
-	for len(s.queue) == 0 {
+	for {
+		if e, ok := s.q.Pop(); ok {
+			return e, nil
+		}
 		if s.err != nil {
 			return core.Event{}, s.err
 		}
@@ -107,12 +111,6 @@ func (s *eventStream) Next() (core.Event, error) {
 			return core.Event{}, s.err
 		}
 	}
-	e := s.queue[0]
-	s.queue = s.queue[1:]
-	if len(s.queue) == 0 {
-		s.queue = s.queue[:0:0]
-	}
-	return e, nil
 }
 
 func (s *eventStream) emit(e core.Event) {
@@ -120,7 +118,7 @@ func (s *eventStream) emit(e core.Event) {
 		e.ID = s.id
 		s.tagged = true
 	}
-	s.queue = append(s.queue, e)
+	s.q.Push(e)
 }
 
 func (s *eventStream) event(raw sse.Event) error {

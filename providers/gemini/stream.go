@@ -12,6 +12,7 @@ import (
 
 	"github.com/toolconform/conform/core"
 	"github.com/toolconform/conform/providers/internal/sse"
+	"github.com/toolconform/conform/providers/internal/wire"
 )
 
 // DecodeStream reads a streamGenerateContent body, in either of its forms,
@@ -41,8 +42,8 @@ type stream struct {
 
 	sse *sse.Decoder
 
-	queue []core.Event
-	err   error
+	q   wire.Queue
+	err error
 
 	id, model   string
 	metaPending bool
@@ -61,18 +62,15 @@ type openCall struct {
 }
 
 func (s *stream) Next() (core.Event, error) {
-	for len(s.queue) == 0 {
+	for {
+		if e, ok := s.q.Pop(); ok {
+			return e, nil
+		}
 		if s.err != nil {
 			return core.Event{}, s.err
 		}
 		s.pull()
 	}
-	ev := s.queue[0]
-	s.queue = s.queue[1:]
-	if len(s.queue) == 0 {
-		s.queue = nil
-	}
-	return ev, nil
 }
 
 // pull reads one chunk and queues its events, or sets s.err.
@@ -310,7 +308,7 @@ func (s *stream) emit(ev core.Event) {
 		ev.ID, ev.Model = s.id, s.model
 		s.metaPending = false
 	}
-	s.queue = append(s.queue, ev)
+	s.q.Push(ev)
 }
 
 // chunk turns one GenerateContentResponse into events.

@@ -274,8 +274,8 @@ func TestArrayStreamMemoryBounded(t *testing.T) {
 		if c := cap(st.lim.kept); c > 256<<10 {
 			t.Fatalf("kept buffer grew to %d bytes after %d events", c, texts)
 		}
-		if len(st.queue) > 4 {
-			t.Fatalf("queue holds %d events", len(st.queue))
+		if st.q.Len() > 4 {
+			t.Fatalf("queue holds %d events", st.q.Len())
 		}
 	}
 	if texts != n {

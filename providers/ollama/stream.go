@@ -11,6 +11,7 @@ import (
 
 	"github.com/toolconform/conform/core"
 	"github.com/toolconform/conform/providers/internal/ndjson"
+	"github.com/toolconform/conform/providers/internal/wire"
 )
 
 const streamOp = "ollama: decode stream"
@@ -32,7 +33,7 @@ func (a *Adapter) DecodeStream(r io.Reader) core.EventStream {
 
 type stream struct {
 	lines    *ndjson.Reader
-	queue    []core.Event
+	q        wire.Queue
 	err      error
 	calls    int
 	model    string
@@ -40,18 +41,15 @@ type stream struct {
 }
 
 func (s *stream) Next() (core.Event, error) {
-	for len(s.queue) == 0 {
+	for {
+		if e, ok := s.q.Pop(); ok {
+			return e, nil
+		}
 		if s.err != nil {
 			return core.Event{}, s.err
 		}
 		s.pull()
 	}
-	ev := s.queue[0]
-	s.queue = s.queue[1:]
-	if len(s.queue) == 0 {
-		s.queue = nil
-	}
-	return ev, nil
 }
 
 func (s *stream) emit(ev core.Event) {
@@ -59,7 +57,7 @@ func (s *stream) emit(ev core.Event) {
 		ev.Model = s.model
 		s.sentMeta = true
 	}
-	s.queue = append(s.queue, ev)
+	s.q.Push(ev)
 }
 
 func (s *stream) pull() {

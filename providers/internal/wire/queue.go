@@ -42,3 +42,6 @@ func (q *Queue) Pop() (e core.Event, ok bool) {
 
 // Stamped reports whether an event has carried the response id and model.
 func (q *Queue) Stamped() bool { return q.stamped }
+
+// Len returns the number of events waiting.
+func (q *Queue) Len() int { return len(q.events) - q.head }

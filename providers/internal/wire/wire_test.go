@@ -230,6 +230,9 @@ func TestQueue(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("events (-want +got):\n%s", diff)
 	}
+	if q.Len() != 0 {
+		t.Errorf("Len() = %d after draining", q.Len())
+	}
 	if !q.Stamped() {
 		t.Error("Stamped() = false after the id went out")
 	}
