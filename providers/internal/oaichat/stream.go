@@ -37,6 +37,17 @@ type stream struct {
 	finished  bool // a finish event was emitted
 
 	copies copyTracker
+
+	// noFast turns the fast path off, for tests that compare the two;
+	// fastHits counts the events it decoded.
+	noFast   bool
+	fastHits int
+	// chunks, arena, scratch and keys are the fast path's reused storage
+	// (see fast.go).
+	chunks  []core.Chunk
+	arena   []byte
+	scratch []byte
+	keys    map[int]trackedKey
 }
 
 // maxTracked bounds the argument text the stream keeps to recognise
@@ -131,7 +142,7 @@ func (s *stream) Next() (core.Event, error) {
 			s.err = io.EOF
 			continue
 		}
-		ev, err := s.dec.Next()
+		ev, err := s.dec.NextRaw()
 		if err == io.EOF {
 			s.err = io.EOF
 			continue
@@ -152,8 +163,8 @@ func (s *stream) Next() (core.Event, error) {
 }
 
 // handle turns one SSE event into canonical events on the queue.
-func (s *stream) handle(ev sse.Event) error {
-	data := bytes.Trim([]byte(ev.Data), jsonSpace) // padded data lines
+func (s *stream) handle(ev sse.RawEvent) error {
+	data := bytes.Trim(ev.Data, jsonSpace) // padded data lines
 	switch ev.Type {
 	case "", "message", "chunk", "error":
 	default:
@@ -173,12 +184,15 @@ func (s *stream) handle(ev sse.Event) error {
 		}
 		return nil
 	}
+	if ev.Type != "error" && !s.noFast && s.fast(data) {
+		return nil
+	}
 	off := s.dec.Offset()
 	var w wireResponse
 	if err := json.Unmarshal(data, &w); err != nil {
 		// json counts bytes read, so the fault is the byte before its
 		// offset; lead is the whitespace trimmed off the data.
-		lead := len(ev.Data) - len(bytes.TrimLeft([]byte(ev.Data), jsonSpace))
+		lead := len(ev.Data) - len(bytes.TrimLeft(ev.Data, jsonSpace))
 		at := func(n int64) int64 { return s.dec.DataOffset(lead + max(int(n)-1, 0)) }
 		var se *json.SyntaxError
 		var te *json.UnmarshalTypeError

@@ -87,10 +87,11 @@ type Decoder struct {
 	blockOff  int64 // offset of the current block's first line
 	inBlock   bool
 
-	data   []byte
-	typ    string
-	lastID string
-	retry  int64
+	data    []byte
+	typ     string
+	lastTyp string // the last event type read, reused by intern
+	lastID  string
+	retry   int64
 
 	evOff int64
 	err   error // sticky
@@ -257,19 +258,43 @@ func (d *Decoder) readLine() (line []byte, ok bool, err error) {
 // Next returns the next dispatched event, or io.EOF after the last one. Any
 // other error is an *Error and ends the stream.
 func (d *Decoder) Next() (Event, error) {
+	ev, err := d.NextRaw()
+	if err != nil {
+		return Event{}, err
+	}
+	return Event{Type: ev.Type, Data: string(ev.Data), ID: ev.ID, Retry: ev.Retry}, nil
+}
+
+// RawEvent is a dispatched event whose data is a view of the decoder's
+// buffer instead of a string of its own.
+type RawEvent struct {
+	// Type, ID and Retry are as in Event.
+	Type string
+	ID   string
+	// Data is the event's data, its data lines joined with "\n". It is
+	// valid until the next call of Next or NextRaw and must not be
+	// modified.
+	Data  []byte
+	Retry int64
+}
+
+// NextRaw is Next without the copy of the data into a string: it returns
+// the same events, errors and offsets, and a stream whose events are
+// decoded as they arrive costs no allocation per event.
+func (d *Decoder) NextRaw() (RawEvent, error) {
 	if d.err != nil {
-		return Event{}, d.err
+		return RawEvent{}, d.err
 	}
 	for {
 		line, ok, err := d.readLine()
 		if err != nil {
 			d.err = err
-			return Event{}, err
+			return RawEvent{}, err
 		}
 		if !ok {
 			d.err = io.EOF
 			if !d.flush {
-				return Event{}, io.EOF
+				return RawEvent{}, io.EOF
 			}
 			if len(line) > 0 {
 				d.field(line)
@@ -277,7 +302,7 @@ func (d *Decoder) Next() (Event, error) {
 			if ev, ok := d.dispatch(); ok {
 				return ev, nil
 			}
-			return Event{}, io.EOF
+			return RawEvent{}, io.EOF
 		}
 		if len(line) == 0 {
 			if ev, ok := d.dispatch(); ok {
@@ -308,9 +333,9 @@ func (d *Decoder) field(line []byte) {
 		d.data = append(d.data, value...)
 		d.data = append(d.data, '\n')
 	case "event":
-		d.typ = string(value)
+		d.typ = d.intern(value)
 	case "id":
-		if indexByte(value, 0) < 0 {
+		if indexByte(value, 0) < 0 && string(value) != d.lastID {
 			d.lastID = string(value)
 		}
 	case "retry":
@@ -321,7 +346,8 @@ func (d *Decoder) field(line []byte) {
 }
 
 // dispatch ends the current block and returns its event, if it had data.
-func (d *Decoder) dispatch() (Event, bool) {
+// The event's data is a view of d.data, which the next block overwrites.
+func (d *Decoder) dispatch() (RawEvent, bool) {
 	d.line = d.line[:0]
 	off := d.blockOff
 	d.block = 0
@@ -329,10 +355,10 @@ func (d *Decoder) dispatch() (Event, bool) {
 	if len(d.data) == 0 {
 		d.typ = ""
 		d.lines = d.lines[:0]
-		return Event{}, false
+		return RawEvent{}, false
 	}
 	d.lines, d.last = d.last[:0], d.lines
-	ev := Event{Type: d.typ, Data: string(d.data[:len(d.data)-1]), ID: d.lastID, Retry: d.retry}
+	ev := RawEvent{Type: d.typ, Data: d.data[: len(d.data)-1 : len(d.data)-1], ID: d.lastID, Retry: d.retry}
 	d.data = d.data[:0]
 	d.typ = ""
 	d.evOff = off
@@ -340,6 +366,15 @@ func (d *Decoder) dispatch() (Event, bool) {
 		d.data = nil // do not keep one large event's buffer for the rest of the stream
 	}
 	return ev, true
+}
+
+// intern returns an event type as a string, reusing the last one when it
+// is the same, as it is for most events of a typed stream.
+func (d *Decoder) intern(value []byte) string {
+	if string(value) != d.lastTyp {
+		d.lastTyp = string(value)
+	}
+	return d.lastTyp
 }
 
 func indexByte(b []byte, c byte) int { return bytes.IndexByte(b, c) }

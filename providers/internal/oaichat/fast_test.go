@@ -1,0 +1,186 @@
+package oaichat
+
+import (
+	"bytes"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/toolconform/conform/cassettes"
+	"github.com/toolconform/conform/core"
+)
+
+func fastTestCodec() *Codec {
+	return New(Config{Name: "openai-chat", RequiredChoice: "required", MaxTokensField: "max_tokens", ReasoningField: "reasoning_content", StreamUsage: true})
+}
+
+// decodeWith decodes a whole stream with the fast path on or off.
+func decodeWith(c *Codec, body []byte, fast bool) ([]core.Event, string) {
+	st := c.DecodeStream(bytes.NewReader(body)).(*stream)
+	st.noFast = !fast
+	var evs []core.Event
+	for {
+		ev, err := st.Next()
+		if err == io.EOF {
+			return evs, ""
+		}
+		if err != nil {
+			return evs, err.Error()
+		}
+		evs = append(evs, ev)
+	}
+}
+
+// checkSame fails when the fast path changes anything the stream yields:
+// events, their order, or the error that ends the stream.
+func checkSame(t interface {
+	Helper()
+	Fatalf(string, ...any)
+}, name string, body []byte) {
+	t.Helper()
+	c := fastTestCodec()
+	slow, serr := decodeWith(c, body, false)
+	fast, ferr := decodeWith(c, body, true)
+	if diff := cmp.Diff(slow, fast); diff != "" {
+		t.Fatalf("%s: fast path changes the events (-general +fast):\n%s", name, diff)
+	}
+	if serr != ferr {
+		t.Fatalf("%s: fast path changes the error: general %q, fast %q", name, serr, ferr)
+	}
+}
+
+// corpusBodies returns the recorded streamed bodies of the Chat
+// Completions dialects.
+func corpusBodies(t testing.TB) map[string][]byte {
+	out := map[string][]byte{}
+	for _, proto := range []string{"openai-chat", "mistral"} {
+		names, err := cassettes.Glob(proto)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, name := range names {
+			c, err := cassettes.Load(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, in := range c.Interactions {
+				if strings.Contains(in.Response.Body, "data:") {
+					out[name+"#"+string(rune('0'+i%10))] = []byte(in.Response.Body)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// TestFastPathCorpus: on every recorded stream the fast path yields what
+// the general path yields, and takes most delta events.
+func TestFastPathCorpus(t *testing.T) {
+	bodies := corpusBodies(t)
+	if len(bodies) < 20 {
+		t.Fatalf("only %d recorded streams", len(bodies))
+	}
+	for name, body := range bodies {
+		checkSame(t, name, body)
+	}
+}
+
+// TestFastPathTaken: the fast path decodes every argument and text delta
+// of a typical stream, which is what makes it worth having.
+func TestFastPathTaken(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"f","arguments":""}}]},"logprobs":null,"finish_reason":null}]}` + "\n\n")
+	for range 100 {
+		b.WriteString(`data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","system_fingerprint":"fp","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{\"a\""}}]},"logprobs":null,"finish_reason":null}]}` + "\n\n")
+		b.WriteString(`data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"hi"},"logprobs":null,"finish_reason":null}]}` + "\n\n")
+	}
+	b.WriteString("data: [DONE]\n\n")
+	st := fastTestCodec().DecodeStream(strings.NewReader(b.String())).(*stream)
+	for {
+		if _, err := st.Next(); err == io.EOF {
+			break
+		} else if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if st.fastHits != 200 {
+		t.Errorf("fast path decoded %d events, want all 200 deltas", st.fastHits)
+	}
+	checkSame(t, "typical", []byte(b.String()))
+}
+
+// fastCases are payloads at the edge of the fast path's subset, each
+// decoded by both paths.
+var fastCases = []string{
+	`{"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{\"a\\n\u00e9\ud83d\ude00"}}]},"logprobs":null,"finish_reason":null}]}`,
+	`{"id":"c1","choices":[{"index":0,"delta":{"content":"h\u00e9llo \"x\""}}]}`,
+	`{"choices":[{"index":0,"delta":{"content":""}}]}`,
+	`{"choices":[{"index":0,"delta":{"content":null,"role":"assistant","refusal":null}}]}`,
+	`{"choices":[{"index":0,"delta":{"tool_calls":[{"function":{"arguments":"x"}}]}}]}`,
+	`{"choices":[{"index":0,"delta":{"tool_calls":[{"index":1}]}}]}`,
+	`{"choices":[{"index":0,"delta":{"tool_calls":[{"index":1,"function":{"arguments":""}}]}}]}`,
+	`{"choices":[]}`,
+	`{"choices":[],"usage":null}`,
+	` { "choices" : [ { "index" : 0 , "delta" : { "content" : "a" } } ] } `,
+	// Outside the subset: the general path decides.
+	`{"choices":[{"index":0,"delta":{"tool_calls":[{"index":01,"function":{"arguments":"x"}}]}}]}`,
+	`{"choices":[{"index":0,"delta":{"tool_calls":[{"index":1.0,"function":{"arguments":"x"}}]}}]}`,
+	`{"choices":[{"index":0,"delta":{"tool_calls":[{"index":-1,"function":{"arguments":"x"}}]}}]}`,
+	`{"choices":[{"index":0,"delta":{"tool_calls":[{"index":1e0,"function":{"arguments":"x"}}]}}]}`,
+	`{"choices":[{"index":0,"delta":{"tool_calls":[{"Index":1,"function":{"arguments":"x"}}]}}]}`,
+	`{"choices":[{"index":0,"delta":{"tool_calls":[{"index":1,"index":2,"function":{"arguments":"x"}}]}}]}`,
+	`{"choices":[{"index":0,"delta":{"content":"\ud83d"}}]}`,
+	`{"choices":[{"index":0,"delta":{"content":"\ude00\ud83d"}}]}`,
+	`{"choices":[{"index":0,"delta":{"content":"\ud83dx"}}]}`,
+	"{\"choices\":[{\"index\":0,\"delta\":{\"content\":\"\xff\"}}]}",
+	"{\"choices\":[{\"index\":0,\"delta\":{\"content\":\"a\tb\"}}]}",
+	`{"choices":[{"index":0,"delta":{"content":"\x"}}]}`,
+	`{"choices":[{"index":0,"delta":{"content":"a"}}]} x`,
+	`{"choices":[{"index":0,"delta":{"content":"a"}}],}`,
+	`{"choices":[{"index":0,"delta":{"content":"a"}},{"index":1,"delta":{"content":"b"}}]}`,
+	`{"choices":[{"index":1,"delta":{"content":"b"}}]}`,
+	`{"choices":[{"index":0,"delta":{"content":"a"},"finish_reason":"stop"}]}`,
+	`{"object":"error","message":"boom"}`,
+	`{"error":{"message":"boom"}}`,
+	`{"choices":[{"index":0,"delta":{}}]}`,
+	`{"created":"x","choices":[{"index":0,"delta":{"content":"a"}}]}`,
+	`{"created":-1.5e+3,"choices":[{"index":0,"delta":{"content":"a"}}]}`,
+	`{"choices":[{"index":0,"delta":{"reasoning_content":"think"}}]}`,
+	`{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":{"a":1}}}]}}]}`,
+	`{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":null}}]}}]}`,
+	`{"choices":[{"index":0,"delta":{"tool_calls":[]}}]}`,
+	`[1,2]`,
+	`{"choices":[{"index":0,"delta":{"content":"a"`,
+}
+
+// TestFastPathCases: every edge case decodes the same with and without
+// the fast path, alone and after a start chunk.
+func TestFastPathCases(t *testing.T) {
+	start := `{"id":"c1","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"f","arguments":""}}]}}]}`
+	for i, p := range fastCases {
+		checkSame(t, "case "+string(rune('A'+i%26)), []byte("data: "+p+"\n\ndata: [DONE]\n\n"))
+		checkSame(t, "case "+string(rune('A'+i%26))+" after a start", []byte("data: "+start+"\n\ndata: "+p+"\n\ndata: "+p+"\n\n"))
+	}
+}
+
+// FuzzFastPath: for any payload, twice after a start chunk, the fast path
+// changes nothing the stream yields.
+func FuzzFastPath(f *testing.F) {
+	for _, p := range fastCases {
+		f.Add(p)
+	}
+	for _, body := range corpusBodies(f) {
+		for _, line := range strings.Split(string(body), "\n") {
+			if p, ok := strings.CutPrefix(line, "data: "); ok && strings.Contains(p, "delta") {
+				f.Add(p)
+				break
+			}
+		}
+	}
+	start := `{"id":"c1","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"f","arguments":""}}]}}]}`
+	f.Fuzz(func(t *testing.T, p string) {
+		checkSame(t, "fuzz", []byte("data: "+start+"\n\ndata: "+p+"\n\ndata: "+p+"\n\n"))
+	})
+}
