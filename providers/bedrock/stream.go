@@ -82,10 +82,7 @@ type eventStream struct {
 	fr      *frameReader
 	q       wire.Queue
 	blocks  map[int]*block
-	id      string
-	model   string
 	input   int
-	tagged  bool
 	err     error
 	scratch []byte
 }
@@ -123,10 +120,6 @@ func (s *eventStream) Next() (core.Event, error) {
 }
 
 func (s *eventStream) emit(e core.Event) {
-	if !s.tagged && (s.id != "" || s.model != "") {
-		e.ID, e.Model = s.id, s.model
-		s.tagged = true
-	}
 	s.q.Push(e)
 }
 
@@ -335,7 +328,7 @@ func (s *eventStream) anthropic(ev *anStreamEvent) error {
 	switch ev.Type {
 	case "message_start":
 		if ev.Message != nil {
-			s.id, s.model = ev.Message.ID, ev.Message.Model
+			s.q.ID, s.q.Model = ev.Message.ID, ev.Message.Model
 			if ev.Message.Usage != nil {
 				s.input = ev.Message.Usage.InputTokens
 			}

@@ -62,12 +62,10 @@ func object[T any](raw json.RawMessage, field string) (*T, error) {
 }
 
 type eventStream struct {
-	dec    *sse.Decoder
-	q      wire.Queue
-	calls  map[int]int // open calls by index: argument bytes received
-	id     string
-	tagged bool
-	err    error
+	dec   *sse.Decoder
+	q     wire.Queue
+	calls map[int]int // open calls by index: argument bytes received
+	err   error
 }
 
 // DecodeStream reads a Cohere v2 chat stream (SSE; the event type is taken
@@ -114,10 +112,6 @@ func (s *eventStream) Next() (core.Event, error) {
 }
 
 func (s *eventStream) emit(e core.Event) {
-	if !s.tagged && s.id != "" {
-		e.ID = s.id
-		s.tagged = true
-	}
 	s.q.Push(e)
 }
 
@@ -156,7 +150,7 @@ func (s *eventStream) event(raw sse.Event) error {
 	}
 	switch typ {
 	case "message-start":
-		s.id = ev.ID
+		s.q.ID = ev.ID
 	case "content-start", "content-delta":
 		if content == nil {
 			return nil
