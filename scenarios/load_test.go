@@ -11,7 +11,7 @@ import (
 
 func TestFSResolver(t *testing.T) {
 	fsys := fstest.MapFS{
-		"c/x.yaml": {Data: []byte("version: 2\ninteractions:\n- response:\n    body: first\n- response:\n    body: |\n      data: {}\n\n")},
+		"c/x.yaml":                            {Data: []byte("version: 2\ninteractions:\n- response:\n    body: first\n- response:\n    body: |\n      data: {}\n\n")},
 		"cases/openai-chat/streaming/x.txtar": {Data: []byte(goodHeader + "cassette: c/x.yaml#1\n")},
 	}
 	resolve := FSResolver(fsys)
