@@ -8,26 +8,11 @@ import (
 	"github.com/toolconform/conform/providers/internal/adaptertest"
 )
 
-// corpusSeeds adds the recorded streams, or the recorded bodies and
-// requests, as seeds.
-func corpusSeeds(f *testing.F, stream bool) {
-	for _, rec := range adaptertest.Recordings(f, "bedrock") {
-		for _, ex := range rec.Exchanges {
-			if ex.IsStream() == stream {
-				f.Add(ex.Response)
-			}
-			if !stream && ex.Request != nil {
-				f.Add(ex.Request)
-			}
-		}
-	}
-}
-
 // FuzzDecodeStream checks that DecodeStream never panics, ends every
 // failure with a *FrameError, and that no event is larger than the frame
 // that carried it allows.
 func FuzzDecodeStream(f *testing.F) {
-	corpusSeeds(f, true)
+	adaptertest.SeedCorpus(f, "bedrock", true)
 	good := frames(f, "contentBlockStart", `{"contentBlockIndex":-1,"start":{"toolUse":{"toolUseId":"t","name":"n"}}}`, "contentBlockStop", `{"contentBlockIndex":-1}`)
 	f.Add(good)
 	f.Add(good[:len(good)-1])
@@ -61,7 +46,7 @@ func FuzzDecodeStream(f *testing.F) {
 // panic, and that a decoded response encodes and decodes again to the same
 // calls.
 func FuzzDecodeResponse(f *testing.F) {
-	corpusSeeds(f, false)
+	adaptertest.SeedCorpus(f, "bedrock", false)
 	f.Add([]byte(`{"output":{"message":{"role":"assistant","content":[{"toolUse":{"toolUseId":"a","name":"b","input":null}}]}},"stopReason":"tool_use"}`))
 	f.Add([]byte(`{"message":"denied"}`))
 	f.Add([]byte(`{"output":{"message":{"role":"assistant","content":[{"toolUse":{"toolUseId":"a","name":"b","input":"x"}}]}}}`))

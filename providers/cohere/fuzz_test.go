@@ -8,26 +8,11 @@ import (
 	"github.com/toolconform/conform/providers/internal/adaptertest"
 )
 
-// corpusSeeds adds the recorded streams, or the recorded bodies and
-// requests, as seeds.
-func corpusSeeds(f *testing.F, stream bool) {
-	for _, rec := range adaptertest.Recordings(f, "cohere") {
-		for _, ex := range rec.Exchanges {
-			if ex.IsStream() == stream {
-				f.Add(ex.Response)
-			}
-			if !stream && ex.Request != nil {
-				f.Add(ex.Request)
-			}
-		}
-	}
-}
-
 // FuzzDecodeStream checks that DecodeStream never panics, ends every
 // failure with a *StreamError, and never yields a delta larger than the
 // event size limit allows.
 func FuzzDecodeStream(f *testing.F) {
-	corpusSeeds(f, true)
+	adaptertest.SeedCorpus(f, "cohere", true)
 	f.Add(sseBody(false, callStart(-1, "c", "f", `"null"`), callEnd(-1)))
 	f.Add(sseBody(true, callStart(0, "c", "f", `""`), callDelta(0, `{"a":`)))
 	f.Add([]byte("data: {\"type\":\"tool-call-delta\",\"index\":1e99}\n\n"))
@@ -57,7 +42,7 @@ func FuzzDecodeStream(f *testing.F) {
 // panic, and that a decoded response encodes and decodes again to the same
 // calls.
 func FuzzDecodeResponse(f *testing.F) {
-	corpusSeeds(f, false)
+	adaptertest.SeedCorpus(f, "cohere", false)
 	f.Add([]byte(`{"message":{"role":"assistant","tool_calls":[{"id":"c","type":"function","function":{"name":"f","arguments":"{\"a\":"}}]}}`))
 	f.Add([]byte(`{"message":"boom"}`))
 	f.Add([]byte(`{"message":{"content":"x"}}`))

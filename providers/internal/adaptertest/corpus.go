@@ -159,3 +159,20 @@ func LargestStream(t testing.TB, protocol string) []byte {
 	}
 	return body
 }
+
+// SeedCorpus adds a protocol's recordings to a fuzz target's seed corpus:
+// the streamed responses (Exchange.IsStream) when stream is true, else the
+// whole response bodies and the request bodies.
+func SeedCorpus(f *testing.F, protocol string, stream bool) {
+	f.Helper()
+	for _, rec := range Recordings(f, protocol) {
+		for _, ex := range rec.Exchanges {
+			if ex.IsStream() == stream {
+				f.Add(ex.Response)
+			}
+			if !stream && ex.Request != nil {
+				f.Add(ex.Request)
+			}
+		}
+	}
+}
