@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	"github.com/toolconform/conform/providers/internal/adaptertest"
 )
 
@@ -26,31 +25,7 @@ var droppedRequestFields = []string{"thinking", "anthropic_version", "temperatur
 // droppedRequestFields and normalising the forms the protocol allows two
 // ways (string content versus one text block, cache_control, server tools).
 func TestCorpusRequests(t *testing.T) {
-	a := New()
-	n := 0
-	for _, rec := range adaptertest.Recordings(t, "anthropic") {
-		name := rec.Name
-		for i, ex := range rec.Exchanges {
-			if len(ex.Request) == 0 {
-				continue
-			}
-			n++
-			req, err := a.DecodeRequest(ex.Request)
-			if err != nil {
-				t.Errorf("%s #%d: decode request: %v", name, i, err)
-				continue
-			}
-			out, err := a.EncodeRequest(req)
-			if err != nil {
-				t.Errorf("%s #%d: encode request: %v", name, i, err)
-				continue
-			}
-			want, got := normRequest(t, ex.Request), normRequest(t, out)
-			if diff := cmp.Diff(want, got); diff != "" {
-				t.Errorf("%s #%d: request round trip (-want +got):\n%s", name, i, diff)
-			}
-		}
-	}
+	n := adaptertest.CheckCorpusRequests(t, "anthropic", New(), normRequest)
 	if n < 15 {
 		t.Errorf("round-tripped %d requests, want at least 15", n)
 	}

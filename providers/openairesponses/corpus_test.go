@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	"github.com/toolconform/conform/providers/internal/adaptertest"
 )
 
@@ -35,31 +34,7 @@ var droppedItemFields = []string{"status", "annotations", "logprobs"}
 // system, instructions versus a leading system item, strict absent versus
 // false, and the optional "type":"message" of message items.
 func TestCorpusRequests(t *testing.T) {
-	a := New()
-	n := 0
-	for _, rec := range adaptertest.Recordings(t, "openai-responses") {
-		name := rec.Name
-		for i, ex := range rec.Exchanges {
-			if len(ex.Request) == 0 {
-				continue
-			}
-			n++
-			req, err := a.DecodeRequest(ex.Request)
-			if err != nil {
-				t.Errorf("%s #%d: decode request: %v", name, i, err)
-				continue
-			}
-			out, err := a.EncodeRequest(req)
-			if err != nil {
-				t.Errorf("%s #%d: encode request: %v", name, i, err)
-				continue
-			}
-			want, got := normRequest(t, ex.Request), normRequest(t, out)
-			if diff := cmp.Diff(want, got); diff != "" {
-				t.Errorf("%s #%d: request round trip (-want +got):\n%s", name, i, diff)
-			}
-		}
-	}
+	n := adaptertest.CheckCorpusRequests(t, "openai-responses", New(), normRequest)
 	if n != 39 {
 		t.Errorf("round-tripped %d requests, want 39", n)
 	}

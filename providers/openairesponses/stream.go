@@ -53,30 +53,15 @@ func (s *stream) emit(e core.Event) {
 // Next returns the next event, io.EOF at the end, or an error that names
 // the byte offset of the fault.
 func (s *stream) Next() (core.Event, error) {
-	for {
-		if e, ok := s.q.Pop(); ok {
-			return e, nil
-		}
-		if s.err != nil {
-			return core.Event{}, s.err
-		}
-		ev, err := s.sse.Next()
-		if err == io.EOF {
-			if !s.finished && !s.errored && (s.q.ID != "" || s.sawCall || s.q.Stamped()) {
-				s.err = &DecodeError{Protocol: protocolName, Op: "decode stream", Offset: s.sse.Offset(), Err: ErrTruncated}
-			} else {
-				s.err = io.EOF
-			}
-			continue
-		}
-		if err != nil {
-			s.err = err
-			continue
-		}
-		if err := s.handle(ev); err != nil {
-			s.err = err
-		}
+	return wire.NextEvent(&s.q, s.sse, &s.err, s.handle, s.atEOF)
+}
+
+// atEOF gives the error that ends the stream at the end of its input.
+func (s *stream) atEOF() error {
+	if !s.finished && !s.errored && (s.q.ID != "" || s.sawCall || s.q.Stamped()) {
+		return &DecodeError{Protocol: protocolName, Op: "decode stream", Offset: s.sse.Offset(), Err: ErrTruncated}
 	}
+	return io.EOF
 }
 
 func (s *stream) fail(ev wire.SSEEvent, format string, args ...any) error {

@@ -203,3 +203,36 @@ func CheckCorpusGolden(t *testing.T, protocol string, a core.Adapter) int {
 	}
 	return n
 }
+
+// CheckCorpusRequests decodes every recorded request of a protocol, encodes
+// it again and compares norm of the recorded body with norm of the
+// re-encoded one, norm dropping what the adapter does not model and folding
+// what the canonical model cannot tell apart. It returns how many requests
+// it round-tripped.
+func CheckCorpusRequests(t *testing.T, protocol string, a core.Adapter, norm func(t *testing.T, body []byte) map[string]any) int {
+	t.Helper()
+	n := 0
+	for _, rec := range Recordings(t, protocol) {
+		for i, ex := range rec.Exchanges {
+			if len(ex.Request) == 0 {
+				continue
+			}
+			n++
+			req, err := a.DecodeRequest(ex.Request)
+			if err != nil {
+				t.Errorf("%s #%d: decode request: %v", rec.Name, i, err)
+				continue
+			}
+			out, err := a.EncodeRequest(req)
+			if err != nil {
+				t.Errorf("%s #%d: encode request: %v", rec.Name, i, err)
+				continue
+			}
+			want, got := norm(t, ex.Request), norm(t, out)
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("%s #%d: request round trip (-want +got):\n%s", rec.Name, i, diff)
+			}
+		}
+	}
+	return n
+}

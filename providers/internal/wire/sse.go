@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/toolconform/conform/core"
 	"github.com/toolconform/conform/providers/internal/sse"
 )
 
@@ -68,4 +69,33 @@ func (s *SSEReader) Next() (SSEEvent, error) {
 		return SSEEvent{}, &DecodeError{Protocol: s.protocol, Op: "decode stream", Offset: off, Err: err}
 	}
 	return SSEEvent{Name: ev.Type, Data: []byte(ev.Data), Offset: s.d.Offset()}, nil
+}
+
+// NextEvent is the Next method of an SSE stream decoder. It returns the
+// oldest event of q, reading SSE events from r and decoding each into q
+// with handle until there is one. At the end of input atEOF gives the
+// error that ends the stream: io.EOF for a clean end (nil counts as
+// io.EOF), or an error for a stream cut short. The first error is kept in
+// *errp and returned, after the queued events, by every later call.
+func NextEvent(q *Queue, r *SSEReader, errp *error, handle func(SSEEvent) error, atEOF func() error) (core.Event, error) {
+	for {
+		if e, ok := q.Pop(); ok {
+			return e, nil
+		}
+		if *errp != nil {
+			return core.Event{}, *errp
+		}
+		ev, err := r.Next()
+		switch {
+		case err == io.EOF:
+			*errp = atEOF()
+			if *errp == nil {
+				*errp = io.EOF
+			}
+		case err != nil:
+			*errp = err
+		default:
+			*errp = handle(ev)
+		}
+	}
 }

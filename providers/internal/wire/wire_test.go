@@ -248,3 +248,52 @@ func TestQueue(t *testing.T) {
 		t.Errorf("queue capacity grew to %d over one-event batches", cap(q.events))
 	}
 }
+
+func TestNextEvent(t *testing.T) {
+	errCut := errors.New("cut")
+	tests := []struct {
+		name    string
+		in      string
+		atEOF   error
+		want    []string
+		wantErr error
+	}{
+		{"clean end", "data: a\n\ndata: b\n\n", nil, []string{"a", "b"}, io.EOF},
+		{"cut short", "data: a\n\n", errCut, []string{"a"}, errCut},
+		{"handler error keeps earlier events", "data: a\n\ndata: bad\n\ndata: c\n\n", nil, []string{"a"}, errMalformed},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var q Queue
+			var err error
+			r := NewSSEReader(strings.NewReader(tt.in), 1<<10, "p", errTooLarge)
+			handle := func(ev SSEEvent) error {
+				if string(ev.Data) == "bad" {
+					return errMalformed
+				}
+				q.Push(core.Event{Kind: core.EventText, Text: string(ev.Data)})
+				return nil
+			}
+			atEOF := func() error { return tt.atEOF }
+			var got []string
+			var last error
+			for i := 0; i < 10; i++ {
+				e, e2 := NextEvent(&q, r, &err, handle, atEOF)
+				if e2 != nil {
+					last = e2
+					break
+				}
+				got = append(got, e.Text)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("events (-want +got):\n%s", diff)
+			}
+			if !errors.Is(last, tt.wantErr) {
+				t.Errorf("end = %v, want %v", last, tt.wantErr)
+			}
+			if _, again := NextEvent(&q, r, &err, handle, atEOF); again != last {
+				t.Errorf("second call after the end = %v, want %v again", again, last)
+			}
+		})
+	}
+}
