@@ -1,0 +1,139 @@
+package bench
+
+import (
+	"fmt"
+	"runtime"
+	"testing"
+
+	"github.com/toolconform/conform/core"
+	"github.com/toolconform/conform/providers/openaichat"
+)
+
+// stream is one body to measure, with its SSE event count.
+type stream struct {
+	name   string
+	proto  string
+	bodies [][]byte
+	bytes  int
+	events int
+}
+
+func newStream(name, proto string, bodies ...[]byte) stream {
+	s := stream{name: name, proto: proto, bodies: bodies}
+	for _, b := range bodies {
+		s.bytes += len(b)
+		s.events += Events(b)
+	}
+	return s
+}
+
+// generated returns stream (a) and its Anthropic and Responses framings
+// (b): four calls of about 2 KB of arguments in 4-byte deltas.
+func generated() []stream {
+	calls := MakeCalls(4, 2048)
+	return []stream{
+		newStream("openai-chat-4x2KB", OpenAIChat, ChatStream(calls, 4)),
+		newStream("anthropic-4x2KB", Anthropic, AnthropicStream(calls, 4)),
+		newStream("openai-responses-4x2KB", OpenAIResponses, ResponsesStream(calls, 4)),
+	}
+}
+
+// corpus returns one stream per protocol holding the recorded streamed
+// bodies of that protocol (c) from which every subject rebuilds conform's
+// calls (see Agreed).
+func corpus(tb testing.TB) []stream {
+	var out []stream
+	for _, p := range Protocols {
+		bodies, _, err := Agreed(p)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		var data [][]byte
+		for _, b := range bodies {
+			data = append(data, b.Data)
+		}
+		out = append(out, newStream(p+"-corpus", p, data...))
+	}
+	return out
+}
+
+// measure runs fn over s once per iteration and reports throughput,
+// allocations per stream (allocs/op, B/op) and allocations per SSE event.
+func measure(b *testing.B, s stream, fn func([]byte) error) {
+	b.SetBytes(int64(s.bytes))
+	b.ReportAllocs()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for b.Loop() {
+		for _, body := range s.bodies {
+			if err := fn(body); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	runtime.ReadMemStats(&after)
+	b.ReportMetric(float64(after.Mallocs-before.Mallocs)/float64(b.N)/float64(s.events), "allocs/event")
+}
+
+// BenchmarkStream measures every subject, and the floor, on the generated
+// streams and on the recorded ones.
+func BenchmarkStream(b *testing.B) {
+	for _, s := range append(generated(), corpus(b)...) {
+		for _, sub := range Subjects(s.proto) {
+			b.Run(fmt.Sprintf("stream=%s/subject=%s", s.name, sub.Name), func(b *testing.B) {
+				measure(b, s, func(body []byte) error {
+					_, err := sub.Run(body)
+					return err
+				})
+			})
+		}
+		b.Run(fmt.Sprintf("stream=%s/subject=floor", s.name), func(b *testing.B) {
+			sink := 0
+			measure(b, s, func(body []byte) error {
+				sink += Floor(body)
+				return nil
+			})
+			if sink == 0 {
+				b.Fatal("floor counted no lines")
+			}
+		})
+	}
+}
+
+// growthSizes are the argument sizes of BenchmarkGrowth.
+var growthSizes = []struct {
+	name string
+	n    int
+}{{"1KB", 1 << 10}, {"64KB", 64 << 10}, {"1MB", 1 << 20}, {"16MB", 16 << 20}}
+
+// growthDelta is the delta size of the growth streams: large enough that
+// a 16 MB call is not millions of events, small enough to be a stream.
+const growthDelta = 128
+
+// growthLimits lets one call hold 16 MB of arguments.
+var growthLimits = core.WithLimits(core.Limits{MaxArgBytes: 64 << 20})
+
+// BenchmarkGrowth measures conform on one call of growing size, reporting
+// time and bytes allocated per argument byte; both must stay flat.
+func BenchmarkGrowth(b *testing.B) {
+	for _, size := range growthSizes {
+		call := MakeCalls(1, size.n)
+		body := ChatStream(call, growthDelta)
+		argBytes := float64(len(call[0].Args))
+		run := Conform(openaichat.New(), growthLimits)
+		b.Run("args="+size.name+"/subject=conform", func(b *testing.B) {
+			b.SetBytes(int64(len(body)))
+			b.ReportAllocs()
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			for b.Loop() {
+				if _, err := run(body); err != nil {
+					b.Fatal(err)
+				}
+			}
+			runtime.ReadMemStats(&after)
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/argBytes, "ns/argB")
+			b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/float64(b.N)/argBytes, "allocB/argB")
+		})
+	}
+}

@@ -1,0 +1,121 @@
+package bench
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/toolconform/conform/cassettes"
+)
+
+// Body is one recorded streamed response body.
+type Body struct {
+	// Name is the cassette file and the interaction index.
+	Name string
+	Data []byte
+}
+
+// CorpusStreams returns every streamed (text/event-stream) response body
+// recorded in the project's cassettes for protocol, in cassette order.
+func CorpusStreams(protocol string) ([]Body, error) {
+	names, err := cassettes.Glob(protocol)
+	if err != nil {
+		return nil, fmt.Errorf("corpus streams: %w", err)
+	}
+	var out []Body
+	for _, name := range names {
+		c, err := cassettes.Load(name)
+		if err != nil {
+			return nil, fmt.Errorf("corpus streams: %w", err)
+		}
+		for i, in := range c.Interactions {
+			if !isSSE(in.Response.Headers) || in.Response.Body == "" {
+				continue
+			}
+			out = append(out, Body{Name: fmt.Sprintf("%s#%d", name, i), Data: []byte(in.Response.Body)})
+		}
+	}
+	return out, nil
+}
+
+// isSSE reports whether response headers declare an event stream; header
+// names are matched without regard to case, as cassettes spell them both
+// ways.
+func isSSE(h map[string][]string) bool {
+	for k, values := range h {
+		if !strings.EqualFold(k, "Content-Type") {
+			continue
+		}
+		for _, v := range values {
+			if strings.Contains(strings.ToLower(v), "text/event-stream") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// Exclusion is a recorded stream left out of the corpus benchmarks
+// because a subject does not rebuild from it the calls conform rebuilds,
+// or conform reports an error for it.
+type Exclusion struct {
+	Body    string
+	Subject string
+	Reason  string
+}
+
+// Agreed returns the recorded streams of protocol from which every subject
+// rebuilds the same calls as conform without error, so that the corpus
+// benchmarks time the same work for all, and the streams left out, with
+// why.
+func Agreed(protocol string) ([]Body, []Exclusion, error) {
+	bodies, err := CorpusStreams(protocol)
+	if err != nil {
+		return nil, nil, err
+	}
+	subs := Subjects(protocol)
+	var agreed []Body
+	var excl []Exclusion
+next:
+	for _, body := range bodies {
+		want, err := subs[0].Run(body.Data)
+		if err != nil {
+			excl = append(excl, Exclusion{body.Name, subs[0].Name, err.Error()})
+			continue
+		}
+		for _, sub := range subs[1:] {
+			got, err := sub.Run(body.Data)
+			if err != nil {
+				excl = append(excl, Exclusion{body.Name, sub.Name, err.Error()})
+				continue next
+			}
+			if d := diffCalls(want, got); d != "" {
+				excl = append(excl, Exclusion{body.Name, sub.Name, d})
+				continue next
+			}
+		}
+		agreed = append(agreed, body)
+	}
+	return agreed, excl, nil
+}
+
+// diffCalls says how got differs from want, once empty arguments, which
+// some subjects report as "" and others as "{}", read as "{}"; it is empty
+// when they agree.
+func diffCalls(want, got []Call) string {
+	if len(want) != len(got) {
+		return fmt.Sprintf("%d calls, conform has %d", len(got), len(want))
+	}
+	for i := range want {
+		w, g := want[i], got[i]
+		if w.Args == "" {
+			w.Args = "{}"
+		}
+		if g.Args == "" {
+			g.Args = "{}"
+		}
+		if w != g {
+			return fmt.Sprintf("call %d is %+v, conform has %+v", i, g, w)
+		}
+	}
+	return ""
+}

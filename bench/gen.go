@@ -1,0 +1,226 @@
+package bench
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Call is a tool call as every subject rebuilds it: the provider's call id,
+// the tool name and the argument text exactly as streamed.
+type Call struct {
+	ID   string
+	Name string
+	Args string
+}
+
+// MakeArgs returns the JSON text of a deterministic argument object of at
+// least n bytes: a file path, a mode and a content string of numbered lines
+// holding quotes, backslashes and newlines, so that the text needs escaping
+// when it travels inside a JSON string, as real arguments do. The text is
+// ASCII, so splitting it at any byte keeps every delta valid UTF-8.
+func MakeArgs(seed, n int) string {
+	var b strings.Builder
+	b.Grow(n + 64)
+	fmt.Fprintf(&b, `{"path":"src/pkg%d/file_%d.go","mode":"overwrite","content":"`, seed, seed)
+	for line := 1; b.Len() < n-2; line++ {
+		fmt.Fprintf(&b, `line %05d of call %d: x := \"a\\tb\" // %s\n`, line, seed, strings.Repeat("ab", line%7))
+	}
+	b.WriteString(`"}`)
+	return b.String()
+}
+
+// MakeCalls returns n calls with distinct ids and names whose arguments are
+// at least argBytes bytes each.
+func MakeCalls(n, argBytes int) []Call {
+	calls := make([]Call, n)
+	names := []string{"write_file", "run_tests", "search_code", "edit_file"}
+	for i := range calls {
+		calls[i] = Call{
+			ID:   fmt.Sprintf("call_%024d", 7919*(i+1)),
+			Name: names[i%len(names)],
+			Args: MakeArgs(i, argBytes),
+		}
+	}
+	return calls
+}
+
+// delta is one argument delta of one call.
+type delta struct {
+	call int
+	text string
+}
+
+// interleave splits every call's arguments into deltas of size bytes and
+// orders them round robin: call 0, 1, 2, 3, 0, 1, ... until each is spent.
+func interleave(calls []Call, size int) []delta {
+	var out []delta
+	for off := 0; ; off += size {
+		more := false
+		for i, c := range calls {
+			if off >= len(c.Args) {
+				continue
+			}
+			more = true
+			out = append(out, delta{call: i, text: c.Args[off:min(off+size, len(c.Args))]})
+		}
+		if !more {
+			return out
+		}
+	}
+}
+
+// quote returns s as a JSON string.
+func quote(s string) string {
+	b, err := json.Marshal(s)
+	if err != nil {
+		panic(err) // a string always marshals
+	}
+	return string(b)
+}
+
+// The envelope fields every generated stream repeats, taken from the shape
+// of the recorded OpenAI, Anthropic and Responses traffic.
+const (
+	chatID      = "chatcmpl-Bx7Rk2Qm9TzLw4VnHc8Yp1Ds6Fg0J"
+	chatModel   = "gpt-4o-2024-08-06"
+	fingerprint = "fp_4fa7959453"
+	created     = 1782321900
+	msgID       = "msg_01XFDUDYJgAACzvnptvVoYEL"
+	claudeModel = "claude-sonnet-4-20250514"
+	respID      = "resp_68af4030592c81938ec0a5fbab4a3e9f05438e46b5f69a3b"
+)
+
+// ChatStream writes calls as an OpenAI Chat Completions stream: a role
+// chunk, a start chunk per call (id, type, name, empty arguments), the
+// argument deltas of size bytes interleaved across calls, a finish chunk, a
+// usage chunk and data: [DONE]. Every chunk carries the full envelope (id,
+// object, created, model, system_fingerprint, choices with index, delta,
+// logprobs and finish_reason), as OpenAI sends it.
+func ChatStream(calls []Call, size int) []byte {
+	var b strings.Builder
+	head := fmt.Sprintf(`data: {"id":%q,"object":"chat.completion.chunk","created":%d,"model":%q,"service_tier":"default","system_fingerprint":%q,"usage":null,"choices":[{"index":0,"delta":`, chatID, created, chatModel, fingerprint)
+	tail := `,"logprobs":null,"finish_reason":null}]}` + "\n\n"
+	b.WriteString(head + `{"role":"assistant","content":null,"refusal":null}` + tail)
+	for i, c := range calls {
+		fmt.Fprintf(&b, `%s{"tool_calls":[{"index":%d,"id":%q,"type":"function","function":{"name":%q,"arguments":""}}]}%s`, head, i, c.ID, c.Name, tail)
+	}
+	for _, d := range interleave(calls, size) {
+		b.WriteString(head)
+		b.WriteString(`{"tool_calls":[{"index":`)
+		b.WriteString(strconv.Itoa(d.call))
+		b.WriteString(`,"function":{"arguments":`)
+		b.WriteString(quote(d.text))
+		b.WriteString(`}}]}`)
+		b.WriteString(tail)
+	}
+	b.WriteString(head + `{},"logprobs":null,"finish_reason":"tool_calls"}]}` + "\n\n")
+	fmt.Fprintf(&b, `data: {"id":%q,"object":"chat.completion.chunk","created":%d,"model":%q,"service_tier":"default","system_fingerprint":%q,"choices":[],"usage":{"prompt_tokens":1187,"completion_tokens":%d,"total_tokens":%d}}`+"\n\n", chatID, created, chatModel, fingerprint, 2000, 3187)
+	b.WriteString("data: [DONE]\n\n")
+	return []byte(b.String())
+}
+
+// AnthropicStream writes calls as an Anthropic Messages stream:
+// message_start, a content_block_start per tool_use block, the
+// input_json_delta events of size bytes interleaved across blocks (each
+// names its block by index, so interleaving is expressible on this wire),
+// a content_block_stop per block, message_delta with stop_reason tool_use
+// and message_stop. Each event has its event: line, as Anthropic sends it.
+func AnthropicStream(calls []Call, size int) []byte {
+	var b strings.Builder
+	ev := func(typ, data string) {
+		b.WriteString("event: ")
+		b.WriteString(typ)
+		b.WriteString("\ndata: ")
+		b.WriteString(data)
+		b.WriteString("\n\n")
+	}
+	ev("message_start", fmt.Sprintf(`{"type":"message_start","message":{"id":%q,"type":"message","role":"assistant","model":%q,"content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":1187,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":1,"service_tier":"standard"}}}`, msgID, claudeModel))
+	for i, c := range calls {
+		ev("content_block_start", fmt.Sprintf(`{"type":"content_block_start","index":%d,"content_block":{"type":"tool_use","id":%q,"name":%q,"input":{}}}`, i, anthropicID(c.ID), c.Name))
+	}
+	for _, d := range interleave(calls, size) {
+		ev("content_block_delta", `{"type":"content_block_delta","index":`+strconv.Itoa(d.call)+`,"delta":{"type":"input_json_delta","partial_json":`+quote(d.text)+`}}`)
+	}
+	for i := range calls {
+		ev("content_block_stop", fmt.Sprintf(`{"type":"content_block_stop","index":%d}`, i))
+	}
+	ev("message_delta", `{"type":"message_delta","delta":{"stop_reason":"tool_use","stop_sequence":null},"usage":{"output_tokens":2000}}`)
+	ev("message_stop", `{"type":"message_stop"}`)
+	return []byte(b.String())
+}
+
+// anthropicID turns a generated call id into the toolu_ form Anthropic uses.
+func anthropicID(id string) string { return "toolu_" + strings.TrimPrefix(id, "call_") }
+
+// responsesItemID is the fc_ item id of call i.
+func responsesItemID(i int) string { return fmt.Sprintf("fc_68af40317%040d", i) }
+
+// ResponsesStream writes calls as an OpenAI Responses stream:
+// response.created, an output_item.added per function_call item, the
+// function_call_arguments.delta events of size bytes interleaved across
+// items (each names its item id and output index), then per item
+// function_call_arguments.done and output_item.done with the whole
+// arguments, and response.completed with the output, as OpenAI sends it.
+// Every event has its event: line and a sequence_number.
+func ResponsesStream(calls []Call, size int) []byte {
+	seq := 0
+	var s strings.Builder
+	emit := func(typ, rest string) {
+		s.WriteString("event: ")
+		s.WriteString(typ)
+		s.WriteString("\ndata: {\"type\":\"")
+		s.WriteString(typ)
+		s.WriteString("\",\"sequence_number\":")
+		s.WriteString(strconv.Itoa(seq))
+		s.WriteString(rest)
+		s.WriteString("}\n\n")
+		seq++
+	}
+	resp := func(status, output string) string {
+		return fmt.Sprintf(`{"id":%q,"object":"response","created_at":%d,"status":%q,"model":"gpt-4.1-2025-04-14","output":[%s],"parallel_tool_calls":true,"tool_choice":"auto","usage":%s}`, respID, created, status, output, map[bool]string{true: `{"input_tokens":1187,"output_tokens":2000,"total_tokens":3187}`, false: "null"}[status == "completed"])
+	}
+	item := func(i int, c Call, status, args string) string {
+		return fmt.Sprintf(`{"id":%q,"type":"function_call","status":%q,"arguments":%s,"call_id":%q,"name":%q}`, responsesItemID(i), status, quote(args), c.ID, c.Name)
+	}
+	emit("response.created", `,"response":`+resp("in_progress", ""))
+	for i, c := range calls {
+		emit("response.output_item.added", fmt.Sprintf(`,"output_index":%d,"item":%s`, i, item(i, c, "in_progress", "")))
+	}
+	for _, d := range interleave(calls, size) {
+		emit("response.function_call_arguments.delta", `,"item_id":"`+responsesItemID(d.call)+`","output_index":`+strconv.Itoa(d.call)+`,"delta":`+quote(d.text))
+	}
+	var out []string
+	for i, c := range calls {
+		emit("response.function_call_arguments.done", fmt.Sprintf(`,"item_id":%q,"output_index":%d,"arguments":%s`, responsesItemID(i), i, quote(c.Args)))
+		it := item(i, c, "completed", c.Args)
+		emit("response.output_item.done", fmt.Sprintf(`,"output_index":%d,"item":%s`, i, it))
+		out = append(out, it)
+	}
+	emit("response.completed", `,"response":`+resp("completed", strings.Join(out, ",")))
+	return []byte(s.String())
+}
+
+// Events counts the SSE events of a stream: the blocks that hold a data
+// line.
+func Events(body []byte) int {
+	n := 0
+	inData := false
+	for _, line := range strings.Split(string(body), "\n") {
+		line = strings.TrimSuffix(line, "\r")
+		switch {
+		case line == "":
+			if inData {
+				n++
+			}
+			inData = false
+		case strings.HasPrefix(line, "data:"):
+			inData = true
+		}
+	}
+	if inData {
+		n++
+	}
+	return n
+}

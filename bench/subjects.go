@@ -1,0 +1,431 @@
+package bench
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+
+	anthropicsdk "github.com/anthropics/anthropic-sdk-go"
+	anthropicsse "github.com/anthropics/anthropic-sdk-go/packages/ssestream"
+	"github.com/openai/openai-go/v3"
+	openaisse "github.com/openai/openai-go/v3/packages/ssestream"
+	"github.com/openai/openai-go/v3/responses"
+	goopenai "github.com/sashabaranov/go-openai"
+
+	"github.com/toolconform/conform/core"
+	"github.com/toolconform/conform/providers/anthropic"
+	"github.com/toolconform/conform/providers/openaichat"
+	"github.com/toolconform/conform/providers/openairesponses"
+)
+
+// The protocols the benchmarks cover.
+const (
+	OpenAIChat      = "openai-chat"
+	Anthropic       = "anthropic"
+	OpenAIResponses = "openai-responses"
+)
+
+// Protocols lists the protocols the benchmarks cover, in report order.
+var Protocols = []string{OpenAIChat, Anthropic, OpenAIResponses}
+
+// Subject is one way of turning a streamed body into its tool calls.
+type Subject struct {
+	// Name names the subject in benchmark names: conform, openai-go,
+	// anthropic-sdk-go, go-openai, naive.
+	Name string
+	// Run decodes one whole stream and returns its calls in the order they
+	// started. It reads the body through an io.Reader, as every subject
+	// does, so that none sees the bytes in a form the others do not.
+	Run func(body []byte) ([]Call, error)
+}
+
+// Subjects returns the subjects that decode protocol, conform first. The
+// floor (Floor) is not among them: it rebuilds no calls.
+func Subjects(protocol string) []Subject {
+	switch protocol {
+	case OpenAIChat:
+		return []Subject{
+			{"conform", Conform(openaichat.New())},
+			{"openai-go", OpenAIGoChat},
+			{"go-openai", GoOpenAI()},
+			{"naive", NaiveChat},
+		}
+	case Anthropic:
+		return []Subject{
+			{"conform", Conform(anthropic.New())},
+			{"anthropic-sdk-go", AnthropicSDK},
+			{"naive", NaiveAnthropic},
+		}
+	case OpenAIResponses:
+		return []Subject{
+			{"conform", Conform(openairesponses.New())},
+			{"openai-go", OpenAIGoResponses},
+			{"naive", NaiveResponses},
+		}
+	}
+	return nil
+}
+
+// Conform returns the conform subject for an adapter: core.Collect over
+// the adapter's DecodeStream, which feeds every call event to a core.Buffer.
+// Buffer options (such as larger limits) pass through to Collect.
+func Conform(a core.Adapter, opts ...core.BufferOption) func([]byte) ([]Call, error) {
+	return func(body []byte) ([]Call, error) {
+		resp, err := core.Collect(a.DecodeStream(bytes.NewReader(body)), opts...)
+		if err != nil {
+			return nil, fmt.Errorf("conform %s: %w", a.Name(), err)
+		}
+		var calls []Call
+		for _, p := range resp.Message.Parts {
+			if p.Kind == core.PartToolCall && p.Call != nil {
+				calls = append(calls, Call{ID: p.Call.ID, Name: p.Call.Name, Args: string(p.Call.Arguments)})
+			}
+		}
+		return calls, nil
+	}
+}
+
+// sseResponse wraps a body as the HTTP response the SDK stream decoders
+// take. No network is involved: the body is read from memory.
+func sseResponse(body []byte) *http.Response {
+	return &http.Response{
+		StatusCode: http.StatusOK,
+		Header:     http.Header{"Content-Type": {"text/event-stream"}},
+		Body:       io.NopCloser(bytes.NewReader(body)),
+	}
+}
+
+// OpenAIGoChat is openai-go v3: its SSE decoder (packages/ssestream) and
+// ChatCompletionAccumulator, as its documentation shows them.
+func OpenAIGoChat(body []byte) ([]Call, error) {
+	stream := openaisse.NewStream[openai.ChatCompletionChunk](openaisse.NewDecoder(sseResponse(body)), nil)
+	var acc openai.ChatCompletionAccumulator
+	for stream.Next() {
+		if !acc.AddChunk(stream.Current()) {
+			return nil, errors.New("openai-go: accumulator refused a chunk")
+		}
+	}
+	if err := stream.Err(); err != nil {
+		return nil, fmt.Errorf("openai-go: %w", err)
+	}
+	var calls []Call
+	if len(acc.Choices) > 0 {
+		for _, tc := range acc.Choices[0].Message.ToolCalls {
+			calls = append(calls, Call{ID: tc.ID, Name: tc.Function.Name, Args: tc.Function.Arguments})
+		}
+	}
+	return calls, nil
+}
+
+// OpenAIGoResponses is openai-go v3's SSE decoder into its Responses
+// stream event union, with the calls accumulated by hand (the SDK has no
+// Responses accumulator): output_item.added opens a function_call item,
+// function_call_arguments.delta appends to it by item id.
+func OpenAIGoResponses(body []byte) ([]Call, error) {
+	stream := openaisse.NewStream[responses.ResponseStreamEventUnion](openaisse.NewDecoder(sseResponse(body)), nil)
+	var acc accumulator[string]
+	for stream.Next() {
+		ev := stream.Current()
+		switch ev.Type {
+		case "response.output_item.added":
+			if ev.Item.Type == "function_call" {
+				acc.open(ev.Item.ID, ev.Item.CallID, ev.Item.Name)
+			}
+		case "response.function_call_arguments.delta":
+			acc.add(ev.ItemID, ev.Delta)
+		}
+	}
+	if err := stream.Err(); err != nil {
+		return nil, fmt.Errorf("openai-go responses: %w", err)
+	}
+	return acc.calls(), nil
+}
+
+// AnthropicSDK is anthropic-sdk-go: its SSE decoder and
+// Message.Accumulate, as its documentation shows them.
+func AnthropicSDK(body []byte) ([]Call, error) {
+	stream := anthropicsse.NewStream[anthropicsdk.MessageStreamEventUnion](anthropicsse.NewDecoder(sseResponse(body)), nil)
+	var msg anthropicsdk.Message
+	for stream.Next() {
+		if err := msg.Accumulate(stream.Current()); err != nil {
+			return nil, fmt.Errorf("anthropic-sdk-go: %w", err)
+		}
+	}
+	if err := stream.Err(); err != nil {
+		return nil, fmt.Errorf("anthropic-sdk-go: %w", err)
+	}
+	var calls []Call
+	for _, b := range msg.Content {
+		if b.Type == "tool_use" {
+			calls = append(calls, Call{ID: b.ID, Name: b.Name, Args: string(b.Input)})
+		}
+	}
+	return calls, nil
+}
+
+// memTransport is an http.RoundTripper that answers every request with the
+// body it holds, from memory: go-openai builds its stream reader only from
+// an HTTP response, and an in-memory transport keeps sockets and goroutines
+// out of the figures. The request go-openai encodes and the response it
+// wraps are part of what is measured; they are a few hundred bytes against
+// a stream of hundreds of kilobytes.
+type memTransport struct{ body []byte }
+
+func (t *memTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.Body != nil {
+		_, _ = io.Copy(io.Discard, req.Body)
+		_ = req.Body.Close()
+	}
+	res := sseResponse(t.body)
+	res.Request = req
+	return res, nil
+}
+
+// GoOpenAI returns the sashabaranov/go-openai subject: a client whose
+// transport is a memTransport, CreateChatCompletionStream, Recv until
+// io.EOF, and the calls accumulated by hand by tool call index. One client
+// serves every run; the body it answers with is set per run.
+func GoOpenAI() func([]byte) ([]Call, error) {
+	tr := &memTransport{}
+	cfg := goopenai.DefaultConfig("sk-bench")
+	cfg.BaseURL = "http://bench.invalid/v1"
+	cfg.HTTPClient = &http.Client{Transport: tr}
+	client := goopenai.NewClientWithConfig(cfg)
+	req := goopenai.ChatCompletionRequest{
+		Model:    "gpt-4o",
+		Messages: []goopenai.ChatCompletionMessage{{Role: goopenai.ChatMessageRoleUser, Content: "go"}},
+		Stream:   true,
+	}
+	return func(body []byte) ([]Call, error) {
+		tr.body = body
+		stream, err := client.CreateChatCompletionStream(context.Background(), req)
+		if err != nil {
+			return nil, fmt.Errorf("go-openai: %w", err)
+		}
+		defer stream.Close()
+		var acc accumulator[int]
+		for {
+			resp, err := stream.Recv()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				return nil, fmt.Errorf("go-openai: %w", err)
+			}
+			for _, ch := range resp.Choices {
+				if ch.Index != 0 {
+					continue
+				}
+				for _, tc := range ch.Delta.ToolCalls {
+					idx := acc.last
+					if tc.Index != nil {
+						idx = *tc.Index
+					}
+					if tc.ID != "" || tc.Function.Name != "" {
+						acc.open(idx, tc.ID, tc.Function.Name)
+					}
+					acc.add(idx, tc.Function.Arguments)
+				}
+			}
+		}
+		return acc.calls(), nil
+	}
+}
+
+// accumulator gathers calls keyed by K (a tool call index or an item id)
+// in the order they opened, for the subjects that accumulate by hand.
+type accumulator[K comparable] struct {
+	keys  map[K]int
+	order []*naiveCall
+	last  K
+}
+
+type naiveCall struct {
+	id, name string
+	args     strings.Builder
+}
+
+// open starts the call keyed k, or updates its id and name if it exists.
+func (a *accumulator[K]) open(k K, id, name string) {
+	if a.keys == nil {
+		a.keys = make(map[K]int)
+	}
+	a.last = k
+	i, ok := a.keys[k]
+	if !ok {
+		a.keys[k] = len(a.order)
+		a.order = append(a.order, &naiveCall{id: id, name: name})
+		return
+	}
+	if id != "" {
+		a.order[i].id = id
+	}
+	if name != "" {
+		a.order[i].name = name
+	}
+}
+
+// add appends argument text to the call keyed k, opening it if needed.
+func (a *accumulator[K]) add(k K, s string) {
+	i, ok := a.keys[k]
+	if !ok {
+		a.open(k, "", "")
+		i = a.keys[k]
+	}
+	a.order[i].args.WriteString(s)
+}
+
+func (a *accumulator[K]) calls() []Call {
+	var out []Call
+	for _, c := range a.order {
+		out = append(out, Call{ID: c.id, Name: c.name, Args: c.args.String()})
+	}
+	return out
+}
+
+// dataLines calls fn with the payload of every "data:" line of an SSE body,
+// split with bufio.Scanner: the naive reading of a stream, which ignores
+// multi-line data and event: lines.
+func dataLines(body []byte, fn func(payload []byte) error) error {
+	sc := bufio.NewScanner(bytes.NewReader(body))
+	sc.Buffer(make([]byte, 0, 64<<10), 64<<20)
+	for sc.Scan() {
+		line := sc.Bytes()
+		payload, ok := bytes.CutPrefix(line, []byte("data:"))
+		if !ok {
+			continue
+		}
+		payload = bytes.TrimSpace(payload)
+		if len(payload) == 0 || string(payload) == "[DONE]" {
+			continue
+		}
+		if err := fn(payload); err != nil {
+			return err
+		}
+	}
+	return sc.Err()
+}
+
+// Map helpers for the naive subjects: a missing or mistyped field reads as
+// its zero value.
+func obj(v any, key string) map[string]any {
+	m, _ := v.(map[string]any)
+	o, _ := m[key].(map[string]any)
+	return o
+}
+
+func str(m map[string]any, key string) string {
+	s, _ := m[key].(string)
+	return s
+}
+
+func num(m map[string]any, key string) (int, bool) {
+	f, ok := m[key].(float64)
+	return int(f), ok
+}
+
+// NaiveChat splits lines, decodes each payload with encoding/json into a
+// map and accumulates calls in maps by tool call index.
+func NaiveChat(body []byte) ([]Call, error) {
+	var acc accumulator[int]
+	err := dataLines(body, func(p []byte) error {
+		var m map[string]any
+		if err := json.Unmarshal(p, &m); err != nil {
+			return fmt.Errorf("naive: %w", err)
+		}
+		choices, _ := m["choices"].([]any)
+		for _, c := range choices {
+			cm, _ := c.(map[string]any)
+			if i, _ := num(cm, "index"); i != 0 {
+				continue
+			}
+			tcs, _ := obj(cm, "delta")["tool_calls"].([]any)
+			for _, tc := range tcs {
+				tm, _ := tc.(map[string]any)
+				idx, ok := num(tm, "index")
+				if !ok {
+					idx = acc.last
+				}
+				fn := obj(tm, "function")
+				if id, name := str(tm, "id"), str(fn, "name"); id != "" || name != "" {
+					acc.open(idx, id, name)
+				}
+				acc.add(idx, str(fn, "arguments"))
+			}
+		}
+		return nil
+	})
+	return acc.calls(), err
+}
+
+// NaiveAnthropic is NaiveChat for Anthropic events: content_block_start of
+// a tool_use block opens a call by block index, input_json_delta appends.
+func NaiveAnthropic(body []byte) ([]Call, error) {
+	var acc accumulator[int]
+	err := dataLines(body, func(p []byte) error {
+		var m map[string]any
+		if err := json.Unmarshal(p, &m); err != nil {
+			return fmt.Errorf("naive: %w", err)
+		}
+		idx, _ := num(m, "index")
+		switch str(m, "type") {
+		case "content_block_start":
+			if cb := obj(m, "content_block"); str(cb, "type") == "tool_use" {
+				acc.open(idx, str(cb, "id"), str(cb, "name"))
+			}
+		case "content_block_delta":
+			if d := obj(m, "delta"); str(d, "type") == "input_json_delta" {
+				acc.add(idx, str(d, "partial_json"))
+			}
+		}
+		return nil
+	})
+	return acc.calls(), err
+}
+
+// NaiveResponses is NaiveChat for Responses events: output_item.added of a
+// function_call item opens a call by item id, function_call_arguments.delta
+// appends.
+func NaiveResponses(body []byte) ([]Call, error) {
+	var acc accumulator[string]
+	err := dataLines(body, func(p []byte) error {
+		var m map[string]any
+		if err := json.Unmarshal(p, &m); err != nil {
+			return fmt.Errorf("naive: %w", err)
+		}
+		switch str(m, "type") {
+		case "response.output_item.added":
+			if it := obj(m, "item"); str(it, "type") == "function_call" {
+				acc.open(str(it, "id"), str(it, "call_id"), str(it, "name"))
+			}
+		case "response.function_call_arguments.delta":
+			acc.add(str(m, "item_id"), str(m, "delta"))
+		}
+		return nil
+	})
+	return acc.calls(), err
+}
+
+// Floor splits a body into lines with bytes.IndexByte and does nothing
+// else: no subject that reads every line can be faster. It returns the
+// number of lines, so that the work cannot be optimised away.
+func Floor(body []byte) int {
+	n := 0
+	for {
+		i := bytes.IndexByte(body, '\n')
+		if i < 0 {
+			if len(body) > 0 {
+				n++
+			}
+			return n
+		}
+		n++
+		body = body[i+1:]
+	}
+}

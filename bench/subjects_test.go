@@ -1,0 +1,178 @@
+package bench
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/toolconform/conform/providers/openaichat"
+)
+
+// TestGeneratedShape checks that stream (a) is what the benchmarks claim:
+// about 700 KB in about 2,100 events, four calls of about 2 KB.
+func TestGeneratedShape(t *testing.T) {
+	calls := MakeCalls(4, 2048)
+	for _, c := range calls {
+		if n := len(c.Args); n < 2048 || n > 2200 {
+			t.Errorf("call %s: %d bytes of arguments, want about 2 KB", c.ID, n)
+		}
+	}
+	body := ChatStream(calls, 4)
+	size, events := len(body), Events(body)
+	t.Logf("openai-chat stream (a): %d bytes, %d events", size, events)
+	if size < 650_000 || size > 750_000 {
+		t.Errorf("stream (a) is %d bytes, want about 700 KB (650,000 to 750,000)", size)
+	}
+	if events < 2050 || events > 2150 {
+		t.Errorf("stream (a) has %d events, want about 2,100 (2,050 to 2,150)", events)
+	}
+	for _, s := range []struct {
+		name string
+		body []byte
+	}{{"anthropic", AnthropicStream(calls, 4)}, {"openai-responses", ResponsesStream(calls, 4)}} {
+		t.Logf("%s stream (b): %d bytes, %d events", s.name, len(s.body), Events(s.body))
+	}
+}
+
+// TestEvents checks the SSE event counter on hand-written bodies.
+func TestEvents(t *testing.T) {
+	for _, tc := range []struct {
+		body string
+		want int
+	}{
+		{"", 0},
+		{"data: x\n\n", 1},
+		{"data: x", 1},
+		{"event: a\ndata: x\ndata: y\n\ndata: z\r\n\r\n", 2},
+		{": comment\n\nevent: ping\n\n", 0},
+	} {
+		if got := Events([]byte(tc.body)); got != tc.want {
+			t.Errorf("Events(%q) = %d, want %d", tc.body, got, tc.want)
+		}
+	}
+}
+
+// TestFloor checks that the floor counts every line, the last one even
+// without its line feed.
+func TestFloor(t *testing.T) {
+	for _, tc := range []struct {
+		body string
+		want int
+	}{{"", 0}, {"a", 1}, {"a\n", 1}, {"a\n\nb", 3}} {
+		if got := Floor([]byte(tc.body)); got != tc.want {
+			t.Errorf("Floor(%q) = %d, want %d", tc.body, got, tc.want)
+		}
+	}
+	body := ChatStream(MakeCalls(4, 2048), 4)
+	if got, want := Floor(body), bytes.Count(body, []byte("\n")); got != want {
+		t.Errorf("Floor(stream a) = %d, want %d", got, want)
+	}
+}
+
+// normalise makes calls comparable across subjects: empty arguments, which
+// some subjects report as "" and others as "{}", become "{}".
+func normalise(calls []Call) []Call {
+	out := make([]Call, len(calls))
+	for i, c := range calls {
+		if c.Args == "" {
+			c.Args = "{}"
+		}
+		out[i] = c
+	}
+	return out
+}
+
+// TestSubjectsAgreeGenerated checks, before anything is timed, that every
+// subject rebuilds the generated calls exactly from every framing.
+func TestSubjectsAgreeGenerated(t *testing.T) {
+	calls := MakeCalls(4, 2048)
+	anth := make([]Call, len(calls))
+	for i, c := range calls {
+		c.ID = anthropicID(c.ID)
+		anth[i] = c
+	}
+	for _, s := range generated() {
+		want := calls
+		if s.proto == Anthropic {
+			want = anth
+		}
+		for _, sub := range Subjects(s.proto) {
+			got, err := sub.Run(s.bodies[0])
+			if err != nil {
+				t.Errorf("%s/%s: %v", s.name, sub.Name, err)
+				continue
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("%s/%s: calls differ (-want +got):\n%s", s.name, sub.Name, diff)
+			}
+		}
+	}
+}
+
+// TestSubjectsAgreeCorpus checks that the corpus benchmarks time only
+// recorded streams from which every subject rebuilds conform's calls, and
+// that those are most of them; the streams left out are listed.
+func TestSubjectsAgreeCorpus(t *testing.T) {
+	for _, p := range Protocols {
+		all, err := CorpusStreams(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		agreed, excl, err := Agreed(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range excl {
+			t.Logf("%s: left out: %s: %s", e.Body, e.Subject, e.Reason)
+		}
+		t.Logf("%s: %d of %d recorded streams agree", p, len(agreed), len(all))
+		if len(agreed) == 0 || 2*len(agreed) < len(all) {
+			t.Errorf("%s: only %d of %d recorded streams agree across subjects", p, len(agreed), len(all))
+		}
+		subs := Subjects(p)
+		for _, body := range agreed {
+			want, _ := subs[0].Run(body.Data)
+			for _, sub := range subs[1:] {
+				got, err := sub.Run(body.Data)
+				if err != nil {
+					t.Fatalf("%s/%s: %v", body.Name, sub.Name, err)
+				}
+				if diff := cmp.Diff(normalise(want), normalise(got)); diff != "" {
+					t.Errorf("%s/%s: calls differ from conform's (-conform +%s):\n%s", body.Name, sub.Name, sub.Name, diff)
+				}
+			}
+		}
+	}
+}
+
+// TestDiffCalls checks the comparison Agreed relies on.
+func TestDiffCalls(t *testing.T) {
+	a := []Call{{ID: "1", Name: "f", Args: ""}}
+	if d := diffCalls(a, []Call{{ID: "1", Name: "f", Args: "{}"}}); d != "" {
+		t.Errorf("empty and {} arguments differ: %s", d)
+	}
+	if d := diffCalls(a, []Call{{ID: "2", Name: "f"}}); d == "" {
+		t.Error("calls with other ids agree")
+	}
+	if d := diffCalls(a, nil); d == "" {
+		t.Error("a missing call agrees")
+	}
+}
+
+// TestGrowthStreams checks that conform rebuilds the one call of every
+// growth size exactly.
+func TestGrowthStreams(t *testing.T) {
+	run := Conform(openaichat.New(), growthLimits)
+	for _, size := range growthSizes {
+		calls := MakeCalls(1, size.n)
+		got, err := run(ChatStream(calls, growthDelta))
+		if err != nil {
+			t.Errorf("%s: %v", size.name, err)
+			continue
+		}
+		if len(got) != 1 || got[0] != calls[0] {
+			t.Errorf("%s: got %d calls, want the one generated call intact", size.name, len(got))
+		}
+	}
+}
