@@ -4,16 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"os"
-	"os/exec"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/toolconform/conform/core"
-	"github.com/toolconform/conform/providers"
 	"github.com/toolconform/conform/scenarios"
 	"github.com/toolconform/conform/serve"
 )
@@ -40,35 +35,8 @@ type clientOptions struct {
 	Parallel int
 }
 
-// The environment a client program reads; docs/client-protocol.md is the
-// contract.
-const (
-	envBaseURL  = "CONFORM_BASE_URL"
-	envScenario = "CONFORM_SCENARIO"
-	envProtocol = "CONFORM_PROTOCOL"
-	envStream   = "CONFORM_STREAM"
-	envModel    = "CONFORM_MODEL"
-	envTools    = "CONFORM_TOOLS"
-	envChaos    = "CONFORM_CHAOS"
-	// clientKey is the API key handed to clients; serve accepts any.
-	clientKey = "conform-test-key"
-)
-
 // clientResult is the outcome of one client run.
-type clientResult struct {
-	Name     string        `json:"name"`
-	Scenario string        `json:"scenario"`
-	Protocol string        `json:"protocol"`
-	Chaos    string        `json:"chaos"`
-	Status   string        `json:"status"` // pass, fail, known-failing, fixed
-	Reasons  []string      `json:"reasons,omitempty"`
-	Exit     int           `json:"exit"`
-	TimedOut bool          `json:"timed_out,omitempty"`
-	Verdict  serve.Verdict `json:"verdict"`
-	Stdout   string        `json:"stdout,omitempty"`
-	Stderr   string        `json:"stderr,omitempty"`
-	Elapsed  string        `json:"elapsed"`
-}
+type clientResult = serve.ClientRun
 
 // runClient runs the shell command cmd once for every selected scenario and
 // chaos variant, each time against a fresh conform serve on loopback, and
@@ -90,14 +58,6 @@ func runClient(ctx context.Context, e *env, cmd string, opts clientOptions) int 
 	if err != nil {
 		e.errorf("run --client: %v", err)
 		return exitFail
-	}
-	byName := map[string]*scenarios.Scenario{}
-	for _, sc := range cases {
-		for _, p := range providers.Names() {
-			if sc.Applies(p) {
-				byName[sc.NameFor(p)] = sc
-			}
-		}
 	}
 	var names []string
 	used := make([]bool, len(opts.Run))
@@ -155,8 +115,7 @@ func runClient(ctx context.Context, e *env, cmd string, opts clientOptions) int 
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			protocol, _ := probe.Protocol(j.name)
-			res := runOneClient(ctx, cmd, cases, byName[j.name], j.name, protocol, j.chaos, timeout)
+			res := serve.RunClient(ctx, serve.ClientSpec{Command: cmd, Scenarios: cases, Scenario: j.name, Chaos: j.chaos, Timeout: timeout})
 			applyKnown(&res, opts.KnownFailing)
 			printMu.Lock()
 			defer printMu.Unlock()
@@ -216,186 +175,6 @@ func printClientResult(e *env, r clientResult) {
 	}
 	if tail := lastLines(r.Stderr, 5); tail != "" {
 		fmt.Fprintf(e.stdout, "\tstderr:\n%s\n", indentLines(tail, "\t\t"))
-	}
-}
-
-// clientTools returns the tools a client declares for a scenario: its
-// tools.json, else one permissive tool per call name it expects.
-func clientTools(sc *scenarios.Scenario) []core.ToolSpec {
-	if len(sc.Tools) > 0 {
-		return sc.Tools
-	}
-	var out []core.ToolSpec
-	seen := map[string]bool{}
-	for _, c := range sc.Want.Calls {
-		name, _ := c["name"].(string)
-		if name == "" || seen[name] {
-			continue
-		}
-		seen[name] = true
-		out = append(out, core.ToolSpec{Name: name, Description: "conform test tool " + name, InputSchema: json.RawMessage(`{"type":"object"}`)})
-	}
-	return out
-}
-
-// limitedBuffer keeps the last max bytes written to it.
-type limitedBuffer struct {
-	mu  sync.Mutex
-	buf []byte
-	max int
-}
-
-func (b *limitedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.buf = append(b.buf, p...)
-	if len(b.buf) > b.max {
-		b.buf = append(b.buf[:0], b.buf[len(b.buf)-b.max:]...)
-	}
-	return len(p), nil
-}
-
-func (b *limitedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return string(b.buf)
-}
-
-// runOneClient serves one scenario with one chaos variant, runs the client
-// against it and grades the run.
-func runOneClient(ctx context.Context, cmd string, cases []*scenarios.Scenario, sc *scenarios.Scenario, name, protocol string, chaos serve.Chaos, timeout time.Duration) (res clientResult) {
-	res = clientResult{Name: name, Scenario: name, Protocol: protocol, Chaos: chaos.String(), Exit: -1}
-	if chaos != (serve.Chaos{}) {
-		res.Name = name + "[" + chaos.String() + "]"
-	}
-	start := time.Now()
-	defer func() { res.Elapsed = time.Since(start).Round(time.Millisecond).String() }()
-	fail := func(format string, args ...any) {
-		res.Status = "fail"
-		res.Reasons = append(res.Reasons, fmt.Sprintf(format, args...))
-	}
-	srv, err := serve.New(serve.Options{Scenarios: cases, Scenario: name, Chaos: chaos})
-	if err != nil {
-		fail("start serve: %v", err)
-		return res
-	}
-	ln, err := serve.Listen("127.0.0.1:0")
-	if err != nil {
-		fail("%v", err)
-		return res
-	}
-	base := serve.URL(ln)
-	sctx, stopServe := context.WithCancel(ctx)
-	served := make(chan error, 1)
-	go func() { served <- srv.ServeListener(sctx, ln) }()
-	defer func() {
-		stopServe()
-		<-served
-	}()
-
-	ep, _ := providers.HTTP(protocol)
-	tools, _ := json.Marshal(clientTools(sc))
-	stream := "0"
-	if sc.Kind == scenarios.KindStream {
-		stream = "1"
-	}
-	cctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	c := exec.CommandContext(cctx, "/bin/sh", "-c", cmd)
-	c.Env = append(os.Environ(),
-		envBaseURL+"="+base,
-		envScenario+"="+name,
-		envProtocol+"="+protocol,
-		envStream+"="+stream,
-		envModel+"="+ep.DefaultModel,
-		envTools+"="+string(tools),
-		envChaos+"="+chaos.String(),
-		"OPENAI_BASE_URL="+base+"/v1",
-		"ANTHROPIC_BASE_URL="+base,
-		"GOOGLE_GEMINI_BASE_URL="+base,
-		"GEMINI_BASE_URL="+base,
-		"CO_API_URL="+base,
-		"MISTRAL_SERVER_URL="+base,
-		"OLLAMA_HOST="+base,
-		"OPENAI_API_KEY="+clientKey,
-		"ANTHROPIC_API_KEY="+clientKey,
-		"GEMINI_API_KEY="+clientKey,
-		"GOOGLE_API_KEY="+clientKey,
-		"GOOGLE_GENERATIVE_AI_API_KEY="+clientKey,
-		"CO_API_KEY="+clientKey,
-		"MISTRAL_API_KEY="+clientKey,
-	)
-	stdout := &limitedBuffer{max: 16 << 10}
-	stderr := &limitedBuffer{max: 16 << 10}
-	c.Stdout, c.Stderr = stdout, stderr
-	c.WaitDelay = 2 * time.Second
-	err = c.Run()
-	res.Stdout, res.Stderr = stdout.String(), stderr.String()
-	res.Exit = c.ProcessState.ExitCode()
-	if cctx.Err() != nil && ctx.Err() == nil {
-		res.TimedOut = true
-	}
-	var ee *exec.ExitError
-	if err != nil && !errors.As(err, &ee) && !res.TimedOut {
-		fail("run %q: %v", cmd, err)
-		return res
-	}
-	v, _ := srv.Verdict(name)
-	res.Verdict = v
-	gradeClient(&res, sc, chaos)
-	return res
-}
-
-// gradeClient decides a run: see docs/client-protocol.md, "Grading".
-func gradeClient(res *clientResult, sc *scenarios.Scenario, chaos serve.Chaos) {
-	v := res.Verdict
-	fail := func(format string, args ...any) {
-		res.Reasons = append(res.Reasons, fmt.Sprintf(format, args...))
-	}
-	if res.TimedOut {
-		fail("the client did not finish in time")
-	}
-	if v.Served == 0 {
-		fail("the client never sent its first request (errors: %s)", strings.Join(v.Errors, "; "))
-	}
-	for _, er := range v.Errors {
-		fail("server refused a request: %s", er)
-	}
-	for _, p := range v.Problems {
-		fail("follow-up: %s", p)
-	}
-	faulty := sc.Want.Error != nil || chaos.Disconnect || chaos.Error
-	switch {
-	case faulty:
-		// The stream is broken on purpose: the client must not run a call
-		// it did not receive whole (a B09 problem above), and should
-		// report the failure rather than answer.
-		if res.Exit == 0 && v.Graded && len(v.Incomplete) > 0 {
-			fail("exit 0 after a broken stream with %d incomplete call(s)", len(v.Incomplete))
-		}
-	case len(v.Calls) > 0:
-		if !v.Graded {
-			fail("served %d call(s) but no follow-up with tool results arrived", len(v.Calls))
-		}
-		if res.Exit != 0 {
-			fail("exit status %d, want 0", res.Exit)
-		}
-		if !strings.Contains(res.Stdout, serve.DefaultAnswer) {
-			fail("stdout does not show the final answer %q", serve.DefaultAnswer)
-		}
-	default:
-		// No complete call was served (F03, F06): no follow-up is due.
-		if v.Graded {
-			fail("sent a follow-up although no call was served")
-		}
-		if res.Exit != 0 {
-			fail("exit status %d, want 0", res.Exit)
-		}
-	}
-	if len(res.Reasons) == 0 {
-		res.Status = "pass"
-	} else {
-		res.Status = "fail"
 	}
 }
 

@@ -45,19 +45,19 @@ func helperClient(mode string) error {
 	if mode == "hang" {
 		time.Sleep(time.Minute)
 	}
-	protocol := os.Getenv(envProtocol)
+	protocol := os.Getenv(serve.EnvProtocol)
 	a, err := providers.Lookup(protocol)
 	if err != nil {
 		return err
 	}
 	ep, _ := providers.HTTP(protocol)
-	stream := os.Getenv(envStream) == "1"
+	stream := os.Getenv(serve.EnvStream) == "1"
 	var tools []core.ToolSpec
-	if err := json.Unmarshal([]byte(os.Getenv(envTools)), &tools); err != nil {
+	if err := json.Unmarshal([]byte(os.Getenv(serve.EnvTools)), &tools); err != nil {
 		return fmt.Errorf("CONFORM_TOOLS: %w", err)
 	}
 	req := &core.Request{
-		Model:     os.Getenv(envModel),
+		Model:     os.Getenv(serve.EnvModel),
 		Messages:  []core.Message{{Role: core.RoleUser, Parts: []core.Part{core.TextPart("hi")}}},
 		Tools:     tools,
 		MaxTokens: 100,
@@ -77,7 +77,7 @@ func helperClient(mode string) error {
 			mangle(w)
 			body, _ = json.Marshal(w)
 		}
-		resp, err := http.Post(ep.URL(os.Getenv(envBaseURL), req.Model, stream), "application/json", bytes.NewReader(body))
+		resp, err := http.Post(ep.URL(os.Getenv(serve.EnvBaseURL), req.Model, stream), "application/json", bytes.NewReader(body))
 		if err != nil {
 			return nil, err
 		}
