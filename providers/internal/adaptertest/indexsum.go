@@ -106,9 +106,15 @@ func AssembleByIndex(evs []core.Event) (IndexSummary, error) {
 	return s, nil
 }
 
+// Fataler is the part of testing.TB and *rapid.T that Compact needs.
+type Fataler interface {
+	Helper()
+	Fatalf(format string, args ...any)
+}
+
 // Compact re-encodes JSON without insignificant white space, for comparing
 // arguments as JSON; it fails the test on text that is not JSON.
-func Compact(t testing.TB, raw json.RawMessage) json.RawMessage {
+func Compact(t Fataler, raw json.RawMessage) json.RawMessage {
 	t.Helper()
 	var buf bytes.Buffer
 	if err := json.Compact(&buf, raw); err != nil {

@@ -70,3 +70,52 @@ func CheckRequestRoundTrip(t *testing.T, a core.Adapter, gen func(*rapid.T) *cor
 		}
 	})
 }
+
+// ParityView is what a client sees of a response, streamed or whole: its
+// text, finish, usage, calls (arguments compacted) and the opaque payloads
+// of redacted thinking.
+type ParityView struct {
+	Text, Finish, ProviderFinish string
+	Calls                        []core.Call
+	Usage                        *core.Usage
+	Redacted                     []string
+}
+
+// CheckParity states that the same response gives a client the same view
+// whether sent whole or streamed (D03, F02): decoding a's EncodeResponse
+// body of resp and collecting with core.Collect the decoding of a's
+// EncodeStream of evs (the same response as events) agree.
+func CheckParity(t *rapid.T, a core.Adapter, resp *core.Response, evs []core.Event) {
+	body, err := a.EncodeResponse(resp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole, err := a.DecodeResponse(body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := a.EncodeStream(&buf, evs); err != nil {
+		t.Fatal(err)
+	}
+	streamed, err := core.Collect(a.DecodeStream(&buf))
+	if err != nil {
+		t.Fatal(err)
+	}
+	see := func(r *core.Response) ParityView {
+		v := ParityView{Text: r.Text(), Finish: string(r.Finish), ProviderFinish: r.ProviderFinish, Usage: r.Usage}
+		for _, p := range r.Message.Parts {
+			if p.Kind == core.PartThinking && p.Data != "" {
+				v.Redacted = append(v.Redacted, p.Data)
+			}
+		}
+		for _, c := range r.Calls() {
+			c.Arguments = Compact(t, c.Arguments)
+			v.Calls = append(v.Calls, c)
+		}
+		return v
+	}
+	if diff := cmp.Diff(see(whole), see(streamed)); diff != "" {
+		t.Fatalf("whole vs streamed (-whole +streamed):\n%s", diff)
+	}
+}
