@@ -2,20 +2,39 @@
 // It is a normal package so that several packages' _test.go files can
 // import it; nothing else may.
 //
-// It gives:
+// Recorded traffic:
 //
-//   - Recordings: the recorded request and response bodies of one protocol,
-//     read from the imported cassettes of package cassettes (byte-exact
-//     copies of testdata/corpus), each named by the corpus file it came
-//     from, so golden files keep their names;
-//   - SplitReader and CheckSplitStreams: a reader that hands out data in
-//     pieces of chosen sizes, and the property that a decoder gives the
-//     same events however its input is cut;
-//   - Drain: an EventStream read to its end, with a bound;
-//   - EquateJSON: a go-cmp option comparing json.RawMessage as JSON;
-//   - CheckGolden and the -update flag: golden files under testdata/
-//     written as indented JSON.
+//   - Recordings reads a protocol's recordings from the imported cassettes
+//     of package cassettes (byte-exact copies of testdata/corpus), each
+//     named by the corpus file it came from (SourceName), so golden files
+//     keep their names. ResponseBodies, RequestBodies, LargestStream and
+//     SeedCorpus pick bodies out of them.
+//   - CheckCorpusGolden (SSE protocols, Summary) and CheckCorpusSummaries
+//     (index-routed protocols, IndexSummary) compare every recorded
+//     response with a golden file; CheckCorpusCollect and
+//     CheckCorpusCollectByIndex compare core.Collect with the package's own
+//     simple reading of the events; CheckCorpusRequests round-trips the
+//     recorded requests.
+//
+// Properties (pgregory.net/rapid):
+//
+//   - CheckStreamRoundTrip, CheckResponseRoundTrip and
+//     CheckRequestRoundTrip state decode ∘ encode = identity on values a
+//     generator draws in the protocol's normal form; CheckParity states
+//     that a response gives the same view whole and streamed.
+//   - SplitReader, DrawSplitReader and CheckSplitStreams state that a
+//     decoder gives the same events however its input is cut.
+//
+// Small tools: Drain and DrainN (a stream to its end, bounded), EquateJSON
+// (a go-cmp option comparing json.RawMessage as JSON), Compact,
+// ParseDropping, and CheckGolden with the -update flag (indented JSON
+// under testdata/).
 //
 // The -update flag is defined here, once, so a test package that imports
 // adaptertest must not define its own.
+//
+// Not here yet: generators of canonical events, responses and requests
+// parameterised by what a protocol can express. Each adapter keeps its own
+// generators, because the normal forms differ in many small ways (index
+// schemes, id formats, which part kinds and finish reasons exist).
 package adaptertest
