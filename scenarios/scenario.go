@@ -182,6 +182,13 @@ func Parse(name, file string, data []byte, resolve CassetteResolver) (*Scenario,
 			return nil, perr(0, "%w: name segment %q of %q has characters other than letters, digits, '.', '_' and '-'", ErrBadScenario, s, name)
 		}
 	}
+	// The txtar parser slices out of range (and panics) on the line
+	// "-- --", whose marker prefix and suffix overlap; refuse it first.
+	for i, line := range strings.Split(string(data), "\n") {
+		if strings.TrimSuffix(line, "\r") == "-- --" {
+			return nil, perr(i+1, "%w: section marker %q names no section", ErrBadScenario, "-- --")
+		}
+	}
 	arch := txtar.Parse(data)
 	sc := &Scenario{Name: name, File: file}
 	lines := sectionLines(data)

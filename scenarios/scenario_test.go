@@ -44,6 +44,9 @@ func TestParseErrors(t *testing.T) {
 		{"unknown request field", "Prose.\nseverity: MUST\nguards:\nkind: request\nprotocol: openai-chat\n-- request.json --\n{\"mesages\": []}\n", `unknown field "mesages"`, 6},
 		{"bad b64", goodHeader + "-- response.b64 --\n!!!\n", "response.b64", 7},
 		{"cassette without resolver", goodHeader + "cassette: x.yaml#0\n", "no cassette resolver", 7},
+		// Found by FuzzParse: txtar.Parse panics on this marker.
+		{"empty marker", "00000000000000\n-- --", "names no section", 2},
+		{"empty marker crlf", goodHeader + "-- --\r\n", "names no section", 7},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
