@@ -112,7 +112,9 @@ func (e *UnmatchedPatternError) Error() string {
 
 // Check runs every case that applies to each adapter and returns one result
 // per (case, adapter), in case order then adapter order. A pattern in opts
-// that matches no case is an error, returned with the results.
+// that matches no case is an error, returned with the results. Two cases
+// that produce one result name (NameClashError, see CheckNames) are
+// rejected before anything runs, with no results.
 func Check(adapters []core.Adapter, cases []*Scenario, opts Options) ([]Result, error) {
 	used := func(ps []Pattern) []bool { return make([]bool, len(ps)) }
 	runUsed, skipUsed, kfUsed := used(opts.Run), used(opts.Skip), used(opts.KnownFailing)
@@ -122,12 +124,19 @@ func Check(adapters []core.Adapter, cases []*Scenario, opts Options) ([]Result, 
 		name string
 	}
 	var jobs []job
+	var clashes []error
+	seen := map[string]*Scenario{}
 	for _, sc := range cases {
 		for _, a := range adapters {
 			if !sc.Applies(a.Name()) {
 				continue
 			}
 			name := sc.NameFor(a.Name())
+			if prev, ok := seen[name]; ok && prev != sc {
+				clashes = append(clashes, &NameClashError{Name: name, Files: [2]string{prev.File, sc.File}})
+				continue
+			}
+			seen[name] = sc
 			if len(opts.Run) > 0 && !matchAny(opts.Run, runUsed, name) {
 				continue
 			}
@@ -136,6 +145,9 @@ func Check(adapters []core.Adapter, cases []*Scenario, opts Options) ([]Result, 
 			}
 			jobs = append(jobs, job{sc, a, name})
 		}
+	}
+	if len(clashes) > 0 {
+		return nil, fmt.Errorf("check scenarios: %w", errors.Join(clashes...))
 	}
 	results := make([]Result, 0, len(jobs))
 	for _, j := range jobs {

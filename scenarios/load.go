@@ -93,7 +93,76 @@ func Load(fsys fs.FS, root string, resolve CassetteResolver) ([]*Scenario, error
 		return nil, errors.Join(errs...)
 	}
 	slices.SortFunc(out, func(a, b *Scenario) int { return strings.Compare(a.Name, b.Name) })
+	if err := CheckNames(out); err != nil {
+		return nil, fmt.Errorf("load scenarios: %w", err)
+	}
 	return out, nil
+}
+
+// ErrNameClash is wrapped by NameClashError.
+var ErrNameClash = errors.New("two scenarios expand to one result name")
+
+// NameClashError reports two scenarios whose results would carry the same
+// name on some protocol: a case declared for every protocol (any/C/N) and a
+// protocol-specific case P/C/N that the first also applies to. Reports and
+// --run patterns could not tell their results apart.
+type NameClashError struct {
+	// Name is the result name both scenarios produce.
+	Name string
+	// Files are the two scenario files, the canonical one first.
+	Files [2]string
+}
+
+func (e *NameClashError) Error() string {
+	return fmt.Sprintf("%v: %s from %s and %s", ErrNameClash, e.Name, e.Files[0], e.Files[1])
+}
+
+func (e *NameClashError) Unwrap() error { return ErrNameClash }
+
+// CheckNames returns a NameClashError (joined, one per clash) for every
+// pair of cases whose result names coincide on a protocol: a case expanded
+// over adapters whose name, with the protocol in place of "any", is the
+// name of a protocol-specific case it applies to, or two cases of the same
+// name (from separate loads). Load calls it; Check checks the names it
+// actually produces as well.
+func CheckNames(cases []*Scenario) error {
+	specific := map[string]*Scenario{}
+	var errs []error
+	for _, sc := range cases {
+		if sc.Canonical() {
+			continue
+		}
+		if prev, ok := specific[sc.Name]; ok {
+			errs = append(errs, &NameClashError{Name: sc.Name, Files: [2]string{prev.File, sc.File}})
+			continue
+		}
+		specific[sc.Name] = sc
+	}
+	bySuffix := map[string][]*Scenario{}
+	for _, sc := range specific {
+		_, rest, _ := strings.Cut(sc.Name, "/")
+		bySuffix[rest] = append(bySuffix[rest], sc)
+	}
+	canonical := map[string]*Scenario{}
+	for _, sc := range cases {
+		if !sc.Canonical() {
+			continue
+		}
+		if prev, ok := canonical[sc.Name]; ok {
+			errs = append(errs, &NameClashError{Name: sc.Name, Files: [2]string{prev.File, sc.File}})
+			continue
+		}
+		canonical[sc.Name] = sc
+		rest := strings.TrimPrefix(sc.Name, AnyProtocol+"/")
+		for _, other := range bySuffix[rest] {
+			proto, _, _ := strings.Cut(other.Name, "/")
+			if sc.Applies(proto) {
+				errs = append(errs, &NameClashError{Name: other.Name, Files: [2]string{sc.File, other.File}})
+			}
+		}
+	}
+	slices.SortFunc(errs, func(a, b error) int { return strings.Compare(a.Error(), b.Error()) })
+	return errors.Join(errs...)
 }
 
 // ErrBadCassetteRef is returned for a cassette reference that is not

@@ -2,11 +2,16 @@ package scenarios
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"testing/fstest"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/toolconform/conform/cassettes"
+	"github.com/toolconform/conform/core"
+	"github.com/toolconform/conform/providers/openaichat"
 )
 
 func TestFSResolver(t *testing.T) {
@@ -52,5 +57,101 @@ func TestLoadErrors(t *testing.T) {
 	var pe *ParseError
 	if !errors.As(err, &pe) || !strings.Contains(err.Error(), "a.txtar") || !strings.Contains(err.Error(), "b.json: bad scenario: not a .txtar file") {
 		t.Errorf("Load error = %v, want both bad files named", err)
+	}
+}
+
+func TestLoadRejectsNameClash(t *testing.T) {
+	const canonical = "A canonical case.\n\nseverity: MUST\nguards: A05\nprotocols: %s\nkind: stream\n-- events.json --\n[]\n"
+	const specific = "A protocol-specific case.\n\nseverity: MUST\nguards: A05\nprotocol: openai-chat\nkind: stream\n-- response.sse --\ndata: [DONE]\n\n"
+	tests := []struct {
+		name      string
+		protocols string
+		extra     map[string]string
+		want      []string // clashing result names; none means Load succeeds
+	}{
+		{name: "every protocol clashes with the specific case", protocols: "*",
+			want: []string{"openai-chat/streaming/A05-x"}},
+		{name: "a list naming the protocol clashes", protocols: "anthropic openai-chat",
+			want: []string{"openai-chat/streaming/A05-x"}},
+		{name: "a list without the protocol does not clash", protocols: "anthropic gemini"},
+		{name: "another category does not clash", protocols: "gemini",
+			extra: map[string]string{"cases/gemini/response/A05-x.txtar": "-"}},
+		{name: "two specific cases of one suffix clash each on its own protocol", protocols: "*",
+			extra: map[string]string{"cases/gemini/streaming/A05-x.txtar": strings.ReplaceAll(specific, "openai-chat", "gemini")},
+			want:  []string{"gemini/streaming/A05-x", "openai-chat/streaming/A05-x"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fsys := fstest.MapFS{
+				"cases/any/streaming/A05-x.txtar":         {Data: []byte(fmt.Sprintf(canonical, tt.protocols))},
+				"cases/openai-chat/streaming/A05-x.txtar": {Data: []byte(specific)},
+			}
+			for p, d := range tt.extra {
+				if d == "-" {
+					d = strings.ReplaceAll(specific, "openai-chat", "gemini")
+				}
+				fsys[p] = &fstest.MapFile{Data: []byte(d)}
+			}
+			cases, err := Load(fsys, "cases", nil)
+			var got []string
+			for _, e := range unjoin(err) {
+				var nc *NameClashError
+				if !errors.As(e, &nc) {
+					t.Fatalf("Load error %v is not a NameClashError", e)
+				}
+				if !errors.Is(e, ErrNameClash) || nc.Files[0] != "cases/any/streaming/A05-x.txtar" ||
+					!strings.Contains(e.Error(), nc.Files[0]) || !strings.Contains(e.Error(), nc.Files[1]) {
+					t.Errorf("clash error %q does not name both files (%v)", e, nc.Files)
+				}
+				got = append(got, nc.Name)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("clashing names (-want +got):\n%s", diff)
+			}
+			if err == nil && len(cases) != 2+len(tt.extra) {
+				t.Errorf("Load returned %d cases, want %d", len(cases), 2+len(tt.extra))
+			}
+		})
+	}
+}
+
+// unjoin returns the errors joined in err (after one level of %w wrapping),
+// or nil for a nil error.
+func unjoin(err error) []error {
+	if err == nil {
+		return nil
+	}
+	for e := err; e != nil; e = errors.Unwrap(e) {
+		if j, ok := e.(interface{ Unwrap() []error }); ok {
+			return j.Unwrap()
+		}
+	}
+	return []error{err}
+}
+
+func TestCheckRejectsNameClashAcrossLoads(t *testing.T) {
+	cases, err := LoadBuiltin(VCRResolver(cassettes.Load))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var a05 *Scenario
+	for _, sc := range cases {
+		if sc.Name == "any/streaming/A05-round-robin-interleaving" {
+			a05 = sc
+		}
+	}
+	if a05 == nil {
+		t.Fatal("any/streaming/A05-round-robin-interleaving not found")
+	}
+	// The same case loaded twice (a second directory holding a copy).
+	twice := *a05
+	twice.File = "elsewhere/any/streaming/A05-round-robin-interleaving.txtar"
+	results, err := Check([]core.Adapter{openaichat.New()}, []*Scenario{a05, &twice}, Options{})
+	var nc *NameClashError
+	if !errors.As(err, &nc) || nc.Name != "openai-chat/streaming/A05-round-robin-interleaving" || nc.Files[1] != twice.File {
+		t.Fatalf("Check error = %v, want a NameClashError naming both files", err)
+	}
+	if results != nil {
+		t.Errorf("Check returned %d results beside the clash, want none", len(results))
 	}
 }

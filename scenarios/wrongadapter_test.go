@@ -63,7 +63,7 @@ func TestWrongAdapterFailsInterleaving(t *testing.T) {
 	}
 	wantNames := []string{
 		"openai-chat/streaming/A05-round-robin-interleaving", // any/, expanded
-		"openai-chat/streaming/A05-round-robin-interleaving",
+		"openai-chat/streaming/A05-three-calls-round-robin-id-on-first-chunk",
 		"openai-chat/streaming/A05-two-calls-fragment-by-fragment",
 	}
 	if diff := cmp.Diff(wantNames, names); diff != "" {
