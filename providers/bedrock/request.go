@@ -2,8 +2,10 @@ package bedrock
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	"github.com/toolconform/conform/core"
 )
@@ -105,10 +107,18 @@ func (a *Adapter) EncodeRequest(req *core.Request) ([]byte, error) {
 	if req == nil {
 		return nil, fmt.Errorf("bedrock: encode request: nil request")
 	}
+	if err := checkNames(req.Tools); err != nil {
+		return nil, err
+	}
 	if a.api == InvokeAnthropic {
-		return encodeInvokeRequest(req)
+		body, err := encodeInvokeRequest(req)
+		if err != nil {
+			return nil, err
+		}
+		return body, checkHistory(req.Messages)
 	}
 	out := cvRequest{Messages: []cvMessage{}}
+	var prevCalls []core.Call
 	for i, m := range req.Messages {
 		switch m.Role {
 		case core.RoleSystem:
@@ -127,15 +137,24 @@ func (a *Adapter) EncodeRequest(req *core.Request) ([]byte, error) {
 		if m.Role == core.RoleAssistant {
 			role = "assistant"
 		}
-		blocks, err := encodeBlocks(m.Parts)
+		blocks, err := encodeBlocks(m.Parts, true)
 		if err != nil {
 			return nil, fmt.Errorf("bedrock: encode request: messages[%d]%w", i, err)
+		}
+		if m.Role == core.RoleAssistant {
+			prevCalls = m.Calls()
 		}
 		// Converse wants roles to alternate and tool results in a user
 		// turn (G15): consecutive turns of one wire role are merged.
 		if n := len(out.Messages); n > 0 && out.Messages[n-1].Role == role {
 			out.Messages[n-1].Content = append(out.Messages[n-1].Content, blocks...)
+			if role == "user" {
+				orderResults(out.Messages[n-1].Content, prevCalls)
+			}
 			continue
+		}
+		if role == "user" {
+			orderResults(blocks, prevCalls)
 		}
 		out.Messages = append(out.Messages, cvMessage{Role: role, Content: blocks})
 	}
@@ -145,7 +164,65 @@ func (a *Adapter) EncodeRequest(req *core.Request) ([]byte, error) {
 	if req.MaxTokens > 0 {
 		out.InferenceConfig = &cvInference{MaxTokens: req.MaxTokens}
 	}
+	if err := checkHistory(req.Messages); err != nil {
+		return nil, err
+	}
 	return json.Marshal(out)
+}
+
+// checkNames refuses a tool name outside ^[a-zA-Z0-9_-]{1,64}$, which
+// Bedrock rejects with a 400 (E01, E02); core.NameMapper maps such names.
+func checkNames(tools []core.ToolSpec) error {
+	for i, t := range tools {
+		if err := core.CheckName(t.Name); err != nil {
+			return fmt.Errorf("bedrock: encode request: tools[%d]: %w", i, err)
+		}
+	}
+	return nil
+}
+
+// checkHistory refuses a history that breaks core.CheckHistory (G01, G02,
+// G03, G06), which Bedrock rejects with a 400. It runs after the parts are
+// encoded, so that a fault inside one part is reported by its path first.
+func checkHistory(msgs []core.Message) error {
+	if err := core.CheckHistory(msgs); err != nil {
+		return fmt.Errorf("bedrock: encode request: %w", err)
+	}
+	return nil
+}
+
+// orderResults puts the toolResult blocks of a user turn into the order of
+// the calls they answer (G05), in the slots the results held; other blocks
+// keep their places. Results of ids not among calls keep their order after
+// the known ones.
+func orderResults(blocks []cvBlock, calls []core.Call) {
+	rank := make(map[string]int, len(calls))
+	for k, c := range calls {
+		if _, ok := rank[c.ID]; !ok {
+			rank[c.ID] = k
+		}
+	}
+	var slots []int
+	var results []cvBlock
+	for k, b := range blocks {
+		if b.ToolResult != nil {
+			slots = append(slots, k)
+			results = append(results, b)
+		}
+	}
+	if len(results) < 2 {
+		return
+	}
+	key := func(b cvBlock) int {
+		if r, ok := rank[b.ToolResult.ToolUseID]; ok {
+			return r
+		}
+		return len(calls)
+	}
+	slices.SortStableFunc(results, func(x, y cvBlock) int { return cmp.Compare(key(x), key(y)) })
+	for k, at := range slots {
+		blocks[at] = results[k]
+	}
 }
 
 func toolConfig(req *core.Request) *cvToolConfig {
@@ -192,11 +269,18 @@ func hasToolBlocks(msgs []core.Message) bool {
 	return false
 }
 
-func encodeBlocks(parts []core.Part) ([]cvBlock, error) {
+// encodeBlocks encodes the parts of one message. In a request (request
+// true) empty text parts are left out, since Converse rejects them (G11); a
+// response is written as the provider would send it.
+func encodeBlocks(parts []core.Part, request bool) ([]cvBlock, error) {
 	blocks := []cvBlock{}
 	for j, p := range parts {
 		switch p.Kind {
 		case core.PartText, core.PartPlan:
+			if p.Text == "" && request {
+				// Converse rejects empty text blocks (G11).
+				continue
+			}
 			t := p.Text
 			blocks = append(blocks, cvBlock{Text: &t})
 		case core.PartThinking:

@@ -65,14 +65,15 @@ func TestEncodeRequestG15(t *testing.T) {
 		},
 		{
 			name: "none with tool blocks in the history keeps the tools and leaves toolChoice out",
-			req:  core.Request{Messages: history[1:4], Tools: tools, ToolChoice: &core.ToolChoice{Mode: core.ToolChoiceNone}},
+			req:  core.Request{Messages: history[1:5], Tools: tools, ToolChoice: &core.ToolChoice{Mode: core.ToolChoiceNone}},
 			want: `{"messages":[
 				{"role":"user","content":[{"text":"time?"}]},
 				{"role":"assistant","content":[
 					{"reasoningContent":{"reasoningText":{"text":"call now","signature":"sig"}}},
 					{"toolUse":{"toolUseId":"t1","name":"now","input":{}}},
 					{"toolUse":{"toolUseId":"t2","name":"now","input":{}}}]},
-				{"role":"user","content":[{"toolResult":{"toolUseId":"t1","content":[{"text":"12:00"}]}}]}],
+				{"role":"user","content":[{"toolResult":{"toolUseId":"t1","content":[{"text":"12:00"}]}},
+					{"toolResult":{"toolUseId":"t2","content":[{"json":{"e":1}}],"status":"error"}}]}],
 				"toolConfig":{"tools":[{"toolSpec":{"name":"now","inputSchema":{"json":{"type":"object"}}}}]}}`,
 		},
 		{

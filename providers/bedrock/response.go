@@ -37,7 +37,7 @@ func (a *Adapter) EncodeResponse(resp *core.Response) ([]byte, error) {
 	if resp.Error != nil {
 		return json.Marshal(cvResponse{Type: resp.Error.Type, Message: resp.Error.Message})
 	}
-	blocks, err := encodeBlocks(resp.Message.Parts)
+	blocks, err := encodeBlocks(resp.Message.Parts, false)
 	if err != nil {
 		return nil, fmt.Errorf("bedrock: encode response: message%w", err)
 	}

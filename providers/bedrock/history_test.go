@@ -1,0 +1,177 @@
+package bedrock
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/toolconform/conform/core"
+)
+
+// TestEncodeRequestRefusesBadHistory checks that both APIs refuse what
+// Bedrock answers with a 400, naming the message, the call and the guard.
+func TestEncodeRequestRefusesBadHistory(t *testing.T) {
+	user := core.Message{Role: core.RoleUser, Parts: []core.Part{core.TextPart("hi")}}
+	calls := func(ids ...string) core.Message {
+		m := core.Message{Role: core.RoleAssistant}
+		for _, id := range ids {
+			m.Parts = append(m.Parts, core.CallPart(core.Call{ID: id, Name: "f", Arguments: json.RawMessage(`{}`)}))
+		}
+		return m
+	}
+	results := func(ids ...string) core.Message {
+		m := core.Message{Role: core.RoleTool}
+		for _, id := range ids {
+			m.Parts = append(m.Parts, core.ResultPart(core.Result{CallID: id, Content: []core.Part{core.TextPart("ok")}}))
+		}
+		return m
+	}
+	tests := []struct {
+		name string
+		msgs []core.Message
+		want string // substring of the error
+		is   error
+	}{
+		{"G01 call followed by a user turn", []core.Message{user, calls("a"), user}, `messages[1]: call "a": tool call without a result (G01)`, core.ErrMissingResult},
+		{"G01 call at the end", []core.Message{user, calls("a")}, `messages[1]: call "a"`, core.ErrMissingResult},
+		{"G02 orphan result", []core.Message{user, results("x")}, `messages[1]: call "x": tool result without a call (G02)`, core.ErrOrphanResult},
+		{"G03 one of two results missing", []core.Message{user, calls("a", "b"), results("a"), user}, `messages[1]: call "b"`, core.ErrMissingResult},
+		{"G06 result without id", []core.Message{user, calls("a"), results("")}, `messages[2]: tool result without a call id (G06)`, core.ErrResultWithoutID},
+	}
+	for _, api := range []API{Converse, InvokeAnthropic} {
+		for _, tt := range tests {
+			t.Run(fmt.Sprint(api)+"/"+tt.name, func(t *testing.T) {
+				_, err := New(WithAPI(api)).EncodeRequest(&core.Request{Messages: tt.msgs})
+				if err == nil {
+					t.Fatal("encoded a history Bedrock rejects")
+				}
+				if !strings.HasPrefix(err.Error(), "bedrock: encode request: ") || !strings.Contains(err.Error(), tt.want) {
+					t.Errorf("error %q, want one containing %q", err, tt.want)
+				}
+				var he *core.HistoryError
+				if !errors.As(err, &he) || !errors.Is(err, tt.is) {
+					t.Errorf("error %v is not a *core.HistoryError wrapping %v", err, tt.is)
+				}
+			})
+		}
+	}
+}
+
+// TestEncodeRequestRefusesBadToolName checks E01 and E02: names outside
+// ^[a-zA-Z0-9_-]{1,64}$ are refused naming the tool and its index.
+func TestEncodeRequestRefusesBadToolName(t *testing.T) {
+	long := strings.Repeat("a", 65)
+	tests := []struct {
+		name, tool, want string
+	}{
+		{"E01 slash and space", "fs/read file", `tools[1]: check tool name "fs/read file": character '/' at byte 2 not allowed`},
+		{"E02 65 characters", long, `tools[1]: check tool name "` + long + `": 65 bytes long`},
+		{"empty", "", `tools[1]: check tool name "": empty`},
+	}
+	for _, api := range []API{Converse, InvokeAnthropic} {
+		for _, tt := range tests {
+			t.Run(fmt.Sprint(api)+"/"+tt.name, func(t *testing.T) {
+				req := &core.Request{
+					Messages: []core.Message{{Role: core.RoleUser, Parts: []core.Part{core.TextPart("hi")}}},
+					Tools:    []core.ToolSpec{{Name: "ok_name-1"}, {Name: tt.tool}},
+				}
+				_, err := New(WithAPI(api)).EncodeRequest(req)
+				if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), "NameMapper") {
+					t.Fatalf("error %v, want one containing %q and naming NameMapper", err, tt.want)
+				}
+				if !errors.Is(err, core.ErrInvalidName) {
+					t.Errorf("error %v does not wrap core.ErrInvalidName", err)
+				}
+			})
+		}
+	}
+}
+
+// TestEncodeRequestResultsAndEmptyText checks that results are sent in the
+// order of the calls (G05), whether in one tool message or several, and that
+// empty text blocks are left out of a request (G11).
+func TestEncodeRequestResultsAndEmptyText(t *testing.T) {
+	call := func(id string) core.Part {
+		return core.CallPart(core.Call{ID: id, Name: "f", Arguments: json.RawMessage(`{}`)})
+	}
+	result := func(id string) core.Part {
+		return core.ResultPart(core.Result{CallID: id, Content: []core.Part{core.TextPart(id + "!")}})
+	}
+	user := core.Message{Role: core.RoleUser, Parts: []core.Part{core.TextPart("go")}}
+	tests := []struct {
+		name string
+		msgs []core.Message
+		want []string // wire blocks of the last message, as keys and ids
+	}{
+		{
+			name: "G05 results of one message reordered",
+			msgs: []core.Message{user, {Role: core.RoleAssistant, Parts: []core.Part{call("a"), call("b"), call("c")}},
+				{Role: core.RoleTool, Parts: []core.Part{result("c"), result("a"), result("b")}}},
+			want: []string{"result a", "result b", "result c"},
+		},
+		{
+			name: "G05 results of several messages reordered, user text after them kept last",
+			msgs: []core.Message{user, {Role: core.RoleAssistant, Parts: []core.Part{call("a"), call("b")}},
+				{Role: core.RoleTool, Parts: []core.Part{result("b")}}, {Role: core.RoleTool, Parts: []core.Part{result("a")}}, user},
+			want: []string{"result a", "result b", "text go"},
+		},
+		{
+			name: "results already in order kept",
+			msgs: []core.Message{user, {Role: core.RoleAssistant, Parts: []core.Part{call("a"), call("b")}},
+				{Role: core.RoleTool, Parts: []core.Part{result("a"), result("b")}}},
+			want: []string{"result a", "result b"},
+		},
+		{
+			name: "G11 empty text beside a toolUse left out",
+			msgs: []core.Message{user, {Role: core.RoleAssistant, Parts: []core.Part{core.TextPart(""), call("a"), core.TextPart("")}}},
+			want: []string{"use a"},
+		},
+		{
+			name: "non-empty text beside a toolUse kept",
+			msgs: []core.Message{user, {Role: core.RoleAssistant, Parts: []core.Part{core.TextPart(" "), call("a")}}},
+			want: []string{"text  ", "use a"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			msgs := tt.msgs
+			if last := msgs[len(msgs)-1]; last.Role == core.RoleAssistant {
+				// Answer the calls so that the history is sound.
+				var rs []core.Part
+				for _, c := range last.Calls() {
+					rs = append(rs, result(c.ID))
+				}
+				msgs = append(append([]core.Message(nil), msgs...), core.Message{Role: core.RoleTool, Parts: rs})
+			}
+			body, err := New().EncodeRequest(&core.Request{Messages: msgs})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var out cvRequest
+			if err := json.Unmarshal(body, &out); err != nil {
+				t.Fatal(err)
+			}
+			wire := out.Messages[len(out.Messages)-1]
+			if tt.msgs[len(tt.msgs)-1].Role == core.RoleAssistant {
+				wire = out.Messages[len(out.Messages)-2]
+			}
+			var got []string
+			for _, b := range wire.Content {
+				switch {
+				case b.Text != nil:
+					got = append(got, "text "+*b.Text)
+				case b.ToolUse != nil:
+					got = append(got, "use "+b.ToolUse.ToolUseID)
+				case b.ToolResult != nil:
+					got = append(got, "result "+b.ToolResult.ToolUseID)
+				}
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("blocks (-want +got):\n%s\nbody %s", diff, body)
+			}
+		})
+	}
+}
