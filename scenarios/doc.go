@@ -47,6 +47,13 @@
 // openai-chat/streaming/A05-round-robin-interleaving. The first segment is
 // the protocol for a protocol-specific case and "any" for a case expanded
 // over adapters; its results carry the adapter's name in place of "any".
+// Two cases must never produce one result name: a case declared for every
+// protocol and a protocol-specific case of the same category and case name
+// would, so Load (CheckNames) and Check reject them with a NameClashError
+// naming both files. A protocol-specific case that covers the same failure
+// mode as a declared-once case describes its own bytes in its name
+// (openai-chat/streaming/A05-three-calls-round-robin-id-on-first-chunk
+// beside any/streaming/A05-round-robin-interleaving).
 // The built-in scenarios live in cases/ and are embedded (Builtin), so that
 // a module outside this one can run them; they are therefore self-contained.
 // Cases generated from recordings copy the provider bytes into the file and
