@@ -252,41 +252,6 @@ func TestStreamingParity(t *testing.T) {
 		evs = append(evs, core.Event{Kind: core.EventUsage, Usage: resp.Usage}, core.Event{Kind: core.EventFinish, Finish: resp.Finish, ProviderFinish: resp.ProviderFinish})
 
 		a := New()
-		body, err := a.EncodeResponse(resp)
-		if err != nil {
-			t.Fatal(err)
-		}
-		whole, err := a.DecodeResponse(body)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var buf bytes.Buffer
-		if err := a.EncodeStream(&buf, evs); err != nil {
-			t.Fatal(err)
-		}
-		streamed, err := core.Collect(a.DecodeStream(&buf))
-		if err != nil {
-			t.Fatal(err)
-		}
-		type view struct {
-			Text, Finish, ProviderFinish string
-			Calls                        []core.Call
-			Usage                        *core.Usage
-		}
-		see := func(r *core.Response) view {
-			v := view{Text: r.Text(), Finish: string(r.Finish), ProviderFinish: r.ProviderFinish, Usage: r.Usage}
-			for _, c := range r.Calls() {
-				var b bytes.Buffer
-				if err := json.Compact(&b, c.Arguments); err != nil {
-					t.Fatalf("call %s arguments %q: %v", c.Name, c.Arguments, err)
-				}
-				c.Arguments = b.Bytes()
-				v.Calls = append(v.Calls, c)
-			}
-			return v
-		}
-		if diff := cmp.Diff(see(whole), see(streamed)); diff != "" {
-			t.Fatalf("whole vs streamed (-whole +streamed):\n%s", diff)
-		}
+		adaptertest.CheckParity(t, a, resp, evs)
 	})
 }

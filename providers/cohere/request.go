@@ -59,7 +59,8 @@ type responseFormat struct {
 }
 
 // EncodeRequest writes req as a Cohere v2 /v2/chat body. See the package
-// documentation for what the wire cannot express.
+// documentation for what the wire cannot express. A history that
+// core.CheckHistory faults is refused with its *core.HistoryError wrapped.
 func (a *Adapter) EncodeRequest(req *core.Request) ([]byte, error) {
 	if req == nil {
 		return nil, fmt.Errorf("cohere: encode request: nil request")
@@ -71,6 +72,12 @@ func (a *Adapter) EncodeRequest(req *core.Request) ([]byte, error) {
 			return nil, fmt.Errorf("cohere: encode request: messages[%d]%w", i, err)
 		}
 		out.Messages = append(out.Messages, msgs...)
+	}
+	// Checked after the messages, so that a fault inside one part is
+	// reported by its path first. Cohere answers such a history with a
+	// 400 (G01, G02, G03, G06).
+	if err := core.CheckHistory(req.Messages); err != nil {
+		return nil, fmt.Errorf("cohere: encode request: %w", err)
 	}
 	tools := req.Tools
 	if tc := req.ToolChoice; tc != nil {
