@@ -74,32 +74,18 @@ type encCall struct {
 // is dropped.
 func (a *Adapter) EncodeStream(w io.Writer, events []core.Event) error {
 	sw := &sseWriter{enc: sse.NewEncoder(w)}
-	var id, model string
-	for _, e := range events {
-		if e.ID != "" || e.Model != "" {
-			id, model = e.ID, e.Model
-			break
-		}
-	}
+	id, model := wire.ResponseMeta(events)
 	sw.writeJSON("message_start", map[string]any{"type": "message_start", "message": map[string]any{
 		"id": id, "type": "message", "role": "assistant", "model": model, "content": []any{},
 		"stop_reason": nil, "stop_sequence": nil,
 	}})
-	used := map[int]bool{}
-	next := 0
+	var indexes wire.Indexes
 	cur, curKind := -1, ""
 	calls := map[int]*encCall{}
 	byID := map[string]*encCall{}
 	var last *encCall
 	var usage *core.Usage
 	errored := false
-	alloc := func() int {
-		for used[next] {
-			next++
-		}
-		used[next] = true
-		return next
-	}
 	closeCur := func() {
 		if cur >= 0 {
 			sw.writeJSON("content_block_stop", map[string]any{"type": "content_block_stop", "index": cur})
@@ -138,7 +124,7 @@ func (a *Adapter) EncodeStream(w io.Writer, events []core.Event) error {
 			if e.Kind == core.EventThinking && e.Data != "" {
 				// Redacted thinking is a block of its own.
 				closeCur()
-				idx := alloc()
+				idx := indexes.Alloc()
 				sw.writeJSON("content_block_start", map[string]any{"type": "content_block_start", "index": idx,
 					"content_block": map[string]any{"type": "redacted_thinking", "data": e.Data}})
 				sw.writeJSON("content_block_stop", map[string]any{"type": "content_block_stop", "index": idx})
@@ -152,7 +138,7 @@ func (a *Adapter) EncodeStream(w io.Writer, events []core.Event) error {
 			}
 			if cur < 0 || curKind != kind {
 				closeCur()
-				cur, curKind = alloc(), kind
+				cur, curKind = indexes.Alloc(), kind
 				block := map[string]any{"type": "text", "text": ""}
 				if kind == "thinking" {
 					block = map[string]any{"type": "thinking", "thinking": "", "signature": ""}
@@ -173,12 +159,11 @@ func (a *Adapter) EncodeStream(w io.Writer, events []core.Event) error {
 			idx := 0
 			if e.Chunk.HasIndex {
 				idx = e.Chunk.Index
-				if used[idx] || idx < 0 {
+				if !indexes.Take(idx) {
 					return fmt.Errorf("anthropic: encode stream: event %d: block index %d already used or negative", i, idx)
 				}
-				used[idx] = true
 			} else {
-				idx = alloc()
+				idx = indexes.Alloc()
 			}
 			ec := &encCall{index: idx, id: e.Chunk.ID}
 			input := json.RawMessage("{}")

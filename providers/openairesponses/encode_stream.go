@@ -80,23 +80,9 @@ type encItem struct {
 // dropped.
 func (a *Adapter) EncodeStream(w io.Writer, events []core.Event) error {
 	sw := &sseWriter{enc: sse.NewEncoder(w)}
-	var id, model string
-	for _, e := range events {
-		if e.ID != "" || e.Model != "" {
-			id, model = e.ID, e.Model
-			break
-		}
-	}
+	id, model := wire.ResponseMeta(events)
 	sw.write("response.created", map[string]any{"response": map[string]any{"id": id, "object": "response", "model": model, "status": "in_progress", "output": []any{}}})
-	used := map[int]bool{}
-	next := 0
-	alloc := func() int {
-		for used[next] {
-			next++
-		}
-		used[next] = true
-		return next
-	}
+	var indexes wire.Indexes
 	curIdx, curKind, curItem, nItems := -1, "", "", 0
 	closeCur := func() {
 		if curIdx < 0 {
@@ -117,7 +103,7 @@ func (a *Adapter) EncodeStream(w io.Writer, events []core.Event) error {
 			return
 		}
 		closeCur()
-		curIdx, curKind = alloc(), kind
+		curIdx, curKind = indexes.Alloc(), kind
 		nItems++
 		if itemID == "" {
 			itemID = fmt.Sprintf("%s_%d", map[string]string{"message": "msg", "reasoning": "rs"}[kind], curIdx)
@@ -174,12 +160,11 @@ func (a *Adapter) EncodeStream(w io.Writer, events []core.Event) error {
 			idx := 0
 			if c.HasIndex {
 				idx = c.Index
-				if used[idx] || idx < 0 {
+				if !indexes.Take(idx) {
 					return fmt.Errorf("openai-responses: encode stream: event %d: output index %d already used or negative", i, idx)
 				}
-				used[idx] = true
 			} else {
-				idx = alloc()
+				idx = indexes.Alloc()
 			}
 			it := &encItem{index: idx, itemID: c.ItemID, callID: c.ID, name: c.Name}
 			if it.itemID == "" {

@@ -297,3 +297,29 @@ func TestNextEvent(t *testing.T) {
 		})
 	}
 }
+
+func TestResponseMeta(t *testing.T) {
+	evs := []core.Event{{Kind: core.EventText}, {Kind: core.EventText, Model: "m"}, {Kind: core.EventText, ID: "r2", Model: "m2"}}
+	if id, model := ResponseMeta(evs); id != "" || model != "m" {
+		t.Errorf("ResponseMeta = %q, %q; want \"\", m (the first event naming either)", id, model)
+	}
+	if id, model := ResponseMeta(nil); id != "" || model != "" {
+		t.Errorf("ResponseMeta(nil) = %q, %q", id, model)
+	}
+}
+
+func TestIndexes(t *testing.T) {
+	var x Indexes
+	var got []int
+	got = append(got, x.Alloc())
+	if !x.Take(2) || x.Take(2) || x.Take(-1) {
+		t.Error("Take: 2 must be free once, and -1 never")
+	}
+	got = append(got, x.Alloc(), x.Alloc(), x.Alloc())
+	if diff := cmp.Diff([]int{0, 1, 3, 4}, got); diff != "" {
+		t.Errorf("allocated (-want +got):\n%s", diff)
+	}
+	if x.Take(3) {
+		t.Error("Take(3) after Alloc gave 3")
+	}
+}
