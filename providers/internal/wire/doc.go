@@ -1,7 +1,18 @@
 // Package wire holds the pieces of wire handling that several provider
-// adapters share: a JSON string codec that keeps raw bytes, the error types
-// that name a byte offset or JSON path, and an SSE event reader that turns
-// the shared SSE decoder's errors into those types.
+// adapters share, each written once:
+//
+//   - UnquoteRaw and QuoteRaw, a JSON string codec that keeps bytes that
+//     are not valid UTF-8, so that a character split between two stream
+//     deltas reassembles exactly (B05);
+//   - DecodeError and HistoryError (carrying the protocol's name, a byte
+//     offset, a JSON path, a message index and call id), OffsetError and
+//     PathError, and JSONError, which turns an encoding/json error into a
+//     DecodeError at the offset in the whole body;
+//   - SSEReader, the shared SSE decoder with the adapters' error types, and
+//     NextEvent, the Next loop of an SSE stream decoder;
+//   - Queue, the events decoded from one wire event waiting for Next, with
+//     the response id and model stamped on the first;
+//   - ResponseMeta and Indexes for stream encoders.
 //
 // Each adapter keeps its own sentinel errors (ErrMalformed, ErrTooLarge, ...)
 // so that callers branch on the adapter they use; the error structs are
@@ -12,4 +23,9 @@
 // Rejected alternative: one set of sentinels for all adapters. It would make
 // errors.Is(err, anthropic.ErrTruncated) true for an OpenAI Responses
 // stream, which callers that hold several adapters could misread.
+//
+// Not shared yet: the Cohere and Bedrock error structs (StreamError,
+// FrameError, DecodeError) have the same shape but word their messages
+// differently (an event or a frame; an offset of 0 shown or not), and
+// merging them would change messages callers may match.
 package wire
