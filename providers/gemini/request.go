@@ -141,10 +141,21 @@ func (p *wirePart) UnmarshalJSON(b []byte) error {
 // back on their parts (G13). Tools are rewritten by SanitizeSchema (H01,
 // H02). Request.Stream and Request.ParallelToolCalls have no place in the
 // body and are not written.
+//
+// What Gemini answers with a 400 is refused: a tool name outside
+// ^[a-zA-Z0-9_.:-]{1,64}$ (E01, E02; core.NameMapper maps such names), and
+// a history that core.CheckHistory faults (G01, G02, G03, G06), such as a
+// call followed by a user turn instead of its result; the
+// *core.HistoryError is wrapped.
 func (a *Adapter) EncodeRequest(req *core.Request) ([]byte, error) {
 	const op = "gemini: encode request"
 	if req == nil {
 		return nil, fmt.Errorf("%s: nil request", op)
+	}
+	for i, t := range req.Tools {
+		if err := checkName(t.Name); err != nil {
+			return nil, &PathError{Op: op, Path: "tools[" + strconv.Itoa(i) + "].name", Err: err}
+		}
 	}
 	w := wireRequest{Contents: []wireContent{}}
 	if req.Model != "" {
@@ -223,6 +234,13 @@ func (a *Adapter) EncodeRequest(req *core.Request) ([]byte, error) {
 			return nil, &PathError{Op: op, Path: path + ".role", Err: fmt.Errorf("unknown role %q", m.Role)}
 		}
 	}
+	// Checked after the messages, so that a fault inside one part is
+	// reported by its path first. A call followed by a user turn instead
+	// of its functionResponse passes encodeResults, which sees only tool
+	// turns; Gemini answers it with a 400 (G01).
+	if err := core.CheckHistory(msgs); err != nil {
+		return nil, fmt.Errorf("%s: %w", op, err)
+	}
 	if len(req.Tools) > 0 {
 		t := wireTool{}
 		for i, spec := range req.Tools {
@@ -267,6 +285,20 @@ func (a *Adapter) EncodeRequest(req *core.Request) ([]byte, error) {
 		w.GenerationConfig = g
 	}
 	return json.Marshal(w)
+}
+
+// checkName applies core.CheckName with Gemini's wider alphabet: a
+// function name may also hold '.' and ':' (E01), and is at most 64
+// characters (E02). The *core.NameError names the original name.
+func checkName(name string) error {
+	err := core.CheckName(strings.NewReplacer(".", "_", ":", "_").Replace(name))
+	var ne *core.NameError
+	if errors.As(err, &ne) {
+		e := *ne
+		e.Name = name
+		return &e
+	}
+	return err
 }
 
 func ptr[T any](v T) *T { return &v }

@@ -1,0 +1,104 @@
+package gemini
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/toolconform/conform/core"
+)
+
+// TestEncodeRequestRefusesBadHistory checks the history rules Gemini
+// enforces with a 400, including a call followed by a user turn (G01), which
+// the functionResponse count check alone let through.
+func TestEncodeRequestRefusesBadHistory(t *testing.T) {
+	user := core.Message{Role: core.RoleUser, Parts: []core.Part{core.TextPart("hi")}}
+	calls := func(ids ...string) core.Message {
+		m := core.Message{Role: core.RoleAssistant}
+		for _, id := range ids {
+			m.Parts = append(m.Parts, core.CallPart(core.Call{ID: id, Name: "f", Arguments: json.RawMessage(`{}`)}))
+		}
+		return m
+	}
+	results := func(ids ...string) core.Message {
+		m := core.Message{Role: core.RoleTool}
+		for _, id := range ids {
+			m.Parts = append(m.Parts, core.ResultPart(core.Result{CallID: id, Content: []core.Part{core.TextPart("ok")}}))
+		}
+		return m
+	}
+	tests := []struct {
+		name string
+		msgs []core.Message
+		want string // substring of the error; empty means no error
+		is   error
+	}{
+		{"sound history", []core.Message{user, calls("a", "b"), results("b", "a"), user}, "", nil},
+		{"G01 call followed by a user turn", []core.Message{user, calls("a"), user}, `messages[1]: call "a": tool call without a result (G01)`, core.ErrMissingResult},
+		{"G01 call at the end", []core.Message{user, calls("a")}, `messages[1]: call "a": tool call without a result (G01)`, core.ErrMissingResult},
+		{"G01 second call followed by a user turn", []core.Message{user, calls("a"), results("a"), calls("b"), user}, `messages[3]: call "b"`, core.ErrMissingResult},
+		{"G02 orphan result", []core.Message{user, results("x")}, "G04", ErrHistory},
+		{"G03 one of two results missing", []core.Message{user, calls("a", "b"), results("a"), user}, "answers 1 of the 2", ErrHistory},
+		{"G06 result without id", []core.Message{user, calls("a"), results("")}, "has no call id", ErrHistory},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := New().EncodeRequest(&core.Request{Messages: tt.msgs})
+			if tt.want == "" {
+				if err != nil {
+					t.Fatalf("sound history refused: %v", err)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatal("encoded a history Gemini rejects")
+			}
+			if !strings.HasPrefix(err.Error(), "gemini: encode request: ") || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("error %q, want one containing %q", err, tt.want)
+			}
+			if !errors.Is(err, tt.is) {
+				t.Errorf("error %v does not wrap %v", err, tt.is)
+			}
+		})
+	}
+}
+
+// TestEncodeRequestRefusesBadToolName checks E01 and E02 with Gemini's
+// alphabet, which also allows '.' and ':'.
+func TestEncodeRequestRefusesBadToolName(t *testing.T) {
+	long := strings.Repeat("a", 65)
+	tests := []struct {
+		name, tool, want string // want empty: accepted
+	}{
+		{"plain", "get_weather-2", ""},
+		{"dots and colons", "fs.read:file", ""},
+		{"64 characters", long[:64], ""},
+		{"E01 slash and space", "fs/read file", `tools[1].name: check tool name "fs/read file": character '/' at byte 2 not allowed`},
+		{"E01 space after a dot", "fs.read file", `check tool name "fs.read file": character ' ' at byte 7 not allowed`},
+		{"E02 65 characters", long, `check tool name "` + long + `": 65 bytes long`},
+		{"empty", "", `check tool name "": empty`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			req := &core.Request{
+				Messages: []core.Message{{Role: core.RoleUser, Parts: []core.Part{core.TextPart("hi")}}},
+				Tools:    []core.ToolSpec{{Name: "ok"}, {Name: tt.tool}},
+			}
+			_, err := New().EncodeRequest(req)
+			if tt.want == "" {
+				if err != nil {
+					t.Fatalf("valid name refused: %v", err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), "NameMapper") {
+				t.Fatalf("error %v, want one containing %q and naming NameMapper", err, tt.want)
+			}
+			var ne *core.NameError
+			if !errors.As(err, &ne) || ne.Name != tt.tool || !errors.Is(err, core.ErrInvalidName) {
+				t.Errorf("error %v is not a *core.NameError for %q wrapping core.ErrInvalidName", err, tt.tool)
+			}
+		})
+	}
+}
