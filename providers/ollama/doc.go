@@ -30,7 +30,12 @@
 // options are ignored. ResponseFormat is format: its schema, or "json" when
 // the schema is empty (a format "json" decodes to a ResponseFormat without
 // schema); the format has no name or strict flag. Ollama has no tool_choice
-// and no parallel_tool_calls: they are not written and decode as nil.
+// and no parallel_tool_calls: they are not written and decode as nil. A
+// tool choice that forces a call (required, or a named tool) is refused by
+// EncodeRequest with an error wrapping errors.ErrUnsupported (F08): sending
+// the request without it would let the model answer in text while the
+// caller believes a call is forced. The results of one tool turn are sent
+// in call order (G05), since chat templates pair them by position.
 //
 // # Responses and streams
 //

@@ -2,9 +2,11 @@ package ollama
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -206,19 +208,31 @@ func wireCall(c core.Call) (wireToolCall, error) {
 // tool_calls with arguments as JSON objects. A tool message becomes one
 // "tool" message per result, with tool_name (the result's Name, or the name
 // of the call it answers) and tool_call_id when the call id came from the
-// provider. MaxTokens is options.num_predict; ResponseFormat is format (its
-// schema, or "json" when it has none). stream is always written, since
-// Ollama streams when it is absent. ToolChoice and ParallelToolCalls have no
-// Ollama equivalent and are not written.
+// provider. The results of consecutive tool messages are sent in the order
+// of the calls of the assistant message before them (G05). MaxTokens is
+// options.num_predict; ResponseFormat is format (its schema, or "json" when
+// it has none). stream is always written, since Ollama streams when it is
+// absent. Ollama has no tool choice: auto and none are not written (none
+// leaves the choice to the model), and a choice that forces a call (mode
+// required or tool) is refused with an error wrapping errors.ErrUnsupported
+// rather than dropped (F08). ParallelToolCalls is not written.
 func (a *Adapter) EncodeRequest(req *core.Request) ([]byte, error) {
 	const op = "ollama: encode request"
 	if req == nil {
 		return nil, fmt.Errorf("%s: nil request", op)
 	}
+	if tc := req.ToolChoice; tc != nil && (tc.Mode == core.ToolChoiceTool || tc.Mode == core.ToolChoiceRequired) {
+		// Dropping a forced choice would let the model answer in text
+		// while the caller believes a call is forced (F08).
+		return nil, &PathError{Op: op, Path: "tool_choice.mode", Err: fmt.Errorf("%w: Ollama has no tool choice, so mode %q cannot be sent", errors.ErrUnsupported, tc.Mode)}
+	}
 	stream := req.Stream
 	w := wireRequest{Model: req.Model, Messages: []wireMessage{}, Stream: &stream}
 	names := map[string]string{}
-	for i, m := range req.Messages {
+	var lastCalls []core.Call
+	msgs := req.Messages
+	for i := 0; i < len(msgs); i++ {
+		m := msgs[i]
 		path := "messages[" + strconv.Itoa(i) + "]"
 		switch m.Role {
 		case core.RoleSystem, core.RoleUser, core.RoleAssistant:
@@ -243,9 +257,17 @@ func (a *Adapter) EncodeRequest(req *core.Request) ([]byte, error) {
 					return nil, &PathError{Op: op, Path: path + ".parts[" + strconv.Itoa(j) + "]", Err: errors.New("tool results belong in a tool message")}
 				}
 			}
+			if m.Role == core.RoleAssistant {
+				lastCalls = m.Calls()
+			}
 			w.Messages = append(w.Messages, wm)
 		case core.RoleTool:
-			for _, r := range m.Results() {
+			var results []core.Result
+			for ; i < len(msgs) && msgs[i].Role == core.RoleTool; i++ {
+				results = append(results, msgs[i].Results()...)
+			}
+			i--
+			for _, r := range inCallOrder(results, lastCalls) {
 				name := r.Name
 				if name == "" {
 					name = names[r.CallID]
@@ -275,6 +297,28 @@ func (a *Adapter) EncodeRequest(req *core.Request) ([]byte, error) {
 		w.Options = map[string]any{"num_predict": req.MaxTokens}
 	}
 	return json.Marshal(w)
+}
+
+// inCallOrder returns the results of one tool turn (consecutive tool
+// messages) in the order of the calls they answer (G05): many local chat
+// templates pair tool messages with calls by position. Results whose call
+// is not among calls keep their order after the others.
+func inCallOrder(results []core.Result, calls []core.Call) []core.Result {
+	rank := make(map[string]int, len(calls))
+	for k, c := range calls {
+		if _, ok := rank[c.ID]; !ok {
+			rank[c.ID] = k
+		}
+	}
+	key := func(r core.Result) int {
+		if k, ok := rank[r.CallID]; ok && r.CallID != "" {
+			return k
+		}
+		return len(calls)
+	}
+	out := slices.Clone(results)
+	slices.SortStableFunc(out, func(x, y core.Result) int { return cmp.Compare(key(x), key(y)) })
+	return out
 }
 
 // DecodeRequest decodes an /api/chat body. Tool calls without an id get

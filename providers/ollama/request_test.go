@@ -1,0 +1,102 @@
+package ollama
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/toolconform/conform/core"
+)
+
+// TestEncodeRequestToolChoice checks F08: a choice Ollama cannot express
+// and that forces a call is refused with errors.ErrUnsupported, naming the
+// mode; auto and none encode without a tool_choice field.
+func TestEncodeRequestToolChoice(t *testing.T) {
+	tests := []struct {
+		name        string
+		choice      *core.ToolChoice
+		unsupported string // substring of the error; empty means encoded
+	}{
+		{"no choice", nil, ""},
+		{"auto", &core.ToolChoice{Mode: core.ToolChoiceAuto}, ""},
+		{"none", &core.ToolChoice{Mode: core.ToolChoiceNone}, ""},
+		{"named tool refused", &core.ToolChoice{Mode: core.ToolChoiceTool, Name: "get_time"}, `tool_choice.mode: unsupported operation: Ollama has no tool choice, so mode "tool" cannot be sent`},
+		{"required refused", &core.ToolChoice{Mode: core.ToolChoiceRequired}, `mode "required" cannot be sent`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			req := &core.Request{
+				Model:      "llama3.2",
+				Messages:   []core.Message{{Role: core.RoleUser, Parts: []core.Part{core.TextPart("time?")}}},
+				Tools:      []core.ToolSpec{{Name: "get_time", InputSchema: json.RawMessage(`{"type":"object"}`)}},
+				ToolChoice: tt.choice,
+			}
+			body, err := New().EncodeRequest(req)
+			if tt.unsupported == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				if strings.Contains(string(body), "tool_choice") {
+					t.Errorf("body %s has a tool_choice field", body)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatalf("encoded %s, dropping the forced choice", body)
+			}
+			if !errors.Is(err, errors.ErrUnsupported) || !strings.HasPrefix(err.Error(), "ollama: encode request") || !strings.Contains(err.Error(), tt.unsupported) {
+				t.Errorf("error %q, want one wrapping errors.ErrUnsupported containing %q", err, tt.unsupported)
+			}
+		})
+	}
+}
+
+// TestEncodeRequestResultsInCallOrder checks G05: the tool messages of one
+// tool turn, given in one canonical message or several, are sent in the
+// order of the calls before them.
+func TestEncodeRequestResultsInCallOrder(t *testing.T) {
+	call := func(id string) core.Part {
+		return core.CallPart(core.Call{ID: id, Name: "f", Arguments: json.RawMessage(`{}`)})
+	}
+	result := func(id string) core.Part {
+		return core.ResultPart(core.Result{CallID: id, Content: []core.Part{core.TextPart(id + "!")}})
+	}
+	tool := func(ps ...core.Part) core.Message { return core.Message{Role: core.RoleTool, Parts: ps} }
+	user := core.Message{Role: core.RoleUser, Parts: []core.Part{core.TextPart("go")}}
+	asst := core.Message{Role: core.RoleAssistant, Parts: []core.Part{call("a"), call("b"), call("c")}}
+	tests := []struct {
+		name string
+		msgs []core.Message
+		want []string // content of the tool messages, in wire order
+	}{
+		{"one message reversed", []core.Message{user, asst, tool(result("c"), result("b"), result("a"))}, []string{"a!", "b!", "c!"}},
+		{"several messages shuffled", []core.Message{user, asst, tool(result("b")), tool(result("c"), result("a"))}, []string{"a!", "b!", "c!"}},
+		{"already in order", []core.Message{user, asst, tool(result("a"), result("b"), result("c"))}, []string{"a!", "b!", "c!"}},
+		{"unknown id kept last", []core.Message{user, asst, tool(result("x"), result("b"), result("a"), result("c"))}, []string{"a!", "b!", "c!", "x!"}},
+		{"second turn ordered by its own calls", []core.Message{user, asst, tool(result("a"), result("b"), result("c")),
+			{Role: core.RoleAssistant, Parts: []core.Part{call("e"), call("d")}}, tool(result("d"), result("e"))}, []string{"a!", "b!", "c!", "e!", "d!"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			body, err := New().EncodeRequest(&core.Request{Model: "m", Messages: tt.msgs})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var w wireRequest
+			if err := json.Unmarshal(body, &w); err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, m := range w.Messages {
+				if m.Role == "tool" {
+					got = append(got, m.Content)
+				}
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("tool messages (-want +got):\n%s\nbody %s", diff, body)
+			}
+		})
+	}
+}
