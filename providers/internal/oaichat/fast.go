@@ -23,6 +23,11 @@ type fastChunk struct {
 	textEsc bool
 	hasText bool
 
+	// reasoning_content and reasoning, when strings.
+	rc, r       []byte
+	rcEsc, rEsc bool
+	hasRC, hasR bool
+
 	call     bool
 	hasIndex bool
 	index    int
@@ -59,6 +64,24 @@ func (s *stream) fast(data []byte) bool {
 		}
 		args = a
 	}
+	var thinking string
+	first, second := f.rcThinking()
+	if s.c.cfg.ReasoningField == "reasoning" {
+		first, second = second, first
+	}
+	for _, t := range []fastThinking{first, second} {
+		if !t.ok {
+			continue
+		}
+		v, ok := s.unescape(t.raw, t.esc)
+		if !ok {
+			return false
+		}
+		if v != "" {
+			thinking = v
+			break
+		}
+	}
 	var id, model string
 	if !s.metaSent && (s.id == "" && f.hasID || s.model == "" && f.hasModel) {
 		var ok bool
@@ -77,6 +100,9 @@ func (s *stream) fast(data []byte) bool {
 		if s.model == "" {
 			s.model = model
 		}
+	}
+	if thinking != "" {
+		s.queue = append(s.queue, core.Event{Kind: core.EventThinking, Text: thinking})
 	}
 	if text != "" {
 		s.queue = append(s.queue, core.Event{Kind: core.EventText, Text: text})
@@ -140,6 +166,17 @@ type trackedKey struct {
 	id  string
 	ok  bool
 	key string
+}
+
+// fastThinking is a reasoning field's string, still escaped.
+type fastThinking struct {
+	raw     []byte
+	esc, ok bool
+}
+
+// rcThinking returns the reasoning_content and reasoning strings.
+func (f *fastChunk) rcThinking() (rc, r fastThinking) {
+	return fastThinking{f.rc, f.rcEsc, f.hasRC}, fastThinking{f.r, f.rEsc, f.hasR}
 }
 
 // chunkSlab is how many chunks the stream allocates at a time.
@@ -404,8 +441,12 @@ func (p *scanner) number() bool {
 // object consumes an object whose values field reads, key by key. Keys
 // must be plain (unescaped) and each may appear once: field gets a key
 // number from keys (its position) and reports whether it read the value.
-// An empty object is refused, as the general path handles it.
-func (p *scanner) object(keys []string, field func(k int) bool) bool {
+// A key that is not in keys is skipped with its value when it does not
+// match, without regard to case, one of the names encoding/json would
+// give the general path (known), since the general path ignores it too;
+// otherwise the fast path gives up. An empty object is refused, as the
+// general path handles it.
+func (p *scanner) object(keys, known []string, field func(k int) bool) bool {
 	if !p.byte('{') {
 		return false
 	}
@@ -422,10 +463,15 @@ func (p *scanner) object(keys []string, field func(k int) bool) bool {
 				break
 			}
 		}
-		if k < 0 || seen&(1<<k) != 0 || !field(k) {
+		switch {
+		case k >= 0:
+			if seen&(1<<k) != 0 || !field(k) {
+				return false
+			}
+			seen |= 1 << k
+		case !ignored(key, known) || !p.skip(0):
 			return false
 		}
-		seen |= 1 << k
 		if p.byte(',') {
 			continue
 		}
@@ -433,18 +479,110 @@ func (p *scanner) object(keys []string, field func(k int) bool) bool {
 	}
 }
 
+// ignored reports whether encoding/json would ignore key for a struct whose
+// field names are known: an ASCII key that matches none of them, case
+// folded.
+func ignored(key []byte, known []string) bool {
+	for _, c := range key {
+		if c >= 0x80 {
+			return false
+		}
+	}
+	for _, name := range known {
+		if strings.EqualFold(string(key), name) {
+			return false
+		}
+	}
+	return true
+}
+
+// maxSkipDepth bounds the nesting of a skipped value; deeper ones are left
+// to the general path.
+const maxSkipDepth = 32
+
+// skip consumes any JSON value, checking its syntax.
+func (p *scanner) skip(depth int) bool {
+	if depth > maxSkipDepth {
+		return false
+	}
+	p.ws()
+	if p.i >= len(p.b) {
+		return false
+	}
+	switch c := p.b[p.i]; {
+	case c == '"':
+		raw, _, ok := p.str()
+		return ok && utf8.Valid(raw)
+	case c == '{':
+		p.i++
+		if p.byte('}') {
+			return true
+		}
+		for {
+			if _, _, ok := p.str(); !ok || !p.byte(':') || !p.skip(depth+1) {
+				return false
+			}
+			if p.byte(',') {
+				continue
+			}
+			return p.byte('}')
+		}
+	case c == '[':
+		p.i++
+		if p.byte(']') {
+			return true
+		}
+		for {
+			if !p.skip(depth + 1) {
+				return false
+			}
+			if p.byte(',') {
+				continue
+			}
+			return p.byte(']')
+		}
+	case c == 't':
+		return p.lit("true")
+	case c == 'f':
+		return p.lit("false")
+	case c == 'n':
+		return p.null()
+	default:
+		return p.number()
+	}
+}
+
+// lit consumes a literal.
+func (p *scanner) lit(s string) bool {
+	if len(p.b)-p.i >= len(s) && string(p.b[p.i:p.i+len(s)]) == s {
+		p.i += len(s)
+		return true
+	}
+	return false
+}
+
 // The keys the fast path knows, at each level of a chunk.
 var (
 	chunkKeys    = []string{"id", "object", "created", "model", "system_fingerprint", "service_tier", "obfuscation", "usage", "choices"}
 	choiceKeys   = []string{"index", "delta", "logprobs", "finish_reason"}
-	deltaKeys    = []string{"role", "content", "tool_calls", "refusal"}
+	deltaKeys    = []string{"role", "content", "tool_calls", "refusal", "reasoning_content", "reasoning"}
 	toolCallKeys = []string{"index", "function"}
 	functionKeys = []string{"arguments"}
+
+	// The json names of the wire structs the general path decodes into
+	// (wireResponse, wireChoice, wireMessage, wireToolCall,
+	// wireFunctionArg): keys that match one of them, case folded, are
+	// never skipped.
+	chunkNames    = []string{"id", "object", "model", "choices", "usage", "error", "message", "type", "code"}
+	choiceNames   = []string{"index", "message", "delta", "finish_reason"}
+	deltaNames    = []string{"role", "content", "reasoning_content", "reasoning", "tool_calls", "tool_call_id", "name"}
+	toolCallNames = []string{"index", "id", "type", "function"}
+	functionNames = []string{"name", "arguments"}
 )
 
 // chunk reads a whole chunk of the common shape into f.
 func (p *scanner) chunk(f *fastChunk) bool {
-	ok := p.object(chunkKeys, func(k int) bool {
+	ok := p.object(chunkKeys, chunkNames, func(k int) bool {
 		switch chunkKeys[k] {
 		case "id":
 			f.id, f.idEsc, f.hasID = p.str()
@@ -477,7 +615,7 @@ func (p *scanner) chunk(f *fastChunk) bool {
 
 // choice reads the one choice of a chunk, which must be choice 0.
 func (p *scanner) choice(f *fastChunk) bool {
-	return p.object(choiceKeys, func(k int) bool {
+	return p.object(choiceKeys, choiceNames, func(k int) bool {
 		switch choiceKeys[k] {
 		case "index":
 			n, ok := p.small()
@@ -492,7 +630,7 @@ func (p *scanner) choice(f *fastChunk) bool {
 
 // delta reads a delta holding text or one argument delta.
 func (p *scanner) delta(f *fastChunk) bool {
-	return p.object(deltaKeys, func(k int) bool {
+	return p.object(deltaKeys, deltaNames, func(k int) bool {
 		switch deltaKeys[k] {
 		case "role":
 			_, _, ok := p.str()
@@ -508,16 +646,28 @@ func (p *scanner) delta(f *fastChunk) bool {
 				return false
 			}
 			f.call = true
-			return p.object(toolCallKeys, func(k int) bool {
+			return p.object(toolCallKeys, toolCallNames, func(k int) bool {
 				if toolCallKeys[k] == "index" {
 					f.index, f.hasIndex = p.small()
 					return f.hasIndex
 				}
-				return p.object(functionKeys, func(int) bool {
+				return p.object(functionKeys, functionNames, func(int) bool {
 					f.args, f.argsEsc, f.hasArgs = p.str()
 					return f.hasArgs
 				})
 			}) && p.byte(']')
+		case "reasoning_content":
+			if p.null() {
+				return true
+			}
+			f.rc, f.rcEsc, f.hasRC = p.str()
+			return f.hasRC
+		case "reasoning":
+			if p.null() {
+				return true
+			}
+			f.r, f.rEsc, f.hasR = p.str()
+			return f.hasR
 		default: // refusal
 			return p.null()
 		}

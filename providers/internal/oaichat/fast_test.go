@@ -40,14 +40,17 @@ func checkSame(t interface {
 	Fatalf(string, ...any)
 }, name string, body []byte) {
 	t.Helper()
-	c := fastTestCodec()
-	slow, serr := decodeWith(c, body, false)
-	fast, ferr := decodeWith(c, body, true)
-	if diff := cmp.Diff(slow, fast); diff != "" {
-		t.Fatalf("%s: fast path changes the events (-general +fast):\n%s", name, diff)
-	}
-	if serr != ferr {
-		t.Fatalf("%s: fast path changes the error: general %q, fast %q", name, serr, ferr)
+	for _, field := range []string{"reasoning_content", "reasoning"} {
+		c := fastTestCodec()
+		c.cfg.ReasoningField = field
+		slow, serr := decodeWith(c, body, false)
+		fast, ferr := decodeWith(c, body, true)
+		if diff := cmp.Diff(slow, fast); diff != "" {
+			t.Fatalf("%s (%s first): fast path changes the events (-general +fast):\n%s", name, field, diff)
+		}
+		if serr != ferr {
+			t.Fatalf("%s (%s first): fast path changes the error: general %q, fast %q", name, field, serr, ferr)
+		}
 	}
 }
 
@@ -148,10 +151,32 @@ var fastCases = []string{
 	`{"created":"x","choices":[{"index":0,"delta":{"content":"a"}}]}`,
 	`{"created":-1.5e+3,"choices":[{"index":0,"delta":{"content":"a"}}]}`,
 	`{"choices":[{"index":0,"delta":{"reasoning_content":"think"}}]}`,
+	`{"choices":[{"index":0,"delta":{"reasoning":"think","content":"a"}}]}`,
+	`{"choices":[{"index":0,"delta":{"reasoning":"r","reasoning_content":"rc"}}]}`,
+	`{"choices":[{"index":0,"delta":{"reasoning":"r","reasoning_content":""}}]}`,
+	`{"choices":[{"index":0,"delta":{"reasoning":null,"reasoning_content":"\u00e9"}}]}`,
+	`{"choices":[{"index":0,"delta":{"reasoning":1,"reasoning_content":"x"}}]}`,
+	`{"choices":[{"index":0,"delta":{"reasoning":"\ud800","reasoning_content":"x"}}]}`,
 	`{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":{"a":1}}}]}}]}`,
 	`{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":null}}]}}]}`,
 	`{"choices":[{"index":0,"delta":{"tool_calls":[]}}]}`,
 	`[1,2]`,
+	// Keys the general path ignores are skipped; keys it would match with
+	// another case are not.
+	`{"provider":"x","x_groq":{"id":"q","a":[1,-2.5e3,true,false,null,{"b":[]}]},"choices":[{"index":0,"native_finish_reason":null,"delta":{"content":"a","annotations":[]}}]}`,
+	`{"Choices":[{"index":0,"delta":{"content":"a"}}]}`,
+	`{"ID":"x","choices":[{"index":0,"delta":{"content":"a"}}]}`,
+	`{"choices":[{"INDEX":1,"index":0,"delta":{"content":"a"}}]}`,
+	`{"choices":[{"index":0,"delta":{"Content":"b","content":"a"}}]}`,
+	`{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"Function":{"arguments":"x"}}]}}]}`,
+	`{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"x","NAME":"f"}}]}}]}`,
+	`{"extra":[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]],"choices":[]}`,
+	`{"extra":{"a":1,},"choices":[]}`,
+	`{"extra":[1 2],"choices":[]}`,
+	`{"extra":tru,"choices":[]}`,
+	"{\"extra\":\"\xff\",\"choices\":[]}",
+	"{\"\u0069d\":\"x\",\"choices\":[]}",
+	"{\"\xc4\xb0d\":\"x\",\"choices\":[]}",
 	`{"choices":[{"index":0,"delta":{"content":"a"`,
 }
 
