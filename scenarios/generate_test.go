@@ -783,8 +783,11 @@ func extract(protocol, url string, body []byte) (*extraction, error) {
 	}
 	for _, cs := range [][]recCall{x.calls, x.incomplete} {
 		for i := range cs {
-			if strings.TrimSpace(cs[i].Args) == "" {
+			switch strings.TrimSpace(cs[i].Args) {
+			case "":
 				x.guard("C01", "a call has empty arguments, which must become {}")
+			case "null":
+				x.guard("C06", "a call has null arguments, which must become {}")
 			}
 		}
 	}
