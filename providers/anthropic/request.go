@@ -330,7 +330,8 @@ func ValidateHistory(req *core.Request) error {
 // tool_result blocks of a turn are written first and in the order of the
 // preceding tool_use blocks (G05), whatever their canonical order. Call
 // arguments must be a JSON object (empty means {}), else the error names the
-// message and the call (G09).
+// message and the call (G09). A tool name outside ^[a-zA-Z0-9_-]{1,64}$ is
+// refused, naming the tool (E01, E02; core.NameMapper maps such names).
 func (a *Adapter) EncodeRequest(req *core.Request) ([]byte, error) {
 	if err := ValidateHistory(req); err != nil {
 		return nil, err
@@ -374,7 +375,11 @@ func (a *Adapter) EncodeRequest(req *core.Request) ([]byte, error) {
 		}
 		w.Messages = append(w.Messages, om)
 	}
-	for _, t := range req.Tools {
+	for i, t := range req.Tools {
+		if err := core.CheckName(t.Name); err != nil {
+			// Anthropic answers 400 (E01, E02).
+			return nil, fmt.Errorf("anthropic: encode request: tools[%d]: %w", i, err)
+		}
 		schema := t.InputSchema
 		if len(schema) == 0 {
 			schema = json.RawMessage(`{"type":"object"}`)

@@ -343,7 +343,8 @@ func validate(msgs []core.Message, base int, stored map[string]bool) error {
 // EncodeRequest encodes a canonical request as a /v1/responses body with
 // the whole conversation in input (stateless replay). It fails with a
 // *HistoryError when a function_call has no function_call_output (G07) or
-// an output has no call.
+// an output has no call. A tool name outside ^[a-zA-Z0-9_-]{1,64}$ is
+// refused, naming the tool (E01, E02; core.NameMapper maps such names).
 func (a *Adapter) EncodeRequest(req *core.Request) ([]byte, error) {
 	if err := ValidateHistory(req); err != nil {
 		return nil, err
@@ -417,7 +418,11 @@ func (a *Adapter) encode(req *core.Request, msgs []core.Message, base int, prev 
 		}
 		w.Input = append(w.Input, items...)
 	}
-	for _, t := range req.Tools {
+	for i, t := range req.Tools {
+		if err := core.CheckName(t.Name); err != nil {
+			// OpenAI answers 400 (E01, E02).
+			return nil, fmt.Errorf("openai-responses: encode request: tools[%d]: %w", i, err)
+		}
 		params := t.InputSchema
 		if t.Strict {
 			s, err := oaichat.StrictSchema(params)

@@ -9,7 +9,10 @@ import (
 	"github.com/toolconform/conform/core"
 )
 
-// EncodeRequest writes req as a Chat Completions request body.
+// EncodeRequest writes req as a Chat Completions request body. It refuses
+// a history CheckHistory faults and a tool name outside
+// ^[a-zA-Z0-9_-]{1,64}$ (E01, E02; core.NameMapper maps such names), with
+// the *core.NameError wrapped.
 func (c *Codec) EncodeRequest(req *core.Request) ([]byte, error) {
 	op := c.op("encode request")
 	if req == nil {
@@ -27,6 +30,10 @@ func (c *Codec) EncodeRequest(req *core.Request) ([]byte, error) {
 		return nil, &Error{Op: op, Offset: -1, Path: "messages", Err: err}
 	}
 	for i, t := range req.Tools {
+		if err := core.CheckName(t.Name); err != nil {
+			// OpenAI and Mistral answer 400 (E01, E02).
+			return nil, fieldError(op, pathf("tools[%d].name", i), err)
+		}
 		params := t.InputSchema
 		if t.Strict {
 			s, err := StrictSchema(params)
