@@ -63,6 +63,7 @@ fuzzer providers/gemini FuzzDecodeInteractionStream
 fuzzer providers/gemini FuzzDecodeResponse
 fuzzer providers/gemini FuzzDecodeStream
 fuzzer providers/gemini FuzzSanitizeSchema
+fuzzer providers/internal/oaichat FuzzFastPath
 fuzzer providers/internal/oaichat FuzzStrictSchema
 fuzzer providers/internal/sse FuzzDecoder
 fuzzer providers/mistral FuzzDecodeResponse
