@@ -257,14 +257,34 @@ func resultIndex(msgs []core.Message, t turn, id string) int {
 }
 
 // ValidateHistory checks the conversation against Anthropic's history
-// rules and returns every problem found, joined: each tool_use must have a
-// tool_result in the next turn (G01), each tool_result must answer a
-// tool_use of the previous turn (G02), and call ids must be unique. A turn
-// is one message, or a run of consecutive RoleTool messages, which are sent
-// as one user message. Each problem is a *HistoryError naming the message
-// index and the call id.
+// rules and returns every problem found, joined. The rules every provider
+// shares come from core.CheckHistory (G01, G02, G03, G06, D06); Anthropic
+// adds its own: each tool_use must have its tool_result in the very next
+// turn (G01: a user text turn between them is refused too), each
+// tool_result must answer a tool_use of the turn right before it (G02), and
+// call ids are unique over the whole conversation. A turn is one message, or
+// a run of consecutive RoleTool messages, which are sent as one user
+// message. Each problem is a *HistoryError naming the message index and the
+// call id; it wraps this package's sentinel and, for a shared rule, the
+// *core.HistoryError.
 func ValidateHistory(req *core.Request) error {
 	var errs []error
+	flagged := map[string]bool{} // guard + call id, as core.CheckHistory found them
+	if err := core.CheckHistory(req.Messages); err != nil {
+		list := []error{err}
+		if j, ok := err.(interface{ Unwrap() []error }); ok {
+			list = j.Unwrap()
+		}
+		for _, e := range list {
+			var he *core.HistoryError
+			if !errors.As(e, &he) {
+				errs = append(errs, e)
+				continue
+			}
+			flagged[he.Guard+"\x00"+he.CallID] = true
+			errs = append(errs, &HistoryError{Protocol: protocolName, IDField: "call id", Message: he.Message, ID: he.CallID, Err: &sharedRule{own: ownSentinel(he), core: he}})
+		}
+	}
 	seen := map[string]int{}
 	msgs := req.Messages
 	ts := turns(msgs)
@@ -273,7 +293,9 @@ func ValidateHistory(req *core.Request) error {
 		if m.Role == core.RoleAssistant {
 			for _, c := range m.Calls() {
 				if j, dup := seen[c.ID]; dup {
-					errs = append(errs, &HistoryError{Protocol: protocolName, IDField: "call id", Message: t.start, ID: c.ID, Err: fmt.Errorf("%w: first used in message %d", ErrDuplicateID, j)})
+					if !flagged["D06\x00"+c.ID] {
+						errs = append(errs, &HistoryError{Protocol: protocolName, IDField: "call id", Message: t.start, ID: c.ID, Err: fmt.Errorf("%w: first used in message %d", ErrDuplicateID, j)})
+					}
 					continue
 				}
 				seen[c.ID] = t.start
@@ -285,7 +307,7 @@ func ValidateHistory(req *core.Request) error {
 						}
 					}
 				}
-				if !answered {
+				if !answered && !flagged["G01\x00"+c.ID] {
 					errs = append(errs, &HistoryError{Protocol: protocolName, IDField: "call id", Message: t.start, ID: c.ID, Err: ErrMissingResult})
 				}
 			}
@@ -298,14 +320,10 @@ func ValidateHistory(req *core.Request) error {
 		if ti > 0 && ts[ti-1].msg.Role == core.RoleAssistant {
 			calls = ts[ti-1].msg.Calls()
 		}
-		got := map[string]bool{}
 		for _, r := range results {
-			at := resultIndex(msgs, t, r.CallID)
-			if got[r.CallID] {
-				errs = append(errs, &HistoryError{Protocol: protocolName, IDField: "call id", Message: at, ID: r.CallID, Err: fmt.Errorf("%w: two results for one call", ErrDuplicateID)})
-				continue
+			if r.CallID == "" || flagged["G02\x00"+r.CallID] || flagged["G03\x00"+r.CallID] {
+				continue // reported by core.CheckHistory
 			}
-			got[r.CallID] = true
 			found := false
 			for _, c := range calls {
 				if c.ID == r.CallID {
@@ -313,11 +331,34 @@ func ValidateHistory(req *core.Request) error {
 				}
 			}
 			if !found {
-				errs = append(errs, &HistoryError{Protocol: protocolName, IDField: "call id", Message: at, ID: r.CallID, Err: ErrOrphanResult})
+				errs = append(errs, &HistoryError{Protocol: protocolName, IDField: "call id", Message: resultIndex(msgs, t, r.CallID), ID: r.CallID, Err: ErrOrphanResult})
 			}
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// sharedRule is a broken rule of core.CheckHistory: it reads as this
+// package's sentinel with the guard id, and wraps both the sentinel and the
+// *core.HistoryError.
+type sharedRule struct {
+	own  error
+	core *core.HistoryError
+}
+
+func (e *sharedRule) Error() string   { return fmt.Sprintf("%v (%s)", e.own, e.core.Guard) }
+func (e *sharedRule) Unwrap() []error { return []error{e.own, e.core} }
+
+// ownSentinel maps a core.CheckHistory problem to this package's sentinel.
+func ownSentinel(he *core.HistoryError) error {
+	switch he.Guard {
+	case "G01":
+		return ErrMissingResult
+	case "G02", "G06":
+		return ErrOrphanResult
+	default: // G03, D06
+		return ErrDuplicateID
+	}
 }
 
 // EncodeRequest encodes a canonical request as a /v1/messages body.
