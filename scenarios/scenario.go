@@ -399,11 +399,21 @@ func Parse(name, file string, data []byte, resolve CassetteResolver) (*Scenario,
 		if err != nil {
 			return nil, perr(lineOf("want/error.txt"), "section want/error.txt: %w", err)
 		}
+		// A pattern that matches the empty string matches every error, so
+		// the case would pass on any failure at all.
+		if re.MatchString("") {
+			return nil, perr(lineOf("want/error.txt"), "%w: section want/error.txt: %q matches every error; name the rule, call or place", ErrBadScenario, re.String())
+		}
 		sc.Want.Error = re
 	}
 	if b, ok := sections["want/request.json"]; ok {
 		if err := json.Unmarshal(b, &sc.Want.Request); err != nil {
 			return nil, perr(lineOf("want/request.json"), "section want/request.json: %w", jsonErr(b, err))
+		}
+		// Only the top-level keys the want names are compared, so an empty
+		// object would compare nothing.
+		if m, ok := sc.Want.Request.(map[string]any); !ok || len(m) == 0 {
+			return nil, perr(lineOf("want/request.json"), "%w: section want/request.json must be an object naming at least one top-level key (only those are compared)", ErrBadScenario)
 		}
 	}
 

@@ -42,6 +42,8 @@ func TestParseErrors(t *testing.T) {
 		{"stream without body", goodHeader, "needs provider bytes", 0},
 		{"bad regexp", goodHeader + "-- response.sse --\ndata: {}\n-- want/error.txt --\n(unclosed\n", "want/error.txt", 9},
 		{"unknown request field", "Prose.\nseverity: MUST\nguards:\nkind: request\nprotocol: openai-chat\n-- request.json --\n{\"mesages\": []}\n", `unknown field "mesages"`, 6},
+		{"error pattern matching everything", goodHeader + "-- response.sse --\ndata: {}\n-- want/error.txt --\n.*\n", "matches every error", 9},
+		{"empty request want", "Prose.\nseverity: MUST\nguards:\nkind: history\nprotocol: openai-chat\n-- request.json --\n{\"messages\": []}\n-- want/request.json --\n{}\n", "naming at least one top-level key", 8},
 		{"bad b64", goodHeader + "-- response.b64 --\n!!!\n", "response.b64", 7},
 		{"cassette without resolver", goodHeader + "cassette: x.yaml#0\n", "no cassette resolver", 7},
 		// Found by FuzzParse: txtar.Parse panics on this marker.
