@@ -24,6 +24,11 @@
 //     FlushAtEOF option instead treats the end of input as a line end followed
 //     by a blank line. The openai-chat and mistral adapters use FlushAtEOF.
 //
+// NextRaw returns the same events with their data as a view of the
+// decoder's buffer, valid until the next call, so that a caller that
+// decodes each event before asking for the next pays no allocation per
+// event; event types are reused while they repeat.
+//
 // Event.ID and Event.Retry are the stream's state when the event was
 // dispatched (the standard's "last event ID" and reconnection time), not
 // only what the event's own block said. Event.Type is empty for an unnamed
