@@ -36,12 +36,26 @@ type HistoryChecks struct {
 //     (G09).
 //
 // It returns nil for a clean history. EncodeRequest runs it without the
-// optional checks and refuses a history it faults.
+// optional checks and refuses a history it faults. A problem of a rule
+// core.CheckHistory shares (G01, G02, G03, G06) also wraps its
+// *core.HistoryError; the Chat Completions extras (results right after
+// their calls, D04, G09) wrap only ErrBadHistory.
 func CheckHistory(msgs []core.Message, checks HistoryChecks) error {
 	var errs []error
-	bad := func(format string, args ...any) {
-		errs = append(errs, fmt.Errorf("%w: "+format, append([]any{ErrBadHistory}, args...)...))
+	shared := sharedProblems(msgs)
+	// badAs records a problem; when core.CheckHistory found the same
+	// broken rule (guard, id), the problem wraps its *core.HistoryError too.
+	badAs := func(guard, id, format string, args ...any) {
+		err := fmt.Errorf("%w: "+format, append([]any{ErrBadHistory}, args...)...)
+		if he := shared[guard+"\x00"+id]; he != nil {
+			err = &sharedRule{err: err, core: he}
+		}
+		errs = append(errs, err)
 	}
+	bad := func(format string, args ...any) { badAs("", "", format, args...) }
+	// Two calls of one turn with one id (D06), which core.CheckHistory
+	// finds, are not refused here yet: the round-trip properties of
+	// openaichat and mistral draw such histories.
 	seen := map[string]bool{}
 	type open struct {
 		msg  int
@@ -51,9 +65,9 @@ func CheckHistory(msgs []core.Message, checks HistoryChecks) error {
 	flush := func(at int) {
 		for _, p := range pending {
 			if at < 0 {
-				bad("messages[%d]: call %q (%s) has no tool result at the end of the history (G03)", p.msg, p.call.ID, p.call.Name)
+				badAs("G01", p.call.ID, "messages[%d]: call %q (%s) has no tool result at the end of the history (G03)", p.msg, p.call.ID, p.call.Name)
 			} else {
-				bad("messages[%d]: call %q (%s) has no tool result before messages[%d] (G01, G03)", p.msg, p.call.ID, p.call.Name, at)
+				badAs("G01", p.call.ID, "messages[%d]: call %q (%s) has no tool result before messages[%d] (G01, G03)", p.msg, p.call.ID, p.call.Name, at)
 			}
 		}
 		pending = nil
@@ -84,7 +98,7 @@ func CheckHistory(msgs []core.Message, checks HistoryChecks) error {
 			case p.Kind == core.PartToolResult && p.Result != nil:
 				id := p.Result.CallID
 				if id == "" {
-					bad("messages[%d].parts[%d]: %w (G06)", i, j, ErrMissingCallID)
+					badAs("G06", "", "messages[%d].parts[%d]: %w (G06)", i, j, ErrMissingCallID)
 					continue
 				}
 				k := -1
@@ -98,9 +112,13 @@ func CheckHistory(msgs []core.Message, checks HistoryChecks) error {
 				case k >= 0:
 					pending = append(pending[:k], pending[k+1:]...)
 				case seen[id]:
-					bad("messages[%d].parts[%d]: result for %q does not follow its call's assistant message, or answers it twice (G02)", i, j, id)
+					guard := "G02" // a late answer
+					if shared["G03\x00"+id] != nil {
+						guard = "G03" // a second answer
+					}
+					badAs(guard, id, "messages[%d].parts[%d]: result for %q does not follow its call's assistant message, or answers it twice (G02)", i, j, id)
 				default:
-					bad("messages[%d].parts[%d]: result for %q answers no earlier call (G02)", i, j, id)
+					badAs("G02", id, "messages[%d].parts[%d]: result for %q answers no earlier call (G02)", i, j, id)
 				}
 			}
 		}
@@ -111,3 +129,36 @@ func CheckHistory(msgs []core.Message, checks HistoryChecks) error {
 	flush(-1)
 	return errors.Join(errs...)
 }
+
+// sharedProblems runs core.CheckHistory and indexes its problems by guard
+// and call id (the first of each).
+func sharedProblems(msgs []core.Message) map[string]*core.HistoryError {
+	out := map[string]*core.HistoryError{}
+	err := core.CheckHistory(msgs)
+	if err == nil {
+		return out
+	}
+	list := []error{err}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		list = j.Unwrap()
+	}
+	for _, e := range list {
+		var he *core.HistoryError
+		if errors.As(e, &he) {
+			if k := he.Guard + "\x00" + he.CallID; out[k] == nil {
+				out[k] = he
+			}
+		}
+	}
+	return out
+}
+
+// sharedRule is a problem of CheckHistory that core.CheckHistory also
+// finds: it reads as err and wraps both err and the *core.HistoryError.
+type sharedRule struct {
+	err  error
+	core *core.HistoryError
+}
+
+func (e *sharedRule) Error() string   { return e.err.Error() }
+func (e *sharedRule) Unwrap() []error { return []error{e.err, e.core} }
