@@ -8,6 +8,8 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -240,5 +242,49 @@ func TestRunClientText(t *testing.T) {
 	}
 	if !strings.Contains(stderr.String(), `pattern "nope/x" matches no servable scenario`) {
 		t.Errorf("stderr: %s", stderr.String())
+	}
+}
+
+// TestGoClientEndToEnd builds the Go client program of clients/go (its own
+// module, with real SDKs) and runs it through runClient, so that the path
+// from a real SDK to a verdict stays tested. Building needs the SDK
+// modules: from the module cache, else from the Go proxy; without either
+// the test is skipped, and says why.
+func TestGoClientEndToEnd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds real SDKs; skipped in -short mode")
+	}
+	bin := filepath.Join(t.TempDir(), "conform-client-go")
+	build := exec.Command("go", "build", "-o", bin, ".")
+	build.Dir = filepath.Join("..", "..", "clients", "go")
+	build.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOWORK=off")
+	if out, err := build.CombinedOutput(); err != nil {
+		if strings.Contains(string(out), "dial tcp") || strings.Contains(string(out), "no such host") || strings.Contains(string(out), "GOPROXY") {
+			t.Skipf("cannot fetch the SDK modules (offline?): %s", out)
+		}
+		t.Fatalf("build clients/go: %v\n%s", err, out)
+	}
+	for _, sdk := range []string{"go-openai", "openai-go", "anthropic-sdk-go", "genai"} {
+		run := map[string][]string{
+			"go-openai":        {"openai-chat/streaming/A05-round-robin-interleaving", "openai-chat/response/F01-tool-calls-with-stop"},
+			"openai-go":        {"openai-chat/streaming/A05-two-calls-fragment-by-fragment"},
+			"anthropic-sdk-go": {"anthropic/recorded/fantasy__TestAnthropicCommon--claude-sonnet-4--multi_tool_streaming-0"},
+			"genai":            {"gemini/streaming/A05-round-robin-interleaving"},
+		}[sdk]
+		t.Run(sdk, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			e := &env{stdout: &stdout, stderr: &stderr}
+			status := runClient(context.Background(), e, bin+" -sdk "+sdk, clientOptions{
+				Run:     pats(t, run...),
+				Chaos:   []serve.Chaos{{}, {Split: true, Seed: 11, CRLF: true}},
+				Timeout: 30 * time.Second,
+			})
+			if status != exitOK {
+				t.Errorf("status %d:\n%s\n%s", status, stdout.String(), stderr.String())
+			}
+			if want := fmt.Sprintf("client: %d runs: %d pass", 2*len(run), 2*len(run)); !strings.Contains(stdout.String(), want) {
+				t.Errorf("output does not say %q:\n%s", want, stdout.String())
+			}
+		})
 	}
 }

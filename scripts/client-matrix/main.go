@@ -33,6 +33,9 @@ type setup struct {
 	name, protocol, dir, command string
 }
 
+// timeout bounds one client run.
+var timeout time.Duration
+
 // variants are the stream variants every scenario is served with.
 var variants = []string{"none", "split=7", "crlf,ping", "keepalive", "multiline"}
 
@@ -41,6 +44,7 @@ func main() {
 	parallel := flag.Int("parallel", max(runtime.NumCPU()/2, 1), "client runs at once")
 	out := flag.String("o", "clients/RESULTS.md", "write the results to `FILE`")
 	only := flag.String("only", "", "run only the set-ups whose name contains `TEXT`")
+	flag.DurationVar(&timeout, "timeout", 15*time.Second, "bound one client run to `DURATION` (loopback answers in milliseconds; a client that hangs is a finding)")
 	flag.Parse()
 	if err := run(*perProtocol, *parallel, *out, *only); err != nil {
 		fmt.Fprintln(os.Stderr, "client-matrix:", err)
@@ -171,7 +175,7 @@ func run(perProtocol, parallel int, out, only string) error {
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			r := serve.RunClient(context.Background(), serve.ClientSpec{Command: j.s.command, Dir: j.s.dir, Scenarios: cases, Scenario: j.name, Chaos: ch, Timeout: 45 * time.Second})
+			r := serve.RunClient(context.Background(), serve.ClientSpec{Command: j.s.command, Dir: j.s.dir, Scenarios: cases, Scenario: j.name, Chaos: ch, Timeout: timeout})
 			mu.Lock()
 			results[i] = r
 			done++
@@ -187,7 +191,7 @@ func run(perProtocol, parallel int, out, only string) error {
 	fmt.Fprintf(&b, "# Client matrix results\n\n")
 	fmt.Fprintf(&b, "Written by `go run ./scripts/client-matrix` on %s (%s/%s, %s, node from PATH). ", time.Now().UTC().Format("2006-01-02 15:04 MST"), runtime.GOOS, runtime.GOARCH, runtime.Version())
 	fmt.Fprintf(&b, "Each run starts a fresh `conform serve` for one scenario and one stream variant, runs the client program (docs/client-protocol.md) and grades the follow-up and the exit status. SDK versions are pinned in clients/go/go.mod and clients/node/package-lock.json.\n\n")
-	fmt.Fprintf(&b, "%d set-ups, %d scenarios, %d stream variants (%s), %d runs in %s.\n\n", len(setups), countScenarios(chosen, setups), len(variants), strings.Join(variants, " · "), len(jobs), time.Since(start).Round(time.Second))
+	fmt.Fprintf(&b, "%d set-ups, %d scenarios, %d stream variants (%s), %d runs in %s, each bounded to %s.\n\n", len(setups), countScenarios(chosen, setups), len(variants), strings.Join(variants, " · "), len(jobs), time.Since(start).Round(time.Second), timeout)
 	fmt.Fprintf(&b, "## Passes per set-up and variant\n\n| set-up | protocol |")
 	for _, v := range variants {
 		fmt.Fprintf(&b, " %s |", v)
