@@ -30,6 +30,10 @@
 //	want/error.txt           a regular expression the error must match
 //	want/request.json        the encoded request, compared as JSON on the top-level keys it names
 //
+// No want may be vacuous: an error pattern that matches the empty string
+// (and so every error) and a want/request.json that names no key are
+// parse errors.
+//
 // A call in want/calls.json always has name and arguments; id is compared
 // too, and the special id "<any>" (AnyID) accepts any non-empty id as long as
 // the ids are distinct (protocols without ids, D01). item_id and signature
