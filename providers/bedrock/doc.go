@@ -69,6 +69,17 @@
 // holds a JSON object is sent as a {json} block, and a {json} block decodes
 // to a text part with the JSON in both Text and Data.
 //
+// What Bedrock answers with a 400 is refused before sending, on both APIs:
+// a history core.CheckHistory faults (a call without a result, an orphan
+// result, a result without a call id: G01, G02, G03, G06; the
+// *core.HistoryError is wrapped, and checked after the parts so that a
+// fault inside one part is named by its path first), and a tool name
+// outside ^[a-zA-Z0-9_-]{1,64}$ (E01, E02; core.NameMapper maps such
+// names). Empty text parts are left out of a request, since Converse and
+// Anthropic reject empty text blocks (G11); a response is written as given.
+// The tool results of a user turn are put in the order of the calls they
+// answer (G05), in the slots the results held.
+//
 // Tool choice "none" has no Converse form. When the history holds no tool
 // calls or results, the tools are dropped, so the model cannot call one;
 // otherwise Converse requires toolConfig, so the tools stay and toolChoice

@@ -135,43 +135,71 @@ func TestEncodeRequestResultsAndEmptyText(t *testing.T) {
 			want: []string{"text  ", "use a"},
 		},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			msgs := tt.msgs
-			if last := msgs[len(msgs)-1]; last.Role == core.RoleAssistant {
-				// Answer the calls so that the history is sound.
-				var rs []core.Part
-				for _, c := range last.Calls() {
-					rs = append(rs, result(c.ID))
+	for _, api := range []API{Converse, InvokeAnthropic} {
+		for _, tt := range tests {
+			t.Run(fmt.Sprint(api)+"/"+tt.name, func(t *testing.T) {
+				msgs := tt.msgs
+				k := 1 // wire message counted from the end
+				if last := msgs[len(msgs)-1]; last.Role == core.RoleAssistant {
+					// Answer the calls so that the history is sound.
+					var rs []core.Part
+					for _, c := range last.Calls() {
+						rs = append(rs, result(c.ID))
+					}
+					msgs = append(append([]core.Message(nil), msgs...), core.Message{Role: core.RoleTool, Parts: rs})
+					k = 2
 				}
-				msgs = append(append([]core.Message(nil), msgs...), core.Message{Role: core.RoleTool, Parts: rs})
-			}
-			body, err := New().EncodeRequest(&core.Request{Messages: msgs})
-			if err != nil {
-				t.Fatal(err)
-			}
-			var out cvRequest
-			if err := json.Unmarshal(body, &out); err != nil {
-				t.Fatal(err)
-			}
-			wire := out.Messages[len(out.Messages)-1]
-			if tt.msgs[len(tt.msgs)-1].Role == core.RoleAssistant {
-				wire = out.Messages[len(out.Messages)-2]
-			}
-			var got []string
-			for _, b := range wire.Content {
-				switch {
-				case b.Text != nil:
-					got = append(got, "text "+*b.Text)
-				case b.ToolUse != nil:
-					got = append(got, "use "+b.ToolUse.ToolUseID)
-				case b.ToolResult != nil:
-					got = append(got, "result "+b.ToolResult.ToolUseID)
+				body, err := New(WithAPI(api)).EncodeRequest(&core.Request{Messages: msgs, MaxTokens: 10})
+				if err != nil {
+					t.Fatal(err)
 				}
-			}
-			if diff := cmp.Diff(tt.want, got); diff != "" {
-				t.Errorf("blocks (-want +got):\n%s\nbody %s", diff, body)
-			}
-		})
+				if diff := cmp.Diff(tt.want, blockSummary(t, body, k)); diff != "" {
+					t.Errorf("blocks (-want +got):\n%s\nbody %s", diff, body)
+				}
+			})
+		}
 	}
+}
+
+// blockSummary lists the blocks of the k-th wire message from the end of a
+// Converse or Anthropic Messages body as "text T", "use ID", "result ID".
+func blockSummary(t *testing.T, body []byte, k int) []string {
+	t.Helper()
+	var out struct {
+		Messages []struct {
+			Content []map[string]json.RawMessage `json:"content"`
+		} `json:"messages"`
+	}
+	if err := json.Unmarshal(body, &out); err != nil {
+		t.Fatal(err)
+	}
+	str := func(raw json.RawMessage) string {
+		var s string
+		_ = json.Unmarshal(raw, &s)
+		return s
+	}
+	field := func(raw json.RawMessage, name string) string {
+		var m map[string]json.RawMessage
+		_ = json.Unmarshal(raw, &m)
+		return str(m[name])
+	}
+	var got []string
+	for _, b := range out.Messages[len(out.Messages)-k].Content {
+		typ := str(b["type"])
+		switch {
+		case b["text"] != nil:
+			got = append(got, "text "+str(b["text"]))
+		case b["toolUse"] != nil:
+			got = append(got, "use "+field(b["toolUse"], "toolUseId"))
+		case typ == "tool_use":
+			got = append(got, "use "+str(b["id"]))
+		case b["toolResult"] != nil:
+			got = append(got, "result "+field(b["toolResult"], "toolUseId"))
+		case typ == "tool_result":
+			got = append(got, "result "+str(b["tool_use_id"]))
+		default:
+			got = append(got, "other")
+		}
+	}
+	return got
 }

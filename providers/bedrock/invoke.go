@@ -78,6 +78,7 @@ type anError struct {
 func encodeInvokeRequest(req *core.Request) ([]byte, error) {
 	out := anRequest{AnthropicVersion: anthropicVersion, MaxTokens: req.MaxTokens, Messages: []anMessage{}}
 	var system []anBlock
+	var prevCalls []core.Call
 	for i, m := range req.Messages {
 		if m.Role == core.RoleSystem {
 			for _, p := range m.Parts {
@@ -96,15 +97,22 @@ func encodeInvokeRequest(req *core.Request) ([]byte, error) {
 		default:
 			return nil, fmt.Errorf("bedrock: encode request: messages[%d]: unknown role %q", i, m.Role)
 		}
-		blocks, err := encodeAnBlocks(m.Parts)
+		blocks, err := encodeAnBlocks(m.Parts, true)
 		if err != nil {
 			return nil, fmt.Errorf("bedrock: encode request: messages[%d]%w", i, err)
+		}
+		if m.Role == core.RoleAssistant {
+			prevCalls = m.Calls()
 		}
 		if n := len(out.Messages); n > 0 && out.Messages[n-1].Role == role {
 			var prev []anBlock
 			_ = json.Unmarshal(out.Messages[n-1].Content, &prev)
 			blocks = append(prev, blocks...)
 			out.Messages = out.Messages[:n-1]
+		}
+		if role == "user" {
+			// Results in call order (G05), as on Converse.
+			inCallOrder(blocks, prevCalls, func(b anBlock) (string, bool) { return b.ToolUseID, b.Type == "tool_result" })
 		}
 		raw, err := json.Marshal(blocks)
 		if err != nil {
@@ -139,11 +147,17 @@ func encodeInvokeRequest(req *core.Request) ([]byte, error) {
 	return json.Marshal(out)
 }
 
-func encodeAnBlocks(parts []core.Part) ([]anBlock, error) {
+// encodeAnBlocks encodes the parts of one message as Anthropic Messages
+// blocks. In a request (request true) empty text parts are left out, since
+// Anthropic rejects empty text blocks (G11).
+func encodeAnBlocks(parts []core.Part, request bool) ([]anBlock, error) {
 	blocks := []anBlock{}
 	for j, p := range parts {
 		switch p.Kind {
 		case core.PartText, core.PartPlan:
+			if p.Text == "" && request {
+				continue
+			}
 			t := p.Text
 			blocks = append(blocks, anBlock{Type: "text", Text: &t})
 		case core.PartThinking:
@@ -318,7 +332,7 @@ func encodeInvokeResponse(resp *core.Response) ([]byte, error) {
 	if resp.Error != nil {
 		return json.Marshal(anResponse{Type: "error", Content: nil, Error: &anError{Type: resp.Error.Type, Message: resp.Error.Message}})
 	}
-	blocks, err := encodeAnBlocks(resp.Message.Parts)
+	blocks, err := encodeAnBlocks(resp.Message.Parts, false)
 	if err != nil {
 		return nil, fmt.Errorf("bedrock: encode response: message%w", err)
 	}

@@ -196,6 +196,17 @@ func checkHistory(msgs []core.Message) error {
 // keep their places. Results of ids not among calls keep their order after
 // the known ones.
 func orderResults(blocks []cvBlock, calls []core.Call) {
+	inCallOrder(blocks, calls, func(b cvBlock) (string, bool) {
+		if b.ToolResult == nil {
+			return "", false
+		}
+		return b.ToolResult.ToolUseID, true
+	})
+}
+
+// inCallOrder sorts the result blocks among blocks (those resultID reports
+// as results) into the order of calls, in the slots they held.
+func inCallOrder[B any](blocks []B, calls []core.Call, resultID func(B) (string, bool)) {
 	rank := make(map[string]int, len(calls))
 	for k, c := range calls {
 		if _, ok := rank[c.ID]; !ok {
@@ -203,9 +214,9 @@ func orderResults(blocks []cvBlock, calls []core.Call) {
 		}
 	}
 	var slots []int
-	var results []cvBlock
+	var results []B
 	for k, b := range blocks {
-		if b.ToolResult != nil {
+		if _, ok := resultID(b); ok {
 			slots = append(slots, k)
 			results = append(results, b)
 		}
@@ -213,13 +224,14 @@ func orderResults(blocks []cvBlock, calls []core.Call) {
 	if len(results) < 2 {
 		return
 	}
-	key := func(b cvBlock) int {
-		if r, ok := rank[b.ToolResult.ToolUseID]; ok {
+	key := func(b B) int {
+		id, _ := resultID(b)
+		if r, ok := rank[id]; ok {
 			return r
 		}
 		return len(calls)
 	}
-	slices.SortStableFunc(results, func(x, y cvBlock) int { return cmp.Compare(key(x), key(y)) })
+	slices.SortStableFunc(results, func(x, y B) int { return cmp.Compare(key(x), key(y)) })
 	for k, at := range slots {
 		blocks[at] = results[k]
 	}
