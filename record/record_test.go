@@ -247,7 +247,11 @@ func TestRequestFor(t *testing.T) {
 	}
 	byName := map[string]*scenarios.Scenario{}
 	for _, sc := range all {
-		byName[sc.Name] = sc
+		for _, p := range providers.Names() {
+			if sc.Applies(p) {
+				byName[sc.NameFor(p)] = sc
+			}
+		}
 	}
 	get := func(name string) *scenarios.Scenario {
 		sc := byName[name]
