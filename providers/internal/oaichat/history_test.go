@@ -71,3 +71,56 @@ func TestCheckHistorySharedRules(t *testing.T) {
 		})
 	}
 }
+
+// TestEncodeRequestToolsInCallOrder checks G05: each run of tool messages
+// is sent in the order of the calls before it; a turn that repeats a call
+// id (D06) keeps the order given.
+func TestEncodeRequestToolsInCallOrder(t *testing.T) {
+	user := core.Message{Role: core.RoleUser, Parts: []core.Part{core.TextPart("go")}}
+	calls := func(ids ...string) core.Message {
+		m := core.Message{Role: core.RoleAssistant}
+		for _, id := range ids {
+			m.Parts = append(m.Parts, core.CallPart(core.Call{ID: id, Name: "f", Arguments: json.RawMessage(`{}`)}))
+		}
+		return m
+	}
+	results := func(ids ...string) core.Message {
+		m := core.Message{Role: core.RoleTool}
+		for _, id := range ids {
+			m.Parts = append(m.Parts, core.ResultPart(core.Result{CallID: id, Content: []core.Part{core.TextPart(id)}}))
+		}
+		return m
+	}
+	tests := []struct {
+		name string
+		msgs []core.Message
+		want []string // tool_call_id of each tool message, in wire order
+	}{
+		{"one message reversed", []core.Message{user, calls("a", "b", "c"), results("c", "b", "a")}, []string{"a", "b", "c"}},
+		{"several messages shuffled", []core.Message{user, calls("a", "b", "c"), results("b"), results("c", "a")}, []string{"a", "b", "c"}},
+		{"in order kept", []core.Message{user, calls("a", "b"), results("a", "b")}, []string{"a", "b"}},
+		{"each turn by its own calls", []core.Message{user, calls("a", "b"), results("b", "a"), calls("d", "c"), results("c", "d")}, []string{"a", "b", "d", "c"}},
+		{"repeated id keeps the order given", []core.Message{user, calls("a", "b", "a"), results("b", "a", "a")}, []string{"b", "a", "a"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			body, err := New(Config{Name: "openai-chat"}).EncodeRequest(&core.Request{Model: "m", Messages: tt.msgs})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var w wireRequest
+			if err := json.Unmarshal(body, &w); err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, m := range w.Messages {
+				if m.Role == "tool" && m.ToolCallID != nil {
+					got = append(got, *m.ToolCallID)
+				}
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("tool messages (-want +got):\n%s\nbody %s", diff, body)
+			}
+		})
+	}
+}

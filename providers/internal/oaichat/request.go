@@ -2,8 +2,11 @@ package oaichat
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
+	"math"
+	"slices"
 	"strings"
 
 	"github.com/toolconform/conform/core"
@@ -29,6 +32,7 @@ func (c *Codec) EncodeRequest(req *core.Request) ([]byte, error) {
 	if err := CheckHistory(req.Messages, HistoryChecks{}); err != nil {
 		return nil, &Error{Op: op, Offset: -1, Path: "messages", Err: err}
 	}
+	toolsInCallOrder(w.Messages)
 	for i, t := range req.Tools {
 		if err := core.CheckName(t.Name); err != nil {
 			// OpenAI and Mistral answer 400 (E01, E02).
@@ -501,4 +505,49 @@ func thinkingText(raw json.RawMessage) (string, error) {
 		}
 	}
 	return b.String(), nil
+}
+
+// toolsInCallOrder sorts each run of tool messages into the order of the
+// tool_calls of the assistant message before it (G05). OpenAI pairs them by
+// tool_call_id, but OpenAI-compatible servers that render a chat template
+// pair them by position. Ids are compared as sent, after any mapping; a
+// turn whose calls repeat an id keeps the order given.
+func toolsInCallOrder(msgs []wireMessage) {
+	rank := map[string]int{}
+	for i := 0; i < len(msgs); i++ {
+		if msgs[i].Role == "assistant" {
+			clear(rank)
+			for k, tc := range msgs[i].ToolCalls {
+				if tc.ID == nil {
+					continue
+				}
+				if _, dup := rank[*tc.ID]; dup {
+					// Two calls with one id (D06): which result
+					// answers which is unknown, so the order given
+					// is kept.
+					clear(rank)
+					break
+				}
+				rank[*tc.ID] = k
+			}
+			continue
+		}
+		if msgs[i].Role != "tool" {
+			continue
+		}
+		j := i
+		for j < len(msgs) && msgs[j].Role == "tool" {
+			j++
+		}
+		key := func(m wireMessage) int {
+			if m.ToolCallID != nil {
+				if k, ok := rank[*m.ToolCallID]; ok {
+					return k
+				}
+			}
+			return math.MaxInt // unknown ids keep their order, last
+		}
+		slices.SortStableFunc(msgs[i:j], func(x, y wireMessage) int { return cmp.Compare(key(x), key(y)) })
+		i = j - 1
+	}
 }
