@@ -102,3 +102,25 @@ func TestEncodeRequestRefusesBadToolName(t *testing.T) {
 		})
 	}
 }
+
+// TestResultObjectJoinsTextParts checks G10: the text parts of a result are
+// joined with a newline in the functionResponse, never run together.
+func TestResultObjectJoinsTextParts(t *testing.T) {
+	tests := []struct {
+		name  string
+		parts []core.Part
+		want  string
+	}{
+		{"two paragraphs", []core.Part{core.TextPart("Title: x"), core.TextPart("Body: y")}, `{"result":"Title: x\nBody: y"}`},
+		{"one part", []core.Part{core.TextPart("ok")}, `{"result":"ok"}`},
+		{"one JSON object", []core.Part{core.TextPart(`{"a":1}`)}, `{"a":1}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := string(resultObject(core.Result{Content: tt.parts}))
+			if got != tt.want {
+				t.Errorf("response %s, want %s", got, tt.want)
+			}
+		})
+	}
+}

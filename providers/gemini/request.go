@@ -366,7 +366,7 @@ func encodeResults(results []core.Result, calls []core.Call, callsAt, at int) ([
 // text when that is a JSON object, else {"result": text} or, for an error
 // result, {"error": text}.
 func resultObject(r core.Result) json.RawMessage {
-	text := r.Text()
+	text := resultText(r)
 	t := bytes.TrimSpace([]byte(text))
 	if !r.IsError && len(t) > 0 && t[0] == '{' && json.Valid(t) {
 		var buf bytes.Buffer
@@ -566,4 +566,17 @@ func argsOf(raw json.RawMessage) (json.RawMessage, error) {
 		return nil, fmt.Errorf("%w: %v", ErrSyntax, err)
 	}
 	return buf.Bytes(), nil
+}
+
+// resultText joins the text parts of a tool result with a newline (G10):
+// MCP tools return separate paragraphs as separate parts, and joined with
+// nothing between them their words run together.
+func resultText(r core.Result) string {
+	var texts []string
+	for _, p := range r.Content {
+		if p.Kind == core.PartText {
+			texts = append(texts, p.Text)
+		}
+	}
+	return strings.Join(texts, "\n")
 }

@@ -272,7 +272,7 @@ func (a *Adapter) EncodeRequest(req *core.Request) ([]byte, error) {
 				if name == "" {
 					name = names[r.CallID]
 				}
-				content := r.Text()
+				content := resultText(r)
 				w.Messages = append(w.Messages, wireMessage{Role: "tool", Content: content, ToolName: name, ToolCallID: wireID(r.CallID)})
 			}
 		default:
@@ -562,4 +562,17 @@ func syntaxError(op string, base int64, err error) error {
 		return &OffsetError{Op: op, Offset: base + te.Offset, Err: fmt.Errorf("%w: value ending here, field %s: %v", ErrSyntax, te.Field, err)}
 	}
 	return &OffsetError{Op: op, Offset: base, Err: fmt.Errorf("%w: %v", ErrSyntax, err)}
+}
+
+// resultText joins the text parts of a tool result with a newline (G10):
+// MCP tools return separate paragraphs as separate parts, and joined with
+// nothing between them their words run together.
+func resultText(r core.Result) string {
+	var texts []string
+	for _, p := range r.Content {
+		if p.Kind == core.PartText {
+			texts = append(texts, p.Text)
+		}
+	}
+	return strings.Join(texts, "\n")
 }

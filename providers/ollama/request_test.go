@@ -100,3 +100,25 @@ func TestEncodeRequestResultsInCallOrder(t *testing.T) {
 		})
 	}
 }
+
+// TestResultText checks G10: the text parts of a result are joined with a
+// newline, other parts are left out, and one part is sent as is.
+func TestResultText(t *testing.T) {
+	tests := []struct {
+		name  string
+		parts []core.Part
+		want  string
+	}{
+		{"none", nil, ""},
+		{"one", []core.Part{core.TextPart("a b")}, "a b"},
+		{"two paragraphs", []core.Part{core.TextPart("Title: x"), core.TextPart("Body: y")}, "Title: x\nBody: y"},
+		{"non-text skipped", []core.Part{core.TextPart("a"), {Kind: core.PartThinking, Text: "t"}, core.TextPart("b")}, "a\nb"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, resultText(core.Result{Content: tt.parts})); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
