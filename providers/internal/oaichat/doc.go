@@ -37,7 +37,14 @@
 // assistant message before it (G02). DecodeRequest reads such histories as
 // they are (it describes what a client sent); CheckHistory reports them,
 // and optionally over-long ids (D04) and non-JSON arguments (G09), which
-// EncodeRequest sends as they are.
+// EncodeRequest sends as they are. A problem of a rule core.CheckHistory
+// shares also wraps its *core.HistoryError, so callers can branch on the
+// core type for every adapter; two calls of one turn with one id (D06),
+// which core.CheckHistory reports, are still sent. EncodeRequest sends each
+// run of tool messages in the order of the calls before it (G05), since
+// chat-template servers pair them by position; a turn that repeats an id
+// keeps the order given. A tool name outside ^[a-zA-Z0-9_-]{1,64}$ is
+// refused naming the tool (E01, E02; core.NameMapper maps such names).
 //
 // Tools are function tools; a strict tool's schema is rewritten by
 // StrictSchema on encoding (H03), so the wire always carries a schema
