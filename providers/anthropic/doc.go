@@ -21,7 +21,12 @@
 //     have a tool_result in the next message and every tool_result to
 //     answer a tool_use of the previous message; each problem is a
 //     *HistoryError naming the message index and the call id, and all
-//     problems are reported together.
+//     problems are reported together. The rules every provider shares come
+//     from core.CheckHistory, whose *core.HistoryError the problem wraps
+//     beside this package's sentinel; the next-message rule and ids unique
+//     over the whole conversation are Anthropic's own.
+//   - E01, E02: a tool name outside ^[a-zA-Z0-9_-]{1,64}$ is refused,
+//     naming the tool (core.NameMapper maps such names).
 //   - G05: tool_result blocks are reordered into the order of the preceding
 //     tool_use blocks and written before any text of the turn. Reordering
 //     was chosen over an error because the pairing is by id and unambiguous;
