@@ -131,10 +131,29 @@ func Grade(protocol string, served *core.Response, req *core.Request) []Problem 
 		out = append(out, Problem{Rule: rule, Message: fmt.Sprintf(format, args...)})
 	}
 	want := served.Calls()
-	ai := -1
+	// The turn under grading starts after the last user message that is
+	// not only tool results; its calls may be spread over several
+	// assistant messages (Responses pairs each function_call item with its
+	// output).
+	u := -1
 	for i, m := range req.Messages {
+		if m.Role == core.RoleUser && len(m.Results()) == 0 {
+			u = i
+		}
+	}
+	ai := -1
+	var got []core.Call
+	var callMsg []int // message index of each call in got
+	for i := u + 1; i < len(req.Messages); i++ {
+		m := req.Messages[i]
 		if m.Role == core.RoleAssistant && len(m.Calls()) > 0 {
-			ai = i
+			if ai < 0 {
+				ai = i
+			}
+			for _, c := range m.Calls() {
+				got = append(got, c)
+				callMsg = append(callMsg, i)
+			}
 		}
 	}
 	if ai < 0 {
@@ -146,7 +165,6 @@ func Grade(protocol string, served *core.Response, req *core.Request) []Problem 
 		return out
 	}
 	turn := req.Messages[ai]
-	got := turn.Calls()
 
 	// Incomplete calls must never be run.
 	for _, inc := range served.Incomplete {
@@ -210,10 +228,12 @@ func Grade(protocol string, served *core.Response, req *core.Request) []Problem 
 	}
 
 	// Results: one per call of the turn, after it.
-	pos := map[string]int{} // call id -> index in want
+	pos := map[string]int{}   // call id -> index in want
+	after := map[string]int{} // call id -> index of the message holding it
 	for i := range want {
 		if j := pair[i]; j >= 0 {
 			pos[got[j].ID] = i
+			after[got[j].ID] = callMsg[j]
 		}
 	}
 	count := make([]int, len(want))
@@ -229,8 +249,8 @@ func Grade(protocol string, served *core.Response, req *core.Request) []Problem 
 				}
 				continue
 			}
-			if (protocol == "anthropic" || protocol == "bedrock") && k != ai+1 {
-				add("G01", "result for %s is in message %d, not in the message right after the tool use (%d)", r.CallID, k, ai+1)
+			if (protocol == "anthropic" || protocol == "bedrock") && k != after[r.CallID]+1 {
+				add("G01", "result for %s is in message %d, not in the message right after the tool use (%d)", r.CallID, k, after[r.CallID]+1)
 			}
 			count[i]++
 			order = append(order, i)

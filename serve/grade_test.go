@@ -76,6 +76,9 @@ func TestGrade(t *testing.T) {
 		{"signed thinking kept", "anthropic", signed, []core.Message{user, assistant(core.Part{Kind: core.PartThinking, Text: "hmm", Signature: "sig1"}, core.CallPart(a)), tool(result("call_a"))}, nil},
 		{"thought signature dropped", "gemini", gemSigned, []core.Message{user, assistant(core.CallPart(a)), tool(result("call_a"))}, []string{"G13"}},
 		{"cut-off call was run", "anthropic", cut, []core.Message{user, assistant(core.CallPart(a), core.CallPart(call("call_b", "get_weather", `{"ci`))), tool(result("call_a"), result("call_b"))}, []string{"B09", "G09", "G02"}},
+		{"responses pairs each call with its output", "openai-responses", two, []core.Message{user, assistant(core.CallPart(a)), tool(result("call_a")), assistant(core.CallPart(b)), tool(result("call_b"))}, nil},
+		{"an earlier round before the last user message is not graded", "openai-chat", two,
+			[]core.Message{user, assistant(core.CallPart(call("old", "f", `{}`))), tool(result("old")), user, assistant(core.CallPart(a), core.CallPart(b)), tool(result("call_a"), result("call_b"))}, nil},
 		{"generated ids paired by position", "gemini", gen, []core.Message{user, assistant(core.CallPart(call("gemini_call_0_0", "f", `{}`))), tool(result("gemini_call_0_0"))}, nil},
 	}
 	for _, tt := range tests {
