@@ -2,7 +2,6 @@ package serve
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"slices"
@@ -161,48 +160,7 @@ func servedBody(a core.Adapter, e entry, stream, arrayForm bool) ([]byte, string
 	if err := a.EncodeStream(&b, evs); err != nil {
 		return nil, "", err
 	}
-	return withRole(e.protocol, b.Bytes()), ctype, nil
-}
-
-// withRole puts "role":"assistant" into the first delta of a Chat
-// Completions stream that lacks it. The adapter's EncodeStream leaves it
-// out, but OpenAI always sends it and SDKs (openai-node's stream helper)
-// insist on it; recorded bytes are never changed.
-func withRole(protocol string, body []byte) []byte {
-	if protocol != "openai-chat" && protocol != "mistral" {
-		return body
-	}
-	const prefix = "data: "
-	start := bytes.Index(body, []byte(prefix+"{"))
-	if start < 0 {
-		return body
-	}
-	end := bytes.IndexByte(body[start:], '\n')
-	if end < 0 {
-		return body
-	}
-	end += start
-	var chunk map[string]any
-	if json.Unmarshal(body[start+len(prefix):end], &chunk) != nil {
-		return body
-	}
-	choices, _ := chunk["choices"].([]any)
-	if len(choices) == 0 {
-		return body
-	}
-	c0, _ := choices[0].(map[string]any)
-	delta, _ := c0["delta"].(map[string]any)
-	if delta == nil || delta["role"] != nil {
-		return body
-	}
-	delta["role"] = "assistant"
-	line, err := json.Marshal(chunk)
-	if err != nil {
-		return body
-	}
-	out := append([]byte{}, body[:start+len(prefix)]...)
-	out = append(out, line...)
-	return append(out, body[end:]...)
+	return b.Bytes(), ctype, nil
 }
 
 // decodeServed decodes what was sent, to know which calls the client saw
@@ -395,7 +353,7 @@ func (s *Server) followUp(w http.ResponseWriter, r *http.Request, name string, e
 	if stream {
 		var b bytes.Buffer
 		err = a.EncodeStream(&b, ResponseEvents(e.protocol, final))
-		body = withRole(e.protocol, b.Bytes())
+		body = b.Bytes()
 		if !arrayForm {
 			ctype = ep.StreamContentType
 		}

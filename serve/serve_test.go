@@ -391,21 +391,6 @@ func TestServeListens(t *testing.T) {
 
 func waitABit() { <-timeAfter(5) }
 
-func TestWithRole(t *testing.T) {
-	in := "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"hi\"}}]}\n\ndata: [DONE]\n\n"
-	got := string(withRole("openai-chat", []byte(in)))
-	want := "data: {\"choices\":[{\"delta\":{\"content\":\"hi\",\"role\":\"assistant\"},\"index\":0}]}\n\ndata: [DONE]\n\n"
-	if got != want {
-		t.Errorf("withRole:\n got %q\nwant %q", got, want)
-	}
-	if again := string(withRole("openai-chat", []byte(want))); again != want {
-		t.Errorf("withRole changed a stream that has the role: %q", again)
-	}
-	if other := string(withRole("anthropic", []byte(in))); other != in {
-		t.Errorf("withRole changed an Anthropic stream")
-	}
-}
-
 // selfDecodes reports whether the protocol's adapter decodes the
 // scenario's own provider bytes, a precondition of checking serve on it.
 func selfDecodes(protocol string, sc *scenarios.Scenario) error {

@@ -105,7 +105,9 @@
 // B13), choices without a delta, empty data lines, padded data and unknown
 // fields and event types are accepted.
 //
-// EncodeStream writes one chunk per event, then "data: [DONE]" if the events
+// EncodeStream writes one chunk per event, the first choice's delta carrying
+// "role":"assistant" as real streams do (openai-node's stream helper insists
+// on it), then "data: [DONE]" if the events
 // hold a finish (without one the stream ends as a cut stream does). A finish
 // "other" without a provider reason is written as [DONE] alone, the form the
 // decoder reads it from. What else the wire cannot carry is normalised: a

@@ -324,14 +324,15 @@ type wireChunkChoce struct {
 }
 
 // EncodeStream writes events as a Chat Completions stream: one chunk per
-// event, then "data: [DONE]" when the events hold a finish. What the wire cannot carry is normalised (see
+// event, the first delta naming the role "assistant", then "data: [DONE]"
+// when the events hold a finish. What the wire cannot carry is normalised (see
 // the package documentation); argument patches are refused with
 // ErrUnsupported.
 func (c *Codec) EncodeStream(w io.Writer, events []core.Event) error {
 	op := c.op("encode stream")
 	enc := sse.NewEncoder(w)
 	var id, model string
-	hasFinish := false
+	hasFinish, roleSent := false, false
 	for i, ev := range events {
 		if ev.ID != "" {
 			id = ev.ID
@@ -408,6 +409,12 @@ func (c *Codec) EncodeStream(w io.Writer, events []core.Event) error {
 			return &Error{Op: op, Offset: -1, Path: pathf("events[%d].kind", i), Err: fmt.Errorf("%w: unknown event kind %q", ErrBadField, ev.Kind)}
 		}
 		if ev.Kind != core.EventUsage && ev.Kind != core.EventError {
+			if !roleSent {
+				// Real streams name the role in the first delta, and SDKs
+				// (openai-node) refuse a stream whose first delta lacks it.
+				choice.Delta.Role = "assistant"
+				roleSent = true
+			}
 			ch.Choices = append(ch.Choices, choice)
 		}
 		b, err := json.Marshal(ch)
