@@ -226,12 +226,7 @@ func extractChat(body []byte, x *extraction) error {
 }
 
 func extractAnthropic(body []byte, x *extraction) error {
-	type block struct {
-		Type  string          `json:"type"`
-		ID    string          `json:"id"`
-		Name  string          `json:"name"`
-		Input json.RawMessage `json:"input"`
-	}
+	type block = anthropicBlock
 	if !isSSE(body) {
 		var r struct {
 			Content    []block `json:"content"`
@@ -249,56 +244,92 @@ func extractAnthropic(body []byte, x *extraction) error {
 		return nil
 	}
 	x.stream = true
-	type open struct {
-		call   recCall
-		start  string
-		deltas bool
-		done   bool
-	}
-	blocks := map[int]*open{}
-	var order []*open
+	acc := newAnthropicStream()
 	data, _ := sseData(body)
 	for _, d := range data {
-		var ev struct {
-			Type         string `json:"type"`
-			Index        int    `json:"index"`
-			ContentBlock block  `json:"content_block"`
-			Delta        struct {
-				Type        string `json:"type"`
-				PartialJSON string `json:"partial_json"`
-				StopReason  string `json:"stop_reason"`
-			} `json:"delta"`
-		}
-		if err := json.Unmarshal(d, &ev); err != nil {
-			return fmt.Errorf("event %q: %w", d, err)
-		}
-		switch ev.Type {
-		case "content_block_start":
-			if ev.ContentBlock.Type == "tool_use" {
-				o := &open{call: recCall{ID: ev.ContentBlock.ID, Name: ev.ContentBlock.Name}, start: string(ev.ContentBlock.Input)}
-				blocks[ev.Index] = o
-				order = append(order, o)
-			} else {
-				delete(blocks, ev.Index)
-			}
-		case "content_block_delta":
-			if o := blocks[ev.Index]; o != nil && ev.Delta.Type == "input_json_delta" {
-				o.call.Args += ev.Delta.PartialJSON
-				if ev.Delta.PartialJSON != "" {
-					o.deltas = true
-				}
-			}
-		case "content_block_stop":
-			if o := blocks[ev.Index]; o != nil {
-				o.done = true
-			}
-		case "message_delta":
-			if ev.Delta.StopReason != "" {
-				x.finish = ev.Delta.StopReason
-			}
+		if err := acc.event(d, x); err != nil {
+			return err
 		}
 	}
-	for _, o := range order {
+	acc.close(x)
+	return nil
+}
+
+// anthropicBlock is a content block of an Anthropic Messages response.
+type anthropicBlock struct {
+	Type  string          `json:"type"`
+	ID    string          `json:"id"`
+	Name  string          `json:"name"`
+	Input json.RawMessage `json:"input"`
+}
+
+// anthropicStream accumulates the tool_use blocks of an Anthropic Messages
+// event stream, one JSON event at a time. It is shared by the SSE reading
+// of the anthropic protocol and the InvokeModel stream frames of bedrock,
+// which carry the same events base64-encoded.
+type anthropicStream struct {
+	blocks map[int]*anthropicOpen
+	order  []*anthropicOpen
+}
+
+type anthropicOpen struct {
+	call   recCall
+	start  string
+	deltas bool
+	done   bool
+}
+
+func newAnthropicStream() *anthropicStream {
+	return &anthropicStream{blocks: map[int]*anthropicOpen{}}
+}
+
+// event applies one Anthropic Messages stream event to the accumulator.
+func (a *anthropicStream) event(d []byte, x *extraction) error {
+	var ev struct {
+		Type         string         `json:"type"`
+		Index        int            `json:"index"`
+		ContentBlock anthropicBlock `json:"content_block"`
+		Delta        struct {
+			Type        string `json:"type"`
+			PartialJSON string `json:"partial_json"`
+			StopReason  string `json:"stop_reason"`
+		} `json:"delta"`
+	}
+	if err := json.Unmarshal(d, &ev); err != nil {
+		return fmt.Errorf("event %q: %w", d, err)
+	}
+	switch ev.Type {
+	case "content_block_start":
+		if ev.ContentBlock.Type == "tool_use" {
+			o := &anthropicOpen{call: recCall{ID: ev.ContentBlock.ID, Name: ev.ContentBlock.Name}, start: string(ev.ContentBlock.Input)}
+			a.blocks[ev.Index] = o
+			a.order = append(a.order, o)
+		} else {
+			delete(a.blocks, ev.Index)
+		}
+	case "content_block_delta":
+		if o := a.blocks[ev.Index]; o != nil && ev.Delta.Type == "input_json_delta" {
+			o.call.Args += ev.Delta.PartialJSON
+			if ev.Delta.PartialJSON != "" {
+				o.deltas = true
+			}
+		}
+	case "content_block_stop":
+		if o := a.blocks[ev.Index]; o != nil {
+			o.done = true
+		}
+	case "message_delta":
+		if ev.Delta.StopReason != "" {
+			x.finish = ev.Delta.StopReason
+		}
+	}
+	return nil
+}
+
+// close moves the accumulated blocks into x: closed blocks are calls, the
+// rest are incomplete.
+func (a *anthropicStream) close(x *extraction) {
+	for _, o := range a.order {
 		if !o.deltas {
 			x.guard("C02", "a tool_use block streams no input_json_delta, so its input is the start block's")
 			o.call.Args = o.start
@@ -309,7 +340,6 @@ func extractAnthropic(body []byte, x *extraction) error {
 			x.incomplete = append(x.incomplete, o.call)
 		}
 	}
-	return nil
 }
 
 func extractResponses(body []byte, x *extraction) error {
@@ -643,7 +673,7 @@ func extractCohere(body []byte, x *extraction) error {
 
 func extractBedrock(url string, body []byte, x *extraction) error {
 	if !strings.Contains(url, "/converse") {
-		return skipf("Anthropic Messages events inside Bedrock InvokeModel stream frames (base64 chunk bytes); no adapter decodes that wrapping")
+		return extractInvokeModel(url, body, x)
 	}
 	type toolUse struct {
 		ToolUseID string          `json:"toolUseId"`
@@ -734,6 +764,51 @@ func extractBedrock(url string, body []byte, x *extraction) error {
 			x.incomplete = append(x.incomplete, o.call)
 		}
 	}
+	return nil
+}
+
+// extractInvokeModel reads a Bedrock InvokeModel response of an Anthropic
+// model. A plain invoke body is an Anthropic Messages JSON body; an
+// invoke-with-response-stream body is AWS event-stream frames whose chunk
+// payloads hold one Anthropic Messages stream event each, base64-encoded in
+// "bytes".
+func extractInvokeModel(url string, body []byte, x *extraction) error {
+	if !strings.Contains(url, "/invoke-with-response-stream") {
+		return extractAnthropic(body, x)
+	}
+	x.stream = true
+	acc := newAnthropicStream()
+	dec := eventstream.NewDecoder()
+	rd := bytes.NewReader(body)
+	for n := 0; ; n++ {
+		msg, err := dec.Decode(rd, nil)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return fmt.Errorf("frame %d: %w", n, err)
+		}
+		kind := ""
+		if h := msg.Headers.Get(":event-type"); h != nil {
+			kind = h.String()
+		}
+		if h := msg.Headers.Get(":message-type"); h != nil && h.String() != "event" {
+			return fmt.Errorf("frame %d: message type %s: %s", n, h.String(), msg.Payload)
+		}
+		if kind != "chunk" {
+			return fmt.Errorf("frame %d: unexpected event type %q", n, kind)
+		}
+		var c struct {
+			Bytes []byte `json:"bytes"`
+		}
+		if err := json.Unmarshal(msg.Payload, &c); err != nil {
+			return fmt.Errorf("frame %d: %w", n, err)
+		}
+		if err := acc.event(c.Bytes, x); err != nil {
+			return fmt.Errorf("frame %d: %w", n, err)
+		}
+	}
+	acc.close(x)
 	return nil
 }
 
