@@ -15,6 +15,7 @@ import (
 	"github.com/toolconform/conform/providers/subprocess"
 	"github.com/toolconform/conform/report"
 	"github.com/toolconform/conform/scenarios"
+	"github.com/toolconform/conform/serve"
 )
 
 // listFlag is a flag that may be given several times, each value possibly a
@@ -35,8 +36,8 @@ func (l *listFlag) Set(v string) error {
 func runRun(ctx context.Context, e *env, args []string) int {
 	fs := newFlagSet(e, "run")
 	var adapterNames, runPatterns, skipPatterns, knownFiles listFlag
-	fs.Var(&adapterNames, "adapter", "run only these built-in adapters (repeatable, or comma-separated)")
-	execCmd := fs.String("exec", "", "also run the adapter CMD, a subprocess speaking docs/adapter-protocol.md; with it, built-in adapters run only when named by --adapter")
+	fs.Var(&adapterNames, "adapter", "run only the built-in adapter `NAME` (repeatable, or comma-separated)")
+	execCmd := fs.String("exec", "", "also run the adapter `CMD`, a subprocess speaking docs/adapter-protocol.md; with it, built-in adapters run only when named by --adapter")
 	fs.Var(&runPatterns, "run", "run only the cases whose names match the `PATTERN` (protocol/category/case, a regular expression per segment)")
 	fs.Var(&skipPatterns, "skip", "skip the cases whose names match the `PATTERN`")
 	fs.Var(&knownFiles, "known-failing", "a `FILE` of patterns, one per line, of cases expected to fail; a listed case that passes is a failure")
@@ -44,6 +45,11 @@ func runRun(ctx context.Context, e *env, args []string) int {
 	format := fs.String("format", "text", "the report format: "+strings.Join(report.Formats, ", "))
 	out := fs.String("out", "", "write the report to `FILE` instead of standard output")
 	dir := fs.String("scenarios", "", "load the scenarios from `DIR` instead of the built-in ones")
+	clientCmd := fs.String("client", "", "grade a real client program: run `CMD` against conform serve for each selected scenario (docs/client-protocol.md)")
+	var chaosFlags repeatedFlag
+	fs.Var(&chaosFlags, "chaos", "with --client, also run each scenario with these chaos `OPTIONS` (comma-separated: "+strings.Join(serve.ChaosNames(), ", ")+"); repeat for more variants")
+	clientTimeout := fs.Duration("client-timeout", 0, "with --client, the time one client run may take (default 60s)")
+	parallel := fs.Int("parallel", 1, "with --client, how many client runs at once")
 	if ok, status := parseFlags(fs, args); !ok {
 		return status
 	}
@@ -52,6 +58,9 @@ func runRun(ctx context.Context, e *env, args []string) int {
 	}
 	if !slices.Contains(report.Formats, *format) {
 		return usageError(e, fs, "run: unknown format %q; known: %s", *format, strings.Join(report.Formats, ", "))
+	}
+	if *clientCmd == "" && (len(chaosFlags) > 0 || *clientTimeout != 0 || *parallel != 1) {
+		return usageError(e, fs, "run: --chaos, --client-timeout and --parallel go with --client")
 	}
 
 	var opts scenarios.Options
@@ -80,6 +89,30 @@ func runRun(ctx context.Context, e *env, args []string) int {
 			return exitUsage
 		}
 		opts.KnownFailing = append(opts.KnownFailing, ps...)
+	}
+
+	if *clientCmd != "" {
+		switch {
+		case len(adapterNames) > 0 || *execCmd != "":
+			return usageError(e, fs, "run: --client grades a client program, not an adapter: leave out --adapter and --exec")
+		case *format != "text" && *format != "json":
+			return usageError(e, fs, "run: --client reports as text or json, not %s", *format)
+		case *out != "" || *dir != "" || *strict:
+			return usageError(e, fs, "run: --out, --scenarios and --strict do not go with --client")
+		}
+		copts := clientOptions{Run: opts.Run, Skip: opts.Skip, KnownFailing: opts.KnownFailing, Timeout: *clientTimeout, Format: *format, Parallel: *parallel}
+		for _, c := range chaosFlags {
+			chaos, err := serve.ParseChaos(c)
+			if err != nil {
+				return usageError(e, fs, "run: --chaos: %v", err)
+			}
+			copts.Chaos = append(copts.Chaos, chaos)
+		}
+		if len(copts.Chaos) > 0 {
+			// The plain run comes first, then each chaos variant.
+			copts.Chaos = append([]serve.Chaos{{}}, copts.Chaos...)
+		}
+		return runClient(ctx, e, *clientCmd, copts)
 	}
 
 	adapters, closeAll, err := selectAdapters(adapterNames, *execCmd)
@@ -139,6 +172,17 @@ func runRun(ctx context.Context, e *env, args []string) int {
 		return exitFail
 	}
 	return exitOK
+}
+
+// repeatedFlag is a flag that may be given several times, each value kept
+// whole.
+type repeatedFlag []string
+
+func (r *repeatedFlag) String() string { return strings.Join(*r, " ") }
+
+func (r *repeatedFlag) Set(v string) error {
+	*r = append(*r, v)
+	return nil
 }
 
 // selectAdapters returns the adapters named, all built-in ones when none is

@@ -19,9 +19,10 @@ func TestMain(m *testing.M) {
 }
 
 // TestScripts runs every script under testdata/script, one behaviour of the
-// command line each. CORPUS points at the recorded provider traffic.
+// command line each. ROOT is the repository, CORPUS the recorded provider
+// traffic.
 func TestScripts(t *testing.T) {
-	corpus, err := filepath.Abs("../../testdata/corpus")
+	root, err := filepath.Abs("../..")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,7 +31,8 @@ func TestScripts(t *testing.T) {
 		RequireExplicitExec: true,
 		UpdateScripts:       *update,
 		Setup: func(env *testscript.Env) error {
-			env.Setenv("CORPUS", corpus)
+			env.Setenv("ROOT", root)
+			env.Setenv("CORPUS", filepath.Join(root, "testdata", "corpus"))
 			return nil
 		},
 	})
