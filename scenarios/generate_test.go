@@ -17,6 +17,7 @@ import (
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws/protocol/eventstream"
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/toolconform/conform/cassettes"
 )
@@ -1058,5 +1059,81 @@ func TestGenerate(t *testing.T) {
 			}
 			t.Errorf("cases/%s is no longer generated; run -update to remove it", path)
 		}
+	}
+}
+
+// invokeFrames encodes Anthropic Messages stream events as Bedrock
+// InvokeModel chunk frames.
+func invokeFrames(t *testing.T, events ...string) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	enc := eventstream.NewEncoder()
+	for _, ev := range events {
+		payload, err := json.Marshal(struct {
+			Bytes []byte `json:"bytes"`
+		}{[]byte(ev)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		msg := eventstream.Message{Payload: payload}
+		msg.Headers.Set(":message-type", eventstream.StringValue("event"))
+		msg.Headers.Set(":event-type", eventstream.StringValue("chunk"))
+		if err := enc.Encode(&buf, msg); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return buf.Bytes()
+}
+
+// TestExtractInvokeModel checks the generator's own reading of InvokeModel
+// streams: fragments are joined, an unclosed block is incomplete, and a
+// stream that is not chunk frames is an error rather than an empty answer.
+func TestExtractInvokeModel(t *testing.T) {
+	const url = "https://bedrock-runtime.us-east-1.amazonaws.com/model/m/invoke-with-response-stream"
+	start := `{"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"t1","name":"weather","input":{}}}`
+	d1 := `{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"{\"loc"}}`
+	d2 := `{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"\": 1}"}}`
+	stop := `{"type":"content_block_stop","index":1}`
+	fin := `{"type":"message_delta","delta":{"stop_reason":"tool_use"}}`
+	type got struct {
+		Calls, Incomplete []recCall
+		Finish            string
+	}
+	call := recCall{ID: "t1", Name: "weather", Args: `{"loc": 1}`}
+	for _, tc := range []struct {
+		name string
+		body []byte
+		want got
+	}{
+		{"complete", invokeFrames(t, start, d1, d2, stop, fin), got{Calls: []recCall{call}, Finish: "tool_use"}},
+		{"truncated", invokeFrames(t, start, d1, d2), got{Incomplete: []recCall{call}}},
+		{"no deltas", invokeFrames(t, strings.Replace(start, "{}}}", `{"a":2}}}`, 1), stop), got{Calls: []recCall{{ID: "t1", Name: "weather", Args: `{"a":2}`}}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			x := &extraction{}
+			if err := extractInvokeModel(url, tc.body, x); err != nil {
+				t.Fatal(err)
+			}
+			if !x.stream {
+				t.Error("stream not set")
+			}
+			if diff := cmp.Diff(tc.want, got{x.calls, x.incomplete, x.finish}); diff != "" {
+				t.Errorf("extraction (-want +got):\n%s", diff)
+			}
+		})
+	}
+	for _, tc := range []struct {
+		name string
+		body []byte
+	}{
+		{"sse instead of frames", []byte("event: message_start\ndata: {}\n\n")},
+		{"cut frame", invokeFrames(t, start)[:20]},
+		{"bad event json", invokeFrames(t, "{")},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if err := extractInvokeModel(url, tc.body, &extraction{}); err == nil {
+				t.Error("want an error, got none")
+			}
+		})
 	}
 }
