@@ -114,4 +114,11 @@
 // Argument and text deltas are unquoted byte for byte, so UTF-8 split
 // between deltas reassembles exactly. EncodeStream documents the normal
 // form that round-trips.
+//
+// EncodeStream writes the full output (items built from the events) and
+// usage into the terminal event, as OpenAI does, because SDKs such as
+// openai-node and openai-go take the final response from it. DecodeStream
+// still reads the answer from the deltas and item events only, so a
+// recorded stream whose terminal output disagrees with its deltas decodes
+// as its deltas say.
 package openairesponses

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -61,13 +62,77 @@ type encItem struct {
 	ended  bool
 }
 
+// outItem is one output item as response.completed lists it: a message
+// (text holds its output_text), a reasoning item (text holds its summary,
+// encrypted its encrypted_content) or a function call (call).
+type outItem struct {
+	index     int
+	kind      string
+	id        string
+	text      strings.Builder
+	encrypted string
+	call      *encItem
+}
+
+// json writes the item as the Responses API lists it in an output array.
+// A call not yet ended is listed as incomplete.
+func (o *outItem) json() []byte {
+	var b bytes.Buffer
+	switch o.kind {
+	case "function_call":
+		it := o.call
+		st := "completed"
+		if !it.ended {
+			st = "incomplete"
+		}
+		fmt.Fprintf(&b, `{"id":%s,"type":"function_call","status":%s,"call_id":%s,"name":%s,"arguments":%s}`,
+			wire.QuoteRaw(it.itemID), wire.QuoteRaw(st), wire.QuoteRaw(it.callID), wire.QuoteRaw(it.name), wire.QuoteRaw(it.args.String()))
+	case "reasoning":
+		fmt.Fprintf(&b, `{"id":%s,"type":"reasoning","summary":[`, wire.QuoteRaw(o.id))
+		if o.text.Len() > 0 {
+			fmt.Fprintf(&b, `{"type":"summary_text","text":%s}`, wire.QuoteRaw(o.text.String()))
+		}
+		b.WriteString("]")
+		if o.encrypted != "" {
+			fmt.Fprintf(&b, `,"encrypted_content":%s`, wire.QuoteRaw(o.encrypted))
+		}
+		b.WriteString(`,"status":"completed"}`)
+	default:
+		fmt.Fprintf(&b, `{"id":%s,"type":"message","status":"completed","role":"assistant","content":[{"type":"output_text","text":%s,"annotations":[]}]}`,
+			wire.QuoteRaw(o.id), wire.QuoteRaw(o.text.String()))
+	}
+	return b.Bytes()
+}
+
+// outputJSON writes items, ordered by output index, as a JSON array.
+func outputJSON(items []*outItem) json.RawMessage {
+	sorted := slices.Clone(items)
+	slices.SortStableFunc(sorted, func(x, y *outItem) int { return x.index - y.index })
+	var b bytes.Buffer
+	b.WriteString("[")
+	for i, o := range sorted {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		b.Write(o.json())
+	}
+	b.WriteString("]")
+	return b.Bytes()
+}
+
 // EncodeStream writes events as a Responses SSE stream: response.created
 // (with the first ID and Model found), a message item for each run of text,
 // a reasoning item for each run of thinking (a thinking signature closes
 // its reasoning item as its encrypted_content), function_call items with
 // argument deltas and function_call_arguments.done, a terminal
-// response.completed, response.incomplete or response.failed for a finish
-// (carrying the usage seen before it), and error events.
+// response.completed, response.incomplete or response.failed for a finish,
+// and error events. As in real streams, the terminal event's response
+// carries the usage seen before it and the full output, in output-index
+// order: message items with their output_text, reasoning items with their
+// summary text and encrypted_content, and function_call items with id,
+// call_id, name, final arguments and status (incomplete for a call not
+// ended), so an SDK that reads the answer from it sees what the deltas
+// said. output_item.done events carry the same full item.
 //
 // What the wire cannot express is normalised, and DecodeStream gives back
 // the normalised events: thinking events carry the id of their reasoning
@@ -84,16 +149,14 @@ func (a *Adapter) EncodeStream(w io.Writer, events []core.Event) error {
 	sw.write("response.created", map[string]any{"response": map[string]any{"id": id, "object": "response", "model": model, "status": "in_progress", "output": []any{}}})
 	var indexes wire.Indexes
 	curIdx, curKind, curItem, nItems := -1, "", "", 0
+	var items []*outItem
+	var cur *outItem
 	closeCur := func() {
 		if curIdx < 0 {
 			return
 		}
-		item := map[string]any{"id": curItem, "type": curKind, "status": "completed"}
-		if curKind == "reasoning" {
-			item["summary"] = []any{}
-		}
-		sw.write("response.output_item.done", map[string]any{"output_index": curIdx, "item": item})
-		curIdx, curKind, curItem = -1, "", ""
+		sw.writeRaw("response.output_item.done", fmt.Sprintf(`"output_index":%d,"item":%s`, curIdx, cur.json()))
+		curIdx, curKind, curItem, cur = -1, "", "", nil
 	}
 	// open starts an item of kind unless one of that kind and item id is
 	// open; itemID "" continues any open item of the kind, or starts one
@@ -109,6 +172,8 @@ func (a *Adapter) EncodeStream(w io.Writer, events []core.Event) error {
 			itemID = fmt.Sprintf("%s_%d", map[string]string{"message": "msg", "reasoning": "rs"}[kind], curIdx)
 		}
 		curItem = itemID
+		cur = &outItem{index: curIdx, kind: kind, id: itemID}
+		items = append(items, cur)
 		sw.write("response.output_item.added", map[string]any{"output_index": curIdx, "item": map[string]any{"id": itemID, "type": kind, "status": "in_progress"}})
 	}
 	calls := map[int]*encItem{}
@@ -138,18 +203,19 @@ func (a *Adapter) EncodeStream(w io.Writer, events []core.Event) error {
 		switch e.Kind {
 		case core.EventText:
 			open("message", "")
+			cur.text.WriteString(e.Text)
 			if e.Text != "" {
 				sw.writeRaw("response.output_text.delta", fmt.Sprintf(`"item_id":%s,"output_index":%d,"content_index":0,"delta":%s`, wire.QuoteRaw(curItem), curIdx, wire.QuoteRaw(e.Text)))
 			}
 		case core.EventThinking:
 			open("reasoning", e.ItemID)
+			cur.text.WriteString(e.Text)
 			if e.Text != "" {
 				sw.writeRaw("response.reasoning_summary_text.delta", fmt.Sprintf(`"item_id":%s,"output_index":%d,"summary_index":0,"delta":%s`, wire.QuoteRaw(curItem), curIdx, wire.QuoteRaw(e.Text)))
 			}
 			if e.Signature != "" {
-				sw.write("response.output_item.done", map[string]any{"output_index": curIdx, "item": map[string]any{
-					"id": curItem, "type": "reasoning", "summary": []any{}, "encrypted_content": e.Signature}})
-				curIdx, curKind, curItem = -1, "", ""
+				cur.encrypted = e.Signature
+				closeCur()
 			}
 		case core.EventCallStart:
 			c := e.Chunk
@@ -176,6 +242,7 @@ func (a *Adapter) EncodeStream(w io.Writer, events []core.Event) error {
 				byID[it.callID] = it
 			}
 			sawCall = true
+			items = append(items, &outItem{index: idx, kind: "function_call", id: it.itemID, call: it})
 			sw.writeRaw("response.output_item.added", fmt.Sprintf(`"output_index":%d,"item":{"id":%s,"type":"function_call","status":"in_progress","call_id":%s,"name":%s,"arguments":%s}`,
 				idx, wire.QuoteRaw(it.itemID), wire.QuoteRaw(it.callID), wire.QuoteRaw(it.name), wire.QuoteRaw(c.ArgsDelta)))
 		case core.EventCallDelta:
@@ -202,6 +269,8 @@ func (a *Adapter) EncodeStream(w io.Writer, events []core.Event) error {
 			args := it.args.String()
 			if e.Chunk.Args != nil {
 				args = *e.Chunk.Args
+				it.args.Reset()
+				it.args.WriteString(args)
 			}
 			sw.writeRaw("response.function_call_arguments.done", fmt.Sprintf(`"item_id":%s,"output_index":%d,"arguments":%s`, wire.QuoteRaw(it.itemID), it.index, wire.QuoteRaw(args)))
 			sw.writeRaw("response.output_item.done", fmt.Sprintf(`"output_index":%d,"item":{"id":%s,"type":"function_call","status":"completed","call_id":%s,"name":%s,"arguments":%s}`,
@@ -214,7 +283,7 @@ func (a *Adapter) EncodeStream(w io.Writer, events []core.Event) error {
 		case core.EventFinish:
 			closeCur()
 			status, reason := statusOf(e.Finish, e.ProviderFinish)
-			r := map[string]any{"id": id, "object": "response", "model": model, "status": status, "output": []any{}, "error": nil, "incomplete_details": nil}
+			r := map[string]any{"id": id, "object": "response", "model": model, "status": status, "output": outputJSON(items), "error": nil, "incomplete_details": nil}
 			if reason != "" {
 				r["incomplete_details"] = map[string]string{"reason": reason}
 			}
