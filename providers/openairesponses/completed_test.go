@@ -201,12 +201,18 @@ func TestPropCompletedMatchesEvents(t *testing.T) {
 		for _, e := range evs {
 			hasFinish = hasFinish || e.Kind == core.EventFinish
 		}
-		if !hasFinish {
-			return // no terminal event to check
-		}
 		var buf bytes.Buffer
 		if err := a.EncodeStream(&buf, evs); err != nil {
 			t.Fatalf("EncodeStream: %v", err)
+		}
+		if !hasFinish {
+			// An error ends the stream: no terminal response may claim an answer.
+			for _, typ := range []string{"response.completed", "response.incomplete", "response.failed"} {
+				if strings.Contains(buf.String(), `"type":"`+typ+`"`) {
+					t.Fatalf("stream without a finish has %s:\n%s", typ, buf.String())
+				}
+			}
+			return
 		}
 		got, err := adaptertest.Drain(a.DecodeStream(bytes.NewReader(buf.Bytes())))
 		if err != nil {
