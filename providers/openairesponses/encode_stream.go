@@ -174,7 +174,22 @@ func (a *Adapter) EncodeStream(w io.Writer, events []core.Event) error {
 		curItem = itemID
 		cur = &outItem{index: curIdx, kind: kind, id: itemID}
 		items = append(items, cur)
-		sw.write("response.output_item.added", map[string]any{"output_index": curIdx, "item": map[string]any{"id": itemID, "type": kind, "status": "in_progress"}})
+		item := map[string]any{"id": itemID, "type": kind, "status": "in_progress"}
+		switch kind {
+		case "message":
+			// As real streams do: the empty content list, the role, and
+			// the output_text part that the deltas then fill. SDKs that
+			// rebuild the response from events (openai-node) index into
+			// them.
+			item["role"], item["content"] = "assistant", []any{}
+			sw.write("response.output_item.added", map[string]any{"output_index": curIdx, "item": item})
+			sw.write("response.content_part.added", map[string]any{"item_id": itemID, "output_index": curIdx, "content_index": 0,
+				"part": map[string]any{"type": "output_text", "text": "", "annotations": []any{}}})
+			return
+		case "reasoning":
+			item["summary"] = []any{}
+		}
+		sw.write("response.output_item.added", map[string]any{"output_index": curIdx, "item": item})
 	}
 	calls := map[int]*encItem{}
 	byID := map[string]*encItem{}
