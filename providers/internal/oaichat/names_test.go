@@ -1,11 +1,9 @@
 package oaichat
 
 import (
-	"errors"
-	"strings"
 	"testing"
 
-	"github.com/toolconform/conform/core"
+	"github.com/toolconform/conform/providers/internal/adaptertest"
 )
 
 // TestEncodeRequestToolNames checks E01 and E02: a tool name outside
@@ -13,47 +11,5 @@ import (
 // index and core.NameMapper; valid names, digit-leading ones included (E03),
 // are encoded.
 func TestEncodeRequestToolNames(t *testing.T) {
-	long := strings.Repeat("a", 65)
-	tests := []struct {
-		name, tool string
-		want       string // substring of the error; empty means encoded
-	}{
-		{"plain", "get_weather", ""},
-		{"dash and digits", "fs-read-2", ""},
-		{"digit first", "3d_render", ""},
-		{"64 characters", long[:64], ""},
-		{"E01 slash and space", "fs/read file", `tools[1].name: check tool name "fs/read file": character '/' at byte 2 not allowed`},
-		{"E01 dot", "web.search", `check tool name "web.search": character '.' at byte 3`},
-		{"E02 65 characters", long, `check tool name "` + long + `": 65 bytes long, more than 64`},
-		{"empty", "", `check tool name "": empty`},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			req := &core.Request{
-				Model:    "m",
-				Messages: []core.Message{{Role: core.RoleUser, Parts: []core.Part{core.TextPart("hi")}}},
-				Tools:    []core.ToolSpec{{Name: "ok"}, {Name: tt.tool}},
-			}
-			body, err := New(Config{Name: "openai-chat"}).EncodeRequest(req)
-			if tt.want == "" {
-				if err != nil {
-					t.Fatalf("valid name refused: %v", err)
-				}
-				if !strings.Contains(string(body), `"`+tt.tool+`"`) {
-					t.Errorf("body %s lacks the tool name", body)
-				}
-				return
-			}
-			if err == nil {
-				t.Fatalf("encoded %s, which the provider rejects", body)
-			}
-			if !strings.HasPrefix(err.Error(), "openai-chat: encode request") || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), "NameMapper") {
-				t.Errorf("error %q, want one containing %q and naming NameMapper", err, tt.want)
-			}
-			var ne *core.NameError
-			if !errors.As(err, &ne) || ne.Name != tt.tool || !errors.Is(err, core.ErrInvalidName) {
-				t.Errorf("error %v is not a *core.NameError for %q", err, tt.tool)
-			}
-		})
-	}
+	adaptertest.CheckToolNames(t, New(Config{Name: "openai-chat"}), "openai-chat: encode request", "tools[1].name")
 }
