@@ -72,12 +72,31 @@ type encCall struct {
 // final Args in the start's input; Args on a call that had deltas is dropped;
 // calls without HasIndex take the next free block index; ProviderError.Code
 // is dropped.
+//
+// As in every recorded Anthropic stream, message_start carries usage (the
+// input tokens of the first usage event, zero output tokens) and every
+// message_delta carries usage: the usage event before it, or zero output
+// tokens when the events have none, so a finish without a usage event
+// comes back preceded by a usage event with the first usage event's input
+// tokens (zero when there is none) and zero output tokens.
 func (a *Adapter) EncodeStream(w io.Writer, events []core.Event) error {
 	sw := &sseWriter{enc: sse.NewEncoder(w)}
 	id, model := wire.ResponseMeta(events)
+	// Real streams always carry usage in message_start (the input tokens
+	// are known before the first block) and in message_delta, and SDKs
+	// read it without checking (@anthropic-ai/sdk sets
+	// message.usage.output_tokens on every message_delta).
+	input := 0
+	for _, e := range events {
+		if e.Kind == core.EventUsage && e.Usage != nil {
+			input = e.Usage.InputTokens
+			break
+		}
+	}
 	sw.writeJSON("message_start", map[string]any{"type": "message_start", "message": map[string]any{
 		"id": id, "type": "message", "role": "assistant", "model": model, "content": []any{},
 		"stop_reason": nil, "stop_sequence": nil,
+		"usage": map[string]int{"input_tokens": input, "output_tokens": 0},
 	}})
 	var indexes wire.Indexes
 	cur, curKind := -1, ""
@@ -112,10 +131,12 @@ func (a *Adapter) EncodeStream(w io.Writer, events []core.Event) error {
 		if stop != "" {
 			m["delta"] = map[string]any{"stop_reason": stop, "stop_sequence": nil}
 		}
+		u := core.Usage{InputTokens: input}
 		if usage != nil {
-			m["usage"] = map[string]int{"input_tokens": usage.InputTokens, "output_tokens": usage.OutputTokens}
+			u = *usage
 			usage = nil
 		}
+		m["usage"] = map[string]int{"input_tokens": u.InputTokens, "output_tokens": u.OutputTokens}
 		sw.writeJSON("message_delta", m)
 	}
 	for i, e := range events {

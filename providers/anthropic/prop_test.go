@@ -79,9 +79,15 @@ func genEvents(t *rapid.T) []core.Event {
 			// B11: the call cut by max_tokens never ends.
 			out = out[:len(out)-1]
 		}
+		// Every message_delta carries usage, so a finish always comes back
+		// after a usage event (TestEncodeStreamUsage covers a finish
+		// without one); ending 2 draws the zero usage that stands in for
+		// none.
+		u := &core.Usage{}
 		if ending == 1 {
-			out = append(out, core.Event{Kind: core.EventUsage, Usage: &core.Usage{InputTokens: rapid.IntRange(0, 999).Draw(t, "in"), OutputTokens: rapid.IntRange(0, 999).Draw(t, "out")}})
+			u = &core.Usage{InputTokens: rapid.IntRange(0, 999).Draw(t, "in"), OutputTokens: rapid.IntRange(0, 999).Draw(t, "out")}
 		}
+		out = append(out, core.Event{Kind: core.EventUsage, Usage: u})
 		out = append(out, core.Event{Kind: core.EventFinish, Finish: finishOf(stop), ProviderFinish: stop})
 	case 3:
 		out = append(out, core.Event{Kind: core.EventError, Error: &core.ProviderError{Type: "overloaded_error", Message: "busy"}})
