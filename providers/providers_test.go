@@ -31,3 +31,44 @@ func TestLookupUnknownListsKnown(t *testing.T) {
 		}
 	}
 }
+
+// TestNotAResponseIsAnError checks that no adapter turns a body that is not
+// a response of its protocol into an empty answer: a stream chunk, another
+// protocol's shape, or JSON that is no response at all is an error naming
+// the field that is missing.
+func TestNotAResponseIsAnError(t *testing.T) {
+	everywhere := []string{`{}`, `{"foo":1}`, `[]`, `null`, `"text"`, `42`}
+	near := []struct{ adapter, body, field string }{
+		{"openai-chat", `{"choices":[{}]}`, "choices[0].message"},
+		{"openai-chat", `{"object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"hi"}}]}`, "choices[0].message"},
+		{"mistral", `{"choices":[{"index":0,"delta":{"content":"hi"}}]}`, "choices[0].message"},
+		{"openai-responses", `{"id":"resp_1","object":"response","status":"completed"}`, "output"},
+		{"anthropic", `{"id":"msg_1","type":"message","role":"assistant","stop_reason":"end_turn"}`, "content"},
+		{"gemini", `{"usageMetadata":{"promptTokenCount":3}}`, "candidates"},
+		{"ollama", `{"model":"m","done":true}`, "message"},
+		{"bedrock", `{"content":null,"stop_reason":"end_turn"}`, "content"},
+		{"bedrock", `{"stopReason":"end_turn"}`, "output.message"},
+		{"cohere", `{"finish_reason":"COMPLETE"}`, "message"},
+	}
+	for _, a := range All() {
+		for _, b := range everywhere {
+			if resp, err := a.DecodeResponse([]byte(b)); err == nil {
+				t.Errorf("%s: DecodeResponse(%s) = %d parts, finish %q, and no error", a.Name(), b, len(resp.Message.Parts), resp.Finish)
+			}
+		}
+	}
+	for _, c := range near {
+		a, err := Lookup(c.adapter)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, err := a.DecodeResponse([]byte(c.body))
+		if err == nil {
+			t.Errorf("%s: DecodeResponse(%s) = %d parts, finish %q, and no error", c.adapter, c.body, len(resp.Message.Parts), resp.Finish)
+			continue
+		}
+		if !strings.Contains(err.Error(), c.field) {
+			t.Errorf("%s: DecodeResponse(%s): error %q does not name %s", c.adapter, c.body, err, c.field)
+		}
+	}
+}

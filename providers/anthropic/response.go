@@ -80,7 +80,8 @@ func usageOf(u *wireUsage) *core.Usage {
 }
 
 // DecodeResponse decodes a /v1/messages response body. A body of type
-// "error" becomes Response.Error. Provider-run blocks (server_tool_use and
+// "error" becomes Response.Error; any other body without a content list is
+// an error wrapping ErrMalformed. Provider-run blocks (server_tool_use and
 // every *_tool_result block) are dropped, so they never appear among the
 // calls. Two tool_use blocks with one id are an error wrapping
 // ErrDuplicateID. When stop_reason is max_tokens and the last block is a
@@ -99,6 +100,11 @@ func (a *Adapter) DecodeResponse(body []byte) (*core.Response, error) {
 			resp.Error = &core.ProviderError{Message: "error body without error object"}
 		}
 		return resp, nil
+	}
+	if w.Content == nil {
+		// Every message carries a content list, empty or not; without one
+		// the body is not a message, and an empty answer would be a guess.
+		return nil, &DecodeError{Protocol: protocolName, Op: op, Offset: -1, Path: "content", Err: fmt.Errorf("%w: missing, and the body is not an error body", ErrMalformed)}
 	}
 	resp := &core.Response{
 		ID: w.ID, Model: w.Model,

@@ -361,6 +361,9 @@ func decodeInvokeResponse(body []byte) (*core.Response, error) {
 		resp.Finish = core.FinishError
 		return resp, nil
 	}
+	if in.Content == nil {
+		return nil, &DecodeError{Op: "decode response", Path: "content", Err: fmt.Errorf("null, and the body is not an error body")}
+	}
 	msgs, err := decodeAnBlocks("assistant", in.Content)
 	if err != nil {
 		return nil, fmt.Errorf("bedrock: decode response: %w", err)

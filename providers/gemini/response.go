@@ -16,8 +16,9 @@ import (
 // distinct ids). The finish reason is normalised by NormalizeFinish (F02,
 // F04, F05); the raw value, as an enum name even when the body used the
 // integer form, stays in ProviderFinish. A response without candidates
-// whose promptFeedback has a blockReason is a content_filter finish. An
-// error body {"error":{…}} becomes Response.Error.
+// whose promptFeedback has a blockReason is a content_filter finish; any
+// other body without candidates is an error wrapping ErrSyntax. An error
+// body {"error":{…}} becomes Response.Error.
 func (a *Adapter) DecodeResponse(body []byte) (*core.Response, error) {
 	const op = "gemini: decode response"
 	var w wireResponse
@@ -34,10 +35,13 @@ func (a *Adapter) DecodeResponse(body []byte) (*core.Response, error) {
 		resp.Usage = &core.Usage{InputTokens: u.PromptTokenCount, OutputTokens: u.CandidatesTokenCount + u.ThoughtsTokenCount}
 	}
 	if len(w.Candidates) == 0 {
-		if w.PromptFeedback != nil && w.PromptFeedback.BlockReason != "" {
-			resp.Finish = core.FinishContentFilter
-			resp.ProviderFinish = string(w.PromptFeedback.BlockReason)
+		// Only a blocked prompt answers with no candidate; any other body
+		// without one is not a generateContent response.
+		if w.PromptFeedback == nil || w.PromptFeedback.BlockReason == "" {
+			return nil, &PathError{Op: op, Path: "candidates", Err: fmt.Errorf("%w: no candidate, and no promptFeedback.blockReason or error says why", ErrSyntax)}
 		}
+		resp.Finish = core.FinishContentFilter
+		resp.ProviderFinish = string(w.PromptFeedback.BlockReason)
 		return resp, nil
 	}
 	c := w.Candidates[0]

@@ -462,7 +462,8 @@ func rawFinish(f core.FinishReason, provider string) string {
 
 // DecodeResponse decodes an /api/chat response body (stream: false). Calls
 // without an id get "ollama_call_<k>"; identical calls are all kept (D07).
-// An error body {"error": "..."} becomes Response.Error.
+// An error body {"error": "..."} becomes Response.Error; any other body
+// without a message is an error wrapping ErrSyntax.
 func (a *Adapter) DecodeResponse(body []byte) (*core.Response, error) {
 	const op = "ollama: decode response"
 	var w wireResponse
@@ -475,23 +476,24 @@ func (a *Adapter) DecodeResponse(body []byte) (*core.Response, error) {
 		resp.Finish = core.FinishError
 		return resp, nil
 	}
-	hasCalls := false
-	if m := w.Message; m != nil {
-		if m.Thinking != "" {
-			resp.Message.Parts = append(resp.Message.Parts, core.Part{Kind: core.PartThinking, Text: m.Thinking})
-		}
-		if m.Content != "" {
-			resp.Message.Parts = append(resp.Message.Parts, core.TextPart(m.Content))
-		}
-		calls, err := callsOf(m.ToolCalls, func(k int) string { return GeneratedIDPrefix + strconv.Itoa(k) }, "message", op)
-		if err != nil {
-			return nil, err
-		}
-		for _, c := range calls {
-			resp.Message.Parts = append(resp.Message.Parts, core.CallPart(c))
-		}
-		hasCalls = len(calls) > 0
+	if w.Message == nil {
+		return nil, &PathError{Op: op, Path: "message", Err: fmt.Errorf("%w: missing, and the body is not an error body", ErrSyntax)}
 	}
+	m := w.Message
+	if m.Thinking != "" {
+		resp.Message.Parts = append(resp.Message.Parts, core.Part{Kind: core.PartThinking, Text: m.Thinking})
+	}
+	if m.Content != "" {
+		resp.Message.Parts = append(resp.Message.Parts, core.TextPart(m.Content))
+	}
+	calls, err := callsOf(m.ToolCalls, func(k int) string { return GeneratedIDPrefix + strconv.Itoa(k) }, "message", op)
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range calls {
+		resp.Message.Parts = append(resp.Message.Parts, core.CallPart(c))
+	}
+	hasCalls := len(calls) > 0
 	if w.PromptEvalCount != nil || w.EvalCount != nil {
 		resp.Usage = &core.Usage{InputTokens: deref(w.PromptEvalCount), OutputTokens: deref(w.EvalCount)}
 	}

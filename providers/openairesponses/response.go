@@ -127,7 +127,8 @@ func callOf(it wireItem) (c core.Call, ok bool) {
 // to Response.Incomplete, and so does the last item of an incomplete
 // response when it is a function_call (B11). Two calls with one call_id are an error wrapping
 // ErrDuplicateID (D06). An error body ({"error": {...}}) or a failed
-// response sets Response.Error.
+// response sets Response.Error; any other body without an output list is
+// an error wrapping ErrMalformed.
 func (a *Adapter) DecodeResponse(body []byte) (*core.Response, error) {
 	const op = "decode response"
 	var w wireResponse
@@ -141,6 +142,10 @@ func (a *Adapter) DecodeResponse(body []byte) (*core.Response, error) {
 			resp.Finish = core.FinishError
 			return resp, nil
 		}
+	}
+	if w.Output == nil && resp.Error == nil {
+		// Every response object carries an output list, empty or not.
+		return nil, &DecodeError{Protocol: protocolName, Op: op, Offset: -1, Path: "output", Err: fmt.Errorf("%w: missing, and the body is not an error body", ErrMalformed)}
 	}
 	seen := map[string]int{}
 	calls := false

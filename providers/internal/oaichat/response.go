@@ -22,7 +22,9 @@ func pickChoice(cs []wireChoice) *wireChoice {
 }
 
 // DecodeResponse reads a non-streaming Chat Completions response body. A
-// provider error body becomes Response.Error. Calls whose arguments are not
+// provider error body becomes Response.Error; a body with neither choices
+// nor an error, or whose choice has neither a message nor a finish_reason,
+// is an error wrapping ErrBadField. Calls whose arguments are not
 // complete JSON go to Response.Incomplete, never to the message.
 func (c *Codec) DecodeResponse(body []byte) (*core.Response, error) {
 	op := c.op("decode response")
@@ -59,6 +61,12 @@ func (c *Codec) DecodeResponse(body []byte) (*core.Response, error) {
 		resp.Finish = FinishReason(*ch.FinishReason)
 	}
 	if ch.Message == nil {
+		// A choice may say why it ended without a message (a content
+		// filter); one with neither is not a response's choice (a stream
+		// chunk's has a delta instead).
+		if ch.FinishReason == nil {
+			return nil, fieldError(op, path, fmt.Errorf("%w: missing, and the choice has no finish_reason", ErrBadField))
+		}
 		return resp, nil
 	}
 	wm := *ch.Message
