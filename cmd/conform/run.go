@@ -115,10 +115,20 @@ func runRun(ctx context.Context, e *env, args []string) int {
 		return runClient(ctx, e, *clientCmd, copts)
 	}
 
-	adapters, closeAll, err := selectAdapters(adapterNames, *execCmd)
-	defer closeAll()
+	adapters, err := builtinAdapters(adapterNames, *execCmd != "")
 	if err != nil {
 		return usageError(e, fs, "run: %v", err)
+	}
+	if *execCmd != "" {
+		// An adapter that cannot start is bad input, not bad usage: the
+		// error says why, without the flags.
+		sub, err := subprocess.Start(*execCmd)
+		if err != nil {
+			e.errorf("run: %v", err)
+			return exitUsage
+		}
+		defer sub.Close()
+		adapters = append(adapters, sub)
 	}
 
 	resolve := scenarios.VCRResolver(cassettes.Load)
@@ -185,32 +195,24 @@ func (r *repeatedFlag) Set(v string) error {
 	return nil
 }
 
-// selectAdapters returns the adapters named, all built-in ones when none is
-// named and no --exec is given, and the --exec adapter. closeAll stops the
-// subprocess, if any.
-func selectAdapters(names []string, execCmd string) (adapters []core.Adapter, closeAll func(), err error) {
-	closeAll = func() {}
-	switch {
-	case len(names) > 0:
-		for _, name := range names {
-			a, err := providers.Lookup(name)
-			if err != nil {
-				return nil, closeAll, err
-			}
-			adapters = append(adapters, a)
+// builtinAdapters returns the built-in adapters a run checks: the ones
+// named, or all of them when none is named and no --exec adapter runs.
+func builtinAdapters(names []string, withExec bool) ([]core.Adapter, error) {
+	if len(names) == 0 {
+		if withExec {
+			return nil, nil
 		}
-	case execCmd == "":
-		adapters = providers.All()
+		return providers.All(), nil
 	}
-	if execCmd != "" {
-		sub, err := subprocess.Start(execCmd)
+	var adapters []core.Adapter
+	for _, name := range names {
+		a, err := providers.Lookup(name)
 		if err != nil {
-			return nil, closeAll, err
+			return nil, err
 		}
-		closeAll = func() { sub.Close() }
-		adapters = append(adapters, sub)
+		adapters = append(adapters, a)
 	}
-	return adapters, closeAll, nil
+	return adapters, nil
 }
 
 // progress shows how far a run has got: one line rewritten in place on a
