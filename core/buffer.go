@@ -183,8 +183,8 @@ func (b *Buffer) Add(c Chunk) ([]Call, error) {
 	if b.finished {
 		return nil, b.chunkErr(&c, ErrFinished, "")
 	}
-	if c.HasIndex && (c.Index < 0 || c.Index > b.lim.MaxIndex) {
-		return nil, b.chunkErr(&c, ErrIndexOutOfRange, fmt.Sprintf("index %d, allowed 0 to %d", c.Index, b.lim.MaxIndex))
+	if c.HasIndex && (c.Index < SingleCallIndex || c.Index > b.lim.MaxIndex) {
+		return nil, b.chunkErr(&c, ErrIndexOutOfRange, fmt.Sprintf("index %d, allowed 0 to %d, or %d for a lone call", c.Index, b.lim.MaxIndex, SingleCallIndex))
 	}
 	if c.Args != nil && c.ArgsDelta != "" {
 		return nil, b.chunkErr(&c, ErrConflict, "both Args and ArgsDelta are set")

@@ -21,8 +21,9 @@ package core
 //     call first seen by index that later shows an id keeps both routes and
 //     stays one call; so does a call first seen by item id that later shows
 //     its call id (A16).
-//  2. Else by (Turn, Index) when HasIndex is set. An index is never
-//     negative (A11) nor above Limits.MaxIndex (A12): ErrIndexOutOfRange.
+//  2. Else by (Turn, Index) when HasIndex is set. An index is never below
+//     SingleCallIndex, -1 (A11), nor above Limits.MaxIndex (A12):
+//     ErrIndexOutOfRange.
 //  3. Else the most recent open call of the turn (A06, A07), unless the
 //     chunk has Start or a name other than that call's, which opens a new
 //     call. With no open call, a chunk without name or Start goes to the
@@ -53,7 +54,8 @@ package core
 //	A10 names of different calls                 never merged: another name on a routed
 //	                                             call is ErrConflict, on the latest call
 //	                                             it opens a new call
-//	A11/A12 negative or huge index               ErrIndexOutOfRange, chunk rejected
+//	A11 index -1 for a lone call                 routed like any index: the call is kept
+//	A11/A12 index below -1 or above MaxIndex     ErrIndexOutOfRange, chunk rejected
 //	A18 whole arguments, then deltas            the first delta after an Args value
 //	                                             starts the text afresh: a start event
 //	                                             that carries the input ({} or all of it)

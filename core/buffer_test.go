@@ -176,12 +176,21 @@ func TestBuffer(t *testing.T) {
 		{
 			name: "A11 A12 index out of range",
 			chunks: []Chunk{
-				{HasIndex: true, Index: -1, Name: "f"},
+				{HasIndex: true, Index: -2, Name: "f"},
 				{HasIndex: true, Index: 1_000_000_000, Name: "f"},
 				{HasIndex: true, Index: DefaultMaxIndex, Name: "f", Done: true},
 			},
 			errs: map[int]error{0: ErrIndexOutOfRange, 1: ErrIndexOutOfRange},
 			want: []Call{rawCall("tool_0_1023", "f", `{}`)},
+		},
+		{
+			name: "A11 index -1 for a lone call, as Bedrock's OpenAI-compatible endpoint sends it",
+			chunks: []Chunk{
+				{HasIndex: true, Index: -1, ID: "tooluse_1", Name: "get_weather", ArgsDelta: `{"city":`},
+				{HasIndex: true, Index: -1, ArgsDelta: `"Lima"}`},
+				{HasIndex: true, Index: -1, Done: true},
+			},
+			want: []Call{rawCall("tooluse_1", "get_weather", `{"city":"Lima"}`)},
 		},
 		{
 			name: "A13 two turns on the same index",
@@ -540,7 +549,7 @@ func TestBufferLimits(t *testing.T) {
 			lim:    Limits{MaxIndex: 3},
 			chunks: []Chunk{{HasIndex: true, Index: 4}},
 			want:   ErrIndexOutOfRange,
-			text:   `buffer add chunk 1 (index 4 of turn 0): tool call index out of range: index 4, allowed 0 to 3`,
+			text:   `buffer add chunk 1 (index 4 of turn 0): tool call index out of range: index 4, allowed 0 to 3, or -1 for a lone call`,
 		},
 	}
 	for _, tt := range tests {

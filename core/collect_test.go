@@ -208,7 +208,7 @@ func TestCollect(t *testing.T) {
 		{
 			name: "rejected chunk is reported, the rest goes on",
 			events: []Event{
-				callEv(EventCallDelta, Chunk{HasIndex: true, Index: -1, Name: "weather"}),
+				callEv(EventCallDelta, Chunk{HasIndex: true, Index: -2, Name: "weather"}),
 				callEv(EventCallEnd, Chunk{ID: "call_1", Name: "weather", Args: sp(`{"city":"Paris"}`)}),
 			},
 			want: &Response{Message: Message{Role: RoleAssistant, Parts: []Part{CallPart(weather)}}},

@@ -7,12 +7,19 @@ import "errors"
 // errors.Is. A call whose arguments would grow beyond Limits.MaxArgBytes is
 // reported with ErrArgumentsTooLarge, the sentinel validate.go declares for
 // the same condition.
+// SingleCallIndex is the one negative index a Chunk may carry: AWS
+// Bedrock's OpenAI-compatible endpoint sends index -1 for a lone call (A11;
+// openai-go's stream accumulator reads it as 0 for that reason). The Buffer
+// routes it like any other index, so such a call is assembled, never
+// rejected; an index below it is ErrIndexOutOfRange.
+const SingleCallIndex = -1
+
 var (
 	// ErrTooManyCalls reports a chunk that would open more calls than
 	// Limits.MaxCalls.
 	ErrTooManyCalls = errors.New("too many tool calls")
-	// ErrIndexOutOfRange reports a chunk whose index is negative (A11) or
-	// larger than Limits.MaxIndex (A12).
+	// ErrIndexOutOfRange reports a chunk whose index is below
+	// SingleCallIndex (A11) or larger than Limits.MaxIndex (A12).
 	ErrIndexOutOfRange = errors.New("tool call index out of range")
 	// ErrTextTooLarge reports a stream whose text, thinking and plan
 	// deltas together exceed Limits.MaxTextBytes.
