@@ -107,7 +107,15 @@ func (e *UnmatchedPatternError) Error() string {
 			where = append(where, strconv.Quote(p.String()))
 		}
 	}
-	return fmt.Sprintf("check scenarios: %s pattern matches no case: %s", e.Option, strings.Join(where, ", "))
+	msg := fmt.Sprintf("check scenarios: %s pattern matches no case: %s", e.Option, strings.Join(where, ", "))
+	for _, p := range e.Patterns {
+		if s := p.String(); !strings.Contains(s, "/") {
+			// The commonest slip: a case name given as the whole pattern.
+			msg += fmt.Sprintf(" (a pattern matches protocol/category/case a segment at a time, as go test -run does: %q selects case names in every protocol and category)", "//"+s)
+			break
+		}
+	}
+	return msg
 }
 
 // Check runs every case that applies to each adapter and returns one result
