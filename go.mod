@@ -3,6 +3,7 @@ module github.com/toolconform/conform
 go 1.26
 
 require (
+	github.com/aws/aws-sdk-go-v2 v1.47.7
 	github.com/aws/aws-sdk-go-v2/aws/protocol/eventstream v1.7.26
 	github.com/google/go-cmp v0.7.0
 	github.com/google/jsonschema-go v0.4.3

@@ -33,11 +33,42 @@
 // Duration is the time to the last byte. Reads are bounded by MaxBody and
 // MaxChunks, with ErrTooLarge.
 //
+// # Bedrock
+//
+// Bedrock takes no API key: its requests are signed with SigV4 (service
+// "bedrock") by the AWS SDK's signer (github.com/aws/aws-sdk-go-v2,
+// aws/signer/v4), with the credentials in Options.AWS, which the command
+// line takes from AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, the optional
+// AWS_SESSION_TOKEN and AWS_REGION or AWS_DEFAULT_REGION (AWSFromEnv). A
+// missing credential or region is an error naming the field or variable
+// (ErrNoCredentials, ErrNoRegion) before anything is sent. The request is
+// signed last, after every header is set, over the SHA-256 of exactly the
+// body sent; the model id is escaped as the SDKs escape a path label (the
+// ":" of "...-v1:0" as "%3A"), and the default base URL is the region's
+// https://bedrock-runtime.<region>.amazonaws.com. Only the signer is used,
+// not the SDK's Bedrock client, so the request is the same one the other
+// protocols send and is recorded the same way. Credentials from profiles,
+// SSO or instance roles are not read: export them first (aws configure
+// export-credentials --format env).
+//
+// The Authorization header (which holds the access key id and the
+// signature) and X-Amz-Security-Token are removed by
+// cassettes.RedactInteraction; the access key id, the secret, the session
+// token and the signature are then scrubbed as literal keys everywhere,
+// bodies included, in case an answer echoes one. X-Amz-Date is kept. The
+// response is AWS event-stream binary for ConverseStream; the chunk times
+// are byte offsets in it like any other body, and the cassette writer
+// stores such a body as base64.
+//
+// The tests stand a loopback server in for Bedrock (package recordtest)
+// that recomputes the signature from what it received with its own SigV4
+// code, not the SDK's, and answers a mismatch with 403 as AWS does.
+//
 // # What record does not do
 //
-// Bedrock requests are SigV4-signed, which needs the AWS SDK; conform
-// does not depend on it, so Record returns ErrUnsupported for bedrock
-// (record with the AWS SDK and import the cassette instead).
+// It reads no AWS configuration files and does not refresh temporary
+// credentials; a recording that outlives its session token fails with 403
+// and must be run again.
 //
 // The request to send is chosen by RequestFor: the scenario's request.json,
 // else the request of the recording the scenario was generated from, else

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -36,8 +37,9 @@ const DefaultMaxChunks = 100000
 var (
 	// ErrNoKey: the provider's key variable is not set.
 	ErrNoKey = errors.New("no API key")
-	// ErrUnsupported: the protocol cannot be recorded (Bedrock needs
-	// SigV4 signing).
+	// ErrUnsupported: the protocol cannot be recorded: its requests are
+	// neither keyed nor SigV4-signed as Bedrock's are. No built-in
+	// protocol is unsupported.
 	ErrUnsupported = errors.New("protocol not supported by record")
 	// ErrTooLarge: the response body passed Options.MaxBody.
 	ErrTooLarge = errors.New("response too large")
@@ -60,8 +62,13 @@ type Options struct {
 	Stream bool
 	// BaseURL replaces the API's base URL (a gateway, a test server).
 	BaseURL string
-	// Key is the API key, sent in the protocol's key header.
+	// Key is the API key, sent in the protocol's key header. Bedrock
+	// takes none.
 	Key string
+	// AWS signs a Bedrock request (SigV4, service "bedrock"); it is
+	// required for Bedrock and not used otherwise. With no BaseURL a
+	// Bedrock request goes to BedrockBaseURL(AWS.Region).
+	AWS *AWSCredentials
 	// Header holds further request headers (anthropic-beta, say). They
 	// are redacted like the rest.
 	Header http.Header
@@ -77,7 +84,9 @@ type Options struct {
 // as a cassette of one interaction, with every secret removed: the key
 // headers, key query parameters, bearer-looking tokens (as
 // cassettes.RedactInteraction does) and, anywhere in the interaction,
-// bodies included, the literal key. The arrival times of the response's
+// bodies included, the literal key. A Bedrock request is SigV4-signed with
+// Options.AWS over exactly the bytes sent; the access key id, the secret,
+// the session token and the signature are removed like a key. The arrival times of the response's
 // pieces are kept in the ChunkTimesHeader header. A non-2xx answer is an
 // error wrapping ErrStatus and nothing is returned to save.
 func Record(ctx context.Context, opts Options) (*cassette.Cassette, error) {
@@ -86,8 +95,17 @@ func Record(ctx context.Context, opts Options) (*cassette.Cassette, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", op, err)
 	}
-	if ep.KeyHeader == "" {
-		return nil, fmt.Errorf("%s %s: %w: requests must be SigV4-signed, which needs the AWS SDK; record a Bedrock cassette with the AWS SDK and import it", op, opts.Protocol, ErrUnsupported)
+	signed := opts.Protocol == "bedrock"
+	if ep.KeyHeader == "" && !signed {
+		return nil, fmt.Errorf("%s %s: %w: it has no key header and is not SigV4-signed", op, opts.Protocol, ErrUnsupported)
+	}
+	// Every value that must not be kept, written or shown in an error.
+	secrets := []string{opts.Key}
+	if signed {
+		if err := opts.AWS.check(op + " " + opts.Protocol); err != nil {
+			return nil, err
+		}
+		secrets = append(opts.AWS.secrets(), opts.Key)
 	}
 	if opts.Request == nil {
 		return nil, fmt.Errorf("%s %s: %w", op, opts.Protocol, ErrNoRequest)
@@ -108,20 +126,28 @@ func Record(ctx context.Context, opts Options) (*cassette.Cassette, error) {
 	base := opts.BaseURL
 	if base == "" {
 		base = ep.BaseURL
+		if signed {
+			base = BedrockBaseURL(opts.AWS.Region)
+		}
 	}
 	// A query on the base URL (Azure's api-version, say) is kept and
 	// merged with the protocol's own.
 	bu, err := url.Parse(base)
 	if err != nil {
-		return nil, fmt.Errorf("%s %s: base URL: %w", op, opts.Protocol, scrubErr(err, opts.Key))
+		return nil, fmt.Errorf("%s %s: base URL: %w", op, opts.Protocol, scrubErr(err, secrets...))
 	}
 	baseQuery := bu.Query()
 	bu.RawQuery = ""
-	u := ep.URL(bu.String(), url.PathEscape(req.Model), opts.Stream)
+	model := url.PathEscape(req.Model)
+	if signed {
+		// As the AWS SDKs send it: the ":" of a model id escaped.
+		model = escapeLabel(req.Model)
+	}
+	u := ep.URL(bu.String(), model, opts.Stream)
 	if len(baseQuery) > 0 {
 		full, err := url.Parse(u)
 		if err != nil {
-			return nil, fmt.Errorf("%s %s: %w", op, opts.Protocol, scrubErr(err, opts.Key))
+			return nil, fmt.Errorf("%s %s: %w", op, opts.Protocol, scrubErr(err, secrets...))
 		}
 		q := full.Query()
 		for k, vs := range baseQuery {
@@ -134,7 +160,7 @@ func Record(ctx context.Context, opts Options) (*cassette.Cassette, error) {
 	}
 	hr, err := http.NewRequestWithContext(ctx, ep.Method, u, bytes.NewReader(body))
 	if err != nil {
-		return nil, fmt.Errorf("%s %s: %w", op, opts.Protocol, scrubErr(err, opts.Key))
+		return nil, fmt.Errorf("%s %s: %w", op, opts.Protocol, scrubErr(err, secrets...))
 	}
 	for k, vs := range opts.Header {
 		for _, v := range vs {
@@ -147,8 +173,16 @@ func Record(ctx context.Context, opts Options) (*cassette.Cassette, error) {
 			hr.Header.Set(k, v)
 		}
 	}
-	if opts.Key != "" {
+	if opts.Key != "" && ep.KeyHeader != "" {
 		hr.Header.Set(ep.KeyHeader, ep.KeyPrefix+opts.Key)
+	}
+	if signed {
+		// Signed last, over every header set above and the body as sent.
+		sig, err := signSigV4(ctx, hr, body, opts.AWS, time.Now())
+		if err != nil {
+			return nil, fmt.Errorf("%s %s: %w", op, opts.Protocol, scrubErr(err, secrets...))
+		}
+		secrets = append(secrets, sig)
 	}
 	// Keep what was sent before the transport adds anything.
 	sentHeader := hr.Header.Clone()
@@ -167,7 +201,7 @@ func Record(ctx context.Context, opts Options) (*cassette.Cassette, error) {
 	start := time.Now()
 	resp, err := client.Do(hr)
 	if err != nil {
-		return nil, fmt.Errorf("%s %s: %w", op, opts.Protocol, scrubErr(err, opts.Key))
+		return nil, fmt.Errorf("%s %s: %w", op, opts.Protocol, scrubErr(err, secrets...))
 	}
 	defer resp.Body.Close()
 	var got bytes.Buffer
@@ -190,7 +224,7 @@ func Record(ctx context.Context, opts Options) (*cassette.Cassette, error) {
 			break
 		}
 		if rerr != nil {
-			return nil, fmt.Errorf("%s %s: read response at byte %d: %w", op, opts.Protocol, got.Len(), scrubErr(rerr, opts.Key))
+			return nil, fmt.Errorf("%s %s: read response at byte %d: %w", op, opts.Protocol, got.Len(), scrubErr(rerr, secrets...))
 		}
 	}
 	elapsed := time.Since(start)
@@ -199,7 +233,7 @@ func Record(ctx context.Context, opts Options) (*cassette.Cassette, error) {
 		if len(msg) > 300 {
 			msg = msg[:300] + "…"
 		}
-		return nil, fmt.Errorf("%s %s: %w: %s: %s", op, opts.Protocol, ErrStatus, resp.Status, scrub(msg, opts.Key))
+		return nil, fmt.Errorf("%s %s: %w: %s: %s", op, opts.Protocol, ErrStatus, resp.Status, scrub(msg, secrets...))
 	}
 
 	respHeader := resp.Header.Clone()
@@ -224,7 +258,7 @@ func Record(ctx context.Context, opts Options) (*cassette.Cassette, error) {
 			Duration:      elapsed,
 		},
 	}
-	Redact(i, opts.Key)
+	Redact(i, secrets...)
 	c := cassette.New("")
 	c.Matcher = cassettes.Matcher
 	c.AddInteraction(i)
@@ -232,14 +266,22 @@ func Record(ctx context.Context, opts Options) (*cassette.Cassette, error) {
 }
 
 // Redact removes secrets from an interaction in place: what
-// cassettes.RedactInteraction removes, then every occurrence of the literal
-// key (and its URL-escaped form) in the URL, headers, form values and
-// bodies. In bodies the key becomes a mask of its own length ("REDACTED***")
-// so that byte offsets, such as those of the chunk times, stay true.
-func Redact(i *cassette.Interaction, key string) {
+// cassettes.RedactInteraction removes, then every occurrence of each
+// literal key (and its URL-escaped form) in the URL, headers, form values
+// and bodies. In bodies a key becomes a mask of its own length
+// ("REDACTED***") so that byte offsets, such as those of the chunk times,
+// stay true. Keys shorter than four bytes are left to the header and query
+// redaction, since they cannot be told apart from ordinary text.
+func Redact(i *cassette.Interaction, keys ...string) {
 	cassettes.RedactInteraction(i)
+	for _, key := range longestFirst(keys) {
+		redactKey(i, key)
+	}
+}
+
+// redactKey removes one literal key from an interaction.
+func redactKey(i *cassette.Interaction, key string) {
 	if len(key) < 4 {
-		// A key this short cannot be told apart from ordinary text.
 		return
 	}
 	i.Request.URL = scrub(i.Request.URL, key)
@@ -261,15 +303,27 @@ func Redact(i *cassette.Interaction, key string) {
 	}
 }
 
-func scrub(s, key string) string {
-	if len(key) < 4 {
-		return s
-	}
-	s = strings.ReplaceAll(s, key, cassettes.Redacted)
-	if esc := url.QueryEscape(key); esc != key {
-		s = strings.ReplaceAll(s, esc, cassettes.Redacted)
+// scrub replaces each key of four bytes or more, raw and URL-escaped, by
+// cassettes.Redacted. Longer keys go first, so that a key holding another
+// is not left in pieces.
+func scrub(s string, keys ...string) string {
+	for _, key := range longestFirst(keys) {
+		if len(key) < 4 {
+			continue
+		}
+		s = strings.ReplaceAll(s, key, cassettes.Redacted)
+		if esc := url.QueryEscape(key); esc != key {
+			s = strings.ReplaceAll(s, esc, cassettes.Redacted)
+		}
 	}
 	return s
+}
+
+// longestFirst returns keys ordered by length, longest first.
+func longestFirst(keys []string) []string {
+	out := slices.Clone(keys)
+	slices.SortStableFunc(out, func(a, b string) int { return len(b) - len(a) })
+	return out
 }
 
 // scrubSameLength replaces the key in a body by a mask of the same
@@ -301,8 +355,8 @@ type scrubbedError struct {
 func (e *scrubbedError) Error() string { return e.msg }
 func (e *scrubbedError) Unwrap() error { return e.err }
 
-func scrubErr(err error, key string) error {
-	msg := scrub(err.Error(), key)
+func scrubErr(err error, keys ...string) error {
+	msg := scrub(err.Error(), keys...)
 	if msg == err.Error() {
 		return err
 	}
@@ -312,14 +366,15 @@ func scrubErr(err error, key string) error {
 // KeyFromEnv returns the API key of a protocol from the first of its
 // usual environment variables that is set (providers.Endpoint.KeyEnv), and
 // that variable's name. Ollama needs no key; for it an unset variable is
-// not an error.
+// not an error. Bedrock takes no key: for it the error wraps ErrNotKeyed
+// (its credentials come from AWSFromEnv).
 func KeyFromEnv(protocol string, getenv func(string) string) (key, variable string, err error) {
 	ep, err := providers.HTTP(protocol)
 	if err != nil {
 		return "", "", fmt.Errorf("record: %w", err)
 	}
 	if ep.KeyHeader == "" {
-		return "", "", fmt.Errorf("record %s: %w: requests must be SigV4-signed", protocol, ErrUnsupported)
+		return "", "", fmt.Errorf("record %s: %w: its requests are SigV4-signed with AWS credentials (AWSFromEnv)", protocol, ErrNotKeyed)
 	}
 	for _, v := range ep.KeyEnv {
 		if key := strings.TrimSpace(getenv(v)); key != "" {

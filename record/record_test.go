@@ -20,6 +20,7 @@ import (
 	"github.com/toolconform/conform/cassettes"
 	"github.com/toolconform/conform/core"
 	"github.com/toolconform/conform/providers"
+	"github.com/toolconform/conform/record/recordtest"
 	"github.com/toolconform/conform/scenarios"
 )
 
@@ -84,12 +85,33 @@ func liveStandIn(t *testing.T, protocol string, stream bool) (*httptest.Server, 
 // TestRecordRedactsEverything records from a stand-in that echoes the key
 // in every header form and in the body, with the key also planted in
 // every request header form and the key= query: the saved cassette must
-// not hold it anywhere, raw or escaped.
+// not hold it anywhere, raw or escaped. For Bedrock the stand-in checks
+// the SigV4 signature and echoes the access key id, the secret, the
+// session token and the Authorization header with the signature; none of
+// them, nor the signature, may be in the file or, since an event-stream
+// body is written as base64, in the bodies read back from it.
 func TestRecordRedactsEverything(t *testing.T) {
-	for _, protocol := range []string{"openai-chat", "anthropic", "gemini", "cohere", "mistral", "openai-responses", "ollama"} {
+	converse, frames := corpusBedrock(t)
+	for _, protocol := range []string{"openai-chat", "anthropic", "gemini", "cohere", "mistral", "openai-responses", "ollama", "bedrock"} {
 		for _, stream := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s/stream=%v", protocol, stream), func(t *testing.T) {
-				ts, seen := liveStandIn(t, protocol, stream)
+				var baseURL string
+				var seenNow func() []string
+				var aws *AWSCredentials
+				forms := []string{key, url.QueryEscape(key), "PLANTED"}
+				var bed *recordtest.Bedrock
+				if protocol == "bedrock" {
+					creds := plantedAWS
+					aws = &creds
+					bed = recordtest.NewBedrock(t, recordtest.BedrockConfig{Credentials: creds.forStandIn(), Converse: converse, Frames: frames, Pause: 5 * time.Millisecond, Echo: true})
+					baseURL, seenNow = bed.URL, bed.Requests
+					for _, s := range creds.secrets() {
+						forms = append(forms, s, url.QueryEscape(s), url.PathEscape(s))
+					}
+				} else {
+					ts, seen := liveStandIn(t, protocol, stream)
+					baseURL, seenNow = ts.URL, func() []string { return *seen }
+				}
 				planted := http.Header{}
 				for _, h := range []string{"api-key", "x-goog-api-key", "Proxy-Authorization", "Cookie"} {
 					planted.Set(h, key)
@@ -97,16 +119,26 @@ func TestRecordRedactsEverything(t *testing.T) {
 				if protocol != "anthropic" {
 					planted.Set("x-api-key", key)
 				}
+				if aws != nil {
+					planted.Set("X-Planted-Aws", aws.AccessKeyID+" "+aws.SecretAccessKey+" "+aws.SessionToken)
+				}
 				c, err := Record(context.Background(), Options{
 					Protocol: protocol, Request: simpleRequest(), Stream: stream,
-					BaseURL: ts.URL + "/base?key=" + url.QueryEscape(key) + "&api-version=2024",
-					Key:     key, Header: planted,
+					BaseURL: baseURL + "/base?key=" + url.QueryEscape(key) + "&api-version=2024",
+					Key:     key, Header: planted, AWS: aws,
 				})
 				if err != nil {
 					t.Fatalf("Record: %v", err)
 				}
-				if len(*seen) != 1 || !strings.Contains((*seen)[0], "key="+url.QueryEscape(key)) || !strings.Contains((*seen)[0], "api-version=2024") {
-					t.Errorf("the stand-in saw %q; want one request carrying the base URL's query", *seen)
+				if seen := seenNow(); len(seen) != 1 || !strings.Contains(seen[0], "key="+url.QueryEscape(key)) || !strings.Contains(seen[0], "api-version=2024") {
+					t.Errorf("the stand-in saw %q; want one request carrying the base URL's query", seen)
+				}
+				if bed != nil {
+					sigs := bed.Signatures()
+					if len(sigs) != 1 || len(sigs[0]) != 64 {
+						t.Fatalf("the stand-in checked signatures %q; want one", sigs)
+					}
+					forms = append(forms, sigs[0])
 				}
 				path := filepath.Join(t.TempDir(), "out.yaml")
 				if err := cassettes.Save(c, path, false); err != nil {
@@ -116,21 +148,36 @@ func TestRecordRedactsEverything(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				for _, form := range []string{key, url.QueryEscape(key), "PLANTED"} {
-					if strings.Contains(string(data), form) {
-						t.Errorf("the cassette holds the key as %q:\n%s", form, data)
-					}
-				}
 				back, err := cassettes.Load(path)
 				if err != nil {
 					t.Fatalf("load the cassette back: %v", err)
 				}
-				resp := back.Interactions[0].Response
-				if !strings.Contains(resp.Body, `"piece":3`) || resp.Code != 200 {
+				i := back.Interactions[0]
+				var headers strings.Builder
+				for _, h := range []http.Header{i.Request.Headers, i.Response.Headers} {
+					h.Write(&headers)
+				}
+				for where, text := range map[string]string{"file": string(data), "request body": i.Request.Body, "response body": i.Response.Body, "headers": headers.String(), "URL": i.Request.URL} {
+					for _, form := range forms {
+						if strings.Contains(text, form) {
+							t.Errorf("the cassette's %s holds a secret as %q:\n%s", where, form, text)
+						}
+					}
+				}
+				resp := i.Response
+				wantBody := `"piece":3`
+				if protocol == "bedrock" {
+					wantBody = "get-weather"
+				}
+				if !strings.Contains(resp.Body, wantBody) || resp.Code != 200 {
 					t.Errorf("recorded response %d %q", resp.Code, resp.Body)
 				}
-				if !strings.Contains(back.Interactions[0].Request.URL, "api-version=2024") {
-					t.Errorf("recorded URL %q lost the harmless query", back.Interactions[0].Request.URL)
+				if !strings.Contains(i.Request.URL, "api-version=2024") {
+					t.Errorf("recorded URL %q lost the harmless query", i.Request.URL)
+				}
+				if protocol == "bedrock" && !stream {
+					// A Converse answer is one write.
+					return
 				}
 				checkChunkTimes(t, resp.Headers.Get(ChunkTimesHeader), len(resp.Body))
 			})
@@ -183,7 +230,7 @@ func TestRecordErrors(t *testing.T) {
 		wantErr error
 		wantSub string
 	}{
-		{"bedrock", Options{Protocol: "bedrock", Request: simpleRequest()}, ErrUnsupported, "SigV4"},
+		{"bedrock without credentials", Options{Protocol: "bedrock", Request: simpleRequest()}, ErrNoCredentials, "Options.AWS is nil"},
 		{"unknown protocol", Options{Protocol: "nope", Request: simpleRequest()}, nil, `unknown adapter "nope"`},
 		{"no request", Options{Protocol: "openai-chat"}, ErrNoRequest, ""},
 		{"refused", Options{Protocol: "openai-chat", Request: simpleRequest(), BaseURL: refuse.URL, Key: key}, ErrStatus, "401 Unauthorized"},
@@ -223,7 +270,7 @@ func TestKeyFromEnv(t *testing.T) {
 		{"anthropic", "", "", ErrNoKey},
 		{"mistral", "", "", ErrNoKey},
 		{"ollama", "", "", nil},
-		{"bedrock", "", "", ErrUnsupported},
+		{"bedrock", "", "", ErrNotKeyed},
 	}
 	for _, tt := range tests {
 		key, variable, err := KeyFromEnv(tt.protocol, getenv)

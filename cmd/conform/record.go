@@ -20,12 +20,14 @@ var getenv = os.Getenv
 
 // runRecord sends a scenario's request to a live API and saves the
 // redacted exchange as a cassette. An existing cassette is refused before
-// anything is sent unless --force is given.
+// anything is sent unless --force is given. Bedrock requests are
+// SigV4-signed with AWS credentials from the environment; a missing
+// variable is refused before anything is sent.
 func runRecord(ctx context.Context, e *env, args []string) int {
 	fs := newFlagSet(e, "record")
-	protocol := fs.String("protocol", "", "the wire `PROTOCOL` to record (required)")
+	protocol := fs.String("protocol", "", "the wire `PROTOCOL` to record (required); the API key comes from the provider's usual variable, and bedrock requests are SigV4-signed with AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, optional AWS_SESSION_TOKEN and AWS_REGION (or AWS_DEFAULT_REGION)")
 	name := fs.String("scenario", "", "the scenario `NAME` whose request is sent (required)")
-	baseURL := fs.String("base-url", "", "send to `URL` instead of the provider's public API")
+	baseURL := fs.String("base-url", "", "send to `URL` instead of the provider's public API (bedrock's is https://bedrock-runtime.<region>.amazonaws.com)")
 	force := fs.Bool("force", false, "overwrite an existing cassette")
 	out := fs.String("o", "", "write the cassette to `FILE` (default: <protocol>__<case>.yaml)")
 	stream := fs.Bool("stream", false, "ask for a streamed response, or with =false a whole one (default: streamed for a stream scenario)")
@@ -43,6 +45,25 @@ func runRecord(ctx context.Context, e *env, args []string) int {
 		return usageError(e, fs, "record: %v", err)
 	}
 	key, variable, err := record.KeyFromEnv(*protocol, getenv)
+	var aws *record.AWSCredentials
+	from := "no key"
+	if variable != "" {
+		from = "key from " + variable
+	}
+	if errors.Is(err, record.ErrNotKeyed) {
+		// Bedrock: signed with AWS credentials rather than keyed.
+		creds, regionVar, aerr := record.AWSFromEnv(getenv)
+		if aerr != nil {
+			e.errorf("%v", aerr)
+			return exitUsage
+		}
+		aws, err = &creds, nil
+		from = "SigV4-signed with " + record.EnvAccessKeyID
+		if creds.SessionToken != "" {
+			from += " and " + record.EnvSessionToken
+		}
+		from += ", region " + creds.Region + " from " + regionVar
+	}
 	if err != nil {
 		e.errorf("%v", err)
 		return exitUsage
@@ -96,7 +117,7 @@ func runRecord(ctx context.Context, e *env, args []string) int {
 			wantStream = *stream
 		}
 	})
-	c, err := record.Record(ctx, record.Options{Protocol: *protocol, Request: req, Stream: wantStream, BaseURL: *baseURL, Key: key})
+	c, err := record.Record(ctx, record.Options{Protocol: *protocol, Request: req, Stream: wantStream, BaseURL: *baseURL, Key: key, AWS: aws})
 	if err != nil {
 		e.errorf("%v", err)
 		if errors.Is(err, record.ErrUnsupported) || errors.Is(err, record.ErrNoRequest) {
@@ -109,10 +130,6 @@ func runRecord(ctx context.Context, e *env, args []string) int {
 		return exitFail
 	}
 	i := c.Interactions[0]
-	from := "no key"
-	if variable != "" {
-		from = "key from " + variable
-	}
 	mode := "whole"
 	if wantStream {
 		mode = "streamed"
