@@ -51,7 +51,7 @@ func TestEncodeStreamOpensItemsAsRealStreams(t *testing.T) {
 		`response.output_item.added {"id":"rs_1","status":"in_progress","summary":[],"type":"reasoning"}`,
 		"response.reasoning_summary_text.delta",
 		`response.output_item.added {"content":[],"id":"msg_1","role":"assistant","status":"in_progress","type":"message"}`,
-		`response.content_part.added {"annotations":[],"text":"","type":"output_text"}`,
+		`response.content_part.added {"annotations":[],"logprobs":[],"text":"","type":"output_text"}`,
 		"response.output_text.delta",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {

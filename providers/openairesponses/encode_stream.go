@@ -72,6 +72,8 @@ type outItem struct {
 	text      strings.Builder
 	encrypted string
 	call      *encItem
+	// summary is set once a reasoning item's summary part was opened.
+	summary bool
 }
 
 // json writes the item as the Responses API lists it in an output array.
@@ -120,14 +122,25 @@ func outputJSON(items []*outItem) json.RawMessage {
 	return b.Bytes()
 }
 
+// createdAt is the created_at that EncodeStream writes. Every recorded
+// stream's response objects carry created_at (Unix seconds), and SDKs
+// require it (the Vercel AI SDK's schema for response.created rejects the
+// event without it); the canonical events hold no time, so the encoder
+// writes a fixed one, keeping its output a function of its input.
+const createdAt = 0
+
 // EncodeStream writes events as a Responses SSE stream: response.created
-// (with the first ID and Model found), a message item for each run of text,
-// a reasoning item for each run of thinking (a thinking signature closes
-// its reasoning item as its encrypted_content), function_call items with
+// and response.in_progress (with the first ID and Model found, and
+// created_at), a message item for each run of text (its output_text part
+// opened before the first delta and closed with output_text.done and
+// content_part.done), a reasoning item for each run of thinking (its
+// summary part opened at the first summary text and closed with
+// reasoning_summary_text.done and reasoning_summary_part.done; a thinking
+// signature closes its reasoning item as its encrypted_content), function_call items with
 // argument deltas and function_call_arguments.done, a terminal
 // response.completed, response.incomplete or response.failed for a finish,
 // and error events. As in real streams, the terminal event's response
-// carries the usage seen before it and the full output, in output-index
+// carries the usage seen before it (null when there was none) and the full output, in output-index
 // order: message items with their output_text, reasoning items with their
 // summary text and encrypted_content, and function_call items with id,
 // call_id, name, final arguments and status (incomplete for a call not
@@ -146,7 +159,10 @@ func outputJSON(items []*outItem) json.RawMessage {
 func (a *Adapter) EncodeStream(w io.Writer, events []core.Event) error {
 	sw := &sseWriter{enc: sse.NewEncoder(w)}
 	id, model := wire.ResponseMeta(events)
-	sw.write("response.created", map[string]any{"response": map[string]any{"id": id, "object": "response", "model": model, "status": "in_progress", "output": []any{}}})
+	created := map[string]any{"id": id, "object": "response", "created_at": createdAt, "model": model, "status": "in_progress",
+		"output": []any{}, "error": nil, "incomplete_details": nil, "usage": nil}
+	sw.write("response.created", map[string]any{"response": created})
+	sw.write("response.in_progress", map[string]any{"response": created})
 	var indexes wire.Indexes
 	curIdx, curKind, curItem, nItems := -1, "", "", 0
 	var items []*outItem
@@ -154,6 +170,17 @@ func (a *Adapter) EncodeStream(w io.Writer, events []core.Event) error {
 	closeCur := func() {
 		if curIdx < 0 {
 			return
+		}
+		// As real streams do, the text and its part are closed before
+		// the item, with their whole text.
+		text := wire.QuoteRaw(cur.text.String())
+		switch {
+		case cur.kind == "message":
+			sw.writeRaw("response.output_text.done", fmt.Sprintf(`"item_id":%s,"output_index":%d,"content_index":0,"text":%s,"logprobs":[]`, wire.QuoteRaw(curItem), curIdx, text))
+			sw.writeRaw("response.content_part.done", fmt.Sprintf(`"item_id":%s,"output_index":%d,"content_index":0,"part":{"type":"output_text","annotations":[],"logprobs":[],"text":%s}`, wire.QuoteRaw(curItem), curIdx, text))
+		case cur.kind == "reasoning" && cur.summary:
+			sw.writeRaw("response.reasoning_summary_text.done", fmt.Sprintf(`"item_id":%s,"output_index":%d,"summary_index":0,"text":%s`, wire.QuoteRaw(curItem), curIdx, text))
+			sw.writeRaw("response.reasoning_summary_part.done", fmt.Sprintf(`"item_id":%s,"output_index":%d,"summary_index":0,"part":{"type":"summary_text","text":%s}`, wire.QuoteRaw(curItem), curIdx, text))
 		}
 		sw.writeRaw("response.output_item.done", fmt.Sprintf(`"output_index":%d,"item":%s`, curIdx, cur.json()))
 		curIdx, curKind, curItem, cur = -1, "", "", nil
@@ -184,7 +211,7 @@ func (a *Adapter) EncodeStream(w io.Writer, events []core.Event) error {
 			item["role"], item["content"] = "assistant", []any{}
 			sw.write("response.output_item.added", map[string]any{"output_index": curIdx, "item": item})
 			sw.write("response.content_part.added", map[string]any{"item_id": itemID, "output_index": curIdx, "content_index": 0,
-				"part": map[string]any{"type": "output_text", "text": "", "annotations": []any{}}})
+				"part": map[string]any{"type": "output_text", "text": "", "annotations": []any{}, "logprobs": []any{}}})
 			return
 		case "reasoning":
 			item["summary"] = []any{}
@@ -220,11 +247,15 @@ func (a *Adapter) EncodeStream(w io.Writer, events []core.Event) error {
 			open("message", "")
 			cur.text.WriteString(e.Text)
 			if e.Text != "" {
-				sw.writeRaw("response.output_text.delta", fmt.Sprintf(`"item_id":%s,"output_index":%d,"content_index":0,"delta":%s`, wire.QuoteRaw(curItem), curIdx, wire.QuoteRaw(e.Text)))
+				sw.writeRaw("response.output_text.delta", fmt.Sprintf(`"item_id":%s,"output_index":%d,"content_index":0,"delta":%s,"logprobs":[]`, wire.QuoteRaw(curItem), curIdx, wire.QuoteRaw(e.Text)))
 			}
 		case core.EventThinking:
 			open("reasoning", e.ItemID)
 			cur.text.WriteString(e.Text)
+			if e.Text != "" && !cur.summary {
+				cur.summary = true
+				sw.writeRaw("response.reasoning_summary_part.added", fmt.Sprintf(`"item_id":%s,"output_index":%d,"summary_index":0,"part":{"type":"summary_text","text":""}`, wire.QuoteRaw(curItem), curIdx))
+			}
 			if e.Text != "" {
 				sw.writeRaw("response.reasoning_summary_text.delta", fmt.Sprintf(`"item_id":%s,"output_index":%d,"summary_index":0,"delta":%s`, wire.QuoteRaw(curItem), curIdx, wire.QuoteRaw(e.Text)))
 			}
@@ -298,10 +329,11 @@ func (a *Adapter) EncodeStream(w io.Writer, events []core.Event) error {
 		case core.EventFinish:
 			closeCur()
 			status, reason := statusOf(e.Finish, e.ProviderFinish)
-			r := map[string]any{"id": id, "object": "response", "model": model, "status": status, "output": outputJSON(items), "error": nil, "incomplete_details": nil}
+			r := map[string]any{"id": id, "object": "response", "created_at": createdAt, "model": model, "status": status, "output": outputJSON(items), "error": nil, "incomplete_details": nil}
 			if reason != "" {
 				r["incomplete_details"] = map[string]string{"reason": reason}
 			}
+			r["usage"] = nil
 			if usage != nil {
 				r["usage"] = map[string]int{"input_tokens": usage.InputTokens, "output_tokens": usage.OutputTokens, "total_tokens": usage.InputTokens + usage.OutputTokens}
 				usage = nil
