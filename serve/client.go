@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -64,20 +65,32 @@ type ClientSpec struct {
 }
 
 // ClientTools returns the tools a client declares for a scenario: its
-// tools.json, else one permissive tool per call name it expects.
+// tools.json, else one permissive tool per call name the scenario serves,
+// complete or not (want/calls.json, want/incomplete.json and the call
+// starts of events.json), in that order. It is never nil, so that
+// CONFORM_TOOLS is always a JSON array ("[]" for a scenario without calls,
+// not "null", which client programs would have to special-case).
 func ClientTools(sc *scenarios.Scenario) []core.ToolSpec {
 	if len(sc.Tools) > 0 {
 		return sc.Tools
 	}
-	var out []core.ToolSpec
+	out := []core.ToolSpec{}
 	seen := map[string]bool{}
-	for _, c := range sc.Want.Calls {
-		name, _ := c["name"].(string)
+	add := func(name string) {
 		if name == "" || seen[name] {
-			continue
+			return
 		}
 		seen[name] = true
 		out = append(out, core.ToolSpec{Name: name, Description: "conform test tool " + name, InputSchema: json.RawMessage(`{"type":"object"}`)})
+	}
+	for _, c := range slices.Concat(sc.Want.Calls, sc.Want.Incomplete) {
+		name, _ := c["name"].(string)
+		add(name)
+	}
+	for _, e := range sc.Events {
+		if e.Kind == core.EventCallStart && e.Chunk != nil {
+			add(e.Chunk.Name)
+		}
 	}
 	return out
 }
