@@ -57,6 +57,22 @@ var notApplicable = []struct {
 	{"G14", "openai-responses anthropic gemini cohere bedrock mistral ollama", "DeepSeek reasoning_content on Chat Completions"},
 	{"G15", "openai-chat openai-responses anthropic gemini cohere mistral ollama", "Bedrock Converse shape rules"},
 	{"G16", "openai-chat openai-responses anthropic gemini bedrock mistral ollama", "Cohere v2 shape rules"},
+	{"B04", "gemini", "a functionCall's args is one JSON object (a protobuf Struct) on the wire; there is no argument text in which two objects could follow each other"},
+	{"D03", "openai-responses anthropic cohere bedrock mistral",
+		"the call id is a required field of the event that opens a streamed call (output_item.added, content_block_start, tool-call-start, contentBlockStart) or of Mistral's whole-call delta, the same field as in the body; the omission is reported from Chat Completions servers only (vllm #18412)"},
+	{"D04", "gemini cohere ollama",
+		"no id length rule is documented or reported for this protocol (Gemini and Ollama ids are optional and echoed as given); the over-long ids of D04 are refused by Chat Completions (40), Responses and Bedrock (64)"},
+	{"D05", "openai-chat openai-responses anthropic gemini cohere bedrock ollama",
+		"Mistral's rule of exactly 9 characters [A-Za-z0-9] (also vLLM's Mistral tool parser, reached with the mistral adapter's IDMap); a Mistral id is valid here as it is, and foreign ids this protocol refuses are D04"},
+	{"E01 E02", "ollama", "Ollama documents no rule for tool names; it passes them into the model's chat template as given"},
+	{"E02", "cohere", "Cohere's documented tool-name rule (a-z, A-Z, 0-9 and _, no leading digit; Oracle's CohereTool reference) sets no length; its alphabet is E01"},
+	{"F05", "openai-chat",
+		"Chat Completions has no candidate or parts: an empty turn is a message without content, read as the server sent it; the empty candidate is graded on Gemini's native shape"},
+	{"G11", "openai-chat mistral ollama",
+		"assistant content is one string beside tool_calls, not a list of blocks, and \"\" there is accepted (OpenAI sends null or \"\", Ollama \"\" with every call, Mistral takes \"\" with tool_calls: github/copilot-cli #4884)"},
+	{"G11", "openai-responses", "an assistant's text is a message item of its own and each call a function_call item; there is no text block beside a call"},
+	{"G11", "gemini",
+		"an empty text part beside a functionCall is accepted: a recorded Gemini 3 request sends one and gets 200 (testdata/corpus/gemini/llm-gemini__test_tools_with_gemini_3_thought_signatures.yaml #1); the \"empty text parameter\" 400 is reported from Gemini 1.5 (Uralstech/UGemini #51)"},
 }
 
 func naReason(mode, protocol string) (string, int) {
