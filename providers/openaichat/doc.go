@@ -20,6 +20,22 @@
 //     this off. We map rather than leave because OpenAI rejects such ids
 //     with 400 string_above_max_length and the mapping is invisible to the
 //     canonical side.
+//   - G13: Gemini's OpenAI-compatible endpoint puts a Gemini 3 thought
+//     signature on each tool call as extra_content.google.thought_signature
+//     (Vertex AI: extra_content.vertex) and refuses the next turn unless it
+//     is echoed. Decoding makes it the call's Signature, in responses,
+//     requests and streams; EncodeRequest writes a call's Signature back as
+//     extra_content.google.thought_signature on the same tool call (the
+//     vertex namespace is not remembered). The shared codec has no place
+//     for it, so this adapter reads it beside the codec: bodies only when
+//     they contain "extra_content", streams through a reader that scans
+//     each SSE data line holding it (bounded by the event size limit) and
+//     keys the signature by call id, or by index for an entry without one.
+//     The signature goes on the first chunk of its call when known by then,
+//     else on an extra call_delta chunk carrying only the signature; an
+//     entry that names its call by neither id nor index cannot be placed and
+//     is ignored. At most MaxSignatures per stream (ErrTooManySignatures).
+//     EncodeResponse and EncodeStream do not write signatures.
 //   - A13: with n>1 only choice 0 is decoded, in responses and streams.
 //   - Streams are read with sse.FlushAtEOF.
 //

@@ -35,8 +35,9 @@ type Adapter struct {
 	// characters (from the Responses API, OpenRouter and others, D04) are
 	// sent as "call_" plus 24 base-62 characters derived from the id, and
 	// mapped back on decoding. It is nil with KeepLongIDs.
-	IDMap *IDMap
-	c     *oaichat.Codec
+	IDMap    *IDMap
+	c        *oaichat.Codec
+	maxEvent int
 }
 
 // Option configures an Adapter.
@@ -76,7 +77,7 @@ func New(opts ...Option) *Adapter {
 	for _, o := range opts {
 		o(&cfg)
 	}
-	return &Adapter{IDMap: cfg.IDs, c: oaichat.New(cfg)}
+	return &Adapter{IDMap: cfg.IDs, c: oaichat.New(cfg), maxEvent: cfg.MaxEventSize}
 }
 
 func validID(id string) bool { return len(id) <= MaxIDLen }
@@ -86,24 +87,52 @@ func mintID(id string, attempt int) string { return "call_" + oaichat.HashID(id,
 // Name returns "openai-chat".
 func (a *Adapter) Name() string { return a.c.Name() }
 
-// EncodeRequest writes req as a Chat Completions request body.
-func (a *Adapter) EncodeRequest(req *core.Request) ([]byte, error) { return a.c.EncodeRequest(req) }
+// EncodeRequest writes req as a Chat Completions request body. A call's
+// Signature is written as its extra_content.google.thought_signature (G13).
+func (a *Adapter) EncodeRequest(req *core.Request) ([]byte, error) {
+	body, err := a.c.EncodeRequest(req)
+	if err != nil {
+		return nil, err
+	}
+	return a.encodeRequestSignatures(req, body)
+}
 
-// DecodeRequest reads a Chat Completions request body.
-func (a *Adapter) DecodeRequest(body []byte) (*core.Request, error) { return a.c.DecodeRequest(body) }
+// DecodeRequest reads a Chat Completions request body, thought signatures
+// of assistant tool calls included.
+func (a *Adapter) DecodeRequest(body []byte) (*core.Request, error) {
+	req, err := a.c.DecodeRequest(body)
+	if err != nil {
+		return nil, err
+	}
+	if err := a.decodeRequestSignatures(body, req); err != nil {
+		return nil, err
+	}
+	return req, nil
+}
 
 // EncodeResponse writes resp as a Chat Completions response body.
 func (a *Adapter) EncodeResponse(resp *core.Response) ([]byte, error) {
 	return a.c.EncodeResponse(resp)
 }
 
-// DecodeResponse reads a Chat Completions response body.
+// DecodeResponse reads a Chat Completions response body; a tool call's
+// extra_content thought signature (Gemini's OpenAI-compatible endpoint,
+// G13) becomes the call's Signature.
 func (a *Adapter) DecodeResponse(body []byte) (*core.Response, error) {
-	return a.c.DecodeResponse(body)
+	resp, err := a.c.DecodeResponse(body)
+	if err != nil {
+		return nil, err
+	}
+	if err := a.decodeResponseSignatures(body, resp); err != nil {
+		return nil, err
+	}
+	return resp, nil
 }
 
-// DecodeStream reads a Chat Completions SSE stream one event at a time.
-func (a *Adapter) DecodeStream(r io.Reader) core.EventStream { return a.c.DecodeStream(r) }
+// DecodeStream reads a Chat Completions SSE stream one event at a time; a
+// tool call's extra_content thought signature becomes the Signature of a
+// chunk of that call (G13).
+func (a *Adapter) DecodeStream(r io.Reader) core.EventStream { return a.decodeStream(r) }
 
 // EncodeStream writes events as a Chat Completions SSE stream.
 func (a *Adapter) EncodeStream(w io.Writer, events []core.Event) error {
