@@ -226,3 +226,28 @@ func TestEncodeRequestSignatures(t *testing.T) {
 		t.Errorf("unsigned request has extra_content: %s", plain)
 	}
 }
+
+// FuzzDecodeStreamSignatures checks that reading thought signatures beside
+// the codec never panics and that the outcome does not depend on how the
+// stream is cut into reads: whole, or one byte at a time.
+func FuzzDecodeStreamSignatures(f *testing.F) {
+	sig := `"extra_content":{"google":{"thought_signature":"S"}}`
+	f.Add(gemSSE(gemDelta(`[{"id":"a","type":"function","function":{"name":"f","arguments":"{}"},`+sig+`}]`, "stop")))
+	f.Add(gemSSE(gemDelta(`[{"index":0,"id":"a","function":{"name":"f","arguments":"{"}}]`, ""), gemDelta(`[{"index":0,`+sig+`}]`, ""), gemDelta(`[{"index":0,"function":{"arguments":"}"}}]`, "tool_calls")))
+	f.Add(gemSSE(gemDelta(`[{"id":"a",`+sig+`}]`, ""), gemDelta(`[{"id":"a","type":"function","function":{"name":"f","arguments":"{}"}}]`, "stop")))
+	f.Add("data: {\"choices\":[{\"delta\":{\"tool_calls\":[{\"extra_content\":{\"google\":{\"thought_signature\":5}}}]}}]}\r\n\r\n")
+	f.Add("data: {\"extra_content\"")
+	f.Fuzz(func(t *testing.T, stream string) {
+		whole, errWhole := core.Collect(New().DecodeStream(strings.NewReader(stream)))
+		bytewise, errByte := core.Collect(New().DecodeStream(iotest.OneByteReader(strings.NewReader(stream))))
+		if (errWhole == nil) != (errByte == nil) {
+			t.Fatalf("whole read error %v, one-byte reads error %v", errWhole, errByte)
+		}
+		if errWhole != nil {
+			return
+		}
+		if diff := cmp.Diff(signatures(whole.Calls()), signatures(bytewise.Calls())); diff != "" {
+			t.Errorf("calls differ between whole and one-byte reads (-whole +one-byte):\n%s", diff)
+		}
+	})
+}
