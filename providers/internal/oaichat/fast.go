@@ -3,11 +3,11 @@ package oaichat
 import (
 	"strconv"
 	"strings"
-	"unicode/utf16"
 	"unicode/utf8"
 	"unsafe"
 
 	"github.com/toolconform/conform/core"
+	"github.com/toolconform/conform/providers/internal/wire"
 )
 
 // fastChunk is what the fast path reads from the common chunk shape: a
@@ -221,8 +221,9 @@ func (s *stream) str(b []byte) string {
 }
 
 // unescape returns the value of a JSON string from its content between
-// the quotes, which the scanner has checked. It reports false for invalid
-// UTF-8 and for \u escapes of lone surrogates, which encoding/json
+// the quotes, which the scanner has checked, decoded by wire's
+// AppendUnescaped into the reused scratch buffer. It reports false for
+// invalid UTF-8 and for \u escapes of lone surrogates, which encoding/json
 // replaces and the general path must handle.
 func (s *stream) unescape(raw []byte, esc bool) (string, bool) {
 	if !utf8.Valid(raw) {
@@ -231,63 +232,12 @@ func (s *stream) unescape(raw []byte, esc bool) (string, bool) {
 	if !esc {
 		return s.str(raw), true
 	}
-	out := s.scratch[:0]
-	for i := 0; i < len(raw); i++ {
-		c := raw[i]
-		if c != '\\' {
-			out = append(out, c)
-			continue
-		}
-		i++
-		switch raw[i] {
-		case '"', '\\', '/':
-			out = append(out, raw[i])
-		case 'b':
-			out = append(out, '\b')
-		case 'f':
-			out = append(out, '\f')
-		case 'n':
-			out = append(out, '\n')
-		case 'r':
-			out = append(out, '\r')
-		case 't':
-			out = append(out, '\t')
-		case 'u':
-			r := hex4(raw[i+1:])
-			i += 4
-			if utf16.IsSurrogate(r) {
-				if i+6 >= len(raw) || raw[i+1] != '\\' || raw[i+2] != 'u' {
-					return "", false
-				}
-				r2 := hex4(raw[i+3:])
-				r = utf16.DecodeRune(r, r2)
-				if r == utf8.RuneError {
-					return "", false
-				}
-				i += 6
-			}
-			out = utf8.AppendRune(out, r)
-		}
-	}
+	out, lone, err := wire.AppendUnescaped(s.scratch[:0], raw)
 	s.scratch = out
-	return s.str(out), true
-}
-
-// hex4 reads four hex digits the scanner has checked.
-func hex4(b []byte) rune {
-	var r rune
-	for _, c := range b[:4] {
-		r <<= 4
-		switch {
-		case c >= '0' && c <= '9':
-			r |= rune(c - '0')
-		case c >= 'a' && c <= 'f':
-			r |= rune(c - 'a' + 10)
-		default:
-			r |= rune(c - 'A' + 10)
-		}
+	if err != nil || lone {
+		return "", false
 	}
-	return r
+	return s.str(out), true
 }
 
 // scanner reads the fast path's subset of JSON from b. Every method

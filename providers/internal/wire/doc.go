@@ -3,7 +3,9 @@
 //
 //   - UnquoteRaw and QuoteRaw, a JSON string codec that keeps bytes that
 //     are not valid UTF-8, so that a character split between two stream
-//     deltas reassembles exactly (B05);
+//     deltas reassembles exactly (B05), and AppendUnescaped, the unescaper
+//     under UnquoteRaw that the Chat Completions fast path (oaichat) also
+//     calls, with a reused buffer and its report of lone surrogates;
 //   - DecodeError and HistoryError (carrying the protocol's name, a byte
 //     offset, a JSON path, a message index and call id), OffsetError and
 //     PathError, and JSONError, which turns an encoding/json error into a

@@ -1,8 +1,9 @@
 package wire
 
 import (
+	"bytes"
 	"errors"
-	"strconv"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -10,22 +11,42 @@ import (
 // copies bytes that are not valid UTF-8 through unchanged instead of
 // replacing them with U+FFFD. Streamed fragments may split one UTF-8
 // character between two deltas (B05); keeping the raw bytes lets the
-// concatenation come out exact.
+// concatenation come out exact. A \u escape of a lone surrogate becomes
+// U+FFFD, as in encoding/json.
 func UnquoteRaw(lit []byte) (string, error) {
 	if len(lit) < 2 || lit[0] != '"' || lit[len(lit)-1] != '"' {
 		return "", errors.New("not a JSON string")
 	}
 	s := lit[1 : len(lit)-1]
-	out := make([]byte, 0, len(s))
+	out, _, err := AppendUnescaped(make([]byte, 0, len(s)), s)
+	if err != nil {
+		return "", err
+	}
+	return string(out), nil
+}
+
+// AppendUnescaped appends the value of a JSON string to dst, given the
+// string's content between the quotes, and returns the extended buffer.
+// It is the one JSON string unescaper of the adapters: UnquoteRaw wraps it,
+// and the Chat Completions fast path calls it with a reused buffer. Bytes
+// other than escapes are copied unchanged, valid UTF-8 or not. A \u escape
+// of a lone surrogate (a high one not followed by a \u escape of a low one,
+// or a low one alone) is written as U+FFFD, as encoding/json does, and
+// reported by lone, so that a caller that must match encoding/json's
+// handling exactly can tell. The error names the bad escape; on error the
+// returned buffer holds what was decoded before it.
+func AppendUnescaped(dst, s []byte) (out []byte, lone bool, err error) {
+	out = dst
 	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c != '\\' {
-			out = append(out, c)
-			continue
+		// Copy the run up to the next backslash at once.
+		j := bytes.IndexByte(s[i:], '\\')
+		if j < 0 {
+			return append(out, s[i:]...), lone, nil
 		}
-		i++
+		out = append(out, s[i:i+j]...)
+		i += j + 1
 		if i >= len(s) {
-			return "", errors.New("bad escape at end of string")
+			return out, lone, errors.New("bad escape at end of string")
 		}
 		switch s[i] {
 		case '"', '\\', '/':
@@ -41,36 +62,51 @@ func UnquoteRaw(lit []byte) (string, error) {
 		case 't':
 			out = append(out, '\t')
 		case 'u':
-			r, n, err := readU(s[i+1:])
+			r, err := readU(s[i+1:])
 			if err != nil {
-				return "", err
+				return out, lone, err
 			}
-			i += n
-			if r >= 0xD800 && r < 0xDC00 && i+2 < len(s) && s[i+1] == '\\' && s[i+2] == 'u' {
-				r2, n2, err := readU(s[i+3:])
-				if err == nil && r2 >= 0xDC00 && r2 < 0xE000 {
-					r = (r-0xD800)<<10 + (r2 - 0xDC00) + 0x10000
-					i += 2 + n2
+			i += 4
+			if utf16.IsSurrogate(r) {
+				r2 := rune(-1)
+				if r < 0xDC00 && i+2 < len(s) && s[i+1] == '\\' && s[i+2] == 'u' {
+					r2, _ = readU(s[i+3:])
+				}
+				if r2 >= 0xDC00 && r2 < 0xE000 {
+					r = utf16.DecodeRune(r, r2)
+					i += 6
+				} else {
+					r, lone = utf8.RuneError, true
 				}
 			}
 			out = utf8.AppendRune(out, r)
 		default:
-			return "", errors.New("bad escape \\" + string(s[i]))
+			return out, lone, errors.New("bad escape \\" + string(s[i]))
 		}
 	}
-	return string(out), nil
+	return out, lone, nil
 }
 
 // readU reads the four hex digits of a \u escape.
-func readU(s []byte) (rune, int, error) {
+func readU(s []byte) (rune, error) {
 	if len(s) < 4 {
-		return 0, 0, errors.New("short \\u escape")
+		return 0, errors.New("short \\u escape")
 	}
-	v, err := strconv.ParseUint(string(s[:4]), 16, 32)
-	if err != nil {
-		return 0, 0, errors.New("bad \\u escape")
+	var r rune
+	for _, c := range s[:4] {
+		switch {
+		case c >= '0' && c <= '9':
+			c -= '0'
+		case c >= 'a' && c <= 'f':
+			c -= 'a' - 10
+		case c >= 'A' && c <= 'F':
+			c -= 'A' - 10
+		default:
+			return 0, errors.New("bad \\u escape")
+		}
+		r = r<<4 | rune(c)
 	}
-	return rune(v), 4, nil
+	return r, nil
 }
 
 // QuoteRaw writes s as a JSON string literal, escaping quotes, backslashes

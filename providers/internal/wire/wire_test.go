@@ -46,6 +46,41 @@ func TestUnquoteRaw(t *testing.T) {
 	}
 }
 
+// TestAppendUnescaped checks the shared unescaper directly: it appends to
+// the buffer it is given, and it reports lone surrogates, which the Chat
+// Completions fast path leaves to encoding/json.
+func TestAppendUnescaped(t *testing.T) {
+	tests := []struct {
+		in, want string
+		lone     bool
+		err      string
+	}{
+		{in: ``, want: "pre"},
+		{in: `plain`, want: "preplain"},
+		{in: `a\"b\u00E9\/`, want: `prea"bé/`},
+		{in: `\ud83d\ude00`, want: "pre😀"},
+		{in: `\ud83d`, want: "pre\uFFFD", lone: true},
+		{in: `\ude00x`, want: "pre\uFFFDx", lone: true},
+		{in: `\ud83d\u0041`, want: "pre\uFFFDA", lone: true},
+		{in: `\ud83d\ud83d\ude00`, want: "pre\uFFFD😀", lone: true},
+		{in: "\xff\xe2\x82", want: "pre\xff\xe2\x82"},
+		{in: `ab\q`, want: "preab", err: `bad escape \q`},
+		{in: `ab\`, want: "preab", err: "bad escape at end of string"},
+		{in: `\ud83d\u12`, want: "pre\uFFFD", lone: true, err: "short \\u escape"},
+		{in: `\u00g0`, want: "pre", err: "bad \\u escape"},
+	}
+	for _, tt := range tests {
+		got, lone, err := AppendUnescaped([]byte("pre"), []byte(tt.in))
+		gotErr := ""
+		if err != nil {
+			gotErr = err.Error()
+		}
+		if string(got) != tt.want || lone != tt.lone || gotErr != tt.err {
+			t.Errorf("AppendUnescaped(%q) = %q, %v, %q; want %q, %v, %q", tt.in, got, lone, gotErr, tt.want, tt.lone, tt.err)
+		}
+	}
+}
+
 func TestQuoteRaw(t *testing.T) {
 	tests := []struct{ in, want string }{
 		{"", `""`},
@@ -321,5 +356,18 @@ func TestIndexes(t *testing.T) {
 	}
 	if x.Take(3) {
 		t.Error("Take(3) after Alloc gave 3")
+	}
+}
+
+// BenchmarkUnquoteRaw decodes a string literal of escaped tool-call
+// arguments.
+func BenchmarkUnquoteRaw(b *testing.B) {
+	lit := []byte(`"{\"city\": \"Par\u00eds\", \"note\": \"line one\nline two \ud83d\ude00\", \"tags\": [\"a\", \"b\"]}"`)
+	b.SetBytes(int64(len(lit)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := UnquoteRaw(lit); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
