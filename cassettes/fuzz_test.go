@@ -1,12 +1,20 @@
 package cassettes
 
 import (
+	"bytes"
+	"compress/gzip"
+	"encoding/base64"
 	"errors"
+	"fmt"
+	"io"
 	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
+
+	"go.yaml.in/yaml/v4"
 )
 
 // fuzzTargets are the ways FuzzImport feeds its bytes: through detection
@@ -30,31 +38,186 @@ var fuzzTargets = []struct {
 	{"in", []Option{WithFormat(FormatSSE)}},
 }
 
-// FuzzImport feeds arbitrary bytes to every format detector and parser.
-// Import must never panic; when it fails the error is an *ImportError
-// naming the file; when it succeeds the cassette survives Marshal and Parse
-// with the same bodies.
-func FuzzImport(f *testing.F) {
-	// Seeds: the small recordings of the corpus (every format has some;
-	// the large ones only slow the fuzzer down), each fed to its own
-	// parser, and known-bad inputs.
-	files, _ := filepath.Glob(filepath.Join(corpusDir, "*", "*"))
+// maxFuzzImport bounds the inputs FuzzImport imports. Go's fuzzer minimises
+// every input that finds new coverage, trying on the order of n² cuts of an
+// n-byte input; with recordings of up to 6 KB as seeds its workers spent
+// whole runs minimising (44 executions a second in CI). Larger inputs are
+// returned from at once.
+const maxFuzzImport = 4 << 10
+
+// maxSeedImport bounds a seed of FuzzImport, and maxSeedScalar a string in
+// a cassette cut by cutCassette.
+const (
+	maxSeedImport = 3 << 10
+	maxSeedScalar = 160
+)
+
+// cutCassette cuts a recorded YAML cassette (go-vcr or VCR.py) to the shape
+// the importer reads: its first interaction, and the first that goes to a
+// provider's API if that is another (a first request for a token names no
+// protocol), every key, tag and header kept, and each long string but URLs
+// (bodies, mostly) cut to maxSeedScalar bytes. A !!binary body is cut too,
+// and one that is gzip stays gzip: it is decompressed, cut and compressed
+// again.
+func cutCassette(data []byte) ([]byte, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, err
+	}
+	if len(doc.Content) != 1 {
+		return nil, fmt.Errorf("cut cassette: %d documents", len(doc.Content))
+	}
+	if list := mapValue(doc.Content[0], "interactions"); list != nil && len(list.Content) > 1 {
+		keep := list.Content[:1]
+		for _, item := range list.Content {
+			req := mapValue(item, "request")
+			if u := scalar(mapValue(req, "url")) + scalar(mapValue(req, "uri")); GuessProtocol(u) != "" {
+				if item != keep[0] {
+					keep = append(keep, item)
+				}
+				break
+			}
+		}
+		list.Content = keep
+	}
+	if err := cutScalars(&doc); err != nil {
+		return nil, err
+	}
+	return yaml.Marshal(&doc)
+}
+
+// cutScalars cuts the long scalars under n, as cutCassette says.
+func cutScalars(n *yaml.Node) error {
+	if n.Kind == yaml.ScalarNode && len(n.Value) > maxSeedScalar {
+		if n.Tag != "!!binary" {
+			v := n.Value[:maxSeedScalar]
+			for !utf8.ValidString(v) {
+				v = v[:len(v)-1]
+			}
+			n.Value = v
+			return nil
+		}
+		raw, err := base64.StdEncoding.DecodeString(strings.Join(strings.Fields(n.Value), ""))
+		if err != nil {
+			return fmt.Errorf("cut cassette: line %d: %w", n.Line, err)
+		}
+		if zr, err := gzip.NewReader(bytes.NewReader(raw)); err == nil {
+			plain, err := io.ReadAll(io.LimitReader(zr, maxSeedScalar))
+			if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
+				return fmt.Errorf("cut cassette: line %d: gunzip: %w", n.Line, err)
+			}
+			var b bytes.Buffer
+			zw := gzip.NewWriter(&b)
+			zw.Write(plain)
+			zw.Close()
+			raw = b.Bytes()
+		} else {
+			raw = raw[:min(len(raw), maxSeedScalar)]
+		}
+		n.Value = base64.StdEncoding.EncodeToString(raw)
+		n.Style = 0
+	}
+	for i, c := range n.Content {
+		if n.Kind == yaml.MappingNode && i%2 == 1 && (n.Content[i-1].Value == "url" || n.Content[i-1].Value == "uri") {
+			continue // the protocol is told by the URL
+		}
+		if err := cutScalars(c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// importSeeds returns the seeds of FuzzImport drawn from the corpus, each
+// with the index in fuzzTargets of the parser its file name picks: the
+// fixtures (.chunks.txt, .json, .sse) and httprr traces within
+// maxSeedImport as recorded, and every YAML cassette cut by cutCassette
+// (the first of those that cut to the same bytes).
+func importSeeds(t testing.TB) (seeds [][]byte, targets []uint8, names []string) {
+	files, err := filepath.Glob(filepath.Join(corpusDir, "*", "*"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no corpus files in %s: %v", corpusDir, err)
+	}
+	seen := map[string]bool{}
 	for _, p := range files {
 		if strings.HasSuffix(p, ".md") {
 			continue
 		}
 		data, err := os.ReadFile(p)
 		if err != nil {
-			f.Fatal(err)
+			t.Fatal(err)
 		}
-		if len(data) > 6000 && !strings.HasSuffix(p, ".sse") {
-			continue
-		}
-		for n, t := range fuzzTargets {
-			if strings.HasSuffix(p, strings.TrimPrefix(t.name, "in")) && t.name != "in" {
-				f.Add(data, uint8(n))
+		if strings.HasSuffix(p, ".yaml") {
+			if data, err = cutCassette(data); err != nil {
+				t.Fatalf("%s: %v", p, err)
 			}
 		}
+		if len(data) > maxSeedImport || seen[string(data)] {
+			continue
+		}
+		seen[string(data)] = true
+		for n, tg := range fuzzTargets {
+			if tg.name != "in" && strings.HasSuffix(p, strings.TrimPrefix(tg.name, "in")) {
+				seeds, targets, names = append(seeds, data), append(targets, uint8(n)), append(names, p)
+			}
+		}
+	}
+	return seeds, targets, names
+}
+
+// TestImportSeeds checks the corpus seeds of FuzzImport: each is within
+// maxSeedImport, every format of the corpus has some, and a seed imports,
+// in the format and protocol of the recording it was cut from, exactly
+// when the recording does.
+func TestImportSeeds(t *testing.T) {
+	seeds, targets, names := importSeeds(t)
+	formats := map[Format]int{}
+	for i, seed := range seeds {
+		if len(seed) > maxSeedImport {
+			t.Errorf("%s: seed of %d bytes, limit %d", names[i], len(seed), maxSeedImport)
+		}
+		tg := fuzzTargets[targets[i]]
+		data, err := os.ReadFile(names[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, errWant := Import(tg.name, data, tg.opts...)
+		got, errGot := Import(tg.name, seed, tg.opts...)
+		if (errWant == nil) != (errGot == nil) {
+			t.Errorf("%s: seed imports with error %v, recording with %v", names[i], errGot, errWant)
+			continue
+		}
+		if errGot != nil {
+			continue
+		}
+		formats[got.Format]++
+		if got.Format != want.Format || got.Protocol != want.Protocol {
+			t.Errorf("%s: seed imports as %s %s, recording as %s %s", names[i], got.Format, got.Protocol, want.Format, want.Protocol)
+		}
+	}
+	for _, f := range []Format{FormatGoVCR, FormatVCRPy, FormatHTTPRR, FormatChunks, FormatJSON, FormatSSE} {
+		if formats[f] == 0 {
+			t.Errorf("no seed imports as %s", f)
+		}
+	}
+	size := 0
+	for _, s := range seeds {
+		size += len(s)
+	}
+	t.Logf("%d seeds, %d bytes in all, by format %v", len(seeds), size, formats)
+}
+
+// FuzzImport feeds arbitrary bytes to every format detector and parser.
+// Import must never panic; when it fails the error is an *ImportError
+// naming the file; when it succeeds the cassette survives Marshal and Parse
+// with the same bodies.
+func FuzzImport(f *testing.F) {
+	// Seeds: the recordings of the corpus, small ones whole and YAML
+	// cassettes cut to one interaction (importSeeds), each fed to its own
+	// parser, and known-bad inputs to every parser.
+	seeds, targets, _ := importSeeds(f)
+	for i := range seeds {
+		f.Add(seeds[i], targets[i])
 	}
 	for _, bad := range []string{
 		"",
@@ -79,6 +242,9 @@ func FuzzImport(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, data []byte, target uint8) {
+		if len(data) > maxFuzzImport {
+			return
+		}
 		tg := fuzzTargets[int(target)%len(fuzzTargets)]
 		res, err := Import(tg.name, data, tg.opts...)
 		if err != nil {
