@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/toolconform/conform/core"
+	"github.com/toolconform/conform/providers/internal/adaptertest"
 	"github.com/toolconform/conform/providers/internal/sse"
 	"pgregory.net/rapid"
 )
@@ -25,13 +26,13 @@ func TestCorpus(t *testing.T) {
 	for _, rec := range loadCorpus(t) {
 		t.Run(rec.name, func(t *testing.T) {
 			a := New()
-			var s summary
+			var s golden
 			if rec.stream {
-				evs, err := drain(a.DecodeStream(bytes.NewReader(rec.body)))
+				evs, err := adaptertest.Drain(a.DecodeStream(bytes.NewReader(rec.body)))
 				if err != nil {
 					t.Fatalf("decode stream: %v", err)
 				}
-				s = assemble(evs)
+				s = golden{adaptertest.AssembleChat(evs), adaptertest.EventLog(evs)}
 				// The real Buffer gives the same call.
 				resp, err := core.Collect(core.SliceStream(evs))
 				if err != nil {
@@ -45,7 +46,7 @@ func TestCorpus(t *testing.T) {
 				if err != nil {
 					t.Fatalf("decode response: %v", err)
 				}
-				s = summarize(resp)
+				s = golden{ChatSummary: adaptertest.SummarizeChatResponse(resp)}
 			}
 			if len(s.Calls) != 1 || len(s.Incomplete) != 0 {
 				t.Errorf("got %d calls and %d incomplete, want 1 and 0", len(s.Calls), len(s.Incomplete))
@@ -95,7 +96,7 @@ func TestStreamShapes(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			tt.want[0].ID, tt.want[0].Model = "r", "mistral-small"
-			got, err := drain(New().DecodeStream(strings.NewReader(tt.in)))
+			got, err := adaptertest.Drain(New().DecodeStream(strings.NewReader(tt.in)))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -118,7 +119,7 @@ func TestThinking(t *testing.T) {
 	if diff := cmp.Diff(want, resp.Message.Parts); diff != "" {
 		t.Errorf("parts (-want +got):\n%s", diff)
 	}
-	evs, err := drain(a.DecodeStream(strings.NewReader(sseOf(
+	evs, err := adaptertest.Drain(a.DecodeStream(strings.NewReader(sseOf(
 		`{"id":"r","model":"magistral","choices":[{"index":0,"delta":{"content":[{"type":"thinking","thinking":[{"type":"text","text":"hm"}]}]}}]}`,
 		`{"choices":[{"index":0,"delta":{"content":"ok"},"finish_reason":"stop"}]}`))))
 	if err != nil {
@@ -215,7 +216,7 @@ func TestIDMapping(t *testing.T) {
 	if got := []string{resp.Calls()[0].ID, resp.Calls()[1].ID}; got[0] != foreign[0] || got[1] != "gSIMJiOkT" {
 		t.Errorf("response ids %q, want %q and gSIMJiOkT", got, foreign[0])
 	}
-	evs, err := drain(a.DecodeStream(strings.NewReader(sseOf(`{"choices":[{"index":0,"delta":{"tool_calls":[{"id":"` + id0 + `","function":{"name":"f","arguments":"{}"}}]}}]}`))))
+	evs, err := adaptertest.Drain(a.DecodeStream(strings.NewReader(sseOf(`{"choices":[{"index":0,"delta":{"tool_calls":[{"id":"` + id0 + `","function":{"name":"f","arguments":"{}"}}]}}]}`))))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -241,7 +242,7 @@ func TestErrorsAndFailureModes(t *testing.T) {
 	if err := CheckHistory([]core.Message{{Role: core.RoleAssistant, Parts: []core.Part{core.CallPart(core.Call{ID: "chatcmpl-tool-long-id", Name: "f", Arguments: json.RawMessage(`{}`)})}}}); err == nil || !strings.Contains(err.Error(), "G03") {
 		t.Errorf("CheckHistory = %v, want a G03 problem and no id-format problem", err)
 	}
-	_, err = drain(New(MaxEventSize(32)).DecodeStream(strings.NewReader("data: " + strings.Repeat("x", 64) + "\n\n")))
+	_, err = adaptertest.Drain(New(MaxEventSize(32)).DecodeStream(strings.NewReader("data: " + strings.Repeat("x", 64) + "\n\n")))
 	var ce *Error
 	if !errors.Is(err, sse.ErrEventTooLarge) || !errors.As(err, &ce) || ce.Offset != 0 {
 		t.Errorf("large event: %v, want ErrEventTooLarge at byte 0", err)
@@ -291,7 +292,7 @@ func TestRoundTrips(t *testing.T) {
 			if bytes.Contains(buf.Bytes(), []byte("chatcmpl-tool")) || bytes.Contains(buf.Bytes(), []byte("call_eh")) {
 				t.Fatalf("foreign id on the wire:\n%s", buf.String())
 			}
-			got, err := drain(a.DecodeStream(&randomReader{t: t, data: buf.Bytes()}))
+			got, err := adaptertest.Drain(a.DecodeStream(adaptertest.DrawSplitReader(t, buf.Bytes())))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -378,42 +379,16 @@ func FinishReasonOf(raw string) core.FinishReason {
 	return core.FinishOther
 }
 
-type randomReader struct {
-	t    *rapid.T
-	data []byte
-}
-
-func (r *randomReader) Read(p []byte) (int, error) {
-	if len(r.data) == 0 {
-		return 0, io.EOF
-	}
-	n := rapid.IntRange(1, min(len(r.data), len(p), 32)).Draw(r.t, "read")
-	copy(p, r.data[:n])
-	r.data = r.data[n:]
-	return n, nil
-}
-
 // TestCorpusSplits: each recorded stream read in random pieces gives the
 // events it gives read whole.
 func TestCorpusSplits(t *testing.T) {
-	recs := loadCorpus(t)
-	rapid.Check(t, func(t *rapid.T) {
-		rec := rapid.SampledFrom(recs).Draw(t, "rec")
-		if !rec.stream {
-			return
+	var streams [][]byte
+	for _, rec := range loadCorpus(t) {
+		if rec.stream {
+			streams = append(streams, rec.body)
 		}
-		whole, err := drain(New().DecodeStream(bytes.NewReader(rec.body)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		split, err := drain(New().DecodeStream(&randomReader{t: t, data: rec.body}))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if diff := cmp.Diff(whole, split); diff != "" {
-			t.Fatalf("(-whole +split):\n%s", diff)
-		}
-	})
+	}
+	adaptertest.CheckSplitStreams(t, streams, func(r io.Reader) core.EventStream { return New().DecodeStream(r) })
 }
 
 func FuzzDecodeStream(f *testing.F) {
@@ -425,8 +400,8 @@ func FuzzDecodeStream(f *testing.F) {
 	f.Add([]byte("data: {\"choices\":[{\"delta\":{\"tool_calls\":[{\"id\":\"x\",\"function\":{\"arguments\":{}}}]}}]}\n\n"))
 	f.Add([]byte("data: {\"object\":\"error\",\"message\":\"m\"}\n\ndata: {"))
 	f.Fuzz(func(t *testing.T, body []byte) {
-		whole, err1 := drain(New(MaxEventSize(1 << 12)).DecodeStream(bytes.NewReader(body)))
-		split, err2 := drain(New(MaxEventSize(1 << 12)).DecodeStream(smallReads(body)))
+		whole, err1 := adaptertest.Drain(New(MaxEventSize(1 << 12)).DecodeStream(bytes.NewReader(body)))
+		split, err2 := adaptertest.Drain(New(MaxEventSize(1 << 12)).DecodeStream(smallReads(body)))
 		if diff := cmp.Diff(whole, split); diff != "" {
 			t.Fatalf("(-whole +split):\n%s", diff)
 		}

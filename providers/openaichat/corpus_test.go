@@ -3,193 +3,18 @@ package openaichat
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
-	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/toolconform/conform/core"
+	"github.com/toolconform/conform/providers/internal/adaptertest"
 )
 
-var update = flag.Bool("update", false, "rewrite golden files")
-
-// summary is what a golden file records of one decoded response: the calls
-// and everything around them.
-type summary struct {
-	Kind           string              `json:"kind"`
-	ID             string              `json:"id,omitempty"`
-	Model          string              `json:"model,omitempty"`
-	Thinking       string              `json:"thinking,omitempty"`
-	Text           string              `json:"text,omitempty"`
-	Calls          []goldenCall        `json:"calls"`
-	Incomplete     []goldenCall        `json:"incomplete,omitempty"`
-	Finish         core.FinishReason   `json:"finish,omitempty"`
-	ProviderFinish string              `json:"provider_finish,omitempty"`
-	Usage          *core.Usage         `json:"usage,omitempty"`
-	Error          *core.ProviderError `json:"error,omitempty"`
-	Events         map[string]int      `json:"events,omitempty"`
-}
-
-type goldenCall struct {
-	ID        string          `json:"id"`
-	Name      string          `json:"name"`
-	Arguments json.RawMessage `json:"arguments"`
-	Repaired  bool            `json:"repaired,omitempty"`
-	Original  *string         `json:"original,omitempty"`
-}
-
-func goldenCalls(cs []core.Call) []goldenCall {
-	out := []goldenCall{}
-	for _, c := range cs {
-		g := goldenCall{ID: c.ID, Name: c.Name, Arguments: c.Arguments, Repaired: c.Repaired}
-		if c.Repaired || c.Arguments == nil {
-			o := c.Original
-			g.Original = &o
-		}
-		out = append(out, g)
-	}
-	return out
-}
-
-func summarizeResponse(r *core.Response) summary {
-	s := summary{Kind: "response", ID: r.ID, Model: r.Model, Text: r.Text(), Calls: goldenCalls(r.Calls()), Finish: r.Finish, ProviderFinish: r.ProviderFinish, Usage: r.Usage, Error: r.Error}
-	for _, p := range r.Message.Parts {
-		if p.Kind == core.PartThinking {
-			s.Thinking += p.Text
-		}
-	}
-	if len(r.Incomplete) > 0 {
-		s.Incomplete = goldenCalls(r.Incomplete)
-	}
-	return s
-}
-
-// drain reads a stream to its end.
-func drain(st core.EventStream) ([]core.Event, error) {
-	var evs []core.Event
-	for {
-		ev, err := st.Next()
-		if err == io.EOF {
-			return evs, nil
-		}
-		if err != nil {
-			return evs, err
-		}
-		evs = append(evs, ev)
-	}
-}
-
-// assemble is a test-only reading of call events into calls: a chunk goes
-// to the call with its id, else to the call with its index, else to the
-// last call; names are set, never joined; argument text is appended. It is
-// deliberately simple, enough to state the calls of a recording in a golden
-// file; the core Buffer is the real router.
-func assemble(evs []core.Event) summary {
-	s := summary{Kind: "stream", Events: map[string]int{}}
-	type acc struct {
-		id, name string
-		idx      int
-		hasIdx   bool
-		args     strings.Builder
-	}
-	var calls []*acc
-	for _, ev := range evs {
-		s.Events[string(ev.Kind)]++
-		if ev.ID != "" && s.ID == "" {
-			s.ID, s.Model = ev.ID, ev.Model
-		}
-		switch ev.Kind {
-		case core.EventText:
-			s.Text += ev.Text
-		case core.EventThinking:
-			s.Thinking += ev.Text
-		case core.EventCallStart, core.EventCallDelta:
-			k := ev.Chunk
-			var cur *acc
-			for _, c := range calls {
-				if k.ID != "" && c.id == k.ID {
-					cur = c
-				}
-			}
-			if cur == nil && k.ID == "" && k.HasIndex {
-				for _, c := range calls {
-					if c.hasIdx && c.idx == k.Index {
-						cur = c
-					}
-				}
-			}
-			if cur == nil && k.ID == "" && !k.HasIndex && len(calls) > 0 {
-				cur = calls[len(calls)-1]
-			}
-			if cur == nil {
-				cur = &acc{id: k.ID, idx: k.Index, hasIdx: k.HasIndex}
-				calls = append(calls, cur)
-			}
-			if k.Name != "" {
-				cur.name = k.Name
-			}
-			if k.Args != nil {
-				cur.args.Reset()
-				cur.args.WriteString(*k.Args)
-			}
-			cur.args.WriteString(k.ArgsDelta)
-		case core.EventFinish:
-			s.Finish, s.ProviderFinish = ev.Finish, ev.ProviderFinish
-		case core.EventUsage:
-			s.Usage = ev.Usage
-		case core.EventError:
-			s.Error = ev.Error
-		}
-	}
-	s.Calls = []goldenCall{}
-	for _, c := range calls {
-		args := c.args.String()
-		g := goldenCall{ID: c.id, Name: c.name}
-		switch {
-		case strings.TrimSpace(args) == "":
-			g.Arguments = json.RawMessage("{}") // C01, as the core Buffer reads it
-		case json.Valid([]byte(args)):
-			g.Arguments = json.RawMessage(args)
-		default:
-			g.Original = &args
-			s.Incomplete = append(s.Incomplete, g)
-			continue
-		}
-		s.Calls = append(s.Calls, g)
-	}
-	return s
-}
-
-// checkGolden compares got with the golden file, or rewrites it under
-// -update.
-func checkGolden(t *testing.T, name string, got any) {
-	t.Helper()
-	b, err := json.MarshalIndent(got, "", "  ")
-	if err != nil {
-		t.Fatal(err)
-	}
-	b = append(b, '\n')
-	path := filepath.Join("testdata", "golden", name+".json")
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("read golden (run with -update to create): %v", err)
-	}
-	if diff := cmp.Diff(string(want), string(b)); diff != "" {
-		t.Errorf("golden %s (-want +got):\n%s", path, diff)
-	}
-}
+// drain reads a stream to its end, with adaptertest's bound on the number
+// of events.
+func drain(st core.EventStream) ([]core.Event, error) { return adaptertest.Drain(st) }
 
 // TestCorpusResponses: every recorded response, streaming or not, decodes
 // without error, split or whole alike, and gives the calls in the golden
@@ -203,32 +28,32 @@ func TestCorpusResponses(t *testing.T) {
 			if err != nil {
 				t.Fatalf("load: %v", err)
 			}
-			var sums []summary
+			var sums []adaptertest.ChatSummary
 			for i, ex := range exs {
 				if len(ex.Response) == 0 {
 					t.Fatalf("exchange %d: empty response body", i)
 				}
 				a := New()
-				var s summary
+				var s adaptertest.ChatSummary
 				if ex.Stream {
 					evs, err := drain(a.DecodeStream(bytes.NewReader(ex.Response)))
 					if err != nil {
 						t.Fatalf("exchange %d: decode stream: %v", i, err)
 					}
-					s = assemble(evs)
+					s = adaptertest.AssembleChat(evs)
 					nStream++
 				} else {
 					resp, err := a.DecodeResponse(ex.Response)
 					if err != nil {
 						t.Fatalf("exchange %d: decode response: %v", i, err)
 					}
-					s = summarizeResponse(resp)
+					s = adaptertest.SummarizeChatResponse(resp)
 					nResp++
 				}
 				nCalls += len(s.Calls)
 				sums = append(sums, s)
 			}
-			checkGolden(t, strings.TrimSuffix(name, filepath.Ext(name)), sums)
+			adaptertest.CheckGolden(t, filepath.Join("testdata", "golden", strings.TrimSuffix(name, filepath.Ext(name))+".json"), sums)
 		})
 	}
 	t.Logf("decoded %d responses and %d streams with %d calls", nResp, nStream, nCalls)
@@ -360,7 +185,7 @@ func TestCorpusRequests(t *testing.T) {
 
 // callKeys reduces calls to id, name and compact arguments, for comparing
 // the test assembler with core.Collect.
-func callKeys(t testing.TB, calls []goldenCall) []string {
+func callKeys(t testing.TB, calls []adaptertest.ChatCall) []string {
 	var out []string
 	for _, c := range calls {
 		var b bytes.Buffer
@@ -398,8 +223,8 @@ func TestCorpusCollect(t *testing.T) {
 			if len(resp.Incomplete) > 0 {
 				t.Errorf("%s #%d: incomplete calls %v", filepath.Base(path), i, resp.Incomplete)
 			}
-			want := callKeys(t, assemble(evs).Calls)
-			got := callKeys(t, goldenCalls(resp.Calls()))
+			want := callKeys(t, adaptertest.AssembleChat(evs).Calls)
+			got := callKeys(t, adaptertest.ChatCalls(resp.Calls()))
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("%s #%d: core.Collect calls (-assembler +collect):\n%s", filepath.Base(path), i, diff)
 			}

@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/toolconform/conform/core"
+	"github.com/toolconform/conform/providers/internal/adaptertest"
 	"pgregory.net/rapid"
 )
 
@@ -70,7 +71,7 @@ func TestEventsRoundTrip(t *testing.T) {
 		if err := a.EncodeStream(&buf, evs); err != nil {
 			t.Fatalf("encode: %v", err)
 		}
-		got, err := drain(a.DecodeStream(&randomReader{t: t, data: buf.Bytes()}))
+		got, err := drain(a.DecodeStream(adaptertest.DrawSplitReader(t, buf.Bytes())))
 		if err != nil {
 			t.Fatalf("decode %q: %v", buf.String(), err)
 		}
@@ -200,22 +201,6 @@ func TestRequestRoundTrip(t *testing.T) {
 	})
 }
 
-// randomReader returns its data in pieces of random size, 1 byte and up.
-type randomReader struct {
-	t    *rapid.T
-	data []byte
-}
-
-func (r *randomReader) Read(p []byte) (int, error) {
-	if len(r.data) == 0 {
-		return 0, io.EOF
-	}
-	n := rapid.IntRange(1, min(len(r.data), len(p), 64)).Draw(r.t, "read")
-	copy(p, r.data[:n])
-	r.data = r.data[n:]
-	return n, nil
-}
-
 // TestCorpusStreamSplits: a recorded stream read in arbitrary pieces gives
 // the same events as read whole.
 func TestCorpusStreamSplits(t *testing.T) {
@@ -231,24 +216,7 @@ func TestCorpusStreamSplits(t *testing.T) {
 			}
 		}
 	}
-	whole := make([][]core.Event, len(bodies))
-	for i, b := range bodies {
-		evs, err := drain(New().DecodeStream(bytes.NewReader(b)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		whole[i] = evs
-	}
-	rapid.Check(t, func(t *rapid.T) {
-		i := rapid.IntRange(0, len(bodies)-1).Draw(t, "stream")
-		got, err := drain(New().DecodeStream(&randomReader{t: t, data: bodies[i]}))
-		if err != nil {
-			t.Fatalf("stream %d: %v", i, err)
-		}
-		if diff := cmp.Diff(whole[i], got); diff != "" {
-			t.Fatalf("stream %d split differs (-whole +split):\n%s", i, diff)
-		}
-	})
+	adaptertest.CheckSplitStreams(t, bodies, func(r io.Reader) core.EventStream { return New().DecodeStream(r) })
 }
 
 // TestStreamResponseParity: the same reply sent as a response and as a

@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/toolconform/conform/core"
+	"github.com/toolconform/conform/providers/internal/adaptertest"
 	"github.com/toolconform/conform/providers/internal/sse"
 )
 
@@ -56,35 +57,35 @@ func TestDecodeStreamFailureModes(t *testing.T) {
 		name  string
 		in    string
 		want  []core.Event
-		calls []goldenCall // what the test assembler makes of it, when checked
+		calls []adaptertest.ChatCall // what the test assembler makes of it, when checked
 	}{
 		{
 			name: "A01 parallel calls all on index 0 with distinct ids",
 			in: sseOf(tc(`[{"index":0,"id":"a","type":"function","function":{"name":"add","arguments":"{\"x\":1}"}}]`),
 				tc(`[{"index":0,"id":"b","type":"function","function":{"name":"mul","arguments":"{\"y\":2}"}}]`), finish("tool_calls")),
 			want:  meta(start("a", "add", 0, true, `{"x":1}`), start("b", "mul", 0, true, `{"y":2}`), fin("tool_calls")),
-			calls: []goldenCall{{ID: "a", Name: "add", Arguments: []byte(`{"x":1}`)}, {ID: "b", Name: "mul", Arguments: []byte(`{"y":2}`)}},
+			calls: []adaptertest.ChatCall{{ID: "a", Name: "add", Arguments: []byte(`{"x":1}`)}, {ID: "b", Name: "mul", Arguments: []byte(`{"y":2}`)}},
 		},
 		{
 			name: "A02 index reused with a new id",
 			in: sseOf(tc(`[{"index":0,"id":"a","function":{"name":"f","arguments":"{}"}}]`),
 				tc(`[{"index":0,"id":"b","function":{"name":"g","arguments":"{\"k\""}}]`), tc(`[{"index":0,"function":{"arguments":":1}"}}]`)),
 			want:  meta(start("a", "f", 0, true, `{}`), start("b", "g", 0, true, `{"k"`), delta("", 0, true, `:1}`)),
-			calls: []goldenCall{{ID: "a", Name: "f", Arguments: []byte(`{}`)}, {ID: "b", Name: "g", Arguments: []byte(`{"k":1}`)}},
+			calls: []adaptertest.ChatCall{{ID: "a", Name: "f", Arguments: []byte(`{}`)}, {ID: "b", Name: "g", Arguments: []byte(`{"k":1}`)}},
 		},
 		{
 			name: "A03 continuation chunks with empty id",
 			in: sseOf(tc(`[{"index":0,"id":"a","function":{"name":"f","arguments":""}}]`),
 				tc(`[{"index":0,"id":"","function":{"arguments":"{\"q\":"}}]`), tc(`[{"index":0,"id":"","function":{"name":"","arguments":"2}"}}]`)),
 			want:  meta(start("a", "f", 0, true, ""), delta("", 0, true, `{"q":`), delta("", 0, true, `2}`)),
-			calls: []goldenCall{{ID: "a", Name: "f", Arguments: []byte(`{"q":2}`)}},
+			calls: []adaptertest.ChatCall{{ID: "a", Name: "f", Arguments: []byte(`{"q":2}`)}},
 		},
 		{
 			name: "A04 id and name repeated on every delta",
 			in: sseOf(tc(`[{"index":0,"id":"a","type":"function","function":{"name":"f","arguments":"{\"q\":"}}]`),
 				tc(`[{"index":0,"id":"a","type":"function","function":{"name":"f","arguments":"1}"}}]`)),
 			want:  meta(start("a", "f", 0, true, `{"q":`), start("a", "f", 0, true, `1}`)),
-			calls: []goldenCall{{ID: "a", Name: "f", Arguments: []byte(`{"q":1}`)}},
+			calls: []adaptertest.ChatCall{{ID: "a", Name: "f", Arguments: []byte(`{"q":1}`)}},
 		},
 		{
 			name: "A05 interleaved fragments of two calls",
@@ -93,37 +94,37 @@ func TestDecodeStreamFailureModes(t *testing.T) {
 				tc(`[{"index":0,"function":{"arguments":"1}"}}]`), tc(`[{"index":1,"function":{"arguments":"2}"}}]`)),
 			want: meta(start("a", "f", 0, true, ""), start("b", "g", 1, true, ""), delta("", 0, true, `{"a":`), delta("", 1, true, `{"b":`),
 				delta("", 0, true, `1}`), delta("", 1, true, `2}`)),
-			calls: []goldenCall{{ID: "a", Name: "f", Arguments: []byte(`{"a":1}`)}, {ID: "b", Name: "g", Arguments: []byte(`{"b":2}`)}},
+			calls: []adaptertest.ChatCall{{ID: "a", Name: "f", Arguments: []byte(`{"a":1}`)}, {ID: "b", Name: "g", Arguments: []byte(`{"b":2}`)}},
 		},
 		{
 			name:  "A06 index null and id only on the first fragment",
 			in:    sseOf(tc(`[{"index":null,"id":"a","function":{"name":"f","arguments":"{\"x\""}}]`), tc(`[{"index":null,"function":{"arguments":":1}"}}]`)),
 			want:  meta(start("a", "f", 0, false, `{"x"`), delta("", 0, false, `:1}`)),
-			calls: []goldenCall{{ID: "a", Name: "f", Arguments: []byte(`{"x":1}`)}},
+			calls: []adaptertest.ChatCall{{ID: "a", Name: "f", Arguments: []byte(`{"x":1}`)}},
 		},
 		{
 			name:  "A07 index missing entirely",
 			in:    sseOf(tc(`[{"id":"a","function":{"name":"f","arguments":"{}"}}]`), tc(`[{"id":"b","function":{"name":"g","arguments":"{}"}}]`)),
 			want:  meta(start("a", "f", 0, false, `{}`), start("b", "g", 0, false, `{}`)),
-			calls: []goldenCall{{ID: "a", Name: "f", Arguments: []byte(`{}`)}, {ID: "b", Name: "g", Arguments: []byte(`{}`)}},
+			calls: []adaptertest.ChatCall{{ID: "a", Name: "f", Arguments: []byte(`{}`)}, {ID: "b", Name: "g", Arguments: []byte(`{}`)}},
 		},
 		{
 			name:  "A08 two entries with the same index in one chunk",
 			in:    sseOf(tc(`[{"index":0,"id":"a","function":{"name":"f"}},{"index":0,"function":{"arguments":"{\"z\":"}}]`), tc(`[{"index":0,"function":{"arguments":"0}"}}]`)),
 			want:  meta(start("a", "f", 0, true, ""), delta("", 0, true, `{"z":`), delta("", 0, true, `0}`)),
-			calls: []goldenCall{{ID: "a", Name: "f", Arguments: []byte(`{"z":0}`)}},
+			calls: []adaptertest.ChatCall{{ID: "a", Name: "f", Arguments: []byte(`{"z":0}`)}},
 		},
 		{
 			name:  "A09 name after the first arguments fragment",
 			in:    sseOf(tc(`[{"index":0,"id":"a","function":{"arguments":"{\"x\":"}}]`), tc(`[{"index":0,"function":{"name":"f","arguments":"1}"}}]`)),
 			want:  meta(start("a", "", 0, true, `{"x":`), start("", "f", 0, true, `1}`)),
-			calls: []goldenCall{{ID: "a", Name: "f", Arguments: []byte(`{"x":1}`)}},
+			calls: []adaptertest.ChatCall{{ID: "a", Name: "f", Arguments: []byte(`{"x":1}`)}},
 		},
 		{
 			name:  "A10 names of different calls are separate chunks",
 			in:    sseOf(tc(`[{"index":0,"id":"a","function":{"name":"web_fetch","arguments":"{}"}},{"index":1,"id":"b","function":{"name":"web_search","arguments":"{}"}}]`)),
 			want:  meta(start("a", "web_fetch", 0, true, `{}`), start("b", "web_search", 1, true, `{}`)),
-			calls: []goldenCall{{ID: "a", Name: "web_fetch", Arguments: []byte(`{}`)}, {ID: "b", Name: "web_search", Arguments: []byte(`{}`)}},
+			calls: []adaptertest.ChatCall{{ID: "a", Name: "web_fetch", Arguments: []byte(`{}`)}, {ID: "b", Name: "web_search", Arguments: []byte(`{}`)}},
 		},
 		{
 			name: "A12 huge index passed on as sent",
@@ -147,7 +148,7 @@ func TestDecodeStreamFailureModes(t *testing.T) {
 				tc(`[{"index":0,"function":{"arguments":"\"p\":2}"}}]`), tc(`[{"index":0,"id":"a","type":"function","function":{"name":"f","arguments":"{\"t\": \"x\", \"p\": 2}"}}]`), finish("tool_calls")),
 			want: meta(start("a", "f", 0, true, ""), delta("", 0, true, `{"t":"x",`), delta("", 0, true, `"p":2}`),
 				core.Event{Kind: core.EventCallStart, Chunk: &core.Chunk{ID: "a", Name: "f", HasIndex: true, Args: ptr(`{"t": "x", "p": 2}`), Start: true}}, fin("tool_calls")),
-			calls: []goldenCall{{ID: "a", Name: "f", Arguments: []byte(`{"t": "x", "p": 2}`)}},
+			calls: []adaptertest.ChatCall{{ID: "a", Name: "f", Arguments: []byte(`{"t": "x", "p": 2}`)}},
 		},
 		{
 			name: "B02 a copy that differs stays a delta",
@@ -160,14 +161,14 @@ func TestDecodeStreamFailureModes(t *testing.T) {
 			in: sseOf(tc(`[{"index":0,"id":"a","function":{"name":"f","arguments":"{\"loc\":"}}]`),
 				tc(`[{"index":0,"id":"a","function":{"name":"f","arguments":"{\"city\":\"x\"}"}}]`), tc(`[{"index":0,"id":"a","function":{"name":"f","arguments":"}"}}]`)),
 			want:  meta(start("a", "f", 0, true, `{"loc":`), start("a", "f", 0, true, `{"city":"x"}`), start("a", "f", 0, true, `}`)),
-			calls: []goldenCall{{ID: "a", Name: "f", Arguments: []byte(`{"loc":{"city":"x"}}`)}},
+			calls: []adaptertest.ChatCall{{ID: "a", Name: "f", Arguments: []byte(`{"loc":{"city":"x"}}`)}},
 		},
 		{
 			name: "B03 trailing empty tool delta with the finish",
 			in: sseOf(tc(`[{"index":0,"id":"a","function":{"name":"f","arguments":"{}"}}]`),
 				`{"id":"c1","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":""}}]},"finish_reason":"tool_calls"}]}`),
 			want:  meta(start("a", "f", 0, true, `{}`), delta("", 0, true, ""), fin("tool_calls")),
-			calls: []goldenCall{{ID: "a", Name: "f", Arguments: []byte(`{}`)}},
+			calls: []adaptertest.ChatCall{{ID: "a", Name: "f", Arguments: []byte(`{}`)}},
 		},
 		{
 			name: "B04 concatenated objects in one call are passed on as sent",
@@ -186,20 +187,20 @@ func TestDecodeStreamFailureModes(t *testing.T) {
 			name:  "C01 arguments empty string first",
 			in:    sseOf(tc(`[{"index":0,"id":"a","function":{"name":"now","arguments":""}}]`), finish("tool_calls")),
 			want:  meta(start("a", "now", 0, true, ""), fin("tool_calls")),
-			calls: []goldenCall{{ID: "a", Name: "now", Arguments: []byte(`{}`)}},
+			calls: []adaptertest.ChatCall{{ID: "a", Name: "now", Arguments: []byte(`{}`)}},
 		},
 		{
 			name: "C03 empty-argument call followed by a normal call",
 			in: sseOf(tc(`[{"index":0,"id":"a","function":{"name":"now","arguments":""}}]`),
 				tc(`[{"index":1,"id":"b","function":{"name":"f","arguments":"{\"k\":"}}]`), tc(`[{"index":1,"function":{"arguments":"1}"}}]`)),
 			want:  meta(start("a", "now", 0, true, ""), start("b", "f", 1, true, `{"k":`), delta("", 1, true, "1}")),
-			calls: []goldenCall{{ID: "a", Name: "now", Arguments: []byte(`{}`)}, {ID: "b", Name: "f", Arguments: []byte(`{"k":1}`)}},
+			calls: []adaptertest.ChatCall{{ID: "a", Name: "now", Arguments: []byte(`{}`)}, {ID: "b", Name: "f", Arguments: []byte(`{"k":1}`)}},
 		},
 		{
 			name:  "C04 arguments as a JSON object",
 			in:    sseOf(tc(`[{"index":0,"id":"a","function":{"name":"f","arguments":{"city": "Paris"}}}]`)),
 			want:  meta(start("a", "f", 0, true, `{"city":"Paris"}`)),
-			calls: []goldenCall{{ID: "a", Name: "f", Arguments: []byte(`{"city":"Paris"}`)}},
+			calls: []adaptertest.ChatCall{{ID: "a", Name: "f", Arguments: []byte(`{"city":"Paris"}`)}},
 		},
 		{
 			name: "C06 arguments null",
@@ -253,7 +254,7 @@ func TestDecodeStreamFailureModes(t *testing.T) {
 				t.Errorf("events (-want +got):\n%s", diff)
 			}
 			if tt.calls != nil {
-				if diff := cmp.Diff(tt.calls, assemble(got).Calls); diff != "" {
+				if diff := cmp.Diff(tt.calls, adaptertest.AssembleChat(got).Calls); diff != "" {
 					t.Errorf("assembled calls (-want +got):\n%s", diff)
 				}
 				// The real Buffer agrees on id, name and arguments.
@@ -261,7 +262,7 @@ func TestDecodeStreamFailureModes(t *testing.T) {
 				if err != nil {
 					t.Fatalf("collect: %v", err)
 				}
-				if diff := cmp.Diff(callKeys(t, tt.calls), callKeys(t, goldenCalls(resp.Calls()))); diff != "" {
+				if diff := cmp.Diff(callKeys(t, tt.calls), callKeys(t, adaptertest.ChatCalls(resp.Calls()))); diff != "" {
 					t.Errorf("core.Collect calls (-want +got):\n%s", diff)
 				}
 			}

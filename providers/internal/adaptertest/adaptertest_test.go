@@ -244,3 +244,58 @@ func TestCheckGoldenReportsMismatch(t *testing.T) {
 		t.Errorf("mismatch reported as %q, want one (-want +got) diff naming f and g", r.errors)
 	}
 }
+
+// TestAssembleChat: chunks route by id, else by index, else to the last
+// call; blank arguments read as {}; arguments that are not JSON make the
+// call incomplete with its text kept; events are counted and logged.
+func TestAssembleChat(t *testing.T) {
+	whole := `{"w":1}`
+	evs := []core.Event{
+		{Kind: core.EventText, Text: "hi", ID: "r1", Model: "m"},
+		{Kind: core.EventCallStart, Chunk: &core.Chunk{ID: "a", Name: "f", Index: 0, HasIndex: true, ArgsDelta: `{"x"`}},
+		{Kind: core.EventCallStart, Chunk: &core.Chunk{ID: "b", Name: "g", Index: 1, HasIndex: true}},
+		{Kind: core.EventCallDelta, Chunk: &core.Chunk{Index: 0, HasIndex: true, ArgsDelta: `:1}`}},
+		{Kind: core.EventCallStart, Chunk: &core.Chunk{ID: "c", Name: "h"}},
+		{Kind: core.EventCallDelta, Chunk: &core.Chunk{ArgsDelta: `{"y":`}},
+		{Kind: core.EventCallStart, Chunk: &core.Chunk{ID: "d", Name: "k", Args: &whole}},
+		{Kind: core.EventThinking, Text: "t"},
+		{Kind: core.EventFinish, Finish: core.FinishToolCalls, ProviderFinish: "tool_calls"},
+	}
+	got := AssembleChat(evs)
+	trunc := `{"y":`
+	want := ChatSummary{
+		Kind: "stream", ID: "r1", Model: "m", Thinking: "t", Text: "hi",
+		Calls:      []ChatCall{{ID: "a", Name: "f", Arguments: json.RawMessage(`{"x":1}`)}, {ID: "b", Name: "g", Arguments: json.RawMessage(`{}`)}, {ID: "d", Name: "k", Arguments: json.RawMessage(whole)}},
+		Incomplete: []ChatCall{{ID: "c", Name: "h", Original: &trunc}},
+		Finish:     core.FinishToolCalls, ProviderFinish: "tool_calls",
+		Events: map[string]int{string(core.EventText): 1, string(core.EventCallStart): 4, string(core.EventCallDelta): 2, string(core.EventThinking): 1, string(core.EventFinish): 1},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("AssembleChat (-want +got):\n%s", diff)
+	}
+	log := EventLog(evs[:2])
+	wantLog := []string{string(core.EventText), string(core.EventCallStart) + ` id="a" name="f" index=0 has_index=true args="{\"x\""`}
+	if diff := cmp.Diff(wantLog, log); diff != "" {
+		t.Errorf("EventLog (-want +got):\n%s", diff)
+	}
+}
+
+// TestSummarizeChatResponse: a repaired call and one without arguments
+// keep their original text; incomplete calls are listed.
+func TestSummarizeChatResponse(t *testing.T) {
+	r := &core.Response{ID: "r", Model: "m", Message: core.Message{Role: core.RoleAssistant, Parts: []core.Part{
+		{Kind: core.PartThinking, Text: "t"},
+		core.TextPart("x"),
+		core.CallPart(core.Call{ID: "a", Name: "f", Arguments: json.RawMessage(`{}`)}),
+		core.CallPart(core.Call{ID: "b", Name: "g", Arguments: json.RawMessage(`{"a":1}`), Repaired: true, Original: `{"a":1`}),
+	}}, Incomplete: []core.Call{{ID: "c", Name: "h", Original: `{"q`}}}
+	got := SummarizeChatResponse(r)
+	rep, inc := `{"a":1`, `{"q`
+	want := ChatSummary{Kind: "response", ID: "r", Model: "m", Thinking: "t", Text: "x",
+		Calls:      []ChatCall{{ID: "a", Name: "f", Arguments: json.RawMessage(`{}`)}, {ID: "b", Name: "g", Arguments: json.RawMessage(`{"a":1}`), Repaired: true, Original: &rep}},
+		Incomplete: []ChatCall{{ID: "c", Name: "h", Original: &inc}},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("SummarizeChatResponse (-want +got):\n%s", diff)
+	}
+}

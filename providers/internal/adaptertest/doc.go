@@ -15,6 +15,11 @@
 //     CheckCorpusCollectByIndex compare core.Collect with the package's own
 //     simple reading of the events; CheckCorpusRequests round-trips the
 //     recorded requests.
+//   - The Chat Completions dialects (openai-chat, mistral) keep golden files
+//     of their own shape: ChatSummary with ChatCall, from
+//     SummarizeChatResponse for bodies and AssembleChat (routing by id,
+//     else index, else the last call) for streams; EventLog describes
+//     every event for a golden file that pins down how a stream was cut.
 //
 // Properties (pgregory.net/rapid):
 //
