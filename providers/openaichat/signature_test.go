@@ -4,11 +4,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"testing"
 	"testing/iotest"
 
 	"github.com/google/go-cmp/cmp"
+	"pgregory.net/rapid"
 
 	"github.com/toolconform/conform/core"
 )
@@ -227,27 +229,67 @@ func TestEncodeRequestSignatures(t *testing.T) {
 	}
 }
 
-// FuzzDecodeStreamSignatures checks that reading thought signatures beside
-// the codec never panics and that the outcome does not depend on how the
-// stream is cut into reads: whole, or one byte at a time.
-func FuzzDecodeStreamSignatures(f *testing.F) {
-	sig := `"extra_content":{"google":{"thought_signature":"S"}}`
-	f.Add(gemSSE(gemDelta(`[{"id":"a","type":"function","function":{"name":"f","arguments":"{}"},`+sig+`}]`, "stop")))
-	f.Add(gemSSE(gemDelta(`[{"index":0,"id":"a","function":{"name":"f","arguments":"{"}}]`, ""), gemDelta(`[{"index":0,`+sig+`}]`, ""), gemDelta(`[{"index":0,"function":{"arguments":"}"}}]`, "tool_calls")))
-	f.Add(gemSSE(gemDelta(`[{"id":"a",`+sig+`}]`, ""), gemDelta(`[{"id":"a","type":"function","function":{"name":"f","arguments":"{}"}}]`, "stop")))
-	f.Add("data: {\"choices\":[{\"delta\":{\"tool_calls\":[{\"extra_content\":{\"google\":{\"thought_signature\":5}}}]}}]}\r\n\r\n")
-	f.Add("data: {\"extra_content\"")
-	f.Fuzz(func(t *testing.T, stream string) {
-		whole, errWhole := core.Collect(New().DecodeStream(strings.NewReader(stream)))
-		bytewise, errByte := core.Collect(New().DecodeStream(iotest.OneByteReader(strings.NewReader(stream))))
-		if (errWhole == nil) != (errByte == nil) {
-			t.Fatalf("whole read error %v, one-byte reads error %v", errWhole, errByte)
+// TestDecodeStreamSignaturesSplit is a property: for streams built from
+// Gemini-style call deltas, signed or not, and signature-only deltas naming
+// their call by id or by index, the calls and signatures collected do not
+// depend on how the stream is cut into reads, and every signature sent for
+// a call that exists ends up on that call.
+func TestDecodeStreamSignaturesSplit(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		n := rapid.IntRange(1, 4).Draw(t, "calls")
+		want := make([]sigOf, n)
+		var chunks []string
+		for k := 0; k < n; k++ {
+			id := fmt.Sprintf("c%d", k)
+			want[k].ID = id
+			extra := ""
+			switch rapid.IntRange(0, 3).Draw(t, "sign") {
+			case 1: // on the call
+				want[k].Signature = "S" + id
+				extra = `,"extra_content":{"google":{"thought_signature":"S` + id + `"}}`
+			}
+			chunks = append(chunks, gemDelta(fmt.Sprintf(`[{"index":%d,"id":%q,"type":"function","function":{"name":"f","arguments":"{}"}%s}]`, k, id, extra), ""))
 		}
-		if errWhole != nil {
-			return
+		for k := 0; k < n; k++ {
+			if want[k].Signature != "" || !rapid.Bool().Draw(t, "late") {
+				continue
+			}
+			want[k].Signature = fmt.Sprintf("L%d", k)
+			ref := fmt.Sprintf(`"id":"c%d"`, k)
+			if rapid.Bool().Draw(t, "by-index") {
+				ref = fmt.Sprintf(`"index":%d`, k)
+			}
+			chunks = append(chunks, gemDelta(`[{`+ref+`,"extra_content":{"google":{"thought_signature":"`+want[k].Signature+`"}}}]`, ""))
 		}
-		if diff := cmp.Diff(signatures(whole.Calls()), signatures(bytewise.Calls())); diff != "" {
-			t.Errorf("calls differ between whole and one-byte reads (-whole +one-byte):\n%s", diff)
+		chunks = append(chunks, gemDelta("[]", "tool_calls"))
+		stream := gemSSE(chunks...)
+		sizes := rapid.SliceOfN(rapid.IntRange(1, 64), 1, 32).Draw(t, "reads")
+		for _, r := range []io.Reader{strings.NewReader(stream), &cutReader{s: stream, sizes: sizes}} {
+			resp, err := core.Collect(New().DecodeStream(r))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(want, signatures(resp.Calls())); diff != "" {
+				t.Fatalf("calls (-want +got):\n%s", diff)
+			}
 		}
 	})
+}
+
+// cutReader returns s in reads of the given sizes, cycling through them.
+type cutReader struct {
+	s     string
+	sizes []int
+	i     int
+}
+
+func (r *cutReader) Read(p []byte) (int, error) {
+	if r.s == "" {
+		return 0, io.EOF
+	}
+	n := min(r.sizes[r.i%len(r.sizes)], len(p), len(r.s))
+	r.i++
+	copy(p, r.s[:n])
+	r.s = r.s[n:]
+	return n, nil
 }
