@@ -74,6 +74,19 @@ func seq(parts ...[]byte) []byte {
 	return b
 }
 
+// maxFuzzBuffer bounds the inputs FuzzBuffer reads: up to about 340 chunks,
+// enough to pass each limit of its buffer (8 calls, 256 bytes of
+// arguments, index 16) several times over. Larger inputs are returned from
+// at once: Go's fuzzer minimises every input that finds new coverage by
+// trying on the order of n² cuts of its n bytes, and long inputs kept the
+// workers minimising instead of fuzzing.
+const maxFuzzBuffer = 1 << 10
+
+// FuzzBuffer feeds arbitrary chunk sequences (decodeChunks) to a Buffer
+// with small limits: no chunk that is rejected completes a call, a call
+// completes without its Done only in the cases Add documents, Finish
+// errs exactly when calls are left incomplete, and every completed call is
+// whole, with an id, a name and JSON arguments.
 func FuzzBuffer(f *testing.F) {
 	// Argument fragments of the Anthropic and Chat Completions recordings
 	// in testdata/corpus (multi_tool_streaming, tool_streaming).
@@ -111,6 +124,9 @@ func FuzzBuffer(f *testing.F) {
 		enc(fzItem|fzPatch, 0x04, `[1`),
 	))
 	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) > maxFuzzBuffer {
+			return
+		}
 		b := NewBuffer(WithLimits(Limits{MaxCalls: 8, MaxArgBytes: 256, MaxIndex: 16}))
 		var returned []Call
 		for i, c := range decodeChunks(data) {
