@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 
@@ -158,17 +157,8 @@ func (s *eventStream) frame(msg eventstream.Message, off int64) error {
 	return nil
 }
 
-func payloadError(err error) error {
-	var syn *json.SyntaxError
-	var typ *json.UnmarshalTypeError
-	switch {
-	case errors.As(err, &syn):
-		return fmt.Errorf("payload at byte %d: %w", max(syn.Offset-1, 0), err)
-	case errors.As(err, &typ):
-		return fmt.Errorf("payload field %s at byte %d: %w", typ.Field, typ.Offset, err)
-	}
-	return fmt.Errorf("payload: %w", err)
-}
+// payloadError places an encoding/json error of a frame's payload.
+func payloadError(err error) error { return wire.WrapJSONError("payload", err) }
 
 func chunkAt(idx *int) core.Chunk {
 	if idx == nil {

@@ -242,8 +242,9 @@ func TestCollectFailureModes(t *testing.T) {
 		{
 			// The decoder passes index -1 on as sent; the core Buffer
 			// rejects it by name rather than crashing or merging calls.
-			name:    "A11 negative index, two calls",
-			wantErr: core.ErrIndexOutOfRange,
+			// Index -1 is a lone call's index to core (A11, core.SingleCallIndex);
+			// two calls there are still two calls, told apart by their ids.
+			name: "A11 index -1, two calls with ids",
 			body: frames(t,
 				"contentBlockStart", `{"contentBlockIndex":-1,"start":{"toolUse":{"toolUseId":"t1","name":"f"}}}`,
 				"contentBlockDelta", `{"contentBlockIndex":-1,"delta":{"toolUse":{"input":"{\"a\":1}"}}}`,
@@ -251,7 +252,7 @@ func TestCollectFailureModes(t *testing.T) {
 				"contentBlockStart", `{"contentBlockIndex":-1,"start":{"toolUse":{"toolUseId":"t2","name":"g"}}}`,
 				"contentBlockDelta", `{"contentBlockIndex":-1,"delta":{"toolUse":{"input":"{\"b\":2}"}}}`,
 				"contentBlockStop", `{"contentBlockIndex":-1}`),
-			want: nil,
+			want: []core.Call{{ID: "t1", Name: "f", Arguments: json.RawMessage(`{"a":1}`)}, {ID: "t2", Name: "g", Arguments: json.RawMessage(`{"b":2}`)}},
 		},
 		{
 			name: "A20 one fragment per character",

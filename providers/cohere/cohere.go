@@ -5,10 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 
 	"github.com/toolconform/conform/core"
 	"github.com/toolconform/conform/providers/internal/sse"
+	"github.com/toolconform/conform/providers/internal/wire"
 )
 
 // maxOpenCalls bounds how many tool calls a stream may keep open at once.
@@ -90,31 +90,13 @@ func New(opts ...Option) *Adapter {
 // Name returns "cohere".
 func (a *Adapter) Name() string { return "cohere" }
 
+// unmarshal decodes body into v with wire.StrictUnmarshal and turns a
+// failure into a DecodeError naming the byte offset and field.
 func unmarshal(op string, body []byte, v any) error {
-	dec := json.NewDecoder(bytes.NewReader(body))
-	if err := dec.Decode(v); err != nil {
-		return jsonError(op, err)
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return &DecodeError{Op: op, Offset: dec.InputOffset(), Err: errors.New("unexpected data after the JSON value")}
+	if off, field, err := wire.StrictUnmarshal(body, v); err != nil {
+		return &DecodeError{Op: op, Offset: off, Path: field, Err: err}
 	}
 	return nil
-}
-
-func jsonError(op string, err error) error {
-	var syn *json.SyntaxError
-	var typ *json.UnmarshalTypeError
-	switch {
-	case errors.As(err, &syn):
-		// SyntaxError.Offset counts the bytes read, the bad one included;
-		// the error names the bad byte's own 0-based offset.
-		return &DecodeError{Op: op, Offset: max(syn.Offset-1, 0), Err: err}
-	case errors.As(err, &typ):
-		return &DecodeError{Op: op, Offset: typ.Offset, Path: typ.Field, Err: err}
-	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
-		return &DecodeError{Op: op, Err: fmt.Errorf("unexpected end of JSON input: %w", io.ErrUnexpectedEOF)}
-	}
-	return &DecodeError{Op: op, Err: err}
 }
 
 // callFromWire builds a call from Cohere's argument string: "" and "null"

@@ -122,15 +122,7 @@ func (s *eventStream) event(raw sse.Event) error {
 	}
 	var ev streamEvent
 	if err := json.Unmarshal([]byte(data), &ev); err != nil {
-		var syn *json.SyntaxError
-		var typ *json.UnmarshalTypeError
-		switch {
-		case errors.As(err, &syn):
-			return fmt.Errorf("data at byte %d: %w", max(syn.Offset-1, 0), err)
-		case errors.As(err, &typ):
-			return fmt.Errorf("data field %s at byte %d: %w", typ.Field, typ.Offset, err)
-		}
-		return fmt.Errorf("data: %w", err)
+		return wire.WrapJSONError("data", err)
 	}
 	typ := ev.Type
 	if typ == "" {

@@ -14,7 +14,10 @@
 //     NextEvent, the Next loop of an SSE stream decoder;
 //   - Queue, the events decoded from one wire event waiting for Next, with
 //     the response id and model stamped on the first;
-//   - ResponseMeta and Indexes for stream encoders.
+//   - ResponseMeta and Indexes for stream encoders;
+//   - StrictUnmarshal (one JSON value, nothing after it, with the offset
+//     and field of a fault), JSONPlace and WrapJSONError, which Bedrock and
+//     Cohere use to place encoding/json errors in bodies and stream events.
 //
 // Each adapter keeps its own sentinel errors (ErrMalformed, ErrTooLarge, ...)
 // so that callers branch on the adapter they use; the error structs are
@@ -26,8 +29,11 @@
 // errors.Is(err, anthropic.ErrTruncated) true for an OpenAI Responses
 // stream, which callers that hold several adapters could misread.
 //
-// Not shared yet: the Cohere and Bedrock error structs (StreamError,
-// FrameError, DecodeError) have the same shape but word their messages
-// differently (an event or a frame; an offset of 0 shown or not), and
-// merging them would change messages callers may match.
+// Not shared: the Cohere and Bedrock error structs (StreamError,
+// FrameError, DecodeError) and their Option types. The structs have the
+// same shape but word their messages differently (an event or a frame; an
+// offset of 0 shown or not), and merging them would change messages
+// callers may match; what fills them (StrictUnmarshal) is shared. An
+// Option is a func(*Adapter) of its own package's Adapter, one line that
+// cannot be shared without a type parameter that would only add noise.
 package wire

@@ -371,3 +371,56 @@ func BenchmarkUnquoteRaw(b *testing.B) {
 		}
 	}
 }
+
+// TestStrictUnmarshal: the place and error of every way a body can fail,
+// and the messages WrapJSONError makes of them.
+func TestStrictUnmarshal(t *testing.T) {
+	type body struct {
+		A struct {
+			B int `json:"b"`
+		} `json:"a"`
+	}
+	tests := []struct {
+		in      string
+		offset  int64
+		field   string
+		err     string
+		wrapped string
+	}{
+		{in: `{"a":{"b":1}}`},
+		{in: " {\"a\":{\"b\":1}} \n"},
+		{in: `{"a":{"b":}}`, offset: 10, err: "invalid character '}' looking for beginning of value", wrapped: "data at byte 10: invalid character '}' looking for beginning of value"},
+		{in: `{"a":{"b":"x"}}`, offset: 13, field: "a.b", err: "json: cannot unmarshal string into Go struct field .a.b of type int", wrapped: "data field a.b at byte 13: json: cannot unmarshal string into Go struct field .a.b of type int"},
+		{in: `{"a":`, err: "unexpected end of JSON input: unexpected EOF"},
+		{in: ``, err: "unexpected end of JSON input: unexpected EOF"},
+		{in: "{} \n {}", offset: 5, err: "unexpected data after the JSON value"},
+		{in: `x`, offset: 0, err: "invalid character 'x' looking for beginning of value", wrapped: "data at byte 0: invalid character 'x' looking for beginning of value"},
+	}
+	for _, tt := range tests {
+		var v body
+		off, field, err := StrictUnmarshal([]byte(tt.in), &v)
+		gotErr := ""
+		if err != nil {
+			gotErr = err.Error()
+		}
+		if off != tt.offset || field != tt.field || gotErr != tt.err {
+			t.Errorf("StrictUnmarshal(%q) = %d, %q, %q; want %d, %q, %q", tt.in, off, field, gotErr, tt.offset, tt.field, tt.err)
+		}
+		if tt.wrapped == "" {
+			continue
+		}
+		raw := json.Unmarshal([]byte(tt.in), &v)
+		w := WrapJSONError("data", raw)
+		if w.Error() != tt.wrapped || !errors.Is(w, raw) {
+			t.Errorf("WrapJSONError(%q) = %q, want %q wrapping %v", tt.in, w, tt.wrapped, raw)
+		}
+	}
+	if got, want := WrapJSONError("payload", io.EOF).Error(), "payload: EOF"; got != want {
+		t.Errorf("WrapJSONError(io.EOF) = %q, want %q", got, want)
+	}
+	if !errors.Is(mustErr(StrictUnmarshal([]byte(`{"a":`), new(body))), io.ErrUnexpectedEOF) {
+		t.Error("a truncated body's error does not wrap io.ErrUnexpectedEOF")
+	}
+}
+
+func mustErr(_ int64, _ string, err error) error { return err }
