@@ -14,22 +14,11 @@ import (
 
 var wireStops = []string{"end_turn", "tool_use", "max_tokens", "stop_sequence", "guardrail_intervened", "content_filtered", "something_new"}
 
-func genText(t *rapid.T, label string) string {
-	return rapid.StringMatching(`[a-zA-Z0-9 äé😀"\\\n{}:,]{1,12}`).Draw(t, label)
-}
-
-func genArgs(t *rapid.T, label string) json.RawMessage {
-	m := rapid.MapOfN(rapid.StringMatching(`[a-z]{1,5}`), rapid.OneOf(
-		rapid.Map(rapid.IntRange(-1000, 1000), func(i int) any { return i }),
-		rapid.Map(rapid.StringMatching(`[a-zA-Z ä"\\\n]{0,8}`), func(s string) any { return s }),
-		rapid.Map(rapid.Bool(), func(b bool) any { return b }),
-	), 0, 4).Draw(t, label)
-	b, err := json.Marshal(m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
+// genText and genArgs are adaptertest's generators, shared with cohere.
+var (
+	genText = adaptertest.DrawText
+	genArgs = adaptertest.DrawArgs
+)
 
 // genEvents draws a canonical event sequence: the form DecodeStream gives.
 func genEvents(t *rapid.T, api API) []core.Event {
@@ -57,13 +46,8 @@ func genEvents(t *rapid.T, api API) []core.Event {
 				evs = append(evs, end(idx, ptr("{}")))
 				continue
 			}
-			// Fragments are cut on rune boundaries: a JSON string on the
-			// wire cannot carry half a UTF-8 sequence.
-			runes := []rune(args)
-			for len(runes) > 0 {
-				k := rapid.IntRange(1, len(runes)).Draw(t, "cut")
-				evs = append(evs, delta(idx, string(runes[:k])))
-				runes = runes[k:]
+			for _, frag := range adaptertest.DrawCuts(t, args) {
+				evs = append(evs, delta(idx, frag))
 			}
 			evs = append(evs, end(idx, nil))
 		}
@@ -232,15 +216,7 @@ func TestRequestRoundTrip(t *testing.T) {
 // TestSplitReads decodes every recorded stream from a reader that returns
 // arbitrary small pieces and checks the events equal the unsplit decode.
 func TestSplitReads(t *testing.T) {
-	var streams [][]byte
-	for _, rec := range adaptertest.Recordings(t, "bedrock") {
-		for _, ex := range rec.Exchanges {
-			if ex.IsStream() {
-				streams = append(streams, ex.Response)
-			}
-		}
-	}
-	adaptertest.CheckSplitStreams(t, streams, func(r io.Reader) core.EventStream { return New().DecodeStream(r) })
+	adaptertest.CheckSplitStreams(t, adaptertest.RecordedStreams(t, "bedrock"), func(r io.Reader) core.EventStream { return New().DecodeStream(r) })
 }
 
 // TestStreamingParity states that the same response, sent whole or

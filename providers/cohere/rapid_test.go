@@ -14,37 +14,19 @@ import (
 
 var wireFinishes = []string{"COMPLETE", "STOP_SEQUENCE", "TOOL_CALL", "MAX_TOKENS", "ERROR", "ERROR_TOXIC", "ERROR_LIMIT", "SOMETHING_NEW"}
 
-func genText(t *rapid.T, label string) string {
-	return rapid.StringMatching(`[a-zA-Z0-9 äé😀"\\\n{}:,]{1,12}`).Draw(t, label)
-}
+// genText is adaptertest's generator, shared with bedrock.
+var genText = adaptertest.DrawText
 
+// genArgs draws arguments with adaptertest.DrawArgs, indented or not:
+// Cohere's argument strings are kept byte for byte.
 func genArgs(t *rapid.T, label string) json.RawMessage {
-	m := rapid.MapOfN(rapid.StringMatching(`[a-z]{1,5}`), rapid.OneOf(
-		rapid.Map(rapid.IntRange(-1000, 1000), func(i int) any { return i }),
-		rapid.Map(rapid.StringMatching(`[a-zA-Z ä"\\\n]{0,8}`), func(s string) any { return s }),
-		rapid.Map(rapid.Bool(), func(b bool) any { return b }),
-	), 0, 4).Draw(t, label)
-	b, err := json.Marshal(m)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := adaptertest.DrawArgs(t, label)
 	if rapid.Bool().Draw(t, label+"-indent") {
 		var buf bytes.Buffer
 		_ = json.Indent(&buf, b, "", " ")
 		b = buf.Bytes()
 	}
 	return b
-}
-
-func cut(t *rapid.T, s string) []string {
-	var parts []string
-	runes := []rune(s)
-	for len(runes) > 0 {
-		k := rapid.IntRange(1, len(runes)).Draw(t, "cut")
-		parts = append(parts, string(runes[:k]))
-		runes = runes[k:]
-	}
-	return parts
 }
 
 // genEvents draws a canonical event sequence: the form DecodeStream gives.
@@ -67,7 +49,7 @@ func genEvents(t *rapid.T) []core.Event {
 				evs = append(evs, start(idx, id, name, ""), end(idx, ptr("{}")))
 				continue
 			}
-			parts := cut(t, string(genArgs(t, "args")))
+			parts := adaptertest.DrawCuts(t, string(genArgs(t, "args")))
 			first := ""
 			if rapid.Bool().Draw(t, "args-on-start") {
 				first, parts = parts[0], parts[1:]
@@ -212,15 +194,7 @@ func TestRequestRoundTrip(t *testing.T) {
 // TestSplitReads decodes every recorded stream from a reader that returns
 // arbitrary small pieces and checks the events equal the unsplit decode.
 func TestSplitReads(t *testing.T) {
-	var streams [][]byte
-	for _, rec := range adaptertest.Recordings(t, "cohere") {
-		for _, ex := range rec.Exchanges {
-			if ex.IsStream() {
-				streams = append(streams, ex.Response)
-			}
-		}
-	}
-	adaptertest.CheckSplitStreams(t, streams, func(r io.Reader) core.EventStream { return New().DecodeStream(r) })
+	adaptertest.CheckSplitStreams(t, adaptertest.RecordedStreams(t, "cohere"), func(r io.Reader) core.EventStream { return New().DecodeStream(r) })
 }
 
 // TestStreamingParity states that the same response, sent whole or
@@ -243,7 +217,7 @@ func TestStreamingParity(t *testing.T) {
 				evs = append(evs, core.Event{Kind: core.EventPlan, Text: p.Text})
 			case core.PartToolCall:
 				evs = append(evs, start(i, p.Call.ID, p.Call.Name, ""))
-				for _, frag := range cut(t, string(p.Call.Arguments)) {
+				for _, frag := range adaptertest.DrawCuts(t, string(p.Call.Arguments)) {
 					evs = append(evs, delta(i, frag))
 				}
 				evs = append(evs, end(i, nil))

@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/toolconform/conform/core"
@@ -297,5 +298,34 @@ func TestSummarizeChatResponse(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("SummarizeChatResponse (-want +got):\n%s", diff)
+	}
+}
+
+// TestDrawGenerators: DrawCuts pieces are non-empty, valid UTF-8 and join
+// to the text; DrawArgs is a JSON object; DrawText is 1 to 12 runes.
+func TestDrawGenerators(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		s := DrawText(t, "text")
+		if n := utf8.RuneCountInString(s); n < 1 || n > 12 {
+			t.Fatalf("DrawText gave %d runes: %q", n, s)
+		}
+		args := DrawArgs(t, "args")
+		var m map[string]any
+		if err := json.Unmarshal(args, &m); err != nil || m == nil {
+			t.Fatalf("DrawArgs gave %s: %v", args, err)
+		}
+		whole := s + string(args)
+		parts := DrawCuts(t, whole)
+		if got := strings.Join(parts, ""); got != whole {
+			t.Fatalf("cuts join to %q, want %q", got, whole)
+		}
+		for _, p := range parts {
+			if p == "" || !utf8.ValidString(p) {
+				t.Fatalf("cut %q of %q is empty or splits a character", p, whole)
+			}
+		}
+	})
+	if parts := DrawCuts(nil, ""); parts != nil {
+		t.Errorf("DrawCuts of \"\" = %q, want none", parts)
 	}
 }

@@ -127,6 +127,21 @@ func ResponseBodies(t testing.TB, protocol string, isStream func([]byte) bool) (
 	return streams, bodies
 }
 
+// RecordedStreams returns the streamed responses (Exchange.IsStream) of a
+// protocol's recordings.
+func RecordedStreams(t testing.TB, protocol string) [][]byte {
+	t.Helper()
+	var out [][]byte
+	for _, rec := range Recordings(t, protocol) {
+		for _, ex := range rec.Exchanges {
+			if ex.IsStream() {
+				out = append(out, ex.Response)
+			}
+		}
+	}
+	return out
+}
+
 // RequestBodies returns the recorded request bodies of a protocol (none
 // from response-only fixtures).
 func RequestBodies(t testing.TB, protocol string) [][]byte {

@@ -38,8 +38,14 @@
 // The -update flag is defined here, once, so a test package that imports
 // adaptertest must not define its own.
 //
-// Not here yet: generators of canonical events, responses and requests
-// parameterised by what a protocol can express. Each adapter keeps its own
-// generators, because the normal forms differ in many small ways (index
-// schemes, id formats, which part kinds and finish reasons exist).
+// Generators shared by the property tests: DrawText (short text that
+// tests escaping), DrawArgs (a JSON object of arguments) and DrawCuts
+// (argument text cut on rune boundaries into deltas); RecordedStreams
+// gives the recorded streams for CheckSplitStreams.
+//
+// Not here: generators of whole canonical events, responses and requests.
+// Each adapter keeps its own, because the normal forms differ in many
+// small ways (index schemes, id formats, which part kinds and finish
+// reasons exist), and a shared generator would need a switch for every
+// one of them.
 package adaptertest
