@@ -133,10 +133,10 @@ func cutScalars(n *yaml.Node) error {
 // fixtures (.chunks.txt, .json, .sse) and httprr traces within
 // maxSeedImport as recorded, and every YAML cassette cut by cutCassette
 // (the first of those that cut to the same bytes).
-func importSeeds(t testing.TB) (seeds [][]byte, targets []uint8, names []string) {
+func importSeeds() (seeds [][]byte, targets []uint8, names []string, err error) {
 	files, err := filepath.Glob(filepath.Join(corpusDir, "*", "*"))
 	if err != nil || len(files) == 0 {
-		t.Fatalf("no corpus files in %s: %v", corpusDir, err)
+		return nil, nil, nil, fmt.Errorf("no corpus files in %s: %v", corpusDir, err)
 	}
 	seen := map[string]bool{}
 	for _, p := range files {
@@ -145,11 +145,11 @@ func importSeeds(t testing.TB) (seeds [][]byte, targets []uint8, names []string)
 		}
 		data, err := os.ReadFile(p)
 		if err != nil {
-			t.Fatal(err)
+			return nil, nil, nil, err
 		}
 		if strings.HasSuffix(p, ".yaml") {
 			if data, err = cutCassette(data); err != nil {
-				t.Fatalf("%s: %v", p, err)
+				return nil, nil, nil, fmt.Errorf("%s: %w", p, err)
 			}
 		}
 		if len(data) > maxSeedImport || seen[string(data)] {
@@ -162,7 +162,7 @@ func importSeeds(t testing.TB) (seeds [][]byte, targets []uint8, names []string)
 			}
 		}
 	}
-	return seeds, targets, names
+	return seeds, targets, names, nil
 }
 
 // TestImportSeeds checks the corpus seeds of FuzzImport: each is within
@@ -170,7 +170,10 @@ func importSeeds(t testing.TB) (seeds [][]byte, targets []uint8, names []string)
 // in the format and protocol of the recording it was cut from, exactly
 // when the recording does.
 func TestImportSeeds(t *testing.T) {
-	seeds, targets, names := importSeeds(t)
+	seeds, targets, names, err := importSeeds()
+	if err != nil {
+		t.Fatal(err)
+	}
 	formats := map[Format]int{}
 	for i, seed := range seeds {
 		if len(seed) > maxSeedImport {
@@ -215,7 +218,12 @@ func FuzzImport(f *testing.F) {
 	// Seeds: the recordings of the corpus, small ones whole and YAML
 	// cassettes cut to one interaction (importSeeds), each fed to its own
 	// parser, and known-bad inputs to every parser.
-	seeds, targets, _ := importSeeds(f)
+	// (importSeeds takes no testing.TB: the OSS-Fuzz build replaces
+	// *testing.F with a type of its own.)
+	seeds, targets, _, err := importSeeds()
+	if err != nil {
+		f.Fatal(err)
+	}
 	for i := range seeds {
 		f.Add(seeds[i], targets[i])
 	}
