@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -36,6 +37,24 @@ func flatten(c *cassette.Cassette) []flat {
 		})
 	}
 	return out
+}
+
+// fixtureFlat is the interaction the importer makes of a response-only
+// fixture: a made-up POST to url marked with ResponseOnlyHeader, answered
+// 200 OK with body and its Content-Type. A whole body also has its
+// Content-Length, length; a stream (length -1) has none.
+func fixtureFlat(url, contentType, body string, length int64) flat {
+	f := flat{
+		Method: "POST", URL: url,
+		ReqHeader: http.Header{"Content-Type": {"application/json"}, ResponseOnlyHeader: {"true"}},
+		Code:      200, Status: "200 OK", RespBody: body,
+		RespHeader:    http.Header{"Content-Type": {contentType}},
+		ContentLength: length,
+	}
+	if length >= 0 {
+		f.RespHeader.Set("Content-Length", strconv.FormatInt(length, 10))
+	}
+	return f
 }
 
 func gzipString(t *testing.T, s string) string {
@@ -156,14 +175,8 @@ func TestImportFormats(t *testing.T) {
 			format:       FormatChunks,
 			protocol:     "openai-chat",
 			responseOnly: true,
-			want: []flat{{
-				Method: "POST", URL: "https://api.openai.com/v1/chat/completions",
-				ReqHeader: http.Header{"Content-Type": {"application/json"}, ResponseOnlyHeader: {"true"}},
-				Code:      200, Status: "200 OK",
-				RespBody:      "data: {\"object\":\"chat.completion.chunk\",\"model\":\"m\"}\n\ndata: {\"object\":\"chat.completion.chunk\"}\n\n",
-				RespHeader:    http.Header{"Content-Type": {"text/event-stream"}},
-				ContentLength: -1,
-			}},
+			want: []flat{fixtureFlat("https://api.openai.com/v1/chat/completions", "text/event-stream",
+				"data: {\"object\":\"chat.completion.chunk\",\"model\":\"m\"}\n\ndata: {\"object\":\"chat.completion.chunk\"}\n\n", -1)},
 		},
 		{
 			name:         "json body, gemini model in path",
@@ -172,14 +185,8 @@ func TestImportFormats(t *testing.T) {
 			format:       FormatJSON,
 			protocol:     "gemini",
 			responseOnly: true,
-			want: []flat{{
-				Method: "POST", URL: "https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:generateContent",
-				ReqHeader: http.Header{"Content-Type": {"application/json"}, ResponseOnlyHeader: {"true"}},
-				Code:      200, Status: "200 OK",
-				RespBody:      "{\"candidates\":[],\"modelVersion\":\"gemini-2.5-flash\"}\n",
-				RespHeader:    http.Header{"Content-Type": {"application/json"}, "Content-Length": {"52"}},
-				ContentLength: 52,
-			}},
+			want: []flat{fixtureFlat("https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:generateContent", "application/json",
+				"{\"candidates\":[],\"modelVersion\":\"gemini-2.5-flash\"}\n", 52)},
 		},
 		{
 			name:         "gemini JSON array is a stream without alt=sse",
@@ -188,14 +195,8 @@ func TestImportFormats(t *testing.T) {
 			format:       FormatJSON,
 			protocol:     "gemini",
 			responseOnly: true,
-			want: []flat{{
-				Method: "POST", URL: "https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-pro:streamGenerateContent",
-				ReqHeader: http.Header{"Content-Type": {"application/json"}, ResponseOnlyHeader: {"true"}},
-				Code:      200, Status: "200 OK",
-				RespBody:      `[{"candidates":[],"modelVersion":"gemini-2.5-pro"},{"candidates":[]}]`,
-				RespHeader:    http.Header{"Content-Type": {"application/json"}, "Content-Length": {"69"}},
-				ContentLength: 69,
-			}},
+			want: []flat{fixtureFlat("https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-pro:streamGenerateContent", "application/json",
+				`[{"candidates":[],"modelVersion":"gemini-2.5-pro"},{"candidates":[]}]`, 69)},
 		},
 		{
 			name:         "sse given a protocol",
@@ -205,14 +206,7 @@ func TestImportFormats(t *testing.T) {
 			format:       FormatSSE,
 			protocol:     "anthropic",
 			responseOnly: true,
-			want: []flat{{
-				Method: "POST", URL: "https://api.anthropic.com/v1/messages",
-				ReqHeader: http.Header{"Content-Type": {"application/json"}, ResponseOnlyHeader: {"true"}},
-				Code:      200, Status: "200 OK",
-				RespBody:      "event: message_start\ndata: {\"weird\":1}\n\n",
-				RespHeader:    http.Header{"Content-Type": {"text/event-stream"}},
-				ContentLength: -1,
-			}},
+			want:         []flat{fixtureFlat("https://api.anthropic.com/v1/messages", "text/event-stream", "event: message_start\ndata: {\"weird\":1}\n\n", -1)},
 		},
 	}
 	for _, tt := range tests {
