@@ -239,6 +239,12 @@ func GradeClient(res *ClientRun, sc *scenarios.Scenario, chaos Chaos) {
 		if res.Exit == 0 && v.Graded && len(v.Incomplete) > 0 {
 			fail("exit 0 after a broken stream with %d incomplete call(s)", len(v.Incomplete))
 		}
+	case len(v.Calls) > 0 && !v.Graded && res.Exit != 0 && slices.ContainsFunc(v.Calls, func(c core.Call) bool { return c.Repaired }):
+		// A call's arguments were not JSON as sent (B07, C09); conform
+		// repairs them, but a client that reports such a call and stops
+		// instead of running it does what the protocol asks (an
+		// unparsable call must not be run), so it passes. A client that
+		// runs it must send back the repaired arguments (G09 above).
 	case len(v.Calls) > 0:
 		if !v.Graded {
 			fail("served %d call(s) but no follow-up with tool results arrived", len(v.Calls))

@@ -164,7 +164,14 @@ async function vercel(provider) {
   }
   let failure;
   const r = streamText({ ...opts, onError: ({ error }) => { failure = error; } });
-  const text = await r.text;
+  // The stream's own error (onError) explains a failure better than the
+  // "no output generated" that r.text rejects with after it.
+  let text;
+  try {
+    text = await r.text;
+  } catch (e) {
+    throw failure ?? e;
+  }
   if (failure) throw failure;
   return text;
 }
@@ -194,6 +201,21 @@ try {
   console.log(answer);
   process.exit(0);
 } catch (e) {
+  // The stack first, then one line that names the error: conform keeps
+  // the last line of stderr, and some errors (the Vercel AI SDK's schema
+  // failures) end in many lines of JSON.
   console.error(`conform client ${sdk}: ${e && e.stack ? e.stack : e}`);
+  console.error(`conform client ${sdk}: ${summary(e)}`);
   process.exit(1);
+}
+
+// summary gives an error's name and message on one line, shortened, with
+// its cause's when it has one.
+function summary(e) {
+  const one = (x) => {
+    const text = x instanceof Error ? `${x.name}: ${x.message}` : String(x);
+    const flat = text.replace(/\s+/g, " ").trim();
+    return flat.length > 400 ? flat.slice(0, 400) + "…" : flat;
+  };
+  return e && e.cause ? `${one(e)} (cause: ${one(e.cause)})` : one(e);
 }
