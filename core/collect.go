@@ -29,6 +29,11 @@ func (e *StreamError) Unwrap() error { return e.Err }
 // without its Chunk, or an unknown kind.
 var ErrMalformedEvent = errors.New("malformed event")
 
+// ErrNoFinish reports a stream that ended, without an error, before any
+// finish event: cut off, or not a stream of the protocol at all. What it
+// carried stays in the Response; the text may be incomplete.
+var ErrNoFinish = errors.New("stream ended without a finish event")
+
 // Collect drains s into a Response, the way a client that waits for the end
 // of a stream sees it.
 //
@@ -50,7 +55,9 @@ var ErrMalformedEvent = errors.New("malformed event")
 // end of the stream (B09–B11), and calls whose arguments could not be
 // repaired, are in Response.Incomplete too (with their text in Original and
 // no Arguments) and are reported in the returned error; they must never be
-// run. Every problem is reported, joined, each as a *StreamError that names
+// run. A stream that ends without an error but before any finish event is
+// reported with ErrNoFinish: it was cut off, or it is not a stream of the
+// protocol at all, and its text may be incomplete. Every problem is reported, joined, each as a *StreamError that names
 // its event; the Response is returned in every case.
 //
 //	resp, err := core.Collect(adapter.DecodeStream(body))
@@ -65,6 +72,9 @@ func Collect(s EventStream, opts ...BufferOption) (*Response, error) {
 		ev, err := s.Next()
 		c.n++
 		if err == io.EOF {
+			if !c.finished {
+				c.fail(ErrNoFinish)
+			}
 			break
 		}
 		if err != nil {
@@ -95,6 +105,8 @@ type collector struct {
 	text int
 	lim  int
 	errs []error
+	// finished is set once a finish event arrived.
+	finished bool
 	// building is set while the last part is a text, thinking or plan
 	// part whose text is still in sb.
 	building bool
@@ -153,6 +165,7 @@ func (c *collector) event(ev *Event) bool {
 			r.Usage.OutputTokens = ev.Usage.OutputTokens
 		}
 	case EventFinish:
+		c.finished = true
 		r.Finish = ev.Finish
 		if ev.ProviderFinish != "" {
 			r.ProviderFinish = ev.ProviderFinish

@@ -82,6 +82,7 @@ func TestCollect(t *testing.T) {
 				callEv(EventCallEnd, Chunk{HasIndex: true, Index: 2}),
 				{Kind: EventText, Text: "Between."},
 				callEv(EventCallEnd, Chunk{HasIndex: true, Index: 1}),
+				{Kind: EventFinish, Finish: FinishToolCalls, ProviderFinish: "tool_use"},
 			},
 			want: &Response{
 				Message: Message{Role: RoleAssistant, Parts: []Part{
@@ -91,6 +92,7 @@ func TestCollect(t *testing.T) {
 					TextPart("Between."),
 					CallPart(Call{ID: "c", Name: "h", Arguments: json.RawMessage(`{"n":3}`)}),
 				}},
+				Finish: FinishToolCalls, ProviderFinish: "tool_use",
 			},
 		},
 		{
@@ -103,6 +105,7 @@ func TestCollect(t *testing.T) {
 				{Kind: EventThinking, Data: "opaque-2"},
 				{Kind: EventThinking, Text: "d"},
 				{Kind: EventThinking, Text: "e"},
+				{Kind: EventFinish, Finish: FinishStop, ProviderFinish: "completed"},
 			},
 			want: &Response{
 				Message: Message{Role: RoleAssistant, Parts: []Part{
@@ -112,6 +115,7 @@ func TestCollect(t *testing.T) {
 					{Kind: PartThinking, Data: "opaque-2"},
 					{Kind: PartThinking, Text: "de"},
 				}},
+				Finish: FinishStop, ProviderFinish: "completed",
 			},
 		},
 		{
@@ -203,7 +207,8 @@ func TestCollect(t *testing.T) {
 			errs: []error{ErrMalformedEvent},
 			text: "collect: event 1: malformed event: call_delta event without a chunk\n" +
 				"collect: event 2: malformed event: usage event without usage\n" +
-				`collect: event 3: malformed event: unknown kind "bogus"`,
+				`collect: event 3: malformed event: unknown kind "bogus"` + "\n" +
+				"collect: event 5: stream ended without a finish event",
 		},
 		{
 			name: "rejected chunk is reported, the rest goes on",
@@ -238,11 +243,25 @@ func TestCollect(t *testing.T) {
 				{Kind: PartThinking, Signature: "s"},
 				{Kind: PartThinking, Text: "t"},
 			}}},
+			errs: []error{ErrNoFinish},
 		},
 		{
 			name:   "empty stream",
 			events: nil,
 			want:   &Response{Message: Message{Role: RoleAssistant}},
+			errs:   []error{ErrNoFinish},
+			text:   "collect: event 1: stream ended without a finish event",
+		},
+		{
+			name: "a stream cut before its finish keeps what it carried",
+			events: []Event{
+				{Kind: EventText, Text: "The weather in Par"},
+				callEv(EventCallStart, Chunk{ID: "call_1", Name: "weather", Args: sp(`{"city":"Paris"}`)}),
+				callEv(EventCallEnd, Chunk{ID: "call_1"}),
+			},
+			want: &Response{Message: Message{Role: RoleAssistant, Parts: []Part{TextPart("The weather in Par"), CallPart(weather)}}},
+			errs: []error{ErrNoFinish},
+			text: "collect: event 4: stream ended without a finish event",
 		},
 	}
 	for _, tt := range tests {
@@ -299,10 +318,11 @@ func TestSliceStream(t *testing.T) {
 
 func TestCollectManyDeltas(t *testing.T) {
 	// Text built from many small deltas comes out whole.
-	events := make([]Event, 10000)
+	events := make([]Event, 10000, 10001)
 	for i := range events {
 		events[i] = Event{Kind: EventText, Text: "ab"}
 	}
+	events = append(events, Event{Kind: EventFinish, Finish: FinishStop})
 	resp, err := Collect(SliceStream(events))
 	if err != nil {
 		t.Fatal(err)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -162,8 +163,8 @@ func decodeBody(adapter core.Adapter, body []byte, stream bool) (*decodeOutput, 
 	if stream {
 		counted := &countingStream{s: adapter.DecodeStream(bytes.NewReader(body))}
 		resp, err = core.Collect(counted)
-		if err == nil && counted.n == 0 {
-			return nil, fmt.Errorf("no events in %d bytes: not a %s stream", len(body), adapter.Name())
+		if counted.n == 0 && errors.Is(err, core.ErrNoFinish) {
+			return nil, fmt.Errorf("no %s events in %d bytes: not a stream of this protocol", adapter.Name(), len(body))
 		}
 	} else {
 		resp, err = adapter.DecodeResponse(body)

@@ -240,9 +240,7 @@ func TestCollectFailureModes(t *testing.T) {
 			want: []core.Call{{ID: "t1", Name: "now", Arguments: json.RawMessage(`{}`)}},
 		},
 		{
-			// The decoder passes index -1 on as sent; the core Buffer
-			// rejects it by name rather than crashing or merging calls.
-			// Index -1 is a lone call's index to core (A11, core.SingleCallIndex);
+			// The decoder passes index -1 on as sent. Index -1 is a lone call's index to core (A11, core.SingleCallIndex);
 			// two calls there are still two calls, told apart by their ids.
 			name: "A11 index -1, two calls with ids",
 			body: frames(t,
@@ -251,12 +249,13 @@ func TestCollectFailureModes(t *testing.T) {
 				"contentBlockStop", `{"contentBlockIndex":-1}`,
 				"contentBlockStart", `{"contentBlockIndex":-1,"start":{"toolUse":{"toolUseId":"t2","name":"g"}}}`,
 				"contentBlockDelta", `{"contentBlockIndex":-1,"delta":{"toolUse":{"input":"{\"b\":2}"}}}`,
-				"contentBlockStop", `{"contentBlockIndex":-1}`),
+				"contentBlockStop", `{"contentBlockIndex":-1}`,
+				"messageStop", `{"stopReason":"tool_use"}`),
 			want: []core.Call{{ID: "t1", Name: "f", Arguments: json.RawMessage(`{"a":1}`)}, {ID: "t2", Name: "g", Arguments: json.RawMessage(`{"b":2}`)}},
 		},
 		{
 			name: "A20 one fragment per character",
-			body: frames(t, append(append([]string{"contentBlockStart", `{"contentBlockIndex":0,"start":{"toolUse":{"toolUseId":"t1","name":"f"}}}`}, frags...), "contentBlockStop", `{"contentBlockIndex":0}`)...),
+			body: frames(t, append(append([]string{"contentBlockStart", `{"contentBlockIndex":0,"start":{"toolUse":{"toolUseId":"t1","name":"f"}}}`}, frags...), "contentBlockStop", `{"contentBlockIndex":0}`, "messageStop", `{"stopReason":"tool_use"}`)...),
 			want: []core.Call{{ID: "t1", Name: "f", Arguments: json.RawMessage(`{"q":"Zürich","n":[1,2]}`)}},
 		},
 	}

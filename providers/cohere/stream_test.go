@@ -201,7 +201,8 @@ func TestCollectFailureModes(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			resp, err := core.Collect(New().DecodeStream(bytes.NewReader(sseBody(true, tt.payloads...))))
+			payloads := append(tt.payloads, `{"type":"message-end","delta":{"finish_reason":"TOOL_CALL"}}`)
+			resp, err := core.Collect(New().DecodeStream(bytes.NewReader(sseBody(true, payloads...))))
 			if err != nil {
 				t.Fatal(err)
 			}
