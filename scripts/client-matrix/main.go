@@ -1,8 +1,10 @@
 // Command client-matrix installs the client programs of clients/ and runs
 // them over a matrix of scenarios and stream variants against conform's
 // fake provider, then writes clients/RESULTS.md: which SDK handles which
-// stream, with the failing detail. It is not part of go test ./...; run it
-// from the repository root:
+// stream, with the failing detail. A section of the earlier RESULTS.md
+// headed "## Read this first", written by hand to say what the numbers
+// mean, is kept (it is then to be revised by hand). It is not part of go
+// test ./...; run it from the repository root:
 //
 //	go run ./scripts/client-matrix [-per-protocol 8] [-parallel 2] [-o clients/RESULTS.md]
 //
@@ -192,6 +194,9 @@ func run(perProtocol, parallel int, out, only string) error {
 	fmt.Fprintf(&b, "Written by `go run ./scripts/client-matrix` on %s (%s/%s, %s, node from PATH). ", time.Now().UTC().Format("2006-01-02 15:04 MST"), runtime.GOOS, runtime.GOARCH, runtime.Version())
 	fmt.Fprintf(&b, "Each run starts a fresh `conform serve` for one scenario and one stream variant, runs the client program (docs/client-protocol.md) and grades the follow-up and the exit status. SDK versions are pinned in clients/go/go.mod and clients/node/package-lock.json.\n\n")
 	fmt.Fprintf(&b, "%d set-ups, %d scenarios, %d stream variants (%s), %d runs in %s, each bounded to %s.\n\n", len(setups), countScenarios(chosen, setups), len(variants), strings.Join(variants, " · "), len(jobs), time.Since(start).Round(time.Second), timeout)
+	if old, err := os.ReadFile(out); err == nil {
+		b.WriteString(handWritten(string(old)))
+	}
 	fmt.Fprintf(&b, "## Passes per set-up and variant\n\n| set-up | protocol |")
 	for _, v := range variants {
 		fmt.Fprintf(&b, " %s |", v)
@@ -243,7 +248,12 @@ func run(perProtocol, parallel int, out, only string) error {
 		if len(reasons) > 2 {
 			reasons = reasons[:2]
 		}
-		tail := lastLine(r.Stderr)
+		tail := ""
+		if r.Exit != 0 {
+			// A program that exited 0 failed on what it sent; its
+			// stderr holds only SDK warnings.
+			tail = lastLine(r.Stderr)
+		}
 		fmt.Fprintf(&b, "* **%s** `%s` [%s] exit %d: %s", j.s.name, j.name, j.variant, r.Exit, esc(strings.Join(reasons, "; ")))
 		if tail != "" {
 			fmt.Fprintf(&b, " — stderr: `%s`", esc(clip(tail, 240)))
@@ -258,6 +268,24 @@ func run(perProtocol, parallel int, out, only string) error {
 	}
 	fmt.Fprintf(os.Stderr, "client-matrix: %d runs, %d failures; wrote %s\n", len(jobs), nf, out)
 	return nil
+}
+
+// handWrittenHeading starts the section of RESULTS.md that is written by
+// hand after a run, reading the numbers; a re-run keeps it, to be revised.
+const handWrittenHeading = "## Read this first"
+
+// handWritten returns the hand-written section of an earlier RESULTS.md,
+// up to the next heading of its level, or "" when it has none.
+func handWritten(old string) string {
+	i := strings.Index(old, handWrittenHeading)
+	if i < 0 {
+		return ""
+	}
+	sec := old[i:]
+	if j := strings.Index(sec[len(handWrittenHeading):], "\n## "); j >= 0 {
+		sec = sec[:len(handWrittenHeading)+j+1]
+	}
+	return strings.TrimRight(sec, "\n") + "\n\n"
 }
 
 func countScenarios(chosen map[string][]string, setups []setup) int {
