@@ -9,54 +9,27 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/toolconform/conform/core"
+	"github.com/toolconform/conform/providers/internal/adaptertest"
 )
 
 // TestEncodeRequestRefusesBadHistory checks that both APIs refuse what
 // Bedrock answers with a 400, naming the message, the call and the guard.
 func TestEncodeRequestRefusesBadHistory(t *testing.T) {
-	user := core.Message{Role: core.RoleUser, Parts: []core.Part{core.TextPart("hi")}}
-	calls := func(ids ...string) core.Message {
-		m := core.Message{Role: core.RoleAssistant}
-		for _, id := range ids {
-			m.Parts = append(m.Parts, core.CallPart(core.Call{ID: id, Name: "f", Arguments: json.RawMessage(`{}`)}))
-		}
-		return m
-	}
-	results := func(ids ...string) core.Message {
-		m := core.Message{Role: core.RoleTool}
-		for _, id := range ids {
-			m.Parts = append(m.Parts, core.ResultPart(core.Result{CallID: id, Content: []core.Part{core.TextPart("ok")}}))
-		}
-		return m
-	}
-	tests := []struct {
-		name string
-		msgs []core.Message
-		want string // substring of the error
-		is   error
-	}{
-		{"G01 call followed by a user turn", []core.Message{user, calls("a"), user}, `messages[1]: call "a": tool call without a result (G01)`, core.ErrMissingResult},
-		{"G01 call at the end", []core.Message{user, calls("a")}, `messages[1]: call "a"`, core.ErrMissingResult},
-		{"G02 orphan result", []core.Message{user, results("x")}, `messages[1]: call "x": tool result without a call (G02)`, core.ErrOrphanResult},
-		{"G03 one of two results missing", []core.Message{user, calls("a", "b"), results("a"), user}, `messages[1]: call "b"`, core.ErrMissingResult},
-		{"G06 result without id", []core.Message{user, calls("a"), results("")}, `messages[2]: tool result without a call id (G06)`, core.ErrResultWithoutID},
+	user, calls, results := adaptertest.UserText("hi"), adaptertest.CallsMessage, adaptertest.ResultsMessage
+	tests := []adaptertest.HistoryCase{
+		{Name: "G01 call followed by a user turn", Msgs: []core.Message{user, calls("a"), user}, Want: `messages[1]: call "a": tool call without a result (G01)`, Is: core.ErrMissingResult},
+		{Name: "G01 call at the end", Msgs: []core.Message{user, calls("a")}, Want: `messages[1]: call "a"`, Is: core.ErrMissingResult},
+		{Name: "G02 orphan result", Msgs: []core.Message{user, results("x")}, Want: `messages[1]: call "x": tool result without a call (G02)`, Is: core.ErrOrphanResult},
+		{Name: "G03 one of two results missing", Msgs: []core.Message{user, calls("a", "b"), results("a"), user}, Want: `messages[1]: call "b"`, Is: core.ErrMissingResult},
+		{Name: "G06 result without id", Msgs: []core.Message{user, calls("a"), results("")}, Want: `messages[2]: tool result without a call id (G06)`, Is: core.ErrResultWithoutID},
 	}
 	for _, api := range []API{Converse, InvokeAnthropic} {
-		for _, tt := range tests {
-			t.Run(fmt.Sprint(api)+"/"+tt.name, func(t *testing.T) {
-				_, err := New(WithAPI(api)).EncodeRequest(&core.Request{Messages: tt.msgs})
-				if err == nil {
-					t.Fatal("encoded a history Bedrock rejects")
-				}
-				if !strings.HasPrefix(err.Error(), "bedrock: encode request: ") || !strings.Contains(err.Error(), tt.want) {
-					t.Errorf("error %q, want one containing %q", err, tt.want)
-				}
-				var he *core.HistoryError
-				if !errors.As(err, &he) || !errors.Is(err, tt.is) {
-					t.Errorf("error %v is not a *core.HistoryError wrapping %v", err, tt.is)
-				}
+		t.Run(fmt.Sprint(api), func(t *testing.T) {
+			adaptertest.CheckHistoryCases(t, "bedrock: encode request: ", tests, func(r *core.Request) error {
+				_, err := New(WithAPI(api)).EncodeRequest(r)
+				return err
 			})
-		}
+		})
 	}
 }
 

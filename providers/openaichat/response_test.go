@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/toolconform/conform/core"
+	"github.com/toolconform/conform/providers/internal/adaptertest"
 )
 
 func respWith(msg, finish string) string {
@@ -315,19 +316,7 @@ func TestEncodeRequestRefusesMisplacedParts(t *testing.T) {
 // TestEncodeRequestRefusesBadHistory: histories Chat Completions servers
 // reject with a 400 are refused, naming the call and the message.
 func TestEncodeRequestRefusesBadHistory(t *testing.T) {
-	user := func(s string) core.Message {
-		return core.Message{Role: core.RoleUser, Parts: []core.Part{core.TextPart(s)}}
-	}
-	calls := func(ids ...string) core.Message {
-		m := core.Message{Role: core.RoleAssistant}
-		for _, id := range ids {
-			m.Parts = append(m.Parts, core.CallPart(core.Call{ID: id, Name: "f", Arguments: json.RawMessage(`{}`)}))
-		}
-		return m
-	}
-	result := func(id string) core.Message {
-		return core.Message{Role: core.RoleTool, Parts: []core.Part{core.ResultPart(core.Result{CallID: id, Content: []core.Part{core.TextPart("r")}})}}
-	}
+	user, calls, result := adaptertest.UserText, adaptertest.CallsMessage, adaptertest.ResultsMessage
 	tests := []struct {
 		name string
 		msgs []core.Message

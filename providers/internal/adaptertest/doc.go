@@ -30,6 +30,11 @@
 //   - SplitReader, DrawSplitReader and CheckSplitStreams state that a
 //     decoder gives the same events however its input is cut.
 //
+// History rules: UserText, CallsMessage and ResultsMessage build the
+// messages of a history test; CheckHistoryCases states that EncodeRequest
+// encodes the sound histories and refuses the others with a
+// *core.HistoryError naming the place and wrapping the rule's sentinel.
+//
 // Small tools: Drain and DrainN (a stream to its end, bounded), EquateJSON
 // (a go-cmp option comparing json.RawMessage as JSON), Compact,
 // ParseDropping, and CheckGolden with the -update flag (indented JSON

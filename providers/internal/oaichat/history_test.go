@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/toolconform/conform/core"
+	"github.com/toolconform/conform/providers/internal/adaptertest"
 )
 
 // TestCheckHistorySharedRules checks that each problem wraps
@@ -14,21 +15,7 @@ import (
 // breaks the same rule; the Chat Completions extra (results right after
 // their calls) has no core counterpart.
 func TestCheckHistorySharedRules(t *testing.T) {
-	user := core.Message{Role: core.RoleUser, Parts: []core.Part{core.TextPart("hi")}}
-	calls := func(ids ...string) core.Message {
-		m := core.Message{Role: core.RoleAssistant}
-		for _, id := range ids {
-			m.Parts = append(m.Parts, core.CallPart(core.Call{ID: id, Name: "f", Arguments: json.RawMessage(`{}`)}))
-		}
-		return m
-	}
-	results := func(ids ...string) core.Message {
-		m := core.Message{Role: core.RoleTool}
-		for _, id := range ids {
-			m.Parts = append(m.Parts, core.ResultPart(core.Result{CallID: id, Content: []core.Part{core.TextPart("ok")}}))
-		}
-		return m
-	}
+	user, calls, results := adaptertest.UserText("hi"), adaptertest.CallsMessage, adaptertest.ResultsMessage
 	type problem struct {
 		Guard   string // of the wrapped *core.HistoryError, "" if none
 		Message int    // of the wrapped *core.HistoryError
@@ -76,21 +63,7 @@ func TestCheckHistorySharedRules(t *testing.T) {
 // is sent in the order of the calls before it; a turn that repeats a call
 // id (D06) keeps the order given.
 func TestEncodeRequestToolsInCallOrder(t *testing.T) {
-	user := core.Message{Role: core.RoleUser, Parts: []core.Part{core.TextPart("go")}}
-	calls := func(ids ...string) core.Message {
-		m := core.Message{Role: core.RoleAssistant}
-		for _, id := range ids {
-			m.Parts = append(m.Parts, core.CallPart(core.Call{ID: id, Name: "f", Arguments: json.RawMessage(`{}`)}))
-		}
-		return m
-	}
-	results := func(ids ...string) core.Message {
-		m := core.Message{Role: core.RoleTool}
-		for _, id := range ids {
-			m.Parts = append(m.Parts, core.ResultPart(core.Result{CallID: id, Content: []core.Part{core.TextPart(id)}}))
-		}
-		return m
-	}
+	user, calls, results := adaptertest.UserText("go"), adaptertest.CallsMessage, adaptertest.ResultsMessage
 	tests := []struct {
 		name string
 		msgs []core.Message
