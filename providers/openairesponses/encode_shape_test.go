@@ -155,3 +155,48 @@ func TestEncodeStreamShapeMatchesRecordings(t *testing.T) {
 		t.Errorf("keys every recorded event of a kind has but EncodeStream's lack (-want +got):\n%s\nwire:\n%s", diff, buf.String())
 	}
 }
+
+// TestEncodeResponseShapeMatchesRecordings checks that a body
+// EncodeResponse writes carries each key that every recorded /v1/responses
+// body carries (one level deep), except those listed in shapeOmitted.
+func TestEncodeResponseShapeMatchesRecordings(t *testing.T) {
+	_, bodies := adaptertest.ResponseBodies(t, "openai-responses", adaptertest.IsSSE)
+	var always map[string]bool
+	n := 0
+	for _, body := range bodies {
+		var m map[string]any
+		if json.Unmarshal(body, &m) != nil || m["object"] != "response" {
+			continue // error bodies
+		}
+		n++
+		keys := shapeKeys(map[string]any{"response": m})
+		if always == nil {
+			always = keys
+		} else {
+			maps.DeleteFunc(always, func(k string, _ bool) bool { return !keys[k] })
+		}
+	}
+	if n < 5 {
+		t.Fatalf("found %d recorded response bodies, want at least 5", n)
+	}
+	resp := &core.Response{ID: "resp_1", Model: "gpt", Message: core.Message{Role: core.RoleAssistant, Parts: []core.Part{core.TextPart("Hi")}}, Finish: core.FinishStop}
+	body, err := New().EncodeResponse(resp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(body, &m); err != nil {
+		t.Fatal(err)
+	}
+	got := shapeKeys(map[string]any{"response": m})
+	var missing []string
+	for k := range always {
+		if !got[k] && !shapeOmitted[k] {
+			missing = append(missing, k)
+		}
+	}
+	sort.Strings(missing)
+	if len(missing) > 0 {
+		t.Errorf("keys every recorded body has but EncodeResponse's lacks: %s\nbody: %s", strings.Join(missing, " "), body)
+	}
+}

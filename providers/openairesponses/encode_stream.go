@@ -122,7 +122,7 @@ func outputJSON(items []*outItem) json.RawMessage {
 	return b.Bytes()
 }
 
-// createdAt is the created_at that EncodeStream writes. Every recorded
+// createdAt is the created_at that EncodeStream and EncodeResponse write. Every recorded
 // stream's response objects carry created_at (Unix seconds), and SDKs
 // require it (the Vercel AI SDK's schema for response.created rejects the
 // event without it); the canonical events hold no time, so the encoder

@@ -195,8 +195,9 @@ func (a *Adapter) DecodeResponse(body []byte) (*core.Response, error) {
 	return resp, nil
 }
 
-// EncodeResponse encodes a canonical response as a /v1/responses body.
-// Incomplete calls are not written. A response with Error and no finish is
+// EncodeResponse encodes a canonical response as a /v1/responses body,
+// with created_at and usage (null when the response has none) as every
+// recorded body has them. Incomplete calls are not written. A response with Error and no finish is
 // written as an error body.
 func (a *Adapter) EncodeResponse(resp *core.Response) ([]byte, error) {
 	if resp.Error != nil && resp.Finish == core.FinishError && resp.ProviderFinish == "" {
@@ -210,8 +211,8 @@ func (a *Adapter) EncodeResponse(resp *core.Response) ([]byte, error) {
 		items = []map[string]any{}
 	}
 	status, reason := statusOf(resp.Finish, resp.ProviderFinish)
-	w := map[string]any{"id": resp.ID, "object": "response", "model": resp.Model, "status": status, "output": items,
-		"error": nil, "incomplete_details": nil}
+	w := map[string]any{"id": resp.ID, "object": "response", "created_at": createdAt, "model": resp.Model, "status": status, "output": items,
+		"error": nil, "incomplete_details": nil, "usage": nil}
 	if reason != "" {
 		w["incomplete_details"] = map[string]string{"reason": reason}
 	}
