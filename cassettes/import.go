@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 
+	"go.yaml.in/yaml/v4"
 	"gopkg.in/dnaeon/go-vcr.v4/pkg/cassette"
 )
 
@@ -120,19 +121,28 @@ func Import(name string, data []byte, opts ...Option) (*Result, error) {
 		return nil, inFile(name, fmt.Errorf("file larger than %d bytes: %w", MaxFileSize, ErrTooLarge))
 	}
 	format := o.format
+	// root is the parsed YAML of a cassette, kept from detection so that
+	// the file is parsed once.
+	var root *yaml.Node
 	if format == "" {
 		var err error
-		if format, err = DetectFormat(name, data); err != nil {
+		if format, root, err = detectFormat(name, data); err != nil {
 			return nil, err
+		}
+	}
+	if root == nil && (format == FormatGoVCR || format == FormatVCRPy) {
+		var err error
+		if root, err = parseYAMLRoot(data); err != nil {
+			return nil, yamlErr(name, err)
 		}
 	}
 	res := &Result{Format: format, Protocol: o.protocol}
 	var err error
 	switch format {
 	case FormatGoVCR:
-		err = importGoVCR(name, data, res)
+		err = importGoVCR(name, root, res)
 	case FormatVCRPy:
-		err = importVCRPy(name, data, res)
+		err = importVCRPy(name, root, res)
 	case FormatHTTPRR:
 		err = importHTTPRR(name, data, res)
 	case FormatChunks, FormatJSON, FormatSSE:
@@ -171,37 +181,43 @@ func Import(name string, data []byte, opts ...Option) (*Result, error) {
 // called name: by content where the content says (httprr's first line, a
 // YAML cassette's keys), else by extension.
 func DetectFormat(name string, data []byte) (Format, error) {
+	f, _, err := detectFormat(name, data)
+	return f, err
+}
+
+// detectFormat is DetectFormat that also returns a cassette's parsed YAML.
+func detectFormat(name string, data []byte) (Format, *yaml.Node, error) {
 	lower := strings.ToLower(name)
 	switch {
 	case bytes.HasPrefix(data, []byte(httprrMagic)):
-		return FormatHTTPRR, nil
+		return FormatHTTPRR, nil, nil
 	case strings.HasSuffix(lower, ".chunks.txt"):
-		return FormatChunks, nil
+		return FormatChunks, nil, nil
 	case strings.HasSuffix(lower, ".sse"):
-		return FormatSSE, nil
+		return FormatSSE, nil, nil
 	case strings.HasSuffix(lower, ".json"):
-		return FormatJSON, nil
+		return FormatJSON, nil, nil
 	}
-	if f, ok := detectYAML(data); ok {
-		return f, nil
+	if f, root, ok := detectYAML(data); ok {
+		return f, root, nil
 	}
 	if strings.HasSuffix(lower, ".yaml") || strings.HasSuffix(lower, ".yml") {
 		// Say why a YAML file is not a cassette, rather than that its
 		// format is unknown.
 		root, err := parseYAMLRoot(data)
 		if err != nil {
-			return "", yamlErr(name, err)
+			return "", nil, yamlErr(name, err)
 		}
-		return "", atLine(name, root.Line, fmt.Errorf("%w: YAML without an interactions list", ErrUnknownFormat))
+		return "", nil, atLine(name, root.Line, fmt.Errorf("%w: YAML without an interactions list", ErrUnknownFormat))
 	}
 	trimmed := bytes.TrimSpace(data)
 	switch {
 	case bytes.HasPrefix(trimmed, []byte("data:")), bytes.HasPrefix(trimmed, []byte("event:")):
-		return FormatSSE, nil
+		return FormatSSE, nil, nil
 	case len(trimmed) > 0 && (trimmed[0] == '{' || trimmed[0] == '[') && json.Valid(trimmed):
-		return FormatJSON, nil
+		return FormatJSON, nil, nil
 	}
-	return "", inFile(name, fmt.Errorf("%w: not go-vcr or VCR.py YAML, httprr, .chunks.txt, .json or .sse", ErrUnknownFormat))
+	return "", nil, inFile(name, fmt.Errorf("%w: not go-vcr or VCR.py YAML, httprr, .chunks.txt, .json or .sse", ErrUnknownFormat))
 }
 
 // CassetteName returns the file name conform gives the cassette imported

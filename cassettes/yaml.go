@@ -50,32 +50,33 @@ func mapValue(m *yaml.Node, key string) *yaml.Node {
 
 // detectYAML reports whether data is a go-vcr or a VCR.py cassette: both
 // have a top-level interactions list; go-vcr requests carry url, VCR.py
-// requests uri. An empty list is told apart by version (2 is go-vcr).
-func detectYAML(data []byte) (Format, bool) {
+// requests uri. An empty list is told apart by version (2 is go-vcr). The
+// parsed document is returned with the format, for the importer to use.
+func detectYAML(data []byte) (Format, *yaml.Node, bool) {
 	if !bytes.Contains(data, []byte("interactions:")) {
-		return "", false
+		return "", nil, false
 	}
 	root, err := parseYAMLRoot(data)
 	if err != nil {
-		return "", false
+		return "", nil, false
 	}
 	list := mapValue(root, "interactions")
 	if list == nil {
-		return "", false
+		return "", nil, false
 	}
 	if list.Kind == yaml.SequenceNode && len(list.Content) > 0 {
 		req := mapValue(list.Content[0], "request")
 		switch {
 		case mapValue(req, "uri") != nil:
-			return FormatVCRPy, true
+			return FormatVCRPy, root, true
 		case mapValue(req, "url") != nil:
-			return FormatGoVCR, true
+			return FormatGoVCR, root, true
 		}
 	}
 	if v := mapValue(root, "version"); v != nil && v.Value == "2" {
-		return FormatGoVCR, true
+		return FormatGoVCR, root, true
 	}
-	return FormatVCRPy, true
+	return FormatVCRPy, root, true
 }
 
 // yamlLine finds the line in a YAML library error message ("line 3" or
@@ -108,11 +109,7 @@ func interactionsOf(name string, root *yaml.Node) ([]*yaml.Node, error) {
 // importGoVCR reads a go-vcr v2 cassette. Its interaction layout is the one
 // go-vcr v4 still writes, so interactions decode directly; bodies, including
 // binary AWS event-stream bodies stored as !!binary, keep their bytes.
-func importGoVCR(name string, data []byte, res *Result) error {
-	root, err := parseYAMLRoot(data)
-	if err != nil {
-		return yamlErr(name, err)
-	}
+func importGoVCR(name string, root *yaml.Node, res *Result) error {
 	if v := mapValue(root, "version"); v != nil && v.Value != "2" {
 		return atLine(name, v.Line, fmt.Errorf("%w: go-vcr cassette version %s, want 2", ErrMalformed, v.Value))
 	}
@@ -195,11 +192,7 @@ func newCassette() *cassette.Cassette {
 // {string}}; a body may be a !!binary gzip stream, which is decompressed,
 // or a JSON document stored as a YAML mapping under parsed_body (beside
 // body, or inside it), which is written back as JSON.
-func importVCRPy(name string, data []byte, res *Result) error {
-	root, err := parseYAMLRoot(data)
-	if err != nil {
-		return yamlErr(name, err)
-	}
+func importVCRPy(name string, root *yaml.Node, res *Result) error {
 	items, err := interactionsOf(name, root)
 	if err != nil {
 		return err
