@@ -1,11 +1,9 @@
 package cohere
 
 import (
-	"fmt"
 	"io"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	"github.com/toolconform/conform/core"
 	"github.com/toolconform/conform/providers/internal/adaptertest"
 )
@@ -23,31 +21,8 @@ var unmodelled = []string{"temperature", "p", "k", "seed", "frequency_penalty", 
 // TestCorpusRequests decodes every recorded request, encodes it again and
 // compares the two as parsed JSON.
 func TestCorpusRequests(t *testing.T) {
-	var n int
-	for _, rec := range adaptertest.Recordings(t, "cohere") {
-		for i, ex := range rec.Exchanges {
-			if ex.Request == nil {
-				continue
-			}
-			n++
-			t.Run(fmt.Sprintf("%s/%d", rec.Name, i), func(t *testing.T) {
-				a := New()
-				req, err := a.DecodeRequest(ex.Request)
-				if err != nil {
-					t.Fatal(err)
-				}
-				out, err := a.EncodeRequest(req)
-				if err != nil {
-					t.Fatal(err)
-				}
-				want, got := adaptertest.ParseDropping(t, ex.Request, unmodelled), adaptertest.ParseDropping(t, out, unmodelled)
-				if diff := cmp.Diff(want, got); diff != "" {
-					t.Errorf("re-encoded request differs (-want +got):\n%s", diff)
-				}
-			})
-		}
-	}
-	if n == 0 {
+	norm := func(t *testing.T, body []byte) map[string]any { return adaptertest.ParseDropping(t, body, unmodelled) }
+	if n := adaptertest.CheckCorpusRequests(t, "cohere", New(), norm); n == 0 {
 		t.Error("no recorded requests in the corpus")
 	}
 }

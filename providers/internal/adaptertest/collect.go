@@ -211,6 +211,14 @@ func CheckCorpusGolden(t *testing.T, protocol string, a core.Adapter) int {
 // it round-tripped.
 func CheckCorpusRequests(t *testing.T, protocol string, a core.Adapter, norm func(t *testing.T, body []byte) map[string]any) int {
 	t.Helper()
+	return CheckCorpusRequestsWith(t, protocol, func([]byte) core.Adapter { return a }, norm)
+}
+
+// CheckCorpusRequestsWith is CheckCorpusRequests for a protocol with several
+// request shapes: pick returns the adapter that decodes and re-encodes a
+// recorded body (Bedrock's Converse or InvokeModel, by the body).
+func CheckCorpusRequestsWith(t *testing.T, protocol string, pick func(body []byte) core.Adapter, norm func(t *testing.T, body []byte) map[string]any) int {
+	t.Helper()
 	n := 0
 	for _, rec := range Recordings(t, protocol) {
 		for i, ex := range rec.Exchanges {
@@ -218,6 +226,7 @@ func CheckCorpusRequests(t *testing.T, protocol string, a core.Adapter, norm fun
 				continue
 			}
 			n++
+			a := pick(ex.Request)
 			req, err := a.DecodeRequest(ex.Request)
 			if err != nil {
 				t.Errorf("%s #%d: decode request: %v", rec.Name, i, err)
