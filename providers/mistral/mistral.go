@@ -4,6 +4,7 @@ import (
 	"io"
 
 	"github.com/toolconform/conform/core"
+	"github.com/toolconform/conform/providers/internal/idmap"
 	"github.com/toolconform/conform/providers/internal/oaichat"
 )
 
@@ -23,7 +24,7 @@ type Error = oaichat.Error
 
 // IDMap translates call ids between the canonical conversation and the
 // wire (see Adapter.IDMap).
-type IDMap = oaichat.IDMap
+type IDMap = idmap.Map
 
 // Adapter is the mistral protocol: Mistral's /v1/chat/completions.
 type Adapter struct {
@@ -54,7 +55,7 @@ func New(opts ...Option) *Adapter {
 		ReasoningField:    "reasoning_content",
 		ThinkingInContent: true,
 		ToolResultName:    true,
-		IDs:               oaichat.NewIDMap(ValidID, mintID, 0),
+		IDs:               idmap.New(ValidID, mintID, 0),
 	}
 	for _, o := range opts {
 		o(&cfg)
@@ -77,7 +78,7 @@ func ValidID(id string) bool {
 	return true
 }
 
-func mintID(id string, attempt int) string { return oaichat.HashID(id, attempt, 9) }
+func mintID(id string, attempt int) string { return idmap.Hash(id, attempt, 9) }
 
 // Name returns "mistral".
 func (a *Adapter) Name() string { return a.c.Name() }

@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/toolconform/conform/core"
+	"github.com/toolconform/conform/providers/internal/idmap"
 	"github.com/toolconform/conform/providers/internal/oaichat"
 )
 
@@ -27,7 +28,7 @@ type Error = oaichat.Error
 
 // IDMap translates call ids between the canonical conversation and the
 // wire (see Adapter.IDMap).
-type IDMap = oaichat.IDMap
+type IDMap = idmap.Map
 
 // Adapter is the openai-chat protocol: /v1/chat/completions.
 type Adapter struct {
@@ -72,7 +73,7 @@ func New(opts ...Option) *Adapter {
 		MaxTokensField: "max_tokens",
 		StreamUsage:    true,
 		ReasoningField: "reasoning_content",
-		IDs:            oaichat.NewIDMap(validID, mintID, 0),
+		IDs:            idmap.New(validID, mintID, 0),
 	}
 	for _, o := range opts {
 		o(&cfg)
@@ -82,7 +83,7 @@ func New(opts ...Option) *Adapter {
 
 func validID(id string) bool { return len(id) <= MaxIDLen }
 
-func mintID(id string, attempt int) string { return "call_" + oaichat.HashID(id, attempt, 24) }
+func mintID(id string, attempt int) string { return "call_" + idmap.Hash(id, attempt, 24) }
 
 // Name returns "openai-chat".
 func (a *Adapter) Name() string { return a.c.Name() }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/toolconform/conform/core"
+	"github.com/toolconform/conform/providers/internal/idmap"
 )
 
 // Config chooses the variations between Chat-Completions-shaped protocols.
@@ -35,7 +36,7 @@ type Config struct {
 	ToolResultName bool
 	// IDs, when set, maps call ids that the protocol would reject to valid
 	// ones on every encode and back on every decode.
-	IDs *IDMap
+	IDs *idmap.Map
 	// MaxEventSize bounds one SSE event of a stream; 0 means
 	// sse.DefaultMaxEventSize.
 	MaxEventSize int

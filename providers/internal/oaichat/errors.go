@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/toolconform/conform/providers/internal/idmap"
 )
 
 // Sentinel errors callers branch on. Errors returned by the codec wrap one
@@ -24,8 +26,8 @@ var (
 	// ErrUnsupported reports a canonical value the wire format cannot
 	// express.
 	ErrUnsupported = errors.New("not expressible in chat completions")
-	// ErrTooManyIDs reports an IDMap that reached its size limit.
-	ErrTooManyIDs = errors.New("too many mapped ids")
+	// ErrTooManyIDs reports an id map that reached its size limit.
+	ErrTooManyIDs = idmap.ErrTooMany
 )
 
 // Error is a codec error with its place: a byte offset in the body or

@@ -1,30 +1,36 @@
-package oaichat
+// Package idmap translates tool-call ids between a canonical conversation
+// and a wire protocol that accepts only some ids: Mistral's exactly nine
+// alphanumerics (D05), OpenAI Chat Completions' 40 characters, the 64 of
+// the Responses API and Bedrock Converse (D04).
+package idmap
 
 import (
 	"crypto/sha256"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"sync"
 )
 
-// DefaultMaxIDs is the number of id pairs an IDMap keeps unless told
-// otherwise.
-const DefaultMaxIDs = 1 << 16
+// DefaultMax is the number of id pairs a Map keeps unless told otherwise.
+const DefaultMax = 1 << 16
 
-// IDMap translates call ids between a canonical conversation and a protocol
-// that accepts only some ids (Mistral: exactly 9 of [A-Za-z0-9], D05;
-// OpenAI: at most 40 characters, D04).
+// ErrTooMany reports a Map that reached its size limit.
+var ErrTooMany = errors.New("too many mapped ids")
+
+// Map translates call ids between a canonical conversation and a protocol
+// that accepts only some ids.
 //
 // ToWire leaves a valid id alone and replaces any other by a valid id
 // derived from it deterministically (a hash, so the same foreign id always
 // gets the same replacement), remembering the pair; FromWire gives back the
 // original of a replacement and leaves every other id alone. The map is safe
-// for concurrent use and holds at most its limit of pairs (ErrTooManyIDs).
+// for concurrent use and holds at most its limit of pairs (ErrTooMany).
 //
 // A provider-made id that happens to equal a replacement would be mapped
 // back to the foreign id; with 62^9 possible Mistral ids this is left as a
 // known, negligible risk.
-type IDMap struct {
+type Map struct {
 	mu    sync.Mutex
 	valid func(string) bool
 	mint  func(id string, attempt int) string
@@ -33,18 +39,18 @@ type IDMap struct {
 	orig  map[string]string // replacement -> original
 }
 
-// NewIDMap returns an IDMap for the protocol whose ids satisfy valid, minting
+// New returns a Map for the protocol whose ids satisfy valid, minting
 // replacements with mint (attempt counts up on a collision) and holding at
-// most max pairs (max <= 0 means DefaultMaxIDs).
-func NewIDMap(valid func(string) bool, mint func(id string, attempt int) string, max int) *IDMap {
+// most max pairs (max <= 0 means DefaultMax).
+func New(valid func(string) bool, mint func(id string, attempt int) string, max int) *Map {
 	if max <= 0 {
-		max = DefaultMaxIDs
+		max = DefaultMax
 	}
-	return &IDMap{valid: valid, mint: mint, max: max, wire: map[string]string{}, orig: map[string]string{}}
+	return &Map{valid: valid, mint: mint, max: max, wire: map[string]string{}, orig: map[string]string{}}
 }
 
 // ToWire returns the id to send for id. The empty id stays empty.
-func (m *IDMap) ToWire(id string) (string, error) {
+func (m *Map) ToWire(id string) (string, error) {
 	if id == "" || m.valid(id) {
 		return id, nil
 	}
@@ -54,7 +60,7 @@ func (m *IDMap) ToWire(id string) (string, error) {
 		return w, nil
 	}
 	if len(m.wire) >= m.max {
-		return "", fmt.Errorf("map id %q: %w (limit %d)", id, ErrTooManyIDs, m.max)
+		return "", fmt.Errorf("map id %q: %w (limit %d)", id, ErrTooMany, m.max)
 	}
 	for attempt := 0; ; attempt++ {
 		w := m.mint(id, attempt)
@@ -67,7 +73,7 @@ func (m *IDMap) ToWire(id string) (string, error) {
 }
 
 // FromWire returns the original id of a replacement, or id itself.
-func (m *IDMap) FromWire(id string) string {
+func (m *Map) FromWire(id string) string {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if o, ok := m.orig[id]; ok {
@@ -77,7 +83,7 @@ func (m *IDMap) FromWire(id string) string {
 }
 
 // Len returns the number of pairs held.
-func (m *IDMap) Len() int {
+func (m *Map) Len() int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return len(m.wire)
@@ -85,9 +91,9 @@ func (m *IDMap) Len() int {
 
 const base62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 
-// HashID returns n base-62 characters derived from id and attempt by
+// Hash returns n base-62 characters derived from id and attempt by
 // SHA-256, for minting replacement ids.
-func HashID(id string, attempt, n int) string {
+func Hash(id string, attempt, n int) string {
 	out := make([]byte, 0, n)
 	for block := 0; len(out) < n; block++ {
 		var salt [16]byte

@@ -1,4 +1,4 @@
-package oaichat
+package idmap
 
 import (
 	"errors"
@@ -20,7 +20,7 @@ func nineValid(id string) bool {
 }
 
 func TestIDMap(t *testing.T) {
-	m := NewIDMap(nineValid, func(id string, n int) string { return HashID(id, n, 9) }, 3)
+	m := New(nineValid, func(id string, n int) string { return Hash(id, n, 9) }, 3)
 	for _, valid := range []string{"", "gSIMJiOkT", "abc123XYZ"} {
 		if got, err := m.ToWire(valid); err != nil || got != valid {
 			t.Errorf("ToWire(%q) = %q, %v; want it unchanged", valid, got, err)
@@ -39,23 +39,23 @@ func TestIDMap(t *testing.T) {
 		t.Errorf("FromWire of an unmapped id = %q", got)
 	}
 	// A fresh map derives the same replacement: the mapping is a function of the id.
-	fresh := NewIDMap(nineValid, func(id string, n int) string { return HashID(id, n, 9) }, 0)
+	fresh := New(nineValid, func(id string, n int) string { return Hash(id, n, 9) }, 0)
 	if f, _ := fresh.ToWire("toolu_01"); f != b {
 		t.Errorf("fresh map gave %q, want %q", f, b)
 	}
 	m.ToWire("third-id")
-	if _, err := m.ToWire("fourth-id"); !errors.Is(err, ErrTooManyIDs) {
-		t.Errorf("past the limit: %v, want ErrTooManyIDs", err)
+	if _, err := m.ToWire("fourth-id"); !errors.Is(err, ErrTooMany) {
+		t.Errorf("past the limit: %v, want ErrTooMany", err)
 	}
 }
 
 func TestIDMapCollision(t *testing.T) {
 	// A mint that always collides on the first attempt must move on.
-	m := NewIDMap(nineValid, func(id string, n int) string {
+	m := New(nineValid, func(id string, n int) string {
 		if n == 0 {
 			return "AAAAAAAAA"
 		}
-		return HashID(id, n, 9)
+		return Hash(id, n, 9)
 	}, 0)
 	x, _ := m.ToWire("x-1")
 	y, _ := m.ToWire("y-1")
@@ -66,7 +66,7 @@ func TestIDMapCollision(t *testing.T) {
 
 // TestIDMapProperty: any id maps to a valid id and back.
 func TestIDMapProperty(t *testing.T) {
-	m := NewIDMap(nineValid, func(id string, n int) string { return HashID(id, n, 9) }, 1<<20)
+	m := New(nineValid, func(id string, n int) string { return Hash(id, n, 9) }, 1<<20)
 	rapid.Check(t, func(t *rapid.T) {
 		id := rapid.String().Draw(t, "id")
 		w, err := m.ToWire(id)
