@@ -1,20 +1,15 @@
 package cohere
 
 import (
-	"bytes"
+	"io"
 	"testing"
 
+	"github.com/toolconform/conform/core"
 	"github.com/toolconform/conform/providers/internal/adaptertest"
 )
 
 // BenchmarkDecodeStream decodes the largest recorded Cohere stream; run with
 // -benchmem to see allocations per stream.
 func BenchmarkDecodeStream(b *testing.B) {
-	body := adaptertest.LargestStream(b, "cohere")
-	b.SetBytes(int64(len(body)))
-	for b.Loop() {
-		if _, err := adaptertest.Drain(New().DecodeStream(bytes.NewReader(body))); err != nil {
-			b.Fatal(err)
-		}
-	}
+	adaptertest.BenchDecodeLargestStream(b, "cohere", func(r io.Reader) core.EventStream { return New().DecodeStream(r) })
 }

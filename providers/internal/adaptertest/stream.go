@@ -106,3 +106,17 @@ func CheckSplitStreams(t *testing.T, streams [][]byte, decode func(io.Reader) co
 		}
 	})
 }
+
+// BenchDecodeLargestStream is the body of an adapter's stream decoding
+// benchmark: it decodes the largest recorded stream of protocol (see
+// LargestStream) to its end, b.N times, with b.SetBytes set to its length.
+func BenchDecodeLargestStream(b *testing.B, protocol string, decode func(io.Reader) core.EventStream) {
+	b.Helper()
+	body := LargestStream(b, protocol)
+	b.SetBytes(int64(len(body)))
+	for b.Loop() {
+		if _, err := Drain(decode(bytes.NewReader(body))); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
