@@ -292,6 +292,11 @@ func (a *Adapter) DecodeRequest(body []byte) (*core.Request, error) {
 		f := w.Text.Format
 		req.ResponseFormat = &core.ResponseFormat{Name: f.Name, Schema: f.Schema, Strict: f.Strict != nil && *f.Strict}
 	}
+	if a.IDMap != nil {
+		for i, m := range req.Messages {
+			req.Messages[i] = a.IDMap.FromWireMessage(m)
+		}
+	}
 	return req, nil
 }
 
@@ -344,7 +349,8 @@ func validate(msgs []core.Message, base int, stored map[string]bool) error {
 // the whole conversation in input (stateless replay). It fails with a
 // *HistoryError when a function_call has no function_call_output (G07) or
 // an output has no call. A tool name outside ^[a-zA-Z0-9_-]{1,64}$ is
-// refused, naming the tool (E01, E02; core.NameMapper maps such names).
+// refused, naming the tool (E01, E02; core.NameMapper maps such names). A
+// call id over MaxCallIDLen characters is sent through Adapter.IDMap (D04).
 func (a *Adapter) EncodeRequest(req *core.Request) ([]byte, error) {
 	if err := ValidateHistory(req); err != nil {
 		return nil, err
@@ -411,6 +417,12 @@ func (a *Adapter) encode(req *core.Request, msgs []core.Message, base int, prev 
 		MaxOutputTokens    int              `json:"max_output_tokens,omitempty"`
 		Stream             bool             `json:"stream,omitempty"`
 	}{Model: req.Model, PreviousResponseID: prev, ParallelToolCalls: req.ParallelToolCalls, MaxOutputTokens: req.MaxTokens, Stream: req.Stream, Input: []map[string]any{}}
+	if a.IDMap != nil {
+		var err error
+		if msgs, err = a.IDMap.ToWireMessages(msgs); err != nil {
+			return nil, fmt.Errorf("openai-responses: encode request: %w", err)
+		}
+	}
 	for i, m := range msgs {
 		items, err := encodeMessage(base+i, m)
 		if err != nil {

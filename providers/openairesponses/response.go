@@ -192,6 +192,9 @@ func (a *Adapter) DecodeResponse(body []byte) (*core.Response, error) {
 	if w.Usage != nil {
 		resp.Usage = &core.Usage{InputTokens: w.Usage.InputTokens, OutputTokens: w.Usage.OutputTokens}
 	}
+	if a.IDMap != nil {
+		resp.Message = a.IDMap.FromWireMessage(resp.Message)
+	}
 	return resp, nil
 }
 

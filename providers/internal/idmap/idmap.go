@@ -10,6 +10,8 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+
+	"github.com/toolconform/conform/core"
 )
 
 // DefaultMax is the number of id pairs a Map keeps unless told otherwise.
@@ -114,4 +116,65 @@ func Hash(id string, attempt, n int) string {
 		}
 	}
 	return string(out)
+}
+
+// ToWireMessages returns msgs with every call's id and every result's call
+// id replaced by ToWire, so that a call and its result keep one id. A
+// message that needs no change is shared with msgs, not copied; msgs itself
+// is never modified. An error names the message.
+func (m *Map) ToWireMessages(msgs []core.Message) ([]core.Message, error) {
+	var out []core.Message
+	for i, msg := range msgs {
+		var err error
+		mapped := mapIDs(msg, func(id string) string {
+			w, e := m.ToWire(id)
+			if e != nil && err == nil {
+				err = e
+			}
+			return w
+		})
+		if err != nil {
+			return nil, fmt.Errorf("message %d: %w", i, err)
+		}
+		out = append(out, mapped)
+	}
+	return out, nil
+}
+
+// FromWireMessage returns msg with every id minted by this Map replaced by
+// its original, sharing msg when nothing changes.
+func (m *Map) FromWireMessage(msg core.Message) core.Message {
+	return mapIDs(msg, m.FromWire)
+}
+
+// mapIDs returns msg with the ids of its calls and results passed through
+// f; the parts are copied only when an id changes.
+func mapIDs(msg core.Message, f func(string) string) core.Message {
+	var parts []core.Part
+	for j, p := range msg.Parts {
+		switch {
+		case p.Call != nil:
+			if id := f(p.Call.ID); id != p.Call.ID {
+				c := *p.Call
+				c.ID = id
+				p.Call = &c
+			}
+		case p.Result != nil:
+			if id := f(p.Result.CallID); id != p.Result.CallID {
+				r := *p.Result
+				r.CallID = id
+				p.Result = &r
+			}
+		}
+		if parts == nil && (p.Call != msg.Parts[j].Call || p.Result != msg.Parts[j].Result) {
+			parts = append(make([]core.Part, 0, len(msg.Parts)), msg.Parts[:j]...)
+		}
+		if parts != nil {
+			parts = append(parts, p)
+		}
+	}
+	if parts != nil {
+		msg.Parts = parts
+	}
+	return msg
 }

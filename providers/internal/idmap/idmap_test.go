@@ -2,7 +2,12 @@ package idmap
 
 import (
 	"errors"
+	"fmt"
+	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/toolconform/conform/core"
 
 	"pgregory.net/rapid"
 )
@@ -80,4 +85,43 @@ func TestIDMapProperty(t *testing.T) {
 			t.Fatalf("FromWire(ToWire(%q)) = %q", id, back)
 		}
 	})
+}
+
+func TestMessages(t *testing.T) {
+	short := func(id string) bool { return len(id) <= 8 }
+	m := New(short, func(id string, n int) string { return "c" + Hash(id, n, 7) }, 0)
+	long := "call_0123456789abcdefghij"
+	msgs := []core.Message{
+		{Role: core.RoleUser, Parts: []core.Part{core.TextPart("hi")}},
+		{Role: core.RoleAssistant, Parts: []core.Part{core.TextPart("ok"), core.CallPart(core.Call{ID: long, Name: "f"}), core.CallPart(core.Call{ID: "c_ok", Name: "g"})}},
+		{Role: core.RoleTool, Parts: []core.Part{core.ResultPart(core.Result{CallID: long}), core.ResultPart(core.Result{CallID: "c_ok"})}},
+	}
+	before := fmt.Sprint(msgs)
+	got, err := m.ToWireMessages(msgs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(msgs) != before {
+		t.Errorf("ToWireMessages changed its input:\n%s\nnow\n%s", before, fmt.Sprint(msgs))
+	}
+	wire := got[1].Parts[1].Call.ID
+	if !short(wire) || got[2].Parts[0].Result.CallID != wire {
+		t.Errorf("call id %q and result id %q: want one valid id for both", wire, got[2].Parts[0].Result.CallID)
+	}
+	if got[1].Parts[2].Call.ID != "c_ok" || got[2].Parts[1].Result.CallID != "c_ok" {
+		t.Errorf("a valid id was changed: %v", got)
+	}
+	if &got[0].Parts[0] != &msgs[0].Parts[0] {
+		t.Errorf("a message with no id was copied")
+	}
+	back := []core.Message{m.FromWireMessage(got[1]), m.FromWireMessage(got[2])}
+	if diff := cmp.Diff(msgs[1:], back); diff != "" {
+		t.Errorf("FromWireMessage (-want +got):\n%s", diff)
+	}
+
+	full := New(short, func(id string, n int) string { return "c" + Hash(id, n, 7) }, 1)
+	two := []core.Message{{Role: core.RoleAssistant, Parts: []core.Part{core.CallPart(core.Call{ID: long}), core.CallPart(core.Call{ID: long + "x"})}}}
+	if _, err := full.ToWireMessages(two); !errors.Is(err, ErrTooMany) || !strings.Contains(err.Error(), "message 0") {
+		t.Errorf("past the limit: %v, want ErrTooMany naming message 0", err)
+	}
 }
