@@ -9,6 +9,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws/protocol/eventstream"
 	"github.com/toolconform/conform/core"
+	"github.com/toolconform/conform/providers/internal/wire"
 )
 
 // streamWriter turns canonical events into event-stream frames.
@@ -274,30 +275,17 @@ func (sw *streamWriter) call(kind core.EventKind, c core.Chunk) error {
 		if c.Done {
 			return sw.call(core.EventCallEnd, core.Chunk{Index: idx})
 		}
-	case core.EventCallDelta:
-		if c.Args != nil && *c.Args != "" {
-			if err := sw.argDelta(idx, *c.Args); err != nil {
+	case core.EventCallDelta, core.EventCallEnd:
+		var buf [2]string
+		for _, frag := range wire.AppendCallArgs(buf[:0], kind, &c, sw.tools[idx]) {
+			if err := sw.argDelta(idx, frag); err != nil {
 				return err
 			}
 		}
-		if c.ArgsDelta != "" {
-			return sw.argDelta(idx, c.ArgsDelta)
+		if kind == core.EventCallEnd {
+			delete(sw.tools, idx)
+			return sw.blockStop(idx)
 		}
-	case core.EventCallEnd:
-		wrote := sw.tools[idx]
-		if c.ArgsDelta != "" {
-			if err := sw.argDelta(idx, c.ArgsDelta); err != nil {
-				return err
-			}
-			wrote = true
-		}
-		if c.Args != nil && *c.Args != "" && !(*c.Args == "{}" && !wrote) {
-			if err := sw.argDelta(idx, *c.Args); err != nil {
-				return err
-			}
-		}
-		delete(sw.tools, idx)
-		return sw.blockStop(idx)
 	}
 	return nil
 }

@@ -389,30 +389,17 @@ func (sw *streamWriter) call(kind core.EventKind, c core.Chunk) error {
 		if c.Args != nil && *c.Args != "" {
 			return sw.argDelta(idx, *c.Args)
 		}
-	case core.EventCallDelta:
-		if c.Args != nil && *c.Args != "" {
-			if err := sw.argDelta(idx, *c.Args); err != nil {
+	case core.EventCallDelta, core.EventCallEnd:
+		var buf [2]string
+		for _, frag := range wire.AppendCallArgs(buf[:0], kind, &c, sw.calls[idx]) {
+			if err := sw.argDelta(idx, frag); err != nil {
 				return err
 			}
 		}
-		if c.ArgsDelta != "" {
-			return sw.argDelta(idx, c.ArgsDelta)
+		if kind == core.EventCallEnd {
+			delete(sw.calls, idx)
+			return sw.write("tool-call-end", obj{"index": idx})
 		}
-	case core.EventCallEnd:
-		wrote := sw.calls[idx]
-		if c.ArgsDelta != "" {
-			if err := sw.argDelta(idx, c.ArgsDelta); err != nil {
-				return err
-			}
-			wrote = true
-		}
-		if c.Args != nil && *c.Args != "" && !(*c.Args == "{}" && !wrote) {
-			if err := sw.argDelta(idx, *c.Args); err != nil {
-				return err
-			}
-		}
-		delete(sw.calls, idx)
-		return sw.write("tool-call-end", obj{"index": idx})
 	}
 	return nil
 }

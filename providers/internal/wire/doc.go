@@ -14,7 +14,8 @@
 //     NextEvent, the Next loop of an SSE stream decoder;
 //   - Queue, the events decoded from one wire event waiting for Next, with
 //     the response id and model stamped on the first;
-//   - ResponseMeta and Indexes for stream encoders;
+//   - ResponseMeta, Indexes and AppendCallArgs (which argument texts a call
+//     delta or end chunk writes) for stream encoders;
 //   - StrictUnmarshal (one JSON value, nothing after it, with the offset
 //     and field of a fault), JSONPlace and WrapJSONError, which Bedrock and
 //     Cohere use to place encoding/json errors in bodies and stream events.

@@ -43,3 +43,36 @@ func (x *Indexes) Alloc() int {
 	x.Take(x.next)
 	return x.next
 }
+
+// AppendCallArgs appends to dst the argument texts a stream encoder writes
+// for a call delta or end chunk, in order, and returns the extended slice:
+// for a delta, its whole Args and then its ArgsDelta; for an end, its
+// ArgsDelta and then its whole Args. An end's Args of {} is left out when
+// the call has had no argument text (wrote false, no ArgsDelta): it is
+// what a decoder gives a call that sent none, and writing it would add
+// text a round trip must not add. Empty texts are left out; other kinds
+// append nothing. Bedrock and Cohere encode call chunks with it.
+func AppendCallArgs(dst []string, kind core.EventKind, c *core.Chunk, wrote bool) []string {
+	whole := ""
+	if c.Args != nil {
+		whole = *c.Args
+	}
+	switch kind {
+	case core.EventCallDelta:
+		if whole != "" {
+			dst = append(dst, whole)
+		}
+		if c.ArgsDelta != "" {
+			dst = append(dst, c.ArgsDelta)
+		}
+	case core.EventCallEnd:
+		if c.ArgsDelta != "" {
+			dst = append(dst, c.ArgsDelta)
+			wrote = true
+		}
+		if whole != "" && (whole != "{}" || wrote) {
+			dst = append(dst, whole)
+		}
+	}
+	return dst
+}

@@ -424,3 +424,36 @@ func TestStrictUnmarshal(t *testing.T) {
 }
 
 func mustErr(_ int64, _ string, err error) error { return err }
+
+// TestAppendCallArgs: the argument texts of call chunks, in the order a
+// stream encoder writes them, with the decoder's {} for a call without
+// arguments left out.
+func TestAppendCallArgs(t *testing.T) {
+	s := func(v string) *string { return &v }
+	tests := []struct {
+		name  string
+		kind  core.EventKind
+		chunk core.Chunk
+		wrote bool
+		want  []string
+	}{
+		{"delta: whole then delta", core.EventCallDelta, core.Chunk{Args: s(`{"a"`), ArgsDelta: `:1}`}, false, []string{`{"a"`, `:1}`}},
+		{"delta: empty texts left out", core.EventCallDelta, core.Chunk{Args: s(""), ArgsDelta: ""}, true, nil},
+		{"delta: {} is written", core.EventCallDelta, core.Chunk{Args: s("{}")}, false, []string{"{}"}},
+		{"end: delta then whole", core.EventCallEnd, core.Chunk{Args: s(`{"b":2}`), ArgsDelta: `x`}, false, []string{"x", `{"b":2}`}},
+		{"end: {} of a call without arguments left out", core.EventCallEnd, core.Chunk{Args: s("{}")}, false, nil},
+		{"end: {} after argument text kept", core.EventCallEnd, core.Chunk{Args: s("{}")}, true, []string{"{}"}},
+		{"end: {} after its own delta kept", core.EventCallEnd, core.Chunk{Args: s("{}"), ArgsDelta: " "}, false, []string{" ", "{}"}},
+		{"end: nothing", core.EventCallEnd, core.Chunk{}, true, nil},
+		{"start: not this function's", core.EventCallStart, core.Chunk{Args: s("{}"), ArgsDelta: "x"}, false, nil},
+	}
+	for _, tt := range tests {
+		got := AppendCallArgs(nil, tt.kind, &tt.chunk, tt.wrote)
+		if diff := cmp.Diff(tt.want, got); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", tt.name, diff)
+		}
+	}
+	if got := AppendCallArgs([]string{"kept"}, core.EventCallDelta, &core.Chunk{ArgsDelta: "d"}, false); !cmp.Equal(got, []string{"kept", "d"}) {
+		t.Errorf("AppendCallArgs does not append to dst: %q", got)
+	}
+}
