@@ -13,20 +13,6 @@ import (
 	"github.com/toolconform/conform/providers/internal/adaptertest"
 )
 
-func jsonEqual(t *testing.T, want string, got []byte) {
-	t.Helper()
-	var w, g any
-	if err := json.Unmarshal([]byte(want), &w); err != nil {
-		t.Fatalf("want: %v", err)
-	}
-	if err := json.Unmarshal(got, &g); err != nil {
-		t.Fatalf("got: %v in %s", err, got)
-	}
-	if diff := cmp.Diff(w, g); diff != "" {
-		t.Errorf("JSON (-want +got):\n%s", diff)
-	}
-}
-
 func TestEncodeRequestG15(t *testing.T) {
 	schema := json.RawMessage(`{"type":"object"}`)
 	tools := []core.ToolSpec{{Name: "now", InputSchema: schema}}
@@ -94,7 +80,7 @@ func TestEncodeRequestG15(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			jsonEqual(t, tt.want, got)
+			adaptertest.CheckJSON(t, []byte(tt.want), got)
 		})
 	}
 }

@@ -8,22 +8,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/toolconform/conform/core"
+	"github.com/toolconform/conform/providers/internal/adaptertest"
 )
-
-// jsonEqual compares two JSON texts as parsed values.
-func jsonEqual(t *testing.T, want, got []byte) {
-	t.Helper()
-	var w, g any
-	if err := json.Unmarshal(want, &w); err != nil {
-		t.Fatalf("want: %v", err)
-	}
-	if err := json.Unmarshal(got, &g); err != nil {
-		t.Fatalf("got: %v in %s", err, got)
-	}
-	if diff := cmp.Diff(w, g); diff != "" {
-		t.Errorf("JSON (-want +got):\n%s", diff)
-	}
-}
 
 func TestEncodeRequestShapes(t *testing.T) {
 	schema := json.RawMessage(`{"type":"object"}`)
@@ -79,7 +65,7 @@ func TestEncodeRequestShapes(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			jsonEqual(t, []byte(tt.want), got)
+			adaptertest.CheckJSON(t, []byte(tt.want), got)
 		})
 	}
 }

@@ -329,3 +329,17 @@ func TestDrawGenerators(t *testing.T) {
 		t.Errorf("DrawCuts of \"\" = %q, want none", parts)
 	}
 }
+
+// TestCheckJSON: key order and white space make no difference; a changed
+// value is one (-want +got) diff.
+func TestCheckJSON(t *testing.T) {
+	r := &recordTB{TB: t}
+	CheckJSON(r, []byte(`{"a":1,"b":[true,null]}`), []byte("{ \"b\": [true, null],\n \"a\": 1 }"))
+	if len(r.errors) != 0 {
+		t.Errorf("equal JSON reported as %q", r.errors)
+	}
+	CheckJSON(r, []byte(`{"a":1}`), []byte(`{"a":2}`))
+	if len(r.errors) != 1 || !strings.Contains(r.errors[0], "(-want +got)") {
+		t.Errorf("changed value reported as %q, want one (-want +got) diff", r.errors)
+	}
+}

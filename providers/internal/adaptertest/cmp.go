@@ -3,6 +3,7 @@ package adaptertest
 import (
 	"bytes"
 	"encoding/json"
+	"testing"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -18,4 +19,21 @@ func EquateJSON() cmp.Option {
 		}
 		return cmp.Equal(x, y)
 	})
+}
+
+// CheckJSON compares two JSON texts as parsed values, so that key order and
+// white space make no difference, and reports a (-want +got) diff. It
+// fails the test at once if either is not JSON.
+func CheckJSON(t testing.TB, want, got []byte) {
+	t.Helper()
+	var w, g any
+	if err := json.Unmarshal(want, &w); err != nil {
+		t.Fatalf("want: %v in %s", err, want)
+	}
+	if err := json.Unmarshal(got, &g); err != nil {
+		t.Fatalf("got: %v in %s", err, got)
+	}
+	if diff := cmp.Diff(w, g); diff != "" {
+		t.Errorf("JSON (-want +got):\n%s", diff)
+	}
 }
