@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"testing/iotest"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -401,7 +400,7 @@ func FuzzDecodeStream(f *testing.F) {
 	f.Add([]byte("data: {\"object\":\"error\",\"message\":\"m\"}\n\ndata: {"))
 	f.Fuzz(func(t *testing.T, body []byte) {
 		whole, err1 := adaptertest.Drain(New(MaxEventSize(1 << 12)).DecodeStream(bytes.NewReader(body)))
-		split, err2 := adaptertest.Drain(New(MaxEventSize(1 << 12)).DecodeStream(smallReads(body)))
+		split, err2 := adaptertest.Drain(New(MaxEventSize(1 << 12)).DecodeStream(adaptertest.SmallReads(body)))
 		if diff := cmp.Diff(whole, split); diff != "" {
 			t.Fatalf("(-whole +split):\n%s", diff)
 		}
@@ -442,13 +441,4 @@ func FuzzDecodeResponse(f *testing.F) {
 			t.Fatalf("re-encode: %v", err)
 		}
 	})
-}
-
-// smallReads reads body one byte at a time, or, for bodies over 4 KiB
-// (where that would slow fuzzing to a crawl), half a buffer at a time.
-func smallReads(body []byte) io.Reader {
-	if len(body) > 4096 {
-		return iotest.HalfReader(bytes.NewReader(body))
-	}
-	return iotest.OneByteReader(bytes.NewReader(body))
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"testing"
+	"testing/iotest"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/toolconform/conform/core"
@@ -119,4 +120,14 @@ func BenchDecodeLargestStream(b *testing.B, protocol string, decode func(io.Read
 			b.Fatal(err)
 		}
 	}
+}
+
+// SmallReads returns a reader of body for fuzz targets that compare a
+// whole read with a cut one: one byte a read, or half a buffer a read for
+// bodies over 4 KiB, where single bytes would slow fuzzing to a crawl.
+func SmallReads(body []byte) io.Reader {
+	if len(body) > 4096 {
+		return iotest.HalfReader(bytes.NewReader(body))
+	}
+	return iotest.OneByteReader(bytes.NewReader(body))
 }
