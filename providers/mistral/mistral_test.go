@@ -300,67 +300,47 @@ func TestRoundTrips(t *testing.T) {
 			}
 		})
 	})
-	t.Run("responses", func(t *testing.T) {
-		rapid.Check(t, func(t *rapid.T) {
-			m := core.Message{Role: core.RoleAssistant}
-			if rapid.Bool().Draw(t, "thinking") {
-				m.Parts = append(m.Parts, core.Part{Kind: core.PartThinking, Text: textGen.Draw(t, "th")})
-			}
-			if rapid.Bool().Draw(t, "text") {
-				m.Parts = append(m.Parts, core.TextPart(textGen.Draw(t, "t")))
-			}
-			for i, n := 0, rapid.IntRange(0, 3).Draw(t, "calls"); i < n; i++ {
-				m.Parts = append(m.Parts, core.CallPart(genCall(t)))
-			}
-			if len(m.Parts) == 0 {
-				m.Parts = []core.Part{core.TextPart("x")}
-			}
-			resp := &core.Response{ID: "r", Model: "mistral-small-latest", Message: m, Finish: core.FinishToolCalls, ProviderFinish: "tool_calls"}
-			a := New()
-			b, err := a.EncodeResponse(resp)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, err := a.DecodeResponse(b)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if diff := cmp.Diff(resp, got); diff != "" {
-				t.Fatalf("(-want +got):\n%s", diff)
-			}
-		})
-	})
-	t.Run("requests", func(t *testing.T) {
-		rapid.Check(t, func(t *rapid.T) {
-			req := &core.Request{Model: "mistral-large-latest", MaxTokens: rapid.IntRange(0, 100).Draw(t, "max"), Stream: rapid.Bool().Draw(t, "stream")}
-			req.Messages = append(req.Messages, core.Message{Role: core.RoleSystem, Parts: []core.Part{core.TextPart("sys")}}, core.Message{Role: core.RoleUser, Parts: []core.Part{core.TextPart(textGen.Draw(t, "u"))}})
-			am := core.Message{Role: core.RoleAssistant}
-			if rapid.Bool().Draw(t, "thinking") {
-				am.Parts = append(am.Parts, core.Part{Kind: core.PartThinking, Text: textGen.Draw(t, "th")})
-			}
-			for i, n := 0, rapid.IntRange(1, 3).Draw(t, "calls"); i < n; i++ {
-				am.Parts = append(am.Parts, core.CallPart(genCall(t)))
-			}
-			req.Messages = append(req.Messages, am)
-			for _, c := range am.Calls() {
-				req.Messages = append(req.Messages, core.Message{Role: core.RoleTool, Parts: []core.Part{core.ResultPart(core.Result{CallID: c.ID, Name: c.Name, Content: []core.Part{core.TextPart("r")}})}})
-			}
-			req.Tools = []core.ToolSpec{{Name: "weather", InputSchema: json.RawMessage(`{"type":"object"}`)}}
-			req.ToolChoice = &core.ToolChoice{Mode: rapid.SampledFrom([]core.ToolChoiceMode{core.ToolChoiceAuto, core.ToolChoiceNone, core.ToolChoiceRequired}).Draw(t, "mode")}
-			a := New()
-			b, err := a.EncodeRequest(req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, err := a.DecodeRequest(b)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if diff := cmp.Diff(req, got); diff != "" {
-				t.Fatalf("(-want +got):\n%s", diff)
-			}
-		})
-	})
+	t.Run("responses", func(t *testing.T) { adaptertest.CheckResponseRoundTrip(t, New(), genResponse) })
+	t.Run("requests", func(t *testing.T) { adaptertest.CheckRequestRoundTrip(t, New(), genRequest) })
+}
+
+// genResponse draws a response in the form DecodeResponse gives.
+func genResponse(t *rapid.T) *core.Response {
+	m := core.Message{Role: core.RoleAssistant}
+	if rapid.Bool().Draw(t, "thinking") {
+		m.Parts = append(m.Parts, core.Part{Kind: core.PartThinking, Text: textGen.Draw(t, "th")})
+	}
+	if rapid.Bool().Draw(t, "text") {
+		m.Parts = append(m.Parts, core.TextPart(textGen.Draw(t, "t")))
+	}
+	for i, n := 0, rapid.IntRange(0, 3).Draw(t, "calls"); i < n; i++ {
+		m.Parts = append(m.Parts, core.CallPart(genCall(t)))
+	}
+	if len(m.Parts) == 0 {
+		m.Parts = []core.Part{core.TextPart("x")}
+	}
+	return &core.Response{ID: "r", Model: "mistral-small-latest", Message: m, Finish: core.FinishToolCalls, ProviderFinish: "tool_calls"}
+}
+
+// genRequest draws a request in the form DecodeRequest gives, with
+// foreign call ids the adapter maps out and back.
+func genRequest(t *rapid.T) *core.Request {
+	req := &core.Request{Model: "mistral-large-latest", MaxTokens: rapid.IntRange(0, 100).Draw(t, "max"), Stream: rapid.Bool().Draw(t, "stream")}
+	req.Messages = append(req.Messages, core.Message{Role: core.RoleSystem, Parts: []core.Part{core.TextPart("sys")}}, core.Message{Role: core.RoleUser, Parts: []core.Part{core.TextPart(textGen.Draw(t, "u"))}})
+	am := core.Message{Role: core.RoleAssistant}
+	if rapid.Bool().Draw(t, "thinking") {
+		am.Parts = append(am.Parts, core.Part{Kind: core.PartThinking, Text: textGen.Draw(t, "th")})
+	}
+	for i, n := 0, rapid.IntRange(1, 3).Draw(t, "calls"); i < n; i++ {
+		am.Parts = append(am.Parts, core.CallPart(genCall(t)))
+	}
+	req.Messages = append(req.Messages, am)
+	for _, c := range am.Calls() {
+		req.Messages = append(req.Messages, core.Message{Role: core.RoleTool, Parts: []core.Part{core.ResultPart(core.Result{CallID: c.ID, Name: c.Name, Content: []core.Part{core.TextPart("r")}})}})
+	}
+	req.Tools = []core.ToolSpec{{Name: "weather", InputSchema: json.RawMessage(`{"type":"object"}`)}}
+	req.ToolChoice = &core.ToolChoice{Mode: rapid.SampledFrom([]core.ToolChoiceMode{core.ToolChoiceAuto, core.ToolChoiceNone, core.ToolChoiceRequired}).Draw(t, "mode")}
+	return req
 }
 
 // FinishReasonOf is the mapping the decoder applies, restated for the test.

@@ -111,94 +111,77 @@ func genAssistant(t *rapid.T) core.Message {
 // TestResponseRoundTrip: a canonical response → EncodeResponse →
 // DecodeResponse gives the same message, finish and usage.
 func TestResponseRoundTrip(t *testing.T) {
-	rapid.Check(t, func(t *rapid.T) {
-		pf := finGen.Draw(t, "finish")
-		resp := &core.Response{ID: "r", Model: "m", Message: genAssistant(t), Finish: FinishReason(pf), ProviderFinish: pf}
-		if rapid.Bool().Draw(t, "usage") {
-			resp.Usage = &core.Usage{InputTokens: 3, OutputTokens: 9}
-		}
-		a := New()
-		b, err := a.EncodeResponse(resp)
-		if err != nil {
-			t.Fatalf("encode: %v", err)
-		}
-		got, err := a.DecodeResponse(b)
-		if err != nil {
-			t.Fatalf("decode %s: %v", b, err)
-		}
-		if diff := cmp.Diff(resp, got); diff != "" {
-			t.Fatalf("round trip through %s (-want +got):\n%s", b, diff)
-		}
-	})
+	adaptertest.CheckResponseRoundTrip(t, New(), genResponse)
+}
+
+// genResponse draws a response in the form DecodeResponse gives.
+func genResponse(t *rapid.T) *core.Response {
+	pf := finGen.Draw(t, "finish")
+	resp := &core.Response{ID: "r", Model: "m", Message: genAssistant(t), Finish: FinishReason(pf), ProviderFinish: pf}
+	if rapid.Bool().Draw(t, "usage") {
+		resp.Usage = &core.Usage{InputTokens: 3, OutputTokens: 9}
+	}
+	return resp
 }
 
 // TestRequestRoundTrip: a canonical request → EncodeRequest → DecodeRequest
-// gives it back.
+// gives it back, with max_tokens and with max_completion_tokens.
 func TestRequestRoundTrip(t *testing.T) {
-	rapid.Check(t, func(t *rapid.T) {
-		req := &core.Request{Model: rapid.SampledFrom([]string{"", "gpt-4o"}).Draw(t, "model")}
-		if rapid.Bool().Draw(t, "system") {
-			req.Messages = append(req.Messages, core.Message{Role: core.RoleSystem, Parts: textParts(t, "sys", 1)})
-		}
-		for i, n := 0, rapid.IntRange(1, 4).Draw(t, "turns"); i < n; i++ {
-			req.Messages = append(req.Messages, core.Message{Role: core.RoleUser, Parts: textParts(t, "user", 1)})
-			am := genAssistant(t)
-			req.Messages = append(req.Messages, am)
-			for _, c := range am.Calls() {
-				r := core.Result{CallID: c.ID, Content: textParts(t, "result", 1)}
-				req.Messages = append(req.Messages, core.Message{Role: core.RoleTool, Parts: []core.Part{core.ResultPart(r)}})
-			}
-		}
-		for i, n := 0, rapid.IntRange(0, 2).Draw(t, "ntools"); i < n; i++ {
-			// Tool specs must have valid names (E01: "web.search" is refused).
-			spec := core.ToolSpec{Name: rapid.SampledFrom([]string{"add", "multiply", "get_weather", "web_search"}).Draw(t, "tool"), Description: rapid.SampledFrom([]string{"", "adds"}).Draw(t, "desc"),
-				InputSchema: json.RawMessage(`{"properties":{"a":{"type":"integer"}},"type":"object"}`)}
-			if rapid.Bool().Draw(t, "strict") {
-				spec.Strict = true
-				s, err := StrictSchema(spec.InputSchema)
-				if err != nil {
-					t.Fatal(err)
-				}
-				spec.InputSchema = s
-			}
-			req.Tools = append(req.Tools, spec)
-		}
-		switch rapid.IntRange(0, 4).Draw(t, "choice") {
-		case 1:
-			req.ToolChoice = &core.ToolChoice{Mode: core.ToolChoiceAuto}
-		case 2:
-			req.ToolChoice = &core.ToolChoice{Mode: core.ToolChoiceNone}
-		case 3:
-			req.ToolChoice = &core.ToolChoice{Mode: core.ToolChoiceRequired}
-		case 4:
-			req.ToolChoice = &core.ToolChoice{Mode: core.ToolChoiceTool, Name: "add"}
-		}
-		if rapid.Bool().Draw(t, "setParallel") {
-			p := rapid.Bool().Draw(t, "parallel")
-			req.ParallelToolCalls = &p
-		}
-		if rapid.Bool().Draw(t, "format") {
-			req.ResponseFormat = &core.ResponseFormat{Name: "out", Schema: json.RawMessage(`{"type":"object"}`), Strict: rapid.Bool().Draw(t, "fstrict")}
-		}
-		req.MaxTokens = rapid.IntRange(0, 4096).Draw(t, "max")
-		req.Stream = rapid.Bool().Draw(t, "stream")
-		var opts []Option
-		if rapid.Bool().Draw(t, "mct") {
-			opts = append(opts, MaxCompletionTokens())
-		}
-		a := New(opts...)
-		b, err := a.EncodeRequest(req)
-		if err != nil {
-			t.Fatalf("encode: %v", err)
-		}
-		got, err := a.DecodeRequest(b)
-		if err != nil {
-			t.Fatalf("decode %s: %v", b, err)
-		}
-		if diff := cmp.Diff(req, got); diff != "" {
-			t.Fatalf("round trip through %s (-want +got):\n%s", b, diff)
-		}
+	t.Run("max_tokens", func(t *testing.T) { adaptertest.CheckRequestRoundTrip(t, New(), genRequest) })
+	t.Run("max_completion_tokens", func(t *testing.T) {
+		adaptertest.CheckRequestRoundTrip(t, New(MaxCompletionTokens()), genRequest)
 	})
+}
+
+// genRequest draws a request in the form DecodeRequest gives.
+func genRequest(t *rapid.T) *core.Request {
+	req := &core.Request{Model: rapid.SampledFrom([]string{"", "gpt-4o"}).Draw(t, "model")}
+	if rapid.Bool().Draw(t, "system") {
+		req.Messages = append(req.Messages, core.Message{Role: core.RoleSystem, Parts: textParts(t, "sys", 1)})
+	}
+	for i, n := 0, rapid.IntRange(1, 4).Draw(t, "turns"); i < n; i++ {
+		req.Messages = append(req.Messages, core.Message{Role: core.RoleUser, Parts: textParts(t, "user", 1)})
+		am := genAssistant(t)
+		req.Messages = append(req.Messages, am)
+		for _, c := range am.Calls() {
+			r := core.Result{CallID: c.ID, Content: textParts(t, "result", 1)}
+			req.Messages = append(req.Messages, core.Message{Role: core.RoleTool, Parts: []core.Part{core.ResultPart(r)}})
+		}
+	}
+	for i, n := 0, rapid.IntRange(0, 2).Draw(t, "ntools"); i < n; i++ {
+		// Tool specs must have valid names (E01: "web.search" is refused).
+		spec := core.ToolSpec{Name: rapid.SampledFrom([]string{"add", "multiply", "get_weather", "web_search"}).Draw(t, "tool"), Description: rapid.SampledFrom([]string{"", "adds"}).Draw(t, "desc"),
+			InputSchema: json.RawMessage(`{"properties":{"a":{"type":"integer"}},"type":"object"}`)}
+		if rapid.Bool().Draw(t, "strict") {
+			spec.Strict = true
+			s, err := StrictSchema(spec.InputSchema)
+			if err != nil {
+				t.Fatal(err)
+			}
+			spec.InputSchema = s
+		}
+		req.Tools = append(req.Tools, spec)
+	}
+	switch rapid.IntRange(0, 4).Draw(t, "choice") {
+	case 1:
+		req.ToolChoice = &core.ToolChoice{Mode: core.ToolChoiceAuto}
+	case 2:
+		req.ToolChoice = &core.ToolChoice{Mode: core.ToolChoiceNone}
+	case 3:
+		req.ToolChoice = &core.ToolChoice{Mode: core.ToolChoiceRequired}
+	case 4:
+		req.ToolChoice = &core.ToolChoice{Mode: core.ToolChoiceTool, Name: "add"}
+	}
+	if rapid.Bool().Draw(t, "setParallel") {
+		p := rapid.Bool().Draw(t, "parallel")
+		req.ParallelToolCalls = &p
+	}
+	if rapid.Bool().Draw(t, "format") {
+		req.ResponseFormat = &core.ResponseFormat{Name: "out", Schema: json.RawMessage(`{"type":"object"}`), Strict: rapid.Bool().Draw(t, "fstrict")}
+	}
+	req.MaxTokens = rapid.IntRange(0, 4096).Draw(t, "max")
+	req.Stream = rapid.Bool().Draw(t, "stream")
+	return req
 }
 
 // TestCorpusStreamSplits: a recorded stream read in arbitrary pieces gives
