@@ -1,41 +1,154 @@
 #!/bin/bash -eu
 # Builds every native Go fuzz target of conform as a libFuzzer binary in
 # $OUT, inside the ClusterFuzzLite (OSS-Fuzz) builder image. See
-# docs/fuzzing.md. The list of targets at the end must match the tree;
-# `scripts/fuzz -check`, run by .ci/run, compares the two.
+# docs/fuzzing.md; scripts/ossfuzz-local runs this script unchanged outside
+# Docker. The list of targets at the end must match the tree; `scripts/fuzz
+# -check`, run by .ci/run, compares the two.
 #
-# This script edits the copy of the source inside the container only:
-#   - go-118-fuzz-build's testing shim is added to go.mod;
+# compile_native_go_fuzzer hands the target's package to go-118-fuzz-build,
+# which builds it as ordinary (non-test) code and replaces the "testing"
+# import of the target's file, and of that file only, with its stand-in
+# package github.com/AdamKorcz/go-118-fuzz-build/testing (its F, T, Short;
+# no TB, no B). This script edits the copy of the source inside the container
+# so that the targets build that way:
+#   - the stand-in package is added to go.mod;
 #   - in each package with targets, external test files (package x_test)
 #     are removed and the other _test.go files become ordinary files, so
 #     that a target can use helpers from its package's other test files;
-#   - other mentions of a target's name in its directory are renamed,
-#     because compile_native_go_fuzzer finds the target's file with
-#     grep -rl and needs exactly one.
+#   - in those files, and in the ordinary helper packages that import
+#     testing (providers/internal/adaptertest), testing.TB becomes
+#     ossfuzzTB and a helper's *testing.F becomes ossfuzzF: interfaces of
+#     the methods that the standard types and the stand-ins have in common,
+#     so that a helper accepts the stand-ins too;
+#   - in the target's file, while its target builds, everything outside the
+#     target function keeps the standard library's testing (imported as
+#     stdtesting), so that the file's tests and benchmarks still compile;
+#   - other mentions of a target's name in its directory become Fuzz_Name,
+#     because compile_native_go_fuzzer finds the target's file with a
+#     substring grep -rl and, for coverage builds, needs exactly one file;
+#   - each target is built from inside its package directory, because
+#     go-118-fuzz-build writes its main package in the current directory and
+#     a package under internal/ may be imported only from within its parent.
 cd "$SRC/conform"
 
 go get github.com/AdamKorcz/go-118-fuzz-build/testing
 printf 'package fuzz\n\nimport _ "github.com/AdamKorcz/go-118-fuzz-build/testing"\n' >fuzz/register_ossfuzz.go
 
+# types writes, once per package directory, the interfaces that stand for
+# testing.TB and *testing.F in this build: the methods that the standard
+# library's types and go-118-fuzz-build's stand-ins have in common, so that
+# a helper taking one of them accepts both.
+types() {
+	local dir=$1 pkg
+	[ ! -e "$dir/ossfuzz_types_fuzzsupport.go" ] || return 0
+	pkg=$(go list -f '{{.Name}}' "./$dir")
+	cat >"$dir/ossfuzz_types_fuzzsupport.go" <<EOF
+package $pkg
+
+// ossfuzzTB stands for testing.TB in the OSS-Fuzz build (.clusterfuzzlite/build.sh).
+type ossfuzzTB = interface {
+	Cleanup(func())
+	Error(...any)
+	Errorf(string, ...any)
+	Fail()
+	FailNow()
+	Failed() bool
+	Fatal(...any)
+	Fatalf(string, ...any)
+	Helper()
+	Log(...any)
+	Logf(string, ...any)
+	Name() string
+	Setenv(string, string)
+	Skip(...any)
+	SkipNow()
+	Skipf(string, ...any)
+	Skipped() bool
+	TempDir() string
+}
+
+// ossfuzzF stands for *testing.F in helpers, in the OSS-Fuzz build.
+type ossfuzzF = interface {
+	ossfuzzTB
+	Add(...any)
+}
+EOF
+}
+
+# loosen makes the helpers of one file take ossfuzzTB and ossfuzzF instead of
+# testing.TB and *testing.F; the fuzz targets' own signatures stay.
+loosen() {
+	local file=$1
+	sed -i -e 's/\btesting\.TB\b/ossfuzzTB/g' \
+		-e '/^func Fuzz[A-Za-z0-9_]*([A-Za-z0-9_]* \*testing\.F)/!s/\*testing\.F\b/ossfuzzF/g' "$file"
+	if ! grep -q '\btesting\.' "$file"; then
+		sed -i '/^[[:space:]]*"testing"$/d; /^import "testing"$/d' "$file"
+	fi
+	types "$(dirname "$file")"
+}
+
+# Helper packages (ordinary code that imports testing, such as
+# providers/internal/adaptertest) are loosened wherever they take testing.TB
+# or *testing.F.
+grep -rl --include='*.go' --exclude='*_test.go' --exclude-dir=bench --exclude-dir=testdata \
+	-e '\btesting\.TB\b' -e '\*testing\.F\b' . | while read -r f; do
+	loosen "$f"
+done
+
+# prepare turns the test files of one package directory into ordinary files.
+prepare() {
+	local dir=$1 f g
+	for f in "$dir"/*_test.go; do
+		if grep -Eq '^package [A-Za-z0-9_]+_test$' "$f"; then
+			rm "$f"
+			continue
+		fi
+		g=${f%_test.go}_fuzzsupport.go
+		mv "$f" "$g"
+		loosen "$g"
+	done
+}
+
+# isolate makes the target function <name> the only code of <file> that
+# go-118-fuzz-build's stand-in reaches: the rest of the file uses the standard
+# testing package under the name stdtesting, which go-118-fuzz-build leaves
+# alone (it replaces the unnamed "testing" import only).
+isolate() {
+	local file=$1 name=$2 start end
+	start=$(grep -n "^func $name(" "$file" | cut -d: -f1)
+	end=$(awk -v s="$start" 'NR > s && /^}/ { print NR; exit }' "$file")
+	if [ -z "$start" ] || [ -z "$end" ]; then
+		echo "build.sh: cannot find the body of $name in $file" >&2
+		exit 1
+	fi
+	sed -i "1,$((start - 1)) s/\btesting\./stdtesting./g; $((end + 1)),\$ s/\btesting\./stdtesting./g" "$file"
+	if grep -q '\bstdtesting\.' "$file"; then
+		sed -i 's/^\([[:space:]]*\)"testing"$/\1stdtesting "testing"/; s/^import "testing"$/import stdtesting "testing"/' "$file"
+	fi
+}
+
 prepared=" "
 # fuzzer builds one target: fuzzer <dir> <FuzzName>.
 fuzzer() {
-	local dir=$1 name=$2 f def
+	local dir=$1 name=$2 def f n
 	if [[ $prepared != *" $dir "* ]]; then
-		for f in "$dir"/*_test.go; do
-			if grep -Eq '^package [A-Za-z0-9_]+_test$' "$f"; then
-				rm "$f"
-			else
-				mv "$f" "${f%_test.go}_fuzzsupport.go"
-			fi
-		done
+		prepare "$dir"
 		prepared="$prepared$dir "
 	fi
 	def=$(grep -lE "^func $name\(" "$dir"/*.go)
-	grep -rlw -- "$name" "$dir" | grep -vxF -- "$def" | while read -r f; do
-		sed -i "s/\b$name\b/${name}_/g" "$f"
+	grep -rlw --include='*.go' -- "$name" "$dir" | grep -vxF -- "$def" | while read -r f; do
+		sed -i "s/\b$name\b/Fuzz_${name#Fuzz}/g" "$f"
 	done
-	compile_native_go_fuzzer "github.com/toolconform/conform/$dir" "$name" "${dir//\//_}_$name"
+	n=$(grep -rl --include='*.go' -- "$name" "$dir" | wc -l)
+	if [ "$n" -ne 1 ]; then
+		echo "build.sh: $dir: $name is still named in $n .go files:" >&2
+		grep -rl --include='*.go' -- "$name" "$dir" >&2
+		exit 1
+	fi
+	cp "$def" "$def.orig"
+	isolate "$def" "$name"
+	(cd "$dir" && compile_native_go_fuzzer "github.com/toolconform/conform/$dir" "$name" "${dir//\//_}_$name")
+	mv "$def.orig" "$def"
 }
 
 # One line per target: fuzzer <package dir> <FuzzName>.
@@ -76,6 +189,5 @@ fuzzer providers/openaichat FuzzDecodeStream
 fuzzer providers/openairesponses FuzzDecodeRequest
 fuzzer providers/openairesponses FuzzDecodeResponse
 fuzzer providers/openairesponses FuzzDecodeStream
-fuzzer record FuzzEscapeLabel
 fuzzer scenarios FuzzParse
 fuzzer serve FuzzHandler
