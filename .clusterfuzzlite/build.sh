@@ -189,5 +189,6 @@ fuzzer providers/openaichat FuzzDecodeStream
 fuzzer providers/openairesponses FuzzDecodeRequest
 fuzzer providers/openairesponses FuzzDecodeResponse
 fuzzer providers/openairesponses FuzzDecodeStream
+fuzzer record FuzzEscapeLabel
 fuzzer scenarios FuzzParse
 fuzzer serve FuzzHandler
