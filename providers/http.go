@@ -54,13 +54,13 @@ var endpoints = []Endpoint{
 		ContentType: "application/json", StreamContentType: "text/event-stream",
 		KeyHeader: "x-api-key", ExtraHeaders: map[string]string{"anthropic-version": "2023-06-01"},
 		KeyEnv: []string{"ANTHROPIC_API_KEY"}, BaseURL: "https://api.anthropic.com",
-		DefaultModel: "claude-sonnet-4-5",
+		DefaultModel: "claude-sonnet-4-6", // not in the deprecated list of the pinned @anthropic-ai/sdk
 	},
 	{
 		Protocol: "bedrock", Method: "POST", Path: "/model/{model}/converse", StreamPath: "/model/{model}/converse-stream",
 		ContentType: "application/json", StreamContentType: "application/vnd.amazon.eventstream",
 		KeyEnv: []string{"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN"}, BaseURL: "https://bedrock-runtime.us-east-1.amazonaws.com",
-		DefaultModel: "anthropic.claude-3-5-haiku-20241022-v1:0",
+		DefaultModel: "anthropic.claude-haiku-4-5-20251001-v1:0",
 	},
 	{
 		Protocol: "cohere", Method: "POST", Path: "/v2/chat",

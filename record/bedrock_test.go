@@ -84,7 +84,7 @@ func TestRecordBedrock(t *testing.T) {
 				if stream {
 					verb = "converse-stream"
 				}
-				wantSeen := []string{"POST /model/anthropic.claude-3-5-haiku-20241022-v1%3A0/" + verb + " -> 200"}
+				wantSeen := []string{"POST /model/anthropic.claude-haiku-4-5-20251001-v1%3A0/" + verb + " -> 200"}
 				if diff := cmp.Diff(wantSeen, b.Requests()); diff != "" {
 					t.Errorf("requests the stand-in received (-want +got):\n%s", diff)
 				}
@@ -270,7 +270,7 @@ func TestRecordBedrockDefaultBaseURL(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "caught") {
 		t.Fatalf("error %v, want the transport's", err)
 	}
-	if want := "https://bedrock-runtime.eu-west-3.amazonaws.com/model/anthropic.claude-3-5-haiku-20241022-v1%3A0/converse-stream"; got != want {
+	if want := "https://bedrock-runtime.eu-west-3.amazonaws.com/model/anthropic.claude-haiku-4-5-20251001-v1%3A0/converse-stream"; got != want {
 		t.Errorf("sent to %s, want %s", got, want)
 	}
 }
