@@ -124,6 +124,9 @@ func genResponse(t *rapid.T) *core.Response {
 		// complete by ending on text.
 		r.Message.Parts = append(r.Message.Parts, core.TextPart("cut"))
 	}
+	// A body always carries usage; a response without counts is written,
+	// and read back, as zero counts.
+	r.Usage = &core.Usage{}
 	if rapid.Bool().Draw(t, "usage") {
 		r.Usage = &core.Usage{InputTokens: rapid.IntRange(0, 99).Draw(t, "in"), OutputTokens: rapid.IntRange(0, 99).Draw(t, "out")}
 	}

@@ -158,7 +158,8 @@ func lastIsToolUse(blocks []wireBlock) bool {
 	return len(blocks) > 0 && blocks[len(blocks)-1].Type == "tool_use"
 }
 
-// EncodeResponse encodes a canonical response as a /v1/messages body. A
+// EncodeResponse encodes a canonical response as a /v1/messages body, with
+// usage always present (zero counts when the response has none). A
 // response with Error set is written as an error body. Incomplete calls are
 // not written.
 func (a *Adapter) EncodeResponse(resp *core.Response) ([]byte, error) {
@@ -196,9 +197,13 @@ func (a *Adapter) EncodeResponse(resp *core.Response) ([]byte, error) {
 	if s := stopOf(resp.Finish, resp.ProviderFinish); s != "" {
 		w["stop_reason"] = s
 	}
+	// Every recorded body carries usage, and SDKs read it unchecked: zero
+	// counts when the response has none, as EncodeStream writes them.
+	usage := core.Usage{}
 	if resp.Usage != nil {
-		w["usage"] = map[string]int{"input_tokens": resp.Usage.InputTokens, "output_tokens": resp.Usage.OutputTokens}
+		usage = *resp.Usage
 	}
+	w["usage"] = map[string]int{"input_tokens": usage.InputTokens, "output_tokens": usage.OutputTokens}
 	out, err := json.Marshal(w)
 	if err != nil {
 		return nil, fmt.Errorf("anthropic: encode response: %w", err)
