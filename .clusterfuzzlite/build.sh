@@ -26,6 +26,8 @@
 #   - other mentions of a target's name in its directory become Fuzz_Name,
 #     because compile_native_go_fuzzer finds the target's file with a
 #     substring grep -rl and, for coverage builds, needs exactly one file;
+#   - a target's regression seeds (testdata/fuzz/<FuzzName>/) become its
+#     seed corpus, $OUT/<fuzzer>_seed_corpus.zip (see seeds below);
 #   - each target is built from inside its package directory, because
 #     go-118-fuzz-build writes its main package in the current directory and
 #     a package under internal/ may be imported only from within its parent.
@@ -127,6 +129,105 @@ isolate() {
 	fi
 }
 
+# seeds writes $OUT/<fuzzer>_seed_corpus.zip, the corpus ClusterFuzzLite
+# starts from, out of the target's regression seeds in testdata/fuzz/<name>/
+# ("go test fuzz v1" files). The libFuzzer binary does not read those files:
+# go-118-fuzz-build's F.Fuzz draws each argument from the input with
+# github.com/AdaLogics/go-fuzz-headers, so each value is written the way it is
+# read back: []byte and string as a 4-byte big-endian length and the bytes;
+# bool as one byte (even is true); 8-bit integers as one byte; 16- and 64-bit
+# integers as big-endian bytes and a byte 1 (odd: big-endian); 32-bit ones as
+# 4 big-endian bytes. A file with any other type is left out, and counted.
+# The f.Add seeds, in code, cannot be converted here.
+seeds() {
+	local dir=$1 name=$2 fuzzer=$3
+	[ -d "$dir/testdata/fuzz/$name" ] || return 0
+	python3 - "$dir/testdata/fuzz/$name" "$OUT/${fuzzer}_seed_corpus.zip" <<'EOF'
+import os, re, struct, sys, zipfile
+
+ESC = {"a": 7, "b": 8, "f": 12, "n": 10, "r": 13, "t": 9, "v": 11, "\\": 92, "'": 39, '"': 34}
+
+def unquote(lit):
+    """Returns the bytes of a Go string or rune literal."""
+    if lit[0] == "`":
+        return lit[1:-1].replace("\r", "").encode("utf-8", "surrogateescape")
+    body, out, i = lit[1:-1], bytearray(), 0
+    while i < len(body):
+        c = body[i]
+        if c != "\\":
+            out += c.encode("utf-8", "surrogateescape")
+            i += 1
+            continue
+        e = body[i + 1]
+        if e in ESC:
+            out.append(ESC[e])
+            i += 2
+        elif e == "x":
+            out.append(int(body[i + 2:i + 4], 16))
+            i += 4
+        elif e in "uU":
+            n = 4 if e == "u" else 8
+            out += chr(int(body[i + 2:i + 2 + n], 16)).encode("utf-8")
+            i += 2 + n
+        elif e in "01234567":
+            out.append(int(body[i + 1:i + 4], 8))
+            i += 4
+        else:
+            raise ValueError("unknown escape \\" + e)
+    return bytes(out)
+
+def number(lit, bits):
+    if lit[0] == "'":
+        v = unquote(lit).decode("utf-8", "surrogateescape")
+        v = ord(v) if len(v) == 1 else int.from_bytes(unquote(lit), "big")
+    else:
+        v = int(lit.replace("_", ""), 0)
+    return v & ((1 << bits) - 1)
+
+def encode(typ, lit):
+    if typ in ("[]byte", "string"):
+        b = unquote(lit)
+        return struct.pack(">I", len(b)) + b
+    if typ == "bool":
+        return b"\x00" if lit == "true" else b"\x01"
+    if typ in ("byte", "uint8", "int8"):
+        return bytes([number(lit, 8)])
+    if typ in ("uint16", "int16"):
+        return struct.pack(">H", number(lit, 16)) + b"\x01"
+    if typ in ("uint32", "int32"):
+        return struct.pack(">I", number(lit, 32))
+    if typ in ("int", "int64", "uint", "uint64"):
+        return struct.pack(">Q", number(lit, 64)) + b"\x01"
+    raise ValueError("type " + typ + " is not converted")
+
+src, dst = sys.argv[1], sys.argv[2]
+kept, skipped = 0, []
+with zipfile.ZipFile(dst, "w", zipfile.ZIP_DEFLATED) as z:
+    for name in sorted(os.listdir(src)):
+        with open(os.path.join(src, name), "rb") as f:
+            lines = f.read().decode("utf-8", "surrogateescape").splitlines()
+        try:
+            if not lines or lines[0].strip() != "go test fuzz v1":
+                raise ValueError("no go test fuzz v1 header")
+            data = b""
+            for line in lines[1:]:
+                line = line.strip()
+                if not line:
+                    continue
+                m = re.fullmatch(r"([][A-Za-z0-9]+)\((.*)\)", line)
+                if not m:
+                    raise ValueError("cannot read " + repr(line[:40]))
+                data += encode(m.group(1), m.group(2))
+        except (ValueError, IndexError) as e:
+            skipped.append("%s (%s)" % (name, e))
+            continue
+        z.writestr(name, data)
+        kept += 1
+print("seeds: %s: %d seeds in %s, %d left out%s" % (src, kept, dst, len(skipped),
+      "".join("\n  " + s for s in skipped)))
+EOF
+}
+
 prepared=" "
 # fuzzer builds one target: fuzzer <dir> <FuzzName>.
 fuzzer() {
@@ -145,6 +246,7 @@ fuzzer() {
 		grep -rl --include='*.go' -- "$name" "$dir" >&2
 		exit 1
 	fi
+	seeds "$dir" "$name" "${dir//\//_}_$name"
 	cp "$def" "$def.orig"
 	isolate "$def" "$name"
 	(cd "$dir" && compile_native_go_fuzzer "github.com/toolconform/conform/$dir" "$name" "${dir//\//_}_$name")
