@@ -1,7 +1,6 @@
 package wire
 
 import (
-	"bytes"
 	"errors"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -38,13 +37,14 @@ func UnquoteRaw(lit []byte) (string, error) {
 func AppendUnescaped(dst, s []byte) (out []byte, lone bool, err error) {
 	out = dst
 	for i := 0; i < len(s); i++ {
-		// Copy the run up to the next backslash at once.
-		j := bytes.IndexByte(s[i:], '\\')
-		if j < 0 {
-			return append(out, s[i:]...), lone, nil
+		// Byte by byte: deltas are short and dense with escapes, where
+		// this beats finding the next backslash with bytes.IndexByte and
+		// copying the run (about twice as fast on escape-dense strings).
+		if c := s[i]; c != '\\' {
+			out = append(out, c)
+			continue
 		}
-		out = append(out, s[i:i+j]...)
-		i += j + 1
+		i++
 		if i >= len(s) {
 			return out, lone, errors.New("bad escape at end of string")
 		}
@@ -87,27 +87,43 @@ func AppendUnescaped(dst, s []byte) (out []byte, lone bool, err error) {
 	return out, lone, nil
 }
 
+// The errors of a \u escape, made once so that readU stays small enough
+// to inline.
+var (
+	errShortU = errors.New("short \\u escape")
+	errBadU   = errors.New("bad \\u escape")
+)
+
 // readU reads the four hex digits of a \u escape.
 func readU(s []byte) (rune, error) {
 	if len(s) < 4 {
-		return 0, errors.New("short \\u escape")
+		return 0, errShortU
 	}
 	var r rune
 	for _, c := range s[:4] {
-		switch {
-		case c >= '0' && c <= '9':
-			c -= '0'
-		case c >= 'a' && c <= 'f':
-			c -= 'a' - 10
-		case c >= 'A' && c <= 'F':
-			c -= 'A' - 10
-		default:
-			return 0, errors.New("bad \\u escape")
+		v := hexValue[c]
+		if v < 0 {
+			return 0, errBadU
 		}
-		r = r<<4 | rune(c)
+		r = r<<4 | rune(v)
 	}
 	return r, nil
 }
+
+// hexValue is the value of each byte as a hex digit, -1 for the bytes that
+// are not one.
+var hexValue = func() (t [256]int8) {
+	for i := range t {
+		t[i] = -1
+	}
+	for c := 0; c < 10; c++ {
+		t['0'+c] = int8(c)
+	}
+	for c := 0; c < 6; c++ {
+		t['a'+c], t['A'+c] = int8(10+c), int8(10+c)
+	}
+	return t
+}()
 
 // QuoteRaw writes s as a JSON string literal, escaping quotes, backslashes
 // and control characters and copying every other byte, valid UTF-8 or not,
