@@ -457,3 +457,27 @@ func TestAppendCallArgs(t *testing.T) {
 		t.Errorf("AppendCallArgs does not append to dst: %q", got)
 	}
 }
+
+// BenchmarkAppendUnescaped unescapes into a reused buffer, as the Chat
+// Completions fast path does: argument deltas dense with escapes, and a
+// long text with one escape at its end. It should allocate nothing.
+func BenchmarkAppendUnescaped(b *testing.B) {
+	for _, bc := range []struct{ name, s string }{
+		{"dense", `{\"city\": \"Par\u00eds\", \"note\": \"line one\nline two \ud83d\ude00\", \"tags\": [\"a\", \"b\"]}`},
+		{"runs", strings.Repeat("plain text of a long delta without escapes ", 8) + `\n`},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			s := []byte(bc.s)
+			buf := make([]byte, 0, 2*len(s))
+			b.SetBytes(int64(len(s)))
+			b.ReportAllocs()
+			for b.Loop() {
+				out, _, err := AppendUnescaped(buf[:0], s)
+				if err != nil {
+					b.Fatal(err)
+				}
+				buf = out
+			}
+		})
+	}
+}
