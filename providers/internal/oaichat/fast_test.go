@@ -78,6 +78,19 @@ func corpusBodies(t testing.TB) map[string][]byte {
 	return out
 }
 
+// fastHits decodes a whole stream and returns how many events the fast
+// path decoded, and the error that ended the stream, if any.
+func fastHits(c *Codec, body []byte) (int, error) {
+	st := c.DecodeStream(bytes.NewReader(body)).(*stream)
+	for {
+		if _, err := st.Next(); err == io.EOF {
+			return st.fastHits, nil
+		} else if err != nil {
+			return st.fastHits, err
+		}
+	}
+}
+
 // TestFastPathCorpus: on every recorded stream the fast path yields what
 // the general path yields, and takes most delta events.
 func TestFastPathCorpus(t *testing.T) {
@@ -100,16 +113,12 @@ func TestFastPathTaken(t *testing.T) {
 		b.WriteString(`data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"hi"},"logprobs":null,"finish_reason":null}]}` + "\n\n")
 	}
 	b.WriteString("data: [DONE]\n\n")
-	st := fastTestCodec().DecodeStream(strings.NewReader(b.String())).(*stream)
-	for {
-		if _, err := st.Next(); err == io.EOF {
-			break
-		} else if err != nil {
-			t.Fatal(err)
-		}
+	hits, err := fastHits(fastTestCodec(), []byte(b.String()))
+	if err != nil {
+		t.Fatal(err)
 	}
-	if st.fastHits != 200 {
-		t.Errorf("fast path decoded %d events, want all 200 deltas", st.fastHits)
+	if hits != 200 {
+		t.Errorf("fast path decoded %d events, want all 200 deltas", hits)
 	}
 	checkSame(t, "typical", []byte(b.String()))
 }
@@ -237,16 +246,12 @@ func BenchmarkFastPath(b *testing.B) {
 	b.SetBytes(int64(len(body)))
 	b.ReportAllocs()
 	for b.Loop() {
-		st := c.DecodeStream(bytes.NewReader(body)).(*stream)
-		for {
-			if _, err := st.Next(); err == io.EOF {
-				break
-			} else if err != nil {
-				b.Fatal(err)
-			}
+		hits, err := fastHits(c, body)
+		if err != nil {
+			b.Fatal(err)
 		}
-		if st.fastHits != 300 {
-			b.Fatalf("fast path took %d deltas, want 300", st.fastHits)
+		if hits != 300 {
+			b.Fatalf("fast path took %d deltas, want 300", hits)
 		}
 	}
 }
