@@ -9,17 +9,9 @@ import (
 func BenchmarkDecodeStream(b *testing.B) {
 	var bodies [][]byte
 	total := 0
-	for _, path := range corpusFiles(b, corpusDir) {
-		exs, err := loadExchanges(path)
-		if err != nil {
-			b.Fatal(err)
-		}
-		for _, ex := range exs {
-			if ex.Stream {
-				bodies = append(bodies, ex.Response)
-				total += len(ex.Response)
-			}
-		}
+	for _, rs := range corpusStreams(b) {
+		bodies = append(bodies, rs.body)
+		total += len(rs.body)
 	}
 	b.SetBytes(int64(total))
 	b.ReportAllocs()

@@ -48,6 +48,32 @@ func corpusFiles(t testing.TB, dir string) []string {
 	return out
 }
 
+// recordedStream is one recorded streamed response and where it came
+// from: the corpus file and the exchange's place in it ("x.yaml #1").
+type recordedStream struct {
+	name string
+	body []byte
+}
+
+// corpusStreams returns every recorded stream of the corpus, in file
+// order. It fails the test if a file does not load.
+func corpusStreams(t testing.TB) []recordedStream {
+	t.Helper()
+	var out []recordedStream
+	for _, path := range corpusFiles(t, corpusDir) {
+		exs, err := loadExchanges(path)
+		if err != nil {
+			t.Fatalf("%s: %v", filepath.Base(path), err)
+		}
+		for i, ex := range exs {
+			if ex.Stream {
+				out = append(out, recordedStream{name: filepath.Base(path) + " #" + strconv.Itoa(i), body: ex.Response})
+			}
+		}
+	}
+	return out
+}
+
 // loadExchanges extracts the bodies of a corpus file in any of the formats
 // the openai-chat corpus uses.
 func loadExchanges(path string) ([]exchange, error) {

@@ -201,35 +201,25 @@ func callKeys(t testing.TB, calls []adaptertest.ChatCall) []string {
 // real Buffer) gives, without error, the calls of the golden files.
 func TestCorpusCollect(t *testing.T) {
 	n := 0
-	for _, path := range corpusFiles(t, corpusDir) {
-		exs, err := loadExchanges(path)
+	for _, rs := range corpusStreams(t) {
+		evs, err := drain(New().DecodeStream(bytes.NewReader(rs.body)))
 		if err != nil {
 			t.Fatal(err)
 		}
-		for i, ex := range exs {
-			if !ex.Stream {
-				continue
-			}
-			a := New()
-			evs, err := drain(a.DecodeStream(bytes.NewReader(ex.Response)))
-			if err != nil {
-				t.Fatal(err)
-			}
-			resp, err := core.Collect(core.SliceStream(evs))
-			if err != nil {
-				t.Errorf("%s #%d: collect: %v", filepath.Base(path), i, err)
-				continue
-			}
-			if len(resp.Incomplete) > 0 {
-				t.Errorf("%s #%d: incomplete calls %v", filepath.Base(path), i, resp.Incomplete)
-			}
-			want := callKeys(t, adaptertest.AssembleChat(evs).Calls)
-			got := callKeys(t, adaptertest.ChatCalls(resp.Calls()))
-			if diff := cmp.Diff(want, got); diff != "" {
-				t.Errorf("%s #%d: core.Collect calls (-assembler +collect):\n%s", filepath.Base(path), i, diff)
-			}
-			n++
+		resp, err := core.Collect(core.SliceStream(evs))
+		if err != nil {
+			t.Errorf("%s: collect: %v", rs.name, err)
+			continue
 		}
+		if len(resp.Incomplete) > 0 {
+			t.Errorf("%s: incomplete calls %v", rs.name, resp.Incomplete)
+		}
+		want := callKeys(t, adaptertest.AssembleChat(evs).Calls)
+		got := callKeys(t, adaptertest.ChatCalls(resp.Calls()))
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("%s: core.Collect calls (-assembler +collect):\n%s", rs.name, diff)
+		}
+		n++
 	}
 	if n < 80 {
 		t.Errorf("collected only %d streams", n)
@@ -240,33 +230,24 @@ func TestCorpusCollect(t *testing.T) {
 // back by EncodeStream, decode to the same events.
 func TestCorpusStreamReencode(t *testing.T) {
 	n := 0
-	for _, path := range corpusFiles(t, corpusDir) {
-		exs, err := loadExchanges(path)
+	for _, rs := range corpusStreams(t) {
+		a := New()
+		evs, err := drain(a.DecodeStream(bytes.NewReader(rs.body)))
 		if err != nil {
 			t.Fatal(err)
 		}
-		for i, ex := range exs {
-			if !ex.Stream {
-				continue
-			}
-			a := New()
-			evs, err := drain(a.DecodeStream(bytes.NewReader(ex.Response)))
-			if err != nil {
-				t.Fatal(err)
-			}
-			var buf bytes.Buffer
-			if err := a.EncodeStream(&buf, evs); err != nil {
-				t.Fatalf("%s #%d: encode: %v", filepath.Base(path), i, err)
-			}
-			again, err := drain(a.DecodeStream(&buf))
-			if err != nil {
-				t.Fatalf("%s #%d: decode re-encoded: %v", filepath.Base(path), i, err)
-			}
-			if diff := cmp.Diff(evs, again); diff != "" {
-				t.Errorf("%s #%d: re-encoded stream differs (-recorded +re-encoded):\n%s", filepath.Base(path), i, diff)
-			}
-			n++
+		var buf bytes.Buffer
+		if err := a.EncodeStream(&buf, evs); err != nil {
+			t.Fatalf("%s: encode: %v", rs.name, err)
 		}
+		again, err := drain(a.DecodeStream(&buf))
+		if err != nil {
+			t.Fatalf("%s: decode re-encoded: %v", rs.name, err)
+		}
+		if diff := cmp.Diff(evs, again); diff != "" {
+			t.Errorf("%s: re-encoded stream differs (-recorded +re-encoded):\n%s", rs.name, diff)
+		}
+		n++
 	}
 	if n < 80 {
 		t.Errorf("re-encoded only %d streams", n)

@@ -188,16 +188,8 @@ func genRequest(t *rapid.T) *core.Request {
 // the same events as read whole.
 func TestCorpusStreamSplits(t *testing.T) {
 	var bodies [][]byte
-	for _, path := range corpusFiles(t, corpusDir) {
-		exs, err := loadExchanges(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, ex := range exs {
-			if ex.Stream {
-				bodies = append(bodies, ex.Response)
-			}
-		}
+	for _, rs := range corpusStreams(t) {
+		bodies = append(bodies, rs.body)
 	}
 	adaptertest.CheckSplitStreams(t, bodies, func(r io.Reader) core.EventStream { return New().DecodeStream(r) })
 }
