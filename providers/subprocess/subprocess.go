@@ -233,6 +233,11 @@ func (a *Adapter) askLocked(q *question, timeout time.Duration) (*answer, error)
 		return nil, fmt.Errorf("adapter %q: %s: encoding the question: %w", a.command, q.Op, err)
 	}
 	if _, err := a.child.stdin.Write(append(line, '\n')); err != nil {
+		// A child that exits before it reads its question breaks the
+		// pipe; say that it exited, as the read would have.
+		if a.child.exited(time.Second) {
+			return fail(fmt.Errorf("the adapter exited without answering (%v); writing the question: %w", a.child.exitStatus(), err))
+		}
 		return fail(fmt.Errorf("writing the question: %w", err))
 	}
 	timer := time.NewTimer(timeout)
@@ -474,6 +479,16 @@ func (c *child) kill() string {
 	case <-time.After(5 * time.Second):
 	}
 	return c.stderr.String()
+}
+
+// exited reports whether the child exits within d.
+func (c *child) exited(d time.Duration) bool {
+	select {
+	case <-c.waited:
+		return true
+	case <-time.After(d):
+		return false
+	}
 }
 
 func (c *child) exitStatus() string {

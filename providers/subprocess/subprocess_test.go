@@ -199,7 +199,10 @@ func TestStartFailures(t *testing.T) {
 		command string
 		want    string
 	}{
-		{"exit 0", "hello: "}, // exited: a broken pipe or no answer, whichever comes first
+		// Exited: whether the question's write breaks the pipe or the read
+		// finds no answer first, the error says the adapter exited.
+		{"exit 0", "hello: the adapter exited without answering (exit status 0)"},
+		{"exit 3", "hello: the adapter exited without answering (exit status 3)"},
 		{`python3 -c 'import sys; sys.stdin.readline(); print("{\"id\": 1, \"ops\": []}")'`, `no "name"`},
 		{`python3 -c 'import sys; sys.stdin.readline(); print("{\"id\": 1, \"name\": \"x\", \"ops\": [\"fly\"]}")'`, `unknown operation "fly"`},
 	} {
