@@ -26,16 +26,13 @@
 //     is echoed. Decoding makes it the call's Signature, in responses,
 //     requests and streams; EncodeRequest writes a call's Signature back as
 //     extra_content.google.thought_signature on the same tool call (the
-//     vertex namespace is not remembered). The shared codec has no place
-//     for it, so this adapter reads it beside the codec: bodies only when
-//     they contain "extra_content", streams through a reader that scans
-//     each SSE data line holding it (bounded by the event size limit) and
-//     keys the signature by call id, or by index for an entry without one.
-//     The signature goes on the first chunk of its call when known by then,
-//     else on an extra call_delta chunk carrying only the signature; an
-//     entry that names its call by neither id nor index cannot be placed and
-//     is ignored. At most MaxSignatures per stream (ErrTooManySignatures).
-//     EncodeResponse and EncodeStream do not write signatures.
+//     vertex namespace is not remembered), and so does EncodeResponse. The
+//     shared codec reads it (oaichat.Config.ThoughtSignatures) where it
+//     reads the rest of the tool call: in a stream it is the Signature of
+//     the chunk it came with, routed like any chunk (by id, else by index),
+//     so a signature-only entry after the call's fragments still lands on
+//     its call; a chunk with extra_content leaves the fast path for the
+//     general one. EncodeStream does not write signatures.
 //   - A13: with n>1 only choice 0 is decoded, in responses and streams.
 //   - Streams are read with sse.FlushAtEOF.
 //

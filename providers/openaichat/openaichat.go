@@ -36,9 +36,8 @@ type Adapter struct {
 	// characters (from the Responses API, OpenRouter and others, D04) are
 	// sent as "call_" plus 24 base-62 characters derived from the id, and
 	// mapped back on decoding. It is nil with KeepLongIDs.
-	IDMap    *IDMap
-	c        *oaichat.Codec
-	maxEvent int
+	IDMap *IDMap
+	c     *oaichat.Codec
 }
 
 // Option configures an Adapter.
@@ -74,11 +73,13 @@ func New(opts ...Option) *Adapter {
 		StreamUsage:    true,
 		ReasoningField: "reasoning_content",
 		IDs:            idmap.New(validID, mintID, 0),
+		// G13: Gemini's OpenAI-compatible endpoint signs tool calls.
+		ThoughtSignatures: true,
 	}
 	for _, o := range opts {
 		o(&cfg)
 	}
-	return &Adapter{IDMap: cfg.IDs, c: oaichat.New(cfg), maxEvent: cfg.MaxEventSize}
+	return &Adapter{IDMap: cfg.IDs, c: oaichat.New(cfg)}
 }
 
 func validID(id string) bool { return len(id) <= MaxIDLen }
@@ -90,26 +91,11 @@ func (a *Adapter) Name() string { return a.c.Name() }
 
 // EncodeRequest writes req as a Chat Completions request body. A call's
 // Signature is written as its extra_content.google.thought_signature (G13).
-func (a *Adapter) EncodeRequest(req *core.Request) ([]byte, error) {
-	body, err := a.c.EncodeRequest(req)
-	if err != nil {
-		return nil, err
-	}
-	return a.encodeRequestSignatures(req, body)
-}
+func (a *Adapter) EncodeRequest(req *core.Request) ([]byte, error) { return a.c.EncodeRequest(req) }
 
 // DecodeRequest reads a Chat Completions request body, thought signatures
 // of assistant tool calls included.
-func (a *Adapter) DecodeRequest(body []byte) (*core.Request, error) {
-	req, err := a.c.DecodeRequest(body)
-	if err != nil {
-		return nil, err
-	}
-	if err := a.decodeRequestSignatures(body, req); err != nil {
-		return nil, err
-	}
-	return req, nil
-}
+func (a *Adapter) DecodeRequest(body []byte) (*core.Request, error) { return a.c.DecodeRequest(body) }
 
 // EncodeResponse writes resp as a Chat Completions response body.
 func (a *Adapter) EncodeResponse(resp *core.Response) ([]byte, error) {
@@ -120,20 +106,13 @@ func (a *Adapter) EncodeResponse(resp *core.Response) ([]byte, error) {
 // extra_content thought signature (Gemini's OpenAI-compatible endpoint,
 // G13) becomes the call's Signature.
 func (a *Adapter) DecodeResponse(body []byte) (*core.Response, error) {
-	resp, err := a.c.DecodeResponse(body)
-	if err != nil {
-		return nil, err
-	}
-	if err := a.decodeResponseSignatures(body, resp); err != nil {
-		return nil, err
-	}
-	return resp, nil
+	return a.c.DecodeResponse(body)
 }
 
 // DecodeStream reads a Chat Completions SSE stream one event at a time; a
 // tool call's extra_content thought signature becomes the Signature of a
 // chunk of that call (G13).
-func (a *Adapter) DecodeStream(r io.Reader) core.EventStream { return a.decodeStream(r) }
+func (a *Adapter) DecodeStream(r io.Reader) core.EventStream { return a.c.DecodeStream(r) }
 
 // EncodeStream writes events as a Chat Completions SSE stream.
 func (a *Adapter) EncodeStream(w io.Writer, events []core.Event) error {

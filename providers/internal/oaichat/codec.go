@@ -34,6 +34,12 @@ type Config struct {
 	// ToolResultName writes a result's tool name as the tool message's
 	// "name" (Mistral documents it); it is always read.
 	ToolResultName bool
+	// ThoughtSignatures reads a tool call's extra_content thought signature
+	// (Gemini's OpenAI-compatible endpoint, G13) into Call.Signature and
+	// Chunk.Signature, and writes a call's Signature back as
+	// extra_content.google.thought_signature. Off, extra_content is read
+	// for its shape only and nothing is written.
+	ThoughtSignatures bool
 	// IDs, when set, maps call ids that the protocol would reject to valid
 	// ones on every encode and back on every decode.
 	IDs *idmap.Map
@@ -111,10 +117,44 @@ type wireMessage struct {
 }
 
 type wireToolCall struct {
-	Index    *int            `json:"index,omitempty"`
-	ID       *string         `json:"id,omitempty"`
-	Type     string          `json:"type,omitempty"`
-	Function wireFunctionArg `json:"function"`
+	Index        *int            `json:"index,omitempty"`
+	ID           *string         `json:"id,omitempty"`
+	Type         string          `json:"type,omitempty"`
+	Function     wireFunctionArg `json:"function"`
+	ExtraContent *extraContent   `json:"extra_content,omitempty"`
+}
+
+// extraContent is Gemini's extension of a tool call on its
+// OpenAI-compatible endpoint: {"google": {"thought_signature": "..."}}
+// (generativelanguage) or {"vertex": {...}} (Vertex AI).
+type extraContent struct {
+	Google *thoughtSignature `json:"google,omitempty"`
+	Vertex *thoughtSignature `json:"vertex,omitempty"`
+}
+
+type thoughtSignature struct {
+	ThoughtSignature string `json:"thought_signature"`
+}
+
+// signature returns the thought signature, the google one first.
+func (e *extraContent) signature() string {
+	switch {
+	case e == nil:
+		return ""
+	case e.Google != nil && e.Google.ThoughtSignature != "":
+		return e.Google.ThoughtSignature
+	case e.Vertex != nil:
+		return e.Vertex.ThoughtSignature
+	}
+	return ""
+}
+
+// signature returns the thought signature of tc when the codec reads them.
+func (c *Codec) signature(tc *wireToolCall) string {
+	if !c.cfg.ThoughtSignatures {
+		return ""
+	}
+	return tc.ExtraContent.signature()
 }
 
 type wireFunctionArg struct {

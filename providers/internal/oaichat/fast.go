@@ -526,7 +526,7 @@ var (
 	chunkNames    = []string{"id", "object", "model", "choices", "usage", "error", "message", "type", "code"}
 	choiceNames   = []string{"index", "message", "delta", "finish_reason"}
 	deltaNames    = []string{"role", "content", "reasoning_content", "reasoning", "tool_calls", "tool_call_id", "name"}
-	toolCallNames = []string{"index", "id", "type", "function"}
+	toolCallNames = []string{"index", "id", "type", "function", "extra_content"}
 	functionNames = []string{"name", "arguments"}
 )
 

@@ -238,7 +238,13 @@ func (c *Codec) wireCall(call core.Call) (wireToolCall, error) {
 		}
 	}
 	name := call.Name
-	return wireToolCall{ID: &id, Type: "function", Function: wireFunctionArg{Name: &name, Arguments: jsonString(args)}}, nil
+	tc := wireToolCall{ID: &id, Type: "function", Function: wireFunctionArg{Name: &name, Arguments: jsonString(args)}}
+	if c.cfg.ThoughtSignatures && call.Signature != "" {
+		// The vertex namespace is not remembered; google is what the
+		// generativelanguage endpoint reads back.
+		tc.ExtraContent = &extraContent{Google: &thoughtSignature{ThoughtSignature: call.Signature}}
+	}
+	return tc, nil
 }
 
 // DecodeRequest reads a Chat Completions request body.
@@ -452,6 +458,7 @@ func (c *Codec) decodeCall(tc wireToolCall) (call core.Call, complete bool, err 
 	if tc.Function.Name != nil {
 		call.Name = *tc.Function.Name
 	}
+	call.Signature = c.signature(&tc)
 	raw := bytes.TrimSpace(tc.Function.Arguments)
 	switch {
 	case len(raw) == 0 || string(raw) == "null":

@@ -279,6 +279,7 @@ func (s *stream) choice(ch *wireChoice, off int64, i int) error {
 			if tc.Function.Name != nil {
 				chunk.Name = *tc.Function.Name
 			}
+			chunk.Signature = s.c.signature(&tc)
 			hasArgs := false
 			if raw := bytes.TrimSpace(tc.Function.Arguments); len(raw) > 0 && string(raw) != "null" {
 				hasArgs = true
