@@ -21,8 +21,11 @@
 // is a result's IsError (a tool message has none); a result's Name is
 // written as the tool message's name only with Config.ToolResultName
 // (Mistral) and is always read.
-// Call.Signature and Call.ItemID are dropped too, and so are a part's Data
-// (redacted thinking) and ItemID.
+// Call.ItemID is dropped too, and so are a part's Data (redacted thinking)
+// and ItemID. Call.Signature is dropped unless Config.ThoughtSignatures is
+// set, when it travels as the tool call's
+// extra_content.google.thought_signature (G13, Gemini's OpenAI-compatible
+// endpoint) and is read from there, or from extra_content.vertex.
 //
 // A plan part (Cohere's tool_plan) travels as thinking. A part a role
 // cannot hold on this wire (a call in a user message, a result in an
