@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/toolconform/conform/core"
+	"github.com/toolconform/conform/providers/internal/idmap"
 	"github.com/toolconform/conform/providers/internal/wire"
 )
 
@@ -98,8 +99,37 @@ func WithAPI(api API) Option { return func(a *Adapter) { a.api = api } }
 // WithMaxFrameSize sets the largest stream frame DecodeStream accepts.
 func WithMaxFrameSize(n int) Option { return func(a *Adapter) { a.maxFrame = n } }
 
+// KeepForeignIDs turns off the mapping of call ids Converse refuses: they
+// are sent as they are, and Bedrock answers 400.
+func KeepForeignIDs() Option { return func(a *Adapter) { a.IDMap = nil } }
+
+// IDMap translates call ids between the canonical conversation and the
+// wire (see Adapter.IDMap).
+type IDMap = idmap.Map
+
+// validID reports whether Converse accepts id as a toolUseId: 1 to 64
+// characters of [a-zA-Z0-9_-] (API reference, ToolUseBlock).
+func validID(id string) bool {
+	if len(id) == 0 || len(id) > 64 {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
 // Adapter is the Bedrock wire protocol. It implements core.Adapter.
 type Adapter struct {
+	// IDMap holds the ids mapped on encoding Converse requests: a call id
+	// Converse refuses (over 64 characters, or outside [a-zA-Z0-9_-], D04)
+	// is sent as "tooluse_" plus 22 base-62 characters derived from the
+	// id, on the toolUse and its toolResult alike, and mapped back on
+	// decoding requests. It is nil with KeepForeignIDs.
+	IDMap    *IDMap
 	api      API
 	maxFrame int
 }
@@ -110,6 +140,7 @@ var _ core.Adapter = (*Adapter)(nil)
 // says otherwise.
 func New(opts ...Option) *Adapter {
 	a := &Adapter{api: Converse, maxFrame: DefaultMaxFrameSize}
+	a.IDMap = idmap.New(validID, func(id string, attempt int) string { return "tooluse_" + idmap.Hash(id, attempt, 22) }, 0)
 	for _, o := range opts {
 		o(a)
 	}

@@ -118,8 +118,15 @@ func (a *Adapter) EncodeRequest(req *core.Request) ([]byte, error) {
 		return body, checkHistory(req.Messages)
 	}
 	out := cvRequest{Messages: []cvMessage{}}
+	msgs := req.Messages
+	if a.IDMap != nil {
+		var err error
+		if msgs, err = a.IDMap.ToWireMessages(msgs); err != nil {
+			return nil, fmt.Errorf("bedrock: encode request: %w", err)
+		}
+	}
 	var prevCalls []core.Call
-	for i, m := range req.Messages {
+	for i, m := range msgs {
 		switch m.Role {
 		case core.RoleSystem:
 			for _, p := range m.Parts {
@@ -368,7 +375,12 @@ func (a *Adapter) DecodeRequest(body []byte) (*core.Request, error) {
 		if err != nil {
 			return nil, fmt.Errorf("bedrock: decode request: messages[%d]%w", i, err)
 		}
-		req.Messages = append(req.Messages, msgs...)
+		for _, m := range msgs {
+			if a.IDMap != nil {
+				m = a.IDMap.FromWireMessage(m)
+			}
+			req.Messages = append(req.Messages, m)
+		}
 	}
 	if in.ToolConfig != nil {
 		for i, t := range in.ToolConfig.Tools {
