@@ -115,13 +115,6 @@
 // the cases that fail on a built-in adapter because of an adapter bug;
 // TestBuiltinAdapters runs every case on every adapter of providers.All().
 //
-// testdata/findings/ holds cases, in the same layout, that a built-in
-// adapter owned elsewhere fails and that are not yet listed in
-// known-failing.txt: each comment says what the provider refuses and what
-// the adapter should do. They are not embedded and no test loads them;
-// conform run --scenarios scenarios/testdata/findings shows the failures.
-// A case moves to cases/ when its adapter passes it.
-//
 // # Patterns
 //
 // --run, --skip and known-failing lists use one pattern language (Pattern):

@@ -39,9 +39,27 @@ type toolCall struct {
 	ID       string `json:"id"`
 	Type     string `json:"type"`
 	Function struct {
-		Name      string `json:"name"`
-		Arguments string `json:"arguments"`
+		Name      string   `json:"name"`
+		Arguments wireArgs `json:"arguments"`
 	} `json:"function"`
+}
+
+// wireArgs is a call's arguments: written as the JSON string Cohere
+// documents, read from that string or, as gateways and compatible servers
+// send it, from a JSON object, taken as its JSON text (C04).
+type wireArgs string
+
+func (a *wireArgs) UnmarshalJSON(b []byte) error {
+	if len(b) > 0 && b[0] == '{' {
+		*a = wireArgs(b)
+		return nil
+	}
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return err
+	}
+	*a = wireArgs(s)
+	return nil
 }
 
 type tool struct {
@@ -64,6 +82,15 @@ type responseFormat struct {
 func (a *Adapter) EncodeRequest(req *core.Request) ([]byte, error) {
 	if req == nil {
 		return nil, fmt.Errorf("cohere: encode request: nil request")
+	}
+	for i, t := range req.Tools {
+		// Cohere's own alphabet is narrower still (letters, digits and
+		// "_"); the common rule catches the slashes, dots and spaces of
+		// MCP names (E01) and over-long prefixed names (E02) before a
+		// 400. core.NameMapper maps such names.
+		if err := core.CheckName(t.Name); err != nil {
+			return nil, fmt.Errorf("cohere: encode request: tools[%d]: %w", i, err)
+		}
 	}
 	out := request{Model: req.Model, Messages: []message{}, MaxTokens: req.MaxTokens, Stream: req.Stream}
 	for i, m := range req.Messages {
@@ -135,6 +162,9 @@ func encodeMessage(m core.Message) ([]message, error) {
 		for j, p := range m.Parts {
 			switch p.Kind {
 			case core.PartText:
+				if p.Text == "" {
+					continue // an empty text block carries nothing (G11)
+				}
 				t := p.Text
 				blocks = append(blocks, block{Type: "text", Text: &t})
 			case core.PartThinking:
@@ -152,7 +182,7 @@ func encodeMessage(m core.Message) ([]message, error) {
 				}
 				var c toolCall
 				c.ID, c.Type = p.Call.ID, "function"
-				c.Function.Name, c.Function.Arguments = p.Call.Name, args
+				c.Function.Name, c.Function.Arguments = p.Call.Name, wireArgs(args)
 				out.ToolCalls = append(out.ToolCalls, c)
 			}
 		}
@@ -273,7 +303,7 @@ func decodeMessage(m message) (core.Message, error) {
 			}
 		}
 		for j, c := range m.ToolCalls {
-			call, err := callFromWire(c.ID, c.Function.Name, c.Function.Arguments)
+			call, err := callFromWire(c.ID, c.Function.Name, string(c.Function.Arguments))
 			if err != nil {
 				return core.Message{}, fmt.Errorf(".tool_calls[%d].function.arguments: %w", j, err)
 			}
