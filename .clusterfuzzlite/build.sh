@@ -15,6 +15,8 @@
 #   - in each package with targets, external test files (package x_test)
 #     are removed and the other _test.go files become ordinary files, so
 #     that a target can use helpers from its package's other test files;
+#   - their command-line flags are renamed <dir>.<flag>, since several
+#     define -update and a binary that links two of them panics at start;
 #   - in those files, and in the ordinary helper packages that import
 #     testing (providers/internal/adaptertest), testing.TB becomes
 #     ossfuzzTB and a helper's *testing.F becomes ossfuzzF: interfaces of
@@ -108,6 +110,10 @@ prepare() {
 		g=${f%_test.go}_fuzzsupport.go
 		mv "$f" "$g"
 		loosen "$g"
+		# Command-line flags of test files (-update) get a name of their
+		# package's own: two packages defining -update in one binary panic
+		# at start-up ("flag redefined").
+		sed -i "s/\bflag\.\(Bool\|String\|Int\|Int64\|Uint\|Uint64\|Float64\|Duration\)(\"/flag.\1(\"${dir//\//.}./g" "$g"
 	done
 }
 
