@@ -39,6 +39,9 @@ type stream struct {
 	dec     *json.Decoder
 	lim     *limitReader
 	inArray bool
+	// elems counts the array's elements decoded so far: a comma before
+	// the next one is a separator only after the first.
+	elems int
 
 	sse *sse.Decoder
 
@@ -233,13 +236,14 @@ func (s *stream) nextJSON() (json.RawMessage, int64, error) {
 		}
 		// The Decoder's own SyntaxError offsets are not stream offsets;
 		// place the error by scanning the kept bytes of this value.
-		if off, ok := s.lim.errorOffset(from); ok {
+		if off, ok := s.lim.errorOffset(from, s.inArray && s.elems > 0); ok {
 			return nil, 0, &OffsetError{Op: streamOp, Offset: off, Err: fmt.Errorf("%w: %v", ErrSyntax, err)}
 		}
 		return nil, 0, &OffsetError{Op: streamOp, Offset: s.lim.base + from, Err: fmt.Errorf("%w: in the JSON value starting after this offset: %v", ErrSyntax, err)}
 	}
 	end := s.dec.InputOffset()
 	s.lim.mark(end)
+	s.elems++
 	return raw, s.lim.base + end - int64(len(raw)), nil
 }
 
@@ -267,16 +271,25 @@ func (l *limitReader) mark(off int64) {
 }
 
 // errorOffset finds the stream offset of a syntax error in the value that
-// starts at or after decoder offset from.
-func (l *limitReader) errorOffset(from int64) (int64, bool) {
+// starts at or after decoder offset from, skipping space and, when
+// separated is set (an array element after the first), one comma, as the
+// decoder does. The decoder stops at the faulty byte, so the kept bytes
+// always reach it, however the input was split into reads.
+func (l *limitReader) errorOffset(from int64, separated bool) (int64, bool) {
 	i := from - l.keptAt
 	if i < 0 || i > int64(len(l.kept)) {
 		return 0, false
 	}
 	b := l.kept[i:]
-	j := 0
-	for j < len(b) && (b[j] == ' ' || b[j] == '\t' || b[j] == '\r' || b[j] == '\n' || b[j] == ',') {
-		j++
+	space := func(j int) int {
+		for j < len(b) && (b[j] == ' ' || b[j] == '\t' || b[j] == '\r' || b[j] == '\n') {
+			j++
+		}
+		return j
+	}
+	j := space(0)
+	if separated && j < len(b) && b[j] == ',' {
+		j = space(j + 1)
 	}
 	var v json.RawMessage
 	err := json.NewDecoder(bytes.NewReader(b[j:])).Decode(&v)

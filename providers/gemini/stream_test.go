@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 	"testing"
+	"testing/iotest"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/toolconform/conform/core"
@@ -179,6 +180,8 @@ func TestDecodeStreamErrors(t *testing.T) {
 	}{
 		{"SSE data not JSON names its offset", "data: {\"candidates\":[]}\n\ndata: {oops}\n\n", nil, 0, ErrSyntax, "at byte offset 32"},
 		{"array element malformed", `[{"candidates":[]},{"candidates":[}]`, nil, 0, ErrSyntax, "at byte offset 34"},
+		{"comma before the first element", `[,{"candidates":[]}]`, nil, 0, ErrSyntax, "at byte offset 1: gemini: malformed input: invalid character ','"},
+		{"two commas between elements", `[{"candidates":[]},,{"candidates":[]}]`, nil, 0, ErrSyntax, "at byte offset 19: gemini: malformed input: invalid character ','"},
 		{"array not closed: events before stand", `[{"candidates":[{"content":{"parts":[{"text":"a"}]}}]}`, nil, 1, ErrSyntax, "before the closing ]"},
 		{"array cut inside a value", `[{"candidates":[{"content":{"parts":[{"te`, nil, 0, ErrSyntax, "ended inside a JSON value"},
 		{"data after the array", `[{"candidates":[]}] {"x":1}`, nil, 0, ErrSyntax, "data after the end"},
@@ -211,6 +214,11 @@ func TestDecodeStreamErrors(t *testing.T) {
 			var oe *OffsetError
 			if !errors.As(err, &oe) {
 				t.Errorf("error %q is not an *OffsetError", err)
+			}
+			// Read one byte at a time, the stream fails the same way.
+			_, splitErr := adaptertest.Drain(New(tt.opts...).DecodeStream(iotest.OneByteReader(strings.NewReader(tt.body))))
+			if splitErr == nil || splitErr.Error() != err.Error() {
+				t.Errorf("one byte at a time, error %v; whole, %v", splitErr, err)
 			}
 		})
 	}
