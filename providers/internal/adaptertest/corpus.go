@@ -2,7 +2,9 @@ package adaptertest
 
 import (
 	"path"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/toolconform/conform/cassettes"
@@ -64,11 +66,22 @@ func SourceName(cassette string) string {
 	return base
 }
 
+// loaded holds each protocol's recordings once read. Reading them parses
+// every cassette of the protocol, and a fuzz target built for libFuzzer
+// (.clusterfuzzlite/build.sh) runs its seeding code, and so this, for
+// every input.
+var loaded sync.Map // protocol -> []Recording
+
 // Recordings returns every recording of a protocol folder of the imported
 // corpus ("anthropic", "openai-responses", ...), sorted by source name. It
-// fails the test if there are none or one does not load.
+// fails the test if there are none or one does not load. The cassettes are
+// read once per process; each call gets its own slices, sharing the bodies,
+// which callers must not modify.
 func Recordings(t testing.TB, protocol string) []Recording {
 	t.Helper()
+	if v, ok := loaded.Load(protocol); ok {
+		return cloneRecordings(v.([]Recording))
+	}
 	names, err := cassettes.Glob(protocol)
 	if err != nil {
 		t.Fatalf("recordings of %s: %v", protocol, err)
@@ -97,6 +110,17 @@ func Recordings(t testing.TB, protocol string) []Recording {
 		out = append(out, rec)
 	}
 	sortRecordings(out)
+	loaded.Store(protocol, out)
+	return cloneRecordings(out)
+}
+
+// cloneRecordings copies the recordings and their exchange lists, not the
+// bodies.
+func cloneRecordings(rs []Recording) []Recording {
+	out := slices.Clone(rs)
+	for i := range out {
+		out[i].Exchanges = slices.Clone(out[i].Exchanges)
+	}
 	return out
 }
 
