@@ -1,12 +1,12 @@
 package anthropic
 
 import (
-	"encoding/json"
 	"errors"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/toolconform/conform/core"
+	"github.com/toolconform/conform/providers/internal/adaptertest"
 )
 
 // TestValidateHistoryRules checks that ValidateHistory reports the shared
@@ -14,21 +14,7 @@ import (
 // Anthropic's stricter rules (result in the very next turn, ids unique over
 // the conversation).
 func TestValidateHistoryRules(t *testing.T) {
-	user := core.Message{Role: core.RoleUser, Parts: []core.Part{core.TextPart("hi")}}
-	calls := func(ids ...string) core.Message {
-		m := core.Message{Role: core.RoleAssistant}
-		for _, id := range ids {
-			m.Parts = append(m.Parts, core.CallPart(core.Call{ID: id, Name: "f", Arguments: json.RawMessage(`{}`)}))
-		}
-		return m
-	}
-	results := func(ids ...string) core.Message {
-		m := core.Message{Role: core.RoleTool}
-		for _, id := range ids {
-			m.Parts = append(m.Parts, core.ResultPart(core.Result{CallID: id, Content: []core.Part{core.TextPart("ok")}}))
-		}
-		return m
-	}
+	user, calls, results := adaptertest.UserText("hi"), adaptertest.CallsMessage, adaptertest.ResultsMessage
 	type problem struct {
 		Message int
 		ID      string

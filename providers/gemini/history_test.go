@@ -1,33 +1,19 @@
 package gemini
 
 import (
-	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
 
 	"github.com/toolconform/conform/core"
+	"github.com/toolconform/conform/providers/internal/adaptertest"
 )
 
 // TestEncodeRequestRefusesBadHistory checks the history rules Gemini
 // enforces with a 400, including a call followed by a user turn (G01), which
 // the functionResponse count check alone let through.
 func TestEncodeRequestRefusesBadHistory(t *testing.T) {
-	user := core.Message{Role: core.RoleUser, Parts: []core.Part{core.TextPart("hi")}}
-	calls := func(ids ...string) core.Message {
-		m := core.Message{Role: core.RoleAssistant}
-		for _, id := range ids {
-			m.Parts = append(m.Parts, core.CallPart(core.Call{ID: id, Name: "f", Arguments: json.RawMessage(`{}`)}))
-		}
-		return m
-	}
-	results := func(ids ...string) core.Message {
-		m := core.Message{Role: core.RoleTool}
-		for _, id := range ids {
-			m.Parts = append(m.Parts, core.ResultPart(core.Result{CallID: id, Content: []core.Part{core.TextPart("ok")}}))
-		}
-		return m
-	}
+	user, calls, results := adaptertest.UserText("hi"), adaptertest.CallsMessage, adaptertest.ResultsMessage
 	tests := []struct {
 		name string
 		msgs []core.Message
