@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"unicode/utf8"
 
 	"github.com/toolconform/conform/core"
 	"github.com/toolconform/conform/providers/internal/idmap"
@@ -234,9 +235,30 @@ func scalarText(raw json.RawMessage) string {
 	}
 	var b bytes.Buffer
 	if json.Compact(&b, raw) == nil {
-		return b.String()
+		return string(validUTF8(b.Bytes()))
 	}
 	return string(raw)
+}
+
+// validUTF8 returns b with each byte that is not part of valid UTF-8
+// replaced by U+FFFD, as encoding/json does when it decodes a string, so
+// that arguments sent as a JSON object (C04) read the same as the same
+// object sent as a string.
+func validUTF8(b []byte) []byte {
+	if utf8.Valid(b) {
+		return b
+	}
+	out := make([]byte, 0, len(b)+8)
+	for len(b) > 0 {
+		r, size := utf8.DecodeRune(b)
+		if r == utf8.RuneError && size == 1 {
+			out = utf8.AppendRune(out, utf8.RuneError)
+		} else {
+			out = append(out, b[:size]...)
+		}
+		b = b[size:]
+	}
+	return out
 }
 
 // providerError reads an error value: an object with message, type and

@@ -484,7 +484,7 @@ func (c *Codec) decodeCall(tc wireToolCall) (call core.Call, complete bool, err 
 	if err := json.Compact(&b, raw); err != nil {
 		return call, false, fmt.Errorf("%w: %v", ErrBadField, err)
 	}
-	call.Arguments = b.Bytes()
+	call.Arguments = validUTF8(b.Bytes())
 	return call, true, nil
 }
 
