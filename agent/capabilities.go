@@ -27,7 +27,9 @@ var knownParams = []string{ParamMaxTokens, ParamParallelToolCalls, ParamResponse
 // picks for them and the request parameters they reject.
 type Capability struct {
 	// Match is a case-insensitive prefix of the model name ("gpt-4o",
-	// "openai/"); a leading "models/" of the name is ignored.
+	// "openai/"). It is tried against the whole name (a leading "models/"
+	// ignored), then against the name without its router path and its
+	// Bedrock region and vendor prefixes (see Capabilities.Lookup).
 	Match string `json:"match"`
 	// Mode is the mode AUTO resolves to; it may not be auto.
 	Mode Mode `json:"mode"`
@@ -50,6 +52,15 @@ var builtinCapabilities = []Capability{
 	{Match: "qwen", Mode: ModeNative},
 	{Match: "deepseek", Mode: ModeNative},
 	{Match: "mistral", Mode: ModeNative},
+	{Match: "open-mistral", Mode: ModeNative},
+	{Match: "open-mixtral", Mode: ModeNative},
+	{Match: "open-codestral", Mode: ModeNative},
+	{Match: "mixtral", Mode: ModeNative},
+	{Match: "ministral", Mode: ModeNative},
+	{Match: "codestral", Mode: ModeNative},
+	{Match: "devstral", Mode: ModeNative},
+	{Match: "magistral", Mode: ModeNative},
+	{Match: "pixtral", Mode: ModeNative},
 	{Match: "openai/", Mode: ModeNative},
 	{Match: "anthropic/", Mode: ModeNative},
 	{Match: "google/", Mode: ModeNative},
@@ -217,20 +228,68 @@ func DefaultCapabilities() *Capabilities {
 	return &Capabilities{builtin: slices.Clone(builtinCapabilities)}
 }
 
+// bedrockPrefixes are the leading dotted segments of Bedrock model ids:
+// cross-region inference profiles (us., eu., apac., global., …) and model
+// vendors (anthropic., meta., mistral., …). They say where a model is
+// served, not what it is, so Lookup tries the name without them.
+var bedrockPrefixes = []string{
+	"us", "us-gov", "eu", "apac", "jp", "au", "ca", "global",
+	"anthropic", "meta", "mistral", "cohere", "amazon", "ai21", "deepseek", "qwen", "openai", "writer", "twelvelabs", "stability",
+}
+
+// lookupNames returns the forms of a model name Lookup tries, in order:
+// the whole name (lower case, a leading "models/" removed); the part
+// after the last "/" (a router path such as "groq/" or
+// "accounts/fireworks/models/", or a Bedrock ARN); and that part without
+// its Bedrock region and vendor prefixes ("us.anthropic.claude-…" →
+// "claude-…").
+func lookupNames(model string) []string {
+	name := strings.ToLower(strings.TrimPrefix(model, "models/"))
+	names := []string{name}
+	add := func(n string) {
+		if n != "" && !slices.Contains(names, n) {
+			names = append(names, n)
+		}
+	}
+	base := name
+	if i := strings.LastIndexByte(base, '/'); i >= 0 {
+		base = base[i+1:]
+		add(base)
+	}
+	for {
+		seg, rest, ok := strings.Cut(base, ".")
+		if !ok || !slices.Contains(bedrockPrefixes, seg) {
+			break
+		}
+		base = rest
+		add(base)
+	}
+	return names
+}
+
 // Lookup returns the entry for a model and whether one matched; with none,
 // it returns an entry with FallbackMode.
+//
+// The user's entries are searched first, then the built-ins. Within a
+// table, each form of the name from lookupNames is tried in turn and the
+// first form that some entry matches decides, by the longest matching
+// prefix: so "openai/gpt-4o" takes the router entry "openai/" while
+// "groq/llama-3.1-8b", "us.anthropic.claude-3-7-sonnet-…" and
+// "meta.llama3-1-70b-instruct-v1:0" fall back to the family entries.
 func (c *Capabilities) Lookup(model string) (Capability, bool) {
-	name := strings.ToLower(strings.TrimPrefix(model, "models/"))
+	names := lookupNames(model)
 	for _, table := range [][]Capability{c.user, c.builtin} {
-		best, found := Capability{}, false
-		for _, e := range table {
-			m := strings.ToLower(e.Match)
-			if strings.HasPrefix(name, m) && (!found || len(m) >= len(best.Match)) {
-				best, found = e, true
+		for _, name := range names {
+			best, found := Capability{}, false
+			for _, e := range table {
+				m := strings.ToLower(e.Match)
+				if strings.HasPrefix(name, m) && (!found || len(m) >= len(best.Match)) {
+					best, found = e, true
+				}
 			}
-		}
-		if found {
-			return best, true
+			if found {
+				return best, true
+			}
 		}
 	}
 	return Capability{Match: "", Mode: FallbackMode}, false

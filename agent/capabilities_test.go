@@ -32,7 +32,26 @@ func TestAutoModeFromModelName(t *testing.T) {
 		{"mistral-large-latest", ModeNative},
 		{"openai/gpt-4o", ModeNative},
 		{"meta-llama/llama-4-scout", ModeNative},
+		{"anthropic.claude-3-5-sonnet-20240620-v1:0", ModeNative},
+		{"us.anthropic.claude-3-7-sonnet-20250219-v1:0", ModeNative},
+		{"eu.anthropic.claude-sonnet-4-20250514-v1:0", ModeNative},
+		{"global.anthropic.claude-sonnet-4-5-20250929-v1:0", ModeNative},
+		{"apac.meta.llama3-2-90b-instruct-v1:0", ModeNative},
+		{"meta.llama3-1-70b-instruct-v1:0", ModeNative},
+		{"mistral.mistral-large-2407-v1:0", ModeNative},
+		{"arn:aws:bedrock:us-east-1::foundation-model/anthropic.claude-3-haiku-20240307-v1:0", ModeNative},
+		{"open-mistral-nemo", ModeNative},
+		{"open-mixtral-8x22b", ModeNative},
+		{"ministral-8b-latest", ModeNative},
+		{"codestral-latest", ModeNative},
+		{"pixtral-large-latest", ModeNative},
+		{"groq/llama-3.1-8b-instant", ModeNative},
+		{"accounts/fireworks/models/qwen3-235b-a22b", ModeNative},
+		{"openrouter/openai/gpt-4o", ModeNative},
+		{"amazon.nova-pro-v1:0", ModeValidated},
 		{"phi-3-mini", ModeValidated},
+		{"ollama/phi-3-mini", ModeValidated},
+		{"eu.phi-3-mini", ModeValidated},
 		{"", ModeValidated},
 	}
 	for _, tt := range tests {
@@ -92,6 +111,25 @@ func TestUserEntryOverridesBuiltin(t *testing.T) {
 		}
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("%s: entry (-want +got):\n%s", model, diff)
+		}
+	}
+	// A user entry for a family reaches the family's Bedrock and router
+	// names too, and one for a Bedrock prefix beats the family entry.
+	bedrock, err := NewCapabilities(WithEntries(
+		Capability{Match: "claude", Mode: ModeParsed},
+		Capability{Match: "eu.anthropic.", Mode: ModeValidated},
+	))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for model, want := range map[string]Mode{
+		"us.anthropic.claude-3-7-sonnet-20250219-v1:0": ModeParsed,
+		"anthropic/claude-sonnet-4":                    ModeParsed,
+		"eu.anthropic.claude-3-7-sonnet-20250219-v1:0": ModeValidated,
+		"meta.llama3-1-70b-instruct-v1:0":              ModeNative,
+	} {
+		if got := bedrock.Mode(ModeAuto, model); got != want {
+			t.Errorf("%s: mode %s, want %s", model, got, want)
 		}
 	}
 	// The user's o3 entry lists no rejected parameter, so it is sent.

@@ -55,9 +55,17 @@
 // longest case-insensitive prefix match among the user's entries (given
 // with WithEntries or a JSON file with WithFile), and only when none
 // matches, among the built-ins, so that a stale built-in entry can always
-// be overridden (H05). The built-ins: gpt-4o, gpt-4.1 and o1/o3/o4 →
-// structured; claude, gemini, llama, qwen, deepseek, mistral and router
-// prefixes (openai/, meta-llama/, …) → native; anything else → validated.
+// be overridden (H05). Each table is tried with the whole name first,
+// then with the part after the last "/" (a router path such as groq/ or
+// accounts/fireworks/models/, or a Bedrock ARN), then with that part's
+// Bedrock region and vendor prefixes taken off (us., eu., apac., global.,
+// anthropic., meta., mistral., …): "us.anthropic.claude-3-7-sonnet-…"
+// resolves as "claude-3-7-sonnet-…", since a prefix says where a model
+// is served, not what it can do. The built-ins: gpt-4o, gpt-4.1 and
+// o1/o3/o4 → structured; claude, gemini, llama, qwen, deepseek, the
+// Mistral family (mistral, open-mistral, mixtral, ministral, codestral,
+// devstral, magistral, pixtral) and router prefixes (openai/,
+// meta-llama/, …) → native; anything else → validated.
 // An entry also lists request parameters its models reject (H04:
 // parallel_tool_calls on o-series models); Capabilities.Apply removes them
 // from each request and the trace records what was left out.
