@@ -121,18 +121,55 @@ func HTTP(protocol string) (Endpoint, error) {
 // order.
 func Endpoints() []Endpoint { return slices.Clone(endpoints) }
 
-// URL returns the URL of a request to base (a base URL without a final
-// slash, as in BaseURL) for model, streaming or not.
+// URL returns the URL of a request to base (a base URL such as BaseURL; a
+// final slash is dropped) for model, streaming or not.
+//
+// A base URL whose path already ends with the leading segments of the
+// protocol's path, as the usual OPENAI_BASE_URL form http://host/v1 does,
+// does not get them twice: http://host/v1 gives
+// http://host/v1/chat/completions, and a Gemini base ending in /v1beta
+// gives .../v1beta/models/{model}:generateContent. Only whole segments of
+// the base URL's path count, never its host.
 func (e Endpoint) URL(base, model string, stream bool) string {
 	p := e.Path
 	if stream && e.StreamPath != "" {
 		p = e.StreamPath
 	}
-	u := strings.TrimRight(base, "/") + strings.ReplaceAll(p, "{model}", model)
+	base = strings.TrimRight(base, "/")
+	p = trimShared(base, p)
+	u := base + strings.ReplaceAll(p, "{model}", model)
 	if stream && e.StreamQuery != "" {
 		u += "?" + e.StreamQuery
 	}
 	return u
+}
+
+// trimShared returns p without its leading segments that the path of base
+// already ends with, longest overlap first. Segments holding a
+// placeholder ("{model}") never count.
+func trimShared(base, p string) string {
+	bpath := base
+	if i := strings.Index(base, "://"); i >= 0 {
+		// The path starts at the first slash after the host.
+		rest := base[i+len("://"):]
+		j := strings.IndexByte(rest, '/')
+		if j < 0 {
+			return p
+		}
+		bpath = rest[j:]
+	}
+	segs := strings.Split(strings.TrimPrefix(p, "/"), "/")
+	n := 0
+	for n < len(segs) && !strings.Contains(segs[n], "{") {
+		n++
+	}
+	for k := n; k > 0; k-- {
+		lead := "/" + strings.Join(segs[:k], "/")
+		if strings.HasSuffix(bpath, lead) {
+			return strings.TrimPrefix(p, lead)
+		}
+	}
+	return p
 }
 
 // Route is what a request path says about the protocol it speaks.

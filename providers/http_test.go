@@ -79,3 +79,52 @@ func TestEndpointsCoverAdapters(t *testing.T) {
 		t.Errorf("Endpoints() has %d rows, Names() %d", len(Endpoints()), len(Names()))
 	}
 }
+
+// TestEndpointURL checks the URLs built from base URLs in the forms people
+// set: bare hosts, hosts with a gateway prefix, and the SDK forms that
+// already end with the API version (OPENAI_BASE_URL=http://host/v1), which
+// must not get the version twice.
+func TestEndpointURL(t *testing.T) {
+	tests := []struct {
+		protocol, base, model string
+		stream                bool
+		want                  string
+	}{
+		{"openai-chat", "https://api.openai.com", "m", false, "https://api.openai.com/v1/chat/completions"},
+		{"openai-chat", "http://host/v1", "m", false, "http://host/v1/chat/completions"},
+		{"openai-chat", "http://host/v1/", "m", true, "http://host/v1/chat/completions"},
+		{"openai-chat", "http://host/gateway/v1", "m", false, "http://host/gateway/v1/chat/completions"},
+		{"openai-chat", "http://host/gateway", "m", false, "http://host/gateway/v1/chat/completions"},
+		{"openai-chat", "http://host/v1/chat", "m", false, "http://host/v1/chat/completions"},
+		{"openai-chat", "http://host/v1/chat/completions", "m", false, "http://host/v1/chat/completions"},
+		// Only whole segments of the path count: not /xv1, not the host.
+		{"openai-chat", "http://host/xv1", "m", false, "http://host/xv1/v1/chat/completions"},
+		{"openai-chat", "http://v1", "m", false, "http://v1/v1/chat/completions"},
+		{"openai-chat", "http://host/v1/x", "m", false, "http://host/v1/x/v1/chat/completions"},
+		{"openai-responses", "http://host/v1", "m", true, "http://host/v1/responses"},
+		{"mistral", "https://api.mistral.ai/v1", "m", false, "https://api.mistral.ai/v1/chat/completions"},
+		{"anthropic", "https://api.anthropic.com/v1", "m", true, "https://api.anthropic.com/v1/messages"},
+		{"anthropic", "https://api.anthropic.com", "m", true, "https://api.anthropic.com/v1/messages"},
+		{"cohere", "https://api.cohere.com/v2", "m", false, "https://api.cohere.com/v2/chat"},
+		{"cohere", "https://api.cohere.com/v1", "m", false, "https://api.cohere.com/v1/v2/chat"},
+		{"gemini", "https://generativelanguage.googleapis.com/v1beta", "gemini-2.5-flash", false, "https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:generateContent"},
+		{"gemini", "https://generativelanguage.googleapis.com/v1beta/models", "g", true, "https://generativelanguage.googleapis.com/v1beta/models/g:streamGenerateContent?alt=sse"},
+		{"gemini", "https://generativelanguage.googleapis.com", "g", true, "https://generativelanguage.googleapis.com/v1beta/models/g:streamGenerateContent?alt=sse"},
+		{"ollama", "http://localhost:11434/api", "m", false, "http://localhost:11434/api/chat"},
+		{"ollama", "http://localhost:11434", "m", false, "http://localhost:11434/api/chat"},
+		{"bedrock", "https://bedrock-runtime.us-east-1.amazonaws.com", "a.b:0", true, "https://bedrock-runtime.us-east-1.amazonaws.com/model/a.b:0/converse-stream"},
+		// A path-only base (as agent.Path passes "") and a relative one.
+		{"openai-chat", "", "m", false, "/v1/chat/completions"},
+		{"openai-chat", "/v1", "m", false, "/v1/chat/completions"},
+		{"gemini", "", "g", false, "/v1beta/models/g:generateContent"},
+	}
+	for _, tt := range tests {
+		e, err := HTTP(tt.protocol)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := e.URL(tt.base, tt.model, tt.stream); got != tt.want {
+			t.Errorf("%s: URL(%q, %q, %v) = %q, want %q", tt.protocol, tt.base, tt.model, tt.stream, got, tt.want)
+		}
+	}
+}
