@@ -654,3 +654,44 @@ func TestHeadersAndPaths(t *testing.T) {
 		})
 	}
 }
+
+// TestWrittenDataIsAnAnswer checks F06 from the other side, for every
+// protocol in the modes that read calls from text: an answer that holds
+// JSON with a "name" key, or prose that mentions the call tag, is the
+// answer, whole. No phantom tool is called, nothing is retried.
+func TestWrittenDataIsAnAnswer(t *testing.T) {
+	answers := []string{
+		"Here is the user record:\n```json\n{\"name\": \"Alice\", \"email\": \"alice@example.com\"}\n```",
+		"Here is the user record:\n```JSON\n{\"name\": \"Alice\", \"arguments\": [\"--verbose\"]}\n```",
+		"To call a tool, write <tool_call> and a JSON object.",
+		"Wrap a call in <tool_use> … </tool_use>.",
+		"The tool you asked about:\n{\"name\": \"get_weather\", \"description\": \"Current weather in a city.\"}",
+	}
+	for _, protocol := range providers.Names() {
+		for _, mode := range []agent.Mode{agent.ModeNative, agent.ModeValidated, agent.ModeParsed} {
+			t.Run(protocol+"/"+string(mode), func(t *testing.T) {
+				for i, text := range answers {
+					f := newFixture(t)
+					adapter, _ := providers.Lookup(protocol)
+					srv := fakeprovider.New(adapter, *textResp(text))
+					loop := &agent.Loop{Adapter: adapter, Endpoint: agent.Endpoint{BaseURL: srv.URL}, Registry: f.reg,
+						Model: "fake-model", Mode: mode, Stream: i%2 == 1}
+					out, err := loop.Run(context.Background(), []core.Message{user("Show me Alice's record.")})
+					srv.Close()
+					if err != nil {
+						t.Fatalf("answer %d: Run: %v\n%s", i, err, traceText(out))
+					}
+					if out.Answer != text {
+						t.Errorf("answer %d: got %q, want the text whole: %q", i, out.Answer, text)
+					}
+					if n := len(srv.Received()); n != 1 {
+						t.Errorf("answer %d: model called %d times, want 1", i, n)
+					}
+					if diff := cmp.Diff([]agent.EntryKind{agent.KindRequest, agent.KindResponse, agent.KindAnswer}, out.Trace.Kinds()); diff != "" {
+						t.Errorf("answer %d: trace (-want +got):\n%s", i, diff)
+					}
+				}
+			})
+		}
+	}
+}

@@ -17,7 +17,7 @@ func BenchmarkExtractText(b *testing.B) {
 	text := sb.String()
 	b.SetBytes(int64(len(text)))
 	for b.Loop() {
-		ex, err := extractText(text)
+		ex, err := extractText(text, readOpts{tools: []string{"a", "b", "c"}})
 		if err != nil || len(ex.Calls) != 3 {
 			b.Fatalf("got %d calls, %v", len(ex.Calls), err)
 		}

@@ -11,7 +11,14 @@
 //
 //   - ModeNative sends Request.Tools through the provider's own tool
 //     calling. When a response has no native calls but its text holds a
-//     call written out (F06), the text forms below are read from it.
+//     call to an offered tool in a <tool_call> or <tool_use> tag (F06:
+//     the Hermes-style form models fall back to when native calling fails
+//     in the serving stack), that call is read. Fenced and bare JSON are
+//     not read in this mode: the model was never asked to write calls, so
+//     a JSON object in its text is part of its answer (a user record with
+//     a "name"), and reading it as a call would run a phantom tool and
+//     lose the answer. Reading nothing at all was the other choice; it
+//     would miss the F06 calls the tags do catch.
 //   - ModeStructured sends no tools but a strict response_format. Its
 //     schema (StepSchema) is an object {"step": …} whose step is an anyOf
 //     of one branch per tool, {"tool": const name, "arguments": the tool's
@@ -28,9 +35,12 @@
 //   - ModeValidated and ModeParsed describe the tools in the system prompt
 //     and read calls from the text: <tool_call>…</tool_call> and
 //     <tool_use>…</tool_use> blocks (a fence inside is allowed), fenced
-//     ```json blocks, and bare JSON objects that start a line. A call is an
-//     object with "tool" (or "name") and "arguments" (or "parameters",
-//     "input"). The text around the calls is kept as content. Validated
+//     ```json blocks (the language tag in any case, or none), and bare
+//     JSON objects that start a line. A call is an object whose first key
+//     is "tool" (or "name") naming one of the request's tools, with
+//     "arguments" (or "parameters", "input"); in a tag the arguments may
+//     be left out and are then {}. The text around the calls is kept as
+//     content. With no tools offered nothing is read. Validated
 //     checks arguments against the tool's schema; Parsed only checks that
 //     they are one JSON object, leaving the schema to Registry.Execute,
 //     whose error goes back as a result.
@@ -38,11 +48,19 @@
 // Text that starts like a call but cannot be read (bad JSON, an unclosed
 // tag or fence: a truncated call) is a MalformedCall with its byte offset.
 // It is never run and never dropped: the loop keeps it in the assistant
-// turn, tells the model where it failed, and counts a retry. JSON that does
-// not open with a "tool" or "name" key, fences in other languages and
-// objects in the middle of a line are prose and stay in the text. With
-// tool choice none (F07) no strategy reads calls from the text: the text is
-// the answer, whole.
+// turn, tells the model where it failed, and counts a retry. A tag starts
+// a call when JSON follows it (an object or a fence), or an offered tool's
+// name and "(" or "{" (another written form, reported as malformed), or
+// nothing, where the text was cut right after it; a tag followed by
+// anything else is prose that mentions it ("write <tool_call> and a JSON
+// object"). A tag that starts a call but names a tool not offered is
+// malformed, since the tag says a call was meant. Fenced or bare JSON
+// starts a call only when its first key names an offered tool (or, cut
+// off, could still name one); JSON about anything else, an object that
+// names a tool but has no arguments (a tool's description), fences in
+// other languages and objects in the middle of a line are prose and stay
+// in the text. With tool choice none (F07) no strategy reads calls from
+// the text: the text is the answer, whole.
 //
 // The text modes replay history as text: calls as the form they prompt
 // for, results as <tool_result id=… tool=… error="true"> blocks in one

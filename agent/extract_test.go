@@ -21,10 +21,14 @@ type bad struct {
 	Text   string
 }
 
+// testTools are the tools offered in the extraction tests.
+var testTools = readOpts{tools: []string{"a", "b", "get_weather"}}
+
 func TestExtractText(t *testing.T) {
 	tests := []struct {
 		name      string
 		text      string
+		tagsOnly  bool // ModeNative reads only tags
 		wantText  string
 		wantCalls []core.Call
 		wantBad   []bad
@@ -131,10 +135,93 @@ func TestExtractText(t *testing.T) {
 			text:     `I would write {"tool": "a"} if I wanted to.`,
 			wantText: `I would write {"tool": "a"} if I wanted to.`,
 		},
+		{
+			name:      "fence tagged JSON in upper case",
+			text:      "```JSON\n{\"tool\": \"a\", \"arguments\": {\"x\": 1}}\n```",
+			wantCalls: []core.Call{call("a", `{"x":1}`)},
+		},
+		{
+			name:     "fenced record with a name key is data",
+			text:     "Here is the user record:\n```json\n{\"name\": \"Alice\", \"email\": \"alice@example.com\"}\n```",
+			wantText: "Here is the user record:\n```json\n{\"name\": \"Alice\", \"email\": \"alice@example.com\"}\n```",
+		},
+		{
+			name:     "bare record with a name key is data",
+			text:     "{\"name\": \"Alice\", \"arguments\": [1, 2]}\nis what the form held.",
+			wantText: "{\"name\": \"Alice\", \"arguments\": [1, 2]}\nis what the form held.",
+		},
+		{
+			name:     "truncated record with another name is data",
+			text:     "Record:\n```json\n{\"name\": \"Ali",
+			wantText: "Record:\n```json\n{\"name\": \"Ali",
+		},
+		{
+			name:     "truncated bare call inside the tool's name",
+			text:     "Record:\n{\"name\": \"get_wea",
+			wantText: "Record:",
+			wantBad:  []bad{{Offset: 8, Text: "{\"name\": \"get_wea"}},
+		},
+		{
+			name:     "fenced object naming a tool without arguments is data",
+			text:     "The tool:\n```json\n{\"name\": \"get_weather\", \"description\": \"weather\"}\n```",
+			wantText: "The tool:\n```json\n{\"name\": \"get_weather\", \"description\": \"weather\"}\n```",
+		},
+		{
+			name:    "tag naming a tool that is not offered is malformed",
+			text:    `<tool_call>{"tool": "Alice", "arguments": {}}</tool_call>`,
+			wantBad: []bad{{Offset: 0, Text: `<tool_call>{"tool": "Alice", "arguments": {}}</tool_call>`}},
+		},
+		{
+			name:     "prose mentioning an unclosed tag",
+			text:     "To call a tool, write <tool_call> and a JSON object.",
+			wantText: "To call a tool, write <tool_call> and a JSON object.",
+		},
+		{
+			name:     "prose mentioning both tags",
+			text:     "Wrap it in <tool_call> … </tool_call> tags.",
+			wantText: "Wrap it in <tool_call> … </tool_call> tags.",
+		},
+		{
+			name:     "unclosed tag with JSON after it is truncated",
+			text:     "Write <tool_call> like this. <tool_call>\n{\"tool\": \"a\"",
+			wantText: "Write <tool_call> like this.",
+			wantBad:  []bad{{Offset: 29, Text: "<tool_call>\n{\"tool\": \"a\""}},
+		},
+		{
+			name:     "text ending with the tag is truncated",
+			text:     "Calling.\n<tool_call>\n",
+			wantText: "Calling.",
+			wantBad:  []bad{{Offset: 9, Text: "<tool_call>\n"}},
+		},
+		{
+			name:    "empty tag",
+			text:    "<tool_use></tool_use>",
+			wantBad: []bad{{Offset: 0, Text: "<tool_use></tool_use>"}},
+		},
+		{
+			name:    "tag with another written form of a known tool",
+			text:    `<tool_call>get_weather(city="Paris")</tool_call>`,
+			wantBad: []bad{{Offset: 0, Text: `<tool_call>get_weather(city="Paris")</tool_call>`}},
+		},
+		{
+			name:      "native reads tags",
+			tagsOnly:  true,
+			text:      "Sure.\n<tool_call>{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Rome\"}}</tool_call>",
+			wantText:  "Sure.",
+			wantCalls: []core.Call{call("get_weather", `{"city":"Rome"}`)},
+		},
+		{
+			name:     "native leaves fenced and bare calls as text",
+			tagsOnly: true,
+			text:     "```json\n{\"tool\": \"a\", \"arguments\": {}}\n```\n{\"tool\": \"b\", \"arguments\": {}}",
+			wantText: "```json\n{\"tool\": \"a\", \"arguments\": {}}\n```\n{\"tool\": \"b\", \"arguments\": {}}",
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ex, err := extractText(tt.text)
+			o := testTools
+			o.tagsOnly = tt.tagsOnly
+			ex, err := extractText(tt.text, o)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -163,7 +250,7 @@ func TestExtractTextTooLarge(t *testing.T) {
 	for i := range big {
 		big[i] = 'a'
 	}
-	if _, err := extractText(string(big)); !errors.Is(err, ErrTextTooLarge) {
+	if _, err := extractText(string(big), testTools); !errors.Is(err, ErrTextTooLarge) {
 		t.Fatalf("got %v, want ErrTextTooLarge", err)
 	}
 }

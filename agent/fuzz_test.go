@@ -69,13 +69,21 @@ var knownBadTexts = []string{
 	"{\"step\": {\"tool\": \"a\", \"arguments\": []}}",
 	"{\"step\": 3}",
 	"\xff{\"tool\": \"\xfe\"}",
+	"Here is the user record:\n```json\n{\"name\": \"Alice\", \"email\": \"a@example.com\"}\n```",
+	"To call a tool, write <tool_call> and a JSON object.",
+	"```JSON\n{\"tool\": \"get_weather\", \"arguments\": {}}\n```",
+	"{\"name\": \"get_wea",
+	"<tool_use>get_weather(city=\"Oslo\")</tool_use>",
+	"<tool_call></tool_call>",
+	"{\"name\": \"a\\u0022\"}",
 }
 
 // FuzzExtractText checks, for any text, that extraction never panics and
-// accounts for its input: each malformed call's text is the input at its
-// offset, calls have JSON arguments, text without calls is kept whole, and
-// the structured extractor gives calls, an answer, a scratchpad or a
-// malformed step, never nothing.
+// accounts for its input, in the text modes' reading and in ModeNative's
+// (tags only): each malformed call's text is the input at its offset,
+// calls name an offered tool and have JSON arguments, text without calls
+// is kept whole, and the structured extractor gives calls, an answer, a
+// scratchpad or a malformed step, never nothing.
 func FuzzExtractText(f *testing.F) {
 	for _, s := range corpusStrings(f) {
 		f.Add(s)
@@ -84,21 +92,38 @@ func FuzzExtractText(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, text string) {
-		ex, err := extractText(text)
-		if err != nil {
-			if len(text) <= MaxTextBytes {
-				t.Fatalf("error on text within the limit: %v", err)
-			}
-			return
+		for _, tagsOnly := range []bool{false, true} {
+			o := testTools
+			o.tagsOnly = tagsOnly
+			checkExtraction(t, text, o)
 		}
+		sx, err := structured{}.Extract(&core.Request{}, textResponse(text))
+		if err != nil {
+			t.Fatalf("structured extract: %v", err)
+		}
+		if len(sx.Calls) == 0 && !sx.Answer && sx.Scratchpad == "" && len(sx.Malformed) == 0 {
+			t.Fatalf("structured extract gave nothing for %q", text)
+		}
+	})
+}
+
+func checkExtraction(t *testing.T, text string, o readOpts) {
+	ex, err := extractText(text, o)
+	if err != nil {
+		if len(text) <= MaxTextBytes {
+			t.Fatalf("error on text within the limit: %v", err)
+		}
+		return
+	}
+	{
 		for _, m := range ex.Malformed {
 			if m.Offset < 0 || m.Offset+len(m.Text) > len(text) || text[m.Offset:m.Offset+len(m.Text)] != m.Text {
 				t.Fatalf("malformed call at %d does not match the input: %q", m.Offset, m.Text)
 			}
 		}
 		for _, c := range ex.Calls {
-			if c.Name == "" || !json.Valid(c.Arguments) {
-				t.Fatalf("call without a name or with arguments that are not JSON: %+v", c)
+			if !o.known(c.Name) || !json.Valid(c.Arguments) {
+				t.Fatalf("tags only %v: call to a tool not offered or with arguments that are not JSON: %+v", o.tagsOnly, c)
 			}
 		}
 		if len(ex.Calls) == 0 && len(ex.Malformed) == 0 && ex.Text != text && strings.TrimSpace(ex.Text) == ex.Text {
@@ -110,12 +135,5 @@ func FuzzExtractText(f *testing.F) {
 		if len(ex.Text) > len(text) {
 			t.Fatalf("text grew: %d > %d bytes", len(ex.Text), len(text))
 		}
-		sx, err := structured{}.Extract(&core.Request{}, textResponse(text))
-		if err != nil {
-			t.Fatalf("structured extract: %v", err)
-		}
-		if len(sx.Calls) == 0 && !sx.Answer && sx.Scratchpad == "" && len(sx.Malformed) == 0 {
-			t.Fatalf("structured extract gave nothing for %q", text)
-		}
-	})
+	}
 }

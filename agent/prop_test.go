@@ -12,25 +12,41 @@ import (
 	"pgregory.net/rapid"
 )
 
-// TestExtractTextProperty writes any sequence of prose lines and calls,
-// each call in any of the prompted forms, and checks that extraction gives
-// back exactly the calls, in order, and exactly the prose, in order.
+// TestExtractTextProperty writes any sequence of prose lines, JSON data
+// and calls, each call in any of the prompted forms, and checks that
+// extraction gives back exactly the calls, in order, and exactly the prose
+// and data, in order. Data is JSON, bare or fenced, whose "name" is not an
+// offered tool (tool names are lower case, data names capitalised), with
+// or without an "arguments" key: it is never a call.
 func TestExtractTextProperty(t *testing.T) {
 	prose := rapid.StringMatching(`[A-Za-z][A-Za-z0-9 ,.!?'-]{0,40}`)
 	name := rapid.StringMatching(`[a-z][a-z0-9_]{0,15}`)
+	dataName := rapid.StringMatching(`[A-Z][a-z]{0,10}`)
 	rapid.Check(t, func(t *rapid.T) {
 		n := rapid.IntRange(0, 6).Draw(t, "pieces")
 		var b strings.Builder
 		var wantText []string
 		var wantCalls []core.Call
+		var o readOpts
 		for i := range n {
-			if rapid.Bool().Draw(t, fmt.Sprintf("call%d", i)) {
+			kind := rapid.IntRange(0, 2).Draw(t, fmt.Sprintf("piece%d", i))
+			if kind == 2 {
+				data := fmt.Sprintf(`{"name": %q, "arguments": [1], "email": "x@example.com"}`, dataName.Draw(t, "data"))
+				if rapid.Bool().Draw(t, "fenced") {
+					data = "```json\n" + data + "\n```"
+				}
+				b.WriteString(data + "\n")
+				wantText = append(wantText, data)
+				continue
+			}
+			if kind == 1 {
 				args := map[string]int{}
 				for j := range rapid.IntRange(0, 3).Draw(t, "nargs") {
 					args[fmt.Sprintf("k%d", j)] = rapid.IntRange(-5, 5).Draw(t, "v")
 				}
 				raw, _ := json.Marshal(args)
 				c := core.Call{Name: name.Draw(t, "name"), Arguments: raw}
+				o.tools = append(o.tools, c.Name)
 				obj := fmt.Sprintf(`{"tool": %q, "arguments": %s}`, c.Name, raw)
 				switch rapid.IntRange(0, 3).Draw(t, "form") {
 				case 0:
@@ -51,7 +67,7 @@ func TestExtractTextProperty(t *testing.T) {
 			b.WriteString(p + "\n")
 			wantText = append(wantText, p)
 		}
-		ex, err := extractText(b.String())
+		ex, err := extractText(b.String(), o)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -78,7 +94,7 @@ func TestTruncatedCallNeverCompletes(t *testing.T) {
 	full := "Let me check.\n<tool_call>{\"tool\": \"get_weather\", \"arguments\": {\"city\": \"Paris\", \"days\": 12}}</tool_call>"
 	closeAt := strings.Index(full, "</tool_call>") + len("</tool_call>")
 	for cut := range len(full) {
-		ex, err := extractText(full[:cut])
+		ex, err := extractText(full[:cut], readOpts{tools: []string{"get_weather"}, tagsOnly: cut%2 == 0})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -94,13 +94,16 @@ func (native) Format(req *core.Request) (*core.Request, error) {
 }
 
 // Extract takes the provider's calls. A response with no native calls
-// whose text holds a call written out (F06) gives that call, unless the
-// request's tool choice is none (F07), where the text is kept whole.
+// whose text holds a call to an offered tool written in a <tool_call> or
+// <tool_use> tag (F06) gives that call, unless the request's tool choice
+// is none (F07), where the text is kept whole. Fenced and bare JSON is
+// never read as a call here: the model was not asked to write calls, so
+// JSON in its answer is the answer's (see doc.go).
 func (native) Extract(req *core.Request, resp *core.Response) (Extraction, error) {
 	if calls := resp.Calls(); len(calls) > 0 || choiceNone(req) || len(req.Tools) == 0 {
 		return Extraction{Calls: calls, Text: resp.Text(), Answer: len(calls) == 0}, nil
 	}
-	return textExtract(resp.Text())
+	return textExtract(resp.Text(), readOpts{tools: toolNames(req), tagsOnly: true})
 }
 
 func (native) Validate(reg *core.Registry, call core.Call) core.Validation { return reg.Validate(call) }
@@ -129,12 +132,12 @@ func (textual) Format(req *core.Request) (*core.Request, error) {
 }
 
 func (textual) Extract(req *core.Request, resp *core.Response) (Extraction, error) {
-	if choiceNone(req) {
-		// F07: with tool choice none nothing is a call, and call-shaped
-		// text is the answer, kept whole.
-		return Extraction{Text: resp.Text(), Answer: true, Calls: nil}, nil
+	if choiceNone(req) || len(req.Tools) == 0 {
+		// F07: with tool choice none, or no tools, nothing is a call, and
+		// call-shaped text is the answer, kept whole.
+		return Extraction{Text: resp.Text(), Answer: true}, nil
 	}
-	ex, err := textExtract(resp.Text())
+	ex, err := textExtract(resp.Text(), readOpts{tools: toolNames(req)})
 	if err != nil {
 		return ex, err
 	}
@@ -152,8 +155,8 @@ func (t textual) Validate(reg *core.Registry, call core.Call) core.Validation {
 }
 
 // textExtract reads calls from text and says whether it is an answer.
-func textExtract(text string) (Extraction, error) {
-	ex, err := extractText(text)
+func textExtract(text string, o readOpts) (Extraction, error) {
+	ex, err := extractText(text, o)
 	if err != nil {
 		return ex, err
 	}
