@@ -18,6 +18,7 @@ import (
 
 	"github.com/toolconform/conform/cassettes"
 	"github.com/toolconform/conform/core"
+	"github.com/toolconform/conform/providers"
 	"github.com/toolconform/conform/scenarios"
 )
 
@@ -79,8 +80,11 @@ func mustPattern(s string) scenarios.Pattern {
 	return p
 }
 
-// Run runs every scenario that applies to the adapter's Name() as a subtest
-// of t, with a fresh adapter from newAdapter for each.
+// Run runs every scenario that applies to the adapter as a subtest of t,
+// with a fresh adapter from newAdapter for each. An adapter named after a
+// built-in protocol that declares no features (core.FeatureDeclarer) is held
+// to the built-in protocol's features: a case its protocol supports is never
+// skipped, and refusing it fails.
 func Run(t *testing.T, newAdapter func() core.Adapter, opts ...Option) {
 	t.Helper()
 	c := &config{}
@@ -120,10 +124,13 @@ func Run(t *testing.T, newAdapter func() core.Adapter, opts ...Option) {
 	onlyUsed := make([]bool, len(only))
 	knownUsed := make([]bool, len(known))
 
-	protocol := newAdapter().Name()
+	// An adapter of a built-in protocol is held to that protocol's features.
+	fresh := func() core.Adapter { return providers.HoldToProtocol(newAdapter()) }
+	probe := fresh()
+	protocol := probe.Name()
 	ran := 0
 	for _, sc := range cases {
-		if !sc.Applies(protocol) {
+		if !sc.AppliesTo(probe) {
 			continue
 		}
 		name := sc.NameFor(protocol)
@@ -140,7 +147,7 @@ func Run(t *testing.T, newAdapter func() core.Adapter, opts ...Option) {
 			}
 		}
 		t.Run(name, func(t *testing.T) {
-			res := scenarios.CheckOne(newAdapter(), sc, scenarios.Options{Splits: c.splits})
+			res := scenarios.CheckOne(fresh(), sc, scenarios.Options{Splits: c.splits})
 			if listed {
 				res = scenarios.ApplyKnownFailing(res, known[kf])
 			}

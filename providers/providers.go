@@ -58,3 +58,34 @@ func All() []core.Adapter {
 	}
 	return all
 }
+
+// Features returns the features of the named protocol, as its built-in
+// adapter declares them. An unknown name is an error that lists the known
+// ones.
+func Features(name string) ([]core.Feature, error) {
+	a, err := Lookup(name)
+	if err != nil {
+		return nil, err
+	}
+	d, ok := a.(core.FeatureDeclarer)
+	if !ok {
+		return nil, fmt.Errorf("adapter %q declares no features", name)
+	}
+	return d.Features(), nil
+}
+
+// HoldToProtocol returns a, declaring the features of its protocol when it
+// declares none of its own and its name is a built-in protocol: an adapter
+// from elsewhere (a subprocess, another module) is graded on every case its
+// protocol supports and cannot skip one by refusing it. Any other adapter is
+// returned as it is.
+func HoldToProtocol(a core.Adapter) core.Adapter {
+	if _, ok := a.(core.FeatureDeclarer); ok {
+		return a
+	}
+	fs, err := Features(a.Name())
+	if err != nil {
+		return a
+	}
+	return core.WithFeatures(a, fs)
+}

@@ -3,6 +3,8 @@ package providers
 import (
 	"strings"
 	"testing"
+
+	"github.com/toolconform/conform/core"
 )
 
 func TestEveryAdapterNamesItself(t *testing.T) {
@@ -70,5 +72,31 @@ func TestNotAResponseIsAnError(t *testing.T) {
 		if !strings.Contains(err.Error(), c.field) {
 			t.Errorf("%s: DecodeResponse(%s): error %q does not name %s", c.adapter, c.body, err, c.field)
 		}
+	}
+}
+
+// TestFeatures checks that every built-in adapter declares its protocol's
+// features, each one known and listed once, and that an unknown protocol
+// is an error.
+func TestFeatures(t *testing.T) {
+	for _, name := range Names() {
+		fs, err := Features(name)
+		if err != nil {
+			t.Errorf("Features(%q): %v", name, err)
+			continue
+		}
+		seen := map[core.Feature]bool{}
+		for _, f := range fs {
+			if _, err := core.ParseFeature(string(f)); err != nil {
+				t.Errorf("%s: %v", name, err)
+			}
+			if seen[f] {
+				t.Errorf("%s declares %q twice", name, f)
+			}
+			seen[f] = true
+		}
+	}
+	if _, err := Features("nosuch"); err == nil || !strings.Contains(err.Error(), "openai-chat") {
+		t.Errorf("Features(nosuch) = %v, want an error listing the known adapters", err)
 	}
 }

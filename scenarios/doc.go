@@ -11,6 +11,7 @@
 //	guards: A05 B09        failure-mode ids of shared/FAILURE-MODES.md (may be empty for recorded cases)
 //	protocol: openai-chat  the one protocol of a protocol-specific case
 //	protocols: *           or a list: a case declared once, expanded over adapters
+//	requires: result-ids   features (core.Feature) a protocol must have for the case to apply
 //	kind: stream | response | request | history
 //	source: PATH#N         the recording a generated case was made from (provenance only)
 //	cassette: PATH#N       take the provider bytes from interaction N of a go-vcr cassette
@@ -92,9 +93,16 @@
 // shows as "repaired" in the calls and so fails a case that does not expect
 // it (C09).
 //
-// A case is skipped only when the adapter says it lacks the feature: an
-// encoder returns an error wrapping errors.ErrUnsupported. A skip is never a
-// pass. Adapter panics are caught and reported as problems (rule no-panic).
+// A case declared once is expanded over the adapters it is declared for
+// (protocols:) whose protocol has every feature it requires (requires:).
+// The built-in adapters declare their protocol's features
+// (core.FeatureDeclarer); an adapter of a built-in protocol that declares
+// none, such as one reached over a subprocess, is held to the built-in
+// protocol's features (providers.HoldToProtocol). An adapter that declares
+// the features a case requires cannot skip it: refusing it is a problem
+// (rule feature). Otherwise a case is skipped only when an encoder returns
+// an error wrapping errors.ErrUnsupported. A skip is never a pass. Adapter
+// panics are caught and reported as problems (rule no-panic).
 //
 // # The built-in cases
 //

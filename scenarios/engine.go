@@ -136,7 +136,7 @@ func Check(adapters []core.Adapter, cases []*Scenario, opts Options) ([]Result, 
 	seen := map[string]*Scenario{}
 	for _, sc := range cases {
 		for _, a := range adapters {
-			if !sc.Applies(a.Name()) {
+			if !sc.AppliesTo(a) {
 				continue
 			}
 			name := sc.NameFor(a.Name())
@@ -284,11 +284,16 @@ func (r *run) problem(rule, diff, format string, args ...any) {
 }
 
 // skipOrFail records an encoder error: a skip when the adapter says the
-// feature is unsupported, else a problem. It reports whether the run must
-// stop.
+// feature is unsupported, else a problem. An adapter that declares the
+// features the case requires cannot skip it: its refusal is a problem. It
+// reports whether the run must stop.
 func (r *run) skipOrFail(op string, err error) bool {
 	if err == nil {
 		return false
+	}
+	if _, ok := r.a.(core.FeatureDeclarer); ok && len(r.sc.Requires) > 0 && errors.Is(err, errors.ErrUnsupported) {
+		r.problem("feature", "", "the %s protocol has %v, which this case requires, yet the adapter refused it: %v", r.a.Name(), r.sc.Requires, err)
+		return true
 	}
 	if errors.Is(err, errors.ErrUnsupported) {
 		r.res.Status = StatusSkip

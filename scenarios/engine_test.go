@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -267,5 +268,68 @@ func TestCheckAdapterFaults(t *testing.T) {
 	got := summarize(results)
 	if len(got) != 1 || !strings.Contains(strings.Join(got[0].Rules, " "), "split-independence") {
 		t.Errorf("read-size-dependent adapter: got %+v, want a split-independence problem", got)
+	}
+}
+
+// refuser is a fake adapter that refuses every request with
+// errors.ErrUnsupported, as an adapter does for a feature it lacks.
+type refuser struct{ *fakeadapter.Adapter }
+
+func (refuser) EncodeRequest(*core.Request) ([]byte, error) {
+	return nil, fmt.Errorf("tool choice: %w", errors.ErrUnsupported)
+}
+
+// TestRequiresFeatures checks that a case requiring a feature runs only on
+// adapters whose protocol has it, that such an adapter cannot skip it by
+// refusing, and that an adapter declaring no features may.
+func TestRequiresFeatures(t *testing.T) {
+	sc := mustParse(t, "any/request/F08-named", `Forces a named tool.
+
+severity: MUST
+guards: F08
+protocols: *
+requires: named-tool-choice
+kind: request
+-- request.json --
+{"model":"m","messages":[{"role":"user","parts":[{"kind":"text","text":"hi"}]}],
+ "tools":[{"name":"t","input_schema":{"type":"object"}}],
+ "tool_choice":{"mode":"tool","name":"t"}}
+`)
+	adapters := []core.Adapter{
+		refuser{fakeadapter.New("undeclared")},
+		core.WithFeatures(refuser{fakeadapter.New("declares")}, []core.Feature{core.FeatureNamedToolChoice}),
+		core.WithFeatures(refuser{fakeadapter.New("lacks")}, []core.Feature{core.FeatureArgumentText}),
+		core.WithFeatures(fakeadapter.New("honest"), []core.Feature{core.FeatureNamedToolChoice}),
+	}
+	results, err := Check(adapters, []*Scenario{sc}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := summarize(results)
+	for i := range got {
+		got[i].Reason = ""
+	}
+	want := []summary{
+		{Name: "undeclared/request/F08-named", Status: "skip"},
+		{Name: "declares/request/F08-named", Status: "fail", Rules: []string{"feature"}},
+		{Name: "honest/request/F08-named", Status: "pass"},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("results (-want +got):\n%s", diff)
+	}
+}
+
+func TestRequiresParseErrors(t *testing.T) {
+	for _, tt := range []struct{ name, header, want string }{
+		{"any/request/x", "protocols: *\nrequires: teleport", `txtar:6: .*unknown feature "teleport"`},
+		{"any/request/x", "protocols: *\nrequires: result-ids result-ids", `listed twice`},
+		{"any/request/x", "protocols: *\nrequires:", `requires is empty`},
+		{"fake/request/x", "protocol: fake\nrequires: result-ids", `requires: is for a case declared for several protocols`},
+	} {
+		data := "A case.\n\nseverity: MUST\nguards: F08\n" + tt.header + "\nkind: request\n-- request.json --\n{\"model\":\"m\",\"messages\":[]}\n"
+		_, err := Parse(tt.name, tt.name+".txtar", []byte(data), nil)
+		if err == nil || !regexp.MustCompile(tt.want).MatchString(err.Error()) {
+			t.Errorf("%s: Parse error = %v, want one matching %q", tt.header, err, tt.want)
+		}
 	}
 }

@@ -65,7 +65,10 @@ type Scenario struct {
 	// Protocols lists the protocols the case applies to; ["*"] means every
 	// adapter.
 	Protocols []string
-	Kind      Kind
+	// Requires lists the features (core.Feature) an adapter's protocol must
+	// have for the case to apply to it.
+	Requires []core.Feature
+	Kind     Kind
 	// Source names the recording the case was generated from, if any.
 	Source string
 	// Cassette is the "path#interaction" reference the provider bytes were
@@ -243,12 +246,26 @@ func Parse(name, file string, data []byte, resolve CassetteResolver) (*Scenario,
 			default:
 				return nil, perr(lineNo, "%w: kind %q is not stream, response, request or history", ErrBadScenario, val)
 			}
+		case "requires":
+			for _, name := range strings.Fields(val) {
+				f, err := core.ParseFeature(name)
+				if err != nil {
+					return nil, perr(lineNo, "%w: requires: %v", ErrBadScenario, err)
+				}
+				if slices.Contains(sc.Requires, f) {
+					return nil, perr(lineNo, "%w: requires: %q listed twice", ErrBadScenario, name)
+				}
+				sc.Requires = append(sc.Requires, f)
+			}
+			if len(sc.Requires) == 0 {
+				return nil, perr(lineNo, "%w: requires is empty", ErrBadScenario)
+			}
 		case "source":
 			sc.Source = val
 		case "cassette":
 			sc.Cassette = val
 		default:
-			return nil, perr(lineNo, "%w: unknown header key %q (known: severity, guards, protocol, protocols, kind, source, cassette)", ErrBadScenario, key)
+			return nil, perr(lineNo, "%w: unknown header key %q (known: severity, guards, protocol, protocols, requires, kind, source, cassette)", ErrBadScenario, key)
 		}
 	}
 	sc.Comment = strings.TrimSpace(strings.Join(prose, "\n"))
@@ -271,6 +288,8 @@ func Parse(name, file string, data []byte, resolve CassetteResolver) (*Scenario,
 		return nil, perr(seen["protocol"], "%w: protocol %q does not match the name's first segment %q", ErrBadScenario, sc.Protocols[0], segs[0])
 	case hasMany && segs[0] != AnyProtocol:
 		return nil, perr(seen["protocols"], "%w: a case with protocols: must live under %q, not %q", ErrBadScenario, AnyProtocol, segs[0])
+	case hasOne && len(sc.Requires) > 0:
+		return nil, perr(seen["requires"], "%w: requires: is for a case declared for several protocols, not for a %s case", ErrBadScenario, sc.Protocols[0])
 	}
 	if sc.Comment == "" {
 		return nil, perr(0, "%w: the comment must say what the case checks", ErrBadScenario)
@@ -507,9 +526,36 @@ func sectionLines(data []byte) []int {
 // String returns the scenario's name.
 func (s *Scenario) String() string { return s.Name }
 
-// Applies reports whether the scenario runs on the named protocol.
+// Applies reports whether the scenario is declared for the named protocol,
+// whatever features it requires (see AppliesWith).
 func (s *Scenario) Applies(protocol string) bool {
 	return slices.Contains(s.Protocols, "*") || slices.Contains(s.Protocols, protocol)
+}
+
+// AppliesWith reports whether the scenario runs on the named protocol, whose
+// features are features: it is declared for the protocol and the protocol
+// has every feature it requires.
+func (s *Scenario) AppliesWith(protocol string, features []core.Feature) bool {
+	if !s.Applies(protocol) {
+		return false
+	}
+	for _, f := range s.Requires {
+		if !slices.Contains(features, f) {
+			return false
+		}
+	}
+	return true
+}
+
+// AppliesTo reports whether the scenario runs on adapter a: Applies with the
+// features a declares (core.FeatureDeclarer). An adapter that declares none
+// is offered every case of its protocol.
+func (s *Scenario) AppliesTo(a core.Adapter) bool {
+	d, ok := a.(core.FeatureDeclarer)
+	if !ok {
+		return s.Applies(a.Name())
+	}
+	return s.AppliesWith(a.Name(), d.Features())
 }
 
 // NameFor returns the name of the scenario's result for the named

@@ -1,0 +1,13 @@
+package cohere
+
+import "github.com/toolconform/conform/core"
+
+// Features returns the features of the cohere protocol (core.Feature): the
+// conformance cases that require one run only on protocols that have it.
+func (a *Adapter) Features() []core.Feature {
+	return []core.Feature{
+		core.FeatureArgumentText,
+		core.FeatureResultIDs,
+		core.FeatureResultsRequired,
+	}
+}
