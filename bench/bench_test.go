@@ -9,20 +9,25 @@ import (
 	"github.com/toolconform/conform/providers/openaichat"
 )
 
-// stream is one body to measure, with its SSE event count.
+// stream is one set of bodies to measure, with its size, its event count
+// and the subjects that decode it.
 type stream struct {
-	name   string
-	proto  string
-	bodies [][]byte
+	name     string
+	proto    string
+	bodies   [][]byte
+	subjects []Subject
+	// fails[i] says that conform ends body i with an error (a recorded
+	// provider error); only corpus-all streams hold such bodies.
+	fails  []bool
 	bytes  int
 	events int
 }
 
-func newStream(name, proto string, bodies ...[]byte) stream {
-	s := stream{name: name, proto: proto, bodies: bodies}
+func newStream(name, proto string, subjects []Subject, bodies ...[]byte) stream {
+	s := stream{name: name, proto: proto, bodies: bodies, subjects: subjects, fails: make([]bool, len(bodies))}
 	for _, b := range bodies {
 		s.bytes += len(b)
-		s.events += Events(b)
+		s.events += StreamEvents(proto, b)
 	}
 	return s
 }
@@ -32,64 +37,90 @@ func newStream(name, proto string, bodies ...[]byte) stream {
 func generated() []stream {
 	calls := MakeCalls(4, 2048)
 	return []stream{
-		newStream("openai-chat-4x2KB", OpenAIChat, ChatStream(calls, 4)),
-		newStream("anthropic-4x2KB", Anthropic, AnthropicStream(calls, 4)),
-		newStream("openai-responses-4x2KB", OpenAIResponses, ResponsesStream(calls, 4)),
+		newStream("openai-chat-4x2KB", OpenAIChat, Subjects(OpenAIChat), ChatStream(calls, 4)),
+		newStream("anthropic-4x2KB", Anthropic, Subjects(Anthropic), AnthropicStream(calls, 4)),
+		newStream("openai-responses-4x2KB", OpenAIResponses, Subjects(OpenAIResponses), ResponsesStream(calls, 4)),
 	}
 }
 
-// corpus returns one stream per protocol holding the recorded streamed
-// bodies of that protocol (c) from which every subject rebuilds conform's
-// calls (see Agreed).
+// corpus returns, for every protocol, the recorded streamed bodies (c):
+// "<protocol>-corpus" holds those from which every subject rebuilds
+// conform's calls (see Agreed), measured with every subject, and is left
+// out for a protocol whose only subject is conform (Bedrock);
+// "<protocol>-corpus-all" holds every recorded streamed body, measured
+// with conform alone, so that no recorded body goes unmeasured.
 func corpus(tb testing.TB) []stream {
 	var out []stream
 	for _, p := range Protocols {
-		bodies, _, err := Agreed(p)
+		subs := Subjects(p)
+		if len(subs) > 1 {
+			bodies, _, err := Agreed(p)
+			if err != nil {
+				tb.Fatal(err)
+			}
+			out = append(out, newStream(p+"-corpus", p, subs, data(bodies)...))
+		}
+		all, err := CorpusStreams(p)
 		if err != nil {
 			tb.Fatal(err)
 		}
-		var data [][]byte
-		for _, b := range bodies {
-			data = append(data, b.Data)
+		s := newStream(p+"-corpus-all", p, subs[:1], data(all)...)
+		for i, body := range s.bodies {
+			_, err := subs[0].Run(body)
+			s.fails[i] = err != nil
 		}
-		out = append(out, newStream(p+"-corpus", p, data...))
+		out = append(out, s)
 	}
 	return out
 }
 
-// measure runs fn over s once per iteration and reports throughput,
-// allocations per stream (allocs/op, B/op) and allocations per SSE event.
-func measure(b *testing.B, s stream, fn func([]byte) error) {
+// data returns the bytes of bodies.
+func data(bodies []Body) [][]byte {
+	out := make([][]byte, len(bodies))
+	for i, b := range bodies {
+		out[i] = b.Data
+	}
+	return out
+}
+
+// measure runs fn over every body of s once per iteration and reports
+// throughput, allocations per pass over the bodies (allocs/op, B/op),
+// allocations per event, and the number of bodies (streams).
+func measure(b *testing.B, s stream, fn func(i int, body []byte) error) {
 	b.SetBytes(int64(s.bytes))
 	b.ReportAllocs()
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
 	for b.Loop() {
-		for _, body := range s.bodies {
-			if err := fn(body); err != nil {
+		for i, body := range s.bodies {
+			if err := fn(i, body); err != nil {
 				b.Fatal(err)
 			}
 		}
 	}
 	runtime.ReadMemStats(&after)
 	b.ReportMetric(float64(after.Mallocs-before.Mallocs)/float64(b.N)/float64(s.events), "allocs/event")
+	b.ReportMetric(float64(len(s.bodies)), "streams")
 }
 
 // BenchmarkStream measures every subject, and the floor, on the generated
 // streams and on the recorded ones.
 func BenchmarkStream(b *testing.B) {
 	for _, s := range append(generated(), corpus(b)...) {
-		for _, sub := range Subjects(s.proto) {
+		for _, sub := range s.subjects {
 			b.Run(fmt.Sprintf("stream=%s/subject=%s", s.name, sub.Name), func(b *testing.B) {
-				measure(b, s, func(body []byte) error {
+				measure(b, s, func(i int, body []byte) error {
 					_, err := sub.Run(body)
-					return err
+					if (err != nil) != s.fails[i] {
+						return fmt.Errorf("%s body %d: error %v, want an error: %t", s.name, i, err, s.fails[i])
+					}
+					return nil
 				})
 			})
 		}
 		b.Run(fmt.Sprintf("stream=%s/subject=floor", s.name), func(b *testing.B) {
 			sink := 0
-			measure(b, s, func(body []byte) error {
+			measure(b, s, func(_ int, body []byte) error {
 				sink += Floor(body)
 				return nil
 			})

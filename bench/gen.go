@@ -1,6 +1,8 @@
 package bench
 
 import (
+	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -223,4 +225,59 @@ func Events(body []byte) int {
 		n++
 	}
 	return n
+}
+
+// Frames counts the AWS event-stream frames of a Bedrock stream by their
+// total-length preludes. It stops at the first length that is too short
+// for a frame or runs past the end of the body, counting what is left as
+// one frame, so that a cut body still counts its whole frames.
+func Frames(body []byte) int {
+	const minFrame = 16 // prelude (12 bytes) and message CRC (4 bytes)
+	n := 0
+	for len(body) > 0 {
+		if len(body) < minFrame {
+			return n + 1
+		}
+		size := binary.BigEndian.Uint32(body[:4])
+		if size < minFrame || uint64(size) > uint64(len(body)) {
+			return n + 1
+		}
+		n++
+		body = body[size:]
+	}
+	return n
+}
+
+// ArrayElements counts the elements of a JSON array body, the form of a
+// Gemini streamGenerateContent response sent without alt=sse, in which
+// each element is one chunk. It counts the elements read before the first
+// syntax error, and 0 for a body that is not an array.
+func ArrayElements(body []byte) int {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('[') {
+		return 0
+	}
+	n := 0
+	for dec.More() {
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			break
+		}
+		n++
+	}
+	return n
+}
+
+// StreamEvents counts the events of a recorded stream of protocol, the
+// unit of the allocs/event figure: AWS event-stream frames for Bedrock,
+// array elements for a Gemini body in the one-JSON-array form, SSE events
+// otherwise.
+func StreamEvents(protocol string, body []byte) int {
+	switch {
+	case protocol == Bedrock:
+		return Frames(body)
+	case protocol == Gemini && bytes.HasPrefix(bytes.TrimSpace(body), []byte("[")):
+		return ArrayElements(body)
+	}
+	return Events(body)
 }

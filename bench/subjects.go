@@ -20,6 +20,10 @@ import (
 
 	"github.com/toolconform/conform/core"
 	"github.com/toolconform/conform/providers/anthropic"
+	"github.com/toolconform/conform/providers/bedrock"
+	"github.com/toolconform/conform/providers/cohere"
+	"github.com/toolconform/conform/providers/gemini"
+	"github.com/toolconform/conform/providers/mistral"
 	"github.com/toolconform/conform/providers/openaichat"
 	"github.com/toolconform/conform/providers/openairesponses"
 )
@@ -29,10 +33,16 @@ const (
 	OpenAIChat      = "openai-chat"
 	Anthropic       = "anthropic"
 	OpenAIResponses = "openai-responses"
+	Gemini          = "gemini"
+	Cohere          = "cohere"
+	Bedrock         = "bedrock"
+	Mistral         = "mistral"
 )
 
-// Protocols lists the protocols the benchmarks cover, in report order.
-var Protocols = []string{OpenAIChat, Anthropic, OpenAIResponses}
+// Protocols lists the protocols the benchmarks cover, in report order: the
+// three with peer SDKs, then those measured against the naive decoder and
+// the floor only (Bedrock, whose body is binary, against the floor only).
+var Protocols = []string{OpenAIChat, Anthropic, OpenAIResponses, Gemini, Cohere, Bedrock, Mistral}
 
 // Subject is one way of turning a streamed body into its tool calls.
 type Subject struct {
@@ -68,9 +78,35 @@ func Subjects(protocol string) []Subject {
 			{"openai-go", OpenAIGoResponses},
 			{"naive", NaiveResponses},
 		}
+	case Gemini:
+		return []Subject{
+			{"conform", Conform(gemini.New())},
+			{"naive", NaiveGemini},
+		}
+	case Cohere:
+		return []Subject{
+			{"conform", Conform(cohere.New())},
+			{"naive", NaiveCohere},
+		}
+	case Bedrock:
+		// No naive subject: the body is binary AWS event-stream frames,
+		// which no line split reads (see doc.go).
+		return []Subject{{"conform", Conform(bedrock.New())}}
+	case Mistral:
+		// Mistral streams OpenAI's chat chunk format.
+		return []Subject{
+			{"conform", Conform(mistral.New())},
+			{"naive", NaiveChat},
+		}
 	}
 	return nil
 }
+
+// ArgsAsJSON reports whether protocol sends arguments as JSON values rather
+// than as text, so that subjects agree when their argument texts hold the
+// same JSON value, whatever the key order and spacing: Gemini sends args
+// as an object, which the naive decoder re-encodes with sorted keys.
+func ArgsAsJSON(protocol string) bool { return protocol == Gemini }
 
 // Conform returns the conform subject for an adapter: core.Collect over
 // the adapter's DecodeStream, which feeds every call event to a core.Buffer.
@@ -428,4 +464,80 @@ func Floor(body []byte) int {
 		n++
 		body = body[i+1:]
 	}
+}
+
+// NaiveGemini decodes each SSE payload with encoding/json into a map and
+// takes every named functionCall part of the first candidate as one whole
+// call, its args re-encoded with json.Marshal. A call without an id gets
+// "gemini_call_<k>" (k its position among the calls), as conform names
+// it. It does not read the one-JSON-array form (streamGenerateContent
+// without alt=sse) or Vertex partialArgs.
+func NaiveGemini(body []byte) ([]Call, error) {
+	var calls []Call
+	err := dataLines(body, func(p []byte) error {
+		var m map[string]any
+		if err := json.Unmarshal(p, &m); err != nil {
+			return fmt.Errorf("naive: %w", err)
+		}
+		var err error
+		calls, err = geminiCalls(m, calls)
+		return err
+	})
+	return calls, err
+}
+
+// geminiCalls appends the named functionCall parts of one decoded
+// streamGenerateContent chunk to calls.
+func geminiCalls(m map[string]any, calls []Call) ([]Call, error) {
+	cands, _ := m["candidates"].([]any)
+	if len(cands) == 0 {
+		return calls, nil
+	}
+	c0, _ := cands[0].(map[string]any)
+	parts, _ := obj(c0, "content")["parts"].([]any)
+	for _, part := range parts {
+		fc := obj(part, "functionCall")
+		name := str(fc, "name")
+		if name == "" {
+			continue
+		}
+		id := str(fc, "id")
+		if id == "" {
+			id = fmt.Sprintf("gemini_call_%d", len(calls))
+		}
+		args := []byte("{}")
+		if a, ok := fc["args"]; ok && a != nil {
+			var err error
+			if args, err = json.Marshal(a); err != nil {
+				return calls, fmt.Errorf("naive: %w", err)
+			}
+		}
+		calls = append(calls, Call{ID: id, Name: name, Args: string(args)})
+	}
+	return calls, nil
+}
+
+// NaiveCohere is NaiveChat for Cohere v2 events: tool-call-start opens a
+// call by index with its id, name and first arguments, tool-call-delta
+// appends.
+func NaiveCohere(body []byte) ([]Call, error) {
+	var acc accumulator[int]
+	err := dataLines(body, func(p []byte) error {
+		var m map[string]any
+		if err := json.Unmarshal(p, &m); err != nil {
+			return fmt.Errorf("naive: %w", err)
+		}
+		idx, _ := num(m, "index")
+		tc := obj(obj(obj(m, "delta"), "message"), "tool_calls")
+		fn := obj(tc, "function")
+		switch str(m, "type") {
+		case "tool-call-start":
+			acc.open(idx, str(tc, "id"), str(fn, "name"))
+			acc.add(idx, str(fn, "arguments"))
+		case "tool-call-delta":
+			acc.add(idx, str(fn, "arguments"))
+		}
+		return nil
+	})
+	return acc.calls(), err
 }

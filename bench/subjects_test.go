@@ -2,6 +2,9 @@ package bench
 
 import (
 	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -71,12 +74,23 @@ func TestFloor(t *testing.T) {
 }
 
 // normalise makes calls comparable across subjects: empty arguments, which
-// some subjects report as "" and others as "{}", become "{}".
-func normalise(calls []Call) []Call {
+// some subjects report as "" and others as "{}", become "{}"; with asJSON
+// (see ArgsAsJSON), arguments that are JSON are re-encoded with
+// encoding/json, which sorts keys and drops spacing.
+func normalise(calls []Call, asJSON bool) []Call {
 	out := make([]Call, len(calls))
 	for i, c := range calls {
 		if c.Args == "" {
 			c.Args = "{}"
+		}
+		if asJSON {
+			var v any
+			if json.Unmarshal([]byte(c.Args), &v) == nil {
+				b, err := json.Marshal(v)
+				if err == nil {
+					c.Args = string(b)
+				}
+			}
 		}
 		out[i] = c
 	}
@@ -138,7 +152,7 @@ func TestSubjectsAgreeCorpus(t *testing.T) {
 				if err != nil {
 					t.Fatalf("%s/%s: %v", body.Name, sub.Name, err)
 				}
-				if diff := cmp.Diff(normalise(want), normalise(got)); diff != "" {
+				if diff := cmp.Diff(normalise(want, ArgsAsJSON(p)), normalise(got, ArgsAsJSON(p))); diff != "" {
 					t.Errorf("%s/%s: calls differ from conform's (-conform +%s):\n%s", body.Name, sub.Name, sub.Name, diff)
 				}
 			}
@@ -149,13 +163,13 @@ func TestSubjectsAgreeCorpus(t *testing.T) {
 // TestDiffCalls checks the comparison Agreed relies on.
 func TestDiffCalls(t *testing.T) {
 	a := []Call{{ID: "1", Name: "f", Args: ""}}
-	if d := diffCalls(a, []Call{{ID: "1", Name: "f", Args: "{}"}}); d != "" {
+	if d := diffCalls(a, []Call{{ID: "1", Name: "f", Args: "{}"}}, false); d != "" {
 		t.Errorf("empty and {} arguments differ: %s", d)
 	}
-	if d := diffCalls(a, []Call{{ID: "2", Name: "f"}}); d == "" {
+	if d := diffCalls(a, []Call{{ID: "2", Name: "f"}}, false); d == "" {
 		t.Error("calls with other ids agree")
 	}
-	if d := diffCalls(a, nil); d == "" {
+	if d := diffCalls(a, nil, false); d == "" {
 		t.Error("a missing call agrees")
 	}
 }
@@ -173,6 +187,91 @@ func TestGrowthStreams(t *testing.T) {
 		}
 		if len(got) != 1 || got[0] != calls[0] {
 			t.Errorf("%s: got %d calls, want the one generated call intact", size.name, len(got))
+		}
+	}
+}
+
+// TestCorpusAll checks that the corpus-all streams hold every recorded
+// streamed body of every protocol, each with at least one event, that the
+// corpus streams hold only agreed bodies, and that the bodies conform ends
+// with an error are the recorded provider errors and nothing else.
+func TestCorpusAll(t *testing.T) {
+	streams := map[string]stream{}
+	for _, s := range corpus(t) {
+		streams[s.name] = s
+	}
+	total, failing := 0, 0
+	for _, p := range Protocols {
+		all, err := CorpusStreams(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, ok := streams[p+"-corpus-all"]
+		if !ok {
+			t.Errorf("%s: no corpus-all stream", p)
+			continue
+		}
+		if len(s.bodies) != len(all) || len(all) == 0 {
+			t.Errorf("%s-corpus-all: %d bodies, want all %d recorded streams", p, len(s.bodies), len(all))
+		}
+		if len(s.subjects) != 1 || s.subjects[0].Name != "conform" {
+			t.Errorf("%s-corpus-all: subjects %v, want conform alone", p, s.subjects)
+		}
+		for i, body := range all {
+			if n := StreamEvents(p, body.Data); n == 0 {
+				t.Errorf("%s: no events counted", body.Name)
+			}
+			if i < len(s.fails) && s.fails[i] {
+				failing++
+				if !strings.Contains(body.Name, "error") {
+					t.Errorf("%s: conform ends with an error on a recording that is not a provider error", body.Name)
+				}
+			}
+		}
+		total += len(all)
+		agreed, _, err := Agreed(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c, ok := streams[p+"-corpus"]; ok {
+			if len(c.bodies) != len(agreed) {
+				t.Errorf("%s-corpus: %d bodies, want the %d agreed", p, len(c.bodies), len(agreed))
+			}
+		} else if len(Subjects(p)) > 1 {
+			t.Errorf("%s: no corpus stream", p)
+		}
+	}
+	t.Logf("corpus-all: %d recorded streams, %d of them ending in a provider error", total, failing)
+}
+
+// TestStreamEvents checks the event counts of the non-SSE forms on
+// hand-made bodies: AWS event-stream frames by their length prelude, and
+// the elements of a Gemini JSON array.
+func TestStreamEvents(t *testing.T) {
+	frame := func(n int) []byte {
+		b := make([]byte, n)
+		binary.BigEndian.PutUint32(b, uint32(n))
+		return b
+	}
+	two := append(frame(16), frame(40)...)
+	for _, tc := range []struct {
+		name  string
+		proto string
+		body  []byte
+		want  int
+	}{
+		{"no frames", Bedrock, nil, 0},
+		{"two frames", Bedrock, two, 2},
+		{"a cut frame", Bedrock, two[:30], 2},
+		{"a length too short", Bedrock, append(frame(16), 0, 0, 0, 3), 2},
+		{"array", Gemini, []byte(` [{"a":1}, {"b":[1,2]} ,{}]`), 3},
+		{"cut array", Gemini, []byte(`[{"a":1},{"b":`), 1},
+		{"empty array", Gemini, []byte(`[]`), 0},
+		{"gemini SSE", Gemini, []byte("data: {}\n\ndata: {}\n\n"), 2},
+		{"other SSE", Cohere, []byte("event: x\ndata: [1]\n\n"), 1},
+	} {
+		if got := StreamEvents(tc.proto, tc.body); got != tc.want {
+			t.Errorf("%s: StreamEvents = %d, want %d", tc.name, got, tc.want)
 		}
 	}
 }
