@@ -170,7 +170,8 @@ func (b *Buffer) Failed() []*CallError { return append([]*CallError(nil), b.fail
 func (b *Buffer) Pending() int { return len(b.open) }
 
 // Add feeds one chunk to the buffer and returns the calls this chunk
-// completed, usually none or one.
+// completed: none, or the one call it routes to when that call has both its
+// Done and its name. A chunk never completes another call.
 //
 // A *ChunkError means the chunk was rejected and the buffer is unchanged
 // (a limit, a conflict, a chunk after Done or after Finish), except for the
@@ -241,9 +242,8 @@ func (b *Buffer) Add(c Chunk) ([]Call, error) {
 	}
 
 	// The chunk is accepted: from here on the buffer changes.
-	var out []Call
 	if displaced != nil {
-		b.displace(displaced, &out)
+		b.displace(displaced)
 	}
 	if cs == nil {
 		cs = b.newCall(&c)
@@ -252,11 +252,11 @@ func (b *Buffer) Add(c Chunk) ([]Call, error) {
 	if cs.doneSeen && cs.name != "" {
 		call, err := b.complete(cs)
 		if err != nil {
-			return out, err
+			return nil, err
 		}
-		out = append(out, call)
+		return []Call{call}, nil
 	}
-	return out, nil
+	return nil, nil
 }
 
 // route finds the call a chunk belongs to without changing the buffer. It
@@ -351,26 +351,18 @@ func (b *Buffer) afterDone(cs *callState, c *Chunk) error {
 	return nil
 }
 
-// displace ends the call whose index a new call takes over: it completes
-// when it has a name and whole arguments, and otherwise stays open, routed
-// by its id only, to complete on its own Done or be reported by Finish.
-func (b *Buffer) displace(x *callState, out *[]Call) {
+// displace takes the index route away from an open call whose index a new
+// call takes over (A01, A02). The call stays open, routed by its id (and
+// item id) only, and ends like any other: on its own Done, on DoneAll, or
+// as incomplete on Finish. It is never completed here, whatever its
+// arguments look like: an A01 stream may send more of them after the new
+// call opened, and text that parses so far (empty, or a valid prefix, B09)
+// is no proof that it is whole (A20).
+func (b *Buffer) displace(x *callState) {
 	key := turnIndex{x.turn, x.index}
 	if b.byIndex[key] == x {
 		delete(b.byIndex, key)
 	}
-	if x.name == "" || !wholeArgs(x.args) {
-		return
-	}
-	if call, err := b.complete(x); err == nil {
-		*out = append(*out, call)
-	}
-}
-
-// wholeArgs reports whether argument text can be complete: empty or valid
-// JSON.
-func wholeArgs(args []byte) bool {
-	return len(bytes.TrimSpace(args)) == 0 || json.Valid(args)
 }
 
 func (b *Buffer) newCall(c *Chunk) *callState {

@@ -37,11 +37,12 @@ package core
 //
 //	case                                         decision
 //	A01/A02 new id on the index of an open call  the new id opens a new call that takes
-//	                                             the index; the old call completes at once
-//	                                             if it has a name and whole (empty or
-//	                                             valid) arguments, else it stays open,
-//	                                             routed by its id only, and ends on its own
-//	                                             Done or is reported by Finish
+//	                                             the index; the old call stays open,
+//	                                             routed by its id only, and ends like any
+//	                                             call: on its own Done, on DoneAll, or as
+//	                                             incomplete on Finish; it is never
+//	                                             completed by the takeover, whatever its
+//	                                             arguments (A20: more may follow by id)
 //	A03 empty-string id                          no id: routed by index or latest call
 //	A04 id and name on every chunk               set once, never concatenated; a repeat is
 //	                                             a no-op, another name is ErrConflict
@@ -74,8 +75,8 @@ package core
 //	                                             once, reported as a repair
 //	B03 empty delta after Done                   no-op
 //	B09 valid-looking prefix                     never completed early: a call completes
-//	                                             only on Done, DoneAll or (A02) when its
-//	                                             index is taken over with whole arguments
+//	                                             only on Done or DoneAll, and a chunk
+//	                                             completes only the call it routes to
 //	B09-B11 stream ends with calls open          Finish returns them and an
 //	                                             *IncompleteError; never complete
 //	C01 arguments ""                             {} (not reported as a repair)

@@ -11,7 +11,9 @@ import (
 // 32 Done; 128 alone puts the text in ArgsDelta, 64|128 in Args, 64 alone
 // in a patch of key "k". a picks the index (its low 6 bits, signed), the id
 // (bits 4-5), the item id (bits 2-3), the name (bits 0-1) and the turn
-// (bit 6).
+// (bit 6). Since the index shares its bits with the ids, an n whose n/24 is
+// odd puts the chunk on index 0 instead, so that calls with different ids
+// can share an index (A01, A02).
 const (
 	fzIndex = 1 << iota
 	fzID
@@ -30,6 +32,7 @@ func decodeChunks(data []byte) []Chunk {
 	var out []Chunk
 	for len(data) >= 3 {
 		op, a, n := data[0], data[1], int(data[2]%24)
+		index0 := data[2]/24%2 == 1
 		data = data[3:]
 		n = min(n, len(data))
 		text := string(data[:n])
@@ -37,6 +40,9 @@ func decodeChunks(data []byte) []Chunk {
 		c := Chunk{Turn: int(a >> 6 & 1)}
 		if op&fzIndex != 0 {
 			c.HasIndex, c.Index = true, int(int8(a<<2)>>2)
+			if index0 {
+				c.Index = 0
+			}
 		}
 		if op&fzID != 0 {
 			c.ID = ids[a>>4&3]
@@ -66,6 +72,11 @@ func enc(op, a byte, text string) []byte {
 	return append([]byte{op, a, byte(len(text))}, text...)
 }
 
+// enc0 is enc with the chunk on index 0 whatever a says.
+func enc0(op, a byte, text string) []byte {
+	return append([]byte{op, a, 24 + byte(len(text))}, text...)
+}
+
 func seq(parts ...[]byte) []byte {
 	var b []byte
 	for _, p := range parts {
@@ -83,8 +94,8 @@ func seq(parts ...[]byte) []byte {
 const maxFuzzBuffer = 1 << 10
 
 // FuzzBuffer feeds arbitrary chunk sequences (decodeChunks) to a Buffer
-// with small limits: no chunk that is rejected completes a call, a call
-// completes without its Done only in the cases Add documents, Finish
+// with small limits: no chunk that is rejected completes a call, a chunk
+// completes at most one call and without Done only by naming it, Finish
 // errs exactly when calls are left incomplete, and every completed call is
 // whole, with an id, a name and JSON arguments.
 func FuzzBuffer(f *testing.F) {
@@ -123,6 +134,16 @@ func FuzzBuffer(f *testing.F) {
 		enc(fzItem|fzDelta, 0x04, `{"n":1`),
 		enc(fzItem|fzPatch, 0x04, `[1`),
 	))
+	// A01 with a call displaced from index 0 before its arguments: the
+	// displaced call must stay open for them (A20), never complete as {}.
+	f.Add(seq(
+		enc0(fzIndex|fzID|fzName|fzStart, 0x10|1, ""),
+		enc0(fzIndex|fzID|fzName|fzStart, 0x20|2, ""),
+		enc0(fzIndex|fzID|fzDelta, 0x10, `{"x":1}`),
+		enc0(fzIndex|fzDelta, 0, `{"y":2}`),
+		enc(fzID|fzDone, 0x10, ""),
+		enc0(fzIndex|fzDone, 0, ""),
+	))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if len(data) > maxFuzzBuffer {
 			return
@@ -130,17 +151,30 @@ func FuzzBuffer(f *testing.F) {
 		b := NewBuffer(WithLimits(Limits{MaxCalls: 8, MaxArgBytes: 256, MaxIndex: 16}))
 		var returned []Call
 		for i, c := range decodeChunks(data) {
+			routed, _ := b.route(&c)
+			doneBefore := routed != nil && routed.doneSeen
 			done, err := b.Add(c)
 			var ce *ChunkError
 			if errors.As(err, &ce) && len(done) > 0 {
 				t.Fatalf("chunk %d rejected (%v) yet completed %d calls", i, err, len(done))
 			}
-			for _, call := range done {
-				// Without Done, a chunk completes a call only by taking
-				// over its index (whole arguments, never repaired) or by
-				// bringing the name of a call whose Done came first.
-				if !c.Done && c.Name == "" && (call.Repaired || !json.Valid(call.Arguments)) {
-					t.Fatalf("chunk %d without Done completed %+v", i, call)
+			// A chunk completes at most the one call it routes to, and
+			// without Done only by bringing the name of a call whose Done
+			// came first; taking over an index (A01, A02) never completes
+			// the call that held it (B09, A20).
+			if len(done) > 1 {
+				t.Fatalf("chunk %d completed %d calls: %+v", i, len(done), done)
+			}
+			if len(done) == 1 {
+				want := len(b.calls) - 1 // a call the chunk opened
+				if routed != nil {
+					want = routed.seq
+				}
+				if got := b.completedSeq[len(b.completedSeq)-1]; got != want {
+					t.Fatalf("chunk %d routes to call %d but completed call %d: %+v", i, want, got, done[0])
+				}
+				if !c.Done && !doneBefore {
+					t.Fatalf("chunk %d completed %+v without any Done", i, done[0])
 				}
 			}
 			returned = append(returned, done...)

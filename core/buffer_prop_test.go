@@ -244,7 +244,10 @@ type bufferModel struct {
 type modelCall struct {
 	name  string
 	index int
-	args  strings.Builder
+	// indexed is false once another call took the index over (A01): the
+	// call is then routed by its id only.
+	indexed bool
+	args    strings.Builder
 }
 
 const (
@@ -278,7 +281,7 @@ func TestPropStateMachine(t *testing.T) {
 		b := NewBuffer(WithLimits(Limits{MaxCalls: smMaxCalls, MaxArgBytes: smMaxArgs}))
 		m := &bufferModel{open: map[string]*modelCall{}}
 		route := func(id string, c *modelCall, ch Chunk) Chunk {
-			if rapid.Bool().Draw(t, "by id") {
+			if rapid.Bool().Draw(t, "by id") || !c.indexed {
 				ch.ID = id
 			} else {
 				ch.HasIndex, ch.Index = true, c.index
@@ -306,7 +309,38 @@ func TestPropStateMachine(t *testing.T) {
 				if _, err := b.Add(ch); err != nil {
 					t.Fatalf("open: %v", err)
 				}
-				m.open[id] = &modelCall{name: name, index: m.opened}
+				m.open[id] = &modelCall{name: name, index: m.opened, indexed: true}
+				m.order = append(m.order, id)
+				m.opened++
+			},
+			// A01, A02: a new id opens a call on the index of an open one.
+			// The old call keeps its id route and its text and completes
+			// nothing: not even empty or valid arguments are proof that
+			// it is whole (B09, A20).
+			"reuse index": func(t *rapid.T) {
+				var held []string
+				for _, id := range m.order {
+					if m.open[id].indexed {
+						held = append(held, id)
+					}
+				}
+				if len(held) == 0 {
+					t.Skip("no open call holds an index")
+				}
+				old := m.open[rapid.SampledFrom(held).Draw(t, "displaced")]
+				id := fmt.Sprintf("c%d", m.opened)
+				name := rapid.SampledFrom([]string{"f", "g"}).Draw(t, "name")
+				ch := Chunk{ID: id, HasIndex: true, Index: old.index, Name: name, Start: rapid.Bool().Draw(t, "start")}
+				if m.opened >= smMaxCalls {
+					rejected(ch, ErrTooManyCalls)
+					return
+				}
+				done, err := b.Add(ch)
+				if err != nil || len(done) > 0 {
+					t.Fatalf("reuse index %d: completed %+v, error %v; want nothing", old.index, done, err)
+				}
+				old.indexed = false
+				m.open[id] = &modelCall{name: name, index: old.index, indexed: true}
 				m.order = append(m.order, id)
 				m.opened++
 			},

@@ -112,6 +112,35 @@ func TestBuffer(t *testing.T) {
 			incomplete: []Call{{ID: "a", Name: "f", Original: `{"x":`}},
 		},
 		{
+			name: "A01 A20 a call displaced before its arguments stays open for them",
+			chunks: []Chunk{
+				{HasIndex: true, Index: 0, ID: "a", Name: "f", Start: true},
+				{HasIndex: true, Index: 0, ID: "b", Name: "g", Start: true},
+				{HasIndex: true, Index: 0, ID: "a", ArgsDelta: `{"x":1}`},
+				{HasIndex: true, Index: 0, ArgsDelta: `{"y":2}`},
+			},
+			doneAll: true,
+			want:    []Call{rawCall("a", "f", `{"x":1}`), rawCall("b", "g", `{"y":2}`)},
+		},
+		{
+			name: "A01 a displaced call ends on its own Done, by id",
+			chunks: []Chunk{
+				{HasIndex: true, Index: 0, ID: "a", Name: "f", Start: true},
+				{HasIndex: true, Index: 0, ID: "b", Name: "g", Start: true},
+				{HasIndex: true, Index: 0, ID: "a", Done: true},
+				{HasIndex: true, Index: 0, ArgsDelta: `{"y":2}`, Done: true},
+			},
+			want: []Call{rawCall("a", "f", `{}`), rawCall("b", "g", `{"y":2}`)},
+		},
+		{
+			name: "A01 B11 displaced calls with whole arguments are still incomplete at Finish",
+			chunks: []Chunk{
+				{HasIndex: true, ID: "a", Name: "f", ArgsDelta: `{"x":1}`},
+				{HasIndex: true, ID: "b", Name: "g", ArgsDelta: `{"y":2}`},
+			},
+			incomplete: []Call{{ID: "a", Name: "f", Original: `{"x":1}`}, {ID: "b", Name: "g", Original: `{"y":2}`}},
+		},
+		{
 			name: "A03 empty-string id on continuations",
 			chunks: []Chunk{
 				{HasIndex: true, ID: "call_1", Name: "f", ArgsDelta: ""},
