@@ -5,20 +5,51 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 )
+
+// StrictSchemaError is a schema that OpenAI strict mode cannot take, or
+// that StrictSchema cannot rewrite without changing what it accepts.
+// Pointer is the JSON pointer of the faulty schema node ("" for the root).
+// It wraps ErrUnsupported, or ErrInvalidJSON for bytes that are not JSON.
+type StrictSchemaError struct {
+	Pointer string
+	Err     error
+}
+
+func (e *StrictSchemaError) Error() string {
+	return fmt.Sprintf("strict schema: #%s: %v", e.Pointer, e.Err)
+}
+
+func (e *StrictSchemaError) Unwrap() error { return e.Err }
+
+// unsupported returns a *StrictSchemaError at ptr wrapping ErrUnsupported.
+func unsupported(ptr, format string, args ...any) error {
+	return &StrictSchemaError{Pointer: ptr, Err: fmt.Errorf("%w: %s", ErrUnsupported, fmt.Sprintf(format, args...))}
+}
 
 // StrictSchema rewrites a JSON Schema into the form OpenAI strict mode
 // accepts (H03): every object schema gets "additionalProperties": false and
 // lists every property in "required"; a property that was optional becomes
-// nullable instead, as type [T, "null"] when it has a type (with null added
-// to an enum), else as anyOf with {"type": "null"}. The rewrite recurses
-// through properties, items, prefixItems, anyOf, oneOf, allOf, not, $defs and
-// definitions, and is idempotent. An empty schema becomes the empty object
-// schema.
+// nullable instead. A typed property gains "null" in its type (and null in
+// its enum); a property whose other keywords would still refuse null (a
+// non-null const, allOf, oneOf, not) and one without a type ($ref, enum
+// alone) is wrapped as anyOf [original, {"type": "null"}]; an anyOf gains a
+// {"type": "null"} member. An object schema given by its properties alone
+// gains "type": "object". The rewrite recurses through properties, items,
+// prefixItems, anyOf, oneOf, allOf, not, $defs and definitions, and is
+// idempotent. An empty schema (no bytes) becomes the empty object schema.
 //
-// A schema that strict mode cannot express is an error naming its JSON
-// pointer: a non-boolean additionalProperties (a map), or additionalProperties
-// true, since forcing false would change what the schema accepts.
+// A schema strict mode cannot express is a *StrictSchemaError naming the
+// JSON pointer of the node, wrapping ErrUnsupported:
+//
+//   - a root that is not an object schema: function parameters and
+//     structured outputs must be "type": "object" (not a type list, not
+//     anyOf at the root);
+//   - a schema node with no type (such as {}, "any"), since strict mode
+//     requires one on every node ("schema must have a 'type' key");
+//   - a non-boolean additionalProperties (a map), or additionalProperties
+//     true, since forcing false would change what the schema accepts.
 func StrictSchema(schema json.RawMessage) (json.RawMessage, error) {
 	if len(bytes.TrimSpace(schema)) == 0 {
 		return json.RawMessage(`{"additionalProperties":false,"properties":{},"required":[],"type":"object"}`), nil
@@ -27,10 +58,13 @@ func StrictSchema(schema json.RawMessage) (json.RawMessage, error) {
 	dec.UseNumber()
 	var v any
 	if err := dec.Decode(&v); err != nil {
-		return nil, fmt.Errorf("strict schema: %w: %v", ErrInvalidJSON, err)
+		return nil, &StrictSchemaError{Err: fmt.Errorf("%w: %v", ErrInvalidJSON, err)}
 	}
 	if dec.More() {
-		return nil, fmt.Errorf("strict schema: %w: data after the schema", ErrInvalidJSON)
+		return nil, &StrictSchemaError{Err: fmt.Errorf("%w: data after the schema", ErrInvalidJSON)}
+	}
+	if err := checkRoot(v); err != nil {
+		return nil, err
 	}
 	out, err := strictNode(v, "")
 	if err != nil {
@@ -41,6 +75,64 @@ func StrictSchema(schema json.RawMessage) (json.RawMessage, error) {
 		return nil, fmt.Errorf("strict schema: %w", err)
 	}
 	return b, nil
+}
+
+// checkRoot refuses a root that strict mode does not take: function
+// parameters (and structured outputs) must be an object schema, not an
+// array, a scalar, a bare anyOf or a boolean schema.
+func checkRoot(v any) error {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return unsupported("", "strict mode needs an object schema at the root, got %s", jsonKind(v))
+	}
+	t, typed := m["type"]
+	if t == "object" || (!typed && isObjectSchema(m)) {
+		if _, ok := m["anyOf"]; ok {
+			return unsupported("/anyOf", "strict mode does not allow anyOf at the root")
+		}
+		return nil
+	}
+	if typed {
+		return unsupported("/type", "strict mode needs \"type\": \"object\" at the root, got %s", compact(t))
+	}
+	return unsupported("", "strict mode needs \"type\": \"object\" at the root, schema has no type")
+}
+
+// jsonKind names the JSON kind of a decoded value for an error message.
+func jsonKind(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "a boolean schema"
+	case []any:
+		return "an array"
+	case string:
+		return "a string"
+	case json.Number:
+		return "a number"
+	}
+	return "a schema"
+}
+
+// compact is v as JSON, for error messages.
+func compact(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
+}
+
+// typeKeywords are the keywords that give a schema node its type in strict
+// mode's eyes: a node with none of them matches anything, which strict
+// mode refuses.
+var typeKeywords = []string{"type", "$ref", "anyOf", "oneOf", "allOf", "not", "enum", "const"}
+
+// pointerToken escapes a property or definition name for a JSON pointer
+// (RFC 6901).
+func pointerToken(s string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
 }
 
 func strictNode(v any, ptr string) (any, error) {
@@ -78,7 +170,7 @@ func strictNode(v any, ptr string) (any, error) {
 		if defs, ok := out[k].(map[string]any); ok {
 			nd := make(map[string]any, len(defs))
 			for name, d := range defs {
-				r, err := strictNode(d, ptr+"/"+k+"/"+name)
+				r, err := strictNode(d, ptr+"/"+k+"/"+pointerToken(name))
 				if err != nil {
 					return nil, err
 				}
@@ -88,10 +180,18 @@ func strictNode(v any, ptr string) (any, error) {
 		}
 	}
 	if !isObjectSchema(out) {
+		if !slices.ContainsFunc(typeKeywords, func(k string) bool { _, ok := out[k]; return ok }) {
+			return nil, unsupported(ptr, "strict mode needs a type on every schema node, this one has none and accepts any value")
+		}
 		return out, nil
 	}
 	if ap, ok := out["additionalProperties"]; ok && ap != false {
-		return nil, fmt.Errorf("strict schema: %s/additionalProperties: %w: strict mode needs additionalProperties false, schema allows extra properties", ptr, ErrUnsupported)
+		return nil, unsupported(ptr+"/additionalProperties", "strict mode needs additionalProperties false, schema allows extra properties")
+	}
+	if _, ok := out["type"]; !ok {
+		// An object given by its properties alone: strict mode wants the
+		// type spelled out.
+		out["type"] = "object"
 	}
 	props, _ := out["properties"].(map[string]any)
 	if props == nil {
@@ -109,7 +209,7 @@ func strictNode(v any, ptr string) (any, error) {
 	np := make(map[string]any, len(props))
 	for name, p := range props {
 		names = append(names, name)
-		r, err := strictNode(p, ptr+"/properties/"+name)
+		r, err := strictNode(p, ptr+"/properties/"+pointerToken(name))
 		if err != nil {
 			return nil, err
 		}
@@ -140,11 +240,30 @@ func isObjectSchema(m map[string]any) bool {
 	return hasProps
 }
 
+// orNull wraps a schema as anyOf [schema, {"type": "null"}].
+func orNull(v any) any {
+	return map[string]any{"anyOf": []any{v, map[string]any{"type": "null"}}}
+}
+
 // nullable makes a property schema accept null.
 func nullable(v any) any {
 	m, ok := v.(map[string]any)
 	if !ok {
-		return map[string]any{"anyOf": []any{v, map[string]any{"type": "null"}}}
+		return orNull(v)
+	}
+	if c, ok := m["const"]; ok {
+		if c == nil {
+			return m // const null already is null
+		}
+		// Adding "null" to the type would leave the const ruling null
+		// out: the property would stay forced.
+		return orNull(m)
+	}
+	for _, k := range []string{"allOf", "oneOf", "not"} {
+		if _, ok := m[k]; ok {
+			// Each would have to admit null too; wrapping says it once.
+			return orNull(m)
+		}
 	}
 	out := make(map[string]any, len(m)+1)
 	for k, x := range m {
@@ -174,5 +293,5 @@ func nullable(v any) any {
 		out["anyOf"] = append(slices.Clone(any_), map[string]any{"type": "null"})
 		return out
 	}
-	return map[string]any{"anyOf": []any{m, map[string]any{"type": "null"}}}
+	return orNull(m)
 }

@@ -8,6 +8,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"pgregory.net/rapid"
+
+	"github.com/toolconform/conform/core/schema"
 )
 
 func parse(t testing.TB, s string) any {
@@ -47,8 +49,27 @@ func TestStrictSchema(t *testing.T) {
 			`{"type":"object","properties":{"v":{"anyOf":[{"type":"string"},{"type":"object","properties":{"k":{"type":"string"}},"required":["k"],"additionalProperties":false},{"type":"null"}]}},"required":["v"],"additionalProperties":false}`},
 		{"type list without null", `{"type":"object","properties":{"m":{"type":["string","integer"]}}}`,
 			`{"type":"object","properties":{"m":{"type":["string","integer","null"]}},"required":["m"],"additionalProperties":false}`},
-		{"untyped property", `{"type":"object","properties":{"any":{}}}`,
-			`{"type":"object","properties":{"any":{"anyOf":[{},{"type":"null"}]}},"required":["any"],"additionalProperties":false}`},
+		{"optional const is wrapped, since a type with null beside the const still refuses null",
+			`{"type":"object","properties":{"c":{"type":"string","const":"v"}}}`,
+			`{"type":"object","properties":{"c":{"anyOf":[{"type":"string","const":"v"},{"type":"null"}]}},"required":["c"],"additionalProperties":false}`},
+		{"required const is left alone",
+			`{"type":"object","properties":{"c":{"type":"string","const":"v"}},"required":["c"]}`,
+			`{"type":"object","properties":{"c":{"type":"string","const":"v"}},"required":["c"],"additionalProperties":false}`},
+		{"optional const null already admits null",
+			`{"type":"object","properties":{"c":{"type":"null","const":null}}}`,
+			`{"type":"object","properties":{"c":{"type":"null","const":null}},"required":["c"],"additionalProperties":false}`},
+		{"optional enum without type is wrapped",
+			`{"type":"object","properties":{"e":{"enum":["x",1]}}}`,
+			`{"type":"object","properties":{"e":{"anyOf":[{"enum":["x",1]},{"type":"null"}]}},"required":["e"],"additionalProperties":false}`},
+		{"enum that already lists null keeps one null",
+			`{"type":"object","properties":{"u":{"type":"string","enum":["c",null]}}}`,
+			`{"type":"object","properties":{"u":{"type":["string","null"],"enum":["c",null]}},"required":["u"],"additionalProperties":false}`},
+		{"optional oneOf beside a type is wrapped",
+			`{"type":"object","properties":{"o":{"type":"string","oneOf":[{"type":"string","enum":["a"]},{"type":"string","enum":["b"]}]}}}`,
+			`{"type":"object","properties":{"o":{"anyOf":[{"type":"string","oneOf":[{"type":"string","enum":["a"]},{"type":"string","enum":["b"]}]},{"type":"null"}]}},"required":["o"],"additionalProperties":false}`},
+		{"object given by its properties alone gains its type",
+			`{"properties":{"p":{"properties":{"q":{"type":"string"}},"required":["q"]}},"required":["p"]}`,
+			`{"type":"object","properties":{"p":{"type":"object","properties":{"q":{"type":"string"}},"required":["q"],"additionalProperties":false}},"required":["p"],"additionalProperties":false}`},
 		{"additionalProperties false kept, numbers kept exactly", `{"type":"object","properties":{"n":{"type":"number","maximum":1e400}},"required":["n"],"additionalProperties":false}`,
 			`{"type":"object","properties":{"n":{"type":"number","maximum":1e400}},"required":["n"],"additionalProperties":false}`},
 	}
@@ -78,31 +99,115 @@ func TestStrictSchema(t *testing.T) {
 	}
 }
 
+// TestStrictSchemaErrors checks that what strict mode cannot take is a
+// *StrictSchemaError naming the JSON pointer of the node, never a schema
+// OpenAI answers with 400 invalid_json_schema.
 func TestStrictSchemaErrors(t *testing.T) {
 	tests := []struct {
-		in, wantPath string
-		want         error
+		name, in, wantPointer string
+		want                  error
 	}{
-		{`{"type":"object","properties":{"m":{"type":"object","additionalProperties":{"type":"string"}}}}`, "/properties/m/additionalProperties", ErrUnsupported},
-		{`{"type":"object","additionalProperties":true}`, "/additionalProperties", ErrUnsupported},
-		{`{"type":`, "", ErrInvalidJSON},
-		{`{} {}`, "", ErrInvalidJSON},
+		{"additionalProperties schema", `{"type":"object","properties":{"m":{"type":"object","additionalProperties":{"type":"string"}}}}`, "/properties/m/additionalProperties", ErrUnsupported},
+		{"additionalProperties true", `{"type":"object","additionalProperties":true}`, "/additionalProperties", ErrUnsupported},
+		{"truncated JSON", `{"type":`, "", ErrInvalidJSON},
+		{"two values", `{} {}`, "", ErrInvalidJSON},
+		// Function parameters must be an object schema.
+		{"root array", `{"type":"array","items":{"type":"string"}}`, "/type", ErrUnsupported},
+		{"root scalar type list", `{"type":["string","null"]}`, "/type", ErrUnsupported},
+		{"root nullable object", `{"type":["object","null"],"properties":{}}`, "/type", ErrUnsupported},
+		{"root without type", `{}`, "", ErrUnsupported},
+		{"root anyOf", `{"anyOf":[{"type":"object","properties":{}},{"type":"null"}]}`, "", ErrUnsupported},
+		{"root object with anyOf", `{"type":"object","properties":{},"anyOf":[{"required":[]}]}`, "/anyOf", ErrUnsupported},
+		{"root boolean schema", `true`, "", ErrUnsupported},
+		{"root JSON array", `[]`, "", ErrUnsupported},
+		// Strict mode needs a type on every node: {} ("any") is refused.
+		{"untyped property", `{"type":"object","properties":{"any":{}}}`, "/properties/any", ErrUnsupported},
+		{"untyped required property", `{"type":"object","properties":{"any":{"description":"anything"}},"required":["any"]}`, "/properties/any", ErrUnsupported},
+		{"untyped array items", `{"type":"object","properties":{"l":{"type":"array","items":{}}}}`, "/properties/l/items", ErrUnsupported},
+		{"untyped anyOf member", `{"type":"object","properties":{"v":{"anyOf":[{},{"type":"null"}]}}}`, "/properties/v/anyOf/0", ErrUnsupported},
+		{"untyped definition", `{"type":"object","properties":{},"$defs":{"D":{}}}`, "/$defs/D", ErrUnsupported},
+		{"pointer escapes / and ~", `{"type":"object","properties":{"a/b~c":{}}}`, "/properties/a~1b~0c", ErrUnsupported},
 	}
 	for _, tt := range tests {
-		_, err := StrictSchema(json.RawMessage(tt.in))
-		if !errors.Is(err, tt.want) {
-			t.Errorf("%s: error = %v, want %v", tt.in, err, tt.want)
-			continue
+		t.Run(tt.name, func(t *testing.T) {
+			out, err := StrictSchema(json.RawMessage(tt.in))
+			if !errors.Is(err, tt.want) {
+				t.Fatalf("StrictSchema(%s) = %s, %v; want an error wrapping %v", tt.in, out, err, tt.want)
+			}
+			var se *StrictSchemaError
+			if !errors.As(err, &se) {
+				t.Fatalf("error %v is not a *StrictSchemaError", err)
+			}
+			if se.Pointer != tt.wantPointer {
+				t.Errorf("Pointer = %q, want %q (error %v)", se.Pointer, tt.wantPointer, err)
+			}
+			if !strings.HasPrefix(err.Error(), "strict schema: #"+tt.wantPointer+": ") {
+				t.Errorf("error %q does not start with the operation and the pointer #%s", err, tt.wantPointer)
+			}
+		})
+	}
+}
+
+// TestStrictSchemaOptionalAcceptsNull: for random property schemas, the
+// rewrite of an object holding the property as optional accepts the
+// property set to null, and still accepts a value the original accepted
+// (H03: "optional" must become "nullable", not "forced").
+func TestStrictSchemaOptionalAcceptsNull(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		prop := genSchema(t, 0)
+		in, _ := json.Marshal(map[string]any{"type": "object", "properties": map[string]any{"p": prop}})
+		out, err := StrictSchema(in)
+		if err != nil {
+			t.Fatalf("StrictSchema(%s): %v", in, err)
 		}
-		if tt.wantPath != "" && !strings.Contains(err.Error(), tt.wantPath) {
-			t.Errorf("%s: error %v does not name %s", tt.in, err, tt.wantPath)
+		v, err := schema.Compile(out)
+		if err != nil {
+			t.Fatalf("rewritten schema %s does not compile: %v", out, err)
+		}
+		if probs := v.ValidateValue(map[string]any{"p": nil}); len(probs) != 0 {
+			t.Fatalf("rewritten schema %s refuses {\"p\":null}: %v", out, probs)
+		}
+		if x, ok := sampleValue(prop); ok {
+			if probs := v.ValidateValue(map[string]any{"p": x}); len(probs) != 0 {
+				t.Fatalf("rewritten schema %s refuses {\"p\":%v}, which the original accepts: %v", out, x, probs)
+			}
+		}
+	})
+}
+
+// sampleValue gives a value the schema s (as genSchema draws it) accepts,
+// when there is an easy one.
+func sampleValue(s map[string]any) (any, bool) {
+	if c, ok := s["const"]; ok {
+		return c, true
+	}
+	if e, ok := s["enum"].([]any); ok && len(e) > 0 {
+		return e[0], true
+	}
+	for _, k := range []string{"oneOf", "anyOf"} {
+		if bs, ok := s[k].([]any); ok && len(bs) > 0 {
+			if b, ok := bs[0].(map[string]any); ok {
+				return sampleValue(b)
+			}
+			return nil, false
 		}
 	}
+	switch s["type"] {
+	case "string":
+		return "s", true
+	case "integer":
+		return json.Number("1"), true
+	case "boolean":
+		return true, true
+	case "array":
+		return []any{}, true
+	}
+	return nil, false
 }
 
 // genSchema draws a random JSON Schema of objects, arrays and scalars.
 func genSchema(t *rapid.T, depth int) map[string]any {
-	kinds := []string{"string", "integer", "boolean", "object", "array", "enum", "anyOf"}
+	kinds := []string{"string", "integer", "boolean", "object", "array", "enum", "anyOf", "const", "bareEnum", "oneOf"}
 	if depth > 2 {
 		kinds = kinds[:3]
 	}
@@ -128,6 +233,12 @@ func genSchema(t *rapid.T, depth int) map[string]any {
 		return map[string]any{"type": "string", "enum": []any{"x", "y"}}
 	case "anyOf":
 		return map[string]any{"anyOf": []any{genSchema(t, depth+1), genSchema(t, depth+1)}}
+	case "const":
+		return map[string]any{"type": "string", "const": rapid.SampledFrom([]string{"v", "w"}).Draw(t, "const")}
+	case "bareEnum":
+		return map[string]any{"enum": []any{"x", json.Number("1")}}
+	case "oneOf":
+		return map[string]any{"type": "string", "oneOf": []any{map[string]any{"type": "string", "enum": []any{"a"}}, map[string]any{"type": "string", "enum": []any{"b"}}}}
 	default:
 		return map[string]any{"type": rapid.SampledFrom(kinds[:3]).Draw(t, "scalar")}
 	}
@@ -151,36 +262,71 @@ func TestStrictSchemaProperties(t *testing.T) {
 		if string(once) != string(twice) {
 			t.Fatalf("not idempotent:\n%s\n%s", once, twice)
 		}
-		var walk func(v any)
-		walk = func(v any) {
-			switch x := v.(type) {
-			case map[string]any:
-				if props, ok := x["properties"].(map[string]any); ok {
-					if x["additionalProperties"] != false {
-						t.Fatalf("object without additionalProperties false: %v", x)
-					}
-					req, _ := x["required"].([]any)
-					if len(req) != len(props) {
-						t.Fatalf("object with %d properties requires %d: %v", len(props), len(req), x)
-					}
-				}
-				for _, y := range x {
-					walk(y)
-				}
-			case []any:
-				for _, y := range x {
+		checkClosed(t, once)
+	})
+}
+
+// checkClosed fails unless the rewritten schema has an object root and
+// every object in it has type object, additionalProperties false and every
+// property required.
+func checkClosed(t interface{ Fatalf(string, ...any) }, out []byte) {
+	var root any
+	if err := json.Unmarshal(out, &root); err != nil {
+		t.Fatalf("rewritten schema %s: %v", out, err)
+	}
+	if m, ok := root.(map[string]any); !ok || m["type"] != "object" {
+		t.Fatalf("rewritten schema %s has no object root", out)
+	}
+	// walk visits the schema positions, not data such as const, enum or
+	// unknown keywords, which may hold anything.
+	var walk func(v any)
+	walk = func(v any) {
+		x, ok := v.(map[string]any)
+		if !ok {
+			return
+		}
+		props, isObj := x["properties"].(map[string]any)
+		if isObj {
+			if x["additionalProperties"] != false {
+				t.Fatalf("object without additionalProperties false: %v", x)
+			}
+			if x["type"] == nil {
+				t.Fatalf("object without a type: %v", x)
+			}
+			req, _ := x["required"].([]any)
+			if len(req) != len(props) {
+				t.Fatalf("object with %d properties requires %d: %v", len(props), len(req), x)
+			}
+		}
+		for _, y := range props {
+			walk(y)
+		}
+		for _, k := range []string{"items", "not", "additionalItems", "contains"} {
+			walk(x[k])
+		}
+		for _, k := range []string{"anyOf", "oneOf", "allOf", "prefixItems", "items"} {
+			if ys, ok := x[k].([]any); ok {
+				for _, y := range ys {
 					walk(y)
 				}
 			}
 		}
-		var v any
-		_ = json.Unmarshal(once, &v)
-		walk(v)
-	})
+		for _, k := range []string{"$defs", "definitions"} {
+			if ds, ok := x[k].(map[string]any); ok {
+				for _, y := range ds {
+					walk(y)
+				}
+			}
+		}
+	}
+	walk(root)
 }
 
 // FuzzStrictSchema: arbitrary bytes never panic StrictSchema; a schema it
-// accepts comes out as valid JSON and a second pass changes nothing.
+// accepts comes out as valid JSON with an object root and every object
+// closed, and a second pass changes nothing. Seeds for the H03 holes
+// (optional const, untyped nodes, non-object roots) are in
+// testdata/fuzz/FuzzStrictSchema.
 func FuzzStrictSchema(f *testing.F) {
 	for _, s := range []string{
 		`{"type":"object","properties":{"a":{"type":"string"}}}`,
@@ -205,5 +351,6 @@ func FuzzStrictSchema(f *testing.F) {
 		if string(once) != string(twice) {
 			t.Fatalf("not idempotent on %s:\n%s\n%s", in, once, twice)
 		}
+		checkClosed(t, once)
 	})
 }
