@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"pgregory.net/rapid"
 
+	"github.com/toolconform/conform/core"
 	"github.com/toolconform/conform/core/schema"
 )
 
@@ -353,4 +354,28 @@ func FuzzStrictSchema(f *testing.F) {
 		}
 		checkClosed(t, once)
 	})
+}
+
+// TestEncodeRequestStrictRootNotObject: a strict tool whose parameters are
+// not an object schema is refused by EncodeRequest, naming the tool's place
+// and the schema pointer, instead of being sent for a 400.
+func TestEncodeRequestStrictRootNotObject(t *testing.T) {
+	req := &core.Request{Model: "m", Messages: []core.Message{{Role: core.RoleUser, Parts: []core.Part{core.TextPart("hi")}}},
+		Tools: []core.ToolSpec{
+			{Name: "ok", InputSchema: json.RawMessage(`{"type":"object"}`), Strict: true},
+			{Name: "list", InputSchema: json.RawMessage(`{"type":"array","items":{"type":"string"}}`), Strict: true},
+		}}
+	body, err := New(Config{Name: "openai-chat"}).EncodeRequest(req)
+	var se *StrictSchemaError
+	if !errors.Is(err, ErrUnsupported) || !errors.As(err, &se) {
+		t.Fatalf("EncodeRequest = %s, %v; want a *StrictSchemaError wrapping ErrUnsupported", body, err)
+	}
+	if se.Pointer != "/type" || !strings.Contains(err.Error(), "tools[1]") {
+		t.Errorf("error %q (pointer %q) does not name tools[1] and #/type", err, se.Pointer)
+	}
+	// The same tool without strict is sent as it is.
+	req.Tools[1].Strict = false
+	if _, err := New(Config{Name: "openai-chat"}).EncodeRequest(req); err != nil {
+		t.Errorf("non-strict array schema: %v", err)
+	}
 }
