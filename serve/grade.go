@@ -226,6 +226,12 @@ func Grade(protocol string, served *core.Response, req *core.Request) []Problem 
 	if protocol == "anthropic" || protocol == "bedrock" {
 		gradeThinking(served, turn, add)
 	}
+	if protocol == "openai-chat" {
+		gradeReasoning(served, req.Messages[u+1:], u+1, add)
+	}
+	if protocol == "cohere" {
+		gradePlan(served, turn, add)
+	}
 
 	// Results: one per call of the turn, after it.
 	pos := map[string]int{}   // call id -> index in want
@@ -296,6 +302,57 @@ func gradeThinking(served *core.Response, turn core.Message, add func(rule, form
 		if !found {
 			add("G12", "signed thinking block served with the calls is not sent back before the first tool use")
 		}
+	}
+}
+
+// gradeReasoning checks that reasoning served with the calls comes back as
+// reasoning_content on every assistant message with calls of the round
+// (G14): DeepSeek's thinking mode answers 400 "Missing reasoning_content
+// field in the assistant message at message index N" otherwise. msgs are
+// the messages of the round, base the index of the first in the request.
+func gradeReasoning(served *core.Response, msgs []core.Message, base int, add func(rule, format string, args ...any)) {
+	if !hasThinking(served.Message) || len(served.Calls()) == 0 {
+		return
+	}
+	for i, m := range msgs {
+		if m.Role == core.RoleAssistant && len(m.Calls()) > 0 && !hasThinking(m) {
+			add("G14", "assistant message %d carries calls but no reasoning_content; reasoning was served with the calls and must be sent back", base+i)
+		}
+	}
+}
+
+// hasThinking reports whether a message holds reasoning text.
+func hasThinking(m core.Message) bool {
+	for _, p := range m.Parts {
+		if p.Kind == core.PartThinking && strings.TrimSpace(p.Text) != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// gradePlan checks that a Cohere tool_plan served with the calls is not
+// sent back as the assistant's answer text (G16): the plan goes in
+// tool_plan beside tool_calls. A plan left out is not graded, since the API
+// is not known to refuse an assistant turn without one.
+func gradePlan(served *core.Response, turn core.Message, add func(rule, format string, args ...any)) {
+	var plan string
+	for _, p := range served.Message.Parts {
+		if p.Kind == core.PartPlan {
+			plan += p.Text
+		}
+	}
+	plan = strings.TrimSpace(plan)
+	if plan == "" {
+		return
+	}
+	for _, p := range turn.Parts {
+		if p.Kind == core.PartPlan {
+			return
+		}
+	}
+	if text := turn.Text(); text != "" && strings.Contains(text, plan) {
+		add("G16", "the tool_plan served with the calls is sent back as the assistant's content, not as tool_plan")
 	}
 }
 

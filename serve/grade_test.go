@@ -44,6 +44,11 @@ func TestGrade(t *testing.T) {
 	gemSigned := &core.Response{Message: assistant(core.CallPart(sigCall))}
 	cut := &core.Response{Message: assistant(core.CallPart(a)), Incomplete: []core.Call{{ID: "call_b", Name: "get_weather"}}}
 	gen := &core.Response{Message: assistant(core.CallPart(call("gemini_call_0", "f", `{}`)))}
+	thinking := core.Part{Kind: core.PartThinking, Text: "the user wants Oslo"}
+	reasoned := &core.Response{Message: assistant(thinking, core.CallPart(a))}
+	reasonedTwo := &core.Response{Message: assistant(thinking, core.CallPart(a), core.CallPart(b))}
+	plan := core.Part{Kind: core.PartPlan, Text: "I will look up the weather in Oslo."}
+	planned := &core.Response{Message: assistant(plan, core.CallPart(a))}
 
 	tests := []struct {
 		desc     string
@@ -79,6 +84,15 @@ func TestGrade(t *testing.T) {
 		{"responses pairs each call with its output", "openai-responses", two, []core.Message{user, assistant(core.CallPart(a)), tool(result("call_a")), assistant(core.CallPart(b)), tool(result("call_b"))}, nil},
 		{"an earlier round before the last user message is not graded", "openai-chat", two,
 			[]core.Message{user, assistant(core.CallPart(call("old", "f", `{}`))), tool(result("old")), user, assistant(core.CallPart(a), core.CallPart(b)), tool(result("call_a"), result("call_b"))}, nil},
+		{"reasoning_content sent back", "openai-chat", reasoned, []core.Message{user, assistant(thinking, core.CallPart(a)), tool(result("call_a"))}, nil},
+		{"reasoning_content dropped", "openai-chat", reasoned, []core.Message{user, assistant(core.CallPart(a)), tool(result("call_a"))}, []string{"G14"}},
+		{"reasoning_content dropped on a second message of the round", "openai-chat", reasonedTwo,
+			[]core.Message{user, assistant(thinking, core.CallPart(a)), tool(result("call_a")), assistant(core.CallPart(b)), tool(result("call_b"))}, []string{"G14"}},
+		{"reasoning_content needed by chat completions only", "mistral", reasoned, []core.Message{user, assistant(core.CallPart(a)), tool(result("call_a"))}, nil},
+		{"no reasoning served, none needed", "openai-chat", two, []core.Message{user, assistant(core.CallPart(a), core.CallPart(b)), tool(result("call_a"), result("call_b"))}, nil},
+		{"tool_plan sent back as tool_plan", "cohere", planned, []core.Message{user, assistant(plan, core.CallPart(a)), tool(result("call_a"))}, nil},
+		{"tool_plan sent back as answer text", "cohere", planned, []core.Message{user, assistant(core.TextPart(plan.Text), core.CallPart(a)), tool(result("call_a"))}, []string{"G16"}},
+		{"tool_plan left out", "cohere", planned, []core.Message{user, assistant(core.CallPart(a)), tool(result("call_a"))}, nil},
 		{"generated ids paired by position", "gemini", gen, []core.Message{user, assistant(core.CallPart(call("gemini_call_0_0", "f", `{}`))), tool(result("gemini_call_0_0"))}, nil},
 	}
 	for _, tt := range tests {

@@ -125,8 +125,10 @@ func ResponseEvents(protocol string, resp *core.Response) []core.Event {
 }
 
 // servedBody returns the bytes that answer a request for the scenario and
-// their media type.
-func servedBody(a core.Adapter, e entry, stream, arrayForm bool) ([]byte, string, error) {
+// their media type. A response the adapter encodes gets id when the
+// scenario has none, so that a client can name it (previous_response_id,
+// Anthropic threads).
+func servedBody(a core.Adapter, e entry, stream, arrayForm bool, id string) ([]byte, string, error) {
 	ep, err := providers.HTTP(e.protocol)
 	if err != nil {
 		return nil, "", err
@@ -139,6 +141,11 @@ func servedBody(a core.Adapter, e entry, stream, arrayForm bool) ([]byte, string
 		resp, err := responseOf(a, sc)
 		if err != nil {
 			return nil, "", err
+		}
+		if resp.ID == "" {
+			c := *resp // the scenario's own response is shared
+			c.ID = id
+			resp = &c
 		}
 		body, err := a.EncodeResponse(resp)
 		return body, ep.ContentType, err
@@ -155,6 +162,10 @@ func servedBody(a core.Adapter, e entry, stream, arrayForm bool) ([]byte, string
 	evs, err := eventsOf(a, sc)
 	if err != nil {
 		return nil, "", err
+	}
+	if len(evs) > 0 && evs[0].ID == "" {
+		evs = slices.Clone(evs) // the scenario's own events are shared
+		evs[0].ID = id
 	}
 	var b bytes.Buffer
 	if err := a.EncodeStream(&b, evs); err != nil {
@@ -191,12 +202,13 @@ func errorFrame(a core.Adapter, ctype string) []byte {
 	return pieces[len(pieces)-1]
 }
 
-func (s *Server) initial(w http.ResponseWriter, r *http.Request, name string, e entry, req *core.Request, stream, arrayForm bool, chaos Chaos, th threadParam) *httpError {
+func (s *Server) initial(w http.ResponseWriter, r *http.Request, name string, e entry, req *core.Request, stream, arrayForm bool, chaos Chaos, th threadParam, st statefulParam) *httpError {
 	a, err := adapterFor(e.protocol, arrayForm)
 	if err != nil {
 		return fail(http.StatusInternalServerError, "api_error", "serve: %v", err)
 	}
-	body, ctype, err := servedBody(a, e, stream, arrayForm)
+	fallbackID := s.newID(idPrefix(e.protocol))
+	body, ctype, err := servedBody(a, e, stream, arrayForm, fallbackID)
 	if err != nil {
 		return fail(http.StatusInternalServerError, "api_error", "serve %s: build the response: %v", name, err)
 	}
@@ -238,10 +250,13 @@ func (s *Server) initial(w http.ResponseWriter, r *http.Request, name string, e 
 	sent := bytes.Join(frames, nil)
 	resp := decodeServed(a, sent, stream)
 	if resp.ID == "" {
-		resp.ID = s.newID("msg_")
+		resp.ID = fallbackID
 	}
 	if th.create || th.cont {
 		s.storeThread(resp.ID, thread{name: name, messages: append(slices.Clone(req.Messages), resp.Message)})
+	}
+	if e.protocol == "openai-responses" {
+		s.storeResponse(resp.ID, name, st, append(slices.Clone(req.Messages), resp.Message))
 	}
 	s.verdict(name, e.protocol, func(v *Verdict) {
 		v.Served++
@@ -309,7 +324,7 @@ func appendNew(list []string, items ...string) []string {
 	return list
 }
 
-func (s *Server) followUp(w http.ResponseWriter, r *http.Request, name string, e entry, req *core.Request, stream, arrayForm bool, chaos Chaos, th threadParam) *httpError {
+func (s *Server) followUp(w http.ResponseWriter, r *http.Request, name string, e entry, req *core.Request, stream, arrayForm bool, chaos Chaos, th threadParam, st statefulParam, wire []Problem) *httpError {
 	a, err := adapterFor(e.protocol, arrayForm)
 	if err != nil {
 		return fail(http.StatusInternalServerError, "api_error", "serve: %v", err)
@@ -330,7 +345,7 @@ func (s *Server) followUp(w http.ResponseWriter, r *http.Request, name string, e
 		}
 		notes = append(notes, "follow-up graded without a first request on this server")
 	}
-	problems := Grade(e.protocol, served, req)
+	problems := append(Grade(e.protocol, served, req), wire...)
 	s.verdict(name, e.protocol, func(v *Verdict) {
 		v.FollowUps++
 		v.Graded = true
@@ -338,7 +353,7 @@ func (s *Server) followUp(w http.ResponseWriter, r *http.Request, name string, e
 		v.Notes = appendNew(v.Notes, notes...)
 	})
 	final := &core.Response{
-		ID:      s.newID("msg_"),
+		ID:      s.newID(idPrefix(e.protocol)),
 		Model:   req.Model,
 		Message: core.Message{Role: core.RoleAssistant, Parts: []core.Part{core.TextPart(s.opts.Answer)}},
 		Finish:  core.FinishStop,
@@ -346,6 +361,9 @@ func (s *Server) followUp(w http.ResponseWriter, r *http.Request, name string, e
 	}
 	if th.create || th.cont {
 		s.storeThread(final.ID, thread{name: name, messages: append(slices.Clone(req.Messages), final.Message)})
+	}
+	if e.protocol == "openai-responses" {
+		s.storeResponse(final.ID, name, st, append(slices.Clone(req.Messages), final.Message))
 	}
 	ep, _ := providers.HTTP(e.protocol)
 	var body []byte

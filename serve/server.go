@@ -84,8 +84,11 @@ type Server struct {
 	mu       sync.Mutex
 	verdicts map[string]*Verdict
 	threads  map[string]thread
-	logMu    sync.Mutex
-	nextID   int
+	// responses are the OpenAI Responses conversations kept for
+	// previous_response_id (G08), by response id.
+	responses map[string]storedResponse
+	logMu     sync.Mutex
+	nextID    int
 }
 
 // entry is one servable scenario under its protocol-qualified name.
@@ -104,7 +107,7 @@ type thread struct {
 // New returns a server for the given options. A default scenario that is
 // not among the servable ones is an error.
 func New(opts Options) (*Server, error) {
-	s := &Server{opts: opts, index: map[string]entry{}, verdicts: map[string]*Verdict{}, threads: map[string]thread{}}
+	s := &Server{opts: opts, index: map[string]entry{}, verdicts: map[string]*Verdict{}, threads: map[string]thread{}, responses: map[string]storedResponse{}}
 	if s.opts.MaxBody <= 0 {
 		s.opts.MaxBody = DefaultMaxBody
 	}
@@ -384,8 +387,19 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request, name string, e e
 	if err != nil {
 		return fail(http.StatusInternalServerError, "api_error", "serve: %v", err)
 	}
+	// Rules only the wire form shows are read from the body first: some
+	// of them (G10, G15) keep the adapter from decoding it at all, and a
+	// request refused for them is still a graded follow-up.
+	shape := GradeBody(e.protocol, body)
 	req, err := a.DecodeRequest(body)
 	if err != nil {
+		if len(shape) > 0 {
+			s.verdict(name, e.protocol, func(v *Verdict) {
+				v.FollowUps++
+				v.Graded = true
+				v.Problems = shape
+			})
+		}
 		return fail(http.StatusBadRequest, "invalid_request_error", "serve %s: decode %s request: %v", name, e.protocol, err)
 	}
 	stream := req.Stream
@@ -410,10 +424,37 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request, name string, e e
 		}
 		req.Messages = append(slices.Clone(prev.messages), req.Messages...)
 	}
-	if IsFollowUp(req) {
-		return s.followUp(w, r, name, e, req, stream, arrayForm, chaos, th)
+	st, herr := statefulOf(e.protocol, body)
+	if herr != nil {
+		return herr
 	}
-	return s.initial(w, r, name, e, req, stream, arrayForm, chaos, th)
+	if st.previous != "" {
+		g08, missing := s.expandResponse(req, st)
+		if missing {
+			followUp := IsFollowUp(req)
+			s.verdict(name, e.protocol, func(v *Verdict) {
+				if followUp {
+					v.FollowUps++
+				}
+				v.Graded = true
+				v.Problems = append(g08, shape...)
+			})
+			return fail(http.StatusBadRequest, "invalid_request_error", "serve %s: previous response with id %q not found", name, st.previous)
+		}
+		shape = append(g08, shape...)
+	}
+	if IsFollowUp(req) {
+		return s.followUp(w, r, name, e, req, stream, arrayForm, chaos, th, st, shape)
+	}
+	return s.initial(w, r, name, e, req, stream, arrayForm, chaos, th, st)
+}
+
+// idPrefix is the prefix of the response ids the server makes up.
+func idPrefix(protocol string) string {
+	if protocol == "openai-responses" {
+		return "resp_"
+	}
+	return "msg_"
 }
 
 // threadParam is the thread parameter of an Anthropic request.

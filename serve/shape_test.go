@@ -1,0 +1,74 @@
+package serve
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestGradeBody checks each wire-form rule on a good follow-up and on one
+// that breaks it; a broken one must name the rule and the JSON path.
+func TestGradeBody(t *testing.T) {
+	const (
+		antUse    = `{"type":"tool_use","id":"toolu_1","name":"get_weather","input":{"city":"Oslo"}}`
+		antResult = `{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"ok"}]}`
+		cvResult  = `{"role":"user","content":[{"toolResult":{"toolUseId":"t1","content":[{"text":"ok"}]}}]}`
+		chatCall  = `{"role":"assistant","content":null,"tool_calls":[{"id":"call_1","type":"function","function":{"name":"f","arguments":"{}"}}]}`
+	)
+	ant := func(blocks string) string {
+		return `{"model":"m","max_tokens":9,"messages":[{"role":"user","content":"go"},{"role":"assistant","content":[` + blocks + `]},` + antResult + `]}`
+	}
+	cv := func(blocks, extra string) string {
+		return `{"messages":[{"role":"user","content":[{"text":"go"}]},{"role":"assistant","content":[` + blocks + `]},` + cvResult + `]` + extra + `}`
+	}
+	chat := func(content string) string {
+		return `{"model":"m","messages":[{"role":"user","content":"go"},` + chatCall + `,{"role":"tool","tool_call_id":"call_1","content":` + content + `}]}`
+	}
+	tests := []struct {
+		desc     string
+		protocol string
+		body     string
+		want     []string
+		path     string // in the first problem's message
+	}{
+		{"anthropic: text beside tool_use", "anthropic", ant(`{"type":"text","text":"Let me look."},` + antUse), nil, ""},
+		{"anthropic: empty text beside tool_use", "anthropic", ant(`{"type":"text","text":""},` + antUse), []string{"G11"}, "messages[1].content[0]"},
+		{"anthropic: white-space text beside tool_use", "anthropic", ant(antUse + `,{"type":"text","text":" \n"}`), []string{"G11"}, "messages[1].content[1]"},
+		{"anthropic: string content is not a block", "anthropic", `{"messages":[{"role":"user","content":""}]}`, nil, ""},
+		{"bedrock invoke: empty text beside tool_use", "bedrock", `{"anthropic_version":"bedrock-2023-05-31","max_tokens":9,"messages":[{"role":"assistant","content":[{"type":"text","text":""},` + antUse + `]}]}`, []string{"G11"}, "messages[0].content[0]"},
+		{"bedrock: good follow-up", "bedrock", cv(`{"text":"Looking."},{"toolUse":{"toolUseId":"t1","name":"f","input":{}}}`, `,"toolConfig":{"tools":[],"toolChoice":{"auto":{}}}`), nil, ""},
+		{"bedrock: blank text", "bedrock", cv(`{"text":""},{"toolUse":{"toolUseId":"t1","name":"f","input":{}}}`, ""), []string{"G11"}, "messages[1].content[0].text"},
+		{"bedrock: no-arg toolUse without input", "bedrock", cv(`{"toolUse":{"toolUseId":"t1","name":"f"}}`, ""), []string{"G15"}, "messages[1].content[0].toolUse.input: missing"},
+		{"bedrock: null input", "bedrock", cv(`{"toolUse":{"toolUseId":"t1","name":"f","input":null}}`, ""), []string{"G15"}, "messages[1].content[0].toolUse.input: null"},
+		{"bedrock: input as a JSON string", "bedrock", cv(`{"toolUse":{"toolUseId":"t1","name":"f","input":"{}"}}`, ""), []string{"G15"}, "is not a JSON object"},
+		{"bedrock: result in the assistant turn", "bedrock", `{"messages":[{"role":"assistant","content":[{"toolUse":{"toolUseId":"t1","name":"f","input":{}}},{"toolResult":{"toolUseId":"t1","content":[{"text":"ok"}]}}]}]}`, []string{"G15"}, "messages[0].content[1].toolResult"},
+		{"bedrock: result content as a string", "bedrock", `{"messages":[{"role":"user","content":[{"toolResult":{"toolUseId":"t1","content":"ok"}}]}]}`, []string{"G15"}, "messages[0].content[0].toolResult.content: must be a list of content blocks, got a string"},
+		{"bedrock: none tool choice", "bedrock", cv(`{"toolUse":{"toolUseId":"t1","name":"f","input":{}}}`, `,"toolConfig":{"tools":[],"toolChoice":{"none":{}}}`), []string{"G15"}, "toolConfig.toolChoice.none"},
+		{"chat: string result", "openai-chat", chat(`"sunny"`), nil, ""},
+		{"chat: JSON text that is not parts", "openai-chat", chat(`"[{\"city\":\"Oslo\"}]"`), nil, ""},
+		{"chat: list of parts", "openai-chat", chat(`[{"type":"text","text":"sunny"}]`), nil, ""},
+		{"chat: parts serialised into the text", "openai-chat", chat(`"[{\"type\":\"text\",\"text\":\"sunny\"}]"`), []string{"G10"}, "messages[2].content"},
+		{"mistral: parts serialised into the text", "mistral", chat(`"[{\"type\":\"text\",\"text\":\"sunny\"}]"`), []string{"G10"}, "messages[2].content"},
+		{"ollama: string result", "ollama", chat(`"sunny"`), nil, ""},
+		{"ollama: list of parts", "ollama", chat(`[{"type":"text","text":"sunny"}]`), []string{"G10"}, "messages[2].content: a list of parts"},
+		{"cohere: good follow-up", "cohere", `{"model":"m","messages":[{"role":"user","content":"go"},{"role":"assistant","tool_plan":"p","tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"{}"}}]},{"role":"tool","tool_call_id":"c1","content":[{"type":"document","document":{"data":{"t":1}}}]}]}`, nil, ""},
+		{"cohere: v1 tool_results", "cohere", `{"model":"m","message":"","chat_history":[],"tool_results":[{"call":{"name":"f","parameters":{}},"outputs":[{"t":1}]}]}`, []string{"G16", "G16", "G16"}, "message: a Cohere v1 field"},
+		{"cohere: v1 roles", "cohere", `{"model":"m","messages":[{"role":"USER","content":"go"},{"role":"CHATBOT","content":"ok"}]}`, []string{"G16", "G16"}, "messages[0].role"},
+		{"cohere: content objects serialised into a string", "cohere", `{"model":"m","messages":[{"role":"tool","tool_call_id":"c1","content":"[{\"type\":\"document\",\"document\":{\"data\":{\"t\":1}}}]"}]}`, []string{"G16"}, "messages[0].content"},
+		{"cohere: JSON object string is the documented form", "cohere", `{"model":"m","messages":[{"role":"tool","tool_call_id":"c1","content":"{\"t\":1}"}]}`, nil, ""},
+		{"not JSON", "anthropic", `{"messages":[`, nil, ""},
+		{"a protocol without wire rules", "gemini", `{"contents":[]}`, nil, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.desc, func(t *testing.T) {
+			got := GradeBody(tt.protocol, []byte(tt.body))
+			if diff := cmp.Diff(tt.want, rules(got)); diff != "" {
+				t.Fatalf("rules (-want +got):\n%s\nproblems: %v", diff, got)
+			}
+			if tt.path != "" && !strings.Contains(got[0].Message, tt.path) {
+				t.Errorf("problem %q does not name %q", got[0].Message, tt.path)
+			}
+		})
+	}
+}
