@@ -111,11 +111,35 @@ func newFlagSet(e *env, name string) *flag.FlagSet {
 
 // parseFlags parses args and reports whether the command should go on; when
 // it should not, status is the exit status to return.
+//
+// A string flag given explicitly with an empty (or all-blank) value is a
+// usage error naming the flag: "--exec ”" from an unset shell variable
+// must not quietly run something else than what was asked. List flags
+// (listFlag, repeatedFlag) refuse empty values in their Set methods.
 func parseFlags(fs *flag.FlagSet, args []string) (ok bool, status int) {
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return false, exitOK
 		}
+		return false, exitUsage
+	}
+	var empty []string
+	fs.Visit(func(f *flag.Flag) {
+		g, ok := f.Value.(flag.Getter)
+		if !ok {
+			return
+		}
+		if s, ok := g.Get().(string); ok && strings.TrimSpace(s) == "" {
+			dash := "--"
+			if len(f.Name) == 1 {
+				dash = "-" // as in "-o"
+			}
+			empty = append(empty, dash+f.Name)
+		}
+	})
+	if len(empty) > 0 {
+		fmt.Fprintf(fs.Output(), "conform: %s: %s: empty value; leave the flag out for its default\n", fs.Name(), strings.Join(empty, ", "))
+		fs.Usage()
 		return false, exitUsage
 	}
 	return true, exitOK

@@ -3,15 +3,12 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 	"text/tabwriter"
 
-	"github.com/toolconform/conform/cassettes"
 	"github.com/toolconform/conform/failuremodes"
 	"github.com/toolconform/conform/providers"
-	"github.com/toolconform/conform/scenarios"
 )
 
 // listWhat names what conform list can print.
@@ -32,16 +29,7 @@ func runList(_ context.Context, e *env, args []string) int {
 			}
 		}
 	}
-	resolve := scenarios.VCRResolver(cassettes.Load)
-	var (
-		cases []*scenarios.Scenario
-		err   error
-	)
-	if *dir != "" {
-		cases, err = scenarios.Load(os.DirFS(*dir), ".", resolve)
-	} else {
-		cases, err = scenarios.LoadBuiltin(resolve)
-	}
+	cases, err := loadScenarios(*dir)
 	if err != nil {
 		e.errorf("list: %v", err)
 		return exitUsage

@@ -27,7 +27,7 @@ func runRecord(ctx context.Context, e *env, args []string) int {
 	fs := newFlagSet(e, "record")
 	protocol := fs.String("protocol", "", "the wire `PROTOCOL` to record (required); the API key comes from the provider's usual variable, and bedrock requests are SigV4-signed with AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, optional AWS_SESSION_TOKEN and AWS_REGION (or AWS_DEFAULT_REGION)")
 	name := fs.String("scenario", "", "the scenario `NAME` whose request is sent (required)")
-	baseURL := fs.String("base-url", "", "send to `URL` instead of the provider's public API (bedrock's is https://bedrock-runtime.<region>.amazonaws.com)")
+	baseURL := fs.String("base-url", "", "send to `URL` instead of the provider's public API (bedrock's is https://bedrock-runtime.<region>.amazonaws.com); a URL already ending in the API version, as in OPENAI_BASE_URL=http://host/v1, does not get it twice")
 	force := fs.Bool("force", false, "overwrite an existing cassette")
 	out := fs.String("o", "", "write the cassette to `FILE` (default: <protocol>__<case>.yaml)")
 	stream := fs.Bool("stream", false, "ask for a streamed response, or with =false a whole one (default: streamed for a stream scenario)")

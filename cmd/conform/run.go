@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -24,11 +26,19 @@ type listFlag []string
 
 func (l *listFlag) String() string { return strings.Join(*l, ",") }
 
+// errEmptyList is returned by listFlag.Set for a value with no item in it
+// (",", ""), which would otherwise select everything.
+var errEmptyList = errors.New("empty value: give at least one item")
+
 func (l *listFlag) Set(v string) error {
+	n := len(*l)
 	for _, s := range strings.Split(v, ",") {
 		if s = strings.TrimSpace(s); s != "" {
 			*l = append(*l, s)
 		}
+	}
+	if len(*l) == n {
+		return errEmptyList
 	}
 	return nil
 }
@@ -109,8 +119,10 @@ func runRun(ctx context.Context, e *env, args []string) int {
 			copts.Chaos = append(copts.Chaos, chaos)
 		}
 		if len(copts.Chaos) > 0 {
-			// The plain run comes first, then each chaos variant.
-			copts.Chaos = append([]serve.Chaos{{}}, copts.Chaos...)
+			// The plain run comes first, then each chaos variant, each
+			// once: "--chaos none" names the plain run, which is there
+			// anyway.
+			copts.Chaos = uniqueChaos(append([]serve.Chaos{{}}, copts.Chaos...))
 		}
 		return runClient(ctx, e, *clientCmd, copts)
 	}
@@ -128,22 +140,22 @@ func runRun(ctx context.Context, e *env, args []string) int {
 			return exitUsage
 		}
 		defer sub.Close()
+		// The protocol the child names selects the scenarios; a name no
+		// built-in adapter has would select none and pass vacuously.
+		if _, err := providers.Lookup(sub.Name()); err != nil {
+			e.errorf("run: adapter %q: hello: unknown protocol %q; known: %s", *execCmd, sub.Name(), strings.Join(providers.Names(), ", "))
+			return exitUsage
+		}
 		adapters = append(adapters, sub)
 	}
 
-	resolve := scenarios.VCRResolver(cassettes.Load)
-	var cases []*scenarios.Scenario
-	if *dir != "" {
-		cases, err = scenarios.Load(os.DirFS(*dir), ".", resolve)
-	} else {
-		cases, err = scenarios.LoadBuiltin(resolve)
-	}
+	cases, err := loadScenarios(*dir)
 	if err != nil {
 		e.errorf("run: %v", err)
 		return exitUsage
 	}
 
-	prog := newProgress(e.stderr)
+	prog := newProgress(e.stderr, stderrIsTerminal(e.stderr))
 	opts.Progress = prog.update
 	results, err := scenarios.Check(adapters, cases, opts)
 	prog.done()
@@ -181,7 +193,77 @@ func runRun(ctx context.Context, e *env, args []string) int {
 	if rep.Failed() {
 		return exitFail
 	}
+	if t := rep.Total(); t.Pass == 0 && t.Skip == t.Total() {
+		// Nothing was checked: an adapter that supports no operation
+		// the selected cases need must not pass.
+		e.errorf("run: none of the %d selected cases ran: all were skipped, none passed", t.Total())
+		return exitFail
+	}
 	return exitOK
+}
+
+// uniqueChaos returns variants without repeats, in first-seen order.
+func uniqueChaos(variants []serve.Chaos) []serve.Chaos {
+	var out []serve.Chaos
+	for _, c := range variants {
+		if !slices.Contains(out, c) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// loadScenarios loads the scenarios of dir, or the built-in ones when dir
+// is empty. Errors name dir, and a file in it as dir/relative-path; the
+// loaded scenarios' File fields name their files the same way, so that
+// reports point at real paths.
+func loadScenarios(dir string) ([]*scenarios.Scenario, error) {
+	resolve := scenarios.VCRResolver(cassettes.Load)
+	if dir == "" {
+		return scenarios.LoadBuiltin(resolve)
+	}
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return nil, fmt.Errorf("load scenarios: %w", err)
+	}
+	if !fi.IsDir() {
+		return nil, fmt.Errorf("load scenarios %s: not a directory", dir)
+	}
+	cases, err := scenarios.Load(os.DirFS(dir), ".", resolve)
+	if err != nil {
+		placeErrors(err, dir)
+		return nil, fmt.Errorf("load scenarios %s: %w", dir, err)
+	}
+	for _, sc := range cases {
+		sc.File = filepath.Join(dir, sc.File)
+	}
+	return cases, nil
+}
+
+// placeErrors rewrites, in place, the file names that err and the errors
+// it wraps give relative to a scenario directory, so that they name files
+// as dir/relative-path. The errors are the fresh values of one Load call.
+func placeErrors(err error, dir string) {
+	switch x := err.(type) {
+	case *scenarios.ParseError:
+		x.File = filepath.Join(dir, x.File)
+	case *scenarios.NameClashError:
+		for i := range x.Files {
+			x.Files[i] = filepath.Join(dir, x.Files[i])
+		}
+	case *fs.PathError:
+		x.Path = filepath.Join(dir, x.Path)
+	}
+	switch u := err.(type) {
+	case interface{ Unwrap() []error }:
+		for _, e := range u.Unwrap() {
+			placeErrors(e, dir)
+		}
+	case interface{ Unwrap() error }:
+		if e := u.Unwrap(); e != nil {
+			placeErrors(e, dir)
+		}
+	}
 }
 
 // repeatedFlag is a flag that may be given several times, each value kept
@@ -191,6 +273,9 @@ type repeatedFlag []string
 func (r *repeatedFlag) String() string { return strings.Join(*r, " ") }
 
 func (r *repeatedFlag) Set(v string) error {
+	if strings.TrimSpace(v) == "" {
+		return errors.New(`empty value: "none" names the run without chaos`)
+	}
 	*r = append(*r, v)
 	return nil
 }
@@ -225,14 +310,24 @@ type progress struct {
 
 const progressEvery = 250
 
-func newProgress(w io.Writer) *progress {
-	p := &progress{w: w}
-	if f, ok := w.(*os.File); ok {
-		if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
-			p.terminal = true
-		}
+// newProgress returns a progress writer to w, rewriting one line in place
+// when terminal is true.
+func newProgress(w io.Writer, terminal bool) *progress {
+	return &progress{w: w, terminal: terminal}
+}
+
+// stderrIsTerminal decides whether run's progress goes to a terminal; tests
+// replace it.
+var stderrIsTerminal = isTerminal
+
+// isTerminal reports whether w is a character device, such as a terminal.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
 	}
-	return p
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
 func (p *progress) update(done, total int, r scenarios.Result) {

@@ -2,9 +2,13 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -20,7 +24,8 @@ func TestMain(m *testing.M) {
 
 // TestScripts runs every script under testdata/script, one behaviour of the
 // command line each. ROOT is the repository, CORPUS the recorded provider
-// traffic.
+// traffic. Besides the standard commands, scripts have exitcode (see
+// cmdExitcode).
 func TestScripts(t *testing.T) {
 	root, err := filepath.Abs("../..")
 	if err != nil {
@@ -30,10 +35,75 @@ func TestScripts(t *testing.T) {
 		Dir:                 "testdata/script",
 		RequireExplicitExec: true,
 		UpdateScripts:       *update,
+		Cmds:                map[string]func(ts *testscript.TestScript, neg bool, args []string){"exitcode": cmdExitcode},
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("ROOT", root)
 			env.Setenv("CORPUS", filepath.Join(root, "testdata", "corpus"))
 			return nil
 		},
 	})
+}
+
+// cmdExitcode is the script command
+//
+//	exitcode N PROGRAM [ARGS...]
+//
+// which runs PROGRAM as exec does (its output is then what stdout and
+// stderr check) and fails unless it exits with status N exactly. "! exec"
+// only tells zero from non-zero; conform's statuses 1 (a check failed) and
+// 2 (bad usage or unreadable input) mean different things.
+func cmdExitcode(ts *testscript.TestScript, neg bool, args []string) {
+	if neg {
+		ts.Fatalf("unsupported: ! exitcode (give the status wanted)")
+	}
+	if len(args) < 2 {
+		ts.Fatalf("usage: exitcode N PROGRAM [ARGS...]")
+	}
+	want, err := strconv.Atoi(args[0])
+	if err != nil || want < 0 {
+		ts.Fatalf("exitcode: status %q is not a non-negative number", args[0])
+	}
+	if err := checkStatus(ts.Exec(args[1], args[2:]...), want); err != nil {
+		ts.Fatalf("exitcode: %s: %v", args[1], err)
+	}
+}
+
+// checkStatus returns nil when runErr, the error of running a program, says
+// it exited with status want, and an error saying what happened instead.
+func checkStatus(runErr error, want int) error {
+	got := 0
+	if runErr != nil {
+		var ee *exec.ExitError
+		if !errors.As(runErr, &ee) {
+			return fmt.Errorf("did not run to an exit status: %w", runErr)
+		}
+		got = ee.ExitCode()
+	}
+	if got != want {
+		return fmt.Errorf("exit status %d, want %d", got, want)
+	}
+	return nil
+}
+
+// TestCheckStatus checks the comparison exitcode relies on, with the
+// errors of real processes: each status is told from the others, and a
+// program that could not start is never taken for any status.
+func TestCheckStatus(t *testing.T) {
+	run := func(status int) error {
+		return exec.Command("sh", "-c", "exit "+strconv.Itoa(status)).Run()
+	}
+	for _, got := range []int{0, 1, 2} {
+		for _, want := range []int{0, 1, 2} {
+			err := checkStatus(run(got), want)
+			if (err == nil) != (got == want) {
+				t.Errorf("checkStatus(exit %d, %d) = %v", got, want, err)
+			}
+		}
+	}
+	notRun := exec.Command(filepath.Join(t.TempDir(), "no-such-program")).Run()
+	for _, want := range []int{0, 1, 2} {
+		if err := checkStatus(notRun, want); err == nil {
+			t.Errorf("checkStatus(a program that did not start, %d) = nil", want)
+		}
+	}
 }
