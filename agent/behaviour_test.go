@@ -695,3 +695,82 @@ func TestWrittenDataIsAnAnswer(t *testing.T) {
 		}
 	}
 }
+
+// TestCallIDsUniqueAcrossSteps runs, for every protocol, streamed and not,
+// three steps of calls: the first and third under the same id, the second
+// and third also with calls without ids. Providers that send no ids or number them per
+// response (Gemini, Ollama, streamed Chat Completions) give the same id on
+// every step. Every call in the conversation must end up with its own id,
+// each result must answer its call under that id, and what the provider
+// receives last must keep them apart. (Repeats within one response are
+// refused by most adapters; assignIDs' own test covers them.)
+func TestCallIDsUniqueAcrossSteps(t *testing.T) {
+	weather := func(id, city string) core.Call {
+		return core.Call{ID: id, Name: "get_weather", Arguments: json.RawMessage(fmt.Sprintf(`{"city":%q}`, city))}
+	}
+	turns := []turn{
+		{calls: []core.Call{weather("callSAME1", "Oslo")}},
+		{calls: []core.Call{weather("", "Rome")}},
+		{calls: []core.Call{weather("callSAME1", "Baku"), weather("", "Lima")}},
+		{text: "Done."},
+	}
+	for _, protocol := range providers.Names() {
+		for _, stream := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/stream=%v", protocol, stream), func(t *testing.T) {
+				f := newFixture(t)
+				out, srv, err := runLoop(t, protocol, agent.ModeNative, stream, f.reg, turns, nil)
+				if err != nil {
+					t.Fatalf("Run: %v\n%s", err, traceText(out))
+				}
+				if n := f.weather.Load(); n != 4 {
+					t.Errorf("get_weather ran %d times, want 4", n)
+				}
+				checkIDs(t, "conversation", out.Messages, 4)
+				got := srv.Received()
+				if len(got) != 4 {
+					t.Fatalf("provider received %d requests, want 4", len(got))
+				}
+				checkIDs(t, "last request as received", got[3].Request.Messages, 4)
+			})
+		}
+	}
+}
+
+// checkIDs checks that msgs hold want calls with distinct non-empty ids,
+// and that the results after each assistant turn answer its calls, in
+// order, under their ids.
+func checkIDs(t *testing.T, what string, msgs []core.Message, want int) {
+	t.Helper()
+	var all []string
+	for i, m := range msgs {
+		if m.Role != core.RoleAssistant {
+			continue
+		}
+		var ids, answered []string
+		for _, c := range m.Calls() {
+			ids = append(ids, c.ID)
+		}
+		all = append(all, ids...)
+		for _, r := range msgs[i+1:] {
+			if r.Role == core.RoleAssistant {
+				break
+			}
+			for _, res := range r.Results() {
+				answered = append(answered, res.CallID)
+			}
+		}
+		if diff := cmp.Diff(ids, answered); diff != "" {
+			t.Errorf("%s: message %d: result ids against call ids (-calls +results):\n%s", what, i, diff)
+		}
+	}
+	seen := map[string]bool{}
+	for _, id := range all {
+		if id == "" || seen[id] {
+			t.Errorf("%s: call ids %q: %q is empty or repeated", what, all, id)
+		}
+		seen[id] = true
+	}
+	if len(all) != want {
+		t.Errorf("%s: %d calls (%q), want %d", what, len(all), all, want)
+	}
+}

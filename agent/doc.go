@@ -67,6 +67,16 @@
 // user message per turn, so user and assistant turns alternate on every
 // protocol. Calls read from text get ids call_<step>_<n>.
 //
+// Every call in the conversation has its own id. A call without one, or
+// with one already used earlier in the conversation or in the same
+// response, gets call_<step>_<n> (with _<k> added if that is taken) before
+// the assistant turn is appended, and its result carries the same id; the
+// trace's call entry notes a replaced id. Gemini and Ollama send no ids
+// and their adapters number calls per response (gemini_call_0 on every
+// turn), as do some streamed Chat Completions servers, so without this the
+// history would hold two calls under one id and a result could not say
+// which it answers.
+//
 // # Capabilities
 //
 // ModeAuto resolves the mode from the model name through Capabilities: the

@@ -157,11 +157,7 @@ func (l *Loop) Run(ctx context.Context, msgs []core.Message) (*Outcome, error) {
 		if err != nil {
 			return out, fmt.Errorf("agent step %d: %w", step, err)
 		}
-		for i := range ex.Calls {
-			if ex.Calls[i].ID == "" {
-				ex.Calls[i].ID = fmt.Sprintf("call_%d_%d", step, i+1)
-			}
-		}
+		idNotes := assignIDs(out.Messages, ex.Calls, step)
 		asst := assistantTurn(resp, ex)
 		out.Messages = append(out.Messages, asst)
 		if ex.Answer {
@@ -176,7 +172,7 @@ func (l *Loop) Run(ctx context.Context, msgs []core.Message) (*Outcome, error) {
 			out.Messages = append(out.Messages, userText("Go on: call a tool or give the answer."))
 			continue
 		}
-		results, failed, err := l.runCalls(ctx, step, strat, policy, ex.Calls, tr)
+		results, failed, err := l.runCalls(ctx, step, strat, policy, ex.Calls, idNotes, tr)
 		if err != nil {
 			return out, err
 		}
@@ -208,17 +204,58 @@ func (l *Loop) Run(ctx context.Context, msgs []core.Message) (*Outcome, error) {
 	return out, fmt.Errorf("agent run: %w (%d steps)", ErrStepLimit, maxSteps)
 }
 
+// assignIDs gives each call an id no other call in the conversation has:
+// a call without an id, or with one already used in msgs or earlier in
+// calls, gets call_<step>_<n> (with a further _<k> if that too is taken).
+// Providers that send no ids, or number them per response (Gemini,
+// Ollama, some streamed Chat Completions servers: gemini_call_0 on every
+// turn), would otherwise leave two calls in the history under one id, and
+// a result could not say which call it answers. It returns, per call, a
+// note for the trace when the id was replaced ("" when kept or filled in).
+func assignIDs(msgs []core.Message, calls []core.Call, step int) []string {
+	used := map[string]bool{}
+	for _, m := range msgs {
+		for _, p := range m.Parts {
+			switch {
+			case p.Call != nil:
+				used[p.Call.ID] = true
+			case p.Result != nil:
+				used[p.Result.CallID] = true
+			}
+		}
+	}
+	notes := make([]string, len(calls))
+	for i := range calls {
+		id := calls[i].ID
+		if id != "" && !used[id] {
+			used[id] = true
+			continue
+		}
+		fresh := fmt.Sprintf("call_%d_%d", step, i+1)
+		for k := 2; used[fresh]; k++ {
+			fresh = fmt.Sprintf("call_%d_%d_%d", step, i+1, k)
+		}
+		if id != "" {
+			notes[i] = fmt.Sprintf("id %q was already used in the conversation; renamed %q", id, fresh)
+		}
+		calls[i].ID = fresh
+		used[fresh] = true
+	}
+	return notes
+}
+
 // runCalls validates the calls, asks for approval where the policy says,
 // runs the rest together and returns one result per call, in call order.
-// failed reports a failed validation.
-func (l *Loop) runCalls(ctx context.Context, step int, strat Strategy, policy ApprovalPolicy, calls []core.Call, tr *Trace) ([]core.Result, bool, error) {
+// failed reports a failed validation. idNotes, one per call, say which
+// call ids assignIDs replaced; they go into the trace.
+func (l *Loop) runCalls(ctx context.Context, step int, strat Strategy, policy ApprovalPolicy, calls []core.Call, idNotes []string, tr *Trace) ([]core.Result, bool, error) {
 	results := make([]core.Result, len(calls))
 	var run []core.Call
 	var at []int
 	failed := false
 	for i, c := range calls {
 		v := strat.Validate(l.Registry, c)
-		tr.add(Entry{Step: step, Kind: KindCall, Call: &calls[i], Validation: &v})
+		tr.add(Entry{Step: step, Kind: KindCall, Call: &calls[i], Validation: &v, Text: idNotes[i]})
 		if !v.Valid {
 			failed = true
 			results[i] = errorResult(c, v.Message+". Fix the call and send it again.")

@@ -35,8 +35,10 @@ type Entry struct {
 	Call       *core.Call       `json:"call,omitempty"`
 	Validation *core.Validation `json:"validation,omitempty"`
 	Result     *core.Result     `json:"result,omitempty"`
-	Text       string           `json:"text,omitempty"`
-	Err        string           `json:"error,omitempty"`
+	// Text is the answer, scratchpad or malformed text; on a call entry,
+	// a note that the loop replaced the call's id (a duplicate).
+	Text string `json:"text,omitempty"`
+	Err  string `json:"error,omitempty"`
 }
 
 // Trace is the record of a Run, in order. Its memory grows with the
@@ -84,6 +86,9 @@ func (t *Trace) Write(w io.Writer) error {
 			fmt.Fprintf(&b, ": %s %s(%s)", e.Call.ID, e.Call.Name, e.Call.Arguments)
 			if e.Validation != nil && !e.Validation.Valid {
 				fmt.Fprintf(&b, " invalid: %s", e.Validation.Message)
+			}
+			if e.Text != "" {
+				fmt.Fprintf(&b, " (%s)", e.Text)
 			}
 		case KindRefused:
 			fmt.Fprintf(&b, ": %s %s not approved", e.Call.ID, e.Call.Name)
