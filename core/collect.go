@@ -51,7 +51,11 @@ var ErrNoFinish = errors.New("stream ended without a finish event")
 //
 // An error from s, or an error event, ends the collection: calls already
 // complete stay in the Response, calls still open go to
-// Response.Incomplete, and the error is returned. Calls still open at the
+// Response.Incomplete, and the error is returned. An error event also sets
+// Response.Error and, when no finish event came before it, Finish to
+// FinishError, as a whole error body gives; a finish that came first is
+// kept with its raw reason. An error from s is not the provider's and sets
+// no finish. Calls still open at the
 // end of the stream (B09–B11), and calls whose arguments could not be
 // repaired, are in Response.Incomplete too (with their text in Original and
 // no Arguments) and are reported in the returned error; they must never be
@@ -185,6 +189,11 @@ func (c *collector) event(ev *Event) bool {
 			pe = *ev.Error
 		}
 		r.Error = &pe
+		if !c.finished {
+			// The response ended in an error, as a whole error body says
+			// with its finish reason; a finish that came first stands.
+			r.Finish = FinishError
+		}
 		c.fail(&pe)
 		return false
 	default:

@@ -182,6 +182,7 @@ func TestCollect(t *testing.T) {
 			},
 			want: &Response{
 				Message: Message{Role: RoleAssistant, Parts: []Part{TextPart("a")}},
+				Finish:  FinishError,
 				Error:   &ProviderError{Type: "overloaded_error", Message: "Overloaded"},
 			},
 			text: "collect: event 2: provider error overloaded_error: Overloaded",
@@ -191,9 +192,56 @@ func TestCollect(t *testing.T) {
 			events: []Event{{Kind: EventError}},
 			want: &Response{
 				Message: Message{Role: RoleAssistant},
+				Finish:  FinishError,
 				Error:   &ProviderError{Message: "error event without details"},
 			},
 			text: "collect: event 1: provider error: error event without details",
+		},
+		{
+			name: "a failed stream keeps the calls it completed and a finish that came first",
+			events: []Event{
+				callEv(EventCallEnd, Chunk{ID: "call_1", Name: "weather", Args: sp(`{"city":"Paris"}`)}),
+				callEv(EventCallStart, Chunk{ID: "call_2", Name: "weather"}),
+				callEv(EventCallDelta, Chunk{ID: "call_2", ArgsDelta: `{"ci`}),
+				{Kind: EventFinish, Finish: FinishError, ProviderFinish: "failed"},
+				{Kind: EventError, Error: &ProviderError{Code: "server_error", Message: "boom"}},
+			},
+			want: &Response{
+				Message:        Message{Role: RoleAssistant, Parts: []Part{CallPart(weather)}},
+				Finish:         FinishError,
+				ProviderFinish: "failed",
+				Error:          &ProviderError{Code: "server_error", Message: "boom"},
+				Incomplete:     []Call{{ID: "call_2", Name: "weather", Original: `{"ci`}},
+			},
+			errs: []error{ErrIncomplete},
+		},
+		{
+			name: "an error after a stop finish keeps the stop",
+			events: []Event{
+				{Kind: EventText, Text: "done"},
+				{Kind: EventFinish, Finish: FinishStop, ProviderFinish: "stop"},
+				{Kind: EventError, Error: &ProviderError{Message: "late"}},
+			},
+			want: &Response{
+				Message:        Message{Role: RoleAssistant, Parts: []Part{TextPart("done")}},
+				Finish:         FinishStop,
+				ProviderFinish: "stop",
+				Error:          &ProviderError{Message: "late"},
+			},
+			text: "collect: event 3: provider error: late",
+		},
+		{
+			name: "an error mid-call gives an error finish and keeps the completed call",
+			events: []Event{
+				callEv(EventCallEnd, Chunk{ID: "call_1", Name: "weather", Args: sp(`{"city":"Paris"}`)}),
+				{Kind: EventError, Error: &ProviderError{Type: "overloaded_error", Message: "Overloaded"}},
+			},
+			want: &Response{
+				Message: Message{Role: RoleAssistant, Parts: []Part{CallPart(weather)}},
+				Finish:  FinishError,
+				Error:   &ProviderError{Type: "overloaded_error", Message: "Overloaded"},
+			},
+			text: "collect: event 2: provider error overloaded_error: Overloaded",
 		},
 		{
 			name: "malformed events are reported and skipped",

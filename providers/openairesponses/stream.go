@@ -3,7 +3,6 @@ package openairesponses
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 
@@ -87,9 +86,8 @@ func (s *stream) handle(ev wire.SSEEvent) error {
 	}
 	var se streamEvent
 	if err := json.Unmarshal(data, &se); err != nil {
-		var syn *json.SyntaxError
-		if errors.As(err, &syn) {
-			return &DecodeError{Protocol: protocolName, Op: "decode stream", Offset: ev.Offset, Err: fmt.Errorf("%w: event data at byte %d: %v", ErrMalformed, syn.Offset, err)}
+		if off, _, ok := wire.JSONPlace(err); ok {
+			return &DecodeError{Protocol: protocolName, Op: "decode stream", Offset: ev.Offset, Err: fmt.Errorf("%w: event data at byte %d: %v", ErrMalformed, off, err)}
 		}
 		return &DecodeError{Protocol: protocolName, Op: "decode stream", Offset: ev.Offset, Err: fmt.Errorf("%w: %v", ErrMalformed, err)}
 	}
@@ -198,10 +196,6 @@ func (s *stream) handle(ev wire.SSEEvent) error {
 		if r.Usage != nil {
 			s.emit(core.Event{Kind: core.EventUsage, Usage: &core.Usage{InputTokens: r.Usage.InputTokens, OutputTokens: r.Usage.OutputTokens}})
 		}
-		if r.Error != nil && !s.errored {
-			s.errored = true
-			s.emit(core.Event{Kind: core.EventError, Error: r.Error.provider()})
-		}
 		reason := ""
 		if r.IncompleteDetails != nil {
 			reason = r.IncompleteDetails.Reason
@@ -210,8 +204,15 @@ func (s *stream) handle(ev wire.SSEEvent) error {
 		if status == "" {
 			status = typ[len("response."):]
 		}
+		// The finish comes before the failed response's error, so that a
+		// client that stops at the error (core.Collect) has the raw
+		// "failed" status, as DecodeResponse gives for the same response.
 		f, raw := finishOf(status, reason, s.sawCall)
 		s.emit(core.Event{Kind: core.EventFinish, Finish: f, ProviderFinish: raw})
+		if r.Error != nil && !s.errored {
+			s.errored = true
+			s.emit(core.Event{Kind: core.EventError, Error: r.Error.provider()})
+		}
 	case "error":
 		s.errored = true
 		var pe *core.ProviderError

@@ -122,6 +122,14 @@ func TestDecodeStreamFailureModes(t *testing.T) {
 				{Kind: core.EventFinish, Finish: core.FinishError, ProviderFinish: "failed"}},
 		},
 		{
+			name: "response.failed gives its finish before its error",
+			stream: sseOf(created, added("0", "fc_a", "call_a"), argDone("0", "fc_a", `"{}"`),
+				`{"type":"response.failed","response":{"status":"failed","error":{"code":"server_error","message":"boom"}}}`),
+			want: []core.Event{first(cstart(0, "fc_a", "call_a")), cend(0, "fc_a", `{}`),
+				{Kind: core.EventFinish, Finish: core.FinishError, ProviderFinish: "failed"},
+				{Kind: core.EventError, Error: &core.ProviderError{Code: "server_error", Message: "boom"}}},
+		},
+		{
 			name:    "stream cut before the terminal event",
 			stream:  sseOf(created, added("0", "fc_a", "call_a"), argDelta("0", "fc_a", `"{}"`)),
 			want:    []core.Event{first(cstart(0, "fc_a", "call_a")), cdelta(0, "fc_a", "{}")},
@@ -155,6 +163,51 @@ func TestDecodeStreamErrorOffset(t *testing.T) {
 	var de *DecodeError
 	if !errors.As(err, &de) || de.Offset != int64(len(head)) {
 		t.Fatalf("error = %v, want a *DecodeError at byte %d", err, len(head))
+	}
+}
+
+// TestDecodeStreamSyntaxOffset checks that the offset a malformed event's
+// error names inside its data is 0-based, the bad byte's own index, as
+// every adapter counts it.
+func TestDecodeStreamSyntaxOffset(t *testing.T) {
+	_, err := adaptertest.Drain(New().DecodeStream(strings.NewReader(sseOf(`{"a": x}`))))
+	if !errors.Is(err, ErrMalformed) || !strings.Contains(err.Error(), "event data at byte 6:") {
+		t.Fatalf("error = %v, want ErrMalformed naming byte 6 of the event data", err)
+	}
+}
+
+// TestFailedStreamParity checks that a failed response gives a client the
+// same finish, raw status and error streamed (response.failed) as whole,
+// and that the call it completed before failing is kept.
+func TestFailedStreamParity(t *testing.T) {
+	a := New()
+	pe := `{"code":"server_error","message":"boom"}`
+	whole, err := a.DecodeResponse([]byte(`{"id":"resp_1","status":"failed","output":[],"error":` + pe + `}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	stream := sseOf(created, added("0", "fc_a", "call_a"), argDone("0", "fc_a", `"{}"`),
+		`{"type":"response.failed","response":{"id":"resp_1","status":"failed","error":`+pe+`}}`)
+	streamed, err := core.Collect(a.DecodeStream(strings.NewReader(stream)))
+	var got *core.ProviderError
+	if !errors.As(err, &got) {
+		t.Fatalf("collect error = %v, want the provider error", err)
+	}
+	type view struct {
+		Finish         core.FinishReason
+		ProviderFinish string
+		Error          *core.ProviderError
+	}
+	w := view{whole.Finish, whole.ProviderFinish, whole.Error}
+	g := view{streamed.Finish, streamed.ProviderFinish, streamed.Error}
+	if diff := cmp.Diff(w, g); diff != "" {
+		t.Errorf("whole vs streamed (-whole +streamed):\n%s", diff)
+	}
+	if w.Finish != core.FinishError || w.ProviderFinish != "failed" {
+		t.Errorf("whole finish %q/%q, want error/failed", w.Finish, w.ProviderFinish)
+	}
+	if calls := streamed.Calls(); len(calls) != 1 || calls[0].ID != "call_a" {
+		t.Errorf("streamed calls %+v, want the completed call_a", calls)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/toolconform/conform/providers/internal/idmap"
+	"github.com/toolconform/conform/providers/internal/wire"
 )
 
 // Sentinel errors callers branch on. Errors returned by the codec wrap one
@@ -58,15 +59,16 @@ func (e *Error) Error() string {
 func (e *Error) Unwrap() error { return e.Err }
 
 // jsonError turns an encoding/json error into an *Error whose offset is
-// base plus the offset json reports.
+// base plus the place wire.JSONPlace finds: the 0-based offset of the bad
+// byte of a syntax error, the offset a type error names.
 func jsonError(op string, base int64, err error) error {
-	var se *json.SyntaxError
+	off, field, ok := wire.JSONPlace(err)
 	var te *json.UnmarshalTypeError
 	switch {
-	case errors.As(err, &se):
-		return &Error{Op: op, Offset: base + se.Offset, Err: fmt.Errorf("%w: %v", ErrInvalidJSON, err)}
-	case errors.As(err, &te):
-		return &Error{Op: op, Offset: base + te.Offset, Path: te.Field, Err: fmt.Errorf("%w: %s cannot hold JSON %s", ErrBadField, te.Type, te.Value)}
+	case ok && errors.As(err, &te):
+		return &Error{Op: op, Offset: base + off, Path: field, Err: fmt.Errorf("%w: %s cannot hold JSON %s", ErrBadField, te.Type, te.Value)}
+	case ok:
+		return &Error{Op: op, Offset: base + off, Err: fmt.Errorf("%w: %v", ErrInvalidJSON, err)}
 	}
 	return &Error{Op: op, Offset: base, Err: fmt.Errorf("%w: %v", ErrInvalidJSON, err)}
 }

@@ -22,7 +22,11 @@
 //   - At the end of input an unterminated event is discarded, as the
 //     standard says. Many LLM providers omit the final blank line, so the
 //     FlushAtEOF option instead treats the end of input as a line end followed
-//     by a blank line. The openai-chat and mistral adapters use FlushAtEOF.
+//     by a blank line. Every SSE adapter uses FlushAtEOF: openai-chat and
+//     mistral (through oaichat), openai-responses and anthropic (through
+//     wire.NewSSEReader), cohere, and gemini for both its alt=sse streams
+//     and its Interactions streams. Only the test helper adaptertest.Shapes,
+//     which reads the keys of recorded and encoded streams, leaves it off.
 //
 // NextRaw returns the same events with their data as a view of the
 // decoder's buffer, valid until the next call, so that a caller that

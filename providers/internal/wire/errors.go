@@ -1,10 +1,6 @@
 package wire
 
-import (
-	"encoding/json"
-	"errors"
-	"fmt"
-)
+import "fmt"
 
 // DecodeError is a failure to decode bytes. Protocol names the adapter;
 // Offset is the byte offset of the fault in the body or stream (-1 when
@@ -50,26 +46,29 @@ func (e *HistoryError) Unwrap() error { return e.Err }
 
 // JSONError turns an error of encoding/json into a DecodeError of protocol
 // wrapping malformed. base is the offset in the whole body of the bytes
-// that were decoded, so that the offset a json.SyntaxError or
-// json.UnmarshalTypeError names becomes an offset in the body; path is the
-// JSON path of those bytes, extended by the field a type error names.
+// that were decoded, so that the place JSONPlace finds (the 0-based offset
+// of the bad byte of a json.SyntaxError, the offset a
+// json.UnmarshalTypeError names) becomes an offset in the body; a negative
+// base means those bytes' place in the body is unknown, and so is the
+// offset (-1). path is the JSON path of those bytes, extended by the field
+// a type error names.
 func JSONError(protocol, op string, base int64, path string, malformed, err error) *DecodeError {
-	var se *json.SyntaxError
-	var te *json.UnmarshalTypeError
-	switch {
-	case errors.As(err, &se):
-		return &DecodeError{Protocol: protocol, Op: op, Offset: base + se.Offset, Path: path, Err: fmt.Errorf("%w: %v", malformed, err)}
-	case errors.As(err, &te):
-		p := path
-		if te.Field != "" {
-			if p != "" {
-				p += "."
-			}
-			p += te.Field
-		}
-		return &DecodeError{Protocol: protocol, Op: op, Offset: base + te.Offset, Path: p, Err: fmt.Errorf("%w: %v", malformed, err)}
+	off, field, ok := JSONPlace(err)
+	if !ok {
+		return &DecodeError{Protocol: protocol, Op: op, Offset: -1, Path: path, Err: fmt.Errorf("%w: %v", malformed, err)}
 	}
-	return &DecodeError{Protocol: protocol, Op: op, Offset: -1, Path: path, Err: fmt.Errorf("%w: %v", malformed, err)}
+	if base < 0 {
+		off = -1
+	} else {
+		off += base
+	}
+	if field != "" {
+		if path != "" {
+			path += "."
+		}
+		path += field
+	}
+	return &DecodeError{Protocol: protocol, Op: op, Offset: off, Path: path, Err: fmt.Errorf("%w: %v", malformed, err)}
 }
 
 // OffsetError is an error about the byte at Offset of a body or stream, for

@@ -158,7 +158,7 @@ func TestJSONError(t *testing.T) {
 		off  int64
 		path string
 	}{
-		{"syntax", synErr, "p: decode: at byte 17: at messages[0]: malformed: invalid character '}' looking for beginning of value", 17, "messages[0]"},
+		{"syntax", synErr, "p: decode: at byte 16: at messages[0]: malformed: invalid character '}' looking for beginning of value", 16, "messages[0]"},
 		{"type", typeErr, "p: decode: at byte 25: at messages[0].a.b: malformed: json: cannot unmarshal string into Go struct field .a.b of type int", 25, "messages[0].a.b"},
 		{"other", errors.New("boom"), "p: decode: at messages[0]: malformed: boom", -1, "messages[0]"},
 	}
@@ -175,6 +175,13 @@ func TestJSONError(t *testing.T) {
 				t.Errorf("error = %q, want %q", de.Error(), tt.want)
 			}
 		})
+	}
+	// A sub-value whose place in the body is unknown (base -1) gives no
+	// offset rather than one counted from the wrong start.
+	for _, err := range []error{synErr, typeErr} {
+		if de := JSONError("p", "decode", -1, "x", errMalformed, err); de.Offset != -1 {
+			t.Errorf("JSONError(base -1, %v).Offset = %d, want -1", err, de.Offset)
+		}
 	}
 }
 
