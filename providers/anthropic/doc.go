@@ -12,7 +12,8 @@
 // text blocks. Thinking blocks keep their signature and redacted_thinking
 // keeps its data (Part.Data), in their place in the message (G12): the
 // encoder never reorders assistant content, so a signed thinking block that
-// came before a tool_use goes back before it.
+// came before a tool_use goes back before it, and a thinking part after a
+// tool call is refused (see G12 below).
 //
 // EncodeRequest enforces the history rules and fails rather than send a
 // request Anthropic would reject:
@@ -34,6 +35,35 @@
 //   - G11: empty text parts are dropped; a message left empty is an error.
 //   - G09: stored arguments that are not a JSON object are an error naming
 //     the message and call; empty arguments are sent as {}.
+//   - G12: a thinking part (signed, unsigned or redacted) after a tool call
+//     in the same assistant message is a *ThinkingOrderError naming the
+//     message, the part and the call before it, wrapping ErrThinkingOrder.
+//
+// The G12 decision and its sources. Anthropic's extended-thinking
+// documentation (platform.claude.com, build-with-claude/thinking,
+// "Preserving thinking blocks", and build-with-claude/thinking-tool-workflows)
+// says to send the assistant message back exactly as received, and that the
+// sequence of thinking blocks may not be rearranged, edited or partly
+// dropped: a 400 follows. Every response it shows puts its thinking first
+// and the tool_use blocks after; the reasoning that interleaved thinking
+// adds after a tool result comes in the next response, that is the next
+// assistant message, after the tool_result turn. With manual extended
+// thinking the API also refuses a final assistant message that does not
+// open with a thinking block: 400 "messages.N.content.0.type: Expected
+// `thinking` or `redacted_thinking`, but found `tool_use`" (reported
+// through the API, Vertex and Bedrock in anomalyco/opencode #3077 and
+// mastra-ai/mastra #7799). So [tool_use, thinking, tool_use] is a history
+// reordered or merged by the client, and it cannot be repaired: moving a
+// signed block is exactly the rearranging the API refuses, and dropping it
+// loses the reasoning. The encoder therefore fails rather than reorder,
+// and the check runs on every assistant message, since the request does not
+// say whether thinking is manual or adaptive. Known limit: the same
+// documentation describes "progress update" thinking blocks on its newest
+// models, each right before the tool_use it introduces, and a response cut
+// by max_tokens soon after a call may end with one; a message that holds
+// such a block after a call is refused too, since nothing in the canonical
+// message tells it from a reordered one. conform serve grades follow-up
+// requests by the same rule (signed thinking before the first call).
 //
 // Tools with a type other than "custom" (web_search_20250305,
 // computer_20251124, memory, ...) are server or typed tools that the

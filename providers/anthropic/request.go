@@ -372,7 +372,9 @@ func ownSentinel(he *core.HistoryError) error {
 // preceding tool_use blocks (G05), whatever their canonical order. Call
 // arguments must be a JSON object (empty means {}), else the error names the
 // message and the call (G09). A tool name outside ^[a-zA-Z0-9_-]{1,64}$ is
-// refused, naming the tool (E01, E02; core.NameMapper maps such names).
+// refused, naming the tool (E01, E02; core.NameMapper maps such names). A
+// thinking part after a tool call in one assistant message is refused with
+// a *ThinkingOrderError naming the message and the part (G12).
 func (a *Adapter) EncodeRequest(req *core.Request) ([]byte, error) {
 	if err := ValidateHistory(req); err != nil {
 		return nil, err
@@ -458,6 +460,43 @@ func (a *Adapter) EncodeRequest(req *core.Request) ([]byte, error) {
 	return out, nil
 }
 
+// ErrThinkingOrder reports a thinking block after a tool_use in one
+// assistant message (G12), which Anthropic refuses and the encoder cannot
+// fix, since signed thinking must not be reordered.
+var ErrThinkingOrder = errors.New("thinking block after a tool_use in one assistant message")
+
+// ThinkingOrderError is a thinking part that follows a tool call in the
+// same assistant message (G12). Message is the index in Request.Messages,
+// Part the index of the thinking part in that message's Parts, and CallID
+// the id of the nearest call before it. It wraps ErrThinkingOrder.
+type ThinkingOrderError struct {
+	Message int
+	Part    int
+	CallID  string
+}
+
+func (e *ThinkingOrderError) Error() string {
+	return fmt.Sprintf("anthropic: encode request: message %d: part %d: %v (after call id %q, G12): a signed thinking block goes before the tool_use blocks of its message and cannot be moved; send the message as the model produced it", e.Message, e.Part, ErrThinkingOrder, e.CallID)
+}
+
+func (e *ThinkingOrderError) Unwrap() error { return ErrThinkingOrder }
+
+// checkThinkingOrder refuses an assistant message (index i) that holds a
+// thinking part after a tool call (G12); see the package documentation for
+// why this is an error and not a reordering.
+func checkThinkingOrder(i int, m core.Message) error {
+	callID, seen := "", false
+	for j, p := range m.Parts {
+		switch {
+		case p.Kind == core.PartToolCall && p.Call != nil:
+			callID, seen = p.Call.ID, true
+		case p.Kind == core.PartThinking && seen:
+			return &ThinkingOrderError{Message: i, Part: j, CallID: callID}
+		}
+	}
+	return nil
+}
+
 type outMessage struct {
 	Role    string           `json:"role"`
 	Content []map[string]any `json:"content"`
@@ -523,6 +562,9 @@ func encodeMessage(i int, m core.Message, prevCalls []core.Call) (outMessage, er
 		}
 	case core.RoleAssistant:
 		om.Role = "assistant"
+		if err := checkThinkingOrder(i, m); err != nil {
+			return om, err
+		}
 		for _, p := range m.Parts {
 			switch p.Kind {
 			case core.PartText:

@@ -3,6 +3,7 @@ package anthropic
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -334,5 +335,99 @@ func TestB11Body(t *testing.T) {
 	}
 	if len(resp.Incomplete) != 1 || resp.Incomplete[0].ID != "t1" || resp.Incomplete[0].Original != `{"path":"/tm"}` || resp.Finish != core.FinishLength {
 		t.Errorf("incomplete = %+v finish %q, want t1 with its cut input, length", resp.Incomplete, resp.Finish)
+	}
+}
+
+// TestEncodeRequestThinkingOrder checks G12: a thinking part after a tool
+// call in one assistant message is refused, naming the message and the
+// part, and never reordered; thinking before the calls is sent in place.
+func TestEncodeRequestThinkingOrder(t *testing.T) {
+	signed := core.Part{Kind: core.PartThinking, Text: "think", Signature: "sig1"}
+	redacted := core.Part{Kind: core.PartThinking, Data: "redacted=="}
+	convo := func(assistant ...core.Part) []core.Message {
+		return []core.Message{
+			msg(core.RoleUser, core.TextPart("weather?")),
+			msg(core.RoleAssistant, assistant...),
+			msg(core.RoleTool, result("t1", "one"), result("t2", "two")),
+		}
+	}
+	tests := []struct {
+		name string
+		msgs []core.Message
+		want *ThinkingOrderError // nil: encoded
+	}{
+		{"signed thinking between two calls", convo(call("t1", `{}`), signed, call("t2", `{}`)),
+			&ThinkingOrderError{Message: 1, Part: 1, CallID: "t1"}},
+		{"redacted thinking after the calls", convo(signed, call("t1", `{}`), call("t2", `{}`), redacted),
+			&ThinkingOrderError{Message: 1, Part: 3, CallID: "t2"}},
+		{"unsigned thinking after a call, behind an empty text part", convo(call("t1", `{}`), core.TextPart(""), core.Part{Kind: core.PartThinking, Text: "later"}, call("t2", `{}`)),
+			&ThinkingOrderError{Message: 1, Part: 2, CallID: "t1"}},
+		{"thinking, text, then calls", convo(signed, redacted, core.TextPart("let me look"), call("t1", `{}`), call("t2", `{}`)), nil},
+		{"text after the calls is no thinking", convo(signed, call("t1", `{}`), call("t2", `{}`), core.TextPart("done")), nil},
+		{"thinking in the next assistant turn, after the results", append(convo(signed, call("t1", `{}`), call("t2", `{}`)),
+			msg(core.RoleAssistant, core.Part{Kind: core.PartThinking, Text: "interleaved", Signature: "sig2"}, core.TextPart("sunny"))), nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, err := New().EncodeRequest(&core.Request{Messages: tt.msgs})
+			if tt.want == nil {
+				if err != nil {
+					t.Fatalf("EncodeRequest: %v", err)
+				}
+				return
+			}
+			var got *ThinkingOrderError
+			if !errors.As(err, &got) || !errors.Is(err, ErrThinkingOrder) {
+				t.Fatalf("EncodeRequest = %s, %v; want a *ThinkingOrderError wrapping ErrThinkingOrder", out, err)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("error place (-want +got):\n%s", diff)
+			}
+			for _, s := range []string{"message 1", "part ", "G12"} {
+				if !strings.Contains(err.Error(), s) {
+					t.Errorf("error %q does not name %q", err, s)
+				}
+			}
+		})
+	}
+}
+
+// TestEncodeRequestThinkingOrderKept checks that thinking before the calls
+// goes out byte for byte in its place, each block in the order given (G12):
+// the encoder never moves a signed block.
+func TestEncodeRequestThinkingOrderKept(t *testing.T) {
+	req := &core.Request{Messages: []core.Message{
+		msg(core.RoleUser, core.TextPart("weather?")),
+		msg(core.RoleAssistant,
+			core.Part{Kind: core.PartThinking, Text: "b", Signature: "sigB"},
+			core.Part{Kind: core.PartThinking, Data: "R"},
+			core.Part{Kind: core.PartThinking, Text: "a", Signature: "sigA"},
+			call("t1", `{}`)),
+		msg(core.RoleTool, result("t1", "one")),
+	}}
+	out, err := New().EncodeRequest(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var w struct {
+		Messages []struct {
+			Content []map[string]any `json:"content"`
+		} `json:"messages"`
+	}
+	if err := json.Unmarshal(out, &w); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, b := range w.Messages[1].Content {
+		got = append(got, fmt.Sprintf("%v sig=%v data=%v id=%v", b["type"], b["signature"], b["data"], b["id"]))
+	}
+	want := []string{
+		"thinking sig=sigB data=<nil> id=<nil>",
+		"redacted_thinking sig=<nil> data=R id=<nil>",
+		"thinking sig=sigA data=<nil> id=<nil>",
+		"tool_use sig=<nil> data=<nil> id=t1",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("assistant blocks (-want +got):\n%s", diff)
 	}
 }
