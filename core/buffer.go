@@ -19,7 +19,8 @@ var (
 	// identical final copy of its arguments (B02).
 	ErrAfterDone = errors.New("chunk adds to a completed tool call")
 	// ErrConflict reports a chunk that contradicts its call: another name
-	// (A10) or another id for the same call.
+	// (A10) or another id for the same call, or a provider id equal to one
+	// the buffer generated for an earlier call.
 	ErrConflict = errors.New("chunk contradicts its tool call")
 	// ErrInvalidPatch reports a patch value that is not valid JSON, or a
 	// patch applied to arguments that are not a JSON object.
@@ -136,6 +137,9 @@ type callState struct {
 	fromArgs bool // the text was set whole by Args, not by deltas
 	done     bool // ended: completed, failed or left incomplete
 	looksCum bool // a delta repeated all the text before it (B01 hint)
+	// genID is the id the buffer generated for a call without a provider
+	// id, set when the call ends.
+	genID string
 	// text and final are the argument text as received and the
 	// arguments as returned, kept once the call has completed.
 	text  string
@@ -198,6 +202,9 @@ func (b *Buffer) Add(c Chunk) ([]Call, error) {
 	cs, displaced := b.route(&c)
 	if cs != nil && cs.done {
 		return nil, b.afterDone(cs, &c)
+	}
+	if c.ID != "" && b.genIDs[c.ID] && (cs == nil || cs.id == "") {
+		return nil, b.chunkErr(&c, ErrConflict, fmt.Sprintf("id %q was generated for an earlier call that had none; a provider id may not repeat it", c.ID))
 	}
 	if cs == nil && len(b.calls) >= b.lim.MaxCalls {
 		return nil, b.chunkErr(&c, ErrTooManyCalls, fmt.Sprintf("limit %d", b.lim.MaxCalls))
@@ -439,22 +446,35 @@ func (b *Buffer) end(cs *callState) {
 	}
 }
 
-// callID returns the call's provider id, or a stable generated one:
-// tool_<turn>_<index> for a call routed by index, tool_<turn>_<n> for the
-// n-th call of a turn that had neither, with a suffix if that is taken.
+// callID returns the call's provider id, or a generated one, the same on
+// every call: tool_<turn>_<index> for a call routed by index,
+// tool_<turn>_<n> for the n-th call of a turn that had neither. When that
+// is taken, by a provider id seen so far or an id already generated, it
+// gets _<position> (the call's position among all calls), and then _2,
+// _3, … until it is free. Generated ids are chosen when calls end, so they
+// avoid every provider id that came before; a provider id that arrives
+// later and repeats one is rejected by Add.
 func (b *Buffer) callID(cs *callState) string {
 	if cs.id != "" {
 		return cs.id
+	}
+	if cs.genID != "" {
+		return cs.genID
 	}
 	n := cs.ordinal
 	if cs.hasIndex {
 		n = cs.index
 	}
-	id := "tool_" + strconv.Itoa(cs.turn) + "_" + strconv.Itoa(n)
-	if b.genIDs[id] || b.byID[id] != nil {
-		id += "_" + strconv.Itoa(cs.seq)
+	base := "tool_" + strconv.Itoa(cs.turn) + "_" + strconv.Itoa(n)
+	id := base
+	for k := 1; b.genIDs[id] || b.byID[id] != nil; k++ {
+		id = base + "_" + strconv.Itoa(cs.seq)
+		if k > 1 {
+			id += "_" + strconv.Itoa(k)
+		}
 	}
 	b.genIDs[id] = true
+	cs.genID = id
 	return id
 }
 

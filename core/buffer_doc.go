@@ -86,15 +86,29 @@ package core
 //	                                             *CallError for that call only
 //	D06 a second call with an ended call's id    opens a new call when it has Start,
 //	                                             else ErrAfterDone
+//	D01 a provider id equal to a generated one   ErrConflict, chunk rejected (see Ids)
 //	any other chunk after Done                   ErrAfterDone, chunk rejected
 //	both Args and ArgsDelta in one chunk         ErrConflict, chunk rejected
 //	a patch value that is not JSON               ErrInvalidPatch, chunk rejected
 //	chunk after Finish                           ErrFinished
 //
+// # Ids
+//
 // Calls without a provider id get tool_<turn>_<index>, or tool_<turn>_<n>
-// for the n-th call of a turn routed by neither id nor index; a clash with
-// an id already seen adds _<position>. Patches (Chunk.Patch) are merged key
-// by key into the argument object at completion, later values winning.
+// for the n-th call of a turn routed by neither id nor index. The id is
+// chosen when the call ends (completes, fails, or is left incomplete by
+// Finish), so it can skip every provider id seen until then: a clash adds
+// _<position> (the call's position among all calls), then _2, _3, … until
+// the id is free. A provider id that arrives after an equal id was
+// generated is rejected with ErrConflict: the generated id has been handed
+// out already and cannot change, and a provider id is never rewritten,
+// since results must echo it (D02). So a generated id is never equal to
+// any other call's id. Provider ids themselves are kept as sent, even when
+// a provider repeats one for a second call (D06), so that the duplicate
+// stays visible.
+//
+// Patches (Chunk.Patch) are merged key by key into the argument object at
+// completion, later values winning.
 //
 // # Memory
 //

@@ -26,7 +26,7 @@ const (
 )
 
 func decodeChunks(data []byte) []Chunk {
-	ids := []string{"", "call_a", "call_b", "tool_0_1"}
+	ids := []string{"", "call_a", "call_b", "tool_0_1"} // tool_0_1: a generated id
 	items := []string{"", "fc_a", "fc_b", "call_a"}
 	names := []string{"", "weather", "search", "add"}
 	var out []Chunk
@@ -95,7 +95,8 @@ const maxFuzzBuffer = 1 << 10
 
 // FuzzBuffer feeds arbitrary chunk sequences (decodeChunks) to a Buffer
 // with small limits: no chunk that is rejected completes a call, a chunk
-// completes at most one call and without Done only by naming it, Finish
+// completes at most one call and without Done only by naming it, generated
+// ids are unique and never a provider's, Finish
 // errs exactly when calls are left incomplete, and every completed call is
 // whole, with an id, a name and JSON arguments.
 func FuzzBuffer(f *testing.F) {
@@ -143,6 +144,13 @@ func FuzzBuffer(f *testing.F) {
 		enc0(fzIndex|fzDelta, 0, `{"y":2}`),
 		enc(fzID|fzDone, 0x10, ""),
 		enc0(fzIndex|fzDone, 0, ""),
+	))
+	// A provider id equal to an id generated before it: tool_0_1.
+	f.Add(seq(
+		enc(fzIndex|fzName|fzDone, 0x01, ""),
+		enc(fzID|fzName|fzStart|fzDone, 0x30|2, ""),
+		enc(fzIndex|fzName, 0x02, ""),
+		enc(fzID|fzName|fzDelta, 0x30|2, "{}"),
 	))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if len(data) > maxFuzzBuffer {
@@ -201,6 +209,23 @@ func FuzzBuffer(f *testing.F) {
 			if c.Arguments != nil {
 				t.Fatalf("incomplete call has arguments: %+v", c)
 			}
+		}
+		// Generated ids are unique and never equal a provider id.
+		provider := map[string]bool{}
+		for _, cs := range b.calls {
+			if cs.id != "" {
+				provider[cs.id] = true
+			}
+		}
+		generated := map[string]bool{}
+		for _, cs := range b.calls {
+			if cs.genID == "" {
+				continue
+			}
+			if cs.id != "" || provider[cs.genID] || generated[cs.genID] {
+				t.Fatalf("call %d: generated id %q repeats an id (provider id %q)", cs.seq, cs.genID, cs.id)
+			}
+			generated[cs.genID] = true
 		}
 		if n := len(calls) + len(b.Failed()) + len(inc); n != len(b.calls) {
 			t.Fatalf("%d calls opened, %d accounted for", len(b.calls), n)

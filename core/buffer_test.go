@@ -29,8 +29,8 @@ func dumpBuffer(b *Buffer) string {
 			keys = append(keys, k+"="+string(cs.patch[k]))
 		}
 		sort.Strings(keys)
-		fmt.Fprintf(&s, "call %d turn=%d index=%d/%v ord=%d id=%q item=%q name=%q sig=%q args=%q patch=%v/%d doneSeen=%v done=%v cum=%v text=%q final=%q fromArgs=%v\n",
-			cs.seq, cs.turn, cs.index, cs.hasIndex, cs.ordinal, cs.id, cs.itemID, cs.name, cs.sig, cs.args, keys, cs.patchLen, cs.doneSeen, cs.done, cs.looksCum, cs.text, cs.final, cs.fromArgs)
+		fmt.Fprintf(&s, "call %d turn=%d index=%d/%v ord=%d id=%q item=%q name=%q sig=%q args=%q patch=%v/%d doneSeen=%v done=%v cum=%v text=%q final=%q fromArgs=%v gen=%q\n",
+			cs.seq, cs.turn, cs.index, cs.hasIndex, cs.ordinal, cs.id, cs.itemID, cs.name, cs.sig, cs.args, keys, cs.patchLen, cs.doneSeen, cs.done, cs.looksCum, cs.text, cs.final, cs.fromArgs, cs.genID)
 	}
 	for _, cs := range b.open {
 		fmt.Fprintf(&s, "open %d\n", cs.seq)
@@ -403,6 +403,37 @@ func TestBuffer(t *testing.T) {
 				{HasIndex: true, Index: 2, Name: "h", Done: true},
 			},
 			want: []Call{rawCall("tool_0_0", "f", `{}`), rawCall("tool_0_0_1", "f", `{}`), rawCall("tool_0_1", "g", `{}`), rawCall("tool_0_2", "h", `{}`)},
+		},
+		{
+			// A generated id is chosen when its call ends: it skips the
+			// provider ids seen so far (_<position>, then _2, _3, …), and a
+			// provider id that later repeats it is rejected, never
+			// rewritten, so ids stay unique.
+			name: "generated ids never equal a provider id",
+			chunks: []Chunk{
+				{ID: "tool_0_1", Name: "g"},
+				{ID: "tool_0_1_2", Name: "g"},
+				{HasIndex: true, Index: 1, Name: "h", Done: true},
+				{ID: "tool_0_1_2_2", Name: "f", Done: true},
+				{HasIndex: true, Index: 1, ID: "tool_0_1_2_2", Name: "h", Start: true},
+				{HasIndex: true, Index: 5, Name: "k"},
+				{HasIndex: true, Index: 5, ID: "tool_0_1_2_2"},
+				{HasIndex: true, Index: 5, ID: "tool_0_5"},
+			},
+			errs:    map[int]error{3: ErrConflict, 4: ErrConflict, 6: ErrConflict},
+			doneAll: true,
+			want: []Call{
+				rawCall("tool_0_1_2_2", "h", `{}`),
+				rawCall("tool_0_1", "g", `{}`), rawCall("tool_0_1_2", "g", `{}`), rawCall("tool_0_5", "k", `{}`),
+			},
+		},
+		{
+			name: "a provider id equal to a generated one, both at Finish",
+			chunks: []Chunk{
+				{HasIndex: true, Name: "f", ArgsDelta: `{"a":`},
+				{HasIndex: true, Index: 1, ID: "tool_0_0", Name: "g", ArgsDelta: `{"b":`},
+			},
+			incomplete: []Call{{ID: "tool_0_0_0", Name: "f", Original: `{"a":`}, {ID: "tool_0_0", Name: "g", Original: `{"b":`}},
 		},
 		{
 			name: "patches merged key by key",
