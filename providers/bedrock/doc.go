@@ -80,6 +80,23 @@
 // The tool results of a user turn are put in the order of the calls they
 // answer (G05), in the slots the results held.
 //
+// Reasoning keeps its place (G12): a thinking part after a tool call in
+// the same assistant message is refused on both APIs with a
+// *ThinkingOrderError naming the message, the part and the call before
+// it, wrapping ErrThinkingOrder; the encoder never moves reasoning to
+// make the message acceptable. Claude on Bedrock applies Anthropic's rule:
+// an assistant turn is sent back as the model produced it, its reasoning
+// before its toolUse blocks (reasoning after a tool result arrives in the
+// next assistant turn), and with extended thinking a final assistant turn
+// that does not open with reasoning is a 400 "Expected `thinking` or
+// `redacted_thinking`, but found `tool_use`", which Bedrock returns as a
+// ValidationException (anomalyco/opencode #3077). The Bedrock API
+// reference (ReasoningTextBlock) describes the signature as a hash over the
+// conversation that fails the request if the messages are tampered with,
+// so reordering signed reasoning is no repair. The anthropic package
+// documentation gives the Anthropic sources and the one known limit
+// (progress-update blocks of the newest models between parallel calls).
+//
 // Tool choice "none" has no Converse form. When the history holds no tool
 // calls or results, the tools are dropped, so the model cannot call one;
 // otherwise Converse requires toolConfig, so the tools stay and toolChoice

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 
@@ -110,6 +111,9 @@ func (a *Adapter) EncodeRequest(req *core.Request) ([]byte, error) {
 	if err := checkNames(req.Tools); err != nil {
 		return nil, err
 	}
+	if err := checkThinkingOrder(req.Messages); err != nil {
+		return nil, err
+	}
 	if a.api == InvokeAnthropic {
 		body, err := encodeInvokeRequest(req)
 		if err != nil {
@@ -183,6 +187,49 @@ func checkNames(tools []core.ToolSpec) error {
 	for i, t := range tools {
 		if err := core.CheckName(t.Name); err != nil {
 			return fmt.Errorf("bedrock: encode request: tools[%d]: %w", i, err)
+		}
+	}
+	return nil
+}
+
+// ErrThinkingOrder reports reasoning after a tool call in one assistant
+// message (G12), which Claude on Bedrock refuses and the encoder cannot fix,
+// since signed reasoning must not be reordered.
+var ErrThinkingOrder = errors.New("reasoning block after a toolUse in one assistant message")
+
+// ThinkingOrderError is a thinking part that follows a tool call in the
+// same assistant message (G12), on either API. Message is the index in
+// Request.Messages, Part the index of the thinking part in that message's
+// Parts, and CallID the id of the nearest call before it. It wraps
+// ErrThinkingOrder.
+type ThinkingOrderError struct {
+	Message int
+	Part    int
+	CallID  string
+}
+
+func (e *ThinkingOrderError) Error() string {
+	return fmt.Sprintf("bedrock: encode request: messages[%d].parts[%d]: %v (after call id %q, G12): signed reasoning goes before the toolUse blocks of its message and cannot be moved; send the message as the model produced it", e.Message, e.Part, ErrThinkingOrder, e.CallID)
+}
+
+func (e *ThinkingOrderError) Unwrap() error { return ErrThinkingOrder }
+
+// checkThinkingOrder refuses an assistant message that holds a thinking
+// part after a tool call (G12); see the package documentation for why this
+// is an error and not a reordering.
+func checkThinkingOrder(msgs []core.Message) error {
+	for i, m := range msgs {
+		if m.Role != core.RoleAssistant {
+			continue
+		}
+		callID, seen := "", false
+		for j, p := range m.Parts {
+			switch {
+			case p.Kind == core.PartToolCall && p.Call != nil:
+				callID, seen = p.Call.ID, true
+			case p.Kind == core.PartThinking && seen:
+				return &ThinkingOrderError{Message: i, Part: j, CallID: callID}
+			}
 		}
 	}
 	return nil

@@ -289,3 +289,107 @@ func TestDecodeRequestConverse(t *testing.T) {
 		t.Errorf("request (-want +got):\n%s", diff)
 	}
 }
+
+// TestEncodeRequestThinkingOrder checks G12 on both APIs: reasoning after a
+// toolUse in one assistant message is refused, naming the message and the
+// part, and never reordered; reasoning before the calls is sent in place,
+// first in the assistant turn.
+func TestEncodeRequestThinkingOrder(t *testing.T) {
+	signed := core.Part{Kind: core.PartThinking, Text: "think", Signature: "sig1"}
+	redacted := core.Part{Kind: core.PartThinking, Data: "cmVkYWN0ZWQ="}
+	use := func(id string) core.Part {
+		return core.CallPart(core.Call{ID: id, Name: "f", Arguments: json.RawMessage(`{}`)})
+	}
+	res := func(id string) core.Part {
+		return core.ResultPart(core.Result{CallID: id, Content: []core.Part{core.TextPart("ok")}})
+	}
+	convo := func(assistant ...core.Part) []core.Message {
+		return []core.Message{
+			{Role: core.RoleSystem, Parts: []core.Part{core.TextPart("be brief")}},
+			{Role: core.RoleUser, Parts: []core.Part{core.TextPart("weather?")}},
+			{Role: core.RoleAssistant, Parts: assistant},
+			{Role: core.RoleTool, Parts: []core.Part{res("t1"), res("t2")}},
+		}
+	}
+	tests := []struct {
+		name string
+		msgs []core.Message
+		want *ThinkingOrderError // nil: encoded
+	}{
+		{"signed reasoning between two calls", convo(use("t1"), signed, use("t2")),
+			&ThinkingOrderError{Message: 2, Part: 1, CallID: "t1"}},
+		{"redacted reasoning after the calls", convo(signed, use("t1"), use("t2"), redacted),
+			&ThinkingOrderError{Message: 2, Part: 3, CallID: "t2"}},
+		{"reasoning, text, then calls", convo(signed, redacted, core.TextPart("let me look"), use("t1"), use("t2")), nil},
+		{"reasoning in the next assistant turn", append(convo(signed, use("t1"), use("t2")),
+			core.Message{Role: core.RoleAssistant, Parts: []core.Part{{Kind: core.PartThinking, Text: "interleaved", Signature: "sig2"}, core.TextPart("sunny")}}), nil},
+	}
+	apis := map[string]API{"converse": Converse, "invoke": InvokeAnthropic}
+	for apiName, api := range apis {
+		for _, tt := range tests {
+			t.Run(apiName+"/"+tt.name, func(t *testing.T) {
+				out, err := New(WithAPI(api)).EncodeRequest(&core.Request{Messages: tt.msgs, MaxTokens: 10})
+				if tt.want == nil {
+					if err != nil {
+						t.Fatalf("EncodeRequest: %v", err)
+					}
+					if !bytes.Contains(out, []byte("sig1")) {
+						t.Errorf("signature sig1 not sent: %s", out)
+					}
+					return
+				}
+				var got *ThinkingOrderError
+				if !errors.As(err, &got) || !errors.Is(err, ErrThinkingOrder) {
+					t.Fatalf("EncodeRequest = %s, %v; want a *ThinkingOrderError wrapping ErrThinkingOrder", out, err)
+				}
+				if diff := cmp.Diff(tt.want, got); diff != "" {
+					t.Errorf("error place (-want +got):\n%s", diff)
+				}
+				if !strings.HasPrefix(err.Error(), "bedrock: encode request: messages[2].parts[") || !strings.Contains(err.Error(), "G12") {
+					t.Errorf("error %q does not name the operation, the part and G12", err)
+				}
+			})
+		}
+	}
+}
+
+// TestEncodeRequestReasoningKeptFirst checks the Converse bytes of G12:
+// the reasoning blocks come first in the assistant turn, in the order
+// given, with their signature and redacted payload unchanged.
+func TestEncodeRequestReasoningKeptFirst(t *testing.T) {
+	req := &core.Request{Messages: []core.Message{
+		{Role: core.RoleUser, Parts: []core.Part{core.TextPart("weather?")}},
+		{Role: core.RoleAssistant, Parts: []core.Part{
+			{Kind: core.PartThinking, Text: "b", Signature: "sigB"},
+			{Kind: core.PartThinking, Data: "Ug=="},
+			{Kind: core.PartThinking, Text: "a", Signature: "sigA"},
+			core.CallPart(core.Call{ID: "t1", Name: "f", Arguments: json.RawMessage(`{}`)}),
+		}},
+		{Role: core.RoleTool, Parts: []core.Part{core.ResultPart(core.Result{CallID: "t1", Content: []core.Part{core.TextPart("ok")}})}},
+	}}
+	out, err := New().EncodeRequest(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var w struct {
+		Messages []struct {
+			Content []json.RawMessage `json:"content"`
+		} `json:"messages"`
+	}
+	if err := json.Unmarshal(out, &w); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, b := range w.Messages[1].Content {
+		got = append(got, string(b))
+	}
+	want := []string{
+		`{"reasoningContent":{"reasoningText":{"text":"b","signature":"sigB"}}}`,
+		`{"reasoningContent":{"redactedContent":"Ug=="}}`,
+		`{"reasoningContent":{"reasoningText":{"text":"a","signature":"sigA"}}}`,
+		`{"toolUse":{"toolUseId":"t1","name":"f","input":{}}}`,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("assistant blocks (-want +got):\n%s", diff)
+	}
+}
