@@ -28,7 +28,7 @@ func runLoop(t *testing.T, protocol string, mode agent.Mode, stream bool, reg *c
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := fakeprovider.New(adapter, scripted(mode, turns)...)
+	srv := fakeprovider.New(adapter, scriptedFor(protocol, mode, turns)...)
 	t.Cleanup(srv.Close)
 	loop := &agent.Loop{Adapter: adapter, Endpoint: agent.Endpoint{BaseURL: srv.URL, Client: srv.Client()},
 		Registry: reg, Model: "fake-model", Mode: mode, Stream: stream}
@@ -51,9 +51,6 @@ func traceText(out *agent.Outcome) string {
 func TestRefusedApproval(t *testing.T) {
 	for _, protocol := range providers.Names() {
 		for _, mode := range agent.Modes {
-			if mode == agent.ModeStructured && structuredUnsupported[protocol] {
-				continue // TestLoopEndToEnd checks the refusal of the mode itself
-			}
 			t.Run(protocol+"/"+string(mode), func(t *testing.T) {
 				f := newFixture(t)
 				var asked []string
@@ -462,6 +459,28 @@ func TestTruncatedCallsNeverRun(t *testing.T) {
 		}))
 		defer srv.Close()
 		loop := &agent.Loop{Adapter: adapter, Endpoint: agent.Endpoint{BaseURL: srv.URL}, Registry: f.reg, Model: "m", Mode: agent.ModeNative, Stream: true}
+		out, err := loop.Run(context.Background(), []core.Message{user("go")})
+		if err == nil || f.weather.Load() != 0 {
+			t.Fatalf("got %v with %d runs; want an error and no run\n%s", err, f.weather.Load(), traceText(out))
+		}
+	})
+	t.Run("bedrock structured step tool cut inside its input", func(t *testing.T) {
+		f := newFixture(t)
+		adapter, _ := providers.Lookup("bedrock")
+		var buf strings.Builder
+		err := adapter.EncodeStream(&buf, []core.Event{
+			{Kind: core.EventCallStart, Chunk: &core.Chunk{Index: 0, HasIndex: true, ID: "tooluse_1", Name: agent.StepSchemaName, Start: true}},
+			{Kind: core.EventCallDelta, Chunk: &core.Chunk{Index: 0, HasIndex: true, ArgsDelta: `{"step":{"tool":"get_weather","arguments":{"city":"Par`}},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/vnd.amazon.eventstream")
+			io.WriteString(w, buf.String())
+		}))
+		defer srv.Close()
+		loop := &agent.Loop{Adapter: adapter, Endpoint: agent.Endpoint{BaseURL: srv.URL}, Registry: f.reg, Model: "m", Mode: agent.ModeStructured, Stream: true}
 		out, err := loop.Run(context.Background(), []core.Message{user("go")})
 		if err == nil || f.weather.Load() != 0 {
 			t.Fatalf("got %v with %d runs; want an error and no run\n%s", err, f.weather.Load(), traceText(out))

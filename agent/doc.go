@@ -28,10 +28,19 @@
 //     and rejects a root anyOf; the extractor reads a bare branch too.
 //     Strict mode makes optional properties nullable, so a null for a
 //     property the tool does not require is dropped before validation.
-//     One call per step. Before sending, the loop decodes its own encoded
-//     request: a protocol with no place for a response format (Bedrock
-//     Converse) is ErrUnsupported, never a request that silently asks for
-//     nothing.
+//     One call per step. A protocol with no place for a response format
+//     (Bedrock Converse, found by encoding a request that asks for one and
+//     decoding it back) gets the step schema as the input schema of one
+//     tool, named StepSchemaName, with the tool choice forcing that tool:
+//     the model writes its step as the tool's input, and the loop reads
+//     that input as the step text, so extraction, validation and history
+//     are the same as with a response format (the history replays steps as
+//     text, not as calls of the step tool). A model that answers in text
+//     anyway is read as text. The other choice, refusing the mode over
+//     such protocols, left Bedrock without the mode that keeps weak models
+//     to the schema. Before sending, the loop still decodes its own
+//     encoded request: a request whose response format the adapter drops
+//     is ErrUnsupported, never a request that silently asks for nothing.
 //   - ModeValidated and ModeParsed describe the tools in the system prompt
 //     and read calls from the text: <tool_call>…</tool_call> and
 //     <tool_use>…</tool_use> blocks (a fence inside is allowed), fenced

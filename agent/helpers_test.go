@@ -71,6 +71,28 @@ type turn struct {
 	calls []core.Call
 }
 
+// structuredViaTool lists protocols whose requests cannot carry a
+// response_format: the loop runs ModeStructured over them through one
+// forced tool, agent.StepSchemaName, whose input is the step.
+// checkModeShape fails if the requests do not have that shape, so the list
+// cannot claim a protocol the loop treats otherwise.
+var structuredViaTool = map[string]bool{"bedrock": true}
+
+// scriptedFor is scripted for a protocol: over a protocol in
+// structuredViaTool, structured steps come as calls of the step tool.
+func scriptedFor(protocol string, mode agent.Mode, turns []turn) []core.Response {
+	out := scripted(mode, turns)
+	if mode != agent.ModeStructured || !structuredViaTool[protocol] {
+		return out
+	}
+	for i := range out {
+		step := out[i].Message.Text()
+		out[i].Message.Parts = []core.Part{core.CallPart(core.Call{ID: fmt.Sprintf("tooluse_step%d", i+1), Name: agent.StepSchemaName, Arguments: json.RawMessage(step)})}
+		out[i].Finish = core.FinishToolCalls
+	}
+	return out
+}
+
 // scripted renders turns as canonical responses for a mode: native calls
 // as call parts, text-mode calls as <tool_call> blocks (after the text),
 // structured calls and answers as JSON steps.

@@ -124,6 +124,9 @@ func (l *Loop) Run(ctx context.Context, msgs []core.Message) (*Outcome, error) {
 	if policy == nil {
 		policy = DefaultPolicy()
 	}
+	// A protocol with no place for a response format gets ModeStructured
+	// through one forced tool whose input is the step (see doc.go).
+	viaTool := out.Mode == ModeStructured && !carriesResponseFormat(l.Adapter)
 	tr := out.Trace
 	retries := 0
 	for step := 1; step <= maxSteps; step++ {
@@ -135,6 +138,9 @@ func (l *Loop) Run(ctx context.Context, msgs []core.Message) (*Outcome, error) {
 		wreq, err := strat.Format(creq)
 		if err != nil {
 			return out, fmt.Errorf("agent step %d: %w", step, err)
+		}
+		if viaTool {
+			wreq = stepToolRequest(wreq)
 		}
 		removed := caps.Apply(wreq)
 		tr.add(Entry{Step: step, Kind: KindRequest, Request: wreq, Removed: removed})
@@ -152,6 +158,10 @@ func (l *Loop) Run(ctx context.Context, msgs []core.Message) (*Outcome, error) {
 		}
 		if len(resp.Incomplete) > 0 {
 			return out, fmt.Errorf("agent step %d: %w: %d cut off (finish %q)", step, ErrIncomplete, len(resp.Incomplete), resp.ProviderFinish)
+		}
+		if viaTool {
+			resp = stepToolResponse(resp)
+			out.Finish = resp.Finish
 		}
 		ex, err := strat.Extract(creq, resp)
 		if err != nil {

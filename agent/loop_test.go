@@ -3,7 +3,6 @@ package agent_test
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -68,10 +67,6 @@ func parseResultBlocks(s string) []core.Result {
 	}
 }
 
-// structuredUnsupported lists protocols whose requests cannot carry a
-// response_format; the loop refuses structured mode over them.
-var structuredUnsupported = map[string]bool{"bedrock": true}
-
 // TestLoopEndToEnd runs the loop over real HTTP against a fake provider for
 // every protocol, every mode, streamed and not: a call that fails
 // validation, the corrected call, then the answer. It checks the answer,
@@ -100,7 +95,7 @@ func testEndToEnd(t *testing.T, protocol string, mode agent.Mode, stream bool) {
 		{calls: []core.Call{{ID: "callBBBB2", Name: "get_weather", Arguments: json.RawMessage(`{"city":"Paris"}`)}}},
 		{text: "It is 21 C in Paris."},
 	}
-	srv := fakeprovider.New(adapter, scripted(mode, turns)...)
+	srv := fakeprovider.New(adapter, scriptedFor(protocol, mode, turns)...)
 	defer srv.Close()
 	loop := &agent.Loop{
 		Adapter:  adapter,
@@ -111,15 +106,6 @@ func testEndToEnd(t *testing.T, protocol string, mode agent.Mode, stream bool) {
 		Stream:   stream,
 	}
 	out, err := loop.Run(context.Background(), []core.Message{user("Weather in Paris?")})
-	if mode == agent.ModeStructured && structuredUnsupported[protocol] {
-		if !errors.Is(err, agent.ErrUnsupported) {
-			t.Fatalf("Run over %s in structured mode: got error %v, want ErrUnsupported", protocol, err)
-		}
-		if n := len(srv.Received()); n != 0 {
-			t.Fatalf("provider received %d requests, want none", n)
-		}
-		return
-	}
 	if err != nil {
 		var b strings.Builder
 		out.Trace.Write(&b)
@@ -215,6 +201,20 @@ func checkModeShape(t *testing.T, protocol string, mode agent.Mode, n int, req *
 			t.Errorf("request %d: %d tools, want 2 native tools", n, len(req.Tools))
 		}
 	case agent.ModeStructured:
+		if structuredViaTool[protocol] {
+			// The step schema travels as the one tool's input schema, and
+			// the tool choice forces that tool.
+			if len(req.Tools) != 1 || req.Tools[0].Name != agent.StepSchemaName || !strings.Contains(string(req.Tools[0].InputSchema), `"anyOf"`) {
+				t.Errorf("request %d: tools %+v, want the one step tool %q with the step schema", n, req.Tools, agent.StepSchemaName)
+			}
+			if want := (&core.ToolChoice{Mode: core.ToolChoiceTool, Name: agent.StepSchemaName}); !cmp.Equal(want, req.ToolChoice) {
+				t.Errorf("request %d: tool choice %+v, want %+v", n, req.ToolChoice, want)
+			}
+			if req.ResponseFormat != nil {
+				t.Errorf("request %d: response format %+v on a protocol without one", n, req.ResponseFormat)
+			}
+			return
+		}
 		if len(req.Tools) != 0 {
 			t.Errorf("request %d: %d native tools, want none", n, len(req.Tools))
 		}

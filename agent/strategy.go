@@ -393,6 +393,71 @@ func StepSchema(tools []core.ToolSpec, choice *core.ToolChoice) (json.RawMessage
 	return b, nil
 }
 
+// carriesResponseFormat reports whether a's requests have a place for a
+// response format: it encodes a request that asks for one and decodes it
+// back. Bedrock Converse has none.
+func carriesResponseFormat(a core.Adapter) bool {
+	probe := &core.Request{Model: "probe", Messages: []core.Message{userText("probe")},
+		ResponseFormat: &core.ResponseFormat{Name: StepSchemaName, Schema: json.RawMessage(`{"type":"object"}`), Strict: true}}
+	b, err := a.EncodeRequest(probe)
+	if err != nil {
+		return true // send reports the adapter's error on the real request
+	}
+	back, err := a.DecodeRequest(b)
+	return err != nil || back.ResponseFormat != nil
+}
+
+// stepToolRequest rewrites a ModeStructured request for a protocol with no
+// response format: the step schema becomes the input schema of one tool,
+// named StepSchemaName, and the tool choice forces that tool, so the model
+// must write its step as that tool's input. A request without a response
+// format is returned as it is.
+func stepToolRequest(req *core.Request) *core.Request {
+	rf := req.ResponseFormat
+	if rf == nil {
+		return req
+	}
+	out := *req
+	out.ResponseFormat = nil
+	out.Tools = []core.ToolSpec{{Name: rf.Name, Description: "Write your next step: a tool call, the answer or a scratchpad.", InputSchema: rf.Schema}}
+	out.ToolChoice = &core.ToolChoice{Mode: core.ToolChoiceTool, Name: rf.Name}
+	out.ParallelToolCalls = nil
+	return &out
+}
+
+// stepToolResponse undoes stepToolRequest on a response: the calls of the
+// step tool become the step text, their input as the model wrote it, in
+// place of the response's other text, so the structured strategy reads
+// the step as it reads one sent as a response format. Thinking and plan
+// parts are kept. A response without a call of the step tool (a model
+// that answered in text despite the forced tool) is returned as it is.
+func stepToolResponse(resp *core.Response) *core.Response {
+	var steps []string
+	for _, c := range resp.Calls() {
+		if c.Name == StepSchemaName {
+			steps = append(steps, string(c.Arguments))
+		}
+	}
+	if len(steps) == 0 {
+		return resp
+	}
+	out := *resp
+	out.Message = core.Message{Role: resp.Message.Role}
+	for _, p := range resp.Message.Parts {
+		switch {
+		case p.Kind == core.PartThinking || p.Kind == core.PartPlan:
+			out.Message.Parts = append(out.Message.Parts, p)
+		case p.Kind == core.PartToolCall && p.Call != nil && p.Call.Name != StepSchemaName:
+			out.Message.Parts = append(out.Message.Parts, p)
+		}
+	}
+	out.Message.Parts = append(out.Message.Parts, core.TextPart(strings.Join(steps, "\n")))
+	if out.Finish == core.FinishToolCalls && len(out.Message.Calls()) == 0 {
+		out.Finish = core.FinishStop
+	}
+	return &out
+}
+
 // stepJSON is one structured step, bare or under "step".
 type stepJSON struct {
 	Step       json.RawMessage `json:"step"`

@@ -79,7 +79,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "agent: %v\n", err)
 		return 1
 	}
-	srv := fakeprovider.New(adapter, script(mode)...)
+	srv := fakeprovider.New(adapter, script(*protocol, mode)...)
 	defer srv.Close()
 	loop := &agent.Loop{
 		Adapter:      adapter,
@@ -134,8 +134,24 @@ func tools() (*core.Registry, error) {
 
 // script is what the fake model says: a weather call, then a conversion,
 // then the answer; calls as native tool calls, structured JSON steps or
-// <tool_call> text, as the mode asks.
-func script(mode agent.Mode) []core.Response {
+// <tool_call> text, as the mode asks. Over Bedrock, which has no response
+// format, the loop asks for structured steps through one forced tool, so
+// the fake model writes each step as that tool's input.
+func script(protocol string, mode agent.Mode) []core.Response {
+	out := textScript(mode)
+	if mode != agent.ModeStructured || protocol != "bedrock" {
+		return out
+	}
+	for i, r := range out {
+		step := core.Call{ID: fmt.Sprintf("tooluse_step%d", i+1), Name: agent.StepSchemaName, Arguments: json.RawMessage(r.Message.Text())}
+		out[i].Message.Parts = []core.Part{core.CallPart(step)}
+		out[i].Finish = core.FinishToolCalls
+	}
+	return out
+}
+
+// textScript is the script with every step in the response's body.
+func textScript(mode agent.Mode) []core.Response {
 	calls := []core.Call{
 		{ID: "call00001", Name: "get_weather", Arguments: json.RawMessage(`{"city":"Lisbon"}`)},
 		{ID: "call00002", Name: "to_fahrenheit", Arguments: json.RawMessage(`{"celsius":22}`)},

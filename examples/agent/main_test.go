@@ -32,6 +32,7 @@ func TestProgram(t *testing.T) {
 	}{
 		{"native", nil},
 		{"structured", []string{"-mode", "structured"}},
+		{"structured-bedrock-stream", []string{"-mode", "structured", "-protocol", "bedrock", "-stream"}},
 		{"validated-anthropic-stream", []string{"-mode", "validated", "-protocol", "anthropic", "-stream"}},
 		{"auto-o3-capabilities", []string{"-mode", "auto", "-model", "o3-mini", "-capabilities", filepath.Join("testdata", "capabilities.json")}},
 	} {
