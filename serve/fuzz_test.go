@@ -51,6 +51,10 @@ func FuzzHandler(f *testing.F) {
 	f.Add(uint8(3), "\x00\xff", "delay=0s")
 	f.Add(uint8(4), `{"stream":false}`, "boom")
 	f.Add(uint8(5), `{"input":[{"type":"function_call_output","call_id":"c","output":"x"}],"stream":true}`, "error")
+	f.Add(uint8(5), `{"previous_response_id":"resp_x","input":[{"type":"function_call_output","call_id":"c","output":"x"}]}`, "")
+	f.Add(uint8(5), `{"previous_response_id":7,"store":false,"input":[]}`, "")
+	f.Add(uint8(3), `{"messages":[{"role":"assistant","content":[{"toolUse":{"toolUseId":"t","name":"f"}}]},{"role":"user","content":[{"toolResult":{"toolUseId":"t","content":"ok"}}]}],"toolConfig":{"toolChoice":{"none":{}}}}`, "")
+	f.Add(uint8(1), `{"messages":[{"role":"assistant","content":[{"type":"text","text":""},{"type":"tool_use","id":"t","name":"f","input":{}}]}]}`, "")
 	s, err := New(Options{Scenarios: builtin(f)})
 	if err != nil {
 		f.Fatal(err)

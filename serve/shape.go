@@ -83,7 +83,11 @@ func anthropicShape(body []byte, add addFunc) {
 			if toolUse {
 				beside = " beside tool_use"
 			}
-			add("G11", "messages[%d].content[%d]: empty text block%s; the API answers 400 \"text content blocks must be non-empty\"", i, j, beside)
+			if *b.Text == "" {
+				add("G11", "messages[%d].content[%d]: empty text block%s; the API answers 400 \"text content blocks must be non-empty\"", i, j, beside)
+			} else {
+				add("G11", "messages[%d].content[%d]: white-space-only text block%s; the API answers 400 \"text content blocks must contain non-whitespace text\"", i, j, beside)
+			}
 		}
 	}
 }

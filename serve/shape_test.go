@@ -1,10 +1,16 @@
 package serve
 
 import (
+	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"pgregory.net/rapid"
+
+	"github.com/toolconform/conform/core"
+	"github.com/toolconform/conform/providers"
 )
 
 // TestGradeBody checks each wire-form rule on a good follow-up and on one
@@ -34,7 +40,7 @@ func TestGradeBody(t *testing.T) {
 	}{
 		{"anthropic: text beside tool_use", "anthropic", ant(`{"type":"text","text":"Let me look."},` + antUse), nil, ""},
 		{"anthropic: empty text beside tool_use", "anthropic", ant(`{"type":"text","text":""},` + antUse), []string{"G11"}, "messages[1].content[0]"},
-		{"anthropic: white-space text beside tool_use", "anthropic", ant(antUse + `,{"type":"text","text":" \n"}`), []string{"G11"}, "messages[1].content[1]"},
+		{"anthropic: white-space text beside tool_use", "anthropic", ant(antUse + `,{"type":"text","text":" \n"}`), []string{"G11"}, "messages[1].content[1]: white-space-only"},
 		{"anthropic: string content is not a block", "anthropic", `{"messages":[{"role":"user","content":""}]}`, nil, ""},
 		{"bedrock invoke: empty text beside tool_use", "bedrock", `{"anthropic_version":"bedrock-2023-05-31","max_tokens":9,"messages":[{"role":"assistant","content":[{"type":"text","text":""},` + antUse + `]}]}`, []string{"G11"}, "messages[0].content[0]"},
 		{"bedrock: good follow-up", "bedrock", cv(`{"text":"Looking."},{"toolUse":{"toolUseId":"t1","name":"f","input":{}}}`, `,"toolConfig":{"tools":[],"toolChoice":{"auto":{}}}`), nil, ""},
@@ -71,4 +77,75 @@ func TestGradeBody(t *testing.T) {
 			}
 		})
 	}
+}
+
+// wireRules are the rules GradeBody may report.
+var wireRules = map[string]bool{"G10": true, "G11": true, "G15": true, "G16": true}
+
+// FuzzGradeBody reads arbitrary bodies as each protocol's follow-up: no
+// panic, and every problem names one of the wire rules with a message.
+func FuzzGradeBody(f *testing.F) {
+	f.Add(`{"messages":[{"role":"assistant","content":[{"type":"text","text":" "},{"type":"tool_use","id":"t","name":"f","input":{}}]}]}`)
+	f.Add(`{"anthropic_version":"x","messages":[{"role":"assistant","content":[{"type":"text","text":""}]}]}`)
+	f.Add(`{"messages":[{"role":"assistant","content":[{"toolUse":{"toolUseId":"t","name":"f","input":[1]}},{"toolResult":{"content":{}}}]}],"toolConfig":{"toolChoice":{"none":{}}}}`)
+	f.Add(`{"messages":[{"role":"tool","tool_call_id":"c","content":"[{\"type\":\"text\",\"text\":\"x\"}]"},{"role":"tool","content":[{"type":"text","text":"x"}]}]}`)
+	f.Add(`{"message":"hi","tool_results":[],"messages":[{"role":"TOOL","content":"[{\"type\":\"document\",\"document\":{}}]"}]}`)
+	f.Add(`{"messages":[{"role":"tool","content":"[{\"type\":\"text\"}]"}]}`)
+	f.Add(`{"messages":null}`)
+	f.Add("\x00[")
+	protocols := providers.Names()
+	f.Fuzz(func(t *testing.T, body string) {
+		for _, p := range protocols {
+			for _, pr := range GradeBody(p, []byte(body)) {
+				if !wireRules[pr.Rule] || pr.Message == "" {
+					t.Fatalf("%s: problem %+v", p, pr)
+				}
+			}
+		}
+	})
+}
+
+// TestGradeBodyPassesAdapterFollowUps checks, for random tool turns, that
+// the follow-up conform's own adapters write breaks no wire rule: the
+// adapters leave out empty text (G11), write Converse's shapes (G15) and
+// send results as content, not as JSON text (G10, G16).
+func TestGradeBodyPassesAdapterFollowUps(t *testing.T) {
+	protocols := []string{"anthropic", "bedrock", "openai-chat", "mistral", "ollama", "cohere"}
+	rapid.Check(t, func(t *rapid.T) {
+		// Never white space alone: the anthropic and bedrock adapters
+		// send such text as it is, which both APIs refuse (reported).
+		word := rapid.StringMatching(`([a-z][a-z ]{0,11})?`)
+		n := rapid.IntRange(1, 3).Draw(t, "calls")
+		asst := core.Message{Role: core.RoleAssistant}
+		if rapid.Bool().Draw(t, "lead") {
+			asst.Parts = append(asst.Parts, core.TextPart(word.Draw(t, "lead text")))
+		}
+		results := core.Message{Role: core.RoleTool}
+		for i := range n {
+			args := "{}"
+			if rapid.Bool().Draw(t, "args") {
+				args = fmt.Sprintf(`{"q":%q}`, word.Draw(t, "arg"))
+			}
+			id := fmt.Sprintf("call%d", i)
+			asst.Parts = append(asst.Parts, core.CallPart(core.Call{ID: id, Name: "f", Arguments: json.RawMessage(args)}))
+			results.Parts = append(results.Parts, core.ResultPart(core.Result{CallID: id, Name: "f", Content: []core.Part{core.TextPart(word.Draw(t, "result"))}}))
+		}
+		req := &core.Request{
+			Messages: []core.Message{{Role: core.RoleUser, Parts: []core.Part{core.TextPart("go")}}, asst, results},
+			Tools:    []core.ToolSpec{{Name: "f", InputSchema: json.RawMessage(`{"type":"object"}`)}},
+		}
+		for _, p := range protocols {
+			a, err := providers.Lookup(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, err := a.EncodeRequest(req)
+			if err != nil {
+				t.Fatalf("%s: encode: %v", p, err)
+			}
+			if got := GradeBody(p, body); got != nil {
+				t.Fatalf("%s: problems %v in the adapter's follow-up %s", p, got, body)
+			}
+		}
+	})
 }
