@@ -64,8 +64,23 @@
 // G13 calls), no call the stream left incomplete (B09), and one result per
 // call after it, in call order for Anthropic, Bedrock and Gemini (G05),
 // in the very next message for Anthropic and Bedrock (G01). Each problem
-// names a failure mode of FAILURE-MODES.md. Gemini 2 sends no call ids; the
-// ids the adapter generates are paired by position and name. The answer to
+// names a failure mode of FAILURE-MODES.md. Reasoning served with the calls
+// must come back on every assistant message with calls for Chat Completions
+// (G14, DeepSeek's rule, applied to the whole protocol) and a Cohere
+// tool_plan must not come back as answer text (G16). Gemini 2 sends no call
+// ids; the ids the adapter generates are paired by position and name.
+//
+// GradeBody reads the rules only the wire form shows, before the adapter
+// decodes the body: blank text blocks (G11, Anthropic and Bedrock, which the
+// adapters drop on decoding), Converse's shapes (G15: toolUse without input
+// or with a non-object one, results in an assistant turn or not as a list,
+// toolChoice none), tool results serialised as JSON text or, for Ollama,
+// sent as a list (G10), and Cohere v1 fields and roles (G16). A body the
+// adapter then refuses is still a graded follow-up: the rule is the
+// problem, the refusal an error. Reading the raw body in serve, rather than
+// widening the canonical types, keeps the adapters' decoders lossless where
+// it matters and the rules in one place. docs/client-protocol.md has the
+// table of G01–G16, graded how or not graded and why. The answer to
 // a follow-up is a short final text answer (Options.Answer), streamed or
 // not as asked. Verdicts are kept per scenario and read with Verdicts,
 // Verdict or GET /_conform/verdicts.
@@ -78,6 +93,18 @@
 // came before them. The stored thread lives as long as the server; an
 // unknown id is a 404 not_found_error. Only what the documentation says is
 // modelled: no expiry, and system and tools are not re-checked.
+//
+// OpenAI Responses state (G08): every Responses answer, first response or
+// final answer, is kept under the id written in its body (made up as
+// resp_conformN when the scenario has none, so that a client can name it)
+// with the conversation up to it, unless its request said "store": false.
+// A request with previous_response_id is graded as the stored conversation
+// followed by its input, as the API reads it. An id serve never issued, or
+// one created with store false, is a G08 problem naming the id and a 400
+// as from the API; a stored function_call or reasoning item sent again is a
+// G08 problem ("Duplicate item"), and the request is then graded on its own
+// input. The adapter's canonical request has no previous_response_id, so
+// serve reads it from the body. Kept responses live as long as the server.
 //
 // # Keys and logs
 //
