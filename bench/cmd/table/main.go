@@ -2,8 +2,13 @@
 // standard input and writes the README's tables as Markdown: for every
 // stream, each subject's median throughput with its ratio to conform and
 // to the floor, allocations per stream and per event and bytes per stream;
-// and for the growth benchmarks, time and bytes allocated per argument
-// byte.
+// one table for the corpus-all streams (every recorded streamed body of a
+// protocol, conform alone), a row per protocol; and for the growth
+// benchmarks, time and bytes allocated per argument byte.
+//
+// A benchmark that covers several recorded streams reports their number
+// as the "streams" metric; allocations and bytes per stream are the
+// per-op figures divided by it (results without it count one stream).
 package main
 
 import (
@@ -65,12 +70,12 @@ func run(r io.Reader, w io.Writer) error {
 	}
 	stream := ""
 	for _, k := range order {
-		if k[0] != "Stream" {
+		if k[0] != "Stream" || strings.HasSuffix(k[1], "-corpus-all") {
 			continue
 		}
 		if k[1] != stream {
 			stream = k[1]
-			fmt.Fprintf(w, "\n**%s**\n\n", stream)
+			fmt.Fprintf(w, "\n**%s**%s\n\n", stream, streamsNote(results[k]))
 			fmt.Fprintln(w, "| subject | MB/s | × conform | × floor | allocs/stream | allocs/event | B/stream |")
 			fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|")
 		}
@@ -78,8 +83,27 @@ func run(r io.Reader, w io.Writer) error {
 		mbs := median(res["MB/s"])
 		conform := median(results[[3]string{"Stream", k[1], "conform"}]["MB/s"])
 		floor := median(results[[3]string{"Stream", k[1], "floor"}]["MB/s"])
+		n := streams(res)
 		fmt.Fprintf(w, "| %s | %.1f | %.3f | %.4f | %.0f | %.3f | %.0f |\n", k[2], mbs, mbs/conform, mbs/floor,
-			median(res["allocs/op"]), median(res["allocs/event"]), median(res["B/op"]))
+			median(res["allocs/op"])/n, median(res["allocs/event"]), median(res["B/op"])/n)
+	}
+	header := false
+	for _, k := range order {
+		if k[0] != "Stream" || !strings.HasSuffix(k[1], "-corpus-all") || k[2] != "conform" {
+			continue
+		}
+		if !header {
+			header = true
+			fmt.Fprint(w, "\n**every recorded stream, conform alone**\n\n")
+			fmt.Fprintln(w, "| protocol | streams | MB/s | × floor | allocs/stream | allocs/event | B/stream |")
+			fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|")
+		}
+		res := results[k]
+		mbs := median(res["MB/s"])
+		floor := median(results[[3]string{"Stream", k[1], "floor"}]["MB/s"])
+		n := streams(res)
+		fmt.Fprintf(w, "| %s | %.0f | %.1f | %.4f | %.0f | %.3f | %.0f |\n", strings.TrimSuffix(k[1], "-corpus-all"), n, mbs, mbs/floor,
+			median(res["allocs/op"])/n, median(res["allocs/event"]), median(res["B/op"])/n)
 	}
 	fmt.Fprint(w, "\n**growth: one call, conform**\n\n")
 	fmt.Fprintln(w, "| arguments | MB/s | ns/op | ns per argument byte | bytes allocated per argument byte | allocs/op |")
@@ -93,6 +117,24 @@ func run(r io.Reader, w io.Writer) error {
 			median(res["ns/argB"]), median(res["allocB/argB"]), median(res["allocs/op"]))
 	}
 	return nil
+}
+
+// streams returns the number of recorded streams a benchmark covers (its
+// "streams" metric), 1 when it reports none.
+func streams(res result) float64 {
+	if n := median(res["streams"]); n > 0 {
+		return n
+	}
+	return 1
+}
+
+// streamsNote names the number of streams of a benchmark in a table's
+// heading, when it covers more than one.
+func streamsNote(res result) string {
+	if n := streams(res); n > 1 {
+		return fmt.Sprintf(" (%.0f recorded streams)", n)
+	}
+	return ""
 }
 
 // median returns the median of vs, or 0 for none.
