@@ -793,3 +793,36 @@ func checkIDs(t *testing.T, what string, msgs []core.Message, want int) {
 		t.Errorf("%s: %d calls (%q), want %d", what, len(all), all, want)
 	}
 }
+
+// formatDropper is an adapter that keeps a response format in the probe
+// request the loop sends itself, but drops it from real requests: an
+// adapter whose behaviour depends on the request.
+type formatDropper struct{ core.Adapter }
+
+func (d formatDropper) DecodeRequest(b []byte) (*core.Request, error) {
+	req, err := d.Adapter.DecodeRequest(b)
+	if err == nil && req.Model != "probe" {
+		req.ResponseFormat = nil
+	}
+	return req, err
+}
+
+// TestDroppedResponseFormatRefused checks the guard behind the step-tool
+// choice: a structured request whose response format the adapter drops is
+// ErrUnsupported before anything is sent, never a request that asks for
+// nothing.
+func TestDroppedResponseFormatRefused(t *testing.T) {
+	f := newFixture(t)
+	adapter, _ := providers.Lookup("openai-chat")
+	srv := fakeprovider.New(adapter, *textResp(`{"step":{"answer":"hi"}}`))
+	defer srv.Close()
+	loop := &agent.Loop{Adapter: formatDropper{adapter}, Endpoint: agent.Endpoint{BaseURL: srv.URL}, Registry: f.reg,
+		Model: "m", Mode: agent.ModeStructured}
+	_, err := loop.Run(context.Background(), []core.Message{user("hi")})
+	if !errors.Is(err, agent.ErrUnsupported) {
+		t.Fatalf("got %v, want ErrUnsupported", err)
+	}
+	if n := len(srv.Received()); n != 0 {
+		t.Errorf("provider received %d requests, want none", n)
+	}
+}

@@ -35,8 +35,10 @@
 //     the model writes its step as the tool's input, and the loop reads
 //     that input as the step text, so extraction, validation and history
 //     are the same as with a response format (the history replays steps as
-//     text, not as calls of the step tool). A model that answers in text
-//     anyway is read as text. The other choice, refusing the mode over
+//     text, not as calls of the step tool; text the model wrote beside
+//     the step call is left out of its turn, and the trace keeps the
+//     response as received). A model that answers in text anyway is read
+//     as text. The other choice, refusing the mode over
 //     such protocols, left Bedrock without the mode that keeps weak models
 //     to the schema. Before sending, the loop still decodes its own
 //     encoded request: a request whose response format the adapter drops
