@@ -1,7 +1,9 @@
 package scenarios
 
 import (
+	"encoding/json"
 	"io"
+	"slices"
 	"strings"
 	"testing"
 
@@ -234,4 +236,347 @@ func mustLookup(t *testing.T, name string) core.Adapter {
 		t.Fatal(err)
 	}
 	return a
+}
+
+// eventFilter is a deliberately wrong adapter kept as a fixture: it wraps a
+// real adapter and rewrites each event its stream decoder yields.
+type eventFilter struct {
+	core.Adapter
+	rewrite func(core.Event) core.Event
+}
+
+func (w eventFilter) DecodeStream(r io.Reader) core.EventStream {
+	return filteredStream{w.Adapter.DecodeStream(r), w.rewrite}
+}
+
+type filteredStream struct {
+	s       core.EventStream
+	rewrite func(core.Event) core.Event
+}
+
+func (f filteredStream) Next() (core.Event, error) {
+	ev, err := f.s.Next()
+	if err == nil && ev.Chunk != nil {
+		c := *ev.Chunk
+		ev.Chunk = &c
+		ev = f.rewrite(ev)
+	}
+	return ev, err
+}
+
+// rewriting returns a wrapper that rewrites each event with f.
+func rewriting(f func(core.Event) core.Event) func(core.Adapter) core.Adapter {
+	return func(a core.Adapter) core.Adapter { return eventFilter{a, f} }
+}
+
+// TestWrongAdaptersFailNamedCases runs adapters with one known fault each
+// over the stream cases named by the failure mode of that fault, on every
+// protocol those cases run on, and requires each to fail with a calls
+// problem that names the mode: the id-named cases detect what their name
+// says, while the real adapters pass them.
+func TestWrongAdaptersFailNamedCases(t *testing.T) {
+	cases, err := LoadBuiltin(VCRResolver(cassettes.Load))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, pattern string
+		wrap          func(core.Adapter) core.Adapter
+		// wantProtocols are the protocols on which a case must run.
+		wantProtocols []string
+	}{
+		{
+			// A20: argument deltas ignored, every streamed call runs with
+			// what its start carried ({} or ""). The complete text some
+			// protocols repeat at the end (Responses arguments.done) is
+			// ignored too, or the fault would not show there.
+			name: "argument deltas ignored", pattern: "/streaming/^A20-",
+			wrap: rewriting(func(ev core.Event) core.Event {
+				if !ev.Chunk.Start {
+					ev.Chunk.ArgsDelta, ev.Chunk.Args = "", nil
+				}
+				return ev
+			}),
+			wantProtocols: []string{"anthropic", "bedrock", "cohere", "mistral", "openai-chat", "openai-responses"},
+		},
+		{
+			// D01, D02: the provider's ids (or the adapter's own for an
+			// id-less protocol) replaced by one constant, as a runtime that
+			// keys calls by "null" does.
+			name: "ids flattened", pattern: "/streaming/^(D01|D02)-",
+			wrap: rewriting(func(ev core.Event) core.Event {
+				if ev.Chunk.ID != "" {
+					ev.Chunk.ID = "null"
+				}
+				return ev
+			}),
+			wantProtocols: []string{"gemini", "ollama"},
+		},
+		{
+			// B09, B10: a lenient partial-JSON parser finishes cut calls.
+			// Gemini and Ollama send each call whole inside one JSON
+			// chunk or line, so their B09 cases cut the JSON itself: no
+			// call text is left for a lenient parser to close (the
+			// decoder must report the cut instead).
+			name:          "cut calls closed",
+			pattern:       "^(anthropic|bedrock|cohere|mistral|openai-chat|openai-responses)$/streaming/^(B09|B10)-",
+			wrap:          lenientFinishAdapter,
+			wantProtocols: []string{"anthropic", "bedrock", "cohere", "mistral", "openai-chat", "openai-responses"},
+		},
+		{
+			// C01: a no-argument call's empty arguments kept raw.
+			name: "empty arguments kept raw", pattern: "/streaming/^C01-",
+			wrap:          rawEmptyArgsAdapter,
+			wantProtocols: []string{"anthropic", "bedrock", "cohere", "gemini", "mistral", "ollama", "openai-chat", "openai-responses"},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			run := Options{Run: []Pattern{MustCompilePattern(tc.pattern)}}
+			real := providers.All()
+			var wrongs []core.Adapter
+			for _, a := range real {
+				wrongs = append(wrongs, tc.wrap(a))
+			}
+			good, err := Check(real, cases, run)
+			if err != nil {
+				t.Fatal(err)
+			}
+			wrong, err := Check(wrongs, cases, run)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(good) != len(wrong) {
+				t.Fatalf("%d results from the real adapters, %d from the wrong ones", len(good), len(wrong))
+			}
+			var ran []string
+			for i, r := range wrong {
+				if good[i].Name != r.Name {
+					t.Fatalf("result %d: %s from the real adapters, %s from the wrong ones", i, good[i].Name, r.Name)
+				}
+				if good[i].Status != StatusPass {
+					t.Errorf("real adapter: %s: %s, want pass: %v", good[i].Name, good[i].Status, good[i].Problems)
+				}
+				if !slices.Contains(ran, r.Adapter) {
+					ran = append(ran, r.Adapter)
+				}
+				if r.Status != StatusFail {
+					t.Errorf("wrong adapter (%s): %s: %s, want fail", tc.name, r.Name, r.Status)
+					continue
+				}
+				i := slices.IndexFunc(r.Problems, func(p Problem) bool { return p.Rule == "calls" })
+				if i < 0 || !strings.HasPrefix(r.Problems[i].String(), "["+r.Scenario.Guards[0]) {
+					t.Errorf("wrong adapter (%s): %s: no calls problem naming %s among %v", tc.name, r.Name, r.Scenario.Guards[0], r.Problems)
+					continue
+				}
+				t.Logf("%s:\n%s", r.Name, r.Problems[i])
+			}
+			slices.Sort(ran)
+			if !slices.Equal(ran, tc.wantProtocols) {
+				t.Errorf("cases %s ran on %v, want %v", tc.pattern, ran, tc.wantProtocols)
+			}
+		})
+	}
+}
+
+// finishingAdapter is a deliberately wrong adapter kept as a fixture: it
+// wraps a real adapter, follows each call's argument text (routing deltas
+// as core.Buffer does, by id, item id, then index, else to the latest
+// call) and, when the call ends or the turn finishes, replaces its
+// arguments with finish(text), the way a faulty client reads them. With
+// lenient set it also finishes the calls still open when the stream stops.
+type finishingAdapter struct {
+	core.Adapter
+	finish  func(text string) string
+	lenient bool
+}
+
+// lenientFinishAdapter is a client with a lenient partial-JSON parser
+// (earendil-works/pi #8501, vercel/ai #13137): it finishes every call,
+// ended or cut off, with its argument text closed into JSON (an open
+// string and the open objects closed, a dangling key dropped).
+func lenientFinishAdapter(a core.Adapter) core.Adapter {
+	return finishingAdapter{Adapter: a, finish: closeJSON, lenient: true}
+}
+
+// rawEmptyArgsAdapter is a client that keeps a no-argument call's
+// arguments as the raw JSON it was given (C01): empty argument text
+// becomes the JSON string "" and an empty object null, as a Go client that
+// holds the string field in a json.RawMessage, or an empty map in a nil
+// one, sends them on.
+func rawEmptyArgsAdapter(a core.Adapter) core.Adapter {
+	return finishingAdapter{Adapter: a, finish: func(text string) string {
+		switch strings.TrimSpace(text) {
+		case "":
+			return `""`
+		case "{}":
+			return "null"
+		}
+		return text
+	}}
+}
+
+func (w finishingAdapter) DecodeStream(r io.Reader) core.EventStream {
+	return &lenientStream{s: w.Adapter.DecodeStream(r), finish: w.finish, lenient: w.lenient}
+}
+
+type lenientCall struct {
+	id, itemID string
+	index      int
+	hasIndex   bool
+	text       string
+	ended      bool
+}
+
+type lenientStream struct {
+	s       core.EventStream
+	finish  func(string) string
+	lenient bool
+	calls   []*lenientCall
+	pending []core.Event
+	err     error
+}
+
+func (l *lenientStream) find(c *core.Chunk) *lenientCall {
+	for i := len(l.calls) - 1; i >= 0; i-- {
+		k := l.calls[i]
+		switch {
+		case c.ID != "" && k.id == c.ID,
+			c.ID == "" && c.ItemID != "" && k.itemID == c.ItemID,
+			c.ID == "" && c.ItemID == "" && c.HasIndex && k.hasIndex && k.index == c.Index:
+			return k
+		}
+	}
+	if c.ID == "" && c.ItemID == "" && !c.HasIndex && len(l.calls) > 0 {
+		return l.calls[len(l.calls)-1]
+	}
+	return nil
+}
+
+// flush queues a call_end with finished arguments for every open call.
+func (l *lenientStream) flush() {
+	for _, k := range l.calls {
+		if k.ended {
+			continue
+		}
+		k.ended = true
+		args := l.finish(k.text)
+		l.pending = append(l.pending, core.Event{Kind: core.EventCallEnd, Chunk: &core.Chunk{
+			ID: k.id, ItemID: k.itemID, Index: k.index, HasIndex: k.hasIndex, Args: &args, Done: true,
+		}})
+	}
+}
+
+func (l *lenientStream) Next() (core.Event, error) {
+	if len(l.pending) > 0 {
+		ev := l.pending[0]
+		l.pending = l.pending[1:]
+		return ev, nil
+	}
+	if l.err != nil {
+		return core.Event{}, l.err
+	}
+	ev, err := l.s.Next()
+	if err != nil {
+		l.err = err
+		if l.lenient {
+			l.flush()
+		}
+		return l.Next()
+	}
+	switch ev.Kind {
+	case core.EventCallStart, core.EventCallDelta, core.EventCallEnd:
+		if ev.Chunk == nil {
+			break
+		}
+		c := *ev.Chunk
+		ev.Chunk = &c
+		k := l.find(&c)
+		if c.Start || k == nil {
+			k = &lenientCall{id: c.ID, itemID: c.ItemID, index: c.Index, hasIndex: c.HasIndex}
+			l.calls = append(l.calls, k)
+		}
+		if c.Args != nil {
+			k.text = *c.Args
+		}
+		k.text += c.ArgsDelta
+		if c.Done && !k.ended {
+			k.ended = true
+			args := l.finish(k.text)
+			c.Args, c.ArgsDelta = &args, ""
+		}
+	case core.EventFinish:
+		l.flush()
+		if len(l.pending) > 0 {
+			l.pending = append(l.pending, ev)
+			return l.Next()
+		}
+	}
+	return ev, nil
+}
+
+// closeJSON closes a prefix of a JSON object the way lenient partial-JSON
+// parsers do: an open string is closed, a dangling key or comma dropped, and
+// the open arrays and objects closed. Text it cannot close is returned as
+// it is.
+func closeJSON(text string) string {
+	if json.Valid([]byte(text)) {
+		return text
+	}
+	var stack []byte
+	inString, escaped := false, false
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		switch {
+		case inString && escaped:
+			escaped = false
+		case inString && c == '\\':
+			escaped = true
+		case c == '"':
+			inString = !inString
+		case !inString && (c == '{' || c == '['):
+			stack = append(stack, c)
+		case !inString && (c == '}' || c == ']') && len(stack) > 0:
+			stack = stack[:len(stack)-1]
+		}
+	}
+	out := text
+	if inString {
+		out += `"`
+	}
+	out = strings.TrimRight(out, " \t\r\n")
+	if strings.HasSuffix(out, ":") {
+		// Drop the dangling key: back to the quote that opens it.
+		out = strings.TrimRight(strings.TrimSuffix(out, ":"), " ")
+		if j := strings.LastIndex(strings.TrimSuffix(out, `"`), `"`); j >= 0 {
+			out = strings.TrimRight(out[:j], " ")
+		}
+	}
+	out = strings.TrimSuffix(out, ",")
+	for i := len(stack) - 1; i >= 0; i-- {
+		if stack[i] == '{' {
+			out += "}"
+		} else {
+			out += "]"
+		}
+	}
+	if !json.Valid([]byte(out)) {
+		return text
+	}
+	return out
+}
+
+func TestCloseJSON(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{`{"n":1`, `{"n":1}`},
+		{`{"path": "/etc/hosts", "mode":`, `{"path": "/etc/hosts"}`},
+		{`{"path": "notes.md", "content": "# Plan\n1. Measure`, `{"path": "notes.md", "content": "# Plan\n1. Measure"}`},
+		{`{"a": [1, 2,`, `{"a": [1, 2]}`},
+		{`{"q": "say \"hi`, `{"q": "say \"hi"}`},
+		{`{"x": {}}`, `{"x": {}}`},
+		{`{"a": tr`, `{"a": tr`},
+	} {
+		if got := closeJSON(tc.in); got != tc.want {
+			t.Errorf("closeJSON(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
 }
