@@ -132,12 +132,15 @@ func (rep *Report) WriteJSON(w io.Writer) error {
 
 // JUnit XML, in the form CI systems read (Jenkins, GitLab, GitHub Actions
 // reporters): one testsuite per adapter, one testcase per scenario.
+// Errors is always 0: conform reports a broken adapter as a failure.
 type junitSuites struct {
 	XMLName  xml.Name     `xml:"testsuites"`
 	Name     string       `xml:"name,attr"`
 	Tests    int          `xml:"tests,attr"`
 	Failures int          `xml:"failures,attr"`
+	Errors   int          `xml:"errors,attr"`
 	Skipped  int          `xml:"skipped,attr"`
+	Time     string       `xml:"time,attr,omitempty"`
 	Suites   []junitSuite `xml:"testsuite"`
 }
 
@@ -145,6 +148,7 @@ type junitSuite struct {
 	Name      string      `xml:"name,attr"`
 	Tests     int         `xml:"tests,attr"`
 	Failures  int         `xml:"failures,attr"`
+	Errors    int         `xml:"errors,attr"`
 	Skipped   int         `xml:"skipped,attr"`
 	Timestamp string      `xml:"timestamp,attr,omitempty"`
 	Cases     []junitCase `xml:"testcase"`
@@ -166,13 +170,19 @@ type junitFailure struct {
 
 type junitSkipped struct {
 	Message string `xml:"message,attr"`
+	Text    string `xml:",chardata"`
 }
 
 // WriteJUnit writes JUnit XML. Failures that do not fail the run (SHOULD
 // outside strict mode, INFO) and known-failing cases are written as skipped
-// with the reason, so that a CI system's verdict agrees with conform's.
+// with the reason, so that a CI system's verdict agrees with conform's; the
+// problems and diffs go inside the skipped element, so that CI shows why.
+// The run's Elapsed time, when set, is the time of the testsuites element.
 func (rep *Report) WriteJUnit(w io.Writer) error {
 	out := junitSuites{Name: "conform"}
+	if rep.Elapsed > 0 {
+		out.Time = fmt.Sprintf("%.3f", rep.Elapsed.Seconds())
+	}
 	index := map[string]int{}
 	for _, r := range rep.Results {
 		i, ok := index[r.Adapter]
@@ -183,13 +193,13 @@ func (rep *Report) WriteJUnit(w io.Writer) error {
 		}
 		s := &out.Suites[i]
 		jc := junitCase{Name: CaseName(r.Name), Classname: r.Adapter + "." + Category(r.Name)}
+		var text strings.Builder
+		for _, p := range r.Problems {
+			text.WriteString(p.String())
+			text.WriteString("\n")
+		}
 		switch {
 		case rep.Fails(r):
-			var text strings.Builder
-			for _, p := range r.Problems {
-				text.WriteString(p.String())
-				text.WriteString("\n")
-			}
 			msg := string(r.Severity) + " case failed"
 			if len(r.Problems) > 0 {
 				msg = r.Problems[0].Rule + ": " + r.Problems[0].Message
@@ -200,10 +210,10 @@ func (rep *Report) WriteJUnit(w io.Writer) error {
 			jc.Skipped = &junitSkipped{Message: r.Reason}
 			s.Skipped++
 		case r.Status == scenarios.StatusKnownFailing:
-			jc.Skipped = &junitSkipped{Message: "known failing: " + r.Reason}
+			jc.Skipped = &junitSkipped{Message: "known failing: " + r.Reason, Text: text.String()}
 			s.Skipped++
 		case r.Status == scenarios.StatusFail:
-			jc.Skipped = &junitSkipped{Message: fmt.Sprintf("failed, not counted (%s)", r.Severity)}
+			jc.Skipped = &junitSkipped{Message: fmt.Sprintf("failed, not counted (%s)", r.Severity), Text: text.String()}
 			s.Skipped++
 		}
 		s.Tests++

@@ -11,6 +11,7 @@ package report
 import (
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/toolconform/conform/scenarios"
 )
@@ -20,6 +21,9 @@ type Report struct {
 	Results []scenarios.Result
 	// Strict makes failed SHOULD cases count as failures.
 	Strict bool
+	// Elapsed is how long the run took; zero when unknown. The JUnit
+	// report gives it as the time of the whole run.
+	Elapsed time.Duration
 }
 
 // Counts tallies results.

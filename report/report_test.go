@@ -6,6 +6,7 @@ import (
 	"encoding/xml"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/toolconform/conform/scenarios"
@@ -76,34 +77,138 @@ func TestText(t *testing.T) {
 	}
 }
 
-func TestJUnitParses(t *testing.T) {
+// The JUnit form as CI systems read it, written here apart from the
+// writer's own types so that a misspelt element or attribute name in the
+// writer fails the test: the element and attribute names are those of the
+// JUnit XML schema that Jenkins, GitLab and GitHub reporters read.
+type xSuites struct {
+	XMLName  xml.Name `xml:"testsuites"`
+	Name     string   `xml:"name,attr"`
+	Tests    string   `xml:"tests,attr"`
+	Failures string   `xml:"failures,attr"`
+	Errors   string   `xml:"errors,attr"`
+	Skipped  string   `xml:"skipped,attr"`
+	Time     string   `xml:"time,attr"`
+	Suites   []xSuite `xml:"testsuite"`
+}
+
+type xSuite struct {
+	Name     string  `xml:"name,attr"`
+	Tests    string  `xml:"tests,attr"`
+	Failures string  `xml:"failures,attr"`
+	Errors   string  `xml:"errors,attr"`
+	Skipped  string  `xml:"skipped,attr"`
+	Cases    []xCase `xml:"testcase"`
+}
+
+type xCase struct {
+	Name      string    `xml:"name,attr"`
+	Classname string    `xml:"classname,attr"`
+	Failure   *xProblem `xml:"failure"`
+	Skipped   *xProblem `xml:"skipped"`
+}
+
+type xProblem struct {
+	Message string `xml:"message,attr"`
+	Type    string `xml:"type,attr"`
+	Text    string `xml:",chardata"`
+}
+
+func TestJUnit(t *testing.T) {
 	var b bytes.Buffer
-	if err := (&Report{Results: results()}).WriteJUnit(&b); err != nil {
+	if err := (&Report{Results: results(), Elapsed: 1500 * time.Millisecond}).WriteJUnit(&b); err != nil {
 		t.Fatal(err)
 	}
-	var got junitSuites
+	if !strings.HasPrefix(b.String(), xml.Header) {
+		t.Errorf("JUnit output does not start with the XML header:\n%s", b.String())
+	}
+	var got xSuites
 	if err := xml.Unmarshal(b.Bytes(), &got); err != nil {
 		t.Fatalf("JUnit output does not parse: %v\n%s", err, b.String())
 	}
-	if got.Tests != 6 || got.Failures != 1 || got.Skipped != 4 {
-		t.Errorf("testsuites tests=%d failures=%d skipped=%d, want 6, 1, 4", got.Tests, got.Failures, got.Skipped)
-	}
-	var failure *junitCase
+	// What each case became, by suite and case name.
+	type outcome struct{ Suite, Case, Classname, Kind, Message, Type string }
+	var cases []outcome
 	for _, s := range got.Suites {
-		for i, c := range s.Cases {
-			if c.Failure != nil {
-				failure = &s.Cases[i]
+		for _, c := range s.Cases {
+			o := outcome{Suite: s.Name, Case: c.Name, Classname: c.Classname, Kind: "pass"}
+			switch {
+			case c.Failure != nil && c.Skipped != nil:
+				t.Errorf("%s: both failure and skipped", c.Name)
+			case c.Failure != nil:
+				o.Kind, o.Message, o.Type = "failure", c.Failure.Message, c.Failure.Type
+			case c.Skipped != nil:
+				o.Kind, o.Message = "skipped", c.Skipped.Message
+			}
+			cases = append(cases, o)
+		}
+	}
+	want := []outcome{
+		{"openai-chat", "streaming/A05-interleaved", "openai-chat.streaming", "failure", "calls: calls differ", "MUST"},
+		{"openai-chat", "streaming/A03-empty-id", "openai-chat.streaming", "pass", "", ""},
+		{"openai-chat", "history/G03-results", "openai-chat.history", "skipped", "failed, not counted (SHOULD)", ""},
+		{"anthropic", "streaming/A19-blocks", "anthropic.streaming", "skipped", "known failing: listed in k.txt:3", ""},
+		{"anthropic", "streaming/C02-no-delta", "anthropic.streaming", "skipped", "encode_stream unsupported", ""},
+		{"anthropic", "history/G11-empty-text", "anthropic.history", "skipped", "failed, not counted (INFO)", ""},
+	}
+	if diff := cmp.Diff(want, cases); diff != "" {
+		t.Errorf("testcases (-want +got):\n%s", diff)
+	}
+	type counts struct{ Name, Tests, Failures, Errors, Skipped string }
+	gotCounts := []counts{{got.Name, got.Tests, got.Failures, got.Errors, got.Skipped}}
+	for _, s := range got.Suites {
+		gotCounts = append(gotCounts, counts{s.Name, s.Tests, s.Failures, s.Errors, s.Skipped})
+	}
+	wantCounts := []counts{{"conform", "6", "1", "0", "4"}, {"openai-chat", "3", "1", "0", "1"}, {"anthropic", "3", "0", "0", "3"}}
+	if diff := cmp.Diff(wantCounts, gotCounts); diff != "" {
+		t.Errorf("counts (-want +got):\n%s", diff)
+	}
+	if got.Time != "1.500" {
+		t.Errorf("testsuites time = %q, want 1.500", got.Time)
+	}
+	// The problem text, diff included, is inside the element, for failures
+	// and uncounted failures alike.
+	for _, s := range got.Suites {
+		for _, c := range s.Cases {
+			var text string
+			switch c.Name {
+			case "streaming/A05-interleaved":
+				text = c.Failure.Text
+				if !strings.Contains(text, "[A05] calls: calls differ (-want +got):") || !strings.Contains(text, `+   "a": 2`) {
+					t.Errorf("%s: failure text lacks the problem and its diff:\n%s", c.Name, text)
+				}
+			case "history/G03-results":
+				text = c.Skipped.Text
+				if !strings.Contains(text, "request: differs") {
+					t.Errorf("%s: skipped text lacks the problem:\n%s", c.Name, text)
+				}
+			case "history/G11-empty-text":
+				if !strings.Contains(c.Skipped.Text, "request: empty text block") {
+					t.Errorf("%s: skipped text lacks the problem:\n%s", c.Name, c.Skipped.Text)
+				}
 			}
 		}
 	}
-	if failure == nil {
-		t.Fatal("no testcase with a failure")
+}
+
+// TestJUnitStrict checks that strict mode turns the SHOULD failure into a
+// failure, and that without Elapsed no time is claimed.
+func TestJUnitStrict(t *testing.T) {
+	var b bytes.Buffer
+	if err := (&Report{Results: results(), Strict: true}).WriteJUnit(&b); err != nil {
+		t.Fatal(err)
 	}
-	if failure.Name != "streaming/A05-interleaved" || failure.Classname != "openai-chat.streaming" {
-		t.Errorf("failure testcase %q in %q", failure.Name, failure.Classname)
+	var got xSuites
+	if err := xml.Unmarshal(b.Bytes(), &got); err != nil {
+		t.Fatal(err)
 	}
-	if !strings.Contains(failure.Failure.Text, `+   "a": 2`) || failure.Failure.Message != "calls: calls differ" {
-		t.Errorf("failure carries message %q and text %q", failure.Failure.Message, failure.Failure.Text)
+	if got.Failures != "2" || got.Skipped != "3" || got.Time != "" {
+		t.Errorf("strict: failures=%q skipped=%q time=%q, want 2, 3 and none", got.Failures, got.Skipped, got.Time)
+	}
+	for _, c := range got.Suites[0].Cases {
+		if c.Name == "history/G03-results" && (c.Failure == nil || c.Failure.Type != "SHOULD" || c.Failure.Message != "request: differs") {
+			t.Errorf("strict: SHOULD case is %+v, want a failure of type SHOULD", c)
+		}
 	}
 }
 

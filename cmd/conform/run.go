@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
+	"unicode/utf8"
 
 	"github.com/toolconform/conform/cassettes"
 	"github.com/toolconform/conform/core"
@@ -157,7 +159,9 @@ func runRun(ctx context.Context, e *env, args []string) int {
 
 	prog := newProgress(e.stderr, stderrIsTerminal(e.stderr))
 	opts.Progress = prog.update
+	start := time.Now()
 	results, err := scenarios.Check(adapters, cases, opts)
+	elapsed := time.Since(start)
 	prog.done()
 	if err != nil {
 		e.errorf("run: %v", err)
@@ -168,7 +172,7 @@ func runRun(ctx context.Context, e *env, args []string) int {
 		return exitUsage
 	}
 
-	rep := &report.Report{Results: results, Strict: *strict}
+	rep := &report.Report{Results: results, Strict: *strict, Elapsed: elapsed}
 	w := e.stdout
 	var file *os.File
 	if *out != "" {
@@ -308,7 +312,10 @@ type progress struct {
 	width    int
 }
 
-const progressEvery = 250
+const (
+	progressEvery = 250 // cases between plain progress lines
+	progressWidth = 100 // the longest terminal progress line, in bytes
+)
 
 // newProgress returns a progress writer to w, rewriting one line in place
 // when terminal is true.
@@ -333,8 +340,13 @@ func isTerminal(w io.Writer) bool {
 func (p *progress) update(done, total int, r scenarios.Result) {
 	if p.terminal {
 		line := fmt.Sprintf("[%d/%d] %s", done, total, r.Name)
-		if len(line) > 100 {
-			line = line[:100]
+		if len(line) > progressWidth {
+			// Cut on a character boundary, so the terminal never
+			// shows half a character.
+			line = line[:progressWidth]
+			for !utf8.ValidString(line) {
+				line = line[:len(line)-1]
+			}
 		}
 		fmt.Fprintf(p.w, "\r%-*s", p.width, line)
 		p.width = max(p.width, len(line))
