@@ -50,6 +50,16 @@ func unsupported(ptr, format string, args ...any) error {
 //     requires one on every node ("schema must have a 'type' key");
 //   - a non-boolean additionalProperties (a map), or additionalProperties
 //     true, since forcing false would change what the schema accepts.
+//
+// Sources: OpenAI's Structured Outputs guide, "Supported schemas" (root
+// objects must be an object and not anyOf; all fields required, optional
+// ones emulated as a union with null; additionalProperties false on every
+// object), and the 400 "In context=('properties', ..., 'items'), schema
+// must have a 'type' key" reported for {} nodes (can1357/oh-my-pi #211).
+// Rewriting {} to some type was rejected: any choice would change what the
+// tool accepts without saying so. Callers name the tool: the Chat
+// Completions encoder by tools[i].input_schema, the Responses encoder by
+// the tool's name.
 func StrictSchema(schema json.RawMessage) (json.RawMessage, error) {
 	if len(bytes.TrimSpace(schema)) == 0 {
 		return json.RawMessage(`{"additionalProperties":false,"properties":{},"required":[],"type":"object"}`), nil
