@@ -104,7 +104,10 @@
 // as from the API; a stored function_call or reasoning item sent again is a
 // G08 problem ("Duplicate item"), and the request is then graded on its own
 // input. The adapter's canonical request has no previous_response_id, so
-// serve reads it from the body. Kept responses live as long as the server.
+// serve reads it from the body. Kept responses live as long as the server,
+// at most MaxKeptResponses of them (a response past the limit is not kept,
+// and the verdict notes it). A recorded response keeps its recorded id, so
+// serving it again replaces the conversation kept under that id.
 //
 // # Keys and logs
 //

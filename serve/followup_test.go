@@ -301,3 +301,30 @@ func TestFollowUpWireRules(t *testing.T) {
 		}
 	})
 }
+
+// TestResponsesKeptLimit checks that responses past the limit are not kept,
+// with a note, and that naming one says why it is unknown.
+func TestResponsesKeptLimit(t *testing.T) {
+	const name = "openai-responses/recorded/fantasy__TestOpenAIResponsesCommon--openai-gpt-4o--tool-0"
+	s, ts := newServer(t, Options{})
+	s.maxKept = 1
+	s.responses["resp_earlier"] = storedResponse{name: name} // the store is full
+	p := poster{t: t, ts: ts, name: name, protocol: "openai-responses"}
+	status, data := p.post(`{"model":"gpt-4o","input":"weather?"}`, false)
+	var r struct{ ID string }
+	if status != 200 || json.Unmarshal(data, &r) != nil || r.ID == "" {
+		t.Fatalf("first request: status %d: %s", status, data)
+	}
+	v, _ := s.Verdict(name)
+	if len(v.Notes) != 1 || !strings.Contains(v.Notes[0], r.ID+" not kept") {
+		t.Errorf("notes %q, want one saying %s was not kept", v.Notes, r.ID)
+	}
+	status, data = p.post(fmt.Sprintf(`{"model":"gpt-4o","previous_response_id":%q,"input":[{"type":"function_call_output","call_id":"x","output":"ok"}]}`, r.ID), false)
+	if status != 400 {
+		t.Fatalf("follow-up to a response not kept: status %d: %s", status, data)
+	}
+	v, _ = s.Verdict(name)
+	if len(v.Problems) != 1 || v.Problems[0].Rule != "G08" || !strings.Contains(v.Problems[0].Message, "limit of 1") {
+		t.Errorf("problems %v, want one G08 naming the limit", v.Problems)
+	}
+}

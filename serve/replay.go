@@ -256,7 +256,9 @@ func (s *Server) initial(w http.ResponseWriter, r *http.Request, name string, e 
 		s.storeThread(resp.ID, thread{name: name, messages: append(slices.Clone(req.Messages), resp.Message)})
 	}
 	if e.protocol == "openai-responses" {
-		s.storeResponse(resp.ID, name, st, append(slices.Clone(req.Messages), resp.Message))
+		if note := s.storeResponse(resp.ID, name, st, append(slices.Clone(req.Messages), resp.Message)); note != "" {
+			notes = append(notes, note)
+		}
 	}
 	s.verdict(name, e.protocol, func(v *Verdict) {
 		v.Served++
@@ -363,7 +365,9 @@ func (s *Server) followUp(w http.ResponseWriter, r *http.Request, name string, e
 		s.storeThread(final.ID, thread{name: name, messages: append(slices.Clone(req.Messages), final.Message)})
 	}
 	if e.protocol == "openai-responses" {
-		s.storeResponse(final.ID, name, st, append(slices.Clone(req.Messages), final.Message))
+		if note := s.storeResponse(final.ID, name, st, append(slices.Clone(req.Messages), final.Message)); note != "" {
+			s.verdict(name, e.protocol, func(v *Verdict) { v.Notes = appendNew(v.Notes, note) })
+		}
 	}
 	ep, _ := providers.HTTP(e.protocol)
 	var body []byte

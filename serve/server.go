@@ -87,6 +87,8 @@ type Server struct {
 	// responses are the OpenAI Responses conversations kept for
 	// previous_response_id (G08), by response id.
 	responses map[string]storedResponse
+	maxKept   int // MaxKeptResponses; lowered by tests
+	dropped   int // responses not kept for the limit
 	logMu     sync.Mutex
 	nextID    int
 }
@@ -107,7 +109,7 @@ type thread struct {
 // New returns a server for the given options. A default scenario that is
 // not among the servable ones is an error.
 func New(opts Options) (*Server, error) {
-	s := &Server{opts: opts, index: map[string]entry{}, verdicts: map[string]*Verdict{}, threads: map[string]thread{}, responses: map[string]storedResponse{}}
+	s := &Server{opts: opts, index: map[string]entry{}, verdicts: map[string]*Verdict{}, threads: map[string]thread{}, responses: map[string]storedResponse{}, maxKept: MaxKeptResponses}
 	if s.opts.MaxBody <= 0 {
 		s.opts.MaxBody = DefaultMaxBody
 	}

@@ -63,11 +63,18 @@ func (s *Server) lookupResponse(id string) (storedResponse, bool) {
 	return r, ok
 }
 
+// MaxKeptResponses bounds the OpenAI Responses conversations a server keeps
+// for previous_response_id, so that its memory does not grow with every
+// request of a long load run. Responses past it are not kept, and a
+// verdict note says so.
+const MaxKeptResponses = 10000
+
 // storeResponse keeps a Responses conversation under the id of its last
-// response. A response created with store false keeps no messages.
-func (s *Server) storeResponse(id, name string, st statefulParam, messages []core.Message) {
+// response. A response created with store false keeps no messages. It
+// returns a note when the response could not be kept.
+func (s *Server) storeResponse(id, name string, st statefulParam, messages []core.Message) string {
 	if id == "" {
-		return
+		return ""
 	}
 	r := storedResponse{name: name, noStore: st.noStore}
 	if !st.noStore {
@@ -75,7 +82,12 @@ func (s *Server) storeResponse(id, name string, st statefulParam, messages []cor
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if _, ok := s.responses[id]; !ok && len(s.responses) >= s.maxKept {
+		s.dropped++
+		return fmt.Sprintf("response %s not kept for previous_response_id: serve keeps at most %d responses", id, s.maxKept)
+	}
 	s.responses[id] = r
+	return ""
 }
 
 // expandResponse puts the stored conversation named by previous_response_id
@@ -89,7 +101,13 @@ func (s *Server) expandResponse(req *core.Request, st statefulParam) (problems [
 	prev, ok := s.lookupResponse(st.previous)
 	switch {
 	case !ok:
-		return []Problem{{Rule: "G08", Message: fmt.Sprintf("previous_response_id %q names no response this server issued", st.previous)}}, true
+		msg := fmt.Sprintf("previous_response_id %q names no response this server issued", st.previous)
+		s.mu.Lock()
+		if s.dropped > 0 {
+			msg += fmt.Sprintf(" or kept (%d responses past the limit of %d were not kept)", s.dropped, s.maxKept)
+		}
+		s.mu.Unlock()
+		return []Problem{{Rule: "G08", Message: msg}}, true
 	case prev.noStore:
 		return []Problem{{Rule: "G08", Message: fmt.Sprintf("previous_response_id %q names a response created with store false, which the API does not keep", st.previous)}}, true
 	}
