@@ -129,3 +129,54 @@ func countCalls(t *testing.T, out []byte) int {
 		n += len(o.Calls)
 	}
 }
+
+// TestDecodeStatus checks decode's exit status on each kind of input, 0, 1
+// and 2 told apart, and the place its message names.
+func TestDecodeStatus(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, data string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	good := write("good.sse", "data: {\"id\":\"c1\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"hi\"},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n")
+	cut := write("cut.sse", "data: {\"id\":\"c1\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"hi\"},\"finish_reason\":null}]}\n\n")
+	broken := write("broken.json", `{"choices": [{"index": 0, "message": }]}`)
+	foreign := write("anthropic.sse", "event: ping\ndata: {\"type\": \"ping\"}\n\n")
+	provErr := write("error.json", `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`)
+	missing := filepath.Join(dir, "missing.json")
+	tests := []struct {
+		name   string
+		args   []string
+		stdin  string
+		status int
+		stderr string // a regular expression the standard error must match
+	}{
+		{"stream", []string{"--protocol", "openai-chat", good}, "", exitOK, `^$`},
+		{"stdin", []string{"--protocol", "openai-chat"}, "{\"id\":\"c\",\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":\"hi\"},\"finish_reason\":\"stop\"}]}", exitOK, `^$`},
+		{"provider error body", []string{"--protocol", "anthropic", provErr}, "", exitOK, `^$`},
+		{"broken JSON", []string{"--protocol", "openai-chat", broken}, "", exitFail, `broken\.json: .*at byte 37`},
+		{"cut stream", []string{"--protocol", "openai-chat", cut}, "", exitFail, `cut\.sse: .*stream ended without a finish event`},
+		{"foreign stream", []string{"--protocol", "openai-chat", foreign}, "", exitFail, `anthropic\.sse: no openai-chat events in \d+ bytes`},
+		{"empty stdin", []string{"--protocol", "openai-chat"}, "", exitFail, `standard input: no openai-chat events in 0 bytes`},
+		{"no protocol", []string{good}, "", exitUsage, `--protocol is required`},
+		{"empty protocol", []string{"--protocol", "", good}, "", exitUsage, `--protocol: empty value`},
+		{"unknown protocol", []string{"--protocol", "nosuch", good}, "", exitUsage, `unknown adapter "nosuch"; known: anthropic, `},
+		{"two files", []string{"--protocol", "openai-chat", good, broken}, "", exitUsage, `at most one FILE`},
+		{"missing file", []string{"--protocol", "openai-chat", missing}, "", exitUsage, `open .*missing\.json: no such file or directory`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			status := Run(context.Background(), append([]string{"decode"}, tt.args...), strings.NewReader(tt.stdin), &stdout, &stderr)
+			if status != tt.status {
+				t.Errorf("status %d, want %d; stderr: %s", status, tt.status, stderr.String())
+			}
+			if !regexp.MustCompile(tt.stderr).MatchString(stderr.String()) {
+				t.Errorf("stderr %q does not match %q", stderr.String(), tt.stderr)
+			}
+		})
+	}
+}
