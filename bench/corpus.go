@@ -104,7 +104,7 @@ next:
 				excl = append(excl, Exclusion{body.Name, sub.Name, err.Error()})
 				continue next
 			}
-			if d := diffCalls(want, got, ArgsAsJSON(protocol)); d != "" {
+			if d := diffCalls(want, got, protocol); d != "" {
 				excl = append(excl, Exclusion{body.Name, sub.Name, d})
 				continue next
 			}
@@ -114,11 +114,15 @@ next:
 	return agreed, excl, nil
 }
 
-// diffCalls says how got differs from want, once empty arguments, which
-// some subjects report as "" and others as "{}", read as "{}"; it is empty
-// when they agree. With asJSON, arguments agree when they are the same
-// JSON value (see ArgsAsJSON).
-func diffCalls(want, got []Call, asJSON bool) string {
+// diffCalls says how got (a subject's calls) differs from want
+// (conform's) for protocol, once empty arguments, which some subjects
+// report as "" and others as "{}", read as "{}"; it is empty when they
+// agree. Where the protocol says so, arguments agree when they are the
+// same JSON value (ArgsAsJSON), and an empty id in got agrees with the id
+// conform generated (GeneratedIDs).
+func diffCalls(want, got []Call, protocol string) string {
+	asJSON := ArgsAsJSON(protocol)
+	got = fillGeneratedIDs(protocol, want, got)
 	if len(want) != len(got) {
 		return fmt.Sprintf("%d calls, conform has %d", len(got), len(want))
 	}
@@ -138,6 +142,22 @@ func diffCalls(want, got []Call, asJSON bool) string {
 		}
 	}
 	return ""
+}
+
+// fillGeneratedIDs returns got with every empty id replaced by the id of
+// conform's call at the same place, for a protocol whose ids conform may
+// generate (GeneratedIDs); otherwise got as it is.
+func fillGeneratedIDs(protocol string, want, got []Call) []Call {
+	if !GeneratedIDs(protocol) {
+		return got
+	}
+	out := append([]Call(nil), got...)
+	for i := range out {
+		if out[i].ID == "" && i < len(want) {
+			out[i].ID = want[i].ID
+		}
+	}
+	return out
 }
 
 // sameJSON reports whether a and b are both JSON texts of the same value.

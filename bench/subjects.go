@@ -108,6 +108,12 @@ func Subjects(protocol string) []Subject {
 // as an object, which the naive decoder re-encodes with sorted keys.
 func ArgsAsJSON(protocol string) bool { return protocol == Gemini }
 
+// GeneratedIDs reports whether protocol may send calls without an id, for
+// which conform makes one up (Gemini 2): a subject that reports such a
+// call with an empty id agrees with whatever id conform gave it, since the
+// id is not in the bytes.
+func GeneratedIDs(protocol string) bool { return protocol == Gemini }
+
 // Conform returns the conform subject for an adapter: core.Collect over
 // the adapter's DecodeStream, which feeds every call event to a core.Buffer.
 // Buffer options (such as larger limits) pass through to Collect.
@@ -468,10 +474,10 @@ func Floor(body []byte) int {
 
 // NaiveGemini decodes each SSE payload with encoding/json into a map and
 // takes every named functionCall part of the first candidate as one whole
-// call, its args re-encoded with json.Marshal. A call without an id gets
-// "gemini_call_<k>" (k its position among the calls), as conform names
-// it. It does not read the one-JSON-array form (streamGenerateContent
-// without alt=sse) or Vertex partialArgs.
+// call, its args re-encoded with json.Marshal; a call sent without an id
+// keeps an empty one (see GeneratedIDs). It does not read the
+// one-JSON-array form (streamGenerateContent without alt=sse) or Vertex
+// partialArgs.
 func NaiveGemini(body []byte) ([]Call, error) {
 	var calls []Call
 	err := dataLines(body, func(p []byte) error {
@@ -502,9 +508,6 @@ func geminiCalls(m map[string]any, calls []Call) ([]Call, error) {
 			continue
 		}
 		id := str(fc, "id")
-		if id == "" {
-			id = fmt.Sprintf("gemini_call_%d", len(calls))
-		}
 		args := []byte("{}")
 		if a, ok := fc["args"]; ok && a != nil {
 			var err error

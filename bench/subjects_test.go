@@ -152,6 +152,7 @@ func TestSubjectsAgreeCorpus(t *testing.T) {
 				if err != nil {
 					t.Fatalf("%s/%s: %v", body.Name, sub.Name, err)
 				}
+				got = fillGeneratedIDs(p, want, got)
 				if diff := cmp.Diff(normalise(want, ArgsAsJSON(p)), normalise(got, ArgsAsJSON(p))); diff != "" {
 					t.Errorf("%s/%s: calls differ from conform's (-conform +%s):\n%s", body.Name, sub.Name, sub.Name, diff)
 				}
@@ -163,14 +164,27 @@ func TestSubjectsAgreeCorpus(t *testing.T) {
 // TestDiffCalls checks the comparison Agreed relies on.
 func TestDiffCalls(t *testing.T) {
 	a := []Call{{ID: "1", Name: "f", Args: ""}}
-	if d := diffCalls(a, []Call{{ID: "1", Name: "f", Args: "{}"}}, false); d != "" {
+	if d := diffCalls(a, []Call{{ID: "1", Name: "f", Args: "{}"}}, ""); d != "" {
 		t.Errorf("empty and {} arguments differ: %s", d)
 	}
-	if d := diffCalls(a, []Call{{ID: "2", Name: "f"}}, false); d == "" {
+	if d := diffCalls(a, []Call{{ID: "2", Name: "f"}}, ""); d == "" {
 		t.Error("calls with other ids agree")
 	}
-	if d := diffCalls(a, nil, false); d == "" {
+	if d := diffCalls(a, nil, ""); d == "" {
 		t.Error("a missing call agrees")
+	}
+	g := []Call{{ID: "gemini_call_x_0", Name: "f", Args: `{"a":1,"b":2}`}}
+	if d := diffCalls(g, []Call{{Name: "f", Args: `{"b":2, "a":1}`}}, Gemini); d != "" {
+		t.Errorf("gemini: an id-less call with the same arguments in another order differs: %s", d)
+	}
+	if d := diffCalls(g, []Call{{ID: "other", Name: "f", Args: `{"a":1,"b":2}`}}, Gemini); d == "" {
+		t.Error("gemini: a call with another id agrees")
+	}
+	if d := diffCalls(g, []Call{{Name: "f", Args: `{"a":1,"b":3}`}}, Gemini); d == "" {
+		t.Error("gemini: a call with other arguments agrees")
+	}
+	if d := diffCalls(g, []Call{{Name: "f", Args: `{"a":1,"b":2}`}}, OpenAIChat); d == "" {
+		t.Error("openai-chat: a call without conform's id agrees")
 	}
 }
 
