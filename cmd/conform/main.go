@@ -10,7 +10,7 @@
 //
 // Some choices behind the statuses:
 //
-//   - A flag given explicitly with an empty value (--exec '', --adapter ',')
+//   - A flag given explicitly with an empty value (an empty --exec, --adapter ",")
 //     is a usage error, never the flag's default: an unset shell variable
 //     must not turn a run of one adapter into a run of all of them.
 //   - conform run --exec refuses an adapter whose hello names a protocol no
