@@ -272,7 +272,7 @@ func TestProgress(t *testing.T) {
 func TestRunProgressTerminal(t *testing.T) {
 	old := stderrIsTerminal
 	defer func() { stderrIsTerminal = old }()
-	args := []string{"run", "--adapter", "openai-chat", "--run", "openai-chat/streaming/^A0[12]-"}
+	args := []string{"run", "--adapter", "openai-chat", "--run", "openai-chat/streaming/^A01-parallel-calls-all-on-index-0$", "--run", "openai-chat/streaming/^A02-index-reused-with-new-id$"}
 	for _, terminal := range []bool{true, false} {
 		stderrIsTerminal = func(w io.Writer) bool { return terminal }
 		var stdout, stderr bytes.Buffer
@@ -281,7 +281,7 @@ func TestRunProgressTerminal(t *testing.T) {
 		}
 		got := stderr.String()
 		if terminal {
-			re := regexp.MustCompile(`^\r\[1/2\] openai-chat/streaming/A0[12]-\S+\r\[2/2\] openai-chat/streaming/A0[12]-\S+ *\r +\r$`)
+			re := regexp.MustCompile(`^\r\[1/2\] openai-chat/streaming/A01-parallel-calls-all-on-index-0\r\[2/2\] openai-chat/streaming/A02-index-reused-with-new-id *\r +\r$`)
 			if !re.MatchString(got) {
 				t.Errorf("terminal: stderr %q does not match %s", got, re)
 			}
