@@ -66,10 +66,12 @@ func nameByte(c byte) bool {
 //
 // The mapping is deterministic for a given order of first calls: a valid
 // name maps to itself; an invalid one has every disallowed byte replaced by
-// '_' (runs collapsed) and, when that is too long or already taken, is cut
-// and given an 8-hex-digit suffix from the SHA-256 of the original. Only a
-// name that collides with an earlier one depends on the order, and then only
-// in which of the two keeps the plain form.
+// '_' (runs collapsed). When that name is too long or already taken, valid
+// or not, it is cut and given an 8-hex-digit suffix from the SHA-256 of the
+// original. Only a name that collides with an earlier one depends on the
+// order, and then only in which of the two keeps the plain form. A valid
+// name holds its slot only once it has been through Sanitize, which is why
+// WithNameMapper sends every name through the mapper (E01–E03).
 type NameMapper struct {
 	mu   sync.Mutex
 	to   map[string]string // original → sanitised

@@ -1,7 +1,10 @@
 package core
 
 import (
+	"encoding/json"
 	"errors"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -187,4 +190,64 @@ func FuzzSanitize(f *testing.F) {
 			t.Fatalf("Original(%q) = %q, %v; want %q", sb, o, ok, b)
 		}
 	})
+}
+
+// TestNameMapperSharedByTools builds MCP tools through one mapper in both
+// orders of a valid name and an invalid name that sanitises to it (E01):
+// every tool gets its own name, the registry takes them all, and the
+// mapper maps each name back to the tool that holds it.
+func TestNameMapperSharedByTools(t *testing.T) {
+	tests := []struct {
+		name      string
+		originals []string
+		want      []string // the tools' names, in order
+	}{
+		{
+			name:      "valid name first keeps it",
+			originals: []string{"fs_read", "fs.read"},
+			want:      []string{"fs_read", "fs_read_" + hashSuffix("fs.read")},
+		},
+		{
+			name:      "sanitised name first takes it",
+			originals: []string{"a.b", "a_b"},
+			want:      []string{"a_b", "a_b_" + hashSuffix("a_b")},
+		},
+		{
+			name:      "three names for one slot",
+			originals: []string{"x/y", "x_y", "x y"},
+			want:      []string{"x_y", "x_y_" + hashSuffix("x_y"), "x_y_" + hashSuffix("x y")},
+		},
+		{
+			name:      "E03 digit-leading and E02 long names",
+			originals: []string{"3d", "3d", strings.Repeat("n", 64), strings.Repeat("n", 65)},
+			want:      []string{"3d", "3d", strings.Repeat("n", 64), strings.Repeat("n", 55) + "_" + hashSuffix(strings.Repeat("n", 65))},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := NewNameMapper()
+			r := NewRegistry()
+			var got []string
+			for _, o := range tt.originals {
+				def := fmt.Sprintf(`{"name":%q,"inputSchema":{"type":"object"}}`, o)
+				tool, err := FromMCP(json.RawMessage(def), nopHandler, WithNameMapper(m))
+				if err != nil {
+					t.Fatalf("FromMCP(%q): %v", o, err)
+				}
+				got = append(got, tool.Name())
+				if back, ok := m.Original(tool.Name()); !ok || back != o || tool.OriginalName() != o {
+					t.Errorf("tool %q: OriginalName %q, mapper Original = %q, %v; want %q", tool.Name(), tool.OriginalName(), back, ok, o)
+				}
+				// A repeated original is the same tool again, which the
+				// registry refuses; every other one must be accepted.
+				err = r.Add(tool)
+				if first := slices.Index(tt.originals, o) == len(got)-1; first != (err == nil) {
+					t.Errorf("Registry.Add(%q) = %v", tool.Name(), err)
+				}
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("tool names (-want +got):\n%s", diff)
+			}
+		})
+	}
 }

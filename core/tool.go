@@ -82,8 +82,11 @@ type toolConfig struct {
 func WithRisk(r Risk) ToolOption { return func(c *toolConfig) { c.risk = r } }
 
 // WithNameMapper accepts a name that providers reject by mapping it through
-// m (E01, E02). The tool's Name is the sanitised name and OriginalName the
-// given one. Without a mapper an invalid name is an error.
+// m (E01, E02). Every name goes through m, a valid one too, which maps to
+// itself unless an earlier tool of m already holds it; so the tools built
+// with one mapper never share a Name, whatever their order. The tool's Name
+// is the mapped name and OriginalName the given one. Without a mapper an
+// invalid name is an error.
 func WithNameMapper(m *NameMapper) ToolOption { return func(c *toolConfig) { c.mapper = m } }
 
 // WithOrigin says where the tool comes from (a package, an MCP server), for
@@ -270,11 +273,13 @@ func buildTool(op, name, description, origin string, in, out json.RawMessage, ha
 		return nil, fmt.Errorf("%s %q: unknown risk level %d", op, name, int(cfg.risk))
 	}
 	t := &Tool{name: name, original: name, description: description, origin: cfg.origin, handler: handler, risk: cfg.risk}
-	if err := CheckName(name); err != nil {
-		if cfg.mapper == nil {
-			return nil, fmt.Errorf("%s: %w", op, err)
-		}
+	// With a mapper every name goes through it, valid ones too: a valid
+	// name maps to itself and so holds its slot, and a later name that
+	// sanitises to the same text gets another (E01–E03).
+	if cfg.mapper != nil {
 		t.name = cfg.mapper.Sanitize(name)
+	} else if err := CheckName(name); err != nil {
+		return nil, fmt.Errorf("%s: %w", op, err)
 	}
 	inPrefix, outPrefix := "", ""
 	if op == opFromMCP {

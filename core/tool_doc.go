@@ -28,8 +28,11 @@ package core
 // Providers accept ^[a-zA-Z0-9_-]{1,64}$ (E01–E03). An invalid name is an
 // error unless the tool is built WithNameMapper, so that renaming is always
 // a visible choice. The mapper is per registry (or per MCP server) rather
-// than global, so two registries never influence each other's names. A
-// valid name is never changed unless another tool already holds it; hash
+// than global, so two registries never influence each other's names. With
+// a mapper every name goes through it, valid names too, so that a valid
+// name holds its slot and a later "fs.read" cannot become a second
+// "fs_read" (nor map back to the wrong tool). A valid name is never changed
+// unless an earlier tool of the same mapper already holds it; hash
 // suffixes come from SHA-256 of the original, so they are the same across
 // runs and machines.
 //

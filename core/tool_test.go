@@ -155,10 +155,39 @@ func TestNameMapperOption(t *testing.T) {
 	if o, ok := m.Original(tool.Name()); !ok || o != "github.list_prs" {
 		t.Errorf("mapper Original = %q, %v", o, ok)
 	}
-	// A valid name does not go through the mapper.
+	// A valid name goes through the mapper too: it keeps its name and
+	// holds it, so a later name that sanitises to the same text gets
+	// another (E01). (It used to bypass the mapper, and "ok.name" then
+	// became a second "ok_name".)
 	v := mustTool(t)(NewTool("ok_name", "", getWeather, WithNameMapper(m), nil))
-	if _, ok := m.Original("ok_name"); ok || v.Name() != "ok_name" {
-		t.Errorf("valid name was mapped")
+	if o, ok := m.Original("ok_name"); !ok || o != "ok_name" || v.Name() != "ok_name" || v.OriginalName() != "ok_name" {
+		t.Errorf("valid name: Name %q, OriginalName %q, mapper Original = %q, %v; want ok_name kept and held", v.Name(), v.OriginalName(), o, ok)
+	}
+	d := mustTool(t)(NewTool("ok.name", "", getWeather, WithNameMapper(m)))
+	if want := "ok_name_" + hashSuffix("ok.name"); d.Name() != want {
+		t.Errorf("ok.name after ok_name: Name = %q, want %q", d.Name(), want)
+	}
+	r := NewRegistry()
+	for _, tool := range []*Tool{tool, v, d} {
+		if err := r.Add(tool); err != nil {
+			t.Errorf("Registry.Add(%q): %v", tool.Name(), err)
+		}
+	}
+	// A valid name that an earlier sanitised name already holds is the one
+	// case where a valid name changes.
+	late := mustTool(t)(NewTool("github_list_prs", "", getWeather, WithNameMapper(m)))
+	if want := "github_list_prs_" + hashSuffix("github_list_prs"); late.Name() != want || late.OriginalName() != "github_list_prs" {
+		t.Errorf("github_list_prs after github.list_prs: Name, OriginalName = %q, %q; want %q", late.Name(), late.OriginalName(), want)
+	}
+	if err := r.Add(late); err != nil {
+		t.Errorf("Registry.Add(%q): %v", late.Name(), err)
+	}
+	// Without a mapper a valid name is kept and an invalid one refused.
+	if plain := mustTool(t)(NewTool("ok_name", "", getWeather)); plain.Name() != "ok_name" {
+		t.Errorf("without a mapper: Name = %q", plain.Name())
+	}
+	if _, err := NewTool("ok.name", "", getWeather); !errors.Is(err, ErrInvalidName) {
+		t.Errorf("without a mapper: NewTool(ok.name) error = %v, want ErrInvalidName", err)
 	}
 }
 
