@@ -2,11 +2,6 @@ package core
 
 import "errors"
 
-// The sentinel errors of the limits a Buffer and Collect enforce. Each
-// error returned for a limit wraps one of them, so callers can branch with
-// errors.Is. A call whose arguments would grow beyond Limits.MaxArgBytes is
-// reported with ErrArgumentsTooLarge, the sentinel validate.go declares for
-// the same condition.
 // SingleCallIndex is the one negative index a Chunk may carry: AWS
 // Bedrock's OpenAI-compatible endpoint sends index -1 for a lone call (A11;
 // openai-go's stream accumulator reads it as 0 for that reason). The Buffer
@@ -14,6 +9,11 @@ import "errors"
 // rejected; an index below it is ErrIndexOutOfRange.
 const SingleCallIndex = -1
 
+// The sentinel errors of the limits a Buffer and Collect enforce. Each
+// error returned for a limit wraps one of them, so callers can branch with
+// errors.Is. A call whose arguments would grow beyond Limits.MaxArgBytes is
+// reported with ErrArgumentsTooLarge, the sentinel validate.go declares for
+// the same condition.
 var (
 	// ErrTooManyCalls reports a chunk that would open more calls than
 	// Limits.MaxCalls.
@@ -44,8 +44,9 @@ type Limits struct {
 	// accumulated or patches merged. Default 4 MiB, the most core/repair
 	// accepts.
 	MaxArgBytes int
-	// MaxIndex is the largest call index a chunk may carry; an index is
-	// also never negative. Default 1023.
+	// MaxIndex is the largest call index a chunk may carry. The smallest
+	// is SingleCallIndex (-1, a lone call, A11); an index below it is
+	// ErrIndexOutOfRange too. Default 1023.
 	MaxIndex int
 	// MaxTextBytes bounds the text, thinking and plan deltas Collect
 	// keeps for one response. Default 16 MiB.
