@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"pgregory.net/rapid"
 )
 
 func TestMatchPath(t *testing.T) {
@@ -127,4 +128,68 @@ func TestEndpointURL(t *testing.T) {
 			t.Errorf("%s: URL(%q, %q, %v) = %q, want %q", tt.protocol, tt.base, tt.model, tt.stream, got, tt.want)
 		}
 	}
+}
+
+// TestEndpointURLProperties checks, for base URLs made of random path
+// segments (API versions and route words among them), that the URL keeps
+// the base whole, ends with the protocol's whole path, routes back to the
+// protocol, and overlaps the base by the most segments it can: a base
+// ending with "/v1" never yields "/v1/v1/...".
+func TestEndpointURLProperties(t *testing.T) {
+	words := []string{"v1", "v1beta", "v2", "api", "chat", "completions", "models", "model", "messages", "responses", "gw", "openai"}
+	rapid.Check(t, func(t *rapid.T) {
+		segs := rapid.SliceOfN(rapid.SampledFrom(words), 0, 4).Draw(t, "segs")
+		base := "http://h"
+		for _, s := range segs {
+			base += "/" + s
+		}
+		if rapid.Bool().Draw(t, "slash") {
+			base += "/"
+		}
+		protocol := rapid.SampledFrom(Names()).Draw(t, "protocol")
+		stream := rapid.Bool().Draw(t, "stream")
+		e, err := HTTP(protocol)
+		if err != nil {
+			t.Fatal(err)
+		}
+		full := e.URL("", "m", stream) // the protocol's own path and query
+		u := e.URL(base, "m", stream)
+		trimmed := strings.TrimRight(base, "/")
+		if !strings.HasPrefix(u, trimmed) {
+			t.Fatalf("URL(%q) = %q does not start with the base", base, u)
+		}
+		if !strings.HasSuffix(u, full) {
+			t.Fatalf("URL(%q) = %q does not end with the protocol's path %q", base, u, full)
+		}
+		// The overlap is whole leading segments of the path, and the
+		// longest run of them the base ends with.
+		path, _, _ := strings.Cut(full, "?")
+		overlap := len(trimmed) + len(full) - len(u)
+		if overlap < 0 || overlap > len(path) || (overlap < len(path) && path[overlap] != '/') {
+			t.Fatalf("URL(%q) = %q: overlap of %d bytes is not whole segments of %q", base, u, overlap, path)
+		}
+		// Segments up to the model's ("m", "m:generateContent") may
+		// overlap; a longer run than the one taken must not match.
+		psegs := strings.Split(strings.TrimPrefix(path, "/"), "/")
+		literal := len(psegs)
+		for i, sg := range psegs {
+			if sg == "m" || strings.HasPrefix(sg, "m:") {
+				literal = i
+				break
+			}
+		}
+		taken := strings.Count(path[:overlap], "/")
+		bpath := trimmed[len("http://h"):]
+		for j := taken + 1; j <= literal; j++ {
+			if lead := "/" + strings.Join(psegs[:j], "/"); strings.HasSuffix(bpath, lead) {
+				t.Fatalf("URL(%q) = %q: the base also ends with %q, which was repeated", base, u, lead)
+			}
+		}
+		upath := strings.TrimPrefix(u, "http://h")
+		upath, _, _ = strings.Cut(upath, "?")
+		r, ok := MatchPath(upath)
+		if !ok || !slices.Contains(r.Protocols, protocol) {
+			t.Fatalf("URL(%q) = %q does not route back to %s (route %+v, %v)", base, u, protocol, r, ok)
+		}
+	})
 }
