@@ -256,12 +256,14 @@ type filteredStream struct {
 
 func (f filteredStream) Next() (core.Event, error) {
 	ev, err := f.s.Next()
-	if err == nil && ev.Chunk != nil {
+	if err != nil {
+		return ev, err
+	}
+	if ev.Chunk != nil {
 		c := *ev.Chunk
 		ev.Chunk = &c
-		ev = f.rewrite(ev)
 	}
-	return ev, err
+	return f.rewrite(ev), nil
 }
 
 // rewriting returns a wrapper that rewrites each event with f.
@@ -271,8 +273,8 @@ func rewriting(f func(core.Event) core.Event) func(core.Adapter) core.Adapter {
 
 // TestWrongAdaptersFailNamedCases runs adapters with one known fault each
 // over the stream cases named by the failure mode of that fault, on every
-// protocol those cases run on, and requires each to fail with a calls
-// problem that names the mode: the id-named cases detect what their name
+// protocol those cases run on, and requires each to fail with a calls (or
+// finish) problem that names the mode: the id-named cases detect what their name
 // says, while the real adapters pass them.
 func TestWrongAdaptersFailNamedCases(t *testing.T) {
 	cases, err := LoadBuiltin(VCRResolver(cassettes.Load))
@@ -281,7 +283,10 @@ func TestWrongAdaptersFailNamedCases(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name, pattern string
-		wrap          func(core.Adapter) core.Adapter
+		// rule is the rule whose problem must name the mode; "calls"
+		// when empty.
+		rule string
+		wrap func(core.Adapter) core.Adapter
 		// wantProtocols are the protocols on which a case must run.
 		wantProtocols []string
 	}{
@@ -292,7 +297,7 @@ func TestWrongAdaptersFailNamedCases(t *testing.T) {
 			// ignored too, or the fault would not show there.
 			name: "argument deltas ignored", pattern: "/streaming/^A20-",
 			wrap: rewriting(func(ev core.Event) core.Event {
-				if !ev.Chunk.Start {
+				if ev.Chunk != nil && !ev.Chunk.Start {
 					ev.Chunk.ArgsDelta, ev.Chunk.Args = "", nil
 				}
 				return ev
@@ -305,7 +310,7 @@ func TestWrongAdaptersFailNamedCases(t *testing.T) {
 			// keys calls by "null" does.
 			name: "ids flattened", pattern: "/streaming/^(D01|D02)-",
 			wrap: rewriting(func(ev core.Event) core.Event {
-				if ev.Chunk.ID != "" {
+				if ev.Chunk != nil && ev.Chunk.ID != "" {
 					ev.Chunk.ID = "null"
 				}
 				return ev
@@ -322,6 +327,35 @@ func TestWrongAdaptersFailNamedCases(t *testing.T) {
 			pattern:       "^(anthropic|bedrock|cohere|mistral|openai-chat|openai-responses)$/streaming/^(B09|B10)-",
 			wrap:          lenientFinishAdapter,
 			wantProtocols: []string{"anthropic", "bedrock", "cohere", "mistral", "openai-chat", "openai-responses"},
+		},
+		{
+			// A15: a client that waits for argument deltas after a call
+			// starts, so a call that arrives whole, its arguments in the
+			// chunk that starts it, runs with {}.
+			name: "whole arguments ignored", pattern: "/streaming/^A15-",
+			wrap: rewriting(func(ev core.Event) core.Event {
+				if ev.Chunk != nil {
+					ev.Chunk.Args = nil
+					if ev.Chunk.Start {
+						ev.Chunk.ArgsDelta = ""
+					}
+				}
+				return ev
+			}),
+			wantProtocols: []string{"gemini", "mistral", "ollama", "openai-chat"},
+		},
+		{
+			// F02: Gemini's STOP taken at its word on a tool turn. (On
+			// the Gemini-compat Chat Completions stream the reason stays
+			// stop and the case checks the calls are kept, F01.)
+			name: "STOP taken at its word", pattern: "^gemini$/streaming/^F02-", rule: "finish",
+			wrap: rewriting(func(ev core.Event) core.Event {
+				if ev.Kind == core.EventFinish && ev.ProviderFinish == "STOP" {
+					ev.Finish = core.FinishStop
+				}
+				return ev
+			}),
+			wantProtocols: []string{"gemini"},
 		},
 		{
 			// C01: a no-argument call's empty arguments kept raw.
@@ -363,9 +397,13 @@ func TestWrongAdaptersFailNamedCases(t *testing.T) {
 					t.Errorf("wrong adapter (%s): %s: %s, want fail", tc.name, r.Name, r.Status)
 					continue
 				}
-				i := slices.IndexFunc(r.Problems, func(p Problem) bool { return p.Rule == "calls" })
+				rule := tc.rule
+				if rule == "" {
+					rule = "calls"
+				}
+				i := slices.IndexFunc(r.Problems, func(p Problem) bool { return p.Rule == rule })
 				if i < 0 || !strings.HasPrefix(r.Problems[i].String(), "["+r.Scenario.Guards[0]) {
-					t.Errorf("wrong adapter (%s): %s: no calls problem naming %s among %v", tc.name, r.Name, r.Scenario.Guards[0], r.Problems)
+					t.Errorf("wrong adapter (%s): %s: no %s problem naming %s among %v", tc.name, r.Name, rule, r.Scenario.Guards[0], r.Problems)
 					continue
 				}
 				t.Logf("%s:\n%s", r.Name, r.Problems[i])
