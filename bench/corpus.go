@@ -21,9 +21,14 @@ type Body struct {
 // Content-Type is an event stream (text/event-stream, AWS
 // application/vnd.amazon.eventstream, NDJSON), and Gemini
 // streamGenerateContent bodies sent without alt=sse, which arrive as one
-// JSON array under application/json.
+// JSON array under application/json. The Gemini Interactions recordings
+// are those of the "other" folder sent to /interactions.
 func CorpusStreams(protocol string) ([]Body, error) {
-	names, err := cassettes.Glob(protocol)
+	folder, urlPart := protocol, ""
+	if protocol == GeminiInteractions {
+		folder, urlPart = "other", "/interactions"
+	}
+	names, err := cassettes.Glob(folder)
 	if err != nil {
 		return nil, fmt.Errorf("corpus streams: %w", err)
 	}
@@ -34,7 +39,7 @@ func CorpusStreams(protocol string) ([]Body, error) {
 			return nil, fmt.Errorf("corpus streams: %w", err)
 		}
 		for i, in := range c.Interactions {
-			if in.Response.Body == "" || !isStream(in.Response.Headers, in.Request.URL) {
+			if in.Response.Body == "" || !isStream(in.Response.Headers, in.Request.URL) || !strings.Contains(in.Request.URL, urlPart) {
 				continue
 			}
 			out = append(out, Body{Name: fmt.Sprintf("%s#%d", name, i), Data: []byte(in.Response.Body)})

@@ -19,9 +19,21 @@
 //     as OpenAI sends them). The deltas stay interleaved in both: each
 //     event names its block or item, so the wire allows it, though the
 //     providers send blocks one after another in practice.
-//   - (c) every streamed (text/event-stream) response body recorded in
-//     the project's cassettes for openai-chat, anthropic and
-//     openai-responses, one benchmark per protocol over all of them.
+//   - (c) every streamed response body recorded in the project's
+//     cassettes (CorpusStreams) for openai-chat, anthropic,
+//     openai-responses, gemini, cohere, bedrock and mistral: bodies sent as
+//     text/event-stream, as AWS application/vnd.amazon.eventstream
+//     (Bedrock) or as NDJSON, and Gemini streamGenerateContent bodies sent
+//     without alt=sse, one JSON array under application/json. Two
+//     benchmarks per protocol: "<protocol>-corpus", the bodies from which
+//     every subject rebuilds conform's calls, with every subject; and
+//     "<protocol>-corpus-all", every recorded body, with conform alone, so
+//     that the bodies a peer misreads are measured too and no recorded
+//     body goes untimed. Bedrock, whose only subject is conform, has only
+//     the second. There is no Ollama recording among the cassettes (the
+//     Ollama package's NDJSON fixtures are constructed, not recorded), and
+//     the "other" folder's Google Interactions streams have no adapter, so
+//     neither is benchmarked.
 //
 // Arguments are ASCII JSON holding quotes, backslashes and newlines, so
 // every delta needs unescaping, as real ones do.
@@ -47,26 +59,76 @@
 //     the http.Request, a few microseconds against a stream of hundreds of
 //     kilobytes. Calls are accumulated by hand by tool call index.
 //   - naive: bufio.Scanner lines, encoding/json into map[string]any for
-//     each data payload, calls accumulated in maps.
+//     each data payload, calls accumulated in maps. For Gemini every named
+//     functionCall part is one whole call, its args re-encoded with
+//     json.Marshal (so Gemini arguments are compared as JSON values,
+//     ArgsAsJSON, and an id-less call agrees with the id conform makes up,
+//     GeneratedIDs); it reads neither the JSON-array form nor Vertex
+//     partialArgs, which leaves those bodies to corpus-all. Cohere:
+//     tool-call-start and tool-call-delta by index. Mistral streams
+//     OpenAI's chunk format and gets the openai-chat naive decoder.
+//     Bedrock has none: its body is binary AWS event-stream frames
+//     (length prelude, headers, CRCs, and for InvokeModel a base64 payload
+//     inside JSON), which a line split cannot read, and a decoder that
+//     parses the frames is no longer naive. No peer SDK is measured for
+//     Gemini, Cohere, Bedrock or Mistral: their Go SDKs
+//     (google.golang.org/genai, cohere-go, aws-sdk-go-v2's bedrockruntime)
+//     are not dependencies of this module; adding them, driven through an
+//     in-memory transport as go-openai is, is left for later.
 //   - floor: lines split with bytes.IndexByte and nothing else. It rebuilds
 //     no calls by definition; TestFloor checks that it counts every line.
+//     For Bedrock's binary frames it is the same scan: it touches every
+//     byte, as any decoder that checks the frames' CRCs must.
 //
 // Before anything is timed, TestSubjectsAgreeGenerated checks that every
 // subject rebuilds exactly the generated calls from every framing, and
 // TestSubjectsAgreeCorpus that the corpus benchmarks include only the
 // recorded streams from which every subject rebuilds conform's calls
 // (Agreed); the others are listed with the reason, most of them streams a
-// peer misreads (server tool calls, arguments only in .done events) or
-// holding a provider error.
+// peer misreads (server tool calls, arguments only in .done events, Gemini
+// partialArgs and JSON arrays) or holding a provider error.
+// TestConformMatchesGoldens checks conform itself on every recorded
+// streamed body of every protocol: the conform subject, as the benchmarks
+// drive it, must rebuild the calls that the protocol's own package decodes
+// from the same body outside this module, as its golden files under
+// providers/<package>/testdata/golden record them (arguments compared as
+// JSON values). TestCorpusAll checks that corpus-all holds every recorded
+// body and that conform ends with an error only on a recorded provider
+// error, which the benchmark then expects.
 //
 // # Figures
 //
-// MB/s comes from b.SetBytes with the body size; allocs/op and B/op are
-// per stream; allocs/event divides the mallocs counted by runtime.MemStats
-// across the timed loop by the SSE events of the stream. BenchmarkGrowth
-// decodes one call of 1 KB, 64 KB, 1 MB and 16 MB of arguments (128-byte
-// deltas, Buffer limits raised to 64 MB) and reports ns and bytes allocated
-// per argument byte, which must stay flat as the size grows.
+// MB/s comes from b.SetBytes with the size of the bodies; allocs/op and
+// B/op are per pass over all the bodies of a benchmark, and the "streams"
+// metric is their number, by which cmd/table divides to give figures per
+// stream. allocs/event divides the mallocs counted by runtime.MemStats
+// across the timed loop by the events of the bodies: SSE events, AWS
+// event-stream frames for Bedrock (Frames), array elements for a Gemini
+// JSON array (ArrayElements). BenchmarkGrowth decodes one call of 1 KB,
+// 64 KB, 1 MB and 16 MB of arguments (128-byte deltas, Buffer limits
+// raised to 64 MB) and reports ns and bytes allocated per argument byte,
+// which must stay flat as the size grows.
+//
+// Time cannot be tested on a shared machine, but memory can:
+// TestGrowthMemoryLinear decodes the growth streams of 64 KB, 1 MB and
+// 4 MB once each (about half a second in all) and fails if the bytes
+// allocated per argument byte (runtime.MemStats.TotalAlloc around one
+// decode, the least of two) rise from one size to the next by more than
+// 10 %. The figure falls as sizes grow (fixed costs amortise, and the
+// openai-chat decoder's copy of the arguments is capped at 1 MB), so the
+// test catches superlinear growth, not a small linear term added later.
+// TestGrowthCheckDetectsQuadratic shows that the measurement catches an
+// accumulator that copies the whole text on every delta.
+//
+// # Running
+//
+// bench/run builds the test binary once and runs every benchmark in ten
+// passes of -count 1, appended to results.txt with each pass's load
+// average, instead of -count 10: with -count 10 each benchmark runs ten
+// times back to back, so load that comes and goes on a shared machine
+// lands on whichever subject is running; in passes, the subjects of a
+// stream alternate and the drift spreads over all of them. benchstat reads
+// the passes as ten samples of each benchmark.
 //
 // # What made conform fast
 //

@@ -26,6 +26,9 @@ var goldenDirs = map[string]string{
 	Cohere:          "../providers/cohere/testdata/golden",
 	Bedrock:         "../providers/bedrock/testdata/golden",
 	Mistral:         "../providers/mistral/testdata/golden",
+	// GeminiInteractions is decoded by package gemini, which keeps its
+	// golden files in a folder of their own.
+	GeminiInteractions: "../providers/gemini/testdata/golden/interactions",
 }
 
 // goldenCall is a call as the provider golden files write it: arguments
@@ -129,6 +132,7 @@ func goldenCalls(protocol string, body Body) ([]Call, string, error) {
 func TestConformMatchesGoldens(t *testing.T) {
 	total := 0
 	for _, p := range Protocols {
+		calls := 0
 		bodies, err := CorpusStreams(p)
 		if err != nil {
 			t.Fatal(err)
@@ -144,6 +148,7 @@ func TestConformMatchesGoldens(t *testing.T) {
 				continue
 			}
 			total++
+			calls += len(want)
 			got, err := run.Run(body.Data)
 			if err != nil {
 				if len(want) > 0 {
@@ -155,6 +160,11 @@ func TestConformMatchesGoldens(t *testing.T) {
 				t.Errorf("%s: calls differ from %s (-golden +conform):\n%s", body.Name, file, diff)
 			}
 		}
+		// A golden layout this test misreads would show as no calls at all.
+		if calls == 0 {
+			t.Errorf("%s: the golden files of %d recorded streams hold no calls", p, len(bodies))
+		}
+		t.Logf("%s: %d recorded streams, %d calls", p, len(bodies), calls)
 	}
 	t.Logf("%d recorded streams checked against the provider golden files", total)
 }

@@ -37,12 +37,17 @@ const (
 	Cohere          = "cohere"
 	Bedrock         = "bedrock"
 	Mistral         = "mistral"
+	// GeminiInteractions is Google's Interactions API
+	// (/v1beta/interactions), which package gemini decodes with
+	// DecodeInteractionStream; its recordings are in the cassettes'
+	// "other" folder.
+	GeminiInteractions = "gemini-interactions"
 )
 
 // Protocols lists the protocols the benchmarks cover, in report order: the
 // three with peer SDKs, then those measured against the naive decoder and
 // the floor only (Bedrock, whose body is binary, against the floor only).
-var Protocols = []string{OpenAIChat, Anthropic, OpenAIResponses, Gemini, Cohere, Bedrock, Mistral}
+var Protocols = []string{OpenAIChat, Anthropic, OpenAIResponses, Gemini, Cohere, Bedrock, Mistral, GeminiInteractions}
 
 // Subject is one way of turning a streamed body into its tool calls.
 type Subject struct {
@@ -98,6 +103,11 @@ func Subjects(protocol string) []Subject {
 			{"conform", Conform(mistral.New())},
 			{"naive", NaiveChat},
 		}
+	case GeminiInteractions:
+		return []Subject{
+			{"conform", ConformDecoder("gemini interactions", gemini.New().DecodeInteractionStream)},
+			{"naive", NaiveInteractions},
+		}
 	}
 	return nil
 }
@@ -118,10 +128,17 @@ func GeneratedIDs(protocol string) bool { return protocol == Gemini }
 // the adapter's DecodeStream, which feeds every call event to a core.Buffer.
 // Buffer options (such as larger limits) pass through to Collect.
 func Conform(a core.Adapter, opts ...core.BufferOption) func([]byte) ([]Call, error) {
+	return ConformDecoder(a.Name(), a.DecodeStream, opts...)
+}
+
+// ConformDecoder is Conform for a stream decoder that is not an adapter's
+// DecodeStream, such as gemini's DecodeInteractionStream; name names it in
+// errors.
+func ConformDecoder(name string, decode func(io.Reader) core.EventStream, opts ...core.BufferOption) func([]byte) ([]Call, error) {
 	return func(body []byte) ([]Call, error) {
-		resp, err := core.Collect(a.DecodeStream(bytes.NewReader(body)), opts...)
+		resp, err := core.Collect(decode(bytes.NewReader(body)), opts...)
 		if err != nil {
-			return nil, fmt.Errorf("conform %s: %w", a.Name(), err)
+			return nil, fmt.Errorf("conform %s: %w", name, err)
 		}
 		var calls []Call
 		for _, p := range resp.Message.Parts {
@@ -539,6 +556,40 @@ func NaiveCohere(body []byte) ([]Call, error) {
 			acc.add(idx, str(fn, "arguments"))
 		case "tool-call-delta":
 			acc.add(idx, str(fn, "arguments"))
+		}
+		return nil
+	})
+	return acc.calls(), err
+}
+
+// NaiveInteractions is NaiveChat for Gemini Interactions events: a
+// step.start whose step is a function_call opens a call by step index with
+// its id, name and any arguments object, a step.delta of type
+// arguments_delta appends its arguments text.
+func NaiveInteractions(body []byte) ([]Call, error) {
+	var acc accumulator[int]
+	err := dataLines(body, func(p []byte) error {
+		var m map[string]any
+		if err := json.Unmarshal(p, &m); err != nil {
+			return fmt.Errorf("naive: %w", err)
+		}
+		idx, _ := num(m, "index")
+		switch str(m, "event_type") {
+		case "step.start":
+			if st := obj(m, "step"); str(st, "type") == "function_call" {
+				acc.open(idx, str(st, "id"), str(st, "name"))
+				if a := obj(st, "arguments"); len(a) > 0 {
+					b, err := json.Marshal(a)
+					if err != nil {
+						return fmt.Errorf("naive: %w", err)
+					}
+					acc.add(idx, string(b))
+				}
+			}
+		case "step.delta":
+			if d := obj(m, "delta"); str(d, "type") == "arguments_delta" {
+				acc.add(idx, str(d, "arguments"))
+			}
 		}
 		return nil
 	})
