@@ -236,6 +236,11 @@ func loadScenarios(dir string) ([]*scenarios.Scenario, error) {
 	cases, err := scenarios.Load(os.DirFS(dir), ".", resolve)
 	if err != nil {
 		placeErrors(err, dir)
+		// Load's own "load scenarios: " prefix gives way to the one
+		// naming dir.
+		if inner := errors.Unwrap(err); inner != nil && err.Error() == "load scenarios: "+inner.Error() {
+			err = inner
+		}
 		return nil, fmt.Errorf("load scenarios %s: %w", dir, err)
 	}
 	for _, sc := range cases {
