@@ -52,11 +52,21 @@
 // # Responses
 //
 // Only candidates[0] is read. Calls without an id (Gemini 2) get the
-// generated id "gemini_call_<k>", k being the call's 0-based position among
-// the calls of the response, so two id-less parallel calls to the same
-// function get distinct ids (D01) and a streamed response gets the same ids
-// as the same response unstreamed. In a decoded request the generated id is
-// "gemini_call_<t>_<k>", t counting the model turns, unique in the
+// generated id "gemini_call_<key>_<k>", k being the call's 0-based position
+// among the calls of the response and key 12 hex digits of a hash of the
+// response's responseId, or, for a response without one, of the call's
+// name and arguments (as JSON values). So two id-less parallel calls to the
+// same function get distinct ids (D01); the calls of two responses get
+// distinct ids too, so that a history of several id-less turns re-encodes
+// for Anthropic or OpenAI, which refuse a repeated id; the same bytes
+// always give the same ids, and a streamed response the ids of the same
+// response unstreamed. A streamed partialArgs call with neither id nor
+// responseId has its call_start held back until its arguments are complete
+// (or it is abandoned), since its id depends on them. The ids are short
+// and within [a-zA-Z0-9_] for every protocol's id rules. Generated ids are
+// never sent back to Gemini (EncodeRequest leaves functionCall.id and
+// functionResponse.id out for them). In a decoded request the generated id
+// is "gemini_call_<t>_<k>", t counting the model turns, unique in the
 // conversation, and an
 // id-less functionResponse is paired with the first unanswered call of the
 // same name in the model turn before it.

@@ -1,6 +1,8 @@
 package gemini
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -245,8 +247,49 @@ func rawFinish(f core.FinishReason, provider string) string {
 	return "OTHER"
 }
 
-// generatedID returns the id given to the k-th id-less call of a response.
+// generatedID returns the id given to the k-th id-less call of an
+// Interactions response, which always has an interaction id of its own.
 func generatedID(k int) string { return GeneratedIDPrefix + strconv.Itoa(k) }
+
+// responseCallID returns the id given to the k-th call (0-based, among
+// the calls of the response) of a generateContent response when the
+// functionCall carries none (Gemini 2, D01). It is GeneratedIDPrefix, a
+// key of 12 hex digits and "_<k>". The key is a hash of the response's
+// responseId when there is one, else of the call's name and arguments
+// (compared as JSON values, so spacing and key order do not change it):
+// the same bytes always give the same ids, a streamed response the ids of
+// the same response whole, and two responses ids of their own, so that a
+// history of several id-less turns has no duplicate ids. Hashing keeps the
+// id short (OpenAI refuses ids over 40 characters) and within every
+// protocol's id alphabet ([a-zA-Z0-9_-], Anthropic and Bedrock).
+func responseCallID(responseID, name string, args json.RawMessage, k int) string {
+	h := sha256.New()
+	if responseID != "" {
+		h.Write([]byte("responseId\x00"))
+		h.Write([]byte(responseID))
+	} else {
+		h.Write([]byte("call\x00"))
+		h.Write([]byte(name))
+		h.Write([]byte{0})
+		h.Write(canonicalJSON(args))
+	}
+	return GeneratedIDPrefix + hex.EncodeToString(h.Sum(nil)[:6]) + "_" + strconv.Itoa(k)
+}
+
+// canonicalJSON returns raw re-encoded with sorted keys and no spacing, so
+// that the same value gives the same bytes however it was written; raw
+// itself when it is not JSON.
+func canonicalJSON(raw json.RawMessage) []byte {
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return raw
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return raw
+	}
+	return b
+}
 
 // IsGeneratedID reports whether id was made up by this adapter rather than
 // sent by the provider.

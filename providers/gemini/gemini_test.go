@@ -38,7 +38,7 @@ func TestDecodeResponseFailureModes(t *testing.T) {
 			body: `{"candidates":[{"content":{"role":"model","parts":[
 				{"functionCall":{"name":"add","args":{"a":1}}},
 				{"functionCall":{"name":"add","args":{"a":1}}}]},"finishReason":"STOP"}]}`,
-			wantCalls:  []callSummary{{"gemini_call_0", "add", `{"a":1}`, ""}, {"gemini_call_1", "add", `{"a":1}`, ""}},
+			wantCalls:  []callSummary{{"gemini_call_525c8e103325_0", "add", `{"a":1}`, ""}, {"gemini_call_525c8e103325_1", "add", `{"a":1}`, ""}},
 			wantFinish: core.FinishToolCalls, wantRaw: "STOP",
 		},
 		{
@@ -52,7 +52,7 @@ func TestDecodeResponseFailureModes(t *testing.T) {
 			name: "G13 thoughtSignature stays on the call",
 			body: `{"candidates":[{"content":{"role":"model","parts":[
 				{"functionCall":{"name":"w","args":{"x":"y"}},"thoughtSignature":"c2ln"}]},"finishReason":"STOP"}]}`,
-			wantCalls:  []callSummary{{"gemini_call_0", "w", `{"x":"y"}`, "c2ln"}},
+			wantCalls:  []callSummary{{"gemini_call_2f98cf5589e1_0", "w", `{"x":"y"}`, "c2ln"}},
 			wantFinish: core.FinishToolCalls, wantRaw: "STOP",
 		},
 		{

@@ -10,10 +10,12 @@ import (
 
 // DecodeResponse decodes a generateContent response body.
 //
-// Only candidates[0] is read. functionCall parts without an id get the
-// generated id "gemini_call_<k>", k being the call's position among the
-// calls of the response (D01: two id-less calls to the same function get
-// distinct ids). The finish reason is normalised by NormalizeFinish (F02,
+// Only candidates[0] is read. functionCall parts without an id get a
+// generated id "gemini_call_<key>_<k>", k being the call's position among
+// the calls of the response and key a hash of the responseId, or of the
+// call when there is none (see responseCallID): two id-less calls to the
+// same function get distinct ids (D01), and so do the calls of two
+// responses. The finish reason is normalised by NormalizeFinish (F02,
 // F04, F05); the raw value, as an enum name even when the body used the
 // integer form, stays in ProviderFinish. A response without candidates
 // whose promptFeedback has a blockReason is a content_filter finish; any
@@ -48,7 +50,7 @@ func (a *Adapter) DecodeResponse(body []byte) (*core.Response, error) {
 	k := 0
 	if c.Content != nil {
 		for i, p := range c.Content.Parts {
-			part, ok, err := partOf(p, &k)
+			part, ok, err := partOf(p, w.ResponseID, &k)
 			if err != nil {
 				return nil, &PathError{Op: op, Path: "candidates[0].content.parts[" + strconv.Itoa(i) + "]", Err: err}
 			}
@@ -72,8 +74,9 @@ func hasContent(m core.Message) bool {
 	return false
 }
 
-// partOf converts one response part; k counts the calls seen so far.
-func partOf(p wirePart, k *int) (core.Part, bool, error) {
+// partOf converts one response part of the response whose responseId is
+// respID; k counts the calls seen so far.
+func partOf(p wirePart, respID string, k *int) (core.Part, bool, error) {
 	switch {
 	case p.FunctionCall != nil:
 		fc := p.FunctionCall
@@ -83,7 +86,7 @@ func partOf(p wirePart, k *int) (core.Part, bool, error) {
 		}
 		id := fc.ID
 		if id == "" {
-			id = generatedID(*k)
+			id = responseCallID(respID, fc.Name, args, *k)
 		}
 		*k++
 		return core.CallPart(core.Call{ID: id, Name: fc.Name, Arguments: args, Signature: p.ThoughtSignature}), true, nil

@@ -50,18 +50,26 @@ type stream struct {
 
 	id, model   string
 	metaPending bool
-	usage       *core.Usage
-	finishRaw   string
-	sawCall     bool
-	sawContent  bool
-	calls       int
-	open        *openCall
+	// respID is the first responseId seen, the key of generated call ids.
+	respID     string
+	usage      *core.Usage
+	finishRaw  string
+	sawCall    bool
+	sawContent bool
+	calls      int
+	open       *openCall
 }
 
 // openCall is a call whose arguments stream as Vertex partialArgs.
 type openCall struct {
-	id, name string
-	args     *argTree
+	id, name, sig string
+	// k is the call's position among the calls of the response.
+	k    int
+	args *argTree
+	// started is false while the call's start waits for its id: a call
+	// with no id of its own in a response with no responseId (yet) gets
+	// one from its arguments, known only when they are complete.
+	started bool
 }
 
 func (s *stream) Next() (core.Event, error) {
@@ -92,15 +100,18 @@ func (s *stream) pull() {
 		return
 	}
 	if err != nil {
+		s.abandon()
 		s.err = err
 		return
 	}
 	var w wireResponse
 	if err := json.Unmarshal(raw, &w); err != nil {
+		s.abandon()
 		s.err = syntaxError(streamOp, off, err)
 		return
 	}
 	if err := s.chunk(&w); err != nil {
+		s.abandon()
 		s.err = &OffsetError{Op: streamOp, Offset: off, Err: err}
 	}
 }
@@ -326,10 +337,14 @@ func (s *stream) emit(ev core.Event) {
 
 // chunk turns one GenerateContentResponse into events.
 func (s *stream) chunk(w *wireResponse) error {
+	if s.respID == "" {
+		s.respID = w.ResponseID
+	}
 	if s.id == "" && s.model == "" && (w.ResponseID != "" || w.ModelVersion != "") {
 		s.id, s.model, s.metaPending = w.ResponseID, w.ModelVersion, true
 	}
 	if w.Error != nil {
+		s.abandon()
 		s.emit(core.Event{Kind: core.EventError, Error: providerError(w.Error)})
 		return nil
 	}
@@ -390,10 +405,7 @@ func (s *stream) functionCall(fc *wireFunctionCall, sig string) error {
 			return err
 		}
 		if !fc.WillContinue {
-			args := s.open.args.json()
-			id := s.open.id
-			s.open = nil
-			s.emit(core.Event{Kind: core.EventCallEnd, Chunk: &core.Chunk{ID: id, Done: true, Args: &args}})
+			s.end()
 		}
 		return nil
 	}
@@ -405,30 +417,63 @@ func (s *stream) functionCall(fc *wireFunctionCall, sig string) error {
 	}
 	// A named functionCall starts a call. A call still open is abandoned
 	// without an end, so the Buffer reports it incomplete.
-	s.open = nil
-	id := fc.ID
-	if id == "" {
-		id = generatedID(s.calls)
+	s.abandon()
+	oc := &openCall{id: fc.ID, name: fc.Name, sig: sig, k: s.calls, args: newArgTree(s.a.maxArgs)}
+	if oc.id == "" && s.respID != "" {
+		oc.id = responseCallID(s.respID, fc.Name, nil, oc.k)
 	}
 	s.calls++
 	s.sawCall, s.sawContent = true, true
-	s.emit(core.Event{Kind: core.EventCallStart, Chunk: &core.Chunk{ID: id, Name: fc.Name, Start: true, Signature: sig}})
-	tree := newArgTree(s.a.maxArgs)
-	if err := tree.apply(fc); err != nil {
+	s.open = oc
+	if oc.id != "" {
+		s.start(oc)
+	}
+	if err := oc.args.apply(fc); err != nil {
 		return err
 	}
-	if fc.WillContinue {
-		s.open = &openCall{id: id, name: fc.Name, args: tree}
-		return nil
+	if !fc.WillContinue {
+		s.end()
 	}
-	args := tree.json()
-	s.emit(core.Event{Kind: core.EventCallEnd, Chunk: &core.Chunk{ID: id, Done: true, Args: &args}})
 	return nil
+}
+
+// start queues the start of a call, its id made from its arguments so far
+// when it has none yet.
+func (s *stream) start(oc *openCall) {
+	if oc.id == "" {
+		oc.id = responseCallID(s.respID, oc.name, json.RawMessage(oc.args.json()), oc.k)
+	}
+	oc.started = true
+	s.emit(core.Event{Kind: core.EventCallStart, Chunk: &core.Chunk{ID: oc.id, Name: oc.name, Start: true, Signature: oc.sig}})
+}
+
+// end queues the start, if still pending, and the end of the open call,
+// whose arguments are complete.
+func (s *stream) end() {
+	oc := s.open
+	s.open = nil
+	if !oc.started {
+		s.start(oc)
+	}
+	args := oc.args.json()
+	s.emit(core.Event{Kind: core.EventCallEnd, Chunk: &core.Chunk{ID: oc.id, Done: true, Args: &args}})
+}
+
+// abandon leaves the open call, if any, without an end, queueing its start
+// if it was still pending, so that the Buffer reports it incomplete.
+func (s *stream) abandon() {
+	if oc := s.open; oc != nil {
+		s.open = nil
+		if !oc.started {
+			s.start(oc)
+		}
+	}
 }
 
 // finishStream queues the usage and finish events at the end of input. A
 // call still open then is left without an end (never reported complete).
 func (s *stream) finishStream() {
+	s.abandon()
 	if s.usage != nil {
 		s.emit(core.Event{Kind: core.EventUsage, Usage: s.usage})
 	}

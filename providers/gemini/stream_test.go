@@ -45,9 +45,9 @@ func TestDecodeStreamEvents(t *testing.T) {
 			name: "A15 D01 two whole id-less calls in one SSE chunk",
 			body: sseBody(`{"candidates":[{"content":{"role":"model","parts":[{"functionCall":{"name":"add","args":{"a":1}},"thoughtSignature":"s1"},{"functionCall":{"name":"add","args":{"a":1}}}]},"finishReason":"STOP"}],"usageMetadata":{"promptTokenCount":5,"candidatesTokenCount":3,"thoughtsTokenCount":2},"responseId":"r1","modelVersion":"m1"}`),
 			want: []core.Event{
-				{Kind: core.EventCallStart, ID: "r1", Model: "m1", Chunk: &core.Chunk{ID: "gemini_call_0", Name: "add", Start: true, Signature: "s1"}},
-				end("gemini_call_0", `{"a":1}`),
-				start("gemini_call_1", "add", ""), end("gemini_call_1", `{"a":1}`),
+				{Kind: core.EventCallStart, ID: "r1", Model: "m1", Chunk: &core.Chunk{ID: "gemini_call_41fdf4b45f53_0", Name: "add", Start: true, Signature: "s1"}},
+				end("gemini_call_41fdf4b45f53_0", `{"a":1}`),
+				start("gemini_call_41fdf4b45f53_1", "add", ""), end("gemini_call_41fdf4b45f53_1", `{"a":1}`),
 				{Kind: core.EventUsage, Usage: &core.Usage{InputTokens: 5, OutputTokens: 5}},
 				finish(core.FinishToolCalls, "STOP"),
 			},
@@ -91,8 +91,8 @@ func TestDecodeStreamEvents(t *testing.T) {
 				`{"candidates":[{"content":{"parts":[{"functionCall":{}}]},"finishReason":"STOP"}]}`,
 			),
 			want: []core.Event{
-				start("gemini_call_0", "w", "sg"),
-				end("gemini_call_0", `{"items":[{"name":"apple","n":2.5},{"name":"pear"}],"ok":true,"odd key":null}`),
+				start("gemini_call_78e87be972c4_0", "w", "sg"),
+				end("gemini_call_78e87be972c4_0", `{"items":[{"name":"apple","n":2.5},{"name":"pear"}],"ok":true,"odd key":null}`),
 				finish(core.FinishToolCalls, "STOP"),
 			},
 		},
@@ -102,7 +102,7 @@ func TestDecodeStreamEvents(t *testing.T) {
 				`{"candidates":[{"content":{"parts":[{"functionCall":{"name":"w","willContinue":true}}]}}]}`,
 				`{"candidates":[{"content":{"parts":[{"functionCall":{"partialArgs":[{"jsonPath":"$.q","stringValue":"par","willContinue":true}],"willContinue":true}}]}}]}`,
 			),
-			want: []core.Event{start("gemini_call_0", "w", "")},
+			want: []core.Event{start("gemini_call_3d6ceecd91f7_0", "w", "")},
 		},
 		{
 			name: "an open partialArgs call is abandoned when another call starts",
@@ -110,7 +110,7 @@ func TestDecodeStreamEvents(t *testing.T) {
 				`{"candidates":[{"content":{"parts":[{"functionCall":{"name":"w","willContinue":true}}]}}]}`,
 				`{"candidates":[{"content":{"parts":[{"functionCall":{"name":"v","args":{"a":1}}}]},"finishReason":"STOP"}]}`,
 			),
-			want: []core.Event{start("gemini_call_0", "w", ""), start("gemini_call_1", "v", ""), end("gemini_call_1", `{"a":1}`), finish(core.FinishToolCalls, "STOP")},
+			want: []core.Event{start("gemini_call_6b9fe2999dc3_0", "w", ""), start("gemini_call_4d48a69d9a58_1", "v", ""), end("gemini_call_4d48a69d9a58_1", `{"a":1}`), finish(core.FinishToolCalls, "STOP")},
 		},
 		{
 			name: "a bare JSON object (unstreamed body) decodes as one chunk",

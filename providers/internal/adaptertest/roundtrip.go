@@ -2,6 +2,7 @@ package adaptertest
 
 import (
 	"bytes"
+	"errors"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -72,19 +73,23 @@ func CheckRequestRoundTrip(t *testing.T, a core.Adapter, gen func(*rapid.T) *cor
 }
 
 // ParityView is what a client sees of a response, streamed or whole: its
-// text, finish, usage, calls (arguments compacted) and the opaque payloads
-// of redacted thinking.
+// text, finish, usage, calls (arguments compacted), the opaque payloads
+// of redacted thinking, and the provider's error.
 type ParityView struct {
 	Text, Finish, ProviderFinish string
 	Calls                        []core.Call
 	Usage                        *core.Usage
 	Redacted                     []string
+	Error                        *core.ProviderError
 }
 
 // CheckParity states that the same response gives a client the same view
 // whether sent whole or streamed (D03, F02): decoding a's EncodeResponse
 // body of resp and collecting with core.Collect the decoding of a's
-// EncodeStream of evs (the same response as events) agree.
+// EncodeStream of evs (the same response as events) agree. A response
+// may be a provider error (Response.Error, and an EventError among evs):
+// Collect then returns the provider error, which is expected, and the
+// error and finish reason must agree like the rest.
 func CheckParity(t *rapid.T, a core.Adapter, resp *core.Response, evs []core.Event) {
 	body, err := a.EncodeResponse(resp)
 	if err != nil {
@@ -98,12 +103,14 @@ func CheckParity(t *rapid.T, a core.Adapter, resp *core.Response, evs []core.Eve
 	if err := a.EncodeStream(&buf, evs); err != nil {
 		t.Fatal(err)
 	}
+	wireText := buf.String()
 	streamed, err := core.Collect(a.DecodeStream(&buf))
-	if err != nil {
-		t.Fatal(err)
+	var pe *core.ProviderError
+	if err != nil && (whole.Error == nil || !errors.As(err, &pe) || len(streamed.Incomplete) > 0) {
+		t.Fatalf("collect: %v\n%s", err, wireText)
 	}
 	see := func(r *core.Response) ParityView {
-		v := ParityView{Text: r.Text(), Finish: string(r.Finish), ProviderFinish: r.ProviderFinish, Usage: r.Usage}
+		v := ParityView{Text: r.Text(), Finish: string(r.Finish), ProviderFinish: r.ProviderFinish, Usage: r.Usage, Error: r.Error}
 		for _, p := range r.Message.Parts {
 			if p.Kind == core.PartThinking && p.Data != "" {
 				v.Redacted = append(v.Redacted, p.Data)
@@ -116,6 +123,6 @@ func CheckParity(t *rapid.T, a core.Adapter, resp *core.Response, evs []core.Eve
 		return v
 	}
 	if diff := cmp.Diff(see(whole), see(streamed)); diff != "" {
-		t.Fatalf("whole vs streamed (-whole +streamed):\n%s", diff)
+		t.Fatalf("whole vs streamed (-whole +streamed):\n%s\n%s", diff, wireText)
 	}
 }

@@ -1,0 +1,235 @@
+package adaptertest_test
+
+// Checks that span every built-in adapter. They live here, beside the
+// helpers, because no adapter package may import another, while this test
+// package may import them all (none of them imports adaptertest outside
+// its own tests).
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/toolconform/conform/core"
+	"github.com/toolconform/conform/providers"
+	"github.com/toolconform/conform/providers/anthropic"
+	"github.com/toolconform/conform/providers/bedrock"
+	"github.com/toolconform/conform/providers/cohere"
+	"github.com/toolconform/conform/providers/gemini"
+	"github.com/toolconform/conform/providers/internal/adaptertest"
+	"github.com/toolconform/conform/providers/internal/oaichat"
+	"github.com/toolconform/conform/providers/internal/wire"
+	"github.com/toolconform/conform/providers/openairesponses"
+	"pgregory.net/rapid"
+)
+
+// offsetOf returns the byte offset an adapter's decode error names, from
+// whichever of the adapters' error types carries it.
+func offsetOf(err error) (int64, bool) {
+	var (
+		de  *wire.DecodeError
+		oe  *wire.OffsetError
+		ce  *oaichat.Error
+		be  *bedrock.DecodeError
+		coe *cohere.DecodeError
+	)
+	switch {
+	case errors.As(err, &de):
+		return de.Offset, true
+	case errors.As(err, &oe):
+		return oe.Offset, true
+	case errors.As(err, &ce):
+		return ce.Offset, true
+	case errors.As(err, &be):
+		return be.Offset, true
+	case errors.As(err, &coe):
+		return coe.Offset, true
+	}
+	return 0, false
+}
+
+// TestSyntaxErrorOffsetsAgree feeds the same malformed bodies to every
+// adapter's DecodeResponse and checks that each names the same byte: the
+// 0-based offset of the bad byte, in its error value and in its text.
+func TestSyntaxErrorOffsetsAgree(t *testing.T) {
+	tests := []struct {
+		name string
+		body string
+		want int64
+	}{
+		{"bad value", `{"a": x}`, 6},
+		{"bad first byte", `x`, 0},
+		{"bad byte after a nested value", `{"a": {"b": [1, 2]}, "c": tru}`, 29},
+		{"missing colon", `{"a" 1}`, 5},
+		{"bad byte on the second line", "{\n  \"a\": 1,\n  \"b\": ]\n}", 19},
+	}
+	adapters := providers.All()
+	if len(adapters) != 8 {
+		t.Fatalf("%d built-in adapters, want 8", len(adapters))
+	}
+	for _, tt := range tests {
+		for _, a := range adapters {
+			t.Run(tt.name+"/"+a.Name(), func(t *testing.T) {
+				resp, err := a.DecodeResponse([]byte(tt.body))
+				if err == nil {
+					t.Fatalf("DecodeResponse(%q) = %+v, no error", tt.body, resp)
+				}
+				off, ok := offsetOf(err)
+				if !ok {
+					t.Fatalf("error %q (%T) carries no offset", err, err)
+				}
+				if off != tt.want {
+					t.Errorf("error %q names byte %d, want %d", err, off, tt.want)
+				}
+				if !strings.Contains(err.Error(), fmt.Sprintf(" %d: ", tt.want)) {
+					t.Errorf("error text %q does not name byte %d", err, tt.want)
+				}
+			})
+		}
+	}
+}
+
+// drawError draws a provider error whose fields every protocol can carry
+// both in a whole error body and in a stream: a message, and a type for
+// the protocols that have one. Protocols without a type or code field
+// (Cohere, Ollama) get only the message.
+func drawError(t *rapid.T, protocol string) *core.ProviderError {
+	pe := &core.ProviderError{Message: rapid.StringMatching(`[a-zA-Z0-9 .,'"\\é]{1,24}`).Draw(t, "message")}
+	switch protocol {
+	case "cohere", "ollama":
+	case "openai-chat", "mistral", "openai-responses":
+		pe.Code = rapid.SampledFrom([]string{"", "server_error", "rate_limit_exceeded"}).Draw(t, "code")
+	default:
+		pe.Type = rapid.SampledFrom([]string{"overloaded_error", "api_error", "UNAVAILABLE", "ThrottlingException"}).Draw(t, "type")
+	}
+	return pe
+}
+
+// TestStreamErrorParity states, for all 8 adapters, that a provider error
+// gives a client the same view sent whole (an error body) and streamed (an
+// error event the adapter's EncodeStream writes), finish_reason "error"
+// included, and that an error after some text keeps the text and still
+// ends in finish_reason "error" (issue: a streamed error used to give "").
+// Every built-in protocol can carry an error mid-stream (a data: {"error"}
+// chunk, an error event, an error chunk or line, or a Bedrock exception
+// frame), so none is exempt.
+func TestStreamErrorParity(t *testing.T) {
+	for _, a := range providers.All() {
+		t.Run(a.Name(), func(t *testing.T) {
+			rapid.Check(t, func(t *rapid.T) {
+				pe := drawError(t, a.Name())
+				resp := &core.Response{Message: core.Message{Role: core.RoleAssistant}, Finish: core.FinishError, Error: pe}
+				adaptertest.CheckParity(t, a, resp, []core.Event{{Kind: core.EventError, Error: pe}})
+
+				text := adaptertest.DrawText(t, "text")
+				var buf bytes.Buffer
+				if err := a.EncodeStream(&buf, []core.Event{{Kind: core.EventText, Text: text}, {Kind: core.EventError, Error: pe}}); err != nil {
+					t.Fatalf("encode stream: %v", err)
+				}
+				wireBytes := buf.String()
+				got, err := core.Collect(a.DecodeStream(&buf))
+				var gotPE *core.ProviderError
+				if !errors.As(err, &gotPE) {
+					t.Fatalf("collect error %v, want the provider error\n%s", err, wireBytes)
+				}
+				if got.Text() != text || got.Finish != core.FinishError || got.Error == nil {
+					t.Fatalf("mid-stream error: text %q finish %q error %+v; want %q, error, an error\n%s", got.Text(), got.Finish, got.Error, text, wireBytes)
+				}
+				whole, err := a.DecodeResponse(mustEncode(t, a, resp))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if diff := cmp.Diff(whole.Error, got.Error); diff != "" {
+					t.Fatalf("mid-stream error vs error body (-whole +streamed):\n%s\n%s", diff, wireBytes)
+				}
+			})
+		})
+	}
+}
+
+func mustEncode(t *rapid.T, a core.Adapter, resp *core.Response) []byte {
+	body, err := a.EncodeResponse(resp)
+	if err != nil {
+		t.Fatalf("encode response: %v", err)
+	}
+	return body
+}
+
+// TestGeminiIDsReplayAcrossProviders decodes two Gemini 2 responses whose
+// calls carry no id (D01), the second a repeat of the first's call, builds
+// the two-turn history a client would, and encodes it for Anthropic and
+// OpenAI Responses, which refuse a repeated call id, and back for Gemini,
+// which must not be sent the ids conform made up.
+func TestGeminiIDsReplayAcrossProviders(t *testing.T) {
+	turn := func(responseID string) string {
+		rid := ""
+		if responseID != "" {
+			rid = `,"responseId":"` + responseID + `"`
+		}
+		return `{"candidates":[{"content":{"role":"model","parts":[
+			{"functionCall":{"name":"get_weather","args":{"city":"Paris"}}},
+			{"functionCall":{"name":"get_time","args":{"zone":"CET"}}}]},"finishReason":"STOP"}]` + rid + `}`
+	}
+	tests := []struct {
+		name          string
+		first, second string
+	}{
+		{"with responseId", turn("resp-A"), turn("resp-B")},
+		{"first without responseId", turn(""), turn("resp-B")},
+	}
+	g := gemini.New()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r1, err := g.DecodeResponse([]byte(tt.first))
+			if err != nil {
+				t.Fatal(err)
+			}
+			r2, err := g.DecodeResponse([]byte(tt.second))
+			if err != nil {
+				t.Fatal(err)
+			}
+			again, err := g.DecodeResponse([]byte(tt.first))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(r1.Calls(), again.Calls(), adaptertest.EquateJSON()); diff != "" {
+				t.Errorf("the same bytes gave other ids (-first +again):\n%s", diff)
+			}
+			seen := map[string]bool{}
+			msgs := []core.Message{adaptertest.UserText("weather and time in Paris, twice")}
+			for _, r := range []*core.Response{r1, r2} {
+				var ids []string
+				for _, c := range r.Calls() {
+					if !gemini.IsGeneratedID(c.ID) {
+						t.Errorf("id %q is not a generated id", c.ID)
+					}
+					if seen[c.ID] {
+						t.Errorf("id %q repeats across turns", c.ID)
+					}
+					seen[c.ID] = true
+					ids = append(ids, c.ID)
+				}
+				msgs = append(msgs, r.Message, adaptertest.ResultsMessage(ids...))
+			}
+			if len(seen) != 4 {
+				t.Fatalf("%d distinct ids, want 4", len(seen))
+			}
+			req := &core.Request{Model: "m", Messages: msgs}
+			for _, a := range []core.Adapter{anthropic.New(), openairesponses.New()} {
+				if _, err := a.EncodeRequest(req); err != nil {
+					t.Errorf("%s: encode the two-turn history: %v", a.Name(), err)
+				}
+			}
+			body, err := g.EncodeRequest(req)
+			if err != nil {
+				t.Fatalf("gemini: encode the two-turn history: %v", err)
+			}
+			if bytes.Contains(body, []byte(gemini.GeneratedIDPrefix)) {
+				t.Errorf("gemini request sends generated ids back:\n%s", body)
+			}
+		})
+	}
+}
