@@ -21,7 +21,9 @@
 //     providers send blocks one after another in practice.
 //   - (c) every streamed response body recorded in the project's
 //     cassettes (CorpusStreams) for openai-chat, anthropic,
-//     openai-responses, gemini, cohere, bedrock and mistral: bodies sent as
+//     openai-responses, gemini, cohere, bedrock, mistral and Google's
+//     Interactions API (gemini-interactions, the cassettes' "other"
+//     folder, decoded by gemini's DecodeInteractionStream): bodies sent as
 //     text/event-stream, as AWS application/vnd.amazon.eventstream
 //     (Bedrock) or as NDJSON, and Gemini streamGenerateContent bodies sent
 //     without alt=sse, one JSON array under application/json. Two
@@ -31,9 +33,8 @@
 //     that the bodies a peer misreads are measured too and no recorded
 //     body goes untimed. Bedrock, whose only subject is conform, has only
 //     the second. There is no Ollama recording among the cassettes (the
-//     Ollama package's NDJSON fixtures are constructed, not recorded), and
-//     the "other" folder's Google Interactions streams have no adapter, so
-//     neither is benchmarked.
+//     Ollama package's NDJSON fixtures are constructed, not recorded), so
+//     Ollama is not benchmarked.
 //
 // Arguments are ASCII JSON holding quotes, backslashes and newlines, so
 // every delta needs unescaping, as real ones do.
@@ -67,6 +68,8 @@
 //     partialArgs, which leaves those bodies to corpus-all. Cohere:
 //     tool-call-start and tool-call-delta by index. Mistral streams
 //     OpenAI's chunk format and gets the openai-chat naive decoder.
+//     Gemini Interactions: step.start of a function_call step and
+//     arguments_delta step.delta events by step index.
 //     Bedrock has none: its body is binary AWS event-stream frames
 //     (length prelude, headers, CRCs, and for InvokeModel a base64 payload
 //     inside JSON), which a line split cannot read, and a decoder that
