@@ -226,7 +226,7 @@ func Grade(protocol string, served *core.Response, req *core.Request) []Problem 
 	if protocol == "anthropic" || protocol == "bedrock" {
 		gradeThinking(served, turn, add)
 	}
-	if protocol == "openai-chat" {
+	if protocol == "openai-chat" && reasoningReplayed(served.Model, req.Model) {
 		gradeReasoning(served, req.Messages[u+1:], u+1, add)
 	}
 	if protocol == "cohere" {
@@ -305,11 +305,35 @@ func gradeThinking(served *core.Response, turn core.Message, add func(rule, form
 	}
 }
 
+// reasoningModels name the Chat Completions models whose providers refuse
+// an assistant tool-call message without its reasoning_content (G14):
+// DeepSeek ("Missing reasoning_content field in the assistant message at
+// message index N") and Moonshot's Kimi ("thinking is enabled but
+// reasoning_content is missing in assistant tool call message at index
+// N"). Other providers that send reasoning (xAI, Z.ai, OpenRouter's
+// reasoning field) accept a history without it.
+var reasoningModels = []string{"deepseek", "kimi"}
+
+// reasoningReplayed reports whether the served model, else the requested
+// one, must get its reasoning back.
+func reasoningReplayed(served, requested string) bool {
+	m := served
+	if m == "" {
+		m = requested
+	}
+	m = strings.ToLower(m)
+	for _, r := range reasoningModels {
+		if strings.Contains(m, r) {
+			return true
+		}
+	}
+	return false
+}
+
 // gradeReasoning checks that reasoning served with the calls comes back as
 // reasoning_content on every assistant message with calls of the round
-// (G14): DeepSeek's thinking mode answers 400 "Missing reasoning_content
-// field in the assistant message at message index N" otherwise. msgs are
-// the messages of the round, base the index of the first in the request.
+// (G14). msgs are the messages of the round, base the index of the first
+// in the request.
 func gradeReasoning(served *core.Response, msgs []core.Message, base int, add func(rule, format string, args ...any)) {
 	if !hasThinking(served.Message) || len(served.Calls()) == 0 {
 		return

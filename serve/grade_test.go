@@ -45,8 +45,9 @@ func TestGrade(t *testing.T) {
 	cut := &core.Response{Message: assistant(core.CallPart(a)), Incomplete: []core.Call{{ID: "call_b", Name: "get_weather"}}}
 	gen := &core.Response{Message: assistant(core.CallPart(call("gemini_call_0", "f", `{}`)))}
 	thinking := core.Part{Kind: core.PartThinking, Text: "the user wants Oslo"}
-	reasoned := &core.Response{Message: assistant(thinking, core.CallPart(a))}
-	reasonedTwo := &core.Response{Message: assistant(thinking, core.CallPart(a), core.CallPart(b))}
+	reasoned := &core.Response{Model: "deepseek-reasoner", Message: assistant(thinking, core.CallPart(a))}
+	reasonedTwo := &core.Response{Model: "moonshotai/kimi-k2.5", Message: assistant(thinking, core.CallPart(a), core.CallPart(b))}
+	reasonedGrok := &core.Response{Model: "grok-3-mini", Message: assistant(thinking, core.CallPart(a))}
 	plan := core.Part{Kind: core.PartPlan, Text: "I will look up the weather in Oslo."}
 	planned := &core.Response{Message: assistant(plan, core.CallPart(a))}
 
@@ -88,6 +89,7 @@ func TestGrade(t *testing.T) {
 		{"reasoning_content dropped", "openai-chat", reasoned, []core.Message{user, assistant(core.CallPart(a)), tool(result("call_a"))}, []string{"G14"}},
 		{"reasoning_content dropped on a second message of the round", "openai-chat", reasonedTwo,
 			[]core.Message{user, assistant(thinking, core.CallPart(a)), tool(result("call_a")), assistant(core.CallPart(b)), tool(result("call_b"))}, []string{"G14"}},
+		{"reasoning_content not needed by a model that accepts history without it", "openai-chat", reasonedGrok, []core.Message{user, assistant(core.CallPart(a)), tool(result("call_a"))}, nil},
 		{"reasoning_content needed by chat completions only", "mistral", reasoned, []core.Message{user, assistant(core.CallPart(a)), tool(result("call_a"))}, nil},
 		{"no reasoning served, none needed", "openai-chat", two, []core.Message{user, assistant(core.CallPart(a), core.CallPart(b)), tool(result("call_a"), result("call_b"))}, nil},
 		{"tool_plan sent back as tool_plan", "cohere", planned, []core.Message{user, assistant(plan, core.CallPart(a)), tool(result("call_a"))}, nil},
