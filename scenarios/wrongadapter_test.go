@@ -618,3 +618,79 @@ func TestCloseJSON(t *testing.T) {
 		}
 	}
 }
+
+// callParsingAdapter is a deliberately wrong adapter kept as a fixture: it
+// wraps a real adapter and, as a server-side tool parser that runs although
+// no tool was offered does (vllm #55080), takes every line of the decoded
+// text that looks like a JSON call ({"name": ..., "arguments": ...}) out of
+// the text and reports it as a call (F07).
+type callParsingAdapter struct{ core.Adapter }
+
+func (w callParsingAdapter) DecodeResponse(body []byte) (*core.Response, error) {
+	resp, err := w.Adapter.DecodeResponse(body)
+	if err != nil || resp == nil {
+		return resp, err
+	}
+	var parts []core.Part
+	for _, p := range resp.Message.Parts {
+		if p.Kind != core.PartText {
+			parts = append(parts, p)
+			continue
+		}
+		var kept []string
+		for _, line := range strings.Split(p.Text, "\n") {
+			var call struct {
+				Name      string          `json:"name"`
+				Arguments json.RawMessage `json:"arguments"`
+			}
+			if json.Unmarshal([]byte(line), &call) == nil && call.Name != "" {
+				parts = append(parts, core.CallPart(core.Call{ID: "call_parsed", Name: call.Name, Arguments: call.Arguments}))
+				continue
+			}
+			kept = append(kept, line)
+		}
+		parts = append(parts, core.TextPart(strings.Join(kept, "\n")))
+	}
+	resp.Message.Parts = parts
+	resp.Finish = core.FinishToolCalls
+	return resp, nil
+}
+
+// TestCallParsingAdapterFailsF07 shows that the F07 case, declared for
+// every protocol, catches a decoder that turns call-shaped text into a
+// call, on every built-in adapter, while the real adapters pass it.
+func TestCallParsingAdapterFailsF07(t *testing.T) {
+	cases, err := LoadBuiltin(VCRResolver(cassettes.Load))
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := Options{Run: []Pattern{MustCompilePattern("/response/^F07-")}}
+	real := providers.All()
+	var wrongs []core.Adapter
+	for _, a := range real {
+		wrongs = append(wrongs, callParsingAdapter{a})
+	}
+	good, err := Check(real, cases, run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wrong, err := Check(wrongs, cases, run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(good) != len(real) || len(wrong) != len(real) {
+		t.Fatalf("%d and %d results, want one per adapter (%d)", len(good), len(wrong), len(real))
+	}
+	for i, r := range wrong {
+		if good[i].Status != StatusPass {
+			t.Errorf("real adapter: %s: %s, want pass: %v", good[i].Name, good[i].Status, good[i].Problems)
+		}
+		rules := map[string]bool{}
+		for _, p := range r.Problems {
+			rules[p.Rule] = true
+		}
+		if r.Status != StatusFail || !rules["calls"] || !rules["text"] || !rules["finish"] {
+			t.Errorf("call-parsing adapter: %s: %s with rules %v, want fail with calls, text and finish problems", r.Name, r.Status, rules)
+		}
+	}
+}
