@@ -79,7 +79,8 @@
 // toolChoice none), tool results serialised as JSON text or, for Ollama,
 // sent as a list (G10), and Cohere v1 fields and roles (G16). A body the
 // adapter then refuses is still a graded follow-up: the rule is the
-// problem, the refusal an error. Reading the raw body in serve, rather than
+// problem, the refusal an error. A first request that breaks one is
+// refused with a 400, as the API refuses it, and graded. Reading the raw body in serve, rather than
 // widening the canonical types, keeps the adapters' decoders lossless where
 // it matters and the rules in one place. docs/client-protocol.md has the
 // table of G01–G16, graded how or not graded and why. The answer to

@@ -328,3 +328,30 @@ func TestResponsesKeptLimit(t *testing.T) {
 		t.Errorf("problems %v, want one G08 naming the limit", v.Problems)
 	}
 }
+
+// TestFirstRequestWireRules checks that a request that is no follow-up but
+// breaks a wire rule is refused, as the API refuses it, and graded.
+func TestFirstRequestWireRules(t *testing.T) {
+	tests := []struct {
+		name, protocol, body string
+		want                 []string
+	}{
+		{"cohere/recorded/vercel-ai__cohere-tool-call.json-0", "cohere", `{"model":"command-r","message":"weather?","chat_history":[]}`, []string{"G16", "G16"}},
+		{"bedrock/response/D07-text-and-two-calls", "bedrock", `{"messages":[{"role":"user","content":[{"text":" "}]}]}`, []string{"G11"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.protocol, func(t *testing.T) {
+			s, ts := newServer(t, Options{})
+			p := poster{t: t, ts: ts, name: tt.name, protocol: tt.protocol}
+			if status, data := p.post(tt.body, false); status != 400 {
+				t.Errorf("status %d, want 400: %s", status, data)
+			}
+			if diff := cmp.Diff(tt.want, verdictRules(t, s, tt.name)); diff != "" {
+				t.Errorf("rules (-want +got):\n%s", diff)
+			}
+			if v, _ := s.Verdict(tt.name); v.Served != 0 {
+				t.Errorf("served %d responses to a refused request", v.Served)
+			}
+		})
+	}
+}

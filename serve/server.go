@@ -448,6 +448,16 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request, name string, e e
 	if IsFollowUp(req) {
 		return s.followUp(w, r, name, e, req, stream, arrayForm, chaos, th, st, shape)
 	}
+	if len(shape) > 0 {
+		// A request that is no follow-up yet breaks a wire rule (a blank
+		// text block, Converse's toolChoice none, a Cohere v1 body): the
+		// API refuses it, and so does serve, grading what it broke.
+		s.verdict(name, e.protocol, func(v *Verdict) {
+			v.Graded = true
+			v.Problems = shape
+		})
+		return fail(http.StatusBadRequest, "invalid_request_error", "serve %s: %s", name, shape[0])
+	}
 	return s.initial(w, r, name, e, req, stream, arrayForm, chaos, th, st)
 }
 
