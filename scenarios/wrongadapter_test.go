@@ -283,8 +283,7 @@ func TestWrongAdaptersFailNamedCases(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name, pattern string
-		// rule is the rule whose problem must name the mode; "calls"
-		// when empty.
+		// rule is the rule whose problem must name the mode.
 		rule string
 		wrap func(core.Adapter) core.Adapter
 		// wantProtocols are the protocols on which a case must run.
@@ -295,7 +294,7 @@ func TestWrongAdaptersFailNamedCases(t *testing.T) {
 			// what its start carried ({} or ""). The complete text some
 			// protocols repeat at the end (Responses arguments.done) is
 			// ignored too, or the fault would not show there.
-			name: "argument deltas ignored", pattern: "/streaming/^A20-",
+			name: "argument deltas ignored", pattern: "/streaming/^A20-", rule: "calls",
 			wrap: rewriting(func(ev core.Event) core.Event {
 				if ev.Chunk != nil && !ev.Chunk.Start {
 					ev.Chunk.ArgsDelta, ev.Chunk.Args = "", nil
@@ -308,7 +307,7 @@ func TestWrongAdaptersFailNamedCases(t *testing.T) {
 			// D01, D02: the provider's ids (or the adapter's own for an
 			// id-less protocol) replaced by one constant, as a runtime that
 			// keys calls by "null" does.
-			name: "ids flattened", pattern: "/streaming/^(D01|D02)-",
+			name: "ids flattened", pattern: "/streaming/^(D01|D02)-", rule: "calls",
 			wrap: rewriting(func(ev core.Event) core.Event {
 				if ev.Chunk != nil && ev.Chunk.ID != "" {
 					ev.Chunk.ID = "null"
@@ -324,6 +323,7 @@ func TestWrongAdaptersFailNamedCases(t *testing.T) {
 			// call text is left for a lenient parser to close (the
 			// decoder must report the cut instead).
 			name:          "cut calls closed",
+			rule:          "calls",
 			pattern:       "^(anthropic|bedrock|cohere|mistral|openai-chat|openai-responses)$/streaming/^(B09|B10)-",
 			wrap:          lenientFinishAdapter,
 			wantProtocols: []string{"anthropic", "bedrock", "cohere", "mistral", "openai-chat", "openai-responses"},
@@ -332,7 +332,7 @@ func TestWrongAdaptersFailNamedCases(t *testing.T) {
 			// A15: a client that waits for argument deltas after a call
 			// starts, so a call that arrives whole, its arguments in the
 			// chunk that starts it, runs with {}.
-			name: "whole arguments ignored", pattern: "/streaming/^A15-",
+			name: "whole arguments ignored", pattern: "/streaming/^A15-", rule: "calls",
 			wrap: rewriting(func(ev core.Event) core.Event {
 				if ev.Chunk != nil {
 					ev.Chunk.Args = nil
@@ -359,60 +359,66 @@ func TestWrongAdaptersFailNamedCases(t *testing.T) {
 		},
 		{
 			// C01: a no-argument call's empty arguments kept raw.
-			name: "empty arguments kept raw", pattern: "/streaming/^C01-",
+			name: "empty arguments kept raw", pattern: "/streaming/^C01-", rule: "calls",
 			wrap:          rawEmptyArgsAdapter,
 			wantProtocols: []string{"anthropic", "bedrock", "cohere", "gemini", "mistral", "ollama", "openai-chat", "openai-responses"},
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			run := Options{Run: []Pattern{MustCompilePattern(tc.pattern)}}
-			real := providers.All()
-			var wrongs []core.Adapter
-			for _, a := range real {
-				wrongs = append(wrongs, tc.wrap(a))
-			}
-			good, err := Check(real, cases, run)
-			if err != nil {
-				t.Fatal(err)
-			}
-			wrong, err := Check(wrongs, cases, run)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(good) != len(wrong) {
-				t.Fatalf("%d results from the real adapters, %d from the wrong ones", len(good), len(wrong))
-			}
-			var ran []string
-			for i, r := range wrong {
-				if good[i].Name != r.Name {
-					t.Fatalf("result %d: %s from the real adapters, %s from the wrong ones", i, good[i].Name, r.Name)
-				}
-				if good[i].Status != StatusPass {
-					t.Errorf("real adapter: %s: %s, want pass: %v", good[i].Name, good[i].Status, good[i].Problems)
-				}
-				if !slices.Contains(ran, r.Adapter) {
-					ran = append(ran, r.Adapter)
-				}
-				if r.Status != StatusFail {
-					t.Errorf("wrong adapter (%s): %s: %s, want fail", tc.name, r.Name, r.Status)
-					continue
-				}
-				rule := tc.rule
-				if rule == "" {
-					rule = "calls"
-				}
-				i := slices.IndexFunc(r.Problems, func(p Problem) bool { return p.Rule == rule })
-				if i < 0 || !strings.HasPrefix(r.Problems[i].String(), "["+r.Scenario.Guards[0]) {
-					t.Errorf("wrong adapter (%s): %s: no %s problem naming %s among %v", tc.name, r.Name, rule, r.Scenario.Guards[0], r.Problems)
-					continue
-				}
-				t.Logf("%s:\n%s", r.Name, r.Problems[i])
-			}
-			slices.Sort(ran)
-			if !slices.Equal(ran, tc.wantProtocols) {
-				t.Errorf("cases %s ran on %v, want %v", tc.pattern, ran, tc.wantProtocols)
-			}
+			checkWrong(t, cases, tc.pattern, tc.wrap, tc.rule, tc.wantProtocols)
 		})
+	}
+}
+
+// checkWrong runs the cases matching pattern on every built-in adapter and
+// on each wrapped by wrap, and requires the real adapters to pass, the
+// wrapped ones to fail with a problem of the rule given that names the
+// case's first failure mode, and the cases to run on exactly the protocols
+// of want.
+func checkWrong(t *testing.T, cases []*Scenario, pattern string, wrap func(core.Adapter) core.Adapter, rule string, want []string) {
+	t.Helper()
+	run := Options{Run: []Pattern{MustCompilePattern(pattern)}}
+	real := providers.All()
+	var wrongs []core.Adapter
+	for _, a := range real {
+		wrongs = append(wrongs, wrap(a))
+	}
+	good, err := Check(real, cases, run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wrong, err := Check(wrongs, cases, run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(good) != len(wrong) {
+		t.Fatalf("%d results from the real adapters, %d from the wrong ones", len(good), len(wrong))
+	}
+	var ran []string
+	for i, r := range wrong {
+		if good[i].Name != r.Name {
+			t.Fatalf("result %d: %s from the real adapters, %s from the wrong ones", i, good[i].Name, r.Name)
+		}
+		if good[i].Status != StatusPass {
+			t.Errorf("real adapter: %s: %s, want pass: %v", good[i].Name, good[i].Status, good[i].Problems)
+		}
+		if !slices.Contains(ran, r.Adapter) {
+			ran = append(ran, r.Adapter)
+		}
+		if r.Status != StatusFail {
+			t.Errorf("wrong adapter: %s: %s, want fail", r.Name, r.Status)
+			continue
+		}
+		i := slices.IndexFunc(r.Problems, func(p Problem) bool { return p.Rule == rule })
+		if i < 0 || !strings.HasPrefix(r.Problems[i].String(), "["+r.Scenario.Guards[0]) {
+			t.Errorf("wrong adapter: %s: no %s problem naming %s among %v", r.Name, rule, r.Scenario.Guards[0], r.Problems)
+			continue
+		}
+		t.Logf("%s:\n%s", r.Name, r.Problems[i])
+	}
+	slices.Sort(ran)
+	if !slices.Equal(ran, want) {
+		t.Errorf("cases %s ran on %v, want %v", pattern, ran, want)
 	}
 }
 
@@ -692,5 +698,105 @@ func TestCallParsingAdapterFailsF07(t *testing.T) {
 		if r.Status != StatusFail || !rules["calls"] || !rules["text"] || !rules["finish"] {
 			t.Errorf("call-parsing adapter: %s: %s with rules %v, want fail with calls, text and finish problems", r.Name, r.Status, rules)
 		}
+	}
+}
+
+// requestAdapter is a deliberately wrong adapter kept as a fixture: it
+// wraps a real adapter's request encoder with a fault, on the canonical
+// request before encoding (before) or on the encoded JSON after (after).
+type requestAdapter struct {
+	core.Adapter
+	before func(*core.Request)
+	after  func(any) any
+}
+
+func (w requestAdapter) EncodeRequest(req *core.Request) ([]byte, error) {
+	if w.before != nil {
+		var clone core.Request
+		b, err := json.Marshal(req)
+		if err != nil {
+			return nil, err
+		}
+		if err := json.Unmarshal(b, &clone); err != nil {
+			return nil, err
+		}
+		w.before(&clone)
+		req = &clone
+	}
+	body, err := w.Adapter.EncodeRequest(req)
+	if err != nil || w.after == nil {
+		return body, err
+	}
+	var v any
+	if err := json.Unmarshal(body, &v); err != nil {
+		return nil, err
+	}
+	return json.Marshal(w.after(v))
+}
+
+// stripKeys deletes key from every object found under one of the keys in
+// under, anywhere in v.
+func stripKeys(v any, key string, under ...string) any {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, e := range v {
+			if m, ok := e.(map[string]any); ok && slices.Contains(under, k) {
+				delete(m, key)
+			}
+			v[k] = stripKeys(e, key, under...)
+		}
+	case []any:
+		for i, e := range v {
+			v[i] = stripKeys(e, key, under...)
+		}
+	}
+	return v
+}
+
+// TestWrongEncodersFailHistoryCases runs request encoders with one known
+// fault each over the history cases named by its failure mode and requires
+// each to fail where the real adapters pass.
+func TestWrongEncodersFailHistoryCases(t *testing.T) {
+	cases, err := LoadBuiltin(VCRResolver(cassettes.Load))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, pattern string
+		wrap          func(core.Adapter) core.Adapter
+		wantProtocols []string
+	}{
+		{
+			// G10: a result's text parts JSON-stringified into one text.
+			name: "result parts stringified", pattern: "/history/^G10-",
+			wrap: func(a core.Adapter) core.Adapter {
+				return requestAdapter{Adapter: a, before: func(req *core.Request) {
+					for _, m := range req.Messages {
+						for _, p := range m.Parts {
+							if r := p.Result; r != nil && len(r.Content) > 1 {
+								b, _ := json.Marshal(r.Content) // parts always marshal
+								r.Content = []core.Part{core.TextPart(string(b))}
+							}
+						}
+					}
+				}}
+			},
+			wantProtocols: []string{"anthropic", "bedrock", "cohere", "gemini", "mistral", "ollama", "openai-chat", "openai-responses"},
+		},
+		{
+			// D02: Gemini call ids stripped from functionCall and
+			// functionResponse.
+			name: "gemini ids stripped", pattern: "^gemini$/history/^D02-",
+			wrap: func(a core.Adapter) core.Adapter {
+				return requestAdapter{Adapter: a, after: func(v any) any {
+					return stripKeys(v, "id", "functionCall", "functionResponse")
+				}}
+			},
+			wantProtocols: []string{"gemini"},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			checkWrong(t, cases, tc.pattern, tc.wrap, "encoded-request", tc.wantProtocols)
+		})
 	}
 }
