@@ -125,10 +125,12 @@ func decodeRecording(e *env, adapter core.Adapter, name string, data []byte) int
 		return exitUsage
 	}
 	status := exitOK
+	decoded := 0
 	for i, in := range res.Cassette.Interactions {
 		if cassettes.GuessProtocol(in.Request.URL) == "" {
 			continue
 		}
+		decoded++
 		body := []byte(in.Response.Body)
 		stream := isStream(body)
 		switch ct := strings.ToLower(in.Response.Headers.Get("Content-Type")); {
@@ -148,6 +150,11 @@ func decodeRecording(e *env, adapter core.Adapter, name string, data []byte) int
 			e.errorf("decode: %s: exchange %d: %v", name, i, err)
 			status = exitFail
 		}
+	}
+	if decoded == 0 {
+		// An empty answer would read as "no calls".
+		e.errorf("decode: %s: none of its %d exchanges is with a model API", name, len(res.Cassette.Interactions))
+		return exitFail
 	}
 	return status
 }

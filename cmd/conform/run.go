@@ -74,6 +74,12 @@ func runRun(ctx context.Context, e *env, args []string) int {
 	if *clientCmd == "" && (len(chaosFlags) > 0 || *clientTimeout != 0 || *parallel != 1) {
 		return usageError(e, fs, "run: --chaos, --client-timeout and --parallel go with --client")
 	}
+	if *clientTimeout < 0 {
+		return usageError(e, fs, "run: --client-timeout %v: a duration cannot be negative", *clientTimeout)
+	}
+	if *parallel < 1 {
+		return usageError(e, fs, "run: --parallel %d: want at least 1", *parallel)
+	}
 
 	var opts scenarios.Options
 	for _, p := range []struct {

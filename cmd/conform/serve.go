@@ -35,6 +35,9 @@ func runServe(ctx context.Context, e *env, args []string) int {
 	if fs.NArg() > 0 {
 		return usageError(e, fs, "serve: unexpected argument %q", fs.Arg(0))
 	}
+	if *forDur < 0 {
+		return usageError(e, fs, "serve: --for %v: a duration cannot be negative", *forDur)
+	}
 	ch, err := serve.ParseChaos(*chaos)
 	if err != nil {
 		return usageError(e, fs, "serve: %v", err)
