@@ -66,10 +66,12 @@
 // in the very next message for Anthropic and Bedrock (G01). Each problem
 // names a failure mode of FAILURE-MODES.md. Reasoning served with the calls
 // must come back on every assistant message with calls for the Chat
-// Completions models whose providers refuse a history without it (G14:
-// DeepSeek and Kimi, chosen by model name, since the wire looks the same
-// for providers that accept it), and a Cohere tool_plan must not come back
-// as answer text (G16). Gemini 2 sends no call
+// Completions models whose provider refuses a history without it (G14:
+// DeepSeek, chosen by model name, since the wire looks the same for
+// providers that accept it), and a Cohere tool_plan must not come back as
+// answer text (G16). Earlier tool rounds of the same turn (an agent loop
+// sends no user message between rounds) are left out: the graded turn
+// starts at the first assistant message carrying a served call's id. Gemini 2 sends no call
 // ids; the ids the adapter generates are paired by position and name.
 //
 // GradeBody reads the rules only the wire form shows, before the adapter

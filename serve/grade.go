@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -141,10 +142,27 @@ func Grade(protocol string, served *core.Response, req *core.Request) []Problem 
 			u = i
 		}
 	}
+	// Earlier tool rounds of the same turn (an agent loop sends no user
+	// message between rounds) are not the served response's: the turn
+	// starts at the first assistant message that carries a served call by
+	// its id, when one does.
+	start := u + 1
+	servedIDs := map[string]bool{}
+	for _, w := range want {
+		if w.ID != "" && !generatedID(w.ID) {
+			servedIDs[w.ID] = true
+		}
+	}
+	for i := u + 1; i < len(req.Messages) && len(servedIDs) > 0; i++ {
+		if m := req.Messages[i]; m.Role == core.RoleAssistant && slices.ContainsFunc(m.Calls(), func(c core.Call) bool { return servedIDs[c.ID] }) {
+			start = i
+			break
+		}
+	}
 	ai := -1
 	var got []core.Call
 	var callMsg []int // message index of each call in got
-	for i := u + 1; i < len(req.Messages); i++ {
+	for i := start; i < len(req.Messages); i++ {
 		m := req.Messages[i]
 		if m.Role == core.RoleAssistant && len(m.Calls()) > 0 {
 			if ai < 0 {
@@ -308,11 +326,12 @@ func gradeThinking(served *core.Response, turn core.Message, add func(rule, form
 // reasoningModels name the Chat Completions models whose providers refuse
 // an assistant tool-call message without its reasoning_content (G14):
 // DeepSeek ("Missing reasoning_content field in the assistant message at
-// message index N") and Moonshot's Kimi ("thinking is enabled but
-// reasoning_content is missing in assistant tool call message at index
-// N"). Other providers that send reasoning (xAI, Z.ai, OpenRouter's
-// reasoning field) accept a history without it.
-var reasoningModels = []string{"deepseek", "kimi"}
+// message index N"). Moonshot's own API refuses the same for Kimi, but the
+// corpus holds a Kimi follow-up without it that OpenRouter accepted, and
+// the model name cannot tell the two servers apart, so Kimi is left out.
+// Other providers that send reasoning (xAI, Z.ai) accept a history
+// without it.
+var reasoningModels = []string{"deepseek"}
 
 // reasoningReplayed reports whether the served model, else the requested
 // one, must get its reasoning back.

@@ -3,12 +3,15 @@ package serve
 import (
 	"encoding/json"
 	"fmt"
+	"net/url"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"pgregory.net/rapid"
 
+	"github.com/toolconform/conform/cassettes"
 	"github.com/toolconform/conform/core"
 	"github.com/toolconform/conform/providers"
 )
@@ -83,8 +86,27 @@ func TestGradeBody(t *testing.T) {
 var wireRules = map[string]bool{"G10": true, "G11": true, "G15": true, "G16": true}
 
 // FuzzGradeBody reads arbitrary bodies as each protocol's follow-up: no
-// panic, and every problem names one of the wire rules with a message.
+// panic, and every problem names one of the wire rules with a message. The
+// seeds are request bodies recorded from the real APIs and known-bad ones.
 func FuzzGradeBody(f *testing.F) {
+	for _, p := range []string{"anthropic", "bedrock", "openai-chat", "cohere", "mistral"} {
+		names, err := cassettes.Glob(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		for i, n := range names {
+			if i >= 4 {
+				break
+			}
+			c, err := cassettes.Load(n)
+			if err != nil {
+				continue
+			}
+			for _, in := range c.Interactions {
+				f.Add(in.Request.Body)
+			}
+		}
+	}
 	f.Add(`{"messages":[{"role":"assistant","content":[{"type":"text","text":" "},{"type":"tool_use","id":"t","name":"f","input":{}}]}]}`)
 	f.Add(`{"anthropic_version":"x","messages":[{"role":"assistant","content":[{"type":"text","text":""}]}]}`)
 	f.Add(`{"messages":[{"role":"assistant","content":[{"toolUse":{"toolUseId":"t","name":"f","input":[1]}},{"toolResult":{"content":{}}}]}],"toolConfig":{"toolChoice":{"none":{}}}}`)
@@ -148,4 +170,46 @@ func TestGradeBodyPassesAdapterFollowUps(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestGradeBodyAcceptsRecordedRequests reads every request recorded from
+// a real API that answered it 200: the API accepted it, so no wire rule
+// may fault it. This guards the rules against false alarms.
+func TestGradeBodyAcceptsRecordedRequests(t *testing.T) {
+	checked := 0
+	for _, protocol := range []string{"anthropic", "bedrock", "openai-chat", "cohere", "mistral"} {
+		names, err := cassettes.Glob(protocol)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range names {
+			c, err := cassettes.Load(n)
+			if err != nil {
+				t.Fatalf("%s: %v", n, err)
+			}
+			for i, in := range c.Interactions {
+				route, ok := providers.MatchPath(urlPath(in.Request.URL))
+				if !ok || in.Response.Code != 200 || !slices.Contains(route.Protocols, protocol) {
+					continue
+				}
+				checked++
+				if got := GradeBody(protocol, []byte(in.Request.Body)); got != nil {
+					t.Errorf("%s interaction %d (%s): problems %v in a request the API accepted", n, i, protocol, got)
+				}
+			}
+		}
+	}
+	if checked < 50 {
+		t.Errorf("only %d recorded requests checked; want the corpus (50+)", checked)
+	}
+	t.Logf("%d recorded requests checked", checked)
+}
+
+// urlPath returns the path of a recorded URL, "" when it does not parse.
+func urlPath(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return ""
+	}
+	return u.Path
 }
