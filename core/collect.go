@@ -34,6 +34,12 @@ var ErrMalformedEvent = errors.New("malformed event")
 // carried stays in the Response; the text may be incomplete.
 var ErrNoFinish = errors.New("stream ended without a finish event")
 
+// ErrNotStream reports input in which a stream decoder found no event of
+// its protocol at all: not a stream of the protocol, rather than one cut
+// off. Decoders wrap it in an error that names the byte offset of the
+// first event they could not use, or byte 0.
+var ErrNotStream = errors.New("not a stream of this protocol")
+
 // Collect drains s into a Response, the way a client that waits for the end
 // of a stream sees it.
 //

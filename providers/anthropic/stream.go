@@ -3,7 +3,6 @@ package anthropic
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 
@@ -50,10 +49,26 @@ type stream struct {
 	stopped bool
 	errored bool
 	err     error
+	// known is set by the first event of the protocol; unknownAt is the
+	// offset of the first event that is not one (sawUnknown), for the
+	// error of input that is no Anthropic stream at all.
+	known      bool
+	sawUnknown bool
+	unknownAt  int64
+}
+
+// knownEvents are the event types of the Messages stream.
+var knownEvents = map[string]bool{
+	"message_start": true, "content_block_start": true, "content_block_delta": true,
+	"content_block_stop": true, "message_delta": true, "message_stop": true,
+	"ping": true, "error": true,
 }
 
 // DecodeStream reads an Anthropic SSE stream one event at a time. See the
-// package documentation for how each event maps to core events.
+// package documentation for how each event maps to core events. Input
+// that is not blank but holds no Anthropic event at all is not a stream of
+// the protocol: a *DecodeError wrapping ErrMalformed and core.ErrNotStream
+// at the offset of the first event it could not use, or byte 0.
 func (a *Adapter) DecodeStream(r io.Reader) core.EventStream {
 	return &stream{a: a, sse: wire.NewSSEReader(r, a.maxEvent, protocolName, ErrTooLarge), blocks: map[int]*blockState{}, ids: map[string]bool{}}
 }
@@ -78,6 +93,13 @@ func (s *stream) Next() (core.Event, error) {
 
 // atEOF gives the error that ends the stream at the end of its input.
 func (s *stream) atEOF() error {
+	if !s.known && !s.sse.Blank() {
+		off := int64(0)
+		if s.sawUnknown {
+			off = s.unknownAt
+		}
+		return wire.NotStream(protocolName, off, s.sse.Offset(), ErrMalformed)
+	}
 	if s.started && !s.stopped && !s.errored {
 		return &DecodeError{Protocol: protocolName, Op: "decode stream", Offset: s.sse.Offset(), Err: ErrTruncated}
 	}
@@ -95,15 +117,20 @@ func (s *stream) handle(ev wire.SSEEvent) error {
 	}
 	var se streamEvent
 	if err := json.Unmarshal(data, &se); err != nil {
-		var syn *json.SyntaxError
-		if errors.As(err, &syn) {
-			return &DecodeError{Protocol: protocolName, Op: "decode stream", Offset: ev.Offset, Err: fmt.Errorf("%w: event data at byte %d: %v", ErrMalformed, syn.Offset, err)}
+		if off, _, ok := wire.JSONPlace(err); ok {
+			return &DecodeError{Protocol: protocolName, Op: "decode stream", Offset: ev.Offset, Err: fmt.Errorf("%w: event data at byte %d: %v", ErrMalformed, off, err)}
 		}
 		return &DecodeError{Protocol: protocolName, Op: "decode stream", Offset: ev.Offset, Err: fmt.Errorf("%w: %v", ErrMalformed, err)}
 	}
 	typ := se.Type
 	if typ == "" {
 		typ = ev.Name
+	}
+	switch {
+	case knownEvents[typ]:
+		s.known = true
+	case !s.sawUnknown:
+		s.sawUnknown, s.unknownAt = true, ev.Offset
 	}
 	switch typ {
 	case "message_start":

@@ -214,6 +214,53 @@ func TestDecodeStreamErrorOffset(t *testing.T) {
 	}
 }
 
+// TestDecodeStreamNotAStream checks that input with no Anthropic event
+// is an error wrapping core.ErrNotStream that names the offset of the
+// first event it could not use, or byte 0, while blank input is a clean
+// (empty) stream and a stream with a known event is not refused.
+func TestDecodeStreamNotAStream(t *testing.T) {
+	tests := []struct {
+		name string
+		in   string
+		want int64 // -1: no error
+	}{
+		{"plain text", "hello world", 0},
+		{"unknown event", "event: foo\ndata: {}\n\n", 0},
+		{"unknown event after blank lines and a comment", "  \n\n: ping\n\nevent: zz\ndata: {\"x\":1}\n\n", 12},
+		{"another protocol's stream", "data: {\"choices\":[{\"delta\":{\"content\":\"hi\"}}]}\n\n", 0},
+		{"empty", "", -1},
+		{"blank", " \r\n\n", -1},
+		{"only a ping", "event: ping\ndata: {\"type\":\"ping\"}\n\n", -1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := adaptertest.Drain(New().DecodeStream(strings.NewReader(tt.in)))
+			if tt.want < 0 {
+				if errors.Is(err, core.ErrNotStream) {
+					t.Fatalf("error %v, want none of ErrNotStream", err)
+				}
+				return
+			}
+			var de *DecodeError
+			if !errors.Is(err, core.ErrNotStream) || !errors.Is(err, ErrMalformed) || !errors.As(err, &de) {
+				t.Fatalf("error %v, want a *DecodeError wrapping ErrMalformed and core.ErrNotStream", err)
+			}
+			if de.Offset != tt.want {
+				t.Errorf("offset %d, want %d: %v", de.Offset, tt.want, err)
+			}
+		})
+	}
+}
+
+// TestDecodeStreamSyntaxOffset checks that the offset a malformed event's
+// error names inside its data is 0-based, the bad byte's own index.
+func TestDecodeStreamSyntaxOffset(t *testing.T) {
+	_, err := adaptertest.Drain(New().DecodeStream(strings.NewReader(sseOf(`{"a": x}`))))
+	if !errors.Is(err, ErrMalformed) || !strings.Contains(err.Error(), "event data at byte 6:") {
+		t.Fatalf("error = %v, want ErrMalformed naming byte 6 of the event data", err)
+	}
+}
+
 func TestDecodeStreamTooLarge(t *testing.T) {
 	big := `{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"` + strings.Repeat("x", 2000) + `"}}`
 	a := New(WithMaxEventSize(1024))

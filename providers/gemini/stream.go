@@ -19,7 +19,11 @@ import (
 // and yields its events one at a time. The form is chosen by the first
 // non-space byte: '[' is the one-JSON-array form (no alt=sse), '{' a bare
 // sequence of JSON objects, anything else SSE. See the package
-// documentation for the events produced.
+// documentation for the events produced. Input that is neither blank nor
+// an empty array but holds no chunk of a GenerateContentResponse is not a
+// stream of the protocol: an *OffsetError wrapping ErrSyntax and
+// core.ErrNotStream at the first event or element it could not use, else
+// at its first byte that is not white space.
 func (a *Adapter) DecodeStream(r io.Reader) core.EventStream {
 	br := bufio.NewReader(r)
 	s := &stream{a: a, br: br}
@@ -51,13 +55,21 @@ type stream struct {
 	id, model   string
 	metaPending bool
 	// respID is the first responseId seen, the key of generated call ids.
-	respID     string
-	usage      *core.Usage
-	finishRaw  string
-	sawCall    bool
-	sawContent bool
-	calls      int
-	open       *openCall
+	respID string
+	// solidAt is the offset of the first byte that is not white space
+	// (solid: there is one, other than the '[' of an array, since an
+	// empty array is an empty stream). known is set by the first chunk with anything
+	// of a GenerateContentResponse in it; unknownAt is the offset of the
+	// first chunk without (sawUnknown). They make the error of non-blank
+	// input that is no Gemini stream at all.
+	solid, known, sawUnknown bool
+	solidAt, unknownAt       int64
+	usage                    *core.Usage
+	finishRaw                string
+	sawCall                  bool
+	sawContent               bool
+	calls                    int
+	open                     *openCall
 }
 
 // openCall is a call whose arguments stream as Vertex partialArgs.
@@ -94,6 +106,14 @@ func (s *stream) pull() {
 		}
 	}
 	raw, off, err := s.next()
+	if err == io.EOF && (s.solid || s.sawUnknown) && !s.known {
+		at := s.solidAt
+		if s.sawUnknown {
+			at = s.unknownAt
+		}
+		s.err = &OffsetError{Op: streamOp, Offset: at, Err: fmt.Errorf("%w: no gemini event: %w", ErrSyntax, core.ErrNotStream)}
+		return
+	}
 	if err == io.EOF {
 		s.finishStream()
 		s.err = io.EOF
@@ -109,6 +129,15 @@ func (s *stream) pull() {
 		s.abandon()
 		s.err = syntaxError(streamOp, off, err)
 		return
+	}
+	switch {
+	case w.Candidates != nil || w.Error != nil || w.PromptFeedback != nil || w.UsageMetadata != nil || w.ResponseID != "" || w.ModelVersion != "":
+		s.known = true
+	case !s.sawUnknown:
+		s.sawUnknown, s.unknownAt = true, off
+		if s.sse != nil {
+			s.unknownAt = s.sse.Offset() // the event, not its data
+		}
 	}
 	if err := s.chunk(&w); err != nil {
 		s.abandon()
@@ -141,6 +170,7 @@ func (s *stream) detect() error {
 			}
 			continue
 		}
+		s.solid, s.solidAt = c != '[', int64(skipped)
 		return s.setup(c, 0)
 	}
 }
@@ -160,6 +190,7 @@ func (s *stream) detectAfter(base int64) error {
 			base++
 			continue
 		}
+		s.solid, s.solidAt = b[0] != '[', base
 		return s.setup(b[0], base)
 	}
 }
@@ -200,12 +231,15 @@ func (s *stream) nextSSE() (json.RawMessage, int64, error) {
 			}
 			return nil, 0, fmt.Errorf("%s: %w", streamOp, err)
 		}
-		data := bytes.TrimSpace([]byte(ev.Data))
+		raw := []byte(ev.Data)
+		data := bytes.TrimSpace(raw)
 		if len(data) == 0 {
 			continue // keep-alive
 		}
-		// The data starts after "data:" and one optional space.
-		return data, s.sse.Offset() + int64(len("data: ")), nil
+		// The offset of the data's first byte in the stream, wherever
+		// its data line is in the event.
+		lead := len(raw) - len(bytes.TrimLeft(raw, " \t\r\n"))
+		return data, s.sse.DataOffset(lead), nil
 	}
 }
 

@@ -168,6 +168,58 @@ func TestStreamParityF02(t *testing.T) {
 	}
 }
 
+// TestDecodeStreamNotAStream checks that non-blank input with no chunk of
+// a GenerateContentResponse is an error wrapping core.ErrNotStream that
+// names the offset of the first event or element it could not use, else
+// of the first byte that is not white space, while blank input is a clean
+// (empty) stream.
+func TestDecodeStreamNotAStream(t *testing.T) {
+	tests := []struct {
+		name string
+		in   string
+		want int64 // -1: no error
+	}{
+		{"plain text", "hello world", 0},
+		{"plain text after white space", "\n\n  hello", 4},
+		{"unknown SSE event", "event: foo\ndata: {}\n\n", 0},
+		{"unknown event after blank lines and a comment", "  \n\n: ping\n\nevent: zz\ndata: {\"x\":1}\n\n", 12},
+		{"an array of other objects", `[{"a":1},{"b":2}]`, 1},
+		{"an empty array", " []", -1},
+		{"empty", "", -1},
+		{"blank", " \r\n\n", -1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := adaptertest.Drain(New().DecodeStream(strings.NewReader(tt.in)))
+			if tt.want < 0 {
+				if err != nil {
+					t.Fatalf("error %v, want none", err)
+				}
+				return
+			}
+			var oe *OffsetError
+			if !errors.Is(err, core.ErrNotStream) || !errors.Is(err, ErrSyntax) || !errors.As(err, &oe) {
+				t.Fatalf("error %v, want an *OffsetError wrapping ErrSyntax and core.ErrNotStream", err)
+			}
+			if oe.Offset != tt.want {
+				t.Errorf("offset %d, want %d: %v", oe.Offset, tt.want, err)
+			}
+		})
+	}
+}
+
+// TestDecodeStreamDataOffset checks that a syntax error in an SSE event's
+// data names the bad byte's offset in the stream, wherever the data line
+// stands in its event.
+func TestDecodeStreamDataOffset(t *testing.T) {
+	in := "event: x\ndata: {\"a\": x}\n\n"
+	_, err := adaptertest.Drain(New().DecodeStream(strings.NewReader(in)))
+	var oe *OffsetError
+	if !errors.As(err, &oe) || oe.Offset != int64(strings.Index(in, " x}")+1) {
+		t.Fatalf("error %v, want an *OffsetError at byte %d", err, strings.Index(in, " x}")+1)
+	}
+}
+
 func TestDecodeStreamErrors(t *testing.T) {
 	big := `{"candidates":[{"content":{"parts":[{"text":"` + strings.Repeat("x", 300) + `"}]}}]}`
 	tests := []struct {

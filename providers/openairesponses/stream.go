@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/toolconform/conform/core"
 	"github.com/toolconform/conform/providers/internal/wire"
@@ -37,10 +38,20 @@ type stream struct {
 	finished bool
 	errored  bool
 	err      error
+	// known is set by the first event of the protocol (a "response.*"
+	// event or an error); unknownAt is the offset of the first event that
+	// is not one (sawUnknown), for the error of input that is no
+	// Responses stream at all.
+	known      bool
+	sawUnknown bool
+	unknownAt  int64
 }
 
 // DecodeStream reads a Responses SSE stream one event at a time. See the
-// package documentation for how each event maps to core events.
+// package documentation for how each event maps to core events. Input
+// that is not blank but holds no Responses event at all is not a stream of
+// the protocol: a *DecodeError wrapping ErrMalformed and core.ErrNotStream
+// at the offset of the first event it could not use, or byte 0.
 func (a *Adapter) DecodeStream(r io.Reader) core.EventStream {
 	return &stream{a: a, sse: wire.NewSSEReader(r, a.maxEvent, protocolName, ErrTooLarge), calls: map[string]*callState{}, callIDs: map[string]bool{}}
 }
@@ -57,6 +68,13 @@ func (s *stream) Next() (core.Event, error) {
 
 // atEOF gives the error that ends the stream at the end of its input.
 func (s *stream) atEOF() error {
+	if !s.known && !s.sse.Blank() {
+		off := int64(0)
+		if s.sawUnknown {
+			off = s.unknownAt
+		}
+		return wire.NotStream(protocolName, off, s.sse.Offset(), ErrMalformed)
+	}
 	if !s.finished && !s.errored && (s.q.ID != "" || s.sawCall || s.q.Stamped()) {
 		return &DecodeError{Protocol: protocolName, Op: "decode stream", Offset: s.sse.Offset(), Err: ErrTruncated}
 	}
@@ -81,6 +99,9 @@ func (s *stream) str(ev wire.SSEEvent, raw json.RawMessage, field string) (strin
 
 func (s *stream) handle(ev wire.SSEEvent) error {
 	data := bytes.TrimSpace(ev.Data)
+	if string(data) == "[DONE]" {
+		s.known = true
+	}
 	if len(data) == 0 || string(data) == "[DONE]" {
 		return nil
 	}
@@ -94,6 +115,12 @@ func (s *stream) handle(ev wire.SSEEvent) error {
 	typ := se.Type
 	if typ == "" {
 		typ = ev.Name
+	}
+	switch {
+	case strings.HasPrefix(typ, "response.") || typ == "error" || typ == "keepalive":
+		s.known = true
+	case !s.sawUnknown:
+		s.sawUnknown, s.unknownAt = true, ev.Offset
 	}
 	chunk := func() *core.Chunk {
 		c := &core.Chunk{ItemID: se.ItemID}

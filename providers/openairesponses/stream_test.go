@@ -211,6 +211,44 @@ func TestFailedStreamParity(t *testing.T) {
 	}
 }
 
+// TestDecodeStreamNotAStream checks that input with no Responses event is
+// an error wrapping core.ErrNotStream that names the offset of the first
+// event it could not use, or byte 0, while blank input is a clean (empty)
+// stream.
+func TestDecodeStreamNotAStream(t *testing.T) {
+	tests := []struct {
+		name string
+		in   string
+		want int64 // -1: no error
+	}{
+		{"plain text", "hello world", 0},
+		{"unknown event", "event: foo\ndata: {}\n\n", 0},
+		{"unknown event after blank lines and a comment", "  \n\n: ping\n\nevent: zz\ndata: {\"x\":1}\n\n", 12},
+		{"an Anthropic stream", "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n", 0},
+		{"empty", "", -1},
+		{"blank", " \r\n\n", -1},
+		{"only a keep-alive", "data: {\"type\":\"keepalive\"}\n\n", -1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := adaptertest.Drain(New().DecodeStream(strings.NewReader(tt.in)))
+			if tt.want < 0 {
+				if errors.Is(err, core.ErrNotStream) {
+					t.Fatalf("error %v, want none of ErrNotStream", err)
+				}
+				return
+			}
+			var de *DecodeError
+			if !errors.Is(err, core.ErrNotStream) || !errors.Is(err, ErrMalformed) || !errors.As(err, &de) {
+				t.Fatalf("error %v, want a *DecodeError wrapping ErrMalformed and core.ErrNotStream", err)
+			}
+			if de.Offset != tt.want {
+				t.Errorf("offset %d, want %d: %v", de.Offset, tt.want, err)
+			}
+		})
+	}
+}
+
 func TestDecodeStreamLimits(t *testing.T) {
 	big := `{"type":"response.output_text.delta","delta":"` + strings.Repeat("x", 4000) + `"}`
 	_, err := adaptertest.Drain(New(WithMaxEventSize(1024)).DecodeStream(strings.NewReader(sseOf(created, big))))

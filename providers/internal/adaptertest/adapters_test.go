@@ -34,6 +34,7 @@ func offsetOf(err error) (int64, bool) {
 		oe  *wire.OffsetError
 		ce  *oaichat.Error
 		be  *bedrock.DecodeError
+		bf  *bedrock.FrameError
 		coe *cohere.DecodeError
 	)
 	switch {
@@ -47,6 +48,8 @@ func offsetOf(err error) (int64, bool) {
 		return be.Offset, true
 	case errors.As(err, &coe):
 		return coe.Offset, true
+	case errors.As(err, &bf):
+		return bf.Offset, true
 	}
 	return 0, false
 }
@@ -89,6 +92,37 @@ func TestSyntaxErrorOffsetsAgree(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// notStreamGap lists the adapters whose stream decoders still end input
+// with no event of their protocol cleanly, leaving core.Collect to say
+// ErrNoFinish with no offset: their decoders live in files outside this
+// change (oaichat/stream.go, cohere/stream.go). The test requires them to
+// still have the gap, so that fixing one fails it until it leaves the list.
+var notStreamGap = map[string]bool{"openai-chat": true, "mistral": true, "cohere": true}
+
+// TestNotAStreamNamesAnOffset feeds every adapter's DecodeStream a body of
+// no protocol and checks that the error names byte 0 (the first event it
+// cannot use), and that blank input is not such an error.
+func TestNotAStreamNamesAnOffset(t *testing.T) {
+	for _, a := range providers.All() {
+		t.Run(a.Name(), func(t *testing.T) {
+			_, err := adaptertest.Drain(a.DecodeStream(strings.NewReader("hello world")))
+			if notStreamGap[a.Name()] {
+				if err != nil {
+					t.Fatalf("error %v: the gap is fixed, take %s out of notStreamGap", err, a.Name())
+				}
+				return
+			}
+			off, ok := offsetOf(err)
+			if err == nil || !ok || off != 0 {
+				t.Fatalf("error %v (offset %d, %v), want one naming byte 0", err, off, ok)
+			}
+			if _, err := adaptertest.Drain(a.DecodeStream(strings.NewReader(""))); errors.Is(err, core.ErrNotStream) {
+				t.Errorf("empty input: %v", err)
+			}
+		})
 	}
 }
 

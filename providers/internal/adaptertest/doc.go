@@ -26,7 +26,8 @@
 //   - CheckStreamRoundTrip, CheckResponseRoundTrip and
 //     CheckRequestRoundTrip state decode ∘ encode = identity on values a
 //     generator draws in the protocol's normal form; CheckParity states
-//     that a response gives the same view whole and streamed.
+//     that a response gives the same view whole and streamed, a provider
+//     error and its finish reason included.
 //   - SplitReader, DrawSplitReader and CheckSplitStreams state that a
 //     decoder gives the same events however its input is cut.
 //
@@ -47,6 +48,12 @@
 // tests escaping), DrawArgs (a JSON object of arguments) and DrawCuts
 // (argument text cut on rune boundaries into deltas); RecordedStreams
 // gives the recorded streams for CheckSplitStreams.
+//
+// This package's own tests hold the checks that span all 8 adapters,
+// which no adapter package may import: the same syntax-error offset from
+// every DecodeResponse, a provider error with the same view whole and
+// streamed (mid-stream too), an offset for input of no protocol, and a
+// two-turn Gemini history replayed to Anthropic and OpenAI Responses.
 //
 // Not here: generators of whole canonical events, responses and requests.
 // Each adapter keeps its own, because the normal forms differ in many

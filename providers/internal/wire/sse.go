@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -17,15 +18,20 @@ type SSEEvent struct {
 	Offset int64
 }
 
-// countingReader counts the bytes read, for the offset of a truncation.
+// countingReader counts the bytes read, for the offset of a truncation,
+// and notes whether any of them was more than white space.
 type countingReader struct {
-	r io.Reader
-	n int64
+	r     io.Reader
+	n     int64
+	solid bool
 }
 
 func (c *countingReader) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
 	c.n += int64(n)
+	if !c.solid {
+		c.solid = len(bytes.TrimSpace(p[:n])) > 0
+	}
 	return n, err
 }
 
@@ -50,6 +56,18 @@ func NewSSEReader(r io.Reader, max int, protocol string, tooLarge error) *SSERea
 
 // Offset returns the number of bytes read so far.
 func (s *SSEReader) Offset() int64 { return s.cr.n }
+
+// Blank reports whether the bytes read so far are all white space (an
+// empty body is blank).
+func (s *SSEReader) Blank() bool { return !s.cr.solid }
+
+// NotStream is the error of a stream decoder that met the end of a
+// non-blank input without one event of its protocol: a *DecodeError at
+// offset, the first event it could not use or byte 0, wrapping malformed
+// and core.ErrNotStream. n is the length of the input.
+func NotStream(protocol string, offset, n int64, malformed error) *DecodeError {
+	return &DecodeError{Protocol: protocol, Op: "decode stream", Offset: offset, Err: fmt.Errorf("%w: no %s event in %d bytes: %w", malformed, protocol, n, core.ErrNotStream)}
+}
 
 // Next returns the next event, or io.EOF after the last.
 func (s *SSEReader) Next() (SSEEvent, error) {
