@@ -294,9 +294,9 @@ func TestRequestFor(t *testing.T) {
 	}
 	byName := map[string]*scenarios.Scenario{}
 	for _, sc := range all {
-		for _, p := range providers.Names() {
-			if sc.Applies(p) {
-				byName[sc.NameFor(p)] = sc
+		for _, a := range providers.All() {
+			if sc.AppliesTo(a) {
+				byName[sc.NameFor(a.Name())] = sc
 			}
 		}
 	}

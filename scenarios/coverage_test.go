@@ -8,7 +8,9 @@ import (
 	"testing"
 
 	"github.com/toolconform/conform/cassettes"
+	"github.com/toolconform/conform/core"
 	"github.com/toolconform/conform/failuremodes"
+	"github.com/toolconform/conform/providers"
 )
 
 // coverageProtocols are the columns of COVERAGE.md.
@@ -114,6 +116,12 @@ func TestCoverage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	features := map[string][]core.Feature{}
+	for _, p := range coverageProtocols {
+		if features[p], err = providers.Features(p); err != nil {
+			t.Fatal(err)
+		}
+	}
 	count := map[string]map[string][]string{} // mode -> protocol -> case names
 	for _, sc := range cases {
 		// A hand-written case is named by the first failure mode it guards.
@@ -135,7 +143,7 @@ func TestCoverage(t *testing.T) {
 				count[g] = map[string][]string{}
 			}
 			for _, p := range coverageProtocols {
-				if sc.Applies(p) {
+				if sc.AppliesWith(p, features[p]) {
 					count[g][p] = append(count[g][p], sc.NameFor(p))
 				}
 			}

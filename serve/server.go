@@ -120,9 +120,9 @@ func New(opts Options) (*Server, error) {
 		if !Servable(sc) {
 			continue
 		}
-		for _, p := range providers.Names() {
-			if sc.Applies(p) {
-				s.index[sc.NameFor(p)] = entry{sc: sc, protocol: p}
+		for _, a := range providers.All() {
+			if sc.AppliesTo(a) {
+				s.index[sc.NameFor(a.Name())] = entry{sc: sc, protocol: a.Name()}
 			}
 		}
 	}

@@ -48,14 +48,14 @@ func runList(_ context.Context, e *env, args []string) int {
 			fmt.Fprintf(tw, "%d scenarios\n", len(cases))
 		case "adapters":
 			fmt.Fprintf(tw, "ADAPTER\tSCENARIOS\n")
-			for _, name := range providers.Names() {
+			for _, a := range providers.All() {
 				n := 0
 				for _, sc := range cases {
-					if sc.Applies(name) {
+					if sc.AppliesTo(a) {
 						n++
 					}
 				}
-				fmt.Fprintf(tw, "%s\t%d\n", name, n)
+				fmt.Fprintf(tw, "%s\t%d\n", a.Name(), n)
 			}
 		case "failure-modes":
 			guarded := map[string]int{}

@@ -73,10 +73,14 @@ func runRecord(ctx context.Context, e *env, args []string) int {
 		e.errorf("record: load scenarios: %v", err)
 		return exitFail
 	}
+	features, err := providers.Features(*protocol)
+	if err != nil {
+		return usageError(e, fs, "record: %v", err)
+	}
 	var sc *scenarios.Scenario
 	var known []string
 	for _, c := range cases {
-		if !c.Applies(*protocol) {
+		if !c.AppliesWith(*protocol, features) {
 			continue
 		}
 		n := c.NameFor(*protocol)

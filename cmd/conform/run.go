@@ -154,7 +154,9 @@ func runRun(ctx context.Context, e *env, args []string) int {
 			e.errorf("run: adapter %q: hello: unknown protocol %q; known: %s", *execCmd, sub.Name(), strings.Join(providers.Names(), ", "))
 			return exitUsage
 		}
-		adapters = append(adapters, sub)
+		// It is held to its protocol's features: it cannot skip a case
+		// its protocol supports by refusing it.
+		adapters = append(adapters, providers.HoldToProtocol(sub))
 	}
 
 	cases, err := loadScenarios(*dir)
