@@ -62,7 +62,10 @@
 // always give the same ids, and a streamed response the ids of the same
 // response unstreamed. A streamed partialArgs call with neither id nor
 // responseId has its call_start held back until its arguments are complete
-// (or it is abandoned), since its id depends on them. The ids are short
+// (or it is abandoned), since its id depends on them. Without a
+// responseId, two responses that make the same calls in the same order get
+// the same ids: stability allows nothing else, and the Gemini API and
+// Vertex send a responseId with every response. The ids are short
 // and within [a-zA-Z0-9_] for every protocol's id rules. Generated ids are
 // never sent back to Gemini (EncodeRequest leaves functionCall.id and
 // functionResponse.id out for them). In a decoded request the generated id

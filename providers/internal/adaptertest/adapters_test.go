@@ -145,8 +145,9 @@ func drawError(t *rapid.T, protocol string) *core.ProviderError {
 // TestStreamErrorParity states, for all 8 adapters, that a provider error
 // gives a client the same view sent whole (an error body) and streamed (an
 // error event the adapter's EncodeStream writes), finish_reason "error"
-// included, and that an error after some text keeps the text and still
-// ends in finish_reason "error" (issue: a streamed error used to give "").
+// included, and that an error after some text and a completed call keeps
+// both and still ends in finish_reason "error" (a streamed error used to
+// give "").
 // Every built-in protocol can carry an error mid-stream (a data: {"error"}
 // chunk, an error event, an error chunk or line, or a Bedrock exception
 // frame), so none is exempt.
@@ -159,8 +160,17 @@ func TestStreamErrorParity(t *testing.T) {
 				adaptertest.CheckParity(t, a, resp, []core.Event{{Kind: core.EventError, Error: pe}})
 
 				text := adaptertest.DrawText(t, "text")
+				evs := []core.Event{{Kind: core.EventText, Text: text}}
+				args := string(adaptertest.DrawArgs(t, "args"))
+				withCall := rapid.Bool().Draw(t, "call")
+				if withCall {
+					evs = append(evs,
+						core.Event{Kind: core.EventCallStart, Chunk: &core.Chunk{ID: "call_1", HasIndex: true, Index: 1, Name: "get_weather", Start: true}},
+						core.Event{Kind: core.EventCallEnd, Chunk: &core.Chunk{ID: "call_1", HasIndex: true, Index: 1, Args: &args, Done: true}})
+				}
+				evs = append(evs, core.Event{Kind: core.EventError, Error: pe})
 				var buf bytes.Buffer
-				if err := a.EncodeStream(&buf, []core.Event{{Kind: core.EventText, Text: text}, {Kind: core.EventError, Error: pe}}); err != nil {
+				if err := a.EncodeStream(&buf, evs); err != nil {
 					t.Fatalf("encode stream: %v", err)
 				}
 				wireBytes := buf.String()
@@ -171,6 +181,21 @@ func TestStreamErrorParity(t *testing.T) {
 				}
 				if got.Text() != text || got.Finish != core.FinishError || got.Error == nil {
 					t.Fatalf("mid-stream error: text %q finish %q error %+v; want %q, error, an error\n%s", got.Text(), got.Finish, got.Error, text, wireBytes)
+				}
+				switch {
+				case withCall && chatDialect[a.Name()]:
+					// Chat Completions has no end of a call but the
+					// finish_reason, which an error takes the place of:
+					// the call stays open, and must not be reported
+					// complete.
+					if len(got.Calls()) != 0 || len(got.Incomplete) != 1 || got.Incomplete[0].Name != "get_weather" {
+						t.Fatalf("a call cut by an error: calls %+v, incomplete %+v; want none, and get_weather incomplete\n%s", got.Calls(), got.Incomplete, wireBytes)
+					}
+				case withCall:
+					calls := got.Calls()
+					if len(calls) != 1 || calls[0].Name != "get_weather" || string(adaptertest.Compact(t, calls[0].Arguments)) != args {
+						t.Fatalf("a failed stream must keep the call it completed: got %+v, want get_weather %s\n%s", calls, args, wireBytes)
+					}
 				}
 				whole, err := a.DecodeResponse(mustEncode(t, a, resp))
 				if err != nil {
@@ -183,6 +208,10 @@ func TestStreamErrorParity(t *testing.T) {
 		})
 	}
 }
+
+// chatDialect names the Chat Completions protocols, whose calls end only
+// with the finish_reason.
+var chatDialect = map[string]bool{"openai-chat": true, "mistral": true}
 
 func mustEncode(t *rapid.T, a core.Adapter, resp *core.Response) []byte {
 	body, err := a.EncodeResponse(resp)
