@@ -299,4 +299,5 @@ fuzzer providers/openairesponses FuzzDecodeResponse
 fuzzer providers/openairesponses FuzzDecodeStream
 fuzzer record FuzzEscapeLabel
 fuzzer scenarios FuzzParse
+fuzzer serve FuzzGradeBody
 fuzzer serve FuzzHandler
