@@ -118,8 +118,9 @@
 //   - cases/any/: cases declared once and expanded over adapters.
 //
 // COVERAGE.md (TestCoverage -update) is the table of failure modes by
-// protocol: how many cases guard each, why a mode cannot apply where it
-// cannot, and what is missing. known-failing.txt lists, with a comment each,
+// protocol: how many cases guard each and carry its id in their name (a
+// secondary guard is a claim, not coverage), why a mode cannot apply where
+// it cannot, and what is missing. known-failing.txt lists, with a comment each,
 // the cases that fail on a built-in adapter because of an adapter bug;
 // TestBuiltinAdapters runs every case on every adapter of providers.All().
 //
