@@ -114,12 +114,13 @@
 //
 // Time cannot be tested on a shared machine, but memory can:
 // TestGrowthMemoryLinear decodes the growth streams of 64 KB, 1 MB and
-// 4 MB once each (about half a second in all) and fails if the bytes
-// allocated per argument byte (runtime.MemStats.TotalAlloc around one
-// decode, the least of two) rise from one size to the next by more than
-// 10 %. The figure falls as sizes grow (fixed costs amortise, and the
-// openai-chat decoder's copy of the arguments is capped at 1 MB), so the
-// test catches superlinear growth, not a small linear term added later.
+// 4 MB of arguments twice each (about a second of decoding here, more to
+// build the streams) and fails if the bytes allocated per argument byte
+// (runtime.MemStats.TotalAlloc around one decode, the less of the two)
+// rise from one size to the next by more than 10 %. The figure falls as
+// sizes grow (fixed costs amortise, and the openai-chat decoder's copy of
+// the arguments is capped at 1 MB), so the test catches superlinear
+// growth, not a small linear term added later.
 // TestGrowthCheckDetectsQuadratic shows that the measurement catches an
 // accumulator that copies the whole text on every delta.
 //
