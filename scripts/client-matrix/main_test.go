@@ -1,6 +1,15 @@
 package main
 
-import "testing"
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/toolconform/conform/cassettes"
+	"github.com/toolconform/conform/scenarios"
+)
 
 // TestHandWritten checks that a re-run keeps the hand-written section of
 // the earlier results, and only it.
@@ -18,5 +27,115 @@ func TestHandWritten(t *testing.T) {
 				t.Errorf("handWritten = %q, want %q", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestChoose checks the order scenarios are taken in: streams with
+// complete calls, hand-written before recorded, then other streams, then
+// the rest, ties by name, at most perProtocol per protocol.
+func TestChoose(t *testing.T) {
+	cands := []candidate{
+		{name: "p/recorded/stream-b", protocol: "p", stream: true, calls: true},
+		{name: "p/streaming/z-calls", protocol: "p", stream: true, calls: true},
+		{name: "p/streaming/a-no-calls", protocol: "p", stream: true},
+		{name: "p/any/encoded", protocol: "p", stream: true, calls: true},
+		{name: "p/recorded/json", protocol: "p", calls: true},
+		{name: "p/streaming/b-calls", protocol: "p", stream: true, calls: true},
+		{name: "p/recorded/json-no-calls", protocol: "p"},
+		{name: "q/streaming/one", protocol: "q", stream: true, calls: true},
+	}
+	tests := []struct {
+		name string
+		per  int
+		want map[string][]string
+	}{
+		{"all", 10, map[string][]string{
+			"p": {"p/streaming/b-calls", "p/streaming/z-calls", "p/recorded/stream-b", "p/any/encoded", "p/streaming/a-no-calls", "p/recorded/json", "p/recorded/json-no-calls"},
+			"q": {"q/streaming/one"},
+		}},
+		{"three", 3, map[string][]string{
+			"p": {"p/streaming/b-calls", "p/streaming/z-calls", "p/recorded/stream-b"},
+			"q": {"q/streaming/one"},
+		}},
+		{"zero", 0, map[string][]string{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, choose(cands, tt.per)); diff != "" {
+				t.Errorf("choose(%d) (-want +got):\n%s", tt.per, diff)
+			}
+		})
+	}
+}
+
+// TestShortfalls checks that a protocol with fewer streams with calls than
+// asked for is named, and only such a protocol.
+func TestShortfalls(t *testing.T) {
+	cands := []candidate{
+		{name: "p/streaming/a", protocol: "p", stream: true, calls: true},
+		{name: "p/streaming/b", protocol: "p", stream: true, calls: true},
+		{name: "q/streaming/a", protocol: "q", stream: true, calls: true},
+		{name: "q/recorded/json", protocol: "q", calls: true},
+		{name: "r/streaming/a", protocol: "r", stream: true},
+	}
+	setups := []setup{{name: "P", protocol: "p"}, {name: "Q", protocol: "q"}, {name: "Q2", protocol: "q"}}
+	got := shortfalls(cands, choose(cands, 2), setups, 2)
+	want := []string{"q has 1 servable streaming scenarios with complete calls, fewer than 2; all are taken, with 1 other(s)"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("shortfalls (-want +got):\n%s", diff)
+	}
+}
+
+// TestHeaderTimeout checks that the header states the bound of the run
+// as the flag set it, not a fixed text.
+func TestHeaderTimeout(t *testing.T) {
+	for _, d := range []time.Duration{15 * time.Second, 45 * time.Second, 1500 * time.Millisecond} {
+		h := header(headerInfo{when: time.Date(2026, 11, 22, 18, 0, 0, 0, time.UTC), setups: 13, scenarios: 80, perProtocol: 20, runs: 1300, elapsed: time.Minute, timeout: d})
+		want := fmt.Sprintf("1300 runs in 1m0s, each bounded to %s (-timeout)", d)
+		if !strings.Contains(h, want) {
+			t.Errorf("header with timeout %s does not say %q:\n%s", d, want, h)
+		}
+		if !strings.Contains(h, "80 scenarios (up to 20 per protocol") {
+			t.Errorf("header does not give the scenario counts:\n%s", h)
+		}
+	}
+	h := header(headerInfo{timeout: time.Second, notes: []string{"x has 3 servable streaming scenarios"}})
+	if !strings.Contains(h, "Note: x has 3 servable streaming scenarios.\n") {
+		t.Errorf("header does not carry the shortfall note:\n%s", h)
+	}
+}
+
+// TestBuiltinSelection checks, on the built-in scenarios, that with the
+// default count every protocol a set-up speaks gets defaultPerProtocol
+// scenarios, all of them streams serving complete calls (issue 8 asks for
+// at least 20 per set-up).
+func TestBuiltinSelection(t *testing.T) {
+	cases, err := scenarios.LoadBuiltin(scenarios.VCRResolver(cassettes.Load))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cands := candidates(cases)
+	setups := allSetups("/root", "/bin/client", "/node")
+	chosen := choose(cands, defaultPerProtocol)
+	if notes := shortfalls(cands, chosen, setups, defaultPerProtocol); len(notes) > 0 {
+		t.Errorf("shortfalls with the default count: %q", notes)
+	}
+	byName := map[string]candidate{}
+	for _, c := range cands {
+		byName[c.name] = c
+	}
+	for _, s := range setups {
+		names := chosen[s.protocol]
+		if len(names) != defaultPerProtocol {
+			t.Errorf("%s: %d scenarios of %s, want %d", s.name, len(names), s.protocol, defaultPerProtocol)
+		}
+		for _, n := range names {
+			if c := byName[n]; !c.stream || !c.calls || c.protocol != s.protocol {
+				t.Errorf("%s: chosen %s is %+v, want a %s stream with calls", s.name, n, c, s.protocol)
+			}
+		}
+	}
+	if len(setups) < 10 {
+		t.Errorf("%d set-ups, issue 8 asks for at least 10", len(setups))
 	}
 }
