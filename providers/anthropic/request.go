@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/toolconform/conform/core"
 	"github.com/toolconform/conform/providers/internal/wire"
@@ -367,7 +368,11 @@ func ownSentinel(he *core.HistoryError) error {
 // Consecutive RoleTool messages (one result each, as Chat Completions
 // histories have them) are sent as one user turn. Leading
 // system messages become the system field; a system message later in the
-// conversation is an error. Empty text parts are dropped (G11). The
+// conversation is an error. Text parts that are empty or hold only white
+// space are dropped, in the system field, in user and assistant turns and
+// inside tool results, since the API answers 400 "text content blocks must
+// contain non-whitespace text" for either (G11); a message left with no
+// content is an error naming it. The
 // tool_result blocks of a turn are written first and in the order of the
 // preceding tool_use blocks (G05), whatever their canonical order. Call
 // arguments must be a JSON object (empty means {}), else the error names the
@@ -401,7 +406,7 @@ func (a *Adapter) EncodeRequest(req *core.Request) ([]byte, error) {
 				if p.Kind != core.PartText {
 					return nil, fmt.Errorf("anthropic: encode request: message %d: %s part in system message: %w", i, p.Kind, ErrUnsupported)
 				}
-				if p.Text != "" {
+				if !isBlank(p.Text) {
 					w.System = append(w.System, map[string]any{"type": "text", "text": p.Text})
 				}
 			}
@@ -497,6 +502,10 @@ func checkThinkingOrder(i int, m core.Message) error {
 	return nil
 }
 
+// isBlank reports whether text is empty or only white space, which
+// Anthropic refuses as a text block (G11).
+func isBlank(text string) bool { return strings.TrimSpace(text) == "" }
+
 type outMessage struct {
 	Role    string           `json:"role"`
 	Content []map[string]any `json:"content"`
@@ -543,7 +552,7 @@ func encodeMessage(i int, m core.Message, prevCalls []core.Call) (outMessage, er
 			b := map[string]any{"type": "tool_result", "tool_use_id": r.CallID}
 			var content []map[string]any
 			for _, p := range r.Content {
-				if p.Kind == core.PartText && p.Text != "" {
+				if p.Kind == core.PartText && !isBlank(p.Text) {
 					content = append(content, map[string]any{"type": "text", "text": p.Text})
 				}
 			}
@@ -556,7 +565,7 @@ func encodeMessage(i int, m core.Message, prevCalls []core.Call) (outMessage, er
 			om.Content = append(om.Content, b)
 		}
 		for _, p := range rest {
-			if p.Text != "" {
+			if !isBlank(p.Text) {
 				om.Content = append(om.Content, map[string]any{"type": "text", "text": p.Text})
 			}
 		}
@@ -568,7 +577,7 @@ func encodeMessage(i int, m core.Message, prevCalls []core.Call) (outMessage, er
 		for _, p := range m.Parts {
 			switch p.Kind {
 			case core.PartText:
-				if p.Text != "" {
+				if !isBlank(p.Text) {
 					om.Content = append(om.Content, map[string]any{"type": "text", "text": p.Text})
 				}
 			case core.PartThinking:
@@ -594,7 +603,7 @@ func encodeMessage(i int, m core.Message, prevCalls []core.Call) (outMessage, er
 		return om, fmt.Errorf("anthropic: encode request: message %d: role %q: %w", i, m.Role, ErrUnsupported)
 	}
 	if len(om.Content) == 0 {
-		return om, fmt.Errorf("anthropic: encode request: message %d: no content left after dropping empty text (G11): %w", i, ErrUnsupported)
+		return om, fmt.Errorf("anthropic: encode request: message %d: no content left after dropping empty and white-space-only text (G11): %w", i, ErrUnsupported)
 	}
 	return om, nil
 }

@@ -325,6 +325,82 @@ func TestG11EmptyMessage(t *testing.T) {
 	}
 }
 
+// TestG11BlankText checks that text which is empty or only white space is
+// left out wherever the encoder writes text blocks (the API answers 400
+// "text content blocks must contain non-whitespace text"), that text with
+// anything else in it is sent exactly as given, and that a message left
+// with nothing is an error naming it.
+func TestG11BlankText(t *testing.T) {
+	blankResult := core.ResultPart(core.Result{CallID: "t1", Content: []core.Part{core.TextPart(" \n\t "), core.TextPart("")}})
+	tests := []struct {
+		name    string
+		msgs    []core.Message
+		want    string // wire messages and system, as JSON
+		wantErr string // a message index the error must name, when refused
+	}{
+		{
+			name: "assistant white space beside tool_use",
+			msgs: []core.Message{msg(core.RoleUser, core.TextPart("go")), msg(core.RoleAssistant, core.TextPart("  "), call("t1", `{}`), core.TextPart("\n")), msg(core.RoleTool, result("t1", "ok"))},
+			want: `{"messages":[
+			 {"role":"user","content":[{"type":"text","text":"go"}]},
+			 {"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"f","input":{}}]},
+			 {"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":[{"type":"text","text":"ok"}]}]}]}`,
+		},
+		{
+			name: "user white space beside a tool_result, blank result content",
+			msgs: []core.Message{msg(core.RoleUser, core.TextPart("go")), msg(core.RoleAssistant, call("t1", `{}`)), msg(core.RoleTool, blankResult, core.TextPart("\r\n"))},
+			want: `{"messages":[
+			 {"role":"user","content":[{"type":"text","text":"go"}]},
+			 {"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"f","input":{}}]},
+			 {"role":"user","content":[{"type":"tool_result","tool_use_id":"t1"}]}]}`,
+		},
+		{
+			name: "blank system text",
+			msgs: []core.Message{msg(core.RoleSystem, core.TextPart(" "), core.TextPart("be brief")), msg(core.RoleUser, core.TextPart(" \u00a0\u3000"), core.TextPart("hi"))},
+			want: `{"system":[{"type":"text","text":"be brief"}],"messages":[{"role":"user","content":[{"type":"text","text":"hi"}]}]}`,
+		},
+		{
+			name: "text around white space kept as given",
+			msgs: []core.Message{msg(core.RoleUser, core.TextPart(" hi\n")), msg(core.RoleAssistant, core.TextPart("\t.\t"))},
+			want: `{"messages":[{"role":"user","content":[{"type":"text","text":" hi\n"}]},{"role":"assistant","content":[{"type":"text","text":"\t.\t"}]}]}`,
+		},
+		{
+			name:    "user message of white space only",
+			msgs:    []core.Message{msg(core.RoleUser, core.TextPart("hi")), msg(core.RoleAssistant, core.TextPart("yes")), msg(core.RoleUser, core.TextPart(" "), core.TextPart("\n"))},
+			wantErr: "message 2",
+		},
+		{
+			name:    "assistant message of white space only",
+			msgs:    []core.Message{msg(core.RoleUser, core.TextPart("hi")), msg(core.RoleAssistant, core.TextPart("\n\n"))},
+			wantErr: "message 1",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, err := New().EncodeRequest(&core.Request{Messages: tt.msgs})
+			if tt.wantErr != "" {
+				if !errors.Is(err, ErrUnsupported) || !strings.Contains(err.Error(), tt.wantErr+":") || !strings.Contains(err.Error(), "G11") {
+					t.Errorf("error = %v, want ErrUnsupported naming %s and G11; body %s", err, tt.wantErr, out)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var w, g any
+			if err := json.Unmarshal([]byte(tt.want), &w); err != nil {
+				t.Fatal(err)
+			}
+			if err := json.Unmarshal(out, &g); err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(w, g); diff != "" {
+				t.Errorf("wire (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
 func TestB11Body(t *testing.T) {
 	resp, err := New().DecodeResponse([]byte(`{"type":"message","content":[{"type":"tool_use","id":"t0","name":"f","input":{"a":1}},{"type":"text","text":"x"},{"type":"tool_use","id":"t1","name":"f","input":{"path":"/tm"}}],"stop_reason":"max_tokens"}`))
 	if err != nil {
