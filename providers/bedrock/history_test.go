@@ -65,7 +65,7 @@ func TestEncodeRequestRefusesBadToolName(t *testing.T) {
 
 // TestEncodeRequestResultsAndEmptyText checks that results are sent in the
 // order of the calls (G05), whether in one tool message or several, and that
-// empty text blocks are left out of a request (G11).
+// empty and white-space-only text blocks are left out of a request (G11).
 func TestEncodeRequestResultsAndEmptyText(t *testing.T) {
 	call := func(id string) core.Part {
 		return core.CallPart(core.Call{ID: id, Name: "f", Arguments: json.RawMessage(`{}`)})
@@ -103,9 +103,20 @@ func TestEncodeRequestResultsAndEmptyText(t *testing.T) {
 			want: []string{"use a"},
 		},
 		{
-			name: "non-empty text beside a toolUse kept",
-			msgs: []core.Message{user, {Role: core.RoleAssistant, Parts: []core.Part{core.TextPart(" "), call("a")}}},
-			want: []string{"text  ", "use a"},
+			name: "G11 white-space-only text beside a toolUse left out",
+			msgs: []core.Message{user, {Role: core.RoleAssistant, Parts: []core.Part{core.TextPart(" "), call("a"), core.TextPart("\n\t"), {Kind: core.PartPlan, Text: "\r\n"}}}},
+			want: []string{"use a"},
+		},
+		{
+			name: "G11 white-space-only user text after results left out",
+			msgs: []core.Message{user, {Role: core.RoleAssistant, Parts: []core.Part{call("a")}},
+				{Role: core.RoleTool, Parts: []core.Part{result("a")}}, {Role: core.RoleUser, Parts: []core.Part{core.TextPart(" \u00a0")}}},
+			want: []string{"result a"},
+		},
+		{
+			name: "text with white space around it kept as given",
+			msgs: []core.Message{user, {Role: core.RoleAssistant, Parts: []core.Part{core.TextPart(" x\n"), call("a")}}},
+			want: []string{"text  x\n", "use a"},
 		},
 	}
 	for _, api := range []API{Converse, InvokeAnthropic} {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/toolconform/conform/core"
 )
@@ -104,6 +105,14 @@ type cvNamed struct {
 // Messages body for InvokeModel when the adapter was built with
 // WithAPI(InvokeAnthropic). See the package documentation for what the wire
 // cannot express.
+//
+// Text that is empty or only white space is left out on both APIs (G11):
+// Converse and Anthropic answer 400 ("text content blocks must contain
+// non-whitespace text", or "The text field in the ContentBlock object at
+// messages.X.content.Y is blank"), and such text tells the model nothing.
+// That holds for system text, text and plan parts of every turn, and the
+// text of tool results (a result left without text is sent with an empty
+// content list, as a result without content always was).
 func (a *Adapter) EncodeRequest(req *core.Request) ([]byte, error) {
 	if req == nil {
 		return nil, fmt.Errorf("bedrock: encode request: nil request")
@@ -115,14 +124,16 @@ func (a *Adapter) EncodeRequest(req *core.Request) ([]byte, error) {
 		return nil, err
 	}
 	if a.api == InvokeAnthropic {
-		body, err := encodeInvokeRequest(req)
+		r := *req
+		r.Messages = blankAsEmpty(req.Messages, false)
+		body, err := encodeInvokeRequest(&r)
 		if err != nil {
 			return nil, err
 		}
 		return body, checkHistory(req.Messages)
 	}
 	out := cvRequest{Messages: []cvMessage{}}
-	msgs := req.Messages
+	msgs := blankAsEmpty(req.Messages, true)
 	if a.IDMap != nil {
 		var err error
 		if msgs, err = a.IDMap.ToWireMessages(msgs); err != nil {
@@ -179,6 +190,84 @@ func (a *Adapter) EncodeRequest(req *core.Request) ([]byte, error) {
 		return nil, err
 	}
 	return json.Marshal(out)
+}
+
+// isBlank reports whether text is empty or only white space, which
+// Converse and Anthropic refuse as a text block (G11).
+func isBlank(text string) bool { return strings.TrimSpace(text) == "" }
+
+// blankAsEmpty returns msgs with blank text treated as empty text (G11), so
+// that both encoders leave it out: blank text and plan parts become empty
+// ones in place (the parts keep their indices, which errors name), blank
+// text parts of system messages and of tool results are removed. With
+// jsonResults (Converse), a result part whose Data holds a JSON object is
+// kept whatever its text, since it is sent as a {json} block. msgs is not
+// modified; messages with nothing blank are shared.
+func blankAsEmpty(msgs []core.Message, jsonResults bool) []core.Message {
+	var out []core.Message
+	for i, m := range msgs {
+		parts := m.Parts
+		copied := false
+		own := func() {
+			if !copied {
+				parts = append([]core.Part(nil), m.Parts...)
+				copied = true
+			}
+		}
+		for j, p := range m.Parts {
+			switch {
+			case (p.Kind == core.PartText || p.Kind == core.PartPlan) && p.Text != "" && isBlank(p.Text):
+				own()
+				parts[j].Text = ""
+			case p.Kind == core.PartToolResult && p.Result != nil:
+				if content, changed := nonBlank(p.Result.Content, jsonResults); changed {
+					own()
+					r := *p.Result
+					r.Content = content
+					parts[j].Result = &r
+				}
+			}
+		}
+		if m.Role == core.RoleSystem {
+			if kept, changed := nonBlank(parts, false); changed {
+				parts, copied = kept, true
+			}
+		}
+		if !copied {
+			continue
+		}
+		if out == nil {
+			out = append([]core.Message(nil), msgs...)
+		}
+		out[i] = core.Message{Role: m.Role, Parts: parts}
+	}
+	if out == nil {
+		return msgs
+	}
+	return out
+}
+
+// nonBlank returns parts without its blank text parts and whether any was
+// removed; with jsonResults a part that jsonResult accepts is never blank.
+// parts is not modified.
+func nonBlank(parts []core.Part, jsonResults bool) ([]core.Part, bool) {
+	blank := func(p core.Part) bool {
+		if p.Kind != core.PartText || !isBlank(p.Text) {
+			return false
+		}
+		_, isJSON := jsonResult(p)
+		return !(jsonResults && isJSON)
+	}
+	if !slices.ContainsFunc(parts, blank) {
+		return parts, false
+	}
+	kept := make([]core.Part, 0, len(parts))
+	for _, p := range parts {
+		if !blank(p) {
+			kept = append(kept, p)
+		}
+	}
+	return kept, true
 }
 
 // checkNames refuses a tool name outside ^[a-zA-Z0-9_-]{1,64}$, which
@@ -336,15 +425,16 @@ func hasToolBlocks(msgs []core.Message) bool {
 }
 
 // encodeBlocks encodes the parts of one message. In a request (request
-// true) empty text parts are left out, since Converse rejects them (G11); a
-// response is written as the provider would send it.
+// true) empty and white-space-only text parts are left out, since Converse
+// rejects them (G11); a response is written as the provider would send it.
 func encodeBlocks(parts []core.Part, request bool) ([]cvBlock, error) {
 	blocks := []cvBlock{}
 	for j, p := range parts {
 		switch p.Kind {
 		case core.PartText, core.PartPlan:
-			if p.Text == "" && request {
-				// Converse rejects empty text blocks (G11).
+			if request && isBlank(p.Text) {
+				// Converse rejects empty and white-space-only text
+				// blocks (G11).
 				continue
 			}
 			t := p.Text
@@ -376,8 +466,8 @@ func encodeBlocks(parts []core.Part, request bool) ([]cvBlock, error) {
 				if c.Kind != core.PartText {
 					continue
 				}
-				if d := bytes.TrimSpace([]byte(c.Data)); len(d) > 0 && d[0] == '{' && json.Valid(d) {
-					tr.Content = append(tr.Content, cvResultBlock{JSON: json.RawMessage(d)})
+				if d, ok := jsonResult(c); ok {
+					tr.Content = append(tr.Content, cvResultBlock{JSON: d})
 					continue
 				}
 				t := c.Text
@@ -389,6 +479,16 @@ func encodeBlocks(parts []core.Part, request bool) ([]cvBlock, error) {
 		}
 	}
 	return blocks, nil
+}
+
+// jsonResult returns the JSON object a tool result's text part carries in
+// Data, which Converse sends as a {json} block.
+func jsonResult(p core.Part) (json.RawMessage, bool) {
+	d := bytes.TrimSpace([]byte(p.Data))
+	if len(d) > 0 && d[0] == '{' && json.Valid(d) {
+		return json.RawMessage(d), true
+	}
+	return nil, false
 }
 
 // DecodeRequest reads a Converse request body, or an Anthropic Messages body

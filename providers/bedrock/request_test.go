@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -99,6 +100,7 @@ func TestEncodeRequestErrors(t *testing.T) {
 		{"G15 array input refused", call(`[1]`), "messages[0].parts[0].call.arguments", ErrInvalidArguments},
 		{"truncated arguments refused", call(`{"a":`), "messages[0].parts[0].call.arguments", ErrInvalidArguments},
 		{"unknown role", core.Request{Messages: []core.Message{{Role: "robot"}}}, `messages[0]: unknown role "robot"`, nil},
+		{"part index kept after blank text", core.Request{Messages: []core.Message{{Role: core.RoleAssistant, Parts: []core.Part{core.TextPart(" "), core.CallPart(core.Call{ID: "t", Name: "f", Arguments: json.RawMessage(`[1]`)})}}}}, "messages[0].parts[1].call.arguments", ErrInvalidArguments},
 	}
 	for _, api := range []API{Converse, InvokeAnthropic} {
 		for _, tt := range tests {
@@ -113,6 +115,76 @@ func TestEncodeRequestErrors(t *testing.T) {
 			})
 		}
 	}
+}
+
+// TestEncodeRequestBlankText checks, on both APIs, that system text and
+// tool-result text that is empty or only white space is left out (G11:
+// "text content blocks must contain non-whitespace text"), that a JSON
+// result and text with something in it are kept as given, and that the
+// caller's request is not changed.
+func TestEncodeRequestBlankText(t *testing.T) {
+	req := &core.Request{Messages: []core.Message{
+		{Role: core.RoleSystem, Parts: []core.Part{core.TextPart(" \n"), core.TextPart("be brief"), core.TextPart("")}},
+		{Role: core.RoleUser, Parts: []core.Part{core.TextPart("go")}},
+		{Role: core.RoleAssistant, Parts: []core.Part{core.TextPart("\t"), core.CallPart(core.Call{ID: "t1", Name: "f", Arguments: json.RawMessage(`{}`)}), core.CallPart(core.Call{ID: "t2", Name: "f", Arguments: json.RawMessage(`{}`)})}},
+		{Role: core.RoleTool, Parts: []core.Part{
+			core.ResultPart(core.Result{CallID: "t1", Content: []core.Part{core.TextPart("  "), core.TextPart(" ok "), core.TextPart("\n")}}),
+			core.ResultPart(core.Result{CallID: "t2", IsError: true, Content: []core.Part{core.TextPart(""), {Kind: core.PartText, Text: " ", Data: `{"e":1}`}}}),
+		}},
+	}}
+	before := cloneRequest(t, req)
+	tests := []struct {
+		api  API
+		want string
+	}{
+		{Converse, `{"system":[{"text":"be brief"}],"messages":[
+		 {"role":"user","content":[{"text":"go"}]},
+		 {"role":"assistant","content":[{"toolUse":{"toolUseId":"t1","name":"f","input":{}}},{"toolUse":{"toolUseId":"t2","name":"f","input":{}}}]},
+		 {"role":"user","content":[
+		  {"toolResult":{"toolUseId":"t1","content":[{"text":" ok "}]}},
+		  {"toolResult":{"toolUseId":"t2","content":[{"json":{"e":1}}],"status":"error"}}]}]}`},
+		{InvokeAnthropic, `{"anthropic_version":"bedrock-2023-05-31","system":[{"type":"text","text":"be brief"}],"messages":[
+		 {"role":"user","content":[{"type":"text","text":"go"}]},
+		 {"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"f","input":{}},{"type":"tool_use","id":"t2","name":"f","input":{}}]},
+		 {"role":"user","content":[
+		  {"type":"tool_result","tool_use_id":"t1","content":[{"type":"text","text":" ok "}]},
+		  {"type":"tool_result","tool_use_id":"t2","content":[],"is_error":true}]}]}`},
+	}
+	for _, tt := range tests {
+		t.Run(fmt.Sprint(tt.api), func(t *testing.T) {
+			body, err := New(WithAPI(tt.api)).EncodeRequest(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var want, got any
+			if err := json.Unmarshal([]byte(tt.want), &want); err != nil {
+				t.Fatal(err)
+			}
+			if err := json.Unmarshal(body, &got); err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("body (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(before, req); diff != "" {
+				t.Errorf("request changed by encoding (-before +after):\n%s", diff)
+			}
+		})
+	}
+}
+
+// cloneRequest returns a deep copy of req.
+func cloneRequest(t *testing.T, req *core.Request) *core.Request {
+	t.Helper()
+	b, err := json.Marshal(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c core.Request
+	if err := json.Unmarshal(b, &c); err != nil {
+		t.Fatal(err)
+	}
+	return &c
 }
 
 func TestDecodeResponse(t *testing.T) {
