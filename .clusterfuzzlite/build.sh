@@ -297,6 +297,7 @@ fuzzer providers/openaichat FuzzDecodeStream
 fuzzer providers/openairesponses FuzzDecodeRequest
 fuzzer providers/openairesponses FuzzDecodeResponse
 fuzzer providers/openairesponses FuzzDecodeStream
+fuzzer providers/openairesponses FuzzFastPath
 fuzzer record FuzzEscapeLabel
 fuzzer scenarios FuzzParse
 fuzzer serve FuzzGradeBody

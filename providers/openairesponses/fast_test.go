@@ -1,0 +1,272 @@
+package openairesponses
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/toolconform/conform/core"
+	"github.com/toolconform/conform/providers/internal/adaptertest"
+)
+
+// decodeWith decodes a whole stream with the fast path on or off and
+// returns its events, the text of the error that ended it ("" for io.EOF)
+// and how many events the fast path decoded.
+func decodeWith(a *Adapter, body []byte, fast bool) ([]core.Event, string, int) {
+	st := a.DecodeStream(bytes.NewReader(body)).(*stream)
+	st.noFast = !fast
+	var evs []core.Event
+	for {
+		ev, err := st.Next()
+		if err == io.EOF {
+			return evs, "", st.fastHits
+		}
+		if err != nil {
+			return evs, err.Error(), st.fastHits
+		}
+		evs = append(evs, ev)
+	}
+}
+
+// checkSame fails when the fast path changes anything the stream yields:
+// events, their order, or the error that ends the stream. It returns the
+// number of events the fast path decoded.
+func checkSame(t interface {
+	Helper()
+	Fatalf(string, ...any)
+}, name string, body []byte) int {
+	t.Helper()
+	a := New(WithMaxItems(64))
+	slow, serr, hits := decodeWith(a, body, false)
+	if hits != 0 {
+		t.Fatalf("%s: fast path decoded %d events while turned off", name, hits)
+	}
+	fast, ferr, hits := decodeWith(a, body, true)
+	if diff := cmp.Diff(slow, fast); diff != "" {
+		t.Fatalf("%s: fast path changes the events (-general +fast):\n%s", name, diff)
+	}
+	if serr != ferr {
+		t.Fatalf("%s: fast path changes the error: general %q, fast %q", name, serr, ferr)
+	}
+	return hits
+}
+
+// TestFastPathCorpus: on every recorded stream the fast path yields what
+// the general path yields, and it decodes most of the recorded events.
+func TestFastPathCorpus(t *testing.T) {
+	streams, _ := adaptertest.ResponseBodies(t, "openai-responses", adaptertest.IsSSE)
+	if len(streams) < 20 {
+		t.Fatalf("only %d recorded streams", len(streams))
+	}
+	hits, events := 0, 0
+	for i, body := range streams {
+		hits += checkSame(t, fmt.Sprintf("stream %d", i), body)
+		events += bytes.Count(body, []byte("\ndata:")) + bytes.Count(body[:min(len(body), 5)], []byte("data:"))
+	}
+	// The delta events are most of every recorded stream; a fast path that
+	// stopped taking them would still pass the comparison above.
+	if hits*2 < events {
+		t.Errorf("fast path decoded %d of %d recorded events, want at least half", hits, events)
+	}
+	t.Logf("%d streams, fast path decoded %d of %d events", len(streams), hits, events)
+}
+
+// typicalStream is a stream of one text item and one call with n argument
+// and text deltas each, framed as OpenAI frames them.
+func typicalStream(n int) []byte {
+	var b strings.Builder
+	ev := func(s string) {
+		b.WriteString("event: " + s[9:strings.IndexByte(s[9:], '"')+9] + "\ndata: " + s + "\n\n")
+	}
+	ev(`{"type":"response.created","sequence_number":0,"response":{"id":"resp_1","object":"response","model":"gpt-x","status":"in_progress","output":[]}}`)
+	ev(`{"type":"response.output_item.added","sequence_number":1,"output_index":0,"item":{"id":"msg_1","type":"message","status":"in_progress","content":[],"role":"assistant"}}`)
+	ev(`{"type":"response.content_part.added","sequence_number":2,"item_id":"msg_1","output_index":0,"content_index":0,"part":{"type":"output_text","annotations":[],"logprobs":[],"text":""}}`)
+	for i := range n {
+		ev(fmt.Sprintf(`{"type":"response.output_text.delta","sequence_number":%d,"item_id":"msg_1","output_index":0,"content_index":0,"delta":"w\u00e9rd %d \"q\" ","logprobs":[],"obfuscation":"abc"}`, 3+i, i))
+	}
+	ev(`{"type":"response.output_item.added","sequence_number":900,"output_index":1,"item":{"id":"fc_1","type":"function_call","status":"in_progress","arguments":"","call_id":"call_1","name":"f"}}`)
+	for i := range n {
+		ev(fmt.Sprintf(`{"type":"response.function_call_arguments.delta","sequence_number":%d,"item_id":"fc_1","output_index":1,"delta":"{\"k%d\"","obfuscation":"xyz"}`, 901+i, i))
+	}
+	ev(`{"type":"response.completed","sequence_number":2000,"response":{"id":"resp_1","object":"response","model":"gpt-x","status":"completed","output":[],"usage":{"input_tokens":5,"output_tokens":7}}}`)
+	return []byte(b.String())
+}
+
+// TestFastPathTaken: the fast path decodes every delta and content part
+// of a typical stream, which is what makes it worth having.
+func TestFastPathTaken(t *testing.T) {
+	if hits := checkSame(t, "typical", typicalStream(100)); hits != 201 {
+		t.Errorf("fast path decoded %d events, want all 200 deltas and the content part", hits)
+	}
+}
+
+// TestFastPathAllocs: decoding the deltas of a typical stream costs less
+// than one allocation per delta (the general path costs about a dozen).
+func TestFastPathAllocs(t *testing.T) {
+	small, large := typicalStream(10), typicalStream(1010)
+	a := New()
+	run := func(body []byte) float64 {
+		return testing.AllocsPerRun(20, func() {
+			if _, errText, _ := decodeWith(a, body, true); errText != "" {
+				t.Fatal(errText)
+			}
+		})
+	}
+	// The difference removes the cost of the stream itself, of the events
+	// that take the general path, and of the test's own event slice, which
+	// grows with it (a few dozen appends for 2000 more events).
+	per := (run(large) - run(small)) / 2000
+	if per >= 0.25 {
+		t.Errorf("%.3f allocations per delta event, want fewer than 0.25", per)
+	}
+}
+
+// fastCases are payloads at the edge of the fast path's subset, each
+// decoded by both paths.
+var fastCases = []string{
+	`{"type":"response.function_call_arguments.delta","sequence_number":3,"item_id":"fc_1","output_index":1,"delta":"{\"a\\n\u00e9\ud83d\ude00","obfuscation":"x"}`,
+	`{"type":"response.output_text.delta","item_id":"msg_1","output_index":0,"content_index":0,"delta":"h\u00e9llo \"x\"","logprobs":[]}`,
+	`{"type":"response.reasoning_summary_text.delta","item_id":"rs_1","output_index":0,"summary_index":0,"delta":"**Think**"}`,
+	`{"type":"response.reasoning_text.delta","item_id":"rs_1","output_index":0,"content_index":0,"delta":"a\tb"}`,
+	`{"delta":"late type","item_id":"fc_1","type":"response.function_call_arguments.delta"}`,
+	`{"type":"response.function_call_arguments.delta","delta":"no item, no index"}`,
+	`{"type":"response.function_call_arguments.delta","item_id":"fc_1","output_index":0}`,
+	`{"type":"response.function_call_arguments.delta","item_id":"fc_1","output_index":0,"delta":""}`,
+	`{"type":"response.output_text.delta","delta":""}`,
+	` { "type" : "response.output_text.delta" , "delta" : "a" } `,
+	`{"type":"response.content_part.added","item_id":"msg_1","output_index":0,"content_index":0,"part":{"type":"output_text","annotations":[],"text":""}}`,
+	`{"type":"response.output_text.done","item_id":"msg_1","output_index":0,"content_index":0,"text":"whole","logprobs":[]}`,
+	`{"type":"keepalive"}`,
+	`{"type":"response.apply_patch_call_operation_diff.delta","item_id":"apc_1","output_index":0,"delta":"@@ -1 +1 @@"}`,
+	`{"type":"response.content_part.done","delta":5}`,
+	// Escapes, surrogates and bytes that are not UTF-8.
+	`{"type":"response.output_text.delta","delta":"\ud83d"}`,
+	`{"type":"response.output_text.delta","delta":"\ude00\ud83d"}`,
+	`{"type":"response.output_text.delta","delta":"\ud83dx\u0041\/"}`,
+	"{\"type\":\"response.output_text.delta\",\"delta\":\"\xff\xfe split \xe2\x82\"}",
+	"{\"type\":\"response.reasoning_text.delta\",\"item_id\":\"rs_\xff\",\"delta\":\"x\"}",
+	`{"type":"response.reasoning_text.delta","item_id":"rs_\u00e9","delta":"x"}`,
+	`{"type":"response.reasoning_text.delta","item_id":"rs_\ud800","delta":"x"}`,
+	`{"type":"response.function_call_arguments.delta","item_id":"fc\"1","delta":"x"}`,
+	"{\"type\":\"response.output_text.delta\",\"delta\":\"a\tb\"}",
+	`{"type":"response.output_text.delta","delta":"\x"}`,
+	`{"type":"response.output_text.delta","delta":"\u12"}`,
+	"{\"type\":\"response.output_text.delta\",\"obfuscation\":\"\xff\",\"delta\":\"a\"}",
+	// Numbers: only small plain integers are output indexes.
+	`{"type":"response.function_call_arguments.delta","item_id":"fc_1","output_index":01,"delta":"x"}`,
+	`{"type":"response.function_call_arguments.delta","item_id":"fc_1","output_index":1.0,"delta":"x"}`,
+	`{"type":"response.function_call_arguments.delta","item_id":"fc_1","output_index":-1,"delta":"x"}`,
+	`{"type":"response.function_call_arguments.delta","item_id":"fc_1","output_index":1e0,"delta":"x"}`,
+	`{"type":"response.function_call_arguments.delta","item_id":"fc_1","output_index":99999999999999999999,"delta":"x"}`,
+	`{"type":"response.function_call_arguments.delta","item_id":"fc_1","output_index":123456789,"delta":"x"}`,
+	`{"type":"response.function_call_arguments.delta","item_id":"fc_1","output_index":null,"delta":"x"}`,
+	`{"type":"response.function_call_arguments.delta","item_id":"fc_1","output_index":"1","delta":"x"}`,
+	`{"type":"response.output_text.delta","sequence_number":-1.5e+3,"delta":"a"}`,
+	`{"type":"response.output_text.delta","sequence_number":1.,"delta":"a"}`,
+	// Values of other types, which the general path decides.
+	`{"type":"response.output_text.delta","delta":null}`,
+	`{"type":"response.output_text.delta","delta":5}`,
+	`{"type":"response.output_text.delta","delta":{"a":1}}`,
+	`{"type":"response.function_call_arguments.delta","item_id":null,"delta":"x"}`,
+	`{"type":"response.function_call_arguments.delta","item_id":7,"delta":"x"}`,
+	`{"type":null,"delta":"x"}`,
+	`{"type":"","delta":"x"}`,
+	`{"type":7,"delta":"x"}`,
+	`{"delta":"x"}`,
+	`{}`,
+	`[1,2]`,
+	`"response.output_text.delta"`,
+	// Repeated, case-folded and escaped keys.
+	`{"type":"response.output_text.delta","delta":"a","delta":"b"}`,
+	`{"type":"response.output_text.delta","type":"response.output_text.delta","delta":"a"}`,
+	`{"type":"response.reasoning_text.delta","item_id":"a","item_id":"b","delta":"x"}`,
+	`{"type":"response.function_call_arguments.delta","output_index":1,"output_index":2,"delta":"x"}`,
+	`{"type":"response.output_text.delta","Delta":"b","delta":"a"}`,
+	`{"type":"response.output_text.delta","delta":"a","DELTA":"b"}`,
+	`{"TYPE":"response.completed","type":"response.output_text.delta","delta":"a"}`,
+	`{"type":"response.function_call_arguments.delta","Item_ID":"other","item_id":"fc_1","delta":"x"}`,
+	`{"type":"response.output_text.delta","\u0064elta":"b"}`,
+	"{\"type\":\"response.output_text.delta\",\"\xc4\xb0tem_id\":\"x\",\"delta\":\"a\"}",
+	`{"type":"response.output_text\u002edelta","delta":"a"}`,
+	// Fields the fast path does not read but the general path decodes.
+	`{"type":"response.output_text.delta","delta":"a","response":5}`,
+	`{"type":"response.output_text.delta","delta":"a","response":{"id":"r"}}`,
+	`{"type":"response.output_text.delta","delta":"a","item":{"type":"function_call"}}`,
+	`{"type":"response.output_text.delta","delta":"a","error":{"message":"boom"}}`,
+	`{"type":"response.output_text.delta","delta":"a","arguments":"x","code":1,"message":"m"}`,
+	// Syntax errors.
+	`{"type":"response.output_text.delta","delta":"a"} x`,
+	`{"type":"response.output_text.delta","delta":"a",}`,
+	`{"type":"response.output_text.delta","delta":"a"`,
+	`{"type":"response.output_text.delta" "delta":"a"}`,
+	`{"type":"response.output_text.delta","extra":[1 2],"delta":"a"}`,
+	`{"type":"response.output_text.delta","extra":{"a":1,},"delta":"a"}`,
+	`{"type":"response.output_text.delta","extra":tru,"delta":"a"}`,
+	`{"type":"response.output_text.delta","extra":nul,"delta":"a"}`,
+	`{"type":"response.output_text.delta","extra":[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]],"delta":"a"}`,
+	`{"type":"response.output_text.delta","extra":{"a":[true,false,null,{"b":[]}],"c":-0.5E-2},"delta":"a"}`,
+	`{"type":"response.output_text.delta","delta":"a` + "\u00a0",
+	"\u00a0{\"type\":\"response.output_text.delta\",\"delta\":\"a\"}\u0085",
+	// Other events stay on the general path.
+	`{"type":"response.function_call_arguments.done","item_id":"fc_1","output_index":1,"arguments":"{}"}`,
+	`{"type":"error","code":"x","message":"boom"}`,
+}
+
+// TestFastPathCases: every edge case decodes the same with and without
+// the fast path, alone, as the first event, and twice after the start of
+// a response and of a call, with and without an SSE event name.
+func TestFastPathCases(t *testing.T) {
+	start := `{"type":"response.created","response":{"id":"resp_1","model":"m"}}` + "\n\ndata: " +
+		`{"type":"response.output_item.added","output_index":1,"item":{"type":"function_call","id":"fc_1","call_id":"call_1","name":"f","arguments":""}}`
+	for i, p := range fastCases {
+		name := fmt.Sprintf("case %d", i)
+		checkSame(t, name, []byte("data: "+p+"\n\n"))
+		checkSame(t, name+" with event name", []byte("event: response.output_text.delta\ndata: "+p+"\n\n"))
+		checkSame(t, name+" after a start", []byte("data: "+start+"\n\ndata: "+p+"\n\ndata: "+p+"\n\n"))
+	}
+}
+
+// FuzzFastPath: for any payload, alone and twice after the start of a
+// response and a call, the fast path changes nothing the stream yields.
+func FuzzFastPath(f *testing.F) {
+	for _, p := range fastCases {
+		f.Add(p)
+	}
+	streams, _ := adaptertest.ResponseBodies(f, "openai-responses", adaptertest.IsSSE)
+	for _, body := range streams {
+		for line := range strings.SplitSeq(string(body), "\n") {
+			if p, ok := strings.CutPrefix(line, "data: "); ok && strings.Contains(p, "delta") {
+				f.Add(p)
+				break
+			}
+		}
+	}
+	start := `{"type":"response.created","response":{"id":"resp_1","model":"m"}}` + "\n\ndata: " +
+		`{"type":"response.output_item.added","output_index":1,"item":{"type":"function_call","id":"fc_1","call_id":"call_1","name":"f","arguments":""}}`
+	f.Fuzz(func(t *testing.T, p string) {
+		checkSame(t, "alone", []byte("data: "+p+"\n\n"))
+		checkSame(t, "after a start", []byte("data: "+start+"\n\ndata: "+p+"\n\ndata: "+p+"\n\n"))
+	})
+}
+
+// BenchmarkFastPath decodes typicalStream(150), 300 deltas, with the fast
+// path; the numbers are per stream.
+func BenchmarkFastPath(b *testing.B) {
+	body := typicalStream(150)
+	a := New()
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		_, errText, hits := decodeWith(a, body, true)
+		if errText != "" {
+			b.Fatal(errText)
+		}
+		if hits != 301 {
+			b.Fatalf("fast path took %d events, want 301", hits)
+		}
+	}
+}
