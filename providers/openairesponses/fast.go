@@ -170,13 +170,14 @@ func (s *stream) fast(data []byte) bool {
 	return true
 }
 
-// itemID returns the value of an item_id string, reusing the string of
-// the previous event when it is the same, as it is for every delta of one
-// item. It reports false for invalid UTF-8 and lone surrogate escapes,
-// which encoding/json replaces and the general path must handle.
+// itemID returns the value of an item_id string, reusing the string made
+// for the same bytes earlier in the stream, as the deltas of one item, and
+// of items interleaved with it, repeat them. It reports false for invalid
+// UTF-8 and lone surrogate escapes, which encoding/json replaces and the
+// general path must handle.
 func (s *stream) itemID(raw []byte, esc bool) (string, bool) {
-	if s.lastItemOK && esc == s.lastItemEsc && bytes.Equal(raw, s.lastItemRaw) {
-		return s.lastItem, true
+	if id, ok := s.itemIDs[string(raw)]; ok {
+		return id, true
 	}
 	if !utf8.Valid(raw) {
 		return "", false
@@ -190,11 +191,20 @@ func (s *stream) itemID(raw []byte, esc bool) (string, bool) {
 		}
 		v = out
 	}
-	s.lastItem = string(v)
-	s.lastItemRaw = append(s.lastItemRaw[:0], raw...)
-	s.lastItemEsc, s.lastItemOK = esc, true
-	return s.lastItem, true
+	id := string(v)
+	if s.itemIDs == nil || len(s.itemIDs) >= maxItemIDs {
+		// Bounded: a stream of ever new ids costs one string each, as
+		// without the cache, and keeps at most maxItemIDs of them.
+		s.itemIDs = make(map[string]string)
+	}
+	if len(raw) <= arenaMax {
+		s.itemIDs[string(raw)] = id
+	}
+	return id, true
 }
+
+// maxItemIDs bounds the item ids the stream remembers.
+const maxItemIDs = 64
 
 // chunkSlab is how many chunks the stream allocates at a time.
 const chunkSlab = 64

@@ -50,16 +50,13 @@ type stream struct {
 	// fastHits counts the events it decoded.
 	noFast   bool
 	fastHits int
-	// chunks, arena and scratch are reused storage, and lastItem the
-	// string of the last item_id the fast path read, with its raw bytes
-	// (see fast.go).
-	chunks      []core.Chunk
-	arena       []byte
-	scratch     []byte
-	lastItem    string
-	lastItemRaw []byte
-	lastItemEsc bool
-	lastItemOK  bool
+	// chunks, arena and scratch are reused storage, and itemIDs the
+	// strings of the item ids the fast path read, by their raw bytes (see
+	// fast.go).
+	chunks  []core.Chunk
+	arena   []byte
+	scratch []byte
+	itemIDs map[string]string
 }
 
 // DecodeStream reads a Responses SSE stream one event at a time. See the
