@@ -170,8 +170,17 @@ func decodeBody(adapter core.Adapter, body []byte, stream bool) (*decodeOutput, 
 	if stream {
 		counted := &countingStream{s: adapter.DecodeStream(bytes.NewReader(body))}
 		resp, err = core.Collect(counted)
-		if counted.n == 0 && errors.Is(err, core.ErrNoFinish) {
-			return nil, fmt.Errorf("no %s events in %d bytes: not a stream of this protocol", adapter.Name(), len(body))
+		switch {
+		case errors.Is(err, core.ErrNotStream):
+			// The decoder found no event of its protocol and names
+			// the byte where the body stops being one: no answer.
+			return nil, err
+		case counted.n == 0 && errors.Is(err, core.ErrNoFinish):
+			// A blank body, or one that a decoder still ends as an
+			// empty stream (Bedrock skips frames of unknown event
+			// types, Ollama JSON lines without its fields): no event
+			// at all is no answer either.
+			return nil, fmt.Errorf("no %s events in %d bytes: %w", adapter.Name(), len(body), core.ErrNotStream)
 		}
 	} else {
 		resp, err = adapter.DecodeResponse(body)

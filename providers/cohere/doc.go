@@ -48,7 +48,11 @@
 //
 // Every stream fault is a *StreamError with a byte offset: for SSE framing
 // faults the offset of the fault, for a bad payload the offset of the event
-// with the byte inside its data in the message. Events are limited in size
+// with the byte inside its data in the message. Input that is not blank
+// but holds no v2 chat event (only unknown events, comments, "[DONE]" or
+// text that is no SSE at all) is not a stream of the protocol: a
+// *StreamError wrapping core.ErrNotStream at the first event the decoder
+// could not use, or byte 0. Events are limited in size
 // (WithMaxEventSize, ErrEventTooLarge); memory is one event plus one counter
 // per open call (at most 4096, ErrTooManyCalls).
 //

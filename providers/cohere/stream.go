@@ -62,22 +62,81 @@ func object[T any](raw json.RawMessage, field string) (*T, error) {
 }
 
 type eventStream struct {
+	in    *inputReader
 	dec   *sse.Decoder
 	q     wire.Queue
 	calls map[int]int // open calls by index: argument bytes received
 	err   error
+	// known is set by the first event of the protocol; unknownAt is the
+	// offset of the first event that is not one (sawUnknown), for the
+	// error of input that is no Cohere stream at all.
+	known      bool
+	sawUnknown bool
+	unknownAt  int64
+}
+
+// knownEvents are the event types of the v2 chat stream.
+var knownEvents = map[string]bool{
+	"message-start": true, "content-start": true, "content-delta": true, "content-end": true,
+	"tool-plan-delta": true, "tool-call-start": true, "tool-call-delta": true, "tool-call-end": true,
+	"citation-start": true, "citation-end": true, "message-end": true, "debug": true,
+}
+
+// inputReader counts the bytes read and notes whether any of them was more
+// than white space, for the error of input that is no stream of the
+// protocol.
+type inputReader struct {
+	r     io.Reader
+	n     int64
+	solid bool
+}
+
+func (in *inputReader) Read(p []byte) (int, error) {
+	n, err := in.r.Read(p)
+	in.n += int64(n)
+	if !in.solid {
+		in.solid = len(bytes.TrimSpace(p[:n])) > 0
+	}
+	return n, err
 }
 
 // DecodeStream reads a Cohere v2 chat stream (SSE; the event type is taken
 // from each payload's "type" field, so streams with or without "event:"
 // lines decode alike) and yields canonical events one SSE event at a time.
-// "data: [DONE]" is accepted and ignored.
+// "data: [DONE]" is accepted and ignored. Input that is not blank but holds
+// no v2 chat event is not a stream of the protocol ("[DONE]", which Cohere
+// does not send, is no such event: OpenAI's streams end with it): a
+// *StreamError wrapping core.ErrNotStream at the offset of the first event
+// it could not use, or byte 0.
 func (a *Adapter) DecodeStream(r io.Reader) core.EventStream {
 	opts := []sse.Option{sse.FlushAtEOF()}
 	if a.maxEvent > 0 {
 		opts = append(opts, sse.MaxEventSize(a.maxEvent))
 	}
-	return &eventStream{dec: sse.NewDecoder(r, opts...), calls: map[int]int{}}
+	in := &inputReader{r: r}
+	return &eventStream{in: in, dec: sse.NewDecoder(in, opts...), calls: map[int]int{}}
+}
+
+// atEOF gives the error that ends the stream at the end of its input:
+// io.EOF, or a *StreamError wrapping core.ErrNotStream for input that is
+// not blank but held no event of the protocol.
+func (s *eventStream) atEOF() error {
+	if s.known || !s.in.solid {
+		return io.EOF
+	}
+	off := int64(0)
+	if s.sawUnknown {
+		off = s.unknownAt
+	}
+	return &StreamError{Offset: off, Err: fmt.Errorf("no cohere event in %d bytes: %w", s.in.n, core.ErrNotStream)}
+}
+
+// unknown notes an event that is not one of the protocol's, the first of
+// which is the place named by the error of a body that is no stream.
+func (s *eventStream) unknown() {
+	if !s.known && !s.sawUnknown {
+		s.sawUnknown, s.unknownAt = true, s.dec.Offset()
+	}
 }
 
 // Next returns the next event, io.EOF after the last one, or the error that
@@ -92,8 +151,8 @@ func (s *eventStream) Next() (core.Event, error) {
 		}
 		ev, err := s.dec.Next()
 		if errors.Is(err, io.EOF) {
-			s.err = io.EOF
-			return core.Event{}, io.EOF
+			s.err = s.atEOF()
+			return core.Event{}, s.err
 		}
 		if err != nil {
 			var se *sse.Error
@@ -117,6 +176,9 @@ func (s *eventStream) emit(e core.Event) {
 
 func (s *eventStream) event(raw sse.Event) error {
 	data := strings.TrimSpace(raw.Data)
+	if data == "" {
+		s.unknown()
+	}
 	if data == "" || data == "[DONE]" {
 		return nil
 	}
@@ -127,6 +189,11 @@ func (s *eventStream) event(raw sse.Event) error {
 	typ := ev.Type
 	if typ == "" {
 		typ = raw.Type
+	}
+	if knownEvents[typ] {
+		s.known = true
+	} else {
+		s.unknown()
 	}
 	msg := func() bool { return ev.Delta != nil && ev.Delta.Message != nil }
 	var content *contentDelta

@@ -245,3 +245,68 @@ func TestDecodeStreamWithoutFinalBlankLine(t *testing.T) {
 		t.Errorf("events (-want +got):\n%s", diff)
 	}
 }
+
+// TestDecodeStreamNotAStream checks that input with no v2 chat event is a
+// *StreamError wrapping core.ErrNotStream that names the offset of the
+// first event the decoder could not use, or byte 0, while blank input and
+// streams with an event of the protocol are not refused.
+func TestDecodeStreamNotAStream(t *testing.T) {
+	tests := []struct {
+		name string
+		in   string
+		want int64 // -1: no ErrNotStream
+	}{
+		{"plain text", "hello world", 0},
+		{"an empty object", "data: {}\n\n", 0},
+		{"unknown event", "event: foo\ndata: {\"type\":\"foo\"}\n\n", 0},
+		{"unknown event after blank lines and a comment", "  \n\n: ping\n\nevent: zz\ndata: {\"x\":1}\n\n", 12},
+		{"empty data, then an unknown event", "data:\n\nevent: zz\ndata: {}\n\n", 0},
+		{"a v1 stream", "data: {\"is_finished\":false,\"event_type\":\"stream-start\"}\n\n", 0},
+		{"an OpenAI chat stream", "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"hi\"}}]}\n\ndata: [DONE]\n\n", 0},
+		{"a comment only", ": keep-alive\n\n", 0},
+		{"empty", "", -1},
+		{"blank", " \r\n\n\t", -1},
+		{"only done", "data: [DONE]\n\n", 0},
+		{"message-start then done", "data: " + msgStart + "\n\ndata: [DONE]\n\n", -1},
+		{"message-start only", "data: " + msgStart + "\n\n", -1},
+		{"unknown event then a known one", "event: zz\ndata: {}\n\ndata: " + planI + "\n\n", -1},
+		{"type from the event name", "event: content-end\ndata: {\"index\":0}\n\n", -1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := adaptertest.Drain(New().DecodeStream(strings.NewReader(tt.in)))
+			if tt.want < 0 {
+				if errors.Is(err, core.ErrNotStream) {
+					t.Fatalf("error %v, want none of ErrNotStream", err)
+				}
+				return
+			}
+			var se *StreamError
+			if !errors.Is(err, core.ErrNotStream) || !errors.As(err, &se) {
+				t.Fatalf("error %v, want a *StreamError wrapping core.ErrNotStream", err)
+			}
+			if se.Offset != tt.want {
+				t.Errorf("offset %d, want %d: %v", se.Offset, tt.want, err)
+			}
+			want := fmt.Sprintf("cohere: decode stream: at byte %d: no cohere event in %d bytes: %v", tt.want, len(tt.in), core.ErrNotStream)
+			if diff := cmp.Diff(want, err.Error()); diff != "" {
+				t.Errorf("error text (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestDecodeStreamNotAStreamSplits checks that the verdict does not depend
+// on how the input is read: white space in one read and text in a later
+// one is still text.
+func TestDecodeStreamNotAStreamSplits(t *testing.T) {
+	for _, in := range []string{"  \n\nhello", "\n\n\n", "event: zz\ndata: {}\n\n", "\n\ndata: " + msgStart + "\n\n"} {
+		_, whole := adaptertest.Drain(New().DecodeStream(strings.NewReader(in)))
+		for cut := 1; cut < len(in); cut++ {
+			_, split := adaptertest.Drain(New().DecodeStream(adaptertest.SplitReader([]byte(in), cut)))
+			if fmt.Sprint(whole) != fmt.Sprint(split) {
+				t.Errorf("%q cut at %d: %v, whole %v", in, cut, split, whole)
+			}
+		}
+	}
+}

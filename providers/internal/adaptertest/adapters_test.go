@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/aws/aws-sdk-go-v2/aws/protocol/eventstream"
 	"github.com/google/go-cmp/cmp"
 	"github.com/toolconform/conform/core"
 	"github.com/toolconform/conform/providers"
@@ -36,6 +37,7 @@ func offsetOf(err error) (int64, bool) {
 		be  *bedrock.DecodeError
 		bf  *bedrock.FrameError
 		coe *cohere.DecodeError
+		cse *cohere.StreamError
 	)
 	switch {
 	case errors.As(err, &de):
@@ -50,6 +52,8 @@ func offsetOf(err error) (int64, bool) {
 		return coe.Offset, true
 	case errors.As(err, &bf):
 		return bf.Offset, true
+	case errors.As(err, &cse):
+		return cse.Offset, true
 	}
 	return 0, false
 }
@@ -95,32 +99,79 @@ func TestSyntaxErrorOffsetsAgree(t *testing.T) {
 	}
 }
 
-// notStreamGap lists the adapters whose stream decoders still end input
-// with no event of their protocol cleanly, leaving core.Collect to say
-// ErrNoFinish with no offset: their decoders live in files outside this
-// change (oaichat/stream.go, cohere/stream.go). The test requires them to
-// still have the gap, so that fixing one fails it until it leaves the list.
-var notStreamGap = map[string]bool{"openai-chat": true, "mistral": true, "cohere": true}
+// foreignStreams returns bodies of no protocol, each well-formed in some
+// framing: plain text, an SSE event of no adapter's protocol, a JSON line
+// of no adapter's protocol, and an AWS eventstream frame of an unknown
+// event type.
+func foreignStreams(t *testing.T) map[string][]byte {
+	var frame bytes.Buffer
+	m := eventstream.Message{
+		Headers: eventstream.Headers{
+			{Name: ":message-type", Value: eventstream.StringValue("event")},
+			{Name: ":event-type", Value: eventstream.StringValue("zz")},
+			{Name: ":content-type", Value: eventstream.StringValue("application/json")},
+		},
+		Payload: []byte(`{"x":1}`),
+	}
+	if err := eventstream.NewEncoder().Encode(&frame, m); err != nil {
+		t.Fatal(err)
+	}
+	return map[string][]byte{
+		"text":              []byte("hello world"),
+		"sse event":         []byte("event: zz\ndata: {\"x\":1}\n\n"),
+		"json line":         []byte("{\"x\":1}\n"),
+		"eventstream frame": frame.Bytes(),
+	}
+}
 
-// TestNotAStreamNamesAnOffset feeds every adapter's DecodeStream a body of
+// notStreamGap lists, per adapter, the foreign bodies its stream decoder
+// still ends cleanly, as an empty stream, leaving core.Collect to say
+// ErrNoFinish with no offset: Bedrock skips frames of unknown event types
+// and Ollama JSON lines with none of its fields, and their decoders are
+// outside this change. The test requires each gap to still be there, so
+// that fixing one fails it until it leaves the list.
+var notStreamGap = map[string]map[string]bool{
+	"bedrock": {"eventstream frame": true},
+	"ollama":  {"json line": true},
+}
+
+// framingErrors are the adapters whose decoders refuse foreign bytes as a
+// framing or syntax error at byte 0 (a binary frame, a JSON line) rather
+// than with core.ErrNotStream; the SSE adapters read any text as SSE and
+// must say core.ErrNotStream.
+var framingErrors = map[string]bool{"bedrock": true, "ollama": true}
+
+// TestNotAStreamNamesAnOffset feeds every adapter's DecodeStream bodies of
 // no protocol and checks that the error names byte 0 (the first event it
-// cannot use), and that blank input is not such an error.
+// cannot use), wrapping core.ErrNotStream in the SSE adapters, and that
+// empty input is not such an error.
 func TestNotAStreamNamesAnOffset(t *testing.T) {
+	bodies := foreignStreams(t)
 	for _, a := range providers.All() {
-		t.Run(a.Name(), func(t *testing.T) {
-			_, err := adaptertest.Drain(a.DecodeStream(strings.NewReader("hello world")))
-			if notStreamGap[a.Name()] {
-				if err != nil {
-					t.Fatalf("error %v: the gap is fixed, take %s out of notStreamGap", err, a.Name())
+		for name, body := range bodies {
+			t.Run(a.Name()+"/"+name, func(t *testing.T) {
+				_, err := adaptertest.Drain(a.DecodeStream(bytes.NewReader(body)))
+				if notStreamGap[a.Name()][name] {
+					if err != nil {
+						t.Fatalf("error %v: the gap is fixed, take %s %q out of notStreamGap", err, a.Name(), name)
+					}
+					return
 				}
-				return
-			}
-			off, ok := offsetOf(err)
-			if err == nil || !ok || off != 0 {
-				t.Fatalf("error %v (offset %d, %v), want one naming byte 0", err, off, ok)
-			}
-			if _, err := adaptertest.Drain(a.DecodeStream(strings.NewReader(""))); errors.Is(err, core.ErrNotStream) {
-				t.Errorf("empty input: %v", err)
+				off, ok := offsetOf(err)
+				if err == nil || !ok || off != 0 {
+					t.Fatalf("error %v (offset %d, %v), want one naming byte 0", err, off, ok)
+				}
+				if !framingErrors[a.Name()] && !errors.Is(err, core.ErrNotStream) {
+					t.Errorf("error %v, want one wrapping core.ErrNotStream", err)
+				}
+				if want := "at byte 0"; !strings.Contains(err.Error(), want) && !strings.Contains(err.Error(), "at byte offset 0") {
+					t.Errorf("error %q names no byte 0", err)
+				}
+			})
+		}
+		t.Run(a.Name()+"/empty", func(t *testing.T) {
+			if _, err := adaptertest.Drain(a.DecodeStream(strings.NewReader(""))); err != nil {
+				t.Errorf("empty input: %v, want a clean empty stream", err)
 			}
 		})
 	}

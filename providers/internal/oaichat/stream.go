@@ -16,8 +16,31 @@ import (
 // DecodeStream reads a streamed Chat Completions body (SSE, ended by
 // "data: [DONE]") and yields its events one at a time, pulling from r only
 // as far as needed. See the package documentation for what is emitted.
+// Input that is not blank but holds no event of the protocol (no chunk
+// with choices, usage or an error, no "[DONE]") is not a stream of it: an
+// *Error wrapping core.ErrNotStream at the offset of the first event it
+// could not use, or byte 0.
 func (c *Codec) DecodeStream(r io.Reader) core.EventStream {
-	return &stream{c: c, op: c.op("decode stream"), dec: sse.NewDecoder(r, sse.FlushAtEOF(), sse.MaxEventSize(c.cfg.MaxEventSize))}
+	in := &inputReader{r: r}
+	return &stream{c: c, op: c.op("decode stream"), in: in, dec: sse.NewDecoder(in, sse.FlushAtEOF(), sse.MaxEventSize(c.cfg.MaxEventSize))}
+}
+
+// inputReader counts the bytes read and notes whether any of them was more
+// than white space, for the error of input that is no stream of the
+// protocol.
+type inputReader struct {
+	r     io.Reader
+	n     int64
+	solid bool
+}
+
+func (in *inputReader) Read(p []byte) (int, error) {
+	n, err := in.r.Read(p)
+	in.n += int64(n)
+	if !in.solid {
+		in.solid = len(bytes.TrimSpace(p[:n])) > 0
+	}
+	return n, err
 }
 
 // jsonSpace is the whitespace JSON allows around a value.
@@ -26,6 +49,7 @@ const jsonSpace = " \t\r\n"
 type stream struct {
 	c     *Codec
 	op    string
+	in    *inputReader
 	dec   *sse.Decoder
 	queue []core.Event
 	qi    int
@@ -35,6 +59,13 @@ type stream struct {
 	id, model string
 	metaSent  bool
 	finished  bool // a finish event was emitted
+
+	// known is set by the first event of the protocol; unknownAt is the
+	// offset of the first event that is not one (sawUnknown), for the
+	// error of input that is no Chat Completions stream at all.
+	known      bool
+	sawUnknown bool
+	unknownAt  int64
 
 	copies copyTracker
 
@@ -144,7 +175,7 @@ func (s *stream) Next() (core.Event, error) {
 		}
 		ev, err := s.dec.NextRaw()
 		if err == io.EOF {
-			s.err = io.EOF
+			s.err = s.atEOF()
 			continue
 		}
 		if err != nil {
@@ -162,16 +193,75 @@ func (s *stream) Next() (core.Event, error) {
 	}
 }
 
+// atEOF gives the error that ends the stream at the end of its input:
+// io.EOF, or an *Error wrapping core.ErrNotStream for input that is not
+// blank but held no event of the protocol.
+func (s *stream) atEOF() error {
+	if s.known || !s.in.solid {
+		return io.EOF
+	}
+	off := int64(0)
+	if s.sawUnknown {
+		off = s.unknownAt
+	}
+	return &Error{Op: s.op, Offset: off, Err: fmt.Errorf("no %s event in %d bytes: %w", s.c.cfg.Name, s.in.n, core.ErrNotStream)}
+}
+
+// unknown notes an event that is not one of the protocol's, the first of
+// which is the place named by the error of a body that is no stream.
+func (s *stream) unknown() {
+	if !s.sawUnknown {
+		s.sawUnknown, s.unknownAt = true, s.dec.Offset()
+	}
+}
+
+// classify marks the stream as one of the protocol once an event's data
+// is a chunk (it has choices or usage, or names a chat.completion object)
+// or an error; until then, other JSON objects are unknown events. Data
+// that is not such an object is left to the decoding that follows, which
+// reports it.
+func (s *stream) classify(ev sse.RawEvent, data []byte) {
+	if ev.Type == "error" {
+		s.known = true
+		return
+	}
+	var w struct {
+		Object  string          `json:"object"`
+		Choices json.RawMessage `json:"choices"`
+		Usage   json.RawMessage `json:"usage"`
+		Error   json.RawMessage `json:"error"`
+	}
+	if data[0] != '{' || json.Unmarshal(data, &w) != nil {
+		return
+	}
+	switch {
+	case w.Choices != nil, w.Usage != nil, w.Error != nil,
+		strings.HasPrefix(w.Object, "chat.completion"), w.Object == "error":
+		s.known = true
+	default:
+		s.unknown()
+	}
+}
+
 // handle turns one SSE event into canonical events on the queue.
 func (s *stream) handle(ev sse.RawEvent) error {
 	data := bytes.Trim(ev.Data, jsonSpace) // padded data lines
 	switch ev.Type {
 	case "", "message", "chunk", "error":
 	default:
+		s.unknown()
 		return nil // unknown event types are ignored
 	}
 	if len(data) == 0 {
+		s.unknown()
 		return nil // an empty data line carries nothing
+	}
+	if !s.known {
+		if string(data) == "[DONE]" {
+			s.known = true
+		} else {
+			s.classify(ev, data)
+		}
 	}
 	if string(data) == "[DONE]" {
 		s.done = true
