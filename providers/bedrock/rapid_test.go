@@ -130,6 +130,13 @@ func TestResponseRoundTrip(t *testing.T) {
 				if err != nil {
 					t.Fatalf("%v in %s", err, body)
 				}
+				if n := len(want.Message.Parts); stop == "max_tokens" && want.Message.Parts[n-1].Kind == core.PartToolCall {
+					// B11: the limit cut the call the message ends with.
+					c := *want.Message.Parts[n-1].Call
+					c.Original, c.Arguments = string(c.Arguments), nil
+					want.Incomplete = []core.Call{c}
+					want.Message.Parts = want.Message.Parts[:n-1]
+				}
 				if diff := cmp.Diff(want, got); diff != "" {
 					t.Fatalf("response (-want +got):\n%s\nbody %s", diff, body)
 				}
@@ -240,7 +247,15 @@ func TestStreamingParity(t *testing.T) {
 		t.Run(fmt.Sprint(api), func(t *testing.T) {
 			rapid.Check(t, func(t *rapid.T) {
 				stop := rapid.SampledFrom(wireStops[:4]).Draw(t, "stop")
-				resp := &core.Response{Message: core.Message{Role: core.RoleAssistant, Parts: genAssistantParts(t, true)}, Finish: finishFromStop(stop), ProviderFinish: stop}
+				parts := genAssistantParts(t, true)
+				if stop == "max_tokens" && parts[len(parts)-1].Kind == core.PartToolCall {
+					// A call cut by the limit is incomplete in a whole body
+					// (B11) but completed by the stream decoder, which has
+					// no B11 rule yet: TestStreamB11Gap holds that gap, and
+					// here the message goes on after its calls.
+					parts = append(parts, core.TextPart(genVisible(t, "after")))
+				}
+				resp := &core.Response{Message: core.Message{Role: core.RoleAssistant, Parts: parts}, Finish: finishFromStop(stop), ProviderFinish: stop}
 				if api == Converse {
 					resp.Usage = &core.Usage{InputTokens: rapid.IntRange(1, 1e6).Draw(t, "in"), OutputTokens: rapid.IntRange(1, 1e6).Draw(t, "out")}
 				}

@@ -235,6 +235,59 @@ func TestDecodeResponse(t *testing.T) {
 			},
 		},
 		{
+			name: "B11 max_tokens: the last toolUse is incomplete, an earlier one stands",
+			body: `{"output":{"message":{"role":"assistant","content":[{"toolUse":{"toolUseId":"a","name":"f","input":{"x":1}}},{"text":"and"},{"toolUse":{"toolUseId":"b","name":"write","input":{"path":"a.md"}}}]}},"stopReason":"max_tokens","usage":{"inputTokens":1,"outputTokens":9,"totalTokens":10}}`,
+			want: &core.Response{
+				Message:    assistant(core.CallPart(core.Call{ID: "a", Name: "f", Arguments: json.RawMessage(`{"x":1}`)}), core.TextPart("and")),
+				Incomplete: []core.Call{{ID: "b", Name: "write", Original: `{"path":"a.md"}`}},
+				Finish:     core.FinishLength, ProviderFinish: "max_tokens", Usage: &core.Usage{InputTokens: 1, OutputTokens: 9},
+			},
+		},
+		{
+			name: "B11 model_context_window_exceeded cuts a double-encoded input: kept as received",
+			body: `{"output":{"message":{"role":"assistant","content":[{"toolUse":{"toolUseId":"a","name":"f","input":"{\"x\":1}"}}]}},"stopReason":"model_context_window_exceeded"}`,
+			want: &core.Response{
+				Message:    assistant(),
+				Incomplete: []core.Call{{ID: "a", Name: "f", Original: `"{\"x\":1}"`}},
+				Finish:     core.FinishLength, ProviderFinish: "model_context_window_exceeded",
+			},
+		},
+		{
+			name: "B11 max_tokens after text: the calls before it were finished",
+			body: `{"output":{"message":{"role":"assistant","content":[{"toolUse":{"toolUseId":"a","name":"f","input":{}}},{"text":"Now I"}]}},"stopReason":"max_tokens"}`,
+			want: &core.Response{
+				Message: assistant(core.CallPart(core.Call{ID: "a", Name: "f", Arguments: json.RawMessage(`{}`)}), core.TextPart("Now I")),
+				Finish:  core.FinishLength, ProviderFinish: "max_tokens",
+			},
+		},
+		{
+			name: "tool_use stop: the last toolUse stands",
+			body: `{"output":{"message":{"role":"assistant","content":[{"toolUse":{"toolUseId":"a","name":"f","input":{"x":1}}}]}},"stopReason":"tool_use"}`,
+			want: &core.Response{
+				Message: assistant(core.CallPart(core.Call{ID: "a", Name: "f", Arguments: json.RawMessage(`{"x":1}`)})),
+				Finish:  core.FinishToolCalls, ProviderFinish: "tool_use",
+			},
+		},
+		{
+			name: "InvokeModel body B11: max_tokens cuts the last tool_use",
+			body: `{"id":"m","type":"message","role":"assistant","model":"claude","content":[{"type":"tool_use","id":"t0","name":"f","input":{"a":1}},{"type":"tool_use","id":"t1","name":"f","input":{"path":"/tm"}}],"stop_reason":"max_tokens"}`,
+			want: &core.Response{
+				ID: "m", Model: "claude",
+				Message:    assistant(core.CallPart(core.Call{ID: "t0", Name: "f", Arguments: json.RawMessage(`{"a":1}`)})),
+				Incomplete: []core.Call{{ID: "t1", Name: "f", Original: `{"path":"/tm"}`}},
+				Finish:     core.FinishLength, ProviderFinish: "max_tokens",
+			},
+		},
+		{
+			name: "InvokeModel body B11: a provider-run block written last leaves the client call complete",
+			body: `{"id":"m","type":"message","role":"assistant","model":"claude","content":[{"type":"tool_use","id":"t0","name":"f","input":{"a":1}},{"type":"server_tool_use","id":"s","name":"web_search","input":{"q":"x"}}],"stop_reason":"max_tokens"}`,
+			want: &core.Response{
+				ID: "m", Model: "claude",
+				Message: assistant(core.CallPart(core.Call{ID: "t0", Name: "f", Arguments: json.RawMessage(`{"a":1}`)})),
+				Finish:  core.FinishLength, ProviderFinish: "max_tokens",
+			},
+		},
+		{
 			name: "InvokeModel error body",
 			body: `{"type":"error","error":{"type":"overloaded_error","message":"busy"}}`,
 			want: &core.Response{Message: assistant(), Finish: core.FinishError, Error: &core.ProviderError{Type: "overloaded_error", Message: "busy"}},

@@ -57,17 +57,35 @@ func (a *Adapter) EncodeResponse(resp *core.Response) ([]byte, error) {
 // DecodeResponse reads a Converse response body, an Anthropic Messages body
 // from InvokeModel, or an error body ({"message": ...}), which becomes
 // Response.Error.
+//
+// When the token limit cut the message (stopReason max_tokens or
+// model_context_window_exceeded) and the last block the model wrote is a
+// client toolUse (tool_use), that call goes to Response.Incomplete, never
+// to the calls to run (B11): its input is whatever was generated before
+// the cut, and the body holds it as a parsed object, so a prefix such as
+// {"path":"a.md"} of {"path":"a.md","body":"..."} looks complete. The
+// incomplete call keeps its input as received in Original. Earlier calls
+// of the message were finished before the model went on, and stand.
 func (a *Adapter) DecodeResponse(body []byte) (*core.Response, error) {
 	var probe map[string]json.RawMessage
 	if err := unmarshal("decode response", body, &probe); err != nil {
 		return nil, err
 	}
 	if _, ok := probe["output"]; !ok {
-		if _, ok := probe["content"]; ok {
-			return decodeInvokeResponse(body)
-		}
-		if t, ok := probe["type"]; ok && string(t) == `"error"` {
-			return decodeInvokeResponse(body)
+		_, hasContent := probe["content"]
+		if t, ok := probe["type"]; hasContent || ok && string(t) == `"error"` {
+			resp, err := decodeInvokeResponse(body)
+			if err != nil {
+				return nil, err
+			}
+			var blocks []struct {
+				Type string `json:"type"`
+			}
+			// decodeInvokeResponse read the same list, so this cannot fail
+			// on a body it accepted.
+			_ = json.Unmarshal(probe["content"], &blocks)
+			cutLastCall(resp, len(blocks) > 0 && blocks[len(blocks)-1].Type == "tool_use")
+			return resp, nil
 		}
 	}
 	var in cvResponse
@@ -95,5 +113,30 @@ func (a *Adapter) DecodeResponse(body []byte) (*core.Response, error) {
 	if in.Usage != nil {
 		resp.Usage = &core.Usage{InputTokens: in.Usage.InputTokens, OutputTokens: in.Usage.OutputTokens}
 	}
+	content := in.Output.Message.Content
+	cutLastCall(resp, len(content) > 0 && content[len(content)-1].ToolUse != nil)
 	return resp, nil
+}
+
+// cutLastCall moves the last part of resp to Response.Incomplete when the
+// token limit cut the message and lastIsCall says the last wire block is a
+// client tool call, which that part then is (B11). The call keeps its input
+// as received in Original (for double-encoded input, C05, the string as
+// sent) and has no Arguments.
+func cutLastCall(resp *core.Response, lastIsCall bool) {
+	n := len(resp.Message.Parts)
+	if resp.Finish != core.FinishLength || !lastIsCall || n == 0 {
+		return
+	}
+	last := resp.Message.Parts[n-1]
+	if last.Kind != core.PartToolCall || last.Call == nil {
+		return
+	}
+	c := *last.Call
+	if !c.Repaired {
+		c.Original = string(c.Arguments)
+	}
+	c.Arguments, c.Repaired = nil, false
+	resp.Incomplete = append(resp.Incomplete, c)
+	resp.Message.Parts = resp.Message.Parts[:n-1]
 }
