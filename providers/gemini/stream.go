@@ -217,7 +217,7 @@ func (s *stream) setup(first byte, base int64) error {
 
 func (s *stream) nextSSE() (json.RawMessage, int64, error) {
 	for {
-		ev, err := s.sse.Next()
+		ev, err := s.sse.NextRaw()
 		if err == io.EOF {
 			return nil, 0, io.EOF
 		}
@@ -231,7 +231,9 @@ func (s *stream) nextSSE() (json.RawMessage, int64, error) {
 			}
 			return nil, 0, fmt.Errorf("%s: %w", streamOp, err)
 		}
-		raw := []byte(ev.Data)
+		// A view of the decoder's buffer, valid until the next event:
+		// pull decodes it before asking for another.
+		raw := ev.Data
 		data := bytes.TrimSpace(raw)
 		if len(data) == 0 {
 			continue // keep-alive
