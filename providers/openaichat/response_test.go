@@ -199,6 +199,17 @@ func TestRequestFailureModes(t *testing.T) {
 			t.Errorf("encoded %s, want %s", out, want)
 		}
 	})
+	t.Run("H03 a strict schema that cannot be rewritten is refused naming the tool", func(t *testing.T) {
+		tools := []core.ToolSpec{
+			{Name: "f", Strict: true, InputSchema: json.RawMessage(`{"type":"object","properties":{"a":{"type":"string"}}}`)},
+			{Name: "echo", Strict: true, InputSchema: json.RawMessage(`{"type":"object","properties":{"x":{}}}`)},
+		}
+		out, err := a.EncodeRequest(&core.Request{Tools: tools})
+		want := `openai-chat: encode request: tools[1] "echo": strict schema: #/properties/x: `
+		if err == nil || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("error %v (body %s), want one starting %q", err, out, want)
+		}
+	})
 	t.Run("D04 long ids are mapped and mapped back", func(t *testing.T) {
 		long := "fc_" + strings.Repeat("x", 60)
 		req := &core.Request{Messages: []core.Message{

@@ -15,7 +15,10 @@ import (
 // EncodeRequest writes req as a Chat Completions request body. It refuses
 // a history CheckHistory faults and a tool name outside
 // ^[a-zA-Z0-9_-]{1,64}$ (E01, E02; core.NameMapper maps such names), with
-// the *core.NameError wrapped.
+// the *core.NameError wrapped. A strict tool whose schema StrictSchema
+// cannot rewrite (H03) is refused with an *Error whose place names the tool
+// by index and name (tools[1] "echo") and which wraps the
+// *StrictSchemaError.
 func (c *Codec) EncodeRequest(req *core.Request) ([]byte, error) {
 	op := c.op("encode request")
 	if req == nil {
@@ -42,7 +45,9 @@ func (c *Codec) EncodeRequest(req *core.Request) ([]byte, error) {
 		if t.Strict {
 			s, err := StrictSchema(params)
 			if err != nil {
-				return nil, fieldError(op, pathf("tools[%d].input_schema", i), err)
+				// The place names the tool by index and by name, as the
+				// Responses encoder names it: tools[1] "echo".
+				return nil, fieldError(op, pathf("tools[%d] %q", i, t.Name), err)
 			}
 			params = s
 		}
