@@ -82,11 +82,14 @@
 // with one already used earlier in the conversation or in the same
 // response, gets call_<step>_<n> (with _<k> added if that is taken) before
 // the assistant turn is appended, and its result carries the same id; the
-// trace's call entry notes a replaced id. Gemini and Ollama send no ids
-// and their adapters number calls per response (gemini_call_0 on every
-// turn), as do some streamed Chat Completions servers, so without this the
-// history would hold two calls under one id and a result could not say
-// which it answers.
+// trace's call entry notes a replaced id. Ollama sends no ids and its
+// adapter numbers calls per response (ollama_call_0 on every turn), as do
+// some streamed Chat Completions servers, so without this the history
+// would hold two calls under one id and a result could not say which it
+// answers. Gemini 2 sends no ids either, but its adapter's ids,
+// gemini_call_<12 hex>_<k>, hash the responseId and so differ between
+// responses; only a response without a responseId that makes the same
+// calls as an earlier one gets the same ids again.
 //
 // # Capabilities
 //

@@ -217,10 +217,13 @@ func (l *Loop) Run(ctx context.Context, msgs []core.Message) (*Outcome, error) {
 // assignIDs gives each call an id no other call in the conversation has:
 // a call without an id, or with one already used in msgs or earlier in
 // calls, gets call_<step>_<n> (with a further _<k> if that too is taken).
-// Providers that send no ids, or number them per response (Gemini,
-// Ollama, some streamed Chat Completions servers: gemini_call_0 on every
-// turn), would otherwise leave two calls in the history under one id, and
-// a result could not say which call it answers. It returns, per call, a
+// Providers that send no ids and adapters that number them per response
+// (Ollama: ollama_call_0 on every turn; some streamed Chat Completions
+// servers) would otherwise leave two calls in the history under one id,
+// and a result could not say which call it answers. Gemini's generated
+// ids, gemini_call_<12 hex>_<k>, are unique per response, but a response
+// without a responseId that repeats an earlier one's calls repeats their
+// ids too. It returns, per call, a
 // note for the trace when the id was replaced ("" when kept or filled in).
 func assignIDs(msgs []core.Message, calls []core.Call, step int) []string {
 	used := map[string]bool{}

@@ -7,7 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/toolconform/conform/core"
 	"github.com/toolconform/conform/providers/internal/sse"
@@ -80,9 +82,12 @@ func interactionUsage(u *wireInteractUsage) *core.Usage {
 
 // DecodeInteraction decodes a Gemini Interactions API response body. Steps
 // of type thought become thinking parts (their signature kept), model_output
-// text parts, function_call calls (ids as sent, or generated as in
-// DecodeResponse); other step types, such as provider-run tools, are not
-// client calls and are dropped. The status is the raw finish reason:
+// text parts, function_call calls; other step types, such as provider-run
+// tools, are not client calls and are dropped. A call without an id gets
+// one generated as in DecodeResponse, "gemini_call_<key>_<k>", k counting
+// the function_call steps before it and key a hash of the interaction's
+// id, or of the call's name and arguments when it has none: unique per
+// interaction, and the same as DecodeInteractionStream gives. The status is the raw finish reason:
 // requires_action or completed with calls is tool_calls, completed stop,
 // incomplete length, failed error, anything else other.
 func (a *Adapter) DecodeInteraction(body []byte) (*core.Response, error) {
@@ -114,7 +119,7 @@ func (a *Adapter) DecodeInteraction(body []byte) (*core.Response, error) {
 			}
 			id := s.ID
 			if id == "" {
-				id = generatedID(k)
+				id = responseCallID(w.ID, s.Name, args, k)
 			}
 			k++
 			resp.Message.Parts = append(resp.Message.Parts, core.CallPart(core.Call{ID: id, Name: s.Name, Arguments: args, Signature: s.Signature}))
@@ -149,6 +154,14 @@ type wireInteractionEvent struct {
 // EventText. interaction.completed gives EventUsage and EventFinish. Events
 // are limited to DefaultMaxEventSize bytes; malformed data names its byte
 // offset.
+//
+// A call without an id gets the id DecodeInteraction gives it, from the
+// interaction id of interaction.created. When no interaction id came
+// before the call's step.start, the id depends on the arguments, so the
+// call is held back until its step.stop: then its start, one delta with
+// all its argument text (if any came as deltas) and its end are emitted
+// together. A held call still open when the stream ends or fails is
+// emitted without an end, never complete.
 func (a *Adapter) DecodeInteractionStream(r io.Reader) core.EventStream {
 	return &interactionStream{a: a, dec: sse.NewDecoder(bufio.NewReader(r), sse.FlushAtEOF(), sse.MaxEventSize(a.maxEvent)), steps: map[int]*iStep{}}
 }
@@ -157,6 +170,13 @@ type iStep struct {
 	typ, id, name string
 	startArgs     json.RawMessage
 	deltas        bool
+	// k is a call's position among the function_call steps; a held call
+	// (id-less, before any interaction id) keeps its signature and its
+	// argument deltas until step.stop.
+	k         int
+	held      bool
+	signature string
+	args      strings.Builder
 }
 
 type interactionStream struct {
@@ -187,6 +207,7 @@ func (s *interactionStream) Next() (core.Event, error) {
 		ev, err := s.dec.Next()
 		if err == io.EOF {
 			s.err = io.EOF
+			s.abandonHeld()
 			continue
 		}
 		if err != nil {
@@ -200,6 +221,7 @@ func (s *interactionStream) Next() (core.Event, error) {
 			} else {
 				s.err = fmt.Errorf("%s: %w", op, err)
 			}
+			s.abandonHeld()
 			continue
 		}
 		data := bytes.TrimSpace([]byte(ev.Data))
@@ -210,15 +232,51 @@ func (s *interactionStream) Next() (core.Event, error) {
 		var w wireInteractionEvent
 		if err := json.Unmarshal(data, &w); err != nil {
 			s.err = syntaxError(op, off, err)
+			s.abandonHeld()
 			continue
 		}
 		if err := s.event(&w); err != nil {
 			s.err = &OffsetError{Op: op, Offset: off, Err: err}
+			s.abandonHeld()
 		}
 	}
 	ev := s.queue[0]
 	s.queue = s.queue[1:]
 	return ev, nil
+}
+
+// release emits the start of a held call, with the id its arguments so
+// far give, and one delta with the argument text it received as deltas.
+func (s *interactionStream) release(st *iStep, idx int) {
+	st.held = false
+	args := st.startArgs
+	if st.deltas {
+		args = json.RawMessage(st.args.String())
+	}
+	if a, err := argsOf(args); err == nil {
+		args = a // the arguments as DecodeInteraction reads them
+	}
+	st.id = responseCallID(s.id, st.name, args, st.k)
+	s.emit(core.Event{Kind: core.EventCallStart, Chunk: &core.Chunk{ID: st.id, Index: idx, HasIndex: true, Name: st.name, Start: true, Signature: st.signature}})
+	if st.args.Len() > 0 {
+		s.emit(core.Event{Kind: core.EventCallDelta, Chunk: &core.Chunk{ID: st.id, Index: idx, HasIndex: true, ArgsDelta: st.args.String()}})
+	}
+	st.args.Reset()
+}
+
+// abandonHeld emits the calls still held when the stream ends or fails,
+// in the order of their steps, without an end: they are incomplete.
+func (s *interactionStream) abandonHeld() {
+	var idxs []int
+	for idx, st := range s.steps {
+		if st.held {
+			idxs = append(idxs, idx)
+		}
+	}
+	sort.Ints(idxs)
+	for _, idx := range idxs {
+		s.release(s.steps[idx], idx)
+	}
 }
 
 func (s *interactionStream) event(w *wireInteractionEvent) error {
@@ -239,10 +297,15 @@ func (s *interactionStream) event(w *wireInteractionEvent) error {
 		s.steps[idx] = st
 		switch st.typ {
 		case "function_call":
-			if st.id == "" {
-				st.id = generatedID(s.calls)
-			}
+			st.k = s.calls
 			s.calls++
+			if st.id == "" {
+				if s.id == "" {
+					st.held, st.signature = true, w.Step.Signature
+					break
+				}
+				st.id = responseCallID(s.id, "", nil, st.k)
+			}
 			s.emit(core.Event{Kind: core.EventCallStart, Chunk: &core.Chunk{ID: st.id, Index: idx, HasIndex: true, Name: st.name, Start: true, Signature: w.Step.Signature}})
 		case "thought":
 			if w.Step.Signature != "" || w.Step.Text != "" {
@@ -268,6 +331,10 @@ func (s *interactionStream) event(w *wireInteractionEvent) error {
 				return fmt.Errorf("%w: arguments_delta for a %s step", ErrSyntax, st.typ)
 			}
 			st.deltas = true
+			if st.held {
+				st.args.WriteString(w.Delta.Arguments)
+				break
+			}
 			s.emit(core.Event{Kind: core.EventCallDelta, Chunk: &core.Chunk{ID: st.id, Index: idx, HasIndex: true, ArgsDelta: w.Delta.Arguments}})
 		}
 	case "step.stop":
@@ -277,7 +344,7 @@ func (s *interactionStream) event(w *wireInteractionEvent) error {
 		}
 		delete(s.steps, idx)
 		if st.typ == "function_call" {
-			ch := &core.Chunk{ID: st.id, Index: idx, HasIndex: true, Done: true}
+			ch := &core.Chunk{Index: idx, HasIndex: true, Done: true}
 			if !st.deltas {
 				args, err := argsOf(st.startArgs)
 				if err != nil {
@@ -286,6 +353,10 @@ func (s *interactionStream) event(w *wireInteractionEvent) error {
 				a := string(args)
 				ch.Args = &a
 			}
+			if st.held {
+				s.release(st, idx)
+			}
+			ch.ID = st.id
 			s.emit(core.Event{Kind: core.EventCallEnd, Chunk: ch})
 		}
 	case "interaction.completed":

@@ -4,12 +4,15 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/toolconform/conform/core"
 	"github.com/toolconform/conform/providers/internal/adaptertest"
+	"pgregory.net/rapid"
 )
 
 // interactionCalls assembles calls from DecodeInteractionStream events
@@ -105,10 +108,40 @@ func TestInteractionStream(t *testing.T) {
 				`{"index":2,"delta":{"type":"arguments_delta","arguments":"2}"},"event_type":"step.delta"}`,
 				`{"index":2,"event_type":"step.stop"}`),
 			want: []core.Event{
-				{Kind: core.EventCallStart, ID: "i1", Model: "gemini-2.5-flash", Chunk: &core.Chunk{ID: "gemini_call_0", Index: 2, HasIndex: true, Name: "f", Start: true}},
-				{Kind: core.EventCallDelta, Chunk: &core.Chunk{ID: "gemini_call_0", Index: 2, HasIndex: true, ArgsDelta: `{"a":`}},
-				{Kind: core.EventCallDelta, Chunk: &core.Chunk{ID: "gemini_call_0", Index: 2, HasIndex: true, ArgsDelta: `2}`}},
-				{Kind: core.EventCallEnd, Chunk: &core.Chunk{ID: "gemini_call_0", Index: 2, HasIndex: true, Done: true}},
+				{Kind: core.EventCallStart, ID: "i1", Model: "gemini-2.5-flash", Chunk: &core.Chunk{ID: "gemini_call_d67941eebe18_0", Index: 2, HasIndex: true, Name: "f", Start: true}},
+				{Kind: core.EventCallDelta, Chunk: &core.Chunk{ID: "gemini_call_d67941eebe18_0", Index: 2, HasIndex: true, ArgsDelta: `{"a":`}},
+				{Kind: core.EventCallDelta, Chunk: &core.Chunk{ID: "gemini_call_d67941eebe18_0", Index: 2, HasIndex: true, ArgsDelta: `2}`}},
+				{Kind: core.EventCallEnd, Chunk: &core.Chunk{ID: "gemini_call_d67941eebe18_0", Index: 2, HasIndex: true, Done: true}},
+			},
+		},
+		{
+			name: "an id-less call before any interaction id is held until its stop",
+			body: sseBody(
+				`{"index":0,"step":{"type":"function_call","name":"f","arguments":{}},"event_type":"step.start"}`,
+				`{"index":0,"delta":{"type":"arguments_delta","arguments":"{\"a\":"},"event_type":"step.delta"}`,
+				`{"index":1,"step":{"type":"model_output"},"event_type":"step.start"}`,
+				`{"index":1,"delta":{"type":"text","text":"hi"},"event_type":"step.delta"}`,
+				`{"index":0,"delta":{"type":"arguments_delta","arguments":"2}"},"event_type":"step.delta"}`,
+				`{"index":0,"event_type":"step.stop"}`,
+				`{"index":2,"step":{"type":"function_call","name":"f","arguments":{"a":2}},"event_type":"step.start"}`,
+				`{"index":2,"event_type":"step.stop"}`),
+			want: []core.Event{
+				{Kind: core.EventText, Text: "hi"},
+				{Kind: core.EventCallStart, Chunk: &core.Chunk{ID: "gemini_call_2a77c1edfcf7_0", HasIndex: true, Name: "f", Start: true}},
+				{Kind: core.EventCallDelta, Chunk: &core.Chunk{ID: "gemini_call_2a77c1edfcf7_0", HasIndex: true, ArgsDelta: `{"a":2}`}},
+				{Kind: core.EventCallEnd, Chunk: &core.Chunk{ID: "gemini_call_2a77c1edfcf7_0", HasIndex: true, Done: true}},
+				{Kind: core.EventCallStart, Chunk: &core.Chunk{ID: "gemini_call_2a77c1edfcf7_1", Index: 2, HasIndex: true, Name: "f", Start: true}},
+				{Kind: core.EventCallEnd, Chunk: &core.Chunk{ID: "gemini_call_2a77c1edfcf7_1", Index: 2, HasIndex: true, Done: true, Args: s(`{"a":2}`)}},
+			},
+		},
+		{
+			name: "a held call cut before its stop is emitted without an end",
+			body: sseBody(
+				`{"index":0,"step":{"type":"function_call","name":"f","signature":"sig"},"event_type":"step.start"}`,
+				`{"index":0,"delta":{"type":"arguments_delta","arguments":"{\"a\":"},"event_type":"step.delta"}`),
+			want: []core.Event{
+				{Kind: core.EventCallStart, Chunk: &core.Chunk{ID: "gemini_call_ddbb77e30b24_0", HasIndex: true, Name: "f", Start: true, Signature: "sig"}},
+				{Kind: core.EventCallDelta, Chunk: &core.Chunk{ID: "gemini_call_ddbb77e30b24_0", HasIndex: true, ArgsDelta: `{"a":`}},
 			},
 		},
 	}
@@ -194,5 +227,118 @@ func FuzzDecodeInteractionStream(f *testing.F) {
 			}
 		}
 		_, _ = a.DecodeInteraction(data)
+	})
+}
+
+// interactionCall is one function_call step drawn by
+// TestInteractionIDsProperty.
+type interactionCall struct {
+	id, name string
+	args     json.RawMessage
+	deltas   []string // nil: the arguments ride on step.start
+}
+
+// interactionBodies writes the same interaction as a response body and as
+// a stream, with interaction.created first when created is set.
+func interactionBodies(iid string, created bool, calls []interactionCall) (body []byte, stream string) {
+	type step struct {
+		Type      string          `json:"type"`
+		ID        string          `json:"id,omitempty"`
+		Name      string          `json:"name"`
+		Arguments json.RawMessage `json:"arguments"`
+	}
+	mustJSON := func(v any) string {
+		b, err := json.Marshal(v)
+		if err != nil {
+			panic(err)
+		}
+		return string(b)
+	}
+	var steps []step
+	var events []string
+	if created {
+		events = append(events, mustJSON(map[string]any{"event_type": "interaction.created", "interaction": map[string]any{"id": iid, "model": "m"}}))
+	}
+	for i, c := range calls {
+		steps = append(steps, step{Type: "function_call", ID: c.id, Name: c.name, Arguments: c.args})
+		st := step{Type: "function_call", ID: c.id, Name: c.name, Arguments: c.args}
+		if c.deltas != nil {
+			st.Arguments = json.RawMessage(`{}`)
+		}
+		events = append(events, mustJSON(map[string]any{"event_type": "step.start", "index": i, "step": st}))
+		for _, d := range c.deltas {
+			events = append(events, mustJSON(map[string]any{"event_type": "step.delta", "index": i, "delta": map[string]any{"type": "arguments_delta", "arguments": d}}))
+		}
+		events = append(events, mustJSON(map[string]any{"event_type": "step.stop", "index": i}))
+	}
+	events = append(events, mustJSON(map[string]any{"event_type": "interaction.completed", "interaction": map[string]any{"id": iid, "status": "requires_action"}}))
+	body = []byte(mustJSON(map[string]any{"id": iid, "status": "requires_action", "steps": steps}))
+	return body, sseBody(events...)
+}
+
+// TestInteractionIDsProperty draws interactions with and without an id,
+// with calls with and without ids whose arguments come whole or in deltas,
+// and checks that streamed and whole decoding give the same calls, ids
+// included; that every id in a response is its own, generated ones of the
+// form gemini_call_<12 hex>_<k>; and that the same calls in an interaction
+// with another id get other generated ids.
+func TestInteractionIDsProperty(t *testing.T) {
+	generated := regexp.MustCompile(`^gemini_call_[0-9a-f]{12}_[0-9]+$`)
+	a := New()
+	rapid.Check(t, func(t *rapid.T) {
+		iid := rapid.SampledFrom([]string{"", "v1_a", "v1_b"}).Draw(t, "interaction id")
+		created := iid != "" || rapid.Bool().Draw(t, "created without id")
+		var calls []interactionCall
+		for i := range rapid.IntRange(1, 4).Draw(t, "calls") {
+			c := interactionCall{
+				name: rapid.SampledFrom([]string{"f", "g"}).Draw(t, "name"),
+				args: adaptertest.DrawArgs(t, "args"),
+			}
+			if rapid.IntRange(0, 3).Draw(t, "has id") == 0 {
+				c.id = fmt.Sprintf("c%d", i)
+			}
+			if rapid.Bool().Draw(t, "in deltas") {
+				c.deltas = adaptertest.DrawCuts(t, string(c.args))
+			}
+			calls = append(calls, c)
+		}
+		body, stream := interactionBodies(iid, created, calls)
+		whole, err := a.DecodeInteraction(body)
+		if err != nil {
+			t.Fatalf("decode interaction: %v\n%s", err, body)
+		}
+		streamed, err := core.Collect(a.DecodeInteractionStream(strings.NewReader(stream)))
+		if err != nil {
+			t.Fatalf("collect interaction stream: %v\n%s", err, stream)
+		}
+		if diff := cmp.Diff(whole.Calls(), streamed.Calls()); diff != "" {
+			t.Fatalf("calls (-whole +streamed):\n%s", diff)
+		}
+		seen := map[string]bool{}
+		for i, c := range whole.Calls() {
+			if seen[c.ID] {
+				t.Fatalf("id %q repeats in one interaction", c.ID)
+			}
+			seen[c.ID] = true
+			if calls[i].id == "" && !generated.MatchString(c.ID) {
+				t.Fatalf("generated id %q, want gemini_call_<12 hex>_<k>", c.ID)
+			}
+			if calls[i].id != "" && c.ID != calls[i].id {
+				t.Fatalf("id %q, want %q as sent", c.ID, calls[i].id)
+			}
+		}
+		if iid == "" {
+			return
+		}
+		other, _ := interactionBodies(iid+"x", true, calls)
+		again, err := a.DecodeInteraction(other)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, c := range again.Calls() {
+			if calls[i].id == "" && seen[c.ID] {
+				t.Fatalf("id %q of interaction %q repeats in interaction %q", c.ID, iid, iid+"x")
+			}
+		}
 	})
 }

@@ -106,10 +106,17 @@
 //     usage and the finish as for bodies; a call still open at
 //     response.incomplete stays open (B11). An error event, or the error of
 //     a failed response when no error event came first, is one EventError.
+//     A failed response's finish (FinishError, raw "failed") comes before
+//     its error event, so that a client that stops at the error, as
+//     core.Collect does, still has the raw status that DecodeResponse gives
+//     for the same response.
 //   - Unknown events and fields (obfuscation, sequence_number, built-in
 //     tool progress) are ignored. A stream that ends without a terminal
-//     event or error returns ErrTruncated after its events. Malformed JSON
-//     is a *DecodeError naming the byte offset of the event.
+//     event or error returns ErrTruncated after its events. Input that is
+//     not blank but holds no Responses event at all is no stream of the
+//     protocol: a *DecodeError wrapping ErrMalformed and core.ErrNotStream
+//     at the first event it could not use, or byte 0. Malformed JSON is a
+//     *DecodeError naming the byte offset of the event.
 //
 // Argument and text deltas are unquoted byte for byte, so UTF-8 split
 // between deltas reassembles exactly. EncodeStream documents the normal
