@@ -283,6 +283,7 @@ fuzzer providers/cohere FuzzDecodeStream
 fuzzer providers/gemini FuzzDecodeInteractionStream
 fuzzer providers/gemini FuzzDecodeResponse
 fuzzer providers/gemini FuzzDecodeStream
+fuzzer providers/gemini FuzzFastPath
 fuzzer providers/gemini FuzzSanitizeSchema
 fuzzer providers/internal/oaichat FuzzFastPath
 fuzzer providers/internal/oaichat FuzzStrictSchema

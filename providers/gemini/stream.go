@@ -64,12 +64,18 @@ type stream struct {
 	// input that is no Gemini stream at all.
 	solid, known, sawUnknown bool
 	solidAt, unknownAt       int64
-	usage                    *core.Usage
-	finishRaw                string
-	sawCall                  bool
-	sawContent               bool
-	calls                    int
-	open                     *openCall
+	// usage is the last usageMetadata, if any (hasUsage), kept by value
+	// so that a chunk's usage costs no allocation.
+	usage      core.Usage
+	hasUsage   bool
+	finishRaw  string
+	sawCall    bool
+	sawContent bool
+	calls      int
+	open       *openCall
+
+	// fast is the fast path's reused storage (see fast.go).
+	fast fastStore
 }
 
 // openCall is a call whose arguments stream as Vertex partialArgs.
@@ -124,11 +130,14 @@ func (s *stream) pull() {
 		s.err = err
 		return
 	}
-	var w wireResponse
-	if err := json.Unmarshal(raw, &w); err != nil {
-		s.abandon()
-		s.err = syntaxError(streamOp, off, err)
-		return
+	w, ok := s.fastResponse(raw)
+	if !ok {
+		w = new(wireResponse)
+		if err := json.Unmarshal(raw, w); err != nil {
+			s.abandon()
+			s.err = syntaxError(streamOp, off, err)
+			return
+		}
 	}
 	switch {
 	case w.Candidates != nil || w.Error != nil || w.PromptFeedback != nil || w.UsageMetadata != nil || w.ResponseID != "" || w.ModelVersion != "":
@@ -139,7 +148,7 @@ func (s *stream) pull() {
 			s.unknownAt = s.sse.Offset() // the event, not its data
 		}
 	}
-	if err := s.chunk(&w); err != nil {
+	if err := s.chunk(w); err != nil {
 		s.abandon()
 		s.err = &OffsetError{Op: streamOp, Offset: off, Err: err}
 	}
@@ -385,7 +394,7 @@ func (s *stream) chunk(w *wireResponse) error {
 		return nil
 	}
 	if u := w.UsageMetadata; u != nil {
-		s.usage = &core.Usage{InputTokens: u.PromptTokenCount, OutputTokens: u.CandidatesTokenCount + u.ThoughtsTokenCount}
+		s.usage, s.hasUsage = core.Usage{InputTokens: u.PromptTokenCount, OutputTokens: u.CandidatesTokenCount + u.ThoughtsTokenCount}, true
 	}
 	if len(w.Candidates) == 0 {
 		if w.PromptFeedback != nil && w.PromptFeedback.BlockReason != "" {
@@ -510,8 +519,9 @@ func (s *stream) abandon() {
 // call still open then is left without an end (never reported complete).
 func (s *stream) finishStream() {
 	s.abandon()
-	if s.usage != nil {
-		s.emit(core.Event{Kind: core.EventUsage, Usage: s.usage})
+	if s.hasUsage {
+		u := s.usage
+		s.emit(core.Event{Kind: core.EventUsage, Usage: &u})
 	}
 	if s.finishRaw != "" {
 		s.emit(core.Event{Kind: core.EventFinish, Finish: NormalizeFinish(s.finishRaw, s.sawCall, s.sawContent), ProviderFinish: s.finishRaw})
