@@ -16,6 +16,10 @@ var knownBadStreams = []string{
 	"data: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"max_tokens\"},\"usage\":null}\n\n",
 	"data: {\"type\":\"content_block_start\",\"index\":1e99}\n\n",
 	"data: \xff\xfe\n\n",
+	// A18: a populated start input that the deltas contradict.
+	"data: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"tool_use\",\"id\":\"t\",\"name\":\"f\",\"input\":{\"a\":1}}}\n\n" +
+		"data: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"{\\\"a\\\":2}\"}}\n\n" +
+		"data: {\"type\":\"content_block_stop\",\"index\":0}\n\n",
 }
 
 func FuzzDecodeStream(f *testing.F) {

@@ -3,8 +3,10 @@ package anthropic
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"math/big"
 
 	"github.com/toolconform/conform/core"
 	"github.com/toolconform/conform/providers/internal/wire"
@@ -14,8 +16,126 @@ import (
 type blockState struct {
 	typ        string // text, thinking, tool_use, or "" for ignored blocks
 	open       bool
+	id         string // tool_use id, for errors
 	startInput string // input of a tool_use start, if populated (A18, I01)
 	sawDelta   bool   // a non-empty input_json_delta arrived
+	// streamed is the input_json_delta text of a tool_use whose start
+	// input is populated, kept to check that the deltas do not contradict
+	// the start (A18); empty for every other block.
+	streamed []byte
+}
+
+// ErrInputConflict reports a tool_use whose content_block_start carries a
+// populated input that its input_json_delta fragments contradict (A18).
+var ErrInputConflict = errors.New("tool_use start input contradicts its streamed input")
+
+// A18: some proxies put the input in content_block_start and stream it
+// again as input_json_delta. The deltas are the input (never a
+// concatenation of both), which is right when they repeat the start's
+// input or extend it. When they drop a member of the start's input or give
+// it another value, taking the deltas would lose data silently and taking
+// the start would drop the stream's: the decoder cannot know which is the
+// call, so the stream ends with a *DecodeError wrapping ErrMalformed and
+// ErrInputConflict that names the block index and the call id, at the
+// offset of the block's content_block_stop. The call has no end, so
+// core.Collect reports it incomplete; calls completed before it stand. The
+// check keeps the delta text of such a block only (at most the maximum
+// event size, else ErrTooLarge), and compares JSON as JSON: key order,
+// white space and number spelling (1, 1.0, 1e0) make no difference. Delta
+// text that is not JSON is not compared: the Buffer reports it (repaired
+// or incomplete), as for any call.
+
+// checkStartInput returns an error when the streamed input of block b
+// (index i) contradicts its populated start input (A18).
+func (s *stream) checkStartInput(ev wire.SSEEvent, i int, b *blockState) error {
+	if b.startInput == "" || !b.sawDelta {
+		return nil
+	}
+	start, ok := decodeNumbers([]byte(b.startInput))
+	if !ok {
+		return nil
+	}
+	streamed, ok := decodeNumbers(b.streamed)
+	if !ok || within(start, streamed) {
+		return nil
+	}
+	return &DecodeError{Protocol: protocolName, Op: "decode stream", Offset: ev.Offset, Err: fmt.Errorf("%w: %w: tool_use block %d (id %q): start input %s, streamed input %s", ErrMalformed, ErrInputConflict, i, b.id, b.startInput, b.streamed)}
+}
+
+// decodeNumbers decodes one JSON value with numbers as json.Number; ok is
+// false when data is not exactly one JSON value.
+func decodeNumbers(data []byte) (v any, ok bool) {
+	if !json.Valid(data) {
+		return nil, false
+	}
+	d := json.NewDecoder(bytes.NewReader(data))
+	d.UseNumber()
+	if d.Decode(&v) != nil {
+		return nil, false
+	}
+	return v, true
+}
+
+// within reports whether JSON value a is contained in b: equal values, or
+// objects where every member of a is within the same member of b.
+func within(a, b any) bool {
+	if ao, ok := a.(map[string]any); ok {
+		bo, ok := b.(map[string]any)
+		if !ok {
+			return false
+		}
+		for k, av := range ao {
+			bv, ok := bo[k]
+			if !ok || !within(av, bv) {
+				return false
+			}
+		}
+		return true
+	}
+	return jsonEqual(a, b)
+}
+
+// jsonEqual reports whether two decoded JSON values (numbers as
+// json.Number) are equal as JSON.
+func jsonEqual(a, b any) bool {
+	switch av := a.(type) {
+	case map[string]any:
+		bv, ok := b.(map[string]any)
+		if !ok || len(av) != len(bv) {
+			return false
+		}
+		for k, x := range av {
+			y, ok := bv[k]
+			if !ok || !jsonEqual(x, y) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		bv, ok := b.([]any)
+		if !ok || len(av) != len(bv) {
+			return false
+		}
+		for k := range av {
+			if !jsonEqual(av[k], bv[k]) {
+				return false
+			}
+		}
+		return true
+	case json.Number:
+		bv, ok := b.(json.Number)
+		if !ok {
+			return false
+		}
+		if av == bv {
+			return true
+		}
+		x, okx := new(big.Float).SetPrec(256).SetString(string(av))
+		y, oky := new(big.Float).SetPrec(256).SetString(string(bv))
+		return okx && oky && x.Cmp(y) == 0
+	default: // string, bool, nil
+		return a == b
+	}
 }
 
 type streamEvent struct {
@@ -193,6 +313,7 @@ func (s *stream) handle(ev wire.SSEEvent) error {
 				return &DecodeError{Protocol: protocolName, Op: "decode stream", Offset: ev.Offset, Err: fmt.Errorf("%w: tool_use id %q", ErrDuplicateID, cb.ID)}
 			}
 			s.ids[cb.ID] = true
+			b.id = cb.ID
 			in := bytes.TrimSpace(cb.Input)
 			if len(in) > 0 && string(in) != "null" && string(in) != "{}" {
 				b.startInput = string(in)
@@ -226,6 +347,10 @@ func (s *stream) handle(ev wire.SSEEvent) error {
 		}
 		s.flush()
 		b.open = false
+		if err := s.checkStartInput(ev, *se.Index, b); err != nil {
+			return err
+		}
+		b.streamed = nil
 		if b.typ == "tool_use" {
 			end := core.Event{Kind: core.EventCallEnd, Chunk: &core.Chunk{Index: *se.Index, HasIndex: true, Done: true}}
 			if !b.sawDelta {
@@ -319,8 +444,14 @@ func (s *stream) delta(ev wire.SSEEvent, index int, b *blockState, d streamDelta
 		}
 		if t != "" && b.typ == "tool_use" {
 			// Deltas carry the whole input; a populated start input is
-			// superseded by them (A18).
+			// superseded by them, if they do not contradict it (A18).
 			b.sawDelta = true
+			if b.startInput != "" {
+				if len(b.streamed)+len(t) > s.a.maxEvent {
+					return &DecodeError{Protocol: protocolName, Op: "decode stream", Offset: ev.Offset, Err: fmt.Errorf("tool_use block %d (id %q): streamed input kept to check the start input (A18) over %d bytes: %w", index, b.id, s.a.maxEvent, ErrTooLarge)}
+				}
+				b.streamed = append(b.streamed, t...)
+			}
 			s.emit(core.Event{Kind: core.EventCallDelta, Chunk: &core.Chunk{Index: index, HasIndex: true, ArgsDelta: t}})
 		}
 	}

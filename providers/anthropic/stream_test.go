@@ -443,3 +443,88 @@ func TestThinkingItemIDIsNotRedacted(t *testing.T) {
 		t.Errorf("item id written as redacted thinking:\n%s", body)
 	}
 }
+
+// TestStreamA18StartInputAndDeltas checks the A18 decision (see
+// checkStartInput): input_json_delta fragments after a populated start
+// input are the call's input when they repeat or extend the start's input,
+// compared as JSON; when they drop or change a member of it, the stream
+// ends with an error naming the block and the call, and core.Collect
+// reports the call incomplete while an earlier complete call stands.
+func TestStreamA18StartInputAndDeltas(t *testing.T) {
+	done := []string{toolStart(0, "t0", `{}`), jsonDelta(0, `"{\"ok\":true}"`), blockStop(0)}
+	tests := []struct {
+		name      string
+		start     string
+		deltas    []string // partial_json values, as JSON strings
+		wantCalls []string // arguments of the calls, t0's first
+		wantCut   string   // Original of the incomplete call, if any
+		wantErr   string   // text the error must hold, if any
+	}{
+		{name: "same input", start: `{"a":1}`, deltas: []string{`"{\"a\":"`, `"1}"`}, wantCalls: []string{`{"ok":true}`, `{"a":1}`}},
+		{name: "same input, other key order, spacing and number spelling", start: `{"a":1,"b":[1,{"c":"x"}]}`, deltas: []string{`"{ \"b\": [1.0, {\"c\": \"x\"}],"`, `" \"a\": 1e0 }"`}, wantCalls: []string{`{"ok":true}`, `{ "b": [1.0, {"c": "x"}], "a": 1e0 }`}},
+		{name: "deltas extend the start", start: `{"a":1}`, deltas: []string{`"{\"a\":1,\"b\":2}"`}, wantCalls: []string{`{"ok":true}`, `{"a":1,"b":2}`}},
+		{name: "deltas extend a nested object", start: `{"o":{"x":1}}`, deltas: []string{`"{\"o\":{\"x\":1,\"y\":2}}"`}, wantCalls: []string{`{"ok":true}`, `{"o":{"x":1,"y":2}}`}},
+		{name: "deltas drop a member", start: `{"a":1}`, deltas: []string{`"{\"b\":2}"`}, wantCalls: []string{`{"ok":true}`}, wantCut: `{"b":2}`, wantErr: `tool_use block 1 (id "t1"): start input {"a":1}, streamed input {"b":2}`},
+		{name: "deltas change a value", start: `{"a":1}`, deltas: []string{`"{\"a\":2}"`}, wantCalls: []string{`{"ok":true}`}, wantCut: `{"a":2}`, wantErr: `tool_use block 1 (id "t1")`},
+		{name: "deltas change an array", start: `{"l":[1,2]}`, deltas: []string{`"{\"l\":[1]}"`}, wantCalls: []string{`{"ok":true}`}, wantCut: `{"l":[1]}`, wantErr: `tool_use block 1 (id "t1")`},
+		{name: "deltas not an object", start: `{"a":1}`, deltas: []string{`"[1]"`}, wantCalls: []string{`{"ok":true}`}, wantCut: `[1]`, wantErr: `tool_use block 1 (id "t1")`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			evs := append([]string{msgStart}, done...)
+			evs = append(evs, toolStart(1, "t1", tt.start))
+			for _, d := range tt.deltas {
+				evs = append(evs, jsonDelta(1, d))
+			}
+			evs = append(evs, blockStop(1), msgDelta("tool_use"), msgStop)
+			resp, err := core.Collect(New().DecodeStream(strings.NewReader(sseOf(evs...))))
+			var gotCalls []string
+			for _, c := range resp.Calls() {
+				gotCalls = append(gotCalls, string(c.Arguments))
+			}
+			if diff := cmp.Diff(tt.wantCalls, gotCalls); diff != "" {
+				t.Errorf("call arguments (-want +got):\n%s", diff)
+			}
+			if tt.wantErr == "" {
+				if err != nil || len(resp.Incomplete) != 0 {
+					t.Errorf("error %v, incomplete %+v, want neither", err, resp.Incomplete)
+				}
+				return
+			}
+			var de *DecodeError
+			if !errors.Is(err, ErrInputConflict) || !errors.Is(err, ErrMalformed) || !errors.As(err, &de) || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Fatalf("error %v, want a *DecodeError wrapping ErrInputConflict and ErrMalformed that holds %q", err, tt.wantErr)
+			}
+			if stop := strings.LastIndex(sseOf(evs...), "data: "+blockStop(1)); de.Offset != int64(stop) {
+				t.Errorf("offset %d, want %d, the content_block_stop of the block", de.Offset, stop)
+			}
+			want := []core.Call{{ID: "t1", Name: "f", Original: tt.wantCut}}
+			if diff := cmp.Diff(want, resp.Incomplete); diff != "" {
+				t.Errorf("incomplete (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestStreamA18Limits checks that delta text that is not JSON is left to
+// the Buffer (never compared, never a conflict), and that the delta text
+// kept for the A18 check is bounded by the maximum event size.
+func TestStreamA18Limits(t *testing.T) {
+	cut := sseOf(msgStart, toolStart(0, "t1", `{"a":1}`), jsonDelta(0, `"{\"b\":"`), blockStop(0), msgDelta("tool_use"), msgStop)
+	resp, err := core.Collect(New().DecodeStream(strings.NewReader(cut)))
+	if errors.Is(err, ErrInputConflict) || len(resp.Calls()) != 0 || len(resp.Incomplete) != 1 || resp.Incomplete[0].Original != `{"b":` {
+		t.Errorf("cut deltas: calls %+v, incomplete %+v, error %v; want the call incomplete with its delta text, no conflict", resp.Calls(), resp.Incomplete, err)
+	}
+
+	var evs []string
+	evs = append(evs, msgStart, toolStart(0, "t1", `{"a":1}`))
+	frag := `"{\"a\":1,\"s\":\"` + strings.Repeat("x", 40) + `"`
+	for range 20 {
+		evs = append(evs, jsonDelta(0, frag))
+		frag = `"` + strings.Repeat("x", 50) + `"`
+	}
+	_, err = adaptertest.Drain(New(WithMaxEventSize(512)).DecodeStream(strings.NewReader(sseOf(evs...))))
+	if !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), `tool_use block 0 (id "t1")`) {
+		t.Errorf("error %v, want ErrTooLarge naming block 0 and t1", err)
+	}
+}
