@@ -61,9 +61,10 @@ var ErrNotStream = errors.New("not a stream of this protocol")
 // Response.Error and, when no finish event came before it, Finish to
 // FinishError, as a whole error body gives; a finish that came first is
 // kept with its raw reason. An error from s is not the provider's and sets
-// no finish. Calls still open at the
-// end of the stream (B09–B11), and calls whose arguments could not be
-// repaired, are in Response.Incomplete too (with their text in Original and
+// no finish.
+//
+// Calls still open at the end of the stream (B09–B11), and calls whose
+// arguments could not be repaired, are in Response.Incomplete too (with their text in Original and
 // no Arguments) and are reported in the returned error; they must never be
 // run. A stream that ends without an error but before any finish event is
 // reported with ErrNoFinish: it was cut off, or it is not a stream of the
