@@ -64,12 +64,13 @@ var ErrNotStream = errors.New("not a stream of this protocol")
 // no finish.
 //
 // Calls still open at the end of the stream (B09–B11), and calls whose
-// arguments could not be repaired, are in Response.Incomplete too (with their text in Original and
-// no Arguments) and are reported in the returned error; they must never be
-// run. A stream that ends without an error but before any finish event is
-// reported with ErrNoFinish: it was cut off, or it is not a stream of the
-// protocol at all, and its text may be incomplete. Every problem is reported, joined, each as a *StreamError that names
-// its event; the Response is returned in every case.
+// arguments could not be repaired, are in Response.Incomplete too (with
+// their text in Original and no Arguments) and are reported in the returned
+// error; they must never be run. A stream that ends without an error but
+// before any finish event is reported with ErrNoFinish: it was cut off, or
+// it is not a stream of the protocol at all, and its text may be
+// incomplete. Every problem is reported, joined, each as a *StreamError
+// that names its event; the Response is returned in every case.
 //
 //	resp, err := core.Collect(adapter.DecodeStream(body))
 func Collect(s EventStream, opts ...BufferOption) (*Response, error) {
