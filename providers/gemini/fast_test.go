@@ -8,8 +8,10 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"pgregory.net/rapid"
 
 	"github.com/toolconform/conform/core"
+	"github.com/toolconform/conform/providers/internal/adaptertest"
 )
 
 // decodeWith decodes a whole stream with the fast path on or off and
@@ -121,6 +123,39 @@ func TestFastPathAllocs(t *testing.T) {
 	if per >= 0.25 {
 		t.Errorf("%.3f allocations per text chunk, want fewer than 0.25", per)
 	}
+}
+
+// TestFastPathSplit: the fast path reads event data as a view of the
+// decoder's buffer; cut into random reads, every recorded stream still
+// decodes with it as the general path decodes the stream whole.
+func TestFastPathSplit(t *testing.T) {
+	var streams [][]byte
+	for _, body := range corpusBodies(t) {
+		if isStream(body) {
+			streams = append(streams, body)
+		}
+	}
+	streams = append(streams, typicalStream(20))
+	a := New()
+	want := make([][]core.Event, len(streams))
+	wantErr := make([]string, len(streams))
+	for i, body := range streams {
+		want[i], wantErr[i], _ = decodeWith(a, body, false)
+	}
+	rapid.Check(t, func(t *rapid.T) {
+		i := rapid.IntRange(0, len(streams)-1).Draw(t, "stream")
+		got, err := adaptertest.Drain(a.DecodeStream(adaptertest.DrawSplitReader(t, streams[i])))
+		if diff := cmp.Diff(want[i], got); diff != "" {
+			t.Fatalf("stream %d split, fast path (-general whole +fast split):\n%s", i, diff)
+		}
+		errText := ""
+		if err != nil {
+			errText = err.Error()
+		}
+		if errText != wantErr[i] {
+			t.Fatalf("stream %d split: error %q, want %q", i, errText, wantErr[i])
+		}
+	})
 }
 
 // fastCases are chunks at the edge of the fast path's subset, each decoded
