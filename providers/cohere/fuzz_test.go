@@ -5,12 +5,14 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/toolconform/conform/core"
 	"github.com/toolconform/conform/providers/internal/adaptertest"
 )
 
 // FuzzDecodeStream checks that DecodeStream never panics, ends every
-// failure with a *StreamError, and never yields a delta larger than the
-// event size limit allows.
+// failure with a *StreamError inside the body, never yields a delta larger
+// than the event size limit allows, ends blank input cleanly, and says
+// core.ErrNotStream only for a body it yielded no event from.
 func FuzzDecodeStream(f *testing.F) {
 	adaptertest.SeedCorpus(f, "cohere", true)
 	f.Add(sseBody(false, callStart(-1, "c", "f", `"null"`), callEnd(-1)))
@@ -18,9 +20,20 @@ func FuzzDecodeStream(f *testing.F) {
 	f.Add([]byte("data: {\"type\":\"tool-call-delta\",\"index\":1e99}\n\n"))
 	f.Add([]byte("event: message-end\ndata: {\"type\":\"message-end\",\"delta\":{\"usage\":{\"tokens\":{\"input_tokens\":1e400}}}}\n\n"))
 	f.Add([]byte{})
+	f.Add([]byte("hello world"))
+	f.Add([]byte(" \r\n\t\n"))
+	f.Add([]byte("data: [DONE]\n\n"))
+	f.Add([]byte("data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"hi\"}}]}\n\ndata: [DONE]\n\n"))
+	f.Add([]byte("  \n\n: ping\n\nevent: zz\ndata: {\"x\":1}\n\n"))
 	const max = 2048
 	f.Fuzz(func(t *testing.T, body []byte) {
 		evs, err := adaptertest.Drain(New(WithMaxEventSize(max)).DecodeStream(bytes.NewReader(body)))
+		if len(bytes.Trim(body, " \t\r\n")) == 0 && err != nil {
+			t.Fatalf("blank body: error %v", err)
+		}
+		if errors.Is(err, core.ErrNotStream) && len(evs) > 0 {
+			t.Fatalf("%d events, then %v", len(evs), err)
+		}
 		if err != nil {
 			var se *StreamError
 			if !errors.As(err, &se) {

@@ -83,8 +83,8 @@ var knownEvents = map[string]bool{
 }
 
 // inputReader counts the bytes read and notes whether any of them was more
-// than white space, for the error of input that is no stream of the
-// protocol.
+// than white space (ASCII space, tab, CR or LF, whatever the reads' sizes),
+// for the error of input that is no stream of the protocol.
 type inputReader struct {
 	r     io.Reader
 	n     int64
@@ -95,7 +95,7 @@ func (in *inputReader) Read(p []byte) (int, error) {
 	n, err := in.r.Read(p)
 	in.n += int64(n)
 	if !in.solid {
-		in.solid = len(bytes.TrimSpace(p[:n])) > 0
+		in.solid = len(bytes.Trim(p[:n], " \t\r\n")) > 0
 	}
 	return n, err
 }

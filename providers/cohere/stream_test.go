@@ -300,7 +300,7 @@ func TestDecodeStreamNotAStream(t *testing.T) {
 // on how the input is read: white space in one read and text in a later
 // one is still text.
 func TestDecodeStreamNotAStreamSplits(t *testing.T) {
-	for _, in := range []string{"  \n\nhello", "\n\n\n", "event: zz\ndata: {}\n\n", "\n\ndata: " + msgStart + "\n\n"} {
+	for _, in := range []string{"  \n\nhello", "\n\n\n", "event: zz\ndata: {}\n\n", "\n\ndata: " + msgStart + "\n\n", "\u00a0\n", "\n\u2028"} {
 		_, whole := adaptertest.Drain(New().DecodeStream(strings.NewReader(in)))
 		for cut := 1; cut < len(in); cut++ {
 			_, split := adaptertest.Drain(New().DecodeStream(adaptertest.SplitReader([]byte(in), cut)))

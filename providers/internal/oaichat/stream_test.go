@@ -35,6 +35,7 @@ func TestDecodeStreamNotAStream(t *testing.T) {
 		{"a comment only", ": keep-alive\n\n", 0},
 		{"empty", "", -1},
 		{"blank", " \r\n\n\t", -1},
+		{"a no-break space is not blank", "\n\u00a0\n", 0},
 		{"only done", "data: [DONE]\n\n", -1},
 		{"empty data", "data:\n\n", 0},
 		{"empty data, then an unknown event", "data:\n\nevent: zz\ndata: {}\n\n", 0},
@@ -89,7 +90,7 @@ func TestDecodeStreamNotAStreamOtherErrors(t *testing.T) {
 // on how the input is read: one byte at a time (white space in one read,
 // text in a later one) gives the same error as one read.
 func TestDecodeStreamNotAStreamReads(t *testing.T) {
-	for _, in := range []string{"  \n\nhello", "\n\n\n", "event: zz\ndata: {}\n\n"} {
+	for _, in := range []string{"  \n\nhello", "\n\n\n", "event: zz\ndata: {}\n\n", "\u00a0\n", "\n\u2028"} {
 		_, whole := adaptertest.Drain(fastTestCodec().DecodeStream(strings.NewReader(in)))
 		_, bytewise := adaptertest.Drain(fastTestCodec().DecodeStream(iotest.OneByteReader(strings.NewReader(in))))
 		if fmt.Sprint(whole) != fmt.Sprint(bytewise) {
