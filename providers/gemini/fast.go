@@ -26,6 +26,14 @@ type fastStore struct {
 	pargs []wirePartialArg
 	texts []string
 	bools []bool
+	// The first arrays of parts, calls, pargs, texts and bools, which a
+	// stream of ordinary chunks never outgrows: they cost no allocation
+	// of their own.
+	partsBuf [2]wirePart
+	callsBuf [1]wireFunctionCall
+	pargsBuf [2]wirePartialArg
+	textsBuf [4]string
+	boolsBuf [2]bool
 	// arena holds the bytes of small strings (see fastString); scratch is
 	// the buffer strings are unescaped into.
 	arena, scratch []byte
@@ -58,6 +66,10 @@ func (s *stream) fastResponse(data []byte) (*wireResponse, bool) {
 		return nil, false
 	}
 	f.resp = wireResponse{}
+	if f.parts == nil {
+		f.parts, f.calls, f.pargs = f.partsBuf[:0], f.callsBuf[:0], f.pargsBuf[:0]
+		f.texts, f.bools = f.textsBuf[:0], f.boolsBuf[:0]
+	}
 	f.parts, f.calls, f.pargs = f.parts[:0], f.calls[:0], f.pargs[:0]
 	f.texts, f.bools = f.texts[:0], f.bools[:0]
 	p := fastScanner{b: data}
