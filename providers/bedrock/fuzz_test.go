@@ -19,6 +19,25 @@ func FuzzDecodeStream(f *testing.F) {
 	f.Add(append(bytes.Clone(good), prelude(1<<30, 0)...))
 	f.Add([]byte{})
 	f.Add(prelude(16, 0))
+	// A18: a tool_use start with input whose deltas repeat it, and one
+	// whose deltas contradict it.
+	a18 := func(frag string) []byte {
+		return chunkFrames(f,
+			`{"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"t","name":"n","input":{"a":1,"b":[true]}}}`,
+			`{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":`+quote(frag)+`}}`,
+			`{"type":"content_block_stop","index":0}`,
+			`{"type":"message_delta","delta":{"stop_reason":"tool_use"}}`)
+	}
+	f.Add(a18(`{"a":1,"b":[true]}`))
+	f.Add(a18(`{"b":[false],"a":1}`))
+	// B11: a call stopped, then max_tokens, on both APIs.
+	f.Add(frames(f, "contentBlockStart", `{"contentBlockIndex":0,"start":{"toolUse":{"toolUseId":"t","name":"n"}}}`,
+		"contentBlockDelta", `{"contentBlockIndex":0,"delta":{"toolUse":{"input":"{\"p\":1}"}}}`,
+		"contentBlockStop", `{"contentBlockIndex":0}`, "messageStop", `{"stopReason":"max_tokens"}`))
+	f.Add(chunkFrames(f,
+		`{"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"t","name":"n","input":{"p":1}}}`,
+		`{"type":"content_block_stop","index":0}`,
+		`{"type":"message_delta","delta":{"stop_reason":"max_tokens"}}`))
 	const max = 4096
 	f.Fuzz(func(t *testing.T, body []byte) {
 		evs, err := adaptertest.Drain(New(WithMaxFrameSize(max)).DecodeStream(bytes.NewReader(body)))

@@ -333,7 +333,7 @@ func TestDecodeErrors(t *testing.T) {
 
 // chunkFrames builds an InvokeModelWithResponseStream body from Anthropic
 // stream events.
-func chunkFrames(t *testing.T, events ...string) []byte {
+func chunkFrames(t testing.TB, events ...string) []byte {
 	t.Helper()
 	var pairs []string
 	for _, e := range events {
@@ -348,8 +348,9 @@ func chunkFrames(t *testing.T, events ...string) []byte {
 
 // TestInvokeStream checks the Anthropic events inside "chunk" frames: a
 // provider-run tool's block yields no call events, a tool_use with no
-// input deltas ends with {} (C02), empty partial_json is no input, and the
-// response id and model come on the first event.
+// input deltas ends with {} (C02), empty partial_json is no input, a
+// tool_use whose start carries input and no deltas ends with that input
+// (A18, I01), and the response id and model come on the first event.
 func TestInvokeStream(t *testing.T) {
 	body := chunkFrames(t,
 		`{"type":"message_start","message":{"id":"msg_1","model":"claude","usage":{"input_tokens":7,"output_tokens":1}}}`,
@@ -372,12 +373,10 @@ func TestInvokeStream(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	startU := start(3, "u", "f")
-	startU.Chunk.Args = ptr(`{"a":1}`)
 	want := []core.Event{
 		{Kind: core.EventText, Text: "ok", ID: "msg_1", Model: "claude"},
 		start(2, "t", "now"), end(2, ptr("{}")),
-		startU, end(3, nil),
+		start(3, "u", "f"), end(3, ptr(`{"a":1}`)),
 		{Kind: core.EventUsage, Usage: &core.Usage{InputTokens: 7, OutputTokens: 9}},
 		{Kind: core.EventFinish, Finish: core.FinishToolCalls, ProviderFinish: "tool_use"},
 	}

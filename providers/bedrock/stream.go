@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"math/big"
 
 	"github.com/aws/aws-sdk-go-v2/aws/protocol/eventstream"
 	"github.com/toolconform/conform/core"
@@ -24,6 +26,13 @@ const (
 type block struct {
 	kind     blockKind
 	argBytes int
+	// id is a tool block's call id, for errors.
+	id string
+	// startInput is the input of an InvokeModel tool_use start, if
+	// populated (A18, I01); streamed is the input_json_delta text of such
+	// a block, kept to check that it does not contradict the start.
+	startInput string
+	streamed   []byte
 }
 
 // cvStreamEvent is the union of the ConverseStream event payloads conform
@@ -84,6 +93,10 @@ type eventStream struct {
 	input   int
 	err     error
 	scratch []byte
+	// pending is the held-back call end of the last stopped client tool
+	// block: a token-limit stop drops it (B11), anything written after
+	// the block lets it through.
+	pending *core.Event
 }
 
 // DecodeStream reads a ConverseStream body, or an
@@ -107,12 +120,19 @@ func (s *eventStream) Next() (core.Event, error) {
 			return core.Event{}, s.err
 		}
 		msg, off, err := s.fr.next()
+		if err == io.EOF {
+			// A stream that ends without saying why keeps its last
+			// call, as a body without a stop reason does.
+			s.flush()
+			s.err = io.EOF
+			continue
+		}
 		if err != nil {
-			s.err = err
+			s.pending, s.err = nil, err
 			return core.Event{}, err
 		}
 		if err := s.frame(msg, off); err != nil {
-			s.err = err
+			s.pending, s.err = nil, err
 			return core.Event{}, err
 		}
 	}
@@ -120,6 +140,33 @@ func (s *eventStream) Next() (core.Event, error) {
 
 func (s *eventStream) emit(e core.Event) {
 	s.q.Push(e)
+}
+
+// flush emits the held-back call end, if any: the call was finished.
+func (s *eventStream) flush() {
+	if s.pending != nil {
+		s.emit(*s.pending)
+		s.pending = nil
+	}
+}
+
+// settle resolves the held-back call end when the message stops with the
+// wire stop reason stop. A token-limit stop cut the block written last: the
+// call end is dropped, so the call stays open and core.Collect reports it
+// incomplete (B11). Its input so far stays with it: Args the end would have
+// carried (a start's input, or "{}" for a call without input) are given as
+// a delta instead, as DecodeResponse keeps the input in Original. Any other
+// stop lets the call end through.
+func (s *eventStream) settle(stop string) {
+	if p := s.pending; p != nil && finishFromStop(stop) == core.FinishLength {
+		s.pending = nil
+		if p.Chunk.Args != nil {
+			c := *p.Chunk
+			c.ArgsDelta, c.Args, c.Done = *c.Args, nil, false
+			s.emit(core.Event{Kind: core.EventCallDelta, Chunk: &c})
+		}
+	}
+	s.flush()
 }
 
 func (s *eventStream) frame(msg eventstream.Message, off int64) error {
@@ -132,9 +179,11 @@ func (s *eventStream) frame(msg eventstream.Message, off int64) error {
 		if body.Message == "" {
 			body.Message = string(bytes.TrimSpace(msg.Payload))
 		}
+		s.flush()
 		s.emit(core.Event{Kind: core.EventError, Error: &core.ProviderError{Type: headerString(msg, ":exception-type"), Message: body.Message}})
 		return nil
 	case "error":
+		s.flush()
 		s.emit(core.Event{Kind: core.EventError, Error: &core.ProviderError{Type: "error", Code: headerString(msg, ":error-code"), Message: headerString(msg, ":error-message")}})
 		return nil
 	case "event", "":
@@ -177,7 +226,7 @@ func key(idx *int) int {
 func (s *eventStream) open(idx *int, kind blockKind) (*block, error) {
 	k := key(idx)
 	if b, ok := s.blocks[k]; ok {
-		b.kind, b.argBytes = kind, 0
+		*b = block{kind: kind}
 		return b, nil
 	}
 	if len(s.blocks) >= maxOpenBlocks {
@@ -190,14 +239,22 @@ func (s *eventStream) open(idx *int, kind blockKind) (*block, error) {
 
 func (s *eventStream) converse(et string, ev *cvStreamEvent) error {
 	switch et {
+	case "messageStart", "contentBlockStart", "contentBlockDelta", "metadata":
+		// Something written after a stopped call, or usage, which
+		// Converse sends after messageStop: the call was finished.
+		s.flush()
+	}
+	switch et {
 	case "contentBlockStart":
 		if ev.Start == nil || ev.Start.ToolUse == nil {
 			_, err := s.open(ev.ContentBlockIndex, blockOther)
 			return err
 		}
-		if _, err := s.open(ev.ContentBlockIndex, blockTool); err != nil {
+		b, err := s.open(ev.ContentBlockIndex, blockTool)
+		if err != nil {
 			return err
 		}
+		b.id = ev.Start.ToolUse.ToolUseID
 		c := chunkAt(ev.ContentBlockIndex)
 		c.ID, c.Name, c.Start = ev.Start.ToolUse.ToolUseID, ev.Start.ToolUse.Name, true
 		s.emit(core.Event{Kind: core.EventCallStart, Chunk: &c})
@@ -228,12 +285,13 @@ func (s *eventStream) converse(et string, ev *cvStreamEvent) error {
 			return s.argDelta(ev.ContentBlockIndex, frag)
 		}
 	case "contentBlockStop":
-		s.stop(ev.ContentBlockIndex)
+		return s.stop(ev.ContentBlockIndex)
 	case "messageStop":
 		stop := ""
 		if ev.StopReason != nil {
 			stop = *ev.StopReason
 		}
+		s.settle(stop)
 		s.emit(core.Event{Kind: core.EventFinish, Finish: finishFromStop(stop), ProviderFinish: stop})
 	case "metadata":
 		if ev.Usage != nil {
@@ -287,6 +345,12 @@ func (s *eventStream) argDelta(idx *int, frag string) error {
 	if b.kind == blockServer || frag == "" {
 		return nil
 	}
+	if b.startInput != "" {
+		if len(b.streamed)+len(frag) > core.DefaultMaxArgBytes {
+			return fmt.Errorf("tool_use block %d (id %q): streamed input kept to check the start input (A18) over %d bytes: %w", key(idx), b.id, core.DefaultMaxArgBytes, core.ErrArgumentsTooLarge)
+		}
+		b.streamed = append(b.streamed, frag...)
+	}
 	b.argBytes += len(frag)
 	c := chunkAt(idx)
 	c.ArgsDelta = frag
@@ -295,26 +359,45 @@ func (s *eventStream) argDelta(idx *int, frag string) error {
 }
 
 // stop closes a block. A tool block that received no input at all is a
-// no-argument call and ends with Args "{}" (C02), never with empty text.
-func (s *eventStream) stop(idx *int) {
+// no-argument call and ends with Args "{}" (C02), never with empty text,
+// or, on InvokeModel, with the input its start carried (A18, I01). Input
+// deltas that contradict a populated start input are an error wrapping
+// ErrMalformed and ErrInputConflict. The end of a tool block is held back
+// until something shows the block was not cut by the token limit (B11;
+// see finish).
+func (s *eventStream) stop(idx *int) error {
 	b, ok := s.blocks[key(idx)]
 	if !ok {
-		return
+		return nil
 	}
 	delete(s.blocks, key(idx))
 	if b.kind != blockTool {
-		return
+		return nil
+	}
+	if err := checkStartInput(key(idx), b); err != nil {
+		return err
 	}
 	c := chunkAt(idx)
 	c.Done = true
 	if b.argBytes == 0 {
-		empty := "{}"
-		c.Args = &empty
+		args := b.startInput
+		if args == "" {
+			args = "{}"
+		}
+		c.Args = &args
 	}
-	s.emit(core.Event{Kind: core.EventCallEnd, Chunk: &c})
+	s.flush()
+	s.pending = &core.Event{Kind: core.EventCallEnd, Chunk: &c}
+	return nil
 }
 
 func (s *eventStream) anthropic(ev *anStreamEvent) error {
+	switch ev.Type {
+	case "message_start", "content_block_start", "content_block_delta", "message_stop", "error":
+		// Something written after a stopped call, or the end of a
+		// message without a token-limit stop: the call was finished.
+		s.flush()
+	}
 	switch ev.Type {
 	case "message_start":
 		if ev.Message != nil {
@@ -334,14 +417,14 @@ func (s *eventStream) anthropic(ev *anStreamEvent) error {
 			if err != nil {
 				return err
 			}
+			b.id = cb.ID
 			c := chunkAt(ev.Index)
 			c.ID, c.Name, c.Start = cb.ID, cb.Name, true
-			// A start that already carries input (A18, I01) gives the
-			// arguments so far; "{}" is the usual empty placeholder.
+			// A start that already carries input (A18, I01) is the
+			// call's input unless input deltas follow, which then are
+			// the input; "{}" is the usual empty placeholder.
 			if in := bytes.TrimSpace(cb.Input); len(in) > 0 && string(in) != "{}" && string(in) != "null" {
-				args := string(in)
-				c.Args = &args
-				b.argBytes = len(in)
+				b.startInput = string(in)
 			}
 			s.emit(core.Event{Kind: core.EventCallStart, Chunk: &c})
 		case "text":
@@ -393,8 +476,15 @@ func (s *eventStream) anthropic(ev *anStreamEvent) error {
 			return s.argDelta(ev.Index, d.PartialJSON)
 		}
 	case "content_block_stop":
-		s.stop(ev.Index)
+		return s.stop(ev.Index)
 	case "message_delta":
+		if ev.Delta != nil && ev.Delta.StopReason != nil {
+			s.settle(*ev.Delta.StopReason)
+		} else {
+			// Usage without a stop reason: Anthropic sends both in
+			// one message_delta, so the message ended uncut.
+			s.flush()
+		}
 		if ev.Usage != nil {
 			s.emit(core.Event{Kind: core.EventUsage, Usage: &core.Usage{InputTokens: s.input, OutputTokens: ev.Usage.OutputTokens}})
 		}
@@ -410,4 +500,119 @@ func (s *eventStream) anthropic(ev *anStreamEvent) error {
 		s.emit(core.Event{Kind: core.EventError, Error: pe})
 	}
 	return nil
+}
+
+// ErrMalformed reports stream content that breaks the protocol beyond
+// framing, such as a tool_use whose input deltas contradict its start.
+var ErrMalformed = errors.New("malformed stream")
+
+// ErrInputConflict reports an InvokeModel tool_use whose
+// content_block_start carries a populated input that its input_json_delta
+// fragments contradict (A18). It is wrapped beside ErrMalformed.
+var ErrInputConflict = errors.New("tool_use start input contradicts its streamed input")
+
+// checkStartInput returns an error when the streamed input of tool block b
+// (index i) contradicts its populated start input (A18): a member of the
+// start's input is missing from the deltas' input or has another value.
+// Deltas that repeat the start's input or extend it with more members are
+// the call's input. Either side that is not one JSON value is not compared:
+// the Buffer reports delta text that is not JSON (repaired or incomplete).
+func checkStartInput(i int, b *block) error {
+	if b.startInput == "" || b.argBytes == 0 {
+		return nil
+	}
+	start, ok := decodeNumbers([]byte(b.startInput))
+	if !ok {
+		return nil
+	}
+	streamed, ok := decodeNumbers(b.streamed)
+	if !ok || within(start, streamed) {
+		return nil
+	}
+	return fmt.Errorf("%w: %w: tool_use block %d (id %q): start input %s, streamed input %s", ErrMalformed, ErrInputConflict, i, b.id, clip(b.startInput), clip(string(b.streamed)))
+}
+
+// clip shortens s for an error message.
+func clip(s string) string {
+	const n = 200
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "..."
+}
+
+// decodeNumbers decodes exactly one JSON value with numbers as
+// json.Number; ok is false when data is anything else.
+func decodeNumbers(data []byte) (v any, ok bool) {
+	if !json.Valid(data) {
+		return nil, false
+	}
+	d := json.NewDecoder(bytes.NewReader(data))
+	d.UseNumber()
+	if d.Decode(&v) != nil {
+		return nil, false
+	}
+	return v, true
+}
+
+// within reports whether JSON value a is contained in b: equal values, or
+// objects where every member of a is within the same member of b.
+func within(a, b any) bool {
+	ao, ok := a.(map[string]any)
+	if !ok {
+		return jsonEqual(a, b)
+	}
+	bo, ok := b.(map[string]any)
+	if !ok {
+		return false
+	}
+	for k, av := range ao {
+		if bv, ok := bo[k]; !ok || !within(av, bv) {
+			return false
+		}
+	}
+	return true
+}
+
+// jsonEqual reports whether two decoded JSON values (numbers as
+// json.Number) are equal as JSON: key order does not matter, and numbers
+// are compared by value (1, 1.0 and 1e0 are equal).
+func jsonEqual(a, b any) bool {
+	switch av := a.(type) {
+	case map[string]any:
+		bv, ok := b.(map[string]any)
+		if !ok || len(av) != len(bv) {
+			return false
+		}
+		for k, x := range av {
+			if y, ok := bv[k]; !ok || !jsonEqual(x, y) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		bv, ok := b.([]any)
+		if !ok || len(av) != len(bv) {
+			return false
+		}
+		for k := range av {
+			if !jsonEqual(av[k], bv[k]) {
+				return false
+			}
+		}
+		return true
+	case json.Number:
+		bv, ok := b.(json.Number)
+		if !ok {
+			return false
+		}
+		if av == bv {
+			return true
+		}
+		x, okx := new(big.Float).SetPrec(256).SetString(string(av))
+		y, oky := new(big.Float).SetPrec(256).SetString(string(bv))
+		return okx && oky && x.Cmp(y) == 0
+	default: // string, bool, nil
+		return a == b
+	}
 }

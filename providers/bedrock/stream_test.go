@@ -315,3 +315,119 @@ func TestDecodeStreamTooManyBlocks(t *testing.T) {
 		t.Errorf("offset %d, want %d, the start of the frame over the limit", fe.Offset, want)
 	}
 }
+
+// TestInvokeStreamA18 checks an InvokeModel tool_use whose
+// content_block_start already carries input followed by input_json_delta
+// fragments (A18): the deltas are the input, never appended to the start's,
+// when they repeat or extend it (compared as JSON); when they drop or
+// change a member of the start's input the stream ends at the block's
+// content_block_stop with a *FrameError wrapping ErrMalformed and
+// ErrInputConflict that names the block index and the call id, and the
+// call is incomplete.
+func TestInvokeStreamA18(t *testing.T) {
+	head := []string{
+		`{"type":"message_start","message":{"id":"m","model":"claude","usage":{"input_tokens":1}}}`,
+		`{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`,
+		`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"ok"}}`,
+		`{"type":"content_block_stop","index":0}`,
+	}
+	startIn := func(input string) string {
+		return `{"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"toolu_7","name":"f","input":` + input + `}}`
+	}
+	deltaIn := func(frag string) string {
+		return `{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":` + quote(frag) + `}}`
+	}
+	stop := `{"type":"content_block_stop","index":1}`
+	tail := []string{`{"type":"message_delta","delta":{"stop_reason":"tool_use"},"usage":{"output_tokens":5}}`, `{"type":"message_stop"}`}
+	tests := []struct {
+		name   string
+		start  string
+		deltas []string
+		// args of the complete call, or "" when the deltas contradict the
+		// start and the stream ends with an error.
+		args string
+	}{
+		{"deltas repeat the start input", `{"a":1}`, []string{`{"a":`, `1}`}, `{"a":1}`},
+		{"deltas extend the start input", `{"a":1}`, []string{`{"a":1,`, `"b":[2]}`}, `{"a":1,"b":[2]}`},
+		{"deltas extend a nested object", `{"o":{"x":1}}`, []string{`{"o":{"x":1,"y":2}}`}, `{"o":{"x":1,"y":2}}`},
+		{"key order, white space and number spelling make no difference", `{"a":1,"b":"x"}`, []string{`{ "b" : "x", "a" : 1.0e0 }`}, `{ "b" : "x", "a" : 1.0e0 }`},
+		{"deltas change a member", `{"a":1}`, []string{`{"a":2}`}, ""},
+		{"deltas drop a member", `{"a":1,"b":2}`, []string{`{"a":1}`}, ""},
+		{"deltas change a nested array", `{"o":{"l":[1,2]}}`, []string{`{"o":{"l":[1]}}`}, ""},
+		{"deltas are not an object", `{"a":1}`, []string{`[1]`}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			pre := append(append([]string{}, head...), startIn(tt.start))
+			for _, d := range tt.deltas {
+				pre = append(pre, deltaIn(d))
+			}
+			body := chunkFrames(t, append(append(append([]string{}, pre...), stop), tail...)...)
+			evs, err := adaptertest.Drain(New().DecodeStream(bytes.NewReader(body)))
+			want := []core.Event{{Kind: core.EventText, Text: "ok", ID: "m", Model: "claude"}, start(1, "toolu_7", "f")}
+			for _, d := range tt.deltas {
+				want = append(want, delta(1, d))
+			}
+			if tt.args != "" {
+				want = append(want, end(1, nil),
+					core.Event{Kind: core.EventUsage, Usage: &core.Usage{InputTokens: 1, OutputTokens: 5}},
+					core.Event{Kind: core.EventFinish, Finish: core.FinishToolCalls, ProviderFinish: "tool_use"})
+				if err != nil {
+					t.Fatal(err)
+				}
+			} else {
+				var fe *FrameError
+				if !errors.As(err, &fe) || !errors.Is(err, ErrMalformed) || !errors.Is(err, ErrInputConflict) {
+					t.Fatalf("error %v, want a *FrameError wrapping ErrMalformed and ErrInputConflict", err)
+				}
+				if off := int64(len(chunkFrames(t, pre...))); fe.Offset != off {
+					t.Errorf("offset %d, want %d, the content_block_stop frame", fe.Offset, off)
+				}
+				for _, s := range []string{"block 1", `"toolu_7"`, tt.start} {
+					if !strings.Contains(err.Error(), s) {
+						t.Errorf("error %q does not name %s", err, s)
+					}
+				}
+			}
+			if diff := cmp.Diff(want, evs); diff != "" {
+				t.Errorf("events (-want +got):\n%s", diff)
+			}
+
+			resp, err := core.Collect(New().DecodeStream(bytes.NewReader(body)))
+			if tt.args != "" {
+				want := []core.Call{{ID: "toolu_7", Name: "f", Arguments: json.RawMessage(tt.args)}}
+				if diff := cmp.Diff(want, resp.Calls()); diff != "" || err != nil {
+					t.Errorf("collect: error %v, calls (-want +got):\n%s", err, diff)
+				}
+				return
+			}
+			want2 := []core.Call{{ID: "toolu_7", Name: "f", Original: strings.Join(tt.deltas, "")}}
+			if diff := cmp.Diff(want2, resp.Incomplete); diff != "" || len(resp.Calls()) != 0 || !errors.Is(err, ErrInputConflict) {
+				t.Errorf("collect: error %v, calls %+v, incomplete (-want +got):\n%s", err, resp.Calls(), diff)
+			}
+		})
+	}
+}
+
+// TestInvokeStreamA18Limit checks that the delta text kept to compare with
+// a populated start input is bounded: past core.DefaultMaxArgBytes the
+// stream ends with an error wrapping core.ErrArgumentsTooLarge that names
+// the block and the call.
+func TestInvokeStreamA18Limit(t *testing.T) {
+	events := []string{`{"type":"content_block_start","index":2,"content_block":{"type":"tool_use","id":"toolu_8","name":"f","input":{"a":1}}}`}
+	piece := strings.Repeat("x", 700<<10) // under the frame limit once base64-encoded
+	for n := 0; n <= core.DefaultMaxArgBytes; n += len(piece) {
+		events = append(events, `{"type":"content_block_delta","index":2,"delta":{"type":"input_json_delta","partial_json":"`+piece+`"}}`)
+	}
+	_, err := adaptertest.Drain(New().DecodeStream(bytes.NewReader(chunkFrames(t, events...))))
+	var fe *FrameError
+	if !errors.As(err, &fe) || !errors.Is(err, core.ErrArgumentsTooLarge) {
+		t.Fatalf("error %v, want a *FrameError wrapping core.ErrArgumentsTooLarge", err)
+	}
+	if off := int64(len(chunkFrames(t, events[:len(events)-1]...))); fe.Offset != off {
+		t.Errorf("offset %d, want %d, the frame over the limit", fe.Offset, off)
+	}
+	if !strings.Contains(err.Error(), `block 2 (id "toolu_8")`) {
+		t.Errorf("error %q does not name the block and call", err)
+	}
+}
