@@ -26,9 +26,11 @@ const streamOp = "ollama: decode stream"
 // done line gives EventUsage (prompt_eval_count, eval_count) and
 // EventFinish. {"error": "..."} gives EventError. Lines longer than the
 // limit (WithMaxLine) fail with an error wrapping ErrTooLarge; malformed
-// lines name their byte offset.
+// lines name their byte offset. JSON lines none of which is an /api/chat
+// line (model, created_at, message, done or error) are not an Ollama
+// stream: an error wrapping core.ErrNotStream names the first of them.
 func (a *Adapter) DecodeStream(r io.Reader) core.EventStream {
-	return &stream{lines: ndjson.NewReader(r, a.maxLine)}
+	return &stream{lines: ndjson.NewReader(r, a.maxLine), foreign: -1}
 }
 
 type stream struct {
@@ -38,6 +40,10 @@ type stream struct {
 	calls    int
 	model    string
 	sentMeta bool
+	// known is set by the first line of the protocol; foreign is the
+	// offset of the first line that was not one, or -1.
+	known   bool
+	foreign int64
 }
 
 func (s *stream) Next() (core.Event, error) {
@@ -64,6 +70,10 @@ func (s *stream) pull() {
 	line, off, err := s.lines.Next()
 	if err == io.EOF {
 		s.err = io.EOF
+		if !s.known && s.foreign >= 0 {
+			// JSON lines, but none of /api/chat: not an Ollama stream.
+			s.err = &OffsetError{Op: streamOp, Offset: s.foreign, Err: fmt.Errorf("no ollama line (one with model, created_at, message, done or error): %w", core.ErrNotStream)}
+		}
 		return
 	}
 	if err != nil {
@@ -84,6 +94,13 @@ func (s *stream) pull() {
 		s.err = syntaxError(streamOp, off, err)
 		return
 	}
+	if w.Model == "" && w.CreatedAt == "" && w.Message == nil && !w.Done && w.Error == nil {
+		if !s.known && s.foreign < 0 {
+			s.foreign = off
+		}
+		return
+	}
+	s.known = true
 	if s.model == "" {
 		s.model = w.Model
 	}
