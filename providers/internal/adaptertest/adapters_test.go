@@ -126,13 +126,11 @@ func foreignStreams(t *testing.T) map[string][]byte {
 
 // notStreamGap lists, per adapter, the foreign bodies its stream decoder
 // still ends cleanly, as an empty stream, leaving core.Collect to say
-// ErrNoFinish with no offset: Bedrock skips frames of unknown event types
-// and Ollama JSON lines with none of its fields, and their decoders are
-// outside this change. The test requires each gap to still be there, so
+// ErrNoFinish with no offset: Bedrock skips frames of unknown event
+// types. The test requires each gap to still be there, so
 // that fixing one fails it until it leaves the list.
 var notStreamGap = map[string]map[string]bool{
 	"bedrock": {"eventstream frame": true},
-	"ollama":  {"json line": true},
 }
 
 // framingErrors are the adapters whose decoders refuse foreign bytes as a
