@@ -32,7 +32,10 @@
 //     tool_use blocks and written before any text of the turn. Reordering
 //     was chosen over an error because the pairing is by id and unambiguous;
 //     only the order is a wire rule.
-//   - G11: empty text parts are dropped; a message left empty is an error.
+//   - G11: empty and white-space-only text parts are dropped (the API
+//     answers 400 "text content blocks must contain non-whitespace text"),
+//     in system, user, assistant and tool_result content; a message left
+//     empty is an error.
 //   - G09: stored arguments that are not a JSON object are an error naming
 //     the message and call; empty arguments are sent as {}.
 //   - G12: a thinking part (signed, unsigned or redacted) after a tool call
@@ -103,9 +106,13 @@
 //   - tool_use starts: input {} followed by an empty partial_json (C02,
 //     A18) gives a call whose end carries Args "{}". A start whose input is
 //     already populated (I01) is held: if input_json_delta fragments follow,
-//     they are the arguments and the start's input is discarded (A18: never
-//     a concatenation of both); if none follow, the end carries the start's
-//     input as Args.
+//     they are the arguments (A18: never a concatenation of both) as long
+//     as they repeat or extend the start's input, compared as JSON; if they
+//     drop a member of it or change one, the stream ends at the block's
+//     content_block_stop with a *DecodeError wrapping ErrMalformed and
+//     ErrInputConflict that names the block index and the call id, and the
+//     call is incomplete. If none follow, the end carries the start's input
+//     as Args.
 //   - Fragments are unquoted byte for byte, so a UTF-8 character split
 //     between fragments reassembles exactly (B05).
 //   - The call_end of the most recently stopped tool_use is held back until

@@ -28,7 +28,8 @@
 // headers. Every framing fault (ErrTruncated, ErrChecksum, ErrBadFrame,
 // ErrFrameTooLarge) is a *FrameError carrying the byte offset of the
 // frame's first byte. Memory is one frame buffer plus one entry per open
-// content block (at most 4096, ErrTooManyBlocks).
+// content block (at most 4096, ErrTooManyBlocks), and the delta text of a
+// tool_use whose start carried input (A18, bounded, see below).
 //
 // Exception frames (:message-type exception) become EventError with the
 // :exception-type header as the error type; error frames (:message-type
@@ -36,11 +37,13 @@
 //
 // Call chunks carry the contentBlockIndex exactly as sent (HasIndex set),
 // negative values included (A11); the id and name travel on the start chunk
-// only, as on the wire. The decoder does no routing. It keeps one fact per
-// open block: whether any input arrived. A toolUse block that closes with no
-// input delta at all (C02), or whose only deltas are null or empty (C06),
-// ends with Args "{}" on its end chunk, so that a no-argument call is never
-// finished with empty text. Input fragments are passed on exactly as
+// only, as on the wire. The decoder does no routing. It keeps a few facts
+// per open block: its kind, whether any input arrived, and for an
+// InvokeModel tool_use whose start carried input, that input and the delta
+// text (A18, below). A toolUse block that closes with no input delta at all
+// (C02), or whose only deltas are null or empty (C06), ends with Args "{}"
+// on its end chunk, so that a no-argument call is never finished with empty
+// text. Input fragments are passed on exactly as
 // received, including raw control characters or bad escapes (B07): repair,
 // if any, is the Buffer's job and is reported there. A toolUse input delta
 // that is a JSON object rather than a string (C04, seen from gateways) is
@@ -55,6 +58,48 @@
 // Provider-run tools in Anthropic bodies (server_tool_use and its result
 // blocks) are not client calls: they are dropped from responses and their
 // streamed input is not emitted.
+//
+// A call cut by the token limit is never a call to run (B11), and streamed
+// and whole messages agree on it. In a body (DecodeResponse) whose stop
+// reason is max_tokens or model_context_window_exceeded and whose last
+// block is a client toolUse (tool_use), that call goes to
+// Response.Incomplete with its input as received in Original: the body
+// holds the input as a parsed object, so a prefix such as {"path":"a.md"}
+// of {"path":"a.md","body":"..."} looks complete. Earlier calls were
+// finished before the model went on, and stand. The stream decoder applies
+// the same rule to the block written last: the end chunk of a stopped
+// client tool block is held back until the next frame. Content written
+// after it (a contentBlockStart or contentBlockDelta of any block, an
+// InvokeModel content_block_start or content_block_delta), a stop for
+// another reason (messageStop, message_delta with stop_reason), usage
+// (metadata, which Converse sends after messageStop, or a message_delta
+// without a stop reason), an exception or error frame, or the clean end of
+// the input (no stop reason, as a body without one) lets it through. A
+// token-limit stop drops it, so the call never ends and core.Collect
+// reports it incomplete; Args the end would have carried (a start's input,
+// or "{}" for a call without input deltas) come as an input delta instead,
+// so Original holds the input so far as in a body. The stop of another
+// block (a text block closed late) is not content and lets nothing
+// through. A stream that breaks (a *FrameError) drops the held end: the
+// frames that would say how the message ended are lost. Input cut mid-JSON
+// is incomplete either way, since the Buffer cannot finish it.
+//
+// An InvokeModel tool_use start may already carry its input (A18, I01,
+// seen from proxies) and input_json_delta fragments may follow. The start's
+// input is the call's input only when no delta comes (it ends on Args);
+// otherwise the deltas are the input, never appended to the start's (which
+// gave {"a":1}{"a":1}). Deltas that repeat the start's input or extend it
+// with more members are right. Deltas that drop a member of the start's
+// input or give it another value leave no way to tell which is the call:
+// taking either would lose data silently, so the stream ends at the
+// block's content_block_stop with a *FrameError wrapping ErrMalformed and
+// ErrInputConflict that names the block index and the call id; the call
+// has no end and is incomplete, calls completed before it stand. The check
+// compares JSON as JSON (key order, white space and number spelling make
+// no difference); delta text that is not JSON is not compared but left to
+// the Buffer, which reports it repaired or incomplete. The delta text kept
+// for the check is bounded by core.DefaultMaxArgBytes (an error wrapping
+// core.ErrArgumentsTooLarge); other blocks keep none.
 //
 // # Encoding
 //
@@ -75,8 +120,10 @@
 // *core.HistoryError is wrapped, and checked after the parts so that a
 // fault inside one part is named by its path first), and a tool name
 // outside ^[a-zA-Z0-9_-]{1,64}$ (E01, E02; core.NameMapper maps such
-// names). Empty text parts are left out of a request, since Converse and
-// Anthropic reject empty text blocks (G11); a response is written as given.
+// names). Empty and white-space-only text parts are left out of a request
+// (system text, every turn's text and plan parts, tool-result text), since
+// Converse and Anthropic reject such text blocks (G11: "text content blocks
+// must contain non-whitespace text"); a response is written as given.
 // The tool results of a user turn are put in the order of the calls they
 // answer (G05), in the slots the results held.
 //

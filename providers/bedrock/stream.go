@@ -104,7 +104,12 @@ type eventStream struct {
 // stream events, and yields canonical events one frame at a time. Frames
 // larger than the maximum frame size, cut frames and bad CRCs end the stream
 // with a *FrameError naming the frame's byte offset. Exception frames become
-// EventError events.
+// EventError events. A client tool call that the token limit cut while it
+// was the block written last never ends, so core.Collect reports it
+// incomplete as DecodeResponse does (B11), and an InvokeModel tool_use whose
+// input deltas contradict the input its start carried ends the stream with
+// a *FrameError wrapping ErrMalformed and ErrInputConflict (A18); the
+// package documentation gives both rules.
 func (a *Adapter) DecodeStream(r io.Reader) core.EventStream {
 	return &eventStream{fr: newFrameReader(r, a.maxFrame), blocks: map[int]*block{}}
 }

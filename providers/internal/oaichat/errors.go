@@ -32,13 +32,18 @@ var (
 )
 
 // Error is a codec error with its place: a byte offset in the body or
-// stream (-1 when unknown) and a JSON path (empty when unknown).
+// stream (-1 when unknown) and a path (empty when unknown).
 type Error struct {
 	// Op is the operation, such as "openai-chat: decode response".
 	Op     string
 	Offset int64
-	Path   string
-	Err    error
+	// Path is where the fault is: usually a JSON path such as
+	// choices[0].delta.tool_calls[1].function.arguments or
+	// messages[2].parts[0].kind, but for a strict tool schema
+	// EncodeRequest cannot rewrite it names the tool by index and name,
+	// tools[i] "name" (as in tools[1] "echo"), which is no JSON path.
+	Path string
+	Err  error
 }
 
 func (e *Error) Error() string {

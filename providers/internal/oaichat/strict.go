@@ -58,8 +58,9 @@ func unsupported(ptr, format string, args ...any) error {
 // must have a 'type' key" reported for {} nodes (can1357/oh-my-pi #211).
 // Rewriting {} to some type was rejected: any choice would change what the
 // tool accepts without saying so. Callers name the tool: the Chat
-// Completions encoder by tools[i].input_schema, the Responses encoder by
-// the tool's name.
+// Completions encoder by index and name in Error.Path (tools[1] "echo":
+// strict schema: #/properties/x: ...), the Responses encoder by the tool's
+// name (tool "echo").
 func StrictSchema(schema json.RawMessage) (json.RawMessage, error) {
 	if len(bytes.TrimSpace(schema)) == 0 {
 		return json.RawMessage(`{"additionalProperties":false,"properties":{},"required":[],"type":"object"}`), nil
