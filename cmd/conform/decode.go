@@ -178,8 +178,7 @@ func decodeBody(adapter core.Adapter, body []byte, stream bool) (*decodeOutput, 
 		case counted.n == 0 && errors.Is(err, core.ErrNoFinish):
 			// A blank body, or one that a decoder still ends as an
 			// empty stream (Bedrock skips frames of unknown event
-			// types, Ollama JSON lines without its fields): no event
-			// at all is no answer either.
+			// types): no event at all is no answer either.
 			return nil, fmt.Errorf("no %s events in %d bytes: %w", adapter.Name(), len(body), core.ErrNotStream)
 		}
 	} else {

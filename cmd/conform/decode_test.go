@@ -161,7 +161,7 @@ func TestDecodeStatus(t *testing.T) {
 		{"cut stream", []string{"--protocol", "openai-chat", cut}, "", exitFail, `cut\.sse: .*stream ended without a finish event`},
 		{"foreign stream", []string{"--protocol", "openai-chat", foreign}, "", exitFail, `anthropic\.sse: .*openai-chat: decode stream: at byte 0: no openai-chat event in 36 bytes: not a stream of this protocol`},
 		{"foreign stream to cohere", []string{"--protocol", "cohere", good}, "", exitFail, `good\.sse: .*cohere: decode stream: at byte 0: no cohere event in \d+ bytes: not a stream of this protocol`},
-		{"foreign JSON lines to ollama", []string{"--protocol", "ollama"}, "{\"x\":1}\n{\"y\":2}\n", exitFail, `standard input: no ollama events in 16 bytes: not a stream of this protocol`},
+		{"foreign JSON lines to ollama", []string{"--protocol", "ollama"}, "{\"x\":1}\n{\"y\":2}\n", exitFail, `standard input: .*ollama: decode stream: at byte offset 0: no ollama line .*: not a stream of this protocol`},
 		{"empty stdin", []string{"--protocol", "openai-chat"}, "", exitFail, `standard input: no openai-chat events in 0 bytes`},
 		{"no protocol", []string{good}, "", exitUsage, `--protocol is required`},
 		{"empty protocol", []string{"--protocol", "", good}, "", exitUsage, `--protocol: empty value`},
