@@ -176,9 +176,8 @@ func decodeBody(adapter core.Adapter, body []byte, stream bool) (*decodeOutput, 
 			// the byte where the body stops being one: no answer.
 			return nil, err
 		case counted.n == 0 && errors.Is(err, core.ErrNoFinish):
-			// A blank body, or one that a decoder still ends as an
-			// empty stream (Bedrock skips frames of unknown event
-			// types): no event at all is no answer either.
+			// A blank body, which every decoder ends as an empty
+			// stream: no event at all is no answer either.
 			return nil, fmt.Errorf("no %s events in %d bytes: %w", adapter.Name(), len(body), core.ErrNotStream)
 		}
 	} else {

@@ -97,6 +97,10 @@ type eventStream struct {
 	// block: a token-limit stop drops it (B11), anything written after
 	// the block lets it through.
 	pending *core.Event
+	// known is set by the first frame of the protocol; foreign is the
+	// offset of the first frame that was not one, or -1.
+	known   bool
+	foreign int64
 }
 
 // DecodeStream reads a ConverseStream body, or an
@@ -111,7 +115,7 @@ type eventStream struct {
 // a *FrameError wrapping ErrMalformed and ErrInputConflict (A18); the
 // package documentation gives both rules.
 func (a *Adapter) DecodeStream(r io.Reader) core.EventStream {
-	return &eventStream{fr: newFrameReader(r, a.maxFrame), blocks: map[int]*block{}}
+	return &eventStream{fr: newFrameReader(r, a.maxFrame), blocks: map[int]*block{}, foreign: -1}
 }
 
 // Next returns the next event, io.EOF after the last one, or the error that
@@ -130,6 +134,11 @@ func (s *eventStream) Next() (core.Event, error) {
 			// call, as a body without a stop reason does.
 			s.flush()
 			s.err = io.EOF
+			if !s.known && s.foreign >= 0 {
+				// Frames, but none of a Converse or InvokeModel
+				// stream: not a Bedrock response stream.
+				s.err = &FrameError{Offset: s.foreign, Err: fmt.Errorf("no bedrock event frame (an exception, or an event of a type Converse or InvokeModel streams send): %w", core.ErrNotStream)}
+			}
 			continue
 		}
 		if err != nil {
@@ -184,23 +193,28 @@ func (s *eventStream) frame(msg eventstream.Message, off int64) error {
 		if body.Message == "" {
 			body.Message = string(bytes.TrimSpace(msg.Payload))
 		}
+		s.known = true
 		s.flush()
 		s.emit(core.Event{Kind: core.EventError, Error: &core.ProviderError{Type: headerString(msg, ":exception-type"), Message: body.Message}})
 		return nil
 	case "error":
+		s.known = true
 		s.flush()
 		s.emit(core.Event{Kind: core.EventError, Error: &core.ProviderError{Type: "error", Code: headerString(msg, ":error-code"), Message: headerString(msg, ":error-message")}})
 		return nil
 	case "event", "":
 	default:
-		return nil // unknown message types are ignored
+		s.noteForeign(off) // unknown message types are ignored
+		return nil
 	}
 	et := headerString(msg, ":event-type")
 	switch et {
 	case "messageStart", "contentBlockStart", "contentBlockDelta", "contentBlockStop", "messageStop", "metadata", "chunk":
 	default:
-		return nil // unknown event types are ignored
+		s.noteForeign(off) // unknown event types are ignored
+		return nil
 	}
+	s.known = true
 	var ev cvStreamEvent
 	if err := json.Unmarshal(msg.Payload, &ev); err != nil {
 		return &FrameError{Offset: off, EventType: et, Err: payloadError(err)}
@@ -209,6 +223,14 @@ func (s *eventStream) frame(msg eventstream.Message, off int64) error {
 		return &FrameError{Offset: off, EventType: et, Err: err}
 	}
 	return nil
+}
+
+// noteForeign notes the offset of the first frame of no Bedrock stream, for
+// the error of a stream that has no other kind.
+func (s *eventStream) noteForeign(off int64) {
+	if s.foreign < 0 {
+		s.foreign = off
+	}
 }
 
 // payloadError places an encoding/json error of a frame's payload.

@@ -431,3 +431,23 @@ func TestInvokeStreamA18Limit(t *testing.T) {
 		t.Errorf("error %q does not name the block and call", err)
 	}
 }
+
+// TestStreamNotBedrock checks that frames none of which is a Converse or
+// InvokeModel stream event are refused at the first of them, wrapping
+// core.ErrNotStream, while a stream with an unknown frame among its own
+// still decodes (AWS may add event types).
+func TestStreamNotBedrock(t *testing.T) {
+	foreign := frames(t, "somethingElse", `{}`, "anotherThing", `{}`)
+	_, err := core.Collect(New().DecodeStream(bytes.NewReader(foreign)))
+	var fe *FrameError
+	if !errors.Is(err, core.ErrNotStream) || !errors.As(err, &fe) || fe.Offset != 0 {
+		t.Fatalf("error %v, want a *FrameError at byte 0 wrapping core.ErrNotStream", err)
+	}
+	mixed := frames(t, "somethingElse", `{}`,
+		"contentBlockDelta", `{"contentBlockIndex":0,"delta":{"text":"hi"}}`,
+		"messageStop", `{"stopReason":"end_turn"}`)
+	resp, err := core.Collect(New().DecodeStream(bytes.NewReader(mixed)))
+	if err != nil || resp.Text() != "hi" {
+		t.Fatalf("a stream with an unknown frame among its own: %v, text %q", err, resp.Text())
+	}
+}

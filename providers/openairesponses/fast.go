@@ -29,7 +29,10 @@ func newSSEInput(r io.Reader, max int) *sseInput {
 }
 
 // countingReader counts the bytes read and notes whether any of them was
-// more than white space.
+// more than ASCII white space (space, tab, CR, LF: the only white space SSE
+// framing knows), as wire.SSEReader's does. Judging bytes one at a time
+// keeps the verdict independent of how the body is split into reads, which
+// a Unicode space split across two reads would not be.
 type countingReader struct {
 	r     io.Reader
 	n     int64
@@ -40,7 +43,7 @@ func (c *countingReader) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
 	c.n += int64(n)
 	if !c.solid {
-		c.solid = len(bytes.TrimSpace(p[:n])) > 0
+		c.solid = len(bytes.Trim(p[:n], " \t\r\n")) > 0
 	}
 	return n, err
 }
@@ -48,7 +51,8 @@ func (c *countingReader) Read(p []byte) (int, error) {
 // Offset returns the number of bytes read so far.
 func (s *sseInput) Offset() int64 { return s.in.n }
 
-// Blank reports whether the bytes read so far are all white space.
+// Blank reports whether the bytes read so far are all ASCII white space
+// (an empty body is blank).
 func (s *sseInput) Blank() bool { return !s.in.solid }
 
 // Next returns the next event, whose Data is valid until the next call,

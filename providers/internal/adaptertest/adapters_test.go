@@ -124,18 +124,10 @@ func foreignStreams(t *testing.T) map[string][]byte {
 	}
 }
 
-// notStreamGap lists, per adapter, the foreign bodies its stream decoder
-// still ends cleanly, as an empty stream, leaving core.Collect to say
-// ErrNoFinish with no offset: Bedrock skips frames of unknown event
-// types. The test requires each gap to still be there, so
-// that fixing one fails it until it leaves the list.
-var notStreamGap = map[string]map[string]bool{
-	"bedrock": {"eventstream frame": true},
-}
-
-// framingErrors are the adapters whose decoders refuse foreign bytes as a
-// framing or syntax error at byte 0 (a binary frame, a JSON line) rather
-// than with core.ErrNotStream; the SSE adapters read any text as SSE and
+// framingErrors are the adapters whose decoders may refuse foreign bytes as
+// a framing or syntax error at byte 0 (text that is no binary frame or JSON
+// line) rather than with core.ErrNotStream, which they give for well-formed
+// frames or lines of no protocol; the SSE adapters read any text as SSE and
 // must say core.ErrNotStream.
 var framingErrors = map[string]bool{"bedrock": true, "ollama": true}
 
@@ -149,12 +141,6 @@ func TestNotAStreamNamesAnOffset(t *testing.T) {
 		for name, body := range bodies {
 			t.Run(a.Name()+"/"+name, func(t *testing.T) {
 				_, err := adaptertest.Drain(a.DecodeStream(bytes.NewReader(body)))
-				if notStreamGap[a.Name()][name] {
-					if err != nil {
-						t.Fatalf("error %v: the gap is fixed, take %s %q out of notStreamGap", err, a.Name(), name)
-					}
-					return
-				}
 				off, ok := offsetOf(err)
 				if err == nil || !ok || off != 0 {
 					t.Fatalf("error %v (offset %d, %v), want one naming byte 0", err, off, ok)
@@ -175,15 +161,6 @@ func TestNotAStreamNamesAnOffset(t *testing.T) {
 	}
 }
 
-// readSizeGap lists the adapters whose verdict on a body of no protocol
-// still depends on how the body is read: wire.SSEReader's Blank trims each
-// read with bytes.TrimSpace, so a Unicode space (U+00A0, U+2028) is blank
-// when read whole and not when its bytes arrive in separate reads. The fix
-// belongs in wire/sse.go, outside this change; the test requires the gap
-// to still be there, so that fixing it fails the test until the list is
-// emptied.
-var readSizeGap = map[string]bool{"anthropic": true, "openai-responses": true}
-
 // TestNotAStreamReadSizes checks that every adapter gives the same error,
 // or none, for a body of no protocol or a blank one whether it reads the
 // body whole or one byte at a time.
@@ -191,20 +168,12 @@ func TestNotAStreamReadSizes(t *testing.T) {
 	bodies := []string{"\u00a0\n", "\n\u2028", "  \n\nhello", "event: zz\ndata: {}\n\n", " \r\n"}
 	for _, a := range providers.All() {
 		t.Run(a.Name(), func(t *testing.T) {
-			differ := 0
 			for _, body := range bodies {
 				_, whole := adaptertest.Drain(a.DecodeStream(strings.NewReader(body)))
 				_, bytewise := adaptertest.Drain(a.DecodeStream(adaptertest.SplitReader([]byte(body))))
-				if fmt.Sprint(whole) == fmt.Sprint(bytewise) {
-					continue
-				}
-				differ++
-				if !readSizeGap[a.Name()] {
+				if fmt.Sprint(whole) != fmt.Sprint(bytewise) {
 					t.Errorf("%q: whole %v, one byte at a time %v", body, whole, bytewise)
 				}
-			}
-			if readSizeGap[a.Name()] && differ == 0 {
-				t.Fatalf("the gap is fixed, take %s out of readSizeGap", a.Name())
 			}
 		})
 	}

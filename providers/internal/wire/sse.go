@@ -19,7 +19,10 @@ type SSEEvent struct {
 }
 
 // countingReader counts the bytes read, for the offset of a truncation,
-// and notes whether any of them was more than white space.
+// and notes whether any of them was more than ASCII white space (space,
+// tab, CR, LF: the only white space SSE framing knows). Judging bytes one
+// at a time keeps the verdict independent of how the body is split into
+// reads, which a Unicode space split across two reads would not be.
 type countingReader struct {
 	r     io.Reader
 	n     int64
@@ -30,7 +33,7 @@ func (c *countingReader) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
 	c.n += int64(n)
 	if !c.solid {
-		c.solid = len(bytes.TrimSpace(p[:n])) > 0
+		c.solid = len(bytes.Trim(p[:n], " \t\r\n")) > 0
 	}
 	return n, err
 }
@@ -57,8 +60,8 @@ func NewSSEReader(r io.Reader, max int, protocol string, tooLarge error) *SSERea
 // Offset returns the number of bytes read so far.
 func (s *SSEReader) Offset() int64 { return s.cr.n }
 
-// Blank reports whether the bytes read so far are all white space (an
-// empty body is blank).
+// Blank reports whether the bytes read so far are all ASCII white space
+// (an empty body is blank).
 func (s *SSEReader) Blank() bool { return !s.cr.solid }
 
 // NotStream is the error of a stream decoder that met the end of a
