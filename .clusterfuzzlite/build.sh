@@ -285,6 +285,7 @@ fuzzer providers/gemini FuzzDecodeResponse
 fuzzer providers/gemini FuzzDecodeStream
 fuzzer providers/gemini FuzzFastPath
 fuzzer providers/gemini FuzzSanitizeSchema
+fuzzer providers/internal/jsonscan FuzzScanner
 fuzzer providers/internal/oaichat FuzzFastPath
 fuzzer providers/internal/oaichat FuzzStrictSchema
 fuzzer providers/internal/sse FuzzDecoder
