@@ -98,12 +98,12 @@ func TestObject(t *testing.T) {
 		{`{}`, true, nil},
 		{`{"a":1,"b":2}`, true, []string{"a=1", "b=2"}},
 		{`{"x":{"y":[1]},"b":2}`, true, []string{"b=2"}},
-		{`{"x":1,"x":2}`, true, nil},          // repeated skipped keys are ignored by encoding/json too
+		{`{"x":1,"x":2}`, true, nil},              // repeated skipped keys are ignored by encoding/json too
 		{`{"a":1,"a":2}`, false, []string{"a=1"}}, // a read key may not repeat
-		{`{"A":1}`, false, nil},                 // case folded match of a read key
-		{`{"error":1}`, false, nil},             // case folded match of a known name
-		{`{"\u0061":1}`, false, nil},            // escaped key
-		{"{\"\xc3\xa9\":1}", false, nil},        // non-ASCII key
+		{`{"A":1}`, false, nil},                   // case folded match of a read key
+		{`{"error":1}`, false, nil},               // case folded match of a known name
+		{`{"\u0061":1}`, false, nil},              // escaped key
+		{"{\"\xc3\xa9\":1}", false, nil},          // non-ASCII key
 		{`{"a":x}`, false, nil},
 		{`{"a":1`, false, []string{"a=1"}},
 		{`{"a":1 "b":2}`, false, []string{"a=1"}},
