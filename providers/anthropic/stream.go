@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math/big"
 
 	"github.com/toolconform/conform/core"
 	"github.com/toolconform/conform/providers/internal/wire"
@@ -48,94 +47,10 @@ var ErrInputConflict = errors.New("tool_use start input contradicts its streamed
 // checkStartInput returns an error when the streamed input of block b
 // (index i) contradicts its populated start input (A18).
 func (s *stream) checkStartInput(ev wire.SSEEvent, i int, b *blockState) error {
-	if b.startInput == "" || !b.sawDelta {
-		return nil
-	}
-	start, ok := decodeNumbers([]byte(b.startInput))
-	if !ok {
-		return nil
-	}
-	streamed, ok := decodeNumbers(b.streamed)
-	if !ok || within(start, streamed) {
+	if b.startInput == "" || !b.sawDelta || !wire.InputConflict([]byte(b.startInput), b.streamed) {
 		return nil
 	}
 	return &DecodeError{Protocol: protocolName, Op: "decode stream", Offset: ev.Offset, Err: fmt.Errorf("%w: %w: tool_use block %d (id %q): start input %s, streamed input %s", ErrMalformed, ErrInputConflict, i, b.id, b.startInput, b.streamed)}
-}
-
-// decodeNumbers decodes one JSON value with numbers as json.Number; ok is
-// false when data is not exactly one JSON value.
-func decodeNumbers(data []byte) (v any, ok bool) {
-	if !json.Valid(data) {
-		return nil, false
-	}
-	d := json.NewDecoder(bytes.NewReader(data))
-	d.UseNumber()
-	if d.Decode(&v) != nil {
-		return nil, false
-	}
-	return v, true
-}
-
-// within reports whether JSON value a is contained in b: equal values, or
-// objects where every member of a is within the same member of b.
-func within(a, b any) bool {
-	if ao, ok := a.(map[string]any); ok {
-		bo, ok := b.(map[string]any)
-		if !ok {
-			return false
-		}
-		for k, av := range ao {
-			bv, ok := bo[k]
-			if !ok || !within(av, bv) {
-				return false
-			}
-		}
-		return true
-	}
-	return jsonEqual(a, b)
-}
-
-// jsonEqual reports whether two decoded JSON values (numbers as
-// json.Number) are equal as JSON.
-func jsonEqual(a, b any) bool {
-	switch av := a.(type) {
-	case map[string]any:
-		bv, ok := b.(map[string]any)
-		if !ok || len(av) != len(bv) {
-			return false
-		}
-		for k, x := range av {
-			y, ok := bv[k]
-			if !ok || !jsonEqual(x, y) {
-				return false
-			}
-		}
-		return true
-	case []any:
-		bv, ok := b.([]any)
-		if !ok || len(av) != len(bv) {
-			return false
-		}
-		for k := range av {
-			if !jsonEqual(av[k], bv[k]) {
-				return false
-			}
-		}
-		return true
-	case json.Number:
-		bv, ok := b.(json.Number)
-		if !ok {
-			return false
-		}
-		if av == bv {
-			return true
-		}
-		x, okx := new(big.Float).SetPrec(256).SetString(string(av))
-		y, oky := new(big.Float).SetPrec(256).SetString(string(bv))
-		return okx && oky && x.Cmp(y) == 0
-	default: // string, bool, nil
-		return a == b
-	}
 }
 
 type streamEvent struct {

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math/big"
 
 	"github.com/aws/aws-sdk-go-v2/aws/protocol/eventstream"
 	"github.com/toolconform/conform/core"
@@ -545,15 +544,7 @@ var ErrInputConflict = errors.New("tool_use start input contradicts its streamed
 // the call's input. Either side that is not one JSON value is not compared:
 // the Buffer reports delta text that is not JSON (repaired or incomplete).
 func checkStartInput(i int, b *block) error {
-	if b.startInput == "" || b.argBytes == 0 {
-		return nil
-	}
-	start, ok := decodeNumbers([]byte(b.startInput))
-	if !ok {
-		return nil
-	}
-	streamed, ok := decodeNumbers(b.streamed)
-	if !ok || within(start, streamed) {
+	if b.startInput == "" || b.argBytes == 0 || !wire.InputConflict([]byte(b.startInput), b.streamed) {
 		return nil
 	}
 	return fmt.Errorf("%w: %w: tool_use block %d (id %q): start input %s, streamed input %s", ErrMalformed, ErrInputConflict, i, b.id, clip(b.startInput), clip(string(b.streamed)))
@@ -566,80 +557,4 @@ func clip(s string) string {
 		return s
 	}
 	return s[:n] + "..."
-}
-
-// decodeNumbers decodes exactly one JSON value with numbers as
-// json.Number; ok is false when data is anything else.
-func decodeNumbers(data []byte) (v any, ok bool) {
-	if !json.Valid(data) {
-		return nil, false
-	}
-	d := json.NewDecoder(bytes.NewReader(data))
-	d.UseNumber()
-	if d.Decode(&v) != nil {
-		return nil, false
-	}
-	return v, true
-}
-
-// within reports whether JSON value a is contained in b: equal values, or
-// objects where every member of a is within the same member of b.
-func within(a, b any) bool {
-	ao, ok := a.(map[string]any)
-	if !ok {
-		return jsonEqual(a, b)
-	}
-	bo, ok := b.(map[string]any)
-	if !ok {
-		return false
-	}
-	for k, av := range ao {
-		if bv, ok := bo[k]; !ok || !within(av, bv) {
-			return false
-		}
-	}
-	return true
-}
-
-// jsonEqual reports whether two decoded JSON values (numbers as
-// json.Number) are equal as JSON: key order does not matter, and numbers
-// are compared by value (1, 1.0 and 1e0 are equal).
-func jsonEqual(a, b any) bool {
-	switch av := a.(type) {
-	case map[string]any:
-		bv, ok := b.(map[string]any)
-		if !ok || len(av) != len(bv) {
-			return false
-		}
-		for k, x := range av {
-			if y, ok := bv[k]; !ok || !jsonEqual(x, y) {
-				return false
-			}
-		}
-		return true
-	case []any:
-		bv, ok := b.([]any)
-		if !ok || len(av) != len(bv) {
-			return false
-		}
-		for k := range av {
-			if !jsonEqual(av[k], bv[k]) {
-				return false
-			}
-		}
-		return true
-	case json.Number:
-		bv, ok := b.(json.Number)
-		if !ok {
-			return false
-		}
-		if av == bv {
-			return true
-		}
-		x, okx := new(big.Float).SetPrec(256).SetString(string(av))
-		y, oky := new(big.Float).SetPrec(256).SetString(string(bv))
-		return okx && oky && x.Cmp(y) == 0
-	default: // string, bool, nil
-		return a == b
-	}
 }
