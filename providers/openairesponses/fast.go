@@ -5,11 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
-	"unicode/utf8"
-	"unsafe"
 
 	"github.com/toolconform/conform/core"
+	"github.com/toolconform/conform/providers/internal/jsonscan"
 	"github.com/toolconform/conform/providers/internal/sse"
 	"github.com/toolconform/conform/providers/internal/wire"
 )
@@ -127,8 +125,8 @@ type fastEvent struct {
 // item_id that is not a well-formed string, and any syntax error.
 func (s *stream) fast(data []byte) bool {
 	var f fastEvent
-	p := scanner{b: data}
-	if !p.event(&f) || f.kind == fastNone {
+	p := jsonscan.New(data)
+	if !event(&p, &f) || f.kind == fastNone {
 		return false
 	}
 	var itemID string
@@ -142,17 +140,14 @@ func (s *stream) fast(data []byte) bool {
 	var delta string
 	switch {
 	case !f.hasDlt || f.kind == fastIgnored:
-	case !f.dltEsc:
-		delta = s.arenaString(f.delta)
 	default:
 		// As wire.UnquoteRaw: bytes that are not UTF-8 pass unchanged and
 		// a lone surrogate escape becomes U+FFFD.
-		out, _, err := wire.AppendUnescaped(s.scratch[:0], f.delta)
-		s.scratch = out
-		if err != nil {
+		d, ok := s.strs.Raw(f.delta, f.dltEsc)
+		if !ok {
 			return false
 		}
-		delta = s.arenaString(out)
+		delta = d
 	}
 	// Nothing can fail from here on.
 	s.known = true
@@ -183,17 +178,9 @@ func (s *stream) itemID(raw []byte, esc bool) (string, bool) {
 	if id, ok := s.itemIDs[string(raw)]; ok {
 		return id, true
 	}
-	if !utf8.Valid(raw) {
+	v, ok := s.strs.Unescaped(raw, esc)
+	if !ok {
 		return "", false
-	}
-	v := raw
-	if esc {
-		out, lone, err := wire.AppendUnescaped(s.scratch[:0], raw)
-		s.scratch = out
-		if err != nil || lone {
-			return "", false
-		}
-		v = out
 	}
 	id := string(v)
 	if s.itemIDs == nil || len(s.itemIDs) >= maxItemIDs {
@@ -201,7 +188,7 @@ func (s *stream) itemID(raw []byte, esc bool) (string, bool) {
 		// without the cache, and keeps at most maxItemIDs of them.
 		s.itemIDs = make(map[string]string)
 	}
-	if len(raw) <= arenaMax {
+	if len(raw) <= jsonscan.ArenaMax {
 		s.itemIDs[string(raw)] = id
 	}
 	return id, true
@@ -225,304 +212,40 @@ func (s *stream) chunk() *core.Chunk {
 	return c
 }
 
-// The string arena: small strings are copied into shared append-only
-// blocks instead of allocated one by one.
-const (
-	arenaBlock = 8 << 10
-	arenaMax   = 1 << 10 // longer strings get an allocation of their own
-)
-
-// arenaString returns b as a string. Strings of up to arenaMax bytes are appended
-// to the current arena block and returned as a view of it; a block is
-// never written again where a string points, so the strings are immutable
-// as Go requires, and a block is freed when no string points into it.
-func (s *stream) arenaString(b []byte) string {
-	switch {
-	case len(b) == 0:
-		return ""
-	case len(b) > arenaMax:
-		return string(b)
-	}
-	if cap(s.arena)-len(s.arena) < len(b) {
-		s.arena = make([]byte, 0, arenaBlock)
-	}
-	start := len(s.arena)
-	s.arena = append(s.arena, b...)
-	return unsafe.String(&s.arena[start], len(b))
-}
-
-// scanner reads the fast path's subset of JSON from b. Every method
-// reports false on anything outside that subset, syntax errors included.
-type scanner struct {
-	b []byte
-	i int
-}
-
-func (p *scanner) ws() {
-	for p.i < len(p.b) {
-		switch p.b[p.i] {
-		case ' ', '\t', '\r', '\n':
-			p.i++
-		default:
-			return
-		}
-	}
-}
-
-// byte consumes c after optional whitespace.
-func (p *scanner) byte(c byte) bool {
-	p.ws()
-	if p.i < len(p.b) && p.b[p.i] == c {
-		p.i++
-		return true
-	}
-	return false
-}
-
-// str consumes a string after optional whitespace and returns its content
-// between the quotes, and whether it holds escapes. Control characters and
-// malformed escapes are refused, as encoding/json refuses them.
-func (p *scanner) str() (content []byte, esc, ok bool) {
-	p.ws()
-	if p.i >= len(p.b) || p.b[p.i] != '"' {
-		return nil, false, false
-	}
-	start := p.i + 1
-	for i := start; i < len(p.b); i++ {
-		switch c := p.b[i]; {
-		case c == '"':
-			p.i = i + 1
-			return p.b[start:i], esc, true
-		case c < 0x20:
-			return nil, false, false
-		case c == '\\':
-			esc = true
-			i++
-			if i >= len(p.b) {
-				return nil, false, false
-			}
-			switch p.b[i] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-			case 'u':
-				if i+4 >= len(p.b) || !isHex(p.b[i+1]) || !isHex(p.b[i+2]) || !isHex(p.b[i+3]) || !isHex(p.b[i+4]) {
-					return nil, false, false
-				}
-				i += 4
-			default:
-				return nil, false, false
-			}
-		}
-	}
-	return nil, false, false
-}
-
-func isHex(c byte) bool {
-	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
-}
-
-// small consumes a non-negative integer of at most 9 digits with no
-// fraction or exponent, the only output_index the fast path takes.
-func (p *scanner) small() (int, bool) {
-	p.ws()
-	start, n := p.i, 0
-	for p.i < len(p.b) && p.b[p.i] >= '0' && p.b[p.i] <= '9' {
-		n = n*10 + int(p.b[p.i]-'0')
-		p.i++
-	}
-	digits := p.i - start
-	if digits == 0 || digits > 9 || (digits > 1 && p.b[start] == '0') {
-		return 0, false
-	}
-	if p.i < len(p.b) {
-		switch p.b[p.i] {
-		case '.', 'e', 'E':
-			return 0, false
-		}
-	}
-	return n, true
-}
-
-// number consumes a JSON number of any size.
-func (p *scanner) number() bool {
-	p.ws()
-	start := p.i
-	if p.i < len(p.b) && p.b[p.i] == '-' {
-		p.i++
-	}
-	digits := func() int {
-		n := 0
-		for p.i < len(p.b) && p.b[p.i] >= '0' && p.b[p.i] <= '9' {
-			p.i++
-			n++
-		}
-		return n
-	}
-	intStart := p.i
-	n := digits()
-	if n == 0 || (n > 1 && p.b[intStart] == '0') {
-		return false
-	}
-	if p.i < len(p.b) && p.b[p.i] == '.' {
-		p.i++
-		if digits() == 0 {
-			return false
-		}
-	}
-	if p.i < len(p.b) && (p.b[p.i] == 'e' || p.b[p.i] == 'E') {
-		p.i++
-		if p.i < len(p.b) && (p.b[p.i] == '+' || p.b[p.i] == '-') {
-			p.i++
-		}
-		if digits() == 0 {
-			return false
-		}
-	}
-	return p.i > start
-}
-
-// lit consumes a literal.
-func (p *scanner) lit(s string) bool {
-	if len(p.b)-p.i >= len(s) && string(p.b[p.i:p.i+len(s)]) == s {
-		p.i += len(s)
-		return true
-	}
-	return false
-}
-
-// maxSkipDepth bounds the nesting of a skipped value; deeper ones are left
-// to the general path.
-const maxSkipDepth = 32
-
-// skip consumes any JSON value, checking its syntax.
-func (p *scanner) skip(depth int) bool {
-	if depth > maxSkipDepth {
-		return false
-	}
-	p.ws()
-	if p.i >= len(p.b) {
-		return false
-	}
-	switch c := p.b[p.i]; {
-	case c == '"':
-		_, _, ok := p.str()
-		return ok
-	case c == '{':
-		p.i++
-		if p.byte('}') {
-			return true
-		}
-		for {
-			if _, _, ok := p.str(); !ok || !p.byte(':') || !p.skip(depth+1) {
-				return false
-			}
-			if p.byte(',') {
-				continue
-			}
-			return p.byte('}')
-		}
-	case c == '[':
-		p.i++
-		if p.byte(']') {
-			return true
-		}
-		for {
-			if !p.skip(depth + 1) {
-				return false
-			}
-			if p.byte(',') {
-				continue
-			}
-			return p.byte(']')
-		}
-	case c == 't':
-		return p.lit("true")
-	case c == 'f':
-		return p.lit("false")
-	case c == 'n':
-		return p.lit("null")
-	default:
-		return p.number()
-	}
-}
-
 // eventNames are the json names of streamEvent's fields: a key that
 // matches one of them, case folded, is never skipped.
 var eventNames = []string{"type", "response", "item", "item_id", "output_index", "delta", "arguments", "code", "message", "error"}
 
-// ignored reports whether encoding/json would ignore key when decoding a
-// streamEvent: an ASCII key that matches none of eventNames, case folded.
-func ignored(key []byte) bool {
-	for _, c := range key {
-		if c >= 0x80 {
-			return false
-		}
-	}
-	for _, name := range eventNames {
-		if strings.EqualFold(string(key), name) {
-			return false
-		}
-	}
-	return true
-}
+// eventKeys are the keys the fast path reads, in the order event numbers
+// them.
+var eventKeys = []string{"type", "item_id", "output_index", "delta"}
 
 // event reads a whole event of the fast path's shape into f: one object
 // whose keys are plain (unescaped) and appear at most once, type a plain
 // string, item_id a string, output_index a small integer, delta a string,
 // and any other key one that encoding/json ignores, with a value of valid
 // syntax.
-func (p *scanner) event(f *fastEvent) bool {
-	if !p.byte('{') {
-		return false
-	}
-	var seenType, seenIndex bool
-	for {
-		key, esc, ok := p.str()
-		if !ok || esc || !p.byte(':') {
-			return false
-		}
-		switch string(key) {
-		case "type":
-			v, esc, ok := p.str()
-			if !ok || esc || seenType {
+func event(p *jsonscan.Scanner, f *fastEvent) bool {
+	var seenType bool
+	ok := p.Object(eventKeys, eventNames, func(k int) bool {
+		switch k {
+		case 0: // type
+			v, esc, ok := p.Str()
+			if !ok || esc {
 				return false
 			}
 			seenType, f.kind = true, fastType(v)
-		case "item_id":
-			if f.hasItem {
-				return false
-			}
-			f.itemID, f.itemEsc, f.hasItem = p.str()
-			if !f.hasItem {
-				return false
-			}
-		case "output_index":
-			if seenIndex {
-				return false
-			}
-			seenIndex = true
-			if f.index, f.hasIndex = p.small(); !f.hasIndex {
-				return false
-			}
-		case "delta":
-			if f.hasDlt {
-				return false
-			}
-			f.delta, f.dltEsc, f.hasDlt = p.str()
-			if !f.hasDlt {
-				return false
-			}
-		default:
-			if !ignored(key) || !p.skip(0) {
-				return false
-			}
+		case 1: // item_id
+			f.itemID, f.itemEsc, f.hasItem = p.Str()
+			return f.hasItem
+		case 2: // output_index
+			f.index, f.hasIndex = p.Small()
+			return f.hasIndex
+		default: // delta
+			f.delta, f.dltEsc, f.hasDlt = p.Str()
+			return f.hasDlt
 		}
-		if p.byte(',') {
-			continue
-		}
-		if !p.byte('}') {
-			return false
-		}
-		p.ws()
-		return seenType && p.i == len(p.b)
-	}
+		return true
+	})
+	return ok && seenType && p.End()
 }

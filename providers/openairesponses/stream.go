@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/toolconform/conform/core"
+	"github.com/toolconform/conform/providers/internal/jsonscan"
 	"github.com/toolconform/conform/providers/internal/wire"
 )
 
@@ -50,12 +51,10 @@ type stream struct {
 	// fastHits counts the events it decoded.
 	noFast   bool
 	fastHits int
-	// chunks, arena and scratch are reused storage, and itemIDs the
-	// strings of the item ids the fast path read, by their raw bytes (see
-	// fast.go).
+	// chunks and strs are reused storage, and itemIDs the strings of the
+	// item ids the fast path read, by their raw bytes (see fast.go).
 	chunks  []core.Chunk
-	arena   []byte
-	scratch []byte
+	strs    jsonscan.Strings
 	itemIDs map[string]string
 }
 
