@@ -490,14 +490,8 @@ func (e *ThinkingOrderError) Unwrap() error { return ErrThinkingOrder }
 // thinking part after a tool call (G12); see the package documentation for
 // why this is an error and not a reordering.
 func checkThinkingOrder(i int, m core.Message) error {
-	callID, seen := "", false
-	for j, p := range m.Parts {
-		switch {
-		case p.Kind == core.PartToolCall && p.Call != nil:
-			callID, seen = p.Call.ID, true
-		case p.Kind == core.PartThinking && seen:
-			return &ThinkingOrderError{Message: i, Part: j, CallID: callID}
-		}
+	if j, callID, ok := wire.ThinkingAfterCall(m.Parts); ok {
+		return &ThinkingOrderError{Message: i, Part: j, CallID: callID}
 	}
 	return nil
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/toolconform/conform/core"
+	"github.com/toolconform/conform/providers/internal/wire"
 )
 
 // Converse request shapes. Pointers and RawMessage keep absent apart from
@@ -311,14 +312,8 @@ func checkThinkingOrder(msgs []core.Message) error {
 		if m.Role != core.RoleAssistant {
 			continue
 		}
-		callID, seen := "", false
-		for j, p := range m.Parts {
-			switch {
-			case p.Kind == core.PartToolCall && p.Call != nil:
-				callID, seen = p.Call.ID, true
-			case p.Kind == core.PartThinking && seen:
-				return &ThinkingOrderError{Message: i, Part: j, CallID: callID}
-			}
+		if j, callID, ok := wire.ThinkingAfterCall(m.Parts); ok {
+			return &ThinkingOrderError{Message: i, Part: j, CallID: callID}
 		}
 	}
 	return nil
