@@ -62,17 +62,11 @@ func object[T any](raw json.RawMessage, field string) (*T, error) {
 }
 
 type eventStream struct {
-	in    *inputReader
+	in    *wire.StreamInput
 	dec   *sse.Decoder
 	q     wire.Queue
 	calls map[int]int // open calls by index: argument bytes received
 	err   error
-	// known is set by the first event of the protocol; unknownAt is the
-	// offset of the first event that is not one (sawUnknown), for the
-	// error of input that is no Cohere stream at all.
-	known      bool
-	sawUnknown bool
-	unknownAt  int64
 }
 
 // knownEvents are the event types of the v2 chat stream.
@@ -80,24 +74,6 @@ var knownEvents = map[string]bool{
 	"message-start": true, "content-start": true, "content-delta": true, "content-end": true,
 	"tool-plan-delta": true, "tool-call-start": true, "tool-call-delta": true, "tool-call-end": true,
 	"citation-start": true, "citation-end": true, "message-end": true, "debug": true,
-}
-
-// inputReader counts the bytes read and notes whether any of them was more
-// than white space (ASCII space, tab, CR or LF, whatever the reads' sizes),
-// for the error of input that is no stream of the protocol.
-type inputReader struct {
-	r     io.Reader
-	n     int64
-	solid bool
-}
-
-func (in *inputReader) Read(p []byte) (int, error) {
-	n, err := in.r.Read(p)
-	in.n += int64(n)
-	if !in.solid {
-		in.solid = len(bytes.Trim(p[:n], " \t\r\n")) > 0
-	}
-	return n, err
 }
 
 // DecodeStream reads a Cohere v2 chat stream (SSE; the event type is taken
@@ -113,7 +89,7 @@ func (a *Adapter) DecodeStream(r io.Reader) core.EventStream {
 	if a.maxEvent > 0 {
 		opts = append(opts, sse.MaxEventSize(a.maxEvent))
 	}
-	in := &inputReader{r: r}
+	in := wire.NewStreamInput(r)
 	return &eventStream{in: in, dec: sse.NewDecoder(in, opts...), calls: map[int]int{}}
 }
 
@@ -121,22 +97,17 @@ func (a *Adapter) DecodeStream(r io.Reader) core.EventStream {
 // io.EOF, or a *StreamError wrapping core.ErrNotStream for input that is
 // not blank but held no event of the protocol.
 func (s *eventStream) atEOF() error {
-	if s.known || !s.in.solid {
+	off, n, ok := s.in.NotStream()
+	if !ok {
 		return io.EOF
 	}
-	off := int64(0)
-	if s.sawUnknown {
-		off = s.unknownAt
-	}
-	return &StreamError{Offset: off, Err: fmt.Errorf("no cohere event in %d bytes: %w", s.in.n, core.ErrNotStream)}
+	return &StreamError{Offset: off, Err: fmt.Errorf("no cohere event in %d bytes: %w", n, core.ErrNotStream)}
 }
 
 // unknown notes an event that is not one of the protocol's, the first of
 // which is the place named by the error of a body that is no stream.
 func (s *eventStream) unknown() {
-	if !s.known && !s.sawUnknown {
-		s.sawUnknown, s.unknownAt = true, s.dec.Offset()
-	}
+	s.in.Unknown(s.dec.Offset())
 }
 
 // Next returns the next event, io.EOF after the last one, or the error that
@@ -191,7 +162,7 @@ func (s *eventStream) event(raw sse.Event) error {
 		typ = raw.Type
 	}
 	if knownEvents[typ] {
-		s.known = true
+		s.in.Known()
 	} else {
 		s.unknown()
 	}
