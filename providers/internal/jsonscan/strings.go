@@ -17,83 +17,105 @@ const (
 	ArenaMax = 1 << 10
 )
 
-// Strings turns the string contents a Scanner returns into Go strings,
-// reusing one unescape buffer and an arena for small strings. The zero
-// value is ready to use; a fast path keeps one for its whole stream.
-type Strings struct {
-	arena, scratch []byte
-}
+// Arena holds the bytes of small strings: an append-only block that
+// String copies them into, so that a stream of small values costs an
+// allocation per block rather than one per string. The zero value is
+// ready to use.
+type Arena []byte
 
 // String returns b as a string. Strings of up to ArenaMax bytes are
 // appended to the current arena block and returned as a view of it; a
 // block is never written again where a string points, so the strings are
 // immutable as Go requires, and a block is freed when no string points
 // into it.
-func (t *Strings) String(b []byte) string {
+func (a *Arena) String(b []byte) string {
 	switch {
 	case len(b) == 0:
 		return ""
 	case len(b) > ArenaMax:
 		return string(b)
 	}
-	if cap(t.arena)-len(t.arena) < len(b) {
-		t.arena = make([]byte, 0, ArenaBlock)
+	if cap(*a)-len(*a) < len(b) {
+		*a = make([]byte, 0, ArenaBlock)
 	}
-	start := len(t.arena)
-	t.arena = append(t.arena, b...)
-	return unsafe.String(&t.arena[start], len(b))
+	start := len(*a)
+	*a = append(*a, b...)
+	return unsafe.String(&(*a)[start], len(b))
 }
 
-// Text returns the value of a string from its content between the quotes,
-// as Str returned it, exactly as encoding/json would decode it. It reports
-// false for invalid UTF-8 and for \u escapes of lone surrogates, which
-// encoding/json replaces with U+FFFD and a general path must handle.
-func (t *Strings) Text(raw []byte, esc bool) (string, bool) {
-	if !utf8.Valid(raw) {
-		return "", false
-	}
-	if !esc {
-		return t.String(raw), true
-	}
-	out, lone, err := wire.AppendUnescaped(t.scratch[:0], raw)
-	t.scratch = out
-	if err != nil || lone {
-		return "", false
-	}
-	return t.String(out), true
-}
-
-// Raw returns the value of a string from its content between the quotes
-// as wire.UnquoteRaw would: bytes that are not valid UTF-8 pass unchanged
-// and a \u escape of a lone surrogate becomes U+FFFD. It reports false
-// only for a malformed escape, which Str never returns.
-func (t *Strings) Raw(raw []byte, esc bool) (string, bool) {
-	if !esc {
-		return t.String(raw), true
-	}
-	out, _, err := wire.AppendUnescaped(t.scratch[:0], raw)
-	t.scratch = out
-	if err != nil {
-		return "", false
-	}
-	return t.String(out), true
-}
-
-// Unescaped returns the value of a string from its content between the
-// quotes, refusing invalid UTF-8 and lone surrogate escapes as Text does,
-// as a view that is valid until the next call of a Strings method: for a
-// caller that looks a value up before deciding to keep it.
-func (t *Strings) Unescaped(raw []byte, esc bool) ([]byte, bool) {
+// Unescape returns the value of a string from its content between the
+// quotes, as Str returned it, exactly as encoding/json would decode it:
+// the content itself when it holds no escapes, else the value unescaped
+// into *scratch, which it reuses, valid until the next use of *scratch.
+// It reports false for invalid UTF-8 and for \u escapes of lone
+// surrogates, which encoding/json replaces with U+FFFD and a general path
+// must handle.
+func Unescape(scratch *[]byte, raw []byte, esc bool) ([]byte, bool) {
 	if !utf8.Valid(raw) {
 		return nil, false
 	}
 	if !esc {
 		return raw, true
 	}
-	out, lone, err := wire.AppendUnescaped(t.scratch[:0], raw)
-	t.scratch = out
+	out, lone, err := wire.AppendUnescaped((*scratch)[:0], raw)
+	*scratch = out
 	if err != nil || lone {
 		return nil, false
 	}
 	return out, true
+}
+
+// UnescapeRaw is Unescape as wire.UnquoteRaw decodes: bytes that are not
+// valid UTF-8 pass unchanged and a \u escape of a lone surrogate becomes
+// U+FFFD. It reports false only for a malformed escape, which Str never
+// returns.
+func UnescapeRaw(scratch *[]byte, raw []byte, esc bool) ([]byte, bool) {
+	if !esc {
+		return raw, true
+	}
+	out, _, err := wire.AppendUnescaped((*scratch)[:0], raw)
+	*scratch = out
+	if err != nil {
+		return nil, false
+	}
+	return out, true
+}
+
+// Strings turns the string contents a Scanner returns into Go strings,
+// with an Arena for small strings and one reused unescape buffer. The zero
+// value is ready to use; a fast path keeps one for its whole stream.
+type Strings struct {
+	arena   Arena
+	scratch []byte
+}
+
+// String returns b as a string, from the arena when it is small (see
+// Arena.String).
+func (t *Strings) String(b []byte) string { return t.arena.String(b) }
+
+// Text returns the value of a string from its content between the quotes
+// as a string, refusing what Unescape refuses.
+func (t *Strings) Text(raw []byte, esc bool) (string, bool) {
+	v, ok := Unescape(&t.scratch, raw, esc)
+	if !ok {
+		return "", false
+	}
+	return t.arena.String(v), true
+}
+
+// Raw returns the value of a string from its content between the quotes
+// as a string, decoded as UnescapeRaw decodes it.
+func (t *Strings) Raw(raw []byte, esc bool) (string, bool) {
+	v, ok := UnescapeRaw(&t.scratch, raw, esc)
+	if !ok {
+		return "", false
+	}
+	return t.arena.String(v), true
+}
+
+// Unescaped is Unescape into the reused buffer of t: a view valid until
+// the next call of a Strings method, for a caller that looks a value up
+// before deciding to keep it.
+func (t *Strings) Unescaped(raw []byte, esc bool) ([]byte, bool) {
+	return Unescape(&t.scratch, raw, esc)
 }

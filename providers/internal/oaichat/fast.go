@@ -3,11 +3,9 @@ package oaichat
 import (
 	"strconv"
 	"strings"
-	"unicode/utf8"
-	"unsafe"
 
 	"github.com/toolconform/conform/core"
-	"github.com/toolconform/conform/providers/internal/wire"
+	"github.com/toolconform/conform/providers/internal/jsonscan"
 )
 
 // fastChunk is what the fast path reads from the common chunk shape: a
@@ -45,8 +43,8 @@ type fastChunk struct {
 // well-formed, invalid UTF-8 and any syntax error.
 func (s *stream) fast(data []byte) bool {
 	var f fastChunk
-	p := scanner{b: data}
-	if !p.chunk(&f) {
+	p := jsonscan.New(data)
+	if !chunk(&p, &f) {
 		return false
 	}
 	var text, args string
@@ -194,321 +192,43 @@ func (s *stream) chunk() *core.Chunk {
 	return c
 }
 
-// The string arena: small strings are copied into shared append-only
-// blocks instead of allocated one by one.
-const (
-	arenaBlock = 8 << 10
-	arenaMax   = 1 << 10 // longer strings get an allocation of their own
-)
-
-// str returns b as a string. Strings of up to arenaMax bytes are appended
-// to the current arena block and returned as a view of it; a block is
-// never written again where a string points, so the strings are immutable
-// as Go requires, and a block is freed when no string points into it.
+// str returns b as a string, from the stream's arena when it is small
+// (see jsonscan.Arena).
 func (s *stream) str(b []byte) string {
-	switch {
-	case len(b) == 0:
-		return ""
-	case len(b) > arenaMax:
-		return string(b)
-	}
-	if cap(s.arena)-len(s.arena) < len(b) {
-		s.arena = make([]byte, 0, arenaBlock)
-	}
-	start := len(s.arena)
-	s.arena = append(s.arena, b...)
-	return unsafe.String(&s.arena[start], len(b))
+	return (*jsonscan.Arena)(&s.arena).String(b)
 }
 
 // unescape returns the value of a JSON string from its content between
-// the quotes, which the scanner has checked, decoded by wire's
-// AppendUnescaped into the reused scratch buffer. It reports false for
-// invalid UTF-8 and for \u escapes of lone surrogates, which encoding/json
-// replaces and the general path must handle.
+// the quotes, which the scanner has checked, decoded by jsonscan.Unescape
+// into the reused scratch buffer. It reports false for invalid UTF-8 and
+// for \u escapes of lone surrogates, which encoding/json replaces and the
+// general path must handle.
 func (s *stream) unescape(raw []byte, esc bool) (string, bool) {
-	if !utf8.Valid(raw) {
+	v, ok := jsonscan.Unescape(&s.scratch, raw, esc)
+	if !ok {
 		return "", false
 	}
-	if !esc {
-		return s.str(raw), true
-	}
-	out, lone, err := wire.AppendUnescaped(s.scratch[:0], raw)
-	s.scratch = out
-	if err != nil || lone {
-		return "", false
-	}
-	return s.str(out), true
+	return s.str(v), true
 }
 
-// scanner reads the fast path's subset of JSON from b. Every method
-// reports false on anything outside that subset, syntax errors included.
-type scanner struct {
-	b []byte
-	i int
-}
-
-func (p *scanner) ws() {
-	for p.i < len(p.b) {
-		switch p.b[p.i] {
-		case ' ', '\t', '\r', '\n':
-			p.i++
-		default:
-			return
-		}
+// object is jsonscan's Object refusing an empty object, which the general
+// path handles.
+func object(p *jsonscan.Scanner, keys, known []string, field func(k int) bool) bool {
+	at := p.Pos()
+	if p.Byte('{') && p.Byte('}') {
+		return false
 	}
-}
-
-// byte consumes c after optional whitespace.
-func (p *scanner) byte(c byte) bool {
-	p.ws()
-	if p.i < len(p.b) && p.b[p.i] == c {
-		p.i++
-		return true
-	}
-	return false
-}
-
-// null consumes a null literal after optional whitespace.
-func (p *scanner) null() bool {
-	p.ws()
-	if len(p.b)-p.i >= 4 && string(p.b[p.i:p.i+4]) == "null" {
-		p.i += 4
-		return true
-	}
-	return false
-}
-
-// str consumes a string after optional whitespace and returns its content
-// between the quotes, and whether it holds escapes. Control characters and
-// malformed escapes are refused.
-func (p *scanner) str() (content []byte, esc, ok bool) {
-	p.ws()
-	if p.i >= len(p.b) || p.b[p.i] != '"' {
-		return nil, false, false
-	}
-	start := p.i + 1
-	for i := start; i < len(p.b); i++ {
-		switch c := p.b[i]; {
-		case c == '"':
-			p.i = i + 1
-			return p.b[start:i], esc, true
-		case c < 0x20:
-			return nil, false, false
-		case c == '\\':
-			esc = true
-			i++
-			if i >= len(p.b) {
-				return nil, false, false
-			}
-			switch p.b[i] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-			case 'u':
-				if i+4 >= len(p.b) || !isHex(p.b[i+1]) || !isHex(p.b[i+2]) || !isHex(p.b[i+3]) || !isHex(p.b[i+4]) {
-					return nil, false, false
-				}
-				i += 4
-			default:
-				return nil, false, false
-			}
-		}
-	}
-	return nil, false, false
-}
-
-func isHex(c byte) bool {
-	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+	p.Seek(at)
+	return p.Object(keys, known, field)
 }
 
 // strOrNull consumes a string or null.
-func (p *scanner) strOrNull() bool {
-	if p.null() {
+func strOrNull(p *jsonscan.Scanner) bool {
+	if p.Null() {
 		return true
 	}
-	_, _, ok := p.str()
+	_, _, ok := p.Str()
 	return ok
-}
-
-// small consumes a non-negative integer of at most 9 digits with no
-// fraction or exponent, the only numbers the fast path takes.
-func (p *scanner) small() (int, bool) {
-	p.ws()
-	start, n := p.i, 0
-	for p.i < len(p.b) && p.b[p.i] >= '0' && p.b[p.i] <= '9' {
-		n = n*10 + int(p.b[p.i]-'0')
-		p.i++
-	}
-	digits := p.i - start
-	if digits == 0 || digits > 9 || (digits > 1 && p.b[start] == '0') {
-		return 0, false
-	}
-	if p.i < len(p.b) {
-		switch p.b[p.i] {
-		case '.', 'e', 'E':
-			return 0, false
-		}
-	}
-	return n, true
-}
-
-// number consumes a JSON number of any size.
-func (p *scanner) number() bool {
-	p.ws()
-	start := p.i
-	if p.i < len(p.b) && p.b[p.i] == '-' {
-		p.i++
-	}
-	digits := func() int {
-		n := 0
-		for p.i < len(p.b) && p.b[p.i] >= '0' && p.b[p.i] <= '9' {
-			p.i++
-			n++
-		}
-		return n
-	}
-	intStart := p.i
-	n := digits()
-	if n == 0 || (n > 1 && p.b[intStart] == '0') {
-		return false
-	}
-	if p.i < len(p.b) && p.b[p.i] == '.' {
-		p.i++
-		if digits() == 0 {
-			return false
-		}
-	}
-	if p.i < len(p.b) && (p.b[p.i] == 'e' || p.b[p.i] == 'E') {
-		p.i++
-		if p.i < len(p.b) && (p.b[p.i] == '+' || p.b[p.i] == '-') {
-			p.i++
-		}
-		if digits() == 0 {
-			return false
-		}
-	}
-	return p.i > start
-}
-
-// object consumes an object whose values field reads, key by key. Keys
-// must be plain (unescaped) and each may appear once: field gets a key
-// number from keys (its position) and reports whether it read the value.
-// A key that is not in keys is skipped with its value when it does not
-// match, without regard to case, one of the names encoding/json would
-// give the general path (known), since the general path ignores it too;
-// otherwise the fast path gives up. An empty object is refused, as the
-// general path handles it.
-func (p *scanner) object(keys, known []string, field func(k int) bool) bool {
-	if !p.byte('{') {
-		return false
-	}
-	seen := uint32(0)
-	for {
-		key, esc, ok := p.str()
-		if !ok || esc || !p.byte(':') {
-			return false
-		}
-		k := -1
-		for j, name := range keys {
-			if string(key) == name {
-				k = j
-				break
-			}
-		}
-		switch {
-		case k >= 0:
-			if seen&(1<<k) != 0 || !field(k) {
-				return false
-			}
-			seen |= 1 << k
-		case !ignored(key, known) || !p.skip(0):
-			return false
-		}
-		if p.byte(',') {
-			continue
-		}
-		return p.byte('}')
-	}
-}
-
-// ignored reports whether encoding/json would ignore key for a struct whose
-// field names are known: an ASCII key that matches none of them, case
-// folded.
-func ignored(key []byte, known []string) bool {
-	for _, c := range key {
-		if c >= 0x80 {
-			return false
-		}
-	}
-	for _, name := range known {
-		if strings.EqualFold(string(key), name) {
-			return false
-		}
-	}
-	return true
-}
-
-// maxSkipDepth bounds the nesting of a skipped value; deeper ones are left
-// to the general path.
-const maxSkipDepth = 32
-
-// skip consumes any JSON value, checking its syntax.
-func (p *scanner) skip(depth int) bool {
-	if depth > maxSkipDepth {
-		return false
-	}
-	p.ws()
-	if p.i >= len(p.b) {
-		return false
-	}
-	switch c := p.b[p.i]; {
-	case c == '"':
-		raw, _, ok := p.str()
-		return ok && utf8.Valid(raw)
-	case c == '{':
-		p.i++
-		if p.byte('}') {
-			return true
-		}
-		for {
-			if _, _, ok := p.str(); !ok || !p.byte(':') || !p.skip(depth+1) {
-				return false
-			}
-			if p.byte(',') {
-				continue
-			}
-			return p.byte('}')
-		}
-	case c == '[':
-		p.i++
-		if p.byte(']') {
-			return true
-		}
-		for {
-			if !p.skip(depth + 1) {
-				return false
-			}
-			if p.byte(',') {
-				continue
-			}
-			return p.byte(']')
-		}
-	case c == 't':
-		return p.lit("true")
-	case c == 'f':
-		return p.lit("false")
-	case c == 'n':
-		return p.null()
-	default:
-		return p.number()
-	}
-}
-
-// lit consumes a literal.
-func (p *scanner) lit(s string) bool {
-	if len(p.b)-p.i >= len(s) && string(p.b[p.i:p.i+len(s)]) == s {
-		p.i += len(s)
-		return true
-	}
-	return false
 }
 
 // The keys the fast path knows, at each level of a chunk.
@@ -531,95 +251,95 @@ var (
 )
 
 // chunk reads a whole chunk of the common shape into f.
-func (p *scanner) chunk(f *fastChunk) bool {
-	ok := p.object(chunkKeys, chunkNames, func(k int) bool {
+func chunk(p *jsonscan.Scanner, f *fastChunk) bool {
+	ok := object(p, chunkKeys, chunkNames, func(k int) bool {
 		switch chunkKeys[k] {
 		case "id":
-			f.id, f.idEsc, f.hasID = p.str()
+			f.id, f.idEsc, f.hasID = p.Str()
 			return f.hasID
 		case "object":
-			v, esc, ok := p.str()
+			v, esc, ok := p.Str()
 			return ok && !esc && string(v) == "chat.completion.chunk"
 		case "created":
-			return p.number()
+			_, ok := p.Number()
+			return ok
 		case "model":
-			f.model, f.modelEsc, f.hasModel = p.str()
+			f.model, f.modelEsc, f.hasModel = p.Str()
 			return f.hasModel
 		case "system_fingerprint", "service_tier", "obfuscation":
-			return p.strOrNull()
+			return strOrNull(p)
 		case "usage":
-			return p.null()
+			return p.Null()
 		default: // choices
-			if !p.byte('[') {
+			if !p.Byte('[') {
 				return false
 			}
-			if p.byte(']') {
+			if p.Byte(']') {
 				return true
 			}
-			return p.choice(f) && p.byte(']')
+			return choice(p, f) && p.Byte(']')
 		}
 	})
-	p.ws()
-	return ok && p.i == len(p.b)
+	return ok && p.End()
 }
 
 // choice reads the one choice of a chunk, which must be choice 0.
-func (p *scanner) choice(f *fastChunk) bool {
-	return p.object(choiceKeys, choiceNames, func(k int) bool {
+func choice(p *jsonscan.Scanner, f *fastChunk) bool {
+	return object(p, choiceKeys, choiceNames, func(k int) bool {
 		switch choiceKeys[k] {
 		case "index":
-			n, ok := p.small()
+			n, ok := p.Small()
 			return ok && n == 0
 		case "delta":
-			return p.delta(f)
+			return delta(p, f)
 		default: // logprobs, finish_reason
-			return p.null()
+			return p.Null()
 		}
 	})
 }
 
 // delta reads a delta holding text or one argument delta.
-func (p *scanner) delta(f *fastChunk) bool {
-	return p.object(deltaKeys, deltaNames, func(k int) bool {
+func delta(p *jsonscan.Scanner, f *fastChunk) bool {
+	return object(p, deltaKeys, deltaNames, func(k int) bool {
 		switch deltaKeys[k] {
 		case "role":
-			_, _, ok := p.str()
+			_, _, ok := p.Str()
 			return ok
 		case "content":
-			if p.null() {
+			if p.Null() {
 				return true
 			}
-			f.text, f.textEsc, f.hasText = p.str()
+			f.text, f.textEsc, f.hasText = p.Str()
 			return f.hasText
 		case "tool_calls":
-			if !p.byte('[') {
+			if !p.Byte('[') {
 				return false
 			}
 			f.call = true
-			return p.object(toolCallKeys, toolCallNames, func(k int) bool {
+			return object(p, toolCallKeys, toolCallNames, func(k int) bool {
 				if toolCallKeys[k] == "index" {
-					f.index, f.hasIndex = p.small()
+					f.index, f.hasIndex = p.Small()
 					return f.hasIndex
 				}
-				return p.object(functionKeys, functionNames, func(int) bool {
-					f.args, f.argsEsc, f.hasArgs = p.str()
+				return object(p, functionKeys, functionNames, func(int) bool {
+					f.args, f.argsEsc, f.hasArgs = p.Str()
 					return f.hasArgs
 				})
-			}) && p.byte(']')
+			}) && p.Byte(']')
 		case "reasoning_content":
-			if p.null() {
+			if p.Null() {
 				return true
 			}
-			f.rc, f.rcEsc, f.hasRC = p.str()
+			f.rc, f.rcEsc, f.hasRC = p.Str()
 			return f.hasRC
 		case "reasoning":
-			if p.null() {
+			if p.Null() {
 				return true
 			}
-			f.r, f.rEsc, f.hasR = p.str()
+			f.r, f.rEsc, f.hasR = p.Str()
 			return f.hasR
 		default: // refusal
-			return p.null()
+			return p.Null()
 		}
 	})
 }
