@@ -5,13 +5,16 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 
 	goopenai "github.com/sashabaranov/go-openai"
 )
 
 // goOpenAI runs the tool turn over Chat Completions with
 // sashabaranov/go-openai, which has no stream accumulator: the deltas are
-// gathered here by index, as its README shows.
+// gathered here by index, as its README shows, each index keyed to the call
+// it first appeared on; a delta without an index continues the last call
+// when it has no id and starts a new call when it has one.
 func goOpenAI(ctx context.Context, c config) (string, error) {
 	cfg := goopenai.DefaultConfig("conform-test-key")
 	cfg.BaseURL = c.base + "/v1"
@@ -45,6 +48,10 @@ func goOpenAI(ctx context.Context, c config) (string, error) {
 		}
 		defer stream.Close()
 		msg := goopenai.ChatCompletionMessage{Role: goopenai.ChatMessageRoleAssistant}
+		// pos maps a delta's index to its call's place in msg.ToolCalls:
+		// the index is a routing key (it may be -1, as on Bedrock's
+		// endpoint, or skip numbers), not a position.
+		pos := map[int]int{}
 		for {
 			chunk, err := stream.Recv()
 			if errors.Is(err, io.EOF) {
@@ -53,17 +60,28 @@ func goOpenAI(ctx context.Context, c config) (string, error) {
 			if err != nil {
 				return goopenai.ChatCompletionMessage{}, err
 			}
-			if len(chunk.Choices) == 0 {
+			// Only choice 0 is read: a request for one choice that gets
+			// more (n > 1, A13) must not merge them.
+			ci := slices.IndexFunc(chunk.Choices, func(c goopenai.ChatCompletionStreamChoice) bool { return c.Index == 0 })
+			if ci < 0 {
 				continue
 			}
-			d := chunk.Choices[0].Delta
+			d := chunk.Choices[ci].Delta
 			msg.Content += d.Content
 			for _, tc := range d.ToolCalls {
-				i := len(msg.ToolCalls)
-				if tc.Index != nil {
-					i = *tc.Index
+				i, ok := len(msg.ToolCalls), false
+				switch {
+				case tc.Index == nil && tc.ID == "" && len(msg.ToolCalls) > 0:
+					// No index and no id: a continuation of the last call.
+					i, ok = len(msg.ToolCalls)-1, true
+				case tc.Index != nil:
+					i, ok = pos[*tc.Index]
+					if !ok {
+						i = len(msg.ToolCalls)
+						pos[*tc.Index] = i
+					}
 				}
-				for len(msg.ToolCalls) <= i {
+				if !ok {
 					msg.ToolCalls = append(msg.ToolCalls, goopenai.ToolCall{Type: goopenai.ToolTypeFunction})
 				}
 				if tc.ID != "" {
