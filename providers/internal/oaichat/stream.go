@@ -11,6 +11,7 @@ import (
 
 	"github.com/toolconform/conform/core"
 	"github.com/toolconform/conform/providers/internal/sse"
+	"github.com/toolconform/conform/providers/internal/wire"
 )
 
 // DecodeStream reads a streamed Chat Completions body (SSE, ended by
@@ -21,26 +22,8 @@ import (
 // *Error wrapping core.ErrNotStream at the offset of the first event it
 // could not use, or byte 0.
 func (c *Codec) DecodeStream(r io.Reader) core.EventStream {
-	in := &inputReader{r: r}
+	in := wire.NewStreamInput(r)
 	return &stream{c: c, op: c.op("decode stream"), in: in, dec: sse.NewDecoder(in, sse.FlushAtEOF(), sse.MaxEventSize(c.cfg.MaxEventSize))}
-}
-
-// inputReader counts the bytes read and notes whether any of them was more
-// than white space (ASCII space, tab, CR or LF, whatever the reads' sizes),
-// for the error of input that is no stream of the protocol.
-type inputReader struct {
-	r     io.Reader
-	n     int64
-	solid bool
-}
-
-func (in *inputReader) Read(p []byte) (int, error) {
-	n, err := in.r.Read(p)
-	in.n += int64(n)
-	if !in.solid {
-		in.solid = len(bytes.Trim(p[:n], " \t\r\n")) > 0
-	}
-	return n, err
 }
 
 // jsonSpace is the whitespace JSON allows around a value.
@@ -49,7 +32,7 @@ const jsonSpace = " \t\r\n"
 type stream struct {
 	c     *Codec
 	op    string
-	in    *inputReader
+	in    *wire.StreamInput
 	dec   *sse.Decoder
 	queue []core.Event
 	qi    int
@@ -59,13 +42,6 @@ type stream struct {
 	id, model string
 	metaSent  bool
 	finished  bool // a finish event was emitted
-
-	// known is set by the first event of the protocol; unknownAt is the
-	// offset of the first event that is not one (sawUnknown), for the
-	// error of input that is no Chat Completions stream at all.
-	known      bool
-	sawUnknown bool
-	unknownAt  int64
 
 	copies copyTracker
 
@@ -197,22 +173,17 @@ func (s *stream) Next() (core.Event, error) {
 // io.EOF, or an *Error wrapping core.ErrNotStream for input that is not
 // blank but held no event of the protocol.
 func (s *stream) atEOF() error {
-	if s.known || !s.in.solid {
+	off, n, ok := s.in.NotStream()
+	if !ok {
 		return io.EOF
 	}
-	off := int64(0)
-	if s.sawUnknown {
-		off = s.unknownAt
-	}
-	return &Error{Op: s.op, Offset: off, Err: fmt.Errorf("no %s event in %d bytes: %w", s.c.cfg.Name, s.in.n, core.ErrNotStream)}
+	return &Error{Op: s.op, Offset: off, Err: fmt.Errorf("no %s event in %d bytes: %w", s.c.cfg.Name, n, core.ErrNotStream)}
 }
 
 // unknown notes an event that is not one of the protocol's, the first of
 // which is the place named by the error of a body that is no stream.
 func (s *stream) unknown() {
-	if !s.sawUnknown {
-		s.sawUnknown, s.unknownAt = true, s.dec.Offset()
-	}
+	s.in.Unknown(s.dec.Offset())
 }
 
 // classify marks the stream as one of the protocol once an event's data
@@ -222,7 +193,7 @@ func (s *stream) unknown() {
 // reports it.
 func (s *stream) classify(ev sse.RawEvent, data []byte) {
 	if ev.Type == "error" {
-		s.known = true
+		s.in.Known()
 		return
 	}
 	var w struct {
@@ -237,7 +208,7 @@ func (s *stream) classify(ev sse.RawEvent, data []byte) {
 	switch {
 	case w.Choices != nil, w.Usage != nil, w.Error != nil,
 		strings.HasPrefix(w.Object, "chat.completion"), w.Object == "error":
-		s.known = true
+		s.in.Known()
 	default:
 		s.unknown()
 	}
@@ -256,9 +227,9 @@ func (s *stream) handle(ev sse.RawEvent) error {
 		s.unknown()
 		return nil // an empty data line carries nothing
 	}
-	if !s.known {
+	if !s.in.IsKnown() {
 		if string(data) == "[DONE]" {
-			s.known = true
+			s.in.Known()
 		} else {
 			s.classify(ev, data)
 		}
