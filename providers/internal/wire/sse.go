@@ -72,9 +72,24 @@ func NotStream(protocol string, offset, n int64, malformed error) *DecodeError {
 	return &DecodeError{Protocol: protocol, Op: "decode stream", Offset: offset, Err: fmt.Errorf("%w: no %s event in %d bytes: %w", malformed, protocol, n, core.ErrNotStream)}
 }
 
-// Next returns the next event, or io.EOF after the last.
+// Next returns the next event, or io.EOF after the last. The event's Data
+// is its own copy, which the caller may keep.
 func (s *SSEReader) Next() (SSEEvent, error) {
-	ev, err := s.d.Next()
+	ev, err := s.NextRaw()
+	if err != nil {
+		return SSEEvent{}, err
+	}
+	ev.Data = bytes.Clone(ev.Data)
+	return ev, nil
+}
+
+// NextRaw is Next without the copy: the event's Data is a view of the
+// decoder's buffer, valid until the next call of Next or NextRaw, which
+// the caller must not modify. The events, offsets and errors are those of
+// Next, and a stream decoded event by event as it arrives costs no
+// allocation per event.
+func (s *SSEReader) NextRaw() (SSEEvent, error) {
+	ev, err := s.d.NextRaw()
 	if err == io.EOF {
 		return SSEEvent{}, io.EOF
 	}
@@ -89,7 +104,7 @@ func (s *SSEReader) Next() (SSEEvent, error) {
 		}
 		return SSEEvent{}, &DecodeError{Protocol: s.protocol, Op: "decode stream", Offset: off, Err: err}
 	}
-	return SSEEvent{Name: ev.Type, Data: []byte(ev.Data), Offset: s.d.Offset()}, nil
+	return SSEEvent{Name: ev.Type, Data: ev.Data, Offset: s.d.Offset()}, nil
 }
 
 // NextEvent is the Next method of an SSE stream decoder. It returns the
