@@ -1,78 +1,9 @@
 package openairesponses
 
 import (
-	"bytes"
-	"errors"
-	"fmt"
-	"io"
-
 	"github.com/toolconform/conform/core"
 	"github.com/toolconform/conform/providers/internal/jsonscan"
-	"github.com/toolconform/conform/providers/internal/sse"
-	"github.com/toolconform/conform/providers/internal/wire"
 )
-
-// sseInput reads a stream's SSE events with the shared decoder's NextRaw,
-// so that an event's data is a view of the decoder's buffer rather than a
-// copy (wire.SSEReader copies it twice). Its offsets, limits and errors are
-// those of wire.SSEReader.
-type sseInput struct {
-	in *countingReader
-	d  *sse.Decoder
-}
-
-func newSSEInput(r io.Reader, max int) *sseInput {
-	in := &countingReader{r: r}
-	return &sseInput{in: in, d: sse.NewDecoder(in, sse.FlushAtEOF(), sse.MaxEventSize(max))}
-}
-
-// countingReader counts the bytes read and notes whether any of them was
-// more than ASCII white space (space, tab, CR, LF: the only white space SSE
-// framing knows), as wire.SSEReader's does. Judging bytes one at a time
-// keeps the verdict independent of how the body is split into reads, which
-// a Unicode space split across two reads would not be.
-type countingReader struct {
-	r     io.Reader
-	n     int64
-	solid bool
-}
-
-func (c *countingReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	c.n += int64(n)
-	if !c.solid {
-		c.solid = len(bytes.Trim(p[:n], " \t\r\n")) > 0
-	}
-	return n, err
-}
-
-// Offset returns the number of bytes read so far.
-func (s *sseInput) Offset() int64 { return s.in.n }
-
-// Blank reports whether the bytes read so far are all ASCII white space
-// (an empty body is blank).
-func (s *sseInput) Blank() bool { return !s.in.solid }
-
-// Next returns the next event, whose Data is valid until the next call,
-// or io.EOF after the last.
-func (s *sseInput) Next() (wire.SSEEvent, error) {
-	ev, err := s.d.NextRaw()
-	if err == io.EOF {
-		return wire.SSEEvent{}, io.EOF
-	}
-	if err != nil {
-		off := int64(-1)
-		var se *sse.Error
-		if errors.As(err, &se) {
-			off = se.Offset
-		}
-		if errors.Is(err, sse.ErrEventTooLarge) {
-			return wire.SSEEvent{}, &DecodeError{Protocol: protocolName, Op: "decode stream", Offset: off, Err: fmt.Errorf("%w: %v", ErrTooLarge, err)}
-		}
-		return wire.SSEEvent{}, &DecodeError{Protocol: protocolName, Op: "decode stream", Offset: off, Err: err}
-	}
-	return wire.SSEEvent{Name: ev.Type, Data: ev.Data, Offset: s.d.Offset()}, nil
-}
 
 // The kinds of event the fast path decodes.
 const (

@@ -31,7 +31,7 @@ type callState struct {
 
 type stream struct {
 	a        *Adapter
-	sse      *sseInput
+	sse      *wire.SSEReader
 	q        wire.Queue
 	calls    map[string]*callState // by item id
 	callIDs  map[string]bool
@@ -64,7 +64,7 @@ type stream struct {
 // the protocol: a *DecodeError wrapping ErrMalformed and core.ErrNotStream
 // at the offset of the first event it could not use, or byte 0.
 func (a *Adapter) DecodeStream(r io.Reader) core.EventStream {
-	return &stream{a: a, sse: newSSEInput(r, a.maxEvent), calls: map[string]*callState{}, callIDs: map[string]bool{}}
+	return &stream{a: a, sse: wire.NewSSEReader(r, a.maxEvent, protocolName, ErrTooLarge), calls: map[string]*callState{}, callIDs: map[string]bool{}}
 }
 
 func (s *stream) emit(e core.Event) {
@@ -81,7 +81,10 @@ func (s *stream) Next() (core.Event, error) {
 		if s.err != nil {
 			return core.Event{}, s.err
 		}
-		ev, err := s.sse.Next()
+		// A view of the decoder's buffer, valid until the next event:
+		// handle decodes it, and keeps none of it, before asking for
+		// another.
+		ev, err := s.sse.NextRaw()
 		switch {
 		case err == io.EOF:
 			s.err = s.atEOF()
