@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/toolconform/conform/core"
+	"github.com/toolconform/conform/providers/internal/adaptertest"
 )
 
 func call(id string, args string) core.Part {
@@ -143,16 +144,7 @@ func TestEncodeRequestWire(t *testing.T) {
 	   {"type":"text","text":"and?"}]}],
 	"tools":[{"name":"f","description":"d","input_schema":{"type":"object"}}],
 	"tool_choice":{"type":"any","disable_parallel_tool_use":false}}`
-	var w, g any
-	if err := json.Unmarshal([]byte(want), &w); err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(out, &g); err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff(w, g); diff != "" {
-		t.Errorf("wire (-want +got):\n%s", diff)
-	}
+	adaptertest.CheckJSON(t, []byte(want), out)
 }
 
 func TestToolChoiceMapping(t *testing.T) {
@@ -387,16 +379,7 @@ func TestG11BlankText(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var w, g any
-			if err := json.Unmarshal([]byte(tt.want), &w); err != nil {
-				t.Fatal(err)
-			}
-			if err := json.Unmarshal(out, &g); err != nil {
-				t.Fatal(err)
-			}
-			if diff := cmp.Diff(w, g); diff != "" {
-				t.Errorf("wire (-want +got):\n%s", diff)
-			}
+			adaptertest.CheckJSON(t, []byte(tt.want), out)
 		})
 	}
 }

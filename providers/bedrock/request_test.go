@@ -156,16 +156,7 @@ func TestEncodeRequestBlankText(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var want, got any
-			if err := json.Unmarshal([]byte(tt.want), &want); err != nil {
-				t.Fatal(err)
-			}
-			if err := json.Unmarshal(body, &got); err != nil {
-				t.Fatal(err)
-			}
-			if diff := cmp.Diff(want, got); diff != "" {
-				t.Errorf("body (-want +got):\n%s", diff)
-			}
+			adaptertest.CheckJSON(t, []byte(tt.want), body)
 			if diff := cmp.Diff(before, req); diff != "" {
 				t.Errorf("request changed by encoding (-before +after):\n%s", diff)
 			}
