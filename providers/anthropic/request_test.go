@@ -20,6 +20,36 @@ func result(id, text string) core.Part {
 	return core.ResultPart(core.Result{CallID: id, Content: []core.Part{core.TextPart(text)}})
 }
 
+// contents returns the content blocks of each message of an encoded
+// request.
+func contents(t *testing.T, body []byte) [][]map[string]any {
+	t.Helper()
+	var w struct {
+		Messages []struct {
+			Content []map[string]any `json:"content"`
+		} `json:"messages"`
+	}
+	if err := json.Unmarshal(body, &w); err != nil {
+		t.Fatalf("encoded request: %v in %s", err, body)
+	}
+	out := make([][]map[string]any, len(w.Messages))
+	for i, m := range w.Messages {
+		out[i] = m.Content
+	}
+	return out
+}
+
+// contentOf returns the content blocks of message k of an encoded request,
+// failing the test when there is no such message.
+func contentOf(t *testing.T, body []byte, k int) []map[string]any {
+	t.Helper()
+	c := contents(t, body)
+	if k >= len(c) {
+		t.Fatalf("encoded request has %d messages, want message %d: %s", len(c), k, body)
+	}
+	return c[k]
+}
+
 func msg(role core.Role, parts ...core.Part) core.Message {
 	return core.Message{Role: role, Parts: parts}
 }
@@ -260,15 +290,7 @@ func TestG12ThinkingRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var w struct {
-		Messages []struct {
-			Content []map[string]any `json:"content"`
-		} `json:"messages"`
-	}
-	if err := json.Unmarshal(out, &w); err != nil {
-		t.Fatal(err)
-	}
-	got := w.Messages[1].Content
+	got := contentOf(t, out, 1)
 	if len(got) != 2 || got[0]["type"] != "thinking" || got[0]["signature"] != "SIG" || got[1]["type"] != "tool_use" {
 		t.Errorf("assistant content = %v, want signed thinking then tool_use", got)
 	}
@@ -287,19 +309,10 @@ func TestChatStyleResults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var w struct {
-		Messages []struct {
-			Role    string           `json:"role"`
-			Content []map[string]any `json:"content"`
-		} `json:"messages"`
+	if n := len(contents(t, out)); n != 3 {
+		t.Fatalf("got %d wire messages, want 3: %s", n, out)
 	}
-	if err := json.Unmarshal(out, &w); err != nil {
-		t.Fatal(err)
-	}
-	if len(w.Messages) != 3 {
-		t.Fatalf("got %d wire messages, want 3: %s", len(w.Messages), out)
-	}
-	last := w.Messages[2].Content
+	last := contentOf(t, out, 2)
 	if len(last) != 2 || last[0]["tool_use_id"] != "t1" || last[1]["tool_use_id"] != "t2" {
 		t.Errorf("results = %v, want t1 then t2 in one turn", last)
 	}
@@ -468,16 +481,8 @@ func TestEncodeRequestThinkingOrderKept(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var w struct {
-		Messages []struct {
-			Content []map[string]any `json:"content"`
-		} `json:"messages"`
-	}
-	if err := json.Unmarshal(out, &w); err != nil {
-		t.Fatal(err)
-	}
 	var got []string
-	for _, b := range w.Messages[1].Content {
+	for _, b := range contentOf(t, out, 1) {
 		got = append(got, fmt.Sprintf("%v sig=%v data=%v id=%v", b["type"], b["signature"], b["data"], b["id"]))
 	}
 	want := []string{
