@@ -18,26 +18,6 @@ type SSEEvent struct {
 	Offset int64
 }
 
-// countingReader counts the bytes read, for the offset of a truncation,
-// and notes whether any of them was more than ASCII white space (space,
-// tab, CR, LF: the only white space SSE framing knows). Judging bytes one
-// at a time keeps the verdict independent of how the body is split into
-// reads, which a Unicode space split across two reads would not be.
-type countingReader struct {
-	r     io.Reader
-	n     int64
-	solid bool
-}
-
-func (c *countingReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	c.n += int64(n)
-	if !c.solid {
-		c.solid = len(bytes.Trim(p[:n], " \t\r\n")) > 0
-	}
-	return n, err
-}
-
 // SSEReader adapts the shared SSE decoder to an adapter's errors: every
 // failure is a *DecodeError of the adapter's protocol with the offset the
 // decoder names, and an event past the size limit also wraps the adapter's
@@ -45,24 +25,26 @@ func (c *countingReader) Read(p []byte) (int, error) {
 type SSEReader struct {
 	protocol string
 	tooLarge error
-	cr       *countingReader
-	d        *sse.Decoder
+	// in counts the bytes read and judges whether they are blank (see
+	// StreamInput); its event bookkeeping is not used here.
+	in *StreamInput
+	d  *sse.Decoder
 }
 
 // NewSSEReader returns a reader of the events of r, none larger than max
 // bytes. protocol names the adapter in errors and tooLarge is the sentinel
 // an oversized event's error wraps.
 func NewSSEReader(r io.Reader, max int, protocol string, tooLarge error) *SSEReader {
-	cr := &countingReader{r: r}
-	return &SSEReader{protocol: protocol, tooLarge: tooLarge, cr: cr, d: sse.NewDecoder(cr, sse.FlushAtEOF(), sse.MaxEventSize(max))}
+	in := NewStreamInput(r)
+	return &SSEReader{protocol: protocol, tooLarge: tooLarge, in: in, d: sse.NewDecoder(in, sse.FlushAtEOF(), sse.MaxEventSize(max))}
 }
 
 // Offset returns the number of bytes read so far.
-func (s *SSEReader) Offset() int64 { return s.cr.n }
+func (s *SSEReader) Offset() int64 { return s.in.n }
 
 // Blank reports whether the bytes read so far are all ASCII white space
 // (an empty body is blank).
-func (s *SSEReader) Blank() bool { return !s.cr.solid }
+func (s *SSEReader) Blank() bool { return !s.in.solid }
 
 // NotStream is the error of a stream decoder that met the end of a
 // non-blank input without one event of its protocol: a *DecodeError at
