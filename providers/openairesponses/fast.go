@@ -128,20 +128,9 @@ func (s *stream) itemID(raw []byte, esc bool) (string, bool) {
 // maxItemIDs bounds the item ids the stream remembers.
 const maxItemIDs = 64
 
-// chunkSlab is how many chunks the stream allocates at a time.
-const chunkSlab = 64
-
-// chunk returns a zero Chunk from a slab, so that call events cost one
-// allocation per chunkSlab events. A caller that keeps one event keeps its
-// slab.
-func (s *stream) chunk() *core.Chunk {
-	if len(s.chunks) == 0 {
-		s.chunks = make([]core.Chunk, chunkSlab)
-	}
-	c := &s.chunks[0]
-	s.chunks = s.chunks[1:]
-	return c
-}
+// chunk returns a zero Chunk from a slab (see jsonscan.Take), so that
+// call events cost one allocation per jsonscan.SlabSize events.
+func (s *stream) chunk() *core.Chunk { return jsonscan.Take(&s.chunks) }
 
 // eventNames are the json names of streamEvent's fields: a key that
 // matches one of them, case folded, is never skipped.

@@ -33,7 +33,9 @@
 // surrogate escapes, which encoding/json replaces), Raw as wire.UnquoteRaw
 // would (bytes that are not UTF-8 pass unchanged). Both copy small strings
 // into an append-only arena, so that a stream of small deltas costs an
-// allocation per arena block rather than one per string.
+// allocation per arena block rather than one per string. Arena and
+// Unescape do the same over buffers a caller already holds, and Take hands
+// out the fast paths' per-event values (a *core.Chunk) from a slab.
 //
 // # Why one package
 //

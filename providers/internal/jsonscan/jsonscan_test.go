@@ -309,3 +309,27 @@ func TestTextMatchesJSON(t *testing.T) {
 		}
 	})
 }
+
+// TestTake checks that Take hands out distinct zero values and allocates
+// only once per SlabSize of them.
+func TestTake(t *testing.T) {
+	var slab []int
+	seen := map[*int]bool{}
+	for i := range 3 * SlabSize {
+		p := Take(&slab)
+		if *p != 0 || seen[p] {
+			t.Fatalf("value %d: %d at a pointer seen before: %v", i, *p, seen[p])
+		}
+		*p = i + 1
+		seen[p] = true
+	}
+	slab = nil
+	Take(&slab)
+	// One warm-up call and SlabSize-2 counted ones stay in the slab.
+	if allocs := testing.AllocsPerRun(SlabSize-2, func() { Take(&slab) }); allocs != 0 {
+		t.Errorf("allocations per Take within a slab: %v, want 0", allocs)
+	}
+	if len(slab) != 0 {
+		t.Errorf("%d values left in the slab, want 0", len(slab))
+	}
+}

@@ -177,20 +177,9 @@ func (f *fastChunk) rcThinking() (rc, r fastThinking) {
 	return fastThinking{f.rc, f.rcEsc, f.hasRC}, fastThinking{f.r, f.rEsc, f.hasR}
 }
 
-// chunkSlab is how many chunks the stream allocates at a time.
-const chunkSlab = 64
-
-// chunk returns a zero Chunk from a slab, so that call events cost one
-// allocation per chunkSlab events. A caller that keeps one event keeps its
-// slab.
-func (s *stream) chunk() *core.Chunk {
-	if len(s.chunks) == 0 {
-		s.chunks = make([]core.Chunk, chunkSlab)
-	}
-	c := &s.chunks[0]
-	s.chunks = s.chunks[1:]
-	return c
-}
+// chunk returns a zero Chunk from a slab (see jsonscan.Take), so that
+// call events cost one allocation per jsonscan.SlabSize events.
+func (s *stream) chunk() *core.Chunk { return jsonscan.Take(&s.chunks) }
 
 // str returns b as a string, from the stream's arena when it is small
 // (see jsonscan.Arena).
