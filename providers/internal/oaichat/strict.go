@@ -190,6 +190,9 @@ func strictNode(v any, ptr string) (any, error) {
 			out[k] = nd
 		}
 	}
+	if err := checkTypes(out, ptr); err != nil {
+		return nil, err
+	}
 	if !isObjectSchema(out) {
 		if !slices.ContainsFunc(typeKeywords, func(k string) bool { _, ok := out[k]; return ok }) {
 			return nil, unsupported(ptr, "strict mode needs a type on every schema node, this one has none and accepts any value")
@@ -238,6 +241,36 @@ func strictNode(v any, ptr string) (any, error) {
 	out["required"] = req
 	out["additionalProperties"] = false
 	return out, nil
+}
+
+// jsonTypes are the type names of JSON Schema.
+var jsonTypes = []string{"array", "boolean", "integer", "null", "number", "object", "string"}
+
+// checkTypes refuses a "type" that names no JSON Schema type, and
+// properties on a schema whose type rules out objects: such a node could not
+// be closed as strict mode needs, and what it was meant to accept is
+// unclear.
+func checkTypes(m map[string]any, ptr string) error {
+	var names []any
+	switch t := m["type"].(type) {
+	case nil:
+		return nil
+	case string:
+		names = []any{t}
+	case []any:
+		names = t
+	default:
+		return unsupported(ptr+"/type", "type must be a type name or a list of them, not %s", jsonKind(t))
+	}
+	for i, n := range names {
+		if s, ok := n.(string); !ok || !slices.Contains(jsonTypes, s) {
+			return unsupported(fmt.Sprintf("%s/type/%d", ptr, i), "%s is not a JSON Schema type (one of %v)", compact(n), jsonTypes)
+		}
+	}
+	if _, hasProps := m["properties"]; hasProps && !slices.Contains(names, any("object")) {
+		return unsupported(ptr+"/properties", "properties on a schema whose type %s is not object", compact(m["type"]))
+	}
+	return nil
 }
 
 func isObjectSchema(m map[string]any) bool {

@@ -128,6 +128,13 @@ func TestStrictSchemaErrors(t *testing.T) {
 		{"untyped anyOf member", `{"type":"object","properties":{"v":{"anyOf":[{},{"type":"null"}]}}}`, "/properties/v/anyOf/0", ErrUnsupported},
 		{"untyped definition", `{"type":"object","properties":{},"$defs":{"D":{}}}`, "/$defs/D", ErrUnsupported},
 		{"pointer escapes / and ~", `{"type":"object","properties":{"a/b~c":{}}}`, "/properties/a~1b~0c", ErrUnsupported},
+		// A type that names no JSON Schema type, and properties on a node
+		// that cannot be an object (found by FuzzStrictSchema: the node was
+		// left open).
+		{"empty type name", `{"properties":{"x":{"type":"","properties":{}}}}`, "/properties/x/type/0", ErrUnsupported},
+		{"unknown type in a list", `{"type":"object","properties":{"x":{"type":["string","text"]}}}`, "/properties/x/type/1", ErrUnsupported},
+		{"type not a name", `{"type":"object","properties":{"x":{"type":7}}}`, "/properties/x/type", ErrUnsupported},
+		{"properties on a string", `{"type":"object","properties":{"x":{"type":"string","properties":{"y":{"type":"string"}}}}}`, "/properties/x/properties", ErrUnsupported},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
