@@ -18,7 +18,15 @@
 //     delta or end chunk writes) for stream encoders;
 //   - StrictUnmarshal (one JSON value, nothing after it, with the offset
 //     and field of a fault), JSONPlace and WrapJSONError, which Bedrock and
-//     Cohere use to place encoding/json errors in bodies and stream events.
+//     Cohere use to place encoding/json errors in bodies and stream events;
+//   - NotStream and StreamInput, how a stream decoder tells input of no
+//     event of its protocol (core.ErrNotStream, at the offset of the first
+//     unusable event) from blank input, the same whatever the read sizes;
+//   - DecodeNumbers, JSONEqual, JSONWithin and InputConflict, the A18 rule
+//     for a tool_use whose start carries input and whose deltas follow
+//     (Anthropic, Bedrock InvokeModel);
+//   - ThinkingAfterCall, the G12 check that no thinking part follows a
+//     call in one assistant message (Anthropic, Bedrock).
 //
 // Each adapter keeps its own sentinel errors (ErrMalformed, ErrTooLarge, ...)
 // so that callers branch on the adapter they use; the error structs are
@@ -31,7 +39,9 @@
 // stream, which callers that hold several adapters could misread.
 //
 // Not shared: the Cohere and Bedrock error structs (StreamError,
-// FrameError, DecodeError) and their Option types. The structs have the
+// FrameError, DecodeError), the Anthropic and Bedrock ThinkingOrderError
+// types (their messages name the place and the block kinds in each
+// protocol's words) and the Option types. The structs have the
 // same shape but word their messages differently (an event or a frame; an
 // offset of 0 shown or not), and merging them would change messages
 // callers may match; what fills them (StrictUnmarshal) is shared. An
