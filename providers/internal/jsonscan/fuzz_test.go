@@ -8,7 +8,8 @@ import (
 // FuzzScanner checks the scanner against encoding/json on any input: a
 // value Skip accepts is valid JSON, Value returns exactly the bytes Skip
 // consumed, and a string Text decodes is the string encoding/json reads.
-// Nothing may panic.
+// Nothing may panic. The seeds are event payloads of the recorded chunk
+// fixtures and known-bad inputs.
 func FuzzScanner(f *testing.F) {
 	for _, s := range []string{
 		`{"type":"response.output_text.delta","item_id":"msg_1","output_index":0,"delta":"Hi"}`,
@@ -17,6 +18,13 @@ func FuzzScanner(f *testing.F) {
 		`"\ud83d"`, "\"\xff\"", `[1,]`, `{"a":1,}`, `-0.5e+10`, `01`, `[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]`,
 	} {
 		f.Add([]byte(s))
+	}
+	seeds := corpusSeeds(f, 6)
+	if len(seeds) < 20 {
+		f.Fatalf("%d seeds from the recorded chunk fixtures, want at least 20", len(seeds))
+	}
+	for _, s := range seeds {
+		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, in []byte) {
 		p := New(in)

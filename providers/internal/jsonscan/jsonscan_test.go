@@ -1,7 +1,11 @@
 package jsonscan
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -332,4 +336,32 @@ func TestTake(t *testing.T) {
 	if len(slab) != 0 {
 		t.Errorf("%d values left in the slab, want 0", len(slab))
 	}
+}
+
+// corpusSeeds returns up to perFile event payloads from each recorded
+// chunk fixture (one SSE data payload per line) of the protocols whose
+// fast paths use the scanner.
+func corpusSeeds(f testing.TB, perFile int) [][]byte {
+	var out [][]byte
+	for _, proto := range []string{"openai-chat", "openai-responses", "gemini"} {
+		names, err := filepath.Glob(filepath.Join("..", "..", "..", "testdata", "corpus", proto, "*.chunks.txt"))
+		if err != nil {
+			f.Fatal(err)
+		}
+		for _, name := range names {
+			b, err := os.ReadFile(name)
+			if err != nil {
+				f.Fatal(err)
+			}
+			sc := bufio.NewScanner(bytes.NewReader(b))
+			sc.Buffer(nil, 1<<20)
+			for n := 0; n < perFile && sc.Scan(); n++ {
+				out = append(out, bytes.Clone(sc.Bytes()))
+			}
+			if err := sc.Err(); err != nil {
+				f.Fatalf("%s: %v", name, err)
+			}
+		}
+	}
+	return out
 }
