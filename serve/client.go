@@ -193,7 +193,10 @@ func RunClient(ctx context.Context, spec ClientSpec) (res ClientRun) {
 	stdout := &limitedBuffer{max: 16 << 10}
 	stderr := &limitedBuffer{max: 16 << 10}
 	c.Stdout, c.Stderr = stdout, stderr
-	c.WaitDelay = 2 * time.Second
+	// After the program exits, its output may still be in flight, or a
+	// child it left may hold the pipes: wait for them a while, long enough
+	// for a loaded machine (2 s was not, in the client matrix).
+	c.WaitDelay = 10 * time.Second
 	err = c.Run()
 	res.Stdout, res.Stderr = stdout.String(), stderr.String()
 	res.Exit = c.ProcessState.ExitCode()
