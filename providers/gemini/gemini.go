@@ -247,10 +247,6 @@ func rawFinish(f core.FinishReason, provider string) string {
 	return "OTHER"
 }
 
-// generatedID returns the id given to the k-th id-less call of an
-// Interactions response, which always has an interaction id of its own.
-func generatedID(k int) string { return GeneratedIDPrefix + strconv.Itoa(k) }
-
 // responseCallID returns the id given to the k-th call (0-based, among
 // the calls of the response) of a generateContent response when the
 // functionCall carries none (Gemini 2, D01). It is GeneratedIDPrefix, a

@@ -42,8 +42,6 @@ func itemDone(idx, itemID, callID, args string) string {
 	return `{"type":"response.output_item.done","output_index":` + idx + `,"item":{"id":"` + itemID + `","type":"function_call","status":"completed","arguments":` + args + `,"call_id":"` + callID + `","name":"f"}}`
 }
 
-func ptr(s string) *string { return &s }
-
 func cstart(i int, item, id string) core.Event {
 	return core.Event{Kind: core.EventCallStart, Chunk: &core.Chunk{Index: i, HasIndex: true, ItemID: item, ID: id, Name: "f", Start: true}}
 }
