@@ -1,6 +1,9 @@
 package core
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+)
 
 // SingleCallIndex is the one negative index a Chunk may carry: AWS
 // Bedrock's OpenAI-compatible endpoint sends index -1 for a lone call (A11;
@@ -80,4 +83,46 @@ func (l Limits) withDefaults() Limits {
 		l.MaxTextBytes = d.MaxTextBytes
 	}
 	return l
+}
+
+// MaxDepth is the deepest nesting of JSON arrays and objects that conform
+// reads or writes anywhere: in arguments, schemas, repair, provider bodies
+// and decode's output. Real tool arguments and schemas stay within a few
+// dozen levels; the bound keeps every recursive reader's stack and every
+// indented rendering small.
+const MaxDepth = 512
+
+// ErrTooDeep reports JSON nested deeper than MaxDepth.
+var ErrTooDeep = errors.New("JSON nested too deeply")
+
+// CheckDepth reports whether data nests arrays and objects deeper than
+// MaxDepth, without recursion: it counts brackets outside strings and
+// returns an error wrapping ErrTooDeep that names the byte offset of the
+// bracket that goes one level too deep. It does not check that data is
+// valid JSON.
+func CheckDepth(data []byte) error {
+	depth, inString, escaped := 0, false, false
+	for i, c := range data {
+		switch {
+		case inString:
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == '[' || c == '{':
+			depth++
+			if depth > MaxDepth {
+				return fmt.Errorf("%w: more than %d levels at byte %d", ErrTooDeep, MaxDepth, i)
+			}
+		case c == ']' || c == '}':
+			depth--
+		}
+	}
+	return nil
 }
