@@ -288,7 +288,6 @@ fuzzer providers/gemini FuzzSanitizeSchema
 fuzzer providers/internal/jsonscan FuzzScanner
 fuzzer providers/internal/oaichat FuzzFastPath
 fuzzer providers/internal/oaichat FuzzStrictSchema
-fuzzer providers/internal/sse FuzzDecoder
 fuzzer providers/mistral FuzzDecodeResponse
 fuzzer providers/mistral FuzzDecodeStream
 fuzzer providers/ollama FuzzDecodeResponse
@@ -305,3 +304,4 @@ fuzzer record FuzzEscapeLabel
 fuzzer scenarios FuzzParse
 fuzzer serve FuzzGradeBody
 fuzzer serve FuzzHandler
+fuzzer sse FuzzDecoder

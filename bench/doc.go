@@ -146,7 +146,7 @@
 // tests compare the two on the whole corpus, on edge cases and under a
 // fuzz target. Chunks come from slabs of 64, short strings from an
 // append-only arena of 8 KB blocks (unsafe.String over bytes never written
-// again), and providers/internal/sse gained NextRaw, which hands out each
+// again), and package sse gained NextRaw, which hands out each
 // event's data without a copy. Rejected: reusing one Chunk for every event
 // (a caller keeping events would see them change) and one string
 // allocation per delta (one allocation per event, above the target).

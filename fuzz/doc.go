@@ -2,7 +2,7 @@
 // stream encoder and decoder together with core.Collect, and the recorded
 // corpus of the cassettes package fed through every adapter. Targets that
 // test one package live beside that package's code (core/repair,
-// core.Buffer, providers/internal/sse, providers/<name>); docs/fuzzing.md
+// core.Buffer, sse, providers/<name>); docs/fuzzing.md
 // lists them all and tells how to run them. The package has no API: it is
 // only its tests, and nothing imports it.
 //

@@ -92,7 +92,7 @@
 // # Streams
 //
 // DecodeStream pulls one SSE event at a time through the shared
-// providers/internal/sse decoder; an event larger than the limit
+// package sse decoder; an event larger than the limit
 // (WithMaxEventSize) and more content blocks than WithMaxBlocks end the
 // stream with an error wrapping ErrTooLarge. Memory holds one small record
 // per content block, never the argument text. Chunks carry the block index

@@ -8,8 +8,8 @@ import (
 	"strconv"
 
 	"github.com/toolconform/conform/core"
-	"github.com/toolconform/conform/providers/internal/sse"
 	"github.com/toolconform/conform/providers/internal/wire"
+	"github.com/toolconform/conform/sse"
 )
 
 type sseWriter struct {

@@ -7,8 +7,8 @@ import (
 	"fmt"
 
 	"github.com/toolconform/conform/core"
-	"github.com/toolconform/conform/providers/internal/sse"
 	"github.com/toolconform/conform/providers/internal/wire"
+	"github.com/toolconform/conform/sse"
 )
 
 // maxOpenCalls bounds how many tool calls a stream may keep open at once.

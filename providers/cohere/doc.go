@@ -31,7 +31,7 @@
 //
 // # Streams
 //
-// DecodeStream reads the SSE stream with providers/internal/sse one event
+// DecodeStream reads the SSE stream with package sse one event
 // at a time (FlushAtEOF, since some streams end without a blank line) and
 // takes the event type from each payload's "type" field, falling back to
 // the SSE event name: api.cohere.com sends both, the vercel-ai fixtures

@@ -9,8 +9,8 @@ import (
 	"strings"
 
 	"github.com/toolconform/conform/core"
-	"github.com/toolconform/conform/providers/internal/sse"
 	"github.com/toolconform/conform/providers/internal/wire"
+	"github.com/toolconform/conform/sse"
 )
 
 // streamEvent is the union of the v2 stream events conform reads. Unknown

@@ -101,7 +101,7 @@
 // # Streams
 //
 // DecodeStream reads either form of streamGenerateContent: SSE (alt=sse,
-// each data: a GenerateContentResponse, framed by providers/internal/sse)
+// each data: a GenerateContentResponse, framed by package sse)
 // or the one-JSON-array form ("[{…},\r\n{…}]"), read element by element
 // with encoding/json's Decoder tokens, never the whole body at once. The
 // first non-space byte decides ('[' array, '{' a bare sequence of objects,

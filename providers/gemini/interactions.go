@@ -12,7 +12,7 @@ import (
 	"strings"
 
 	"github.com/toolconform/conform/core"
-	"github.com/toolconform/conform/providers/internal/sse"
+	"github.com/toolconform/conform/sse"
 )
 
 // The Gemini Interactions API (POST /v1beta/interactions) is a separate

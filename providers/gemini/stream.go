@@ -11,8 +11,8 @@ import (
 	"strings"
 
 	"github.com/toolconform/conform/core"
-	"github.com/toolconform/conform/providers/internal/sse"
 	"github.com/toolconform/conform/providers/internal/wire"
+	"github.com/toolconform/conform/sse"
 )
 
 // DecodeStream reads a streamGenerateContent body, in either of its forms,

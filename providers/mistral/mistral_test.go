@@ -13,7 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/toolconform/conform/core"
 	"github.com/toolconform/conform/providers/internal/adaptertest"
-	"github.com/toolconform/conform/providers/internal/sse"
+	"github.com/toolconform/conform/sse"
 	"pgregory.net/rapid"
 )
 

@@ -12,7 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/toolconform/conform/core"
-	"github.com/toolconform/conform/providers/internal/sse"
+	"github.com/toolconform/conform/sse"
 )
 
 // corpusBodies returns the recorded response bodies, streaming or not.

@@ -79,7 +79,7 @@
 // # Streams
 //
 // DecodeStream pulls one SSE event at a time through the shared
-// providers/internal/sse decoder, with an event size limit
+// package sse decoder, with an event size limit
 // (WithMaxEventSize) and a limit on function calls (WithMaxItems), both
 // reported with ErrTooLarge. Memory holds one small record per function
 // call, never argument text.

@@ -10,8 +10,8 @@ import (
 	"strings"
 
 	"github.com/toolconform/conform/core"
-	"github.com/toolconform/conform/providers/internal/sse"
 	"github.com/toolconform/conform/providers/internal/wire"
+	"github.com/toolconform/conform/sse"
 )
 
 type sseWriter struct {

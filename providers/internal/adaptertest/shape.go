@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/toolconform/conform/providers/internal/sse"
+	"github.com/toolconform/conform/sse"
 )
 
 // Shapes compares the keys of what an encoder writes with the keys that

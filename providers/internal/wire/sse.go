@@ -7,7 +7,7 @@ import (
 	"io"
 
 	"github.com/toolconform/conform/core"
-	"github.com/toolconform/conform/providers/internal/sse"
+	"github.com/toolconform/conform/sse"
 )
 
 // SSEEvent is one dispatched server-sent event. Offset is the byte offset of
