@@ -114,6 +114,18 @@
 // and the verdict notes it). A recorded response keeps its recorded id, so
 // serving it again replaces the conversation kept under that id.
 //
+// # Bounds
+//
+// Memory follows the scenarios, not the requests: a request that names no
+// servable scenario keeps nothing; a verdict keeps at most
+// MaxVerdictErrors errors, MaxVerdictProblems problems and MaxVerdictNotes
+// notes (each cut at MaxVerdictText bytes, the rest counted) and the last
+// follow-up body cut at MaxFollowUpBody; the kept threads and Responses
+// conversations together hold at most MaxKeptBytes. The listener's server
+// waits ReadHeaderTimeout for headers, ReadTimeout for a whole request and
+// IdleTimeout on an idle connection, and reads at most MaxHeaderBytes of
+// headers.
+//
 // # Keys and logs
 //
 // Every API-key form is accepted and none is required: Authorization

@@ -42,8 +42,17 @@ type Verdict struct {
 	Graded   bool      `json:"graded"`
 	Pass     bool      `json:"pass"`
 	Problems []Problem `json:"problems,omitempty"`
-	// Errors are requests the server refused (undecodable, wrong path).
-	Errors []string `json:"errors,omitempty"`
+	// ProblemsDropped counts the problems past MaxVerdictProblems.
+	ProblemsDropped int `json:"problems_dropped,omitempty"`
+	// FollowUp is the body of the last graded follow-up, cut at
+	// MaxFollowUpBody (FollowUpCut), so that a report shows what was
+	// judged.
+	FollowUp    string `json:"follow_up,omitempty"`
+	FollowUpCut bool   `json:"follow_up_cut,omitempty"`
+	// Errors are requests the server refused (undecodable, wrong path),
+	// at most MaxVerdictErrors; ErrorsDropped counts the rest.
+	Errors        []string `json:"errors,omitempty"`
+	ErrorsDropped int      `json:"errors_dropped,omitempty"`
 	// Notes say where the server departed from the scenario (a chaos
 	// option that does not apply).
 	Notes []string `json:"notes,omitempty"`
@@ -61,7 +70,7 @@ func (s *Server) verdict(name, protocol string, update func(v *Verdict)) {
 		s.verdicts[name] = v
 	}
 	update(v)
-	v.Pass = v.Graded && len(v.Problems) == 0 && len(v.Errors) == 0
+	v.Pass = v.Graded && len(v.Problems) == 0 && len(v.Errors) == 0 && v.ErrorsDropped == 0
 }
 
 // Verdicts returns a copy of every verdict, in scenario name order.

@@ -253,7 +253,9 @@ func (s *Server) initial(w http.ResponseWriter, r *http.Request, name string, e 
 		resp.ID = fallbackID
 	}
 	if th.create || th.cont {
-		s.storeThread(resp.ID, thread{name: name, messages: append(slices.Clone(req.Messages), resp.Message)})
+		if note := s.storeThread(resp.ID, thread{name: name, messages: append(slices.Clone(req.Messages), resp.Message)}); note != "" {
+			notes = append(notes, note)
+		}
 	}
 	if e.protocol == "openai-responses" {
 		if note := s.storeResponse(resp.ID, name, st, append(slices.Clone(req.Messages), resp.Message)); note != "" {
@@ -317,16 +319,21 @@ func writeFrames(r *http.Request, w http.ResponseWriter, frames [][]byte, chaos 
 	return nil
 }
 
+// MaxVerdictNotes bounds the notes of a verdict; later ones are left out.
+const MaxVerdictNotes = 20
+
+// appendNew appends the items not yet in list, up to MaxVerdictNotes.
 func appendNew(list []string, items ...string) []string {
 	for _, it := range items {
-		if !slices.Contains(list, it) {
+		it = clip(it)
+		if len(list) < MaxVerdictNotes && !slices.Contains(list, it) {
 			list = append(list, it)
 		}
 	}
 	return list
 }
 
-func (s *Server) followUp(w http.ResponseWriter, r *http.Request, name string, e entry, req *core.Request, stream, arrayForm bool, chaos Chaos, th threadParam, st statefulParam, wire []Problem) *httpError {
+func (s *Server) followUp(w http.ResponseWriter, r *http.Request, name string, e entry, req *core.Request, stream, arrayForm bool, chaos Chaos, th threadParam, st statefulParam, wire []Problem, body []byte) *httpError {
 	a, err := adapterFor(e.protocol, arrayForm)
 	if err != nil {
 		return fail(http.StatusInternalServerError, "api_error", "serve: %v", err)
@@ -351,7 +358,8 @@ func (s *Server) followUp(w http.ResponseWriter, r *http.Request, name string, e
 	s.verdict(name, e.protocol, func(v *Verdict) {
 		v.FollowUps++
 		v.Graded = true
-		v.Problems = problems
+		v.setProblems(problems)
+		v.setFollowUp(body)
 		v.Notes = appendNew(v.Notes, notes...)
 	})
 	final := &core.Response{
@@ -362,7 +370,9 @@ func (s *Server) followUp(w http.ResponseWriter, r *http.Request, name string, e
 		Usage:   &core.Usage{InputTokens: 1, OutputTokens: 1},
 	}
 	if th.create || th.cont {
-		s.storeThread(final.ID, thread{name: name, messages: append(slices.Clone(req.Messages), final.Message)})
+		if note := s.storeThread(final.ID, thread{name: name, messages: append(slices.Clone(req.Messages), final.Message)}); note != "" {
+			s.verdict(name, e.protocol, func(v *Verdict) { v.Notes = appendNew(v.Notes, note) })
+		}
 	}
 	if e.protocol == "openai-responses" {
 		if note := s.storeResponse(final.ID, name, st, append(slices.Clone(req.Messages), final.Message)); note != "" {
@@ -370,26 +380,26 @@ func (s *Server) followUp(w http.ResponseWriter, r *http.Request, name string, e
 		}
 	}
 	ep, _ := providers.HTTP(e.protocol)
-	var body []byte
+	var out []byte
 	ctype := ep.ContentType
 	if stream {
 		var b bytes.Buffer
 		err = a.EncodeStream(&b, ResponseEvents(e.protocol, final))
-		body = b.Bytes()
+		out = b.Bytes()
 		if !arrayForm {
 			ctype = ep.StreamContentType
 		}
 	} else {
-		body, err = a.EncodeResponse(final)
+		out, err = a.EncodeResponse(final)
 	}
 	if err != nil {
 		return fail(http.StatusInternalServerError, "api_error", "serve %s: encode the final answer: %v", name, err)
 	}
 	w.Header().Set("Content-Type", ctype)
 	w.WriteHeader(http.StatusOK)
-	frames := [][]byte{body}
+	frames := [][]byte{out}
 	if stream {
-		frames = cassettes.SplitStream(ctype, body)
+		frames = cassettes.SplitStream(ctype, out)
 	}
 	_ = writeFrames(r, w, frames, Chaos{})
 	return nil

@@ -89,8 +89,15 @@ type Server struct {
 	responses map[string]storedResponse
 	maxKept   int // MaxKeptResponses; lowered by tests
 	dropped   int // responses not kept for the limit
-	logMu     sync.Mutex
-	nextID    int
+	// keptBytes is the size of the kept threads and responses
+	// (messagesSize), at most maxKeptBytes (MaxKeptBytes; lowered by
+	// tests).
+	keptBytes, maxKeptBytes int
+	// readTimeout replaces ReadTimeout and ReadHeaderTimeout when set
+	// (tests).
+	readTimeout time.Duration
+	logMu       sync.Mutex
+	nextID      int
 }
 
 // entry is one servable scenario under its protocol-qualified name.
@@ -109,7 +116,7 @@ type thread struct {
 // New returns a server for the given options. A default scenario that is
 // not among the servable ones is an error.
 func New(opts Options) (*Server, error) {
-	s := &Server{opts: opts, index: map[string]entry{}, verdicts: map[string]*Verdict{}, threads: map[string]thread{}, responses: map[string]storedResponse{}, maxKept: MaxKeptResponses}
+	s := &Server{opts: opts, index: map[string]entry{}, verdicts: map[string]*Verdict{}, threads: map[string]thread{}, responses: map[string]storedResponse{}, maxKept: MaxKeptResponses, maxKeptBytes: MaxKeptBytes}
 	if s.opts.MaxBody <= 0 {
 		s.opts.MaxBody = DefaultMaxBody
 	}
@@ -200,7 +207,7 @@ func URL(ln net.Listener) string { return "http://" + ln.Addr().String() }
 // ServeListener serves on ln until ctx is done, then shuts down as Serve
 // does. It closes ln.
 func (s *Server) ServeListener(ctx context.Context, ln net.Listener) error {
-	hs := &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second}
+	hs := s.httpServer()
 	done := make(chan error, 1)
 	go func() { done <- hs.Serve(ln) }()
 	select {
@@ -312,8 +319,10 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) (string, int) {
 		herr = s.answer(w, r, name, e, route, body)
 	}
 	if herr != nil {
-		if name != "" {
-			s.verdict(name, e.protocol, func(v *Verdict) { v.Errors = append(v.Errors, herr.Error()) })
+		// Only a scenario the server serves gets a verdict: a name
+		// nobody can serve keeps nothing, however many requests use it.
+		if _, known := s.index[name]; known {
+			s.verdict(name, e.protocol, func(v *Verdict) { v.addError(herr.Error()) })
 		}
 		writeJSON(w, herr.status, map[string]any{"type": "error", "error": map[string]string{"type": herr.kind, "message": herr.Error()}})
 		return name, herr.status
@@ -399,7 +408,8 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request, name string, e e
 			s.verdict(name, e.protocol, func(v *Verdict) {
 				v.FollowUps++
 				v.Graded = true
-				v.Problems = shape
+				v.setProblems(shape)
+				v.setFollowUp(body)
 			})
 		}
 		return fail(http.StatusBadRequest, "invalid_request_error", "serve %s: decode %s request: %v", name, e.protocol, err)
@@ -439,14 +449,15 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request, name string, e e
 					v.FollowUps++
 				}
 				v.Graded = true
-				v.Problems = append(g08, shape...)
+				v.setProblems(append(g08, shape...))
+				v.setFollowUp(body)
 			})
 			return fail(http.StatusBadRequest, "invalid_request_error", "serve %s: previous response with id %q not found", name, st.previous)
 		}
 		shape = append(g08, shape...)
 	}
 	if IsFollowUp(req) {
-		return s.followUp(w, r, name, e, req, stream, arrayForm, chaos, th, st, shape)
+		return s.followUp(w, r, name, e, req, stream, arrayForm, chaos, th, st, shape, body)
 	}
 	if len(shape) > 0 {
 		// A request that is no follow-up yet breaks a wire rule (a blank
@@ -454,7 +465,8 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request, name string, e e
 		// API refuses it, and so does serve, grading what it broke.
 		s.verdict(name, e.protocol, func(v *Verdict) {
 			v.Graded = true
-			v.Problems = shape
+			v.setProblems(shape)
+			v.setFollowUp(body)
 		})
 		return fail(http.StatusBadRequest, "invalid_request_error", "serve %s: %s", name, shape[0])
 	}
@@ -507,13 +519,20 @@ func (s *Server) lookupThread(id string) (thread, bool) {
 	return t, ok
 }
 
-func (s *Server) storeThread(id string, t thread) {
+// storeThread keeps a thread under id, within MaxKeptThreads and
+// MaxKeptBytes; it returns a note when the thread could not be kept.
+func (s *Server) storeThread(id string, t thread) string {
 	if id == "" {
-		return
+		return ""
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	old, had := s.threads[id]
+	if !had && len(s.threads) >= MaxKeptThreads || !s.keep(messagesSize(t.messages), messagesSize(old.messages)) {
+		return fmt.Sprintf("thread %s not kept: serve keeps at most %d threads and %d bytes of kept conversations", id, MaxKeptThreads, s.maxKeptBytes)
+	}
 	s.threads[id] = t
+	return ""
 }
 
 func (s *Server) newID(prefix string) string {

@@ -82,9 +82,10 @@ func (s *Server) storeResponse(id, name string, st statefulParam, messages []cor
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if _, ok := s.responses[id]; !ok && len(s.responses) >= s.maxKept {
+	old, had := s.responses[id]
+	if !had && len(s.responses) >= s.maxKept || !s.keep(messagesSize(r.messages), messagesSize(old.messages)) {
 		s.dropped++
-		return fmt.Sprintf("response %s not kept for previous_response_id: serve keeps at most %d responses", id, s.maxKept)
+		return fmt.Sprintf("response %s not kept for previous_response_id: serve keeps at most %d responses and %d bytes of kept conversations", id, s.maxKept, s.maxKeptBytes)
 	}
 	s.responses[id] = r
 	return ""
