@@ -71,8 +71,12 @@
 // providers that accept it), and a Cohere tool_plan must not come back as
 // answer text (G16). Earlier tool rounds of the same turn (an agent loop
 // sends no user message between rounds) are left out: the graded turn
-// starts at the first assistant message carrying a served call's id. Gemini 2 sends no call
-// ids; the ids the adapter generates are paired by position and name.
+// starts at the first assistant message carrying a served call's id. Where the provider sent
+// no call id (Gemini 2, Ollama, D03 streams), the id conform made up is
+// one the client cannot know: an id absent from the bytes served stands
+// for the client's own, and the pairing is graded instead (each such call
+// matched by name and arguments, distinct ids, D06, and every result
+// naming the id the client gave its call, after it).
 //
 // GradeBody reads the rules only the wire form shows, before the adapter
 // decodes the body: blank text blocks (G11, Anthropic and Bedrock, which the

@@ -57,7 +57,8 @@ type Verdict struct {
 	// option that does not apply).
 	Notes []string `json:"notes,omitempty"`
 
-	served *core.Response
+	served   *core.Response
+	invented map[string]bool // ids of served calls absent from the bytes sent
 }
 
 // verdict updates the named verdict under the lock.
@@ -125,6 +126,25 @@ func generatedID(id string) bool {
 	return strings.HasPrefix(id, "gemini_call_") || strings.HasPrefix(id, "ollama_call_")
 }
 
+// inventedIDs returns the ids of calls that do not occur in the bytes
+// served: ids conform made up where the provider sent none (core.Buffer's
+// tool_<turn>_<n>, the Gemini and Ollama adapters' own). A client cannot
+// know them, so the follow-up is graded on its pairing, not on their
+// spelling.
+func inventedIDs(calls []core.Call, sent []byte) map[string]bool {
+	out := map[string]bool{}
+	for _, c := range calls {
+		if c.ID == "" {
+			continue
+		}
+		q, _ := json.Marshal(c.ID)
+		if generatedID(c.ID) || !bytes.Contains(sent, q) {
+			out[c.ID] = true
+		}
+	}
+	return out
+}
+
 // mistralID matches the call ids Mistral accepts (D05): a client may
 // translate other ids to this form, as long as its results follow.
 var mistralID = regexp.MustCompile(`^[A-Za-z0-9]{9}$`)
@@ -134,8 +154,25 @@ var mistralID = regexp.MustCompile(`^[A-Za-z0-9]{9}$`)
 // (same id, name and arguments as JSON, the signatures the protocol needs
 // echoed), none of the calls the stream left incomplete, and the messages
 // after it exactly one result per call, in call order where the protocol
-// demands it. Every problem is reported.
+// demands it. Every problem is reported. Ids the adapters generate (Gemini
+// 2, Ollama) are graded as invented: see GradeInvented.
 func Grade(protocol string, served *core.Response, req *core.Request) []Problem {
+	invented := map[string]bool{}
+	for _, c := range served.Calls() {
+		if generatedID(c.ID) {
+			invented[c.ID] = true
+		}
+	}
+	return GradeInvented(protocol, served, req, invented)
+}
+
+// GradeInvented is Grade where the served calls whose ids are in invented
+// carried no id on the wire. The client's own ids stand for those: each
+// such call is paired with the client's call at its position (else the
+// first unpaired one with its name and arguments), the client's ids must be
+// distinct (D06), and every result must name the id the client gave the
+// call it answers, after it.
+func GradeInvented(protocol string, served *core.Response, req *core.Request, invented map[string]bool) []Problem {
 	var out []Problem
 	add := func(rule, format string, args ...any) {
 		out = append(out, Problem{Rule: rule, Message: fmt.Sprintf(format, args...)})
@@ -158,7 +195,7 @@ func Grade(protocol string, served *core.Response, req *core.Request) []Problem 
 	start := u + 1
 	servedIDs := map[string]bool{}
 	for _, w := range want {
-		if w.ID != "" && !generatedID(w.ID) {
+		if w.ID != "" && !invented[w.ID] {
 			servedIDs[w.ID] = true
 		}
 	}
@@ -215,14 +252,44 @@ func Grade(protocol string, served *core.Response, req *core.Request) []Problem 
 			}
 		}
 	}
+	// A call whose id was invented is paired with the client's call of
+	// its name and arguments, at its position first, else anywhere: the
+	// client may list the calls in another order.
+	for i, w := range want {
+		if pair[i] >= 0 || !invented[w.ID] {
+			continue
+		}
+		match := func(j int) bool {
+			return j < len(got) && !used[j] && got[j].Name == w.Name && jsonEqual(got[j].Arguments, w.Arguments)
+		}
+		if match(i) {
+			pair[i], used[i] = i, true
+			continue
+		}
+		for j := range got {
+			if match(j) {
+				pair[i], used[j] = j, true
+				break
+			}
+		}
+	}
 	for i, w := range want {
 		if pair[i] >= 0 || i >= len(got) || used[i] || got[i].Name != w.Name {
 			continue
 		}
 		pair[i], used[i] = i, true
 		translated := protocol == "mistral" && mistralID.MatchString(got[i].ID)
-		if !generatedID(w.ID) && !generatedID(got[i].ID) && !translated {
+		if !invented[w.ID] && !generatedID(got[i].ID) && !translated {
 			add("D02", "call %d (%s): id %q sent back as %q", i, w.Name, w.ID, got[i].ID)
+		}
+	}
+	seen := map[string]int{}
+	for i, w := range want {
+		if j := pair[i]; j >= 0 && invented[w.ID] {
+			if k, dup := seen[got[j].ID]; dup {
+				add("D06", "calls %d and %d (%s) share the id %q; each call needs its own", k, i, w.Name, got[j].ID)
+			}
+			seen[got[j].ID] = i
 		}
 	}
 	for i, w := range want {
@@ -267,6 +334,11 @@ func Grade(protocol string, served *core.Response, req *core.Request) []Problem 
 		if j := pair[i]; j >= 0 {
 			pos[got[j].ID] = i
 			after[got[j].ID] = callMsg[j]
+		}
+	}
+	for k := start; k < ai; k++ {
+		for _, r := range req.Messages[k].Results() {
+			add("G02", "tool result for %q comes before the assistant turn with the calls", r.CallID)
 		}
 	}
 	count := make([]int, len(want))

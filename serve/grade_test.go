@@ -116,6 +116,41 @@ func TestGrade(t *testing.T) {
 	}
 }
 
+// TestGradeInventedIDs checks the pairing rules for calls whose ids
+// conform made up (D03: the provider sent none): the client's own ids
+// stand for them, as long as each call has its own and each result names
+// the call it answers.
+func TestGradeInventedIDs(t *testing.T) {
+	a := call("tool_0_0", "get_weather", `{"city":"Oslo"}`)
+	b := call("tool_0_1", "get_weather", `{"city":"Bergen"}`)
+	served := &core.Response{Message: assistant(core.CallPart(a), core.CallPart(b))}
+	invented := map[string]bool{"tool_0_0": true, "tool_0_1": true}
+	own := func(id string, c core.Call) core.Part { c.ID = id; return core.CallPart(c) }
+	tests := []struct {
+		desc     string
+		protocol string
+		msgs     []core.Message
+		want     []string
+	}{
+		{"conform's ids sent back", "openai-chat", []core.Message{user, assistant(core.CallPart(a), core.CallPart(b)), tool(result("tool_0_0")), tool(result("tool_0_1"))}, nil},
+		{"the client's own distinct ids", "openai-chat", []core.Message{user, assistant(own("call_x", a), own("call_y", b)), tool(result("call_x")), tool(result("call_y"))}, nil},
+		{"the client's own ids, results in completion order", "openai-chat", []core.Message{user, assistant(own("call_x", a), own("call_y", b)), tool(result("call_y")), tool(result("call_x"))}, nil},
+		{"the client's own ids, calls in another order", "openai-chat", []core.Message{user, assistant(own("call_y", b), own("call_x", a)), tool(result("call_x")), tool(result("call_y"))}, nil},
+		{"one id for both calls", "openai-chat", []core.Message{user, assistant(own("call_x", a), own("call_x", b)), tool(result("call_x")), tool(result("call_x"))}, []string{"D06", "G03", "G03"}},
+		{"a result naming no call", "openai-chat", []core.Message{user, assistant(own("call_x", a), own("call_y", b)), tool(result("call_x")), tool(result("call_z"))}, []string{"G02", "G03"}},
+		{"a result missing", "anthropic", []core.Message{user, assistant(own("toolu_x", a), own("toolu_y", b)), tool(result("toolu_x"))}, []string{"G01"}},
+		{"a result before its call", "anthropic", []core.Message{user, tool(result("toolu_x")), assistant(own("toolu_x", a), own("toolu_y", b)), tool(result("toolu_y"))}, []string{"G02", "G01"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.desc, func(t *testing.T) {
+			got := GradeInvented(tt.protocol, served, &core.Request{Messages: tt.msgs}, invented)
+			if diff := cmp.Diff(tt.want, rules(got)); diff != "" {
+				t.Errorf("rules (-want +got):\n%s\nproblems: %v", diff, got)
+			}
+		})
+	}
+}
+
 // recordedFaults are the recorded follow-ups that break a rule although
 // the API answered them 200: a real client fault the API tolerates.
 var recordedFaults = map[string][]string{

@@ -188,6 +188,32 @@ func decodeServed(a core.Adapter, body []byte, stream bool) *core.Response {
 	return resp
 }
 
+// scenarioInvented returns the ids of calls that the scenario's own bytes
+// or events do not carry (see inventedIDs).
+func scenarioInvented(sc *scenarios.Scenario, calls []core.Call) map[string]bool {
+	if len(sc.Body) > 0 {
+		return inventedIDs(calls, sc.Body)
+	}
+	var ids []string
+	for _, ev := range sc.Events {
+		if ev.Chunk != nil && ev.Chunk.ID != "" {
+			ids = append(ids, ev.Chunk.ID)
+		}
+	}
+	if sc.Response != nil {
+		for _, c := range sc.Response.Calls() {
+			ids = append(ids, c.ID)
+		}
+	}
+	out := map[string]bool{}
+	for _, c := range calls {
+		if c.ID != "" && (generatedID(c.ID) || !slices.Contains(ids, c.ID)) {
+			out[c.ID] = true
+		}
+	}
+	return out
+}
+
 // errorFrame returns the protocol's error event as stream bytes.
 func errorFrame(a core.Adapter, ctype string) []byte {
 	var b bytes.Buffer
@@ -266,6 +292,7 @@ func (s *Server) initial(w http.ResponseWriter, r *http.Request, name string, e 
 		v.Served++
 		v.Chaos = chaos.String()
 		v.Calls, v.Incomplete, v.served = resp.Calls(), resp.Incomplete, resp
+		v.invented = inventedIDs(resp.Calls(), sent)
 		v.Notes = appendNew(v.Notes, notes...)
 	})
 	if isSSE {
@@ -339,9 +366,10 @@ func (s *Server) followUp(w http.ResponseWriter, r *http.Request, name string, e
 		return fail(http.StatusInternalServerError, "api_error", "serve: %v", err)
 	}
 	var served *core.Response
+	var invented map[string]bool
 	s.mu.Lock()
 	if v := s.verdicts[name]; v != nil {
-		served = v.served
+		served, invented = v.served, v.invented
 	}
 	s.mu.Unlock()
 	var notes []string
@@ -352,9 +380,10 @@ func (s *Server) followUp(w http.ResponseWriter, r *http.Request, name string, e
 		if err != nil {
 			return fail(http.StatusInternalServerError, "api_error", "serve %s: %v", name, err)
 		}
+		invented = scenarioInvented(e.sc, served.Calls())
 		notes = append(notes, "follow-up graded without a first request on this server")
 	}
-	problems := append(Grade(e.protocol, served, req), wire...)
+	problems := append(GradeInvented(e.protocol, served, req, invented), wire...)
 	s.verdict(name, e.protocol, func(v *Verdict) {
 		v.FollowUps++
 		v.Graded = true
