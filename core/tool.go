@@ -74,6 +74,7 @@ type toolConfig struct {
 	risk         Risk
 	mapper       *NameMapper
 	origin       string
+	source       string
 	outputSchema json.RawMessage
 }
 
@@ -93,6 +94,13 @@ func WithNameMapper(m *NameMapper) ToolOption { return func(c *toolConfig) { c.m
 // messages such as the duplicate-name error of Registry.Add.
 func WithOrigin(origin string) ToolOption { return func(c *toolConfig) { c.origin = origin } }
 
+// WithSource qualifies the tool's name by its source (an MCP server, a
+// plugin): the tool's QualifiedName is "<source>.<name>", and its Name is
+// made from the qualified name, so that tools of two sources never share
+// one. The dot is outside most providers' alphabet, so a tool with a source
+// needs WithNameMapper too (or a per-provider mapping, tools/names).
+func WithSource(source string) ToolOption { return func(c *toolConfig) { c.source = source } }
+
 // WithOutputSchema sets the JSON Schema the handler's output must match; it
 // replaces an inferred or MCP output schema. It must be an object schema.
 func WithOutputSchema(s json.RawMessage) ToolOption {
@@ -105,6 +113,7 @@ func WithOutputSchema(s json.RawMessage) ToolOption {
 type Tool struct {
 	name        string
 	original    string
+	source      string
 	description string
 	origin      string
 	input       json.RawMessage
@@ -121,6 +130,20 @@ func (t *Tool) Name() string { return t.name }
 // OriginalName returns the name the tool was defined with; it differs from
 // Name only when a NameMapper sanitised it.
 func (t *Tool) OriginalName() string { return t.original }
+
+// Source returns the tool's source (WithSource), or "".
+func (t *Tool) Source() string { return t.source }
+
+// QualifiedName returns "<source>.<original name>", or the original name
+// for a tool without a source.
+func (t *Tool) QualifiedName() string { return qualify(t.source, t.original) }
+
+func qualify(source, name string) string {
+	if source == "" {
+		return name
+	}
+	return source + "." + name
+}
 
 // Description returns the tool's description.
 func (t *Tool) Description() string { return t.description }
@@ -272,13 +295,16 @@ func buildTool(op, name, description, origin string, in, out json.RawMessage, ha
 	if cfg.risk < RiskReadOnly || cfg.risk > RiskDestructive {
 		return nil, fmt.Errorf("%s %q: unknown risk level %d", op, name, int(cfg.risk))
 	}
-	t := &Tool{name: name, original: name, description: description, origin: cfg.origin, handler: handler, risk: cfg.risk}
+	if strings.Contains(cfg.source, ".") {
+		return nil, fmt.Errorf("%s %q: source %q holds a dot, which separates source and name", op, name, cfg.source)
+	}
+	t := &Tool{name: qualify(cfg.source, name), original: name, source: cfg.source, description: description, origin: cfg.origin, handler: handler, risk: cfg.risk}
 	// With a mapper every name goes through it, valid ones too: a valid
 	// name maps to itself and so holds its slot, and a later name that
 	// sanitises to the same text gets another (E01–E03).
 	if cfg.mapper != nil {
-		t.name = cfg.mapper.Sanitize(name)
-	} else if err := CheckName(name); err != nil {
+		t.name = cfg.mapper.Sanitize(t.name)
+	} else if err := CheckName(t.name); err != nil {
 		return nil, fmt.Errorf("%s: %w", op, err)
 	}
 	inPrefix, outPrefix := "", ""
