@@ -156,7 +156,8 @@ func servedBody(a core.Adapter, e entry, stream, arrayForm bool, id string) ([]b
 	}
 	if sc.Kind == scenarios.KindStream && len(sc.Body) > 0 {
 		if e.protocol != "gemini" || geminiArray(sc.Body) == arrayForm {
-			return sc.Body, ctype, nil
+			body, _ := nameEvents(e.protocol, sc.Body)
+			return body, ctype, nil
 		}
 	}
 	evs, err := eventsOf(a, sc)

@@ -1,0 +1,85 @@
+package serve
+
+import (
+	"bytes"
+	"encoding/json"
+
+	"github.com/toolconform/conform/cassettes"
+)
+
+// namedEvents lists the SSE protocols whose every event carries an
+// "event:" line naming it, the same name as its payload's "type": Anthropic
+// Messages (event: message_start …), OpenAI Responses (event:
+// response.created …) and Cohere v2 (event: message-start …). SDKs that
+// dispatch on the name stop at an unnamed event. Chat Completions,
+// Mistral and Gemini send data lines only; Bedrock and Ollama do not use
+// SSE.
+var namedEvents = map[string]bool{"anthropic": true, "openai-responses": true, "cohere": true}
+
+// nameEvents returns a recorded SSE body with the framing its protocol
+// defines: every data event of a namedEvents protocol that has no "event:"
+// line gets one, named by its JSON payload's "type", in the event's own
+// line ending. Recordings that arrived as one JSON payload per line (the
+// chunk fixtures) lost their names; the rest of the bytes are kept as
+// recorded. It reports whether any event was renamed.
+func nameEvents(protocol string, body []byte) ([]byte, bool) {
+	if !namedEvents[protocol] {
+		return body, false
+	}
+	frames := cassettes.SplitStream("text/event-stream", body)
+	changed := false
+	var out bytes.Buffer
+	for _, f := range frames {
+		name, eol := unnamedType(f)
+		if name == "" {
+			out.Write(f)
+			continue
+		}
+		changed = true
+		out.WriteString("event: " + name + eol)
+		out.Write(f)
+	}
+	if !changed {
+		return body, false
+	}
+	return out.Bytes(), true
+}
+
+// unnamedType returns the payload type of an SSE event that has data but
+// no "event:" line, and the line ending of its first line; "" when the
+// event is named, has no data, or its payload has no type.
+func unnamedType(frame []byte) (name, eol string) {
+	var data [][]byte
+	for i, line := range bytes.SplitAfter(frame, []byte("\n")) {
+		trimmed := bytes.TrimRight(line, "\r\n")
+		if i == 0 {
+			eol = string(line[len(trimmed):])
+			if eol == "" {
+				eol = "\n"
+			}
+		}
+		switch {
+		case bytes.HasPrefix(trimmed, []byte("event:")):
+			return "", ""
+		case bytes.HasPrefix(trimmed, []byte("data:")):
+			d := bytes.TrimPrefix(trimmed, []byte("data:"))
+			data = append(data, bytes.TrimPrefix(d, []byte(" ")))
+		}
+	}
+	if len(data) == 0 {
+		return "", ""
+	}
+	var p struct {
+		Type string `json:"type"`
+	}
+	if json.Unmarshal(bytes.Join(data, []byte("\n")), &p) != nil || !validEventName(p.Type) {
+		return "", ""
+	}
+	return p.Type, eol
+}
+
+// validEventName reports whether a payload type can be an SSE event name:
+// non-empty, with no line break.
+func validEventName(s string) bool {
+	return s != "" && !bytes.ContainsAny([]byte(s), "\r\n")
+}

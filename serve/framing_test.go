@@ -1,0 +1,119 @@
+package serve
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/toolconform/conform/core"
+	"github.com/toolconform/conform/providers"
+	"github.com/toolconform/conform/scenarios"
+	"github.com/toolconform/conform/sse"
+)
+
+// TestServedFraming streams every servable scenario of the protocols that
+// name their events and reads the bytes as an SDK that dispatches on the
+// name does: every event with a typed JSON payload must be named by that
+// type, as the provider names it. The recordings that arrived as one JSON
+// payload per line (chunk fixtures) are the ones serve has to re-frame.
+func TestServedFraming(t *testing.T) {
+	s, ts := newServer(t, Options{})
+	renamed := map[string]int{}
+	for _, name := range s.Names() {
+		e := s.index[name]
+		if !namedEvents[e.protocol] || e.sc.Kind != scenarios.KindStream {
+			continue
+		}
+		if _, changed := nameEvents(e.protocol, e.sc.Body); changed {
+			renamed[e.protocol]++
+		}
+		t.Run(name, func(t *testing.T) {
+			a, err := providers.Lookup(e.protocol)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ep, _ := providers.HTTP(e.protocol)
+			body, err := a.EncodeRequest(&core.Request{Stream: true, MaxTokens: 10, Messages: []core.Message{{Role: core.RoleUser, Parts: []core.Part{core.TextPart("hi")}}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp, err := http.Post(ep.URL(ts.URL+ScenarioPrefix+name, ep.DefaultModel, true), "application/json", bytes.NewReader(body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			if resp.StatusCode != 200 {
+				msg, _ := io.ReadAll(resp.Body)
+				t.Fatalf("status %d: %s", resp.StatusCode, msg)
+			}
+			d := sse.NewDecoder(resp.Body)
+			n := 0
+			for {
+				ev, err := d.Next()
+				if errors.Is(err, io.EOF) {
+					break
+				}
+				if err != nil {
+					t.Fatalf("event %d: %v", n, err)
+				}
+				n++
+				var p struct {
+					Type string `json:"type"`
+				}
+				if json.Unmarshal([]byte(ev.Data), &p) != nil || p.Type == "" {
+					continue
+				}
+				if ev.Type != p.Type {
+					t.Errorf("event %d: named %q, payload type %q: %.80s", n, ev.Type, p.Type, strings.TrimSpace(ev.Data))
+				}
+			}
+			if n == 0 {
+				t.Errorf("no event served")
+			}
+		})
+	}
+	t.Logf("streams re-framed with event names: %v", renamed)
+	if want := map[string]int{"anthropic": 8, "openai-responses": 9, "cohere": 2}; !equalCounts(renamed, want) {
+		t.Errorf("re-framed streams by protocol %v, want %v (the chunk-fixture recordings)", renamed, want)
+	}
+}
+
+func equalCounts(a, b map[string]int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+// TestNameEvents checks the re-framing on hand-made bodies: names come
+// from the payload's type in the event's own line ending, named events,
+// comments and untyped payloads are kept byte for byte, and protocols
+// that send data lines only are left alone.
+func TestNameEvents(t *testing.T) {
+	tests := []struct {
+		protocol, in, want string
+	}{
+		{"anthropic", "data: {\"type\":\"message_start\"}\n\ndata: {\"type\":\"message_stop\"}\n\n",
+			"event: message_start\ndata: {\"type\":\"message_start\"}\n\nevent: message_stop\ndata: {\"type\":\"message_stop\"}\n\n"},
+		{"openai-responses", "data: {\"type\":\"response.created\"}\r\n\r\n", "event: response.created\r\ndata: {\"type\":\"response.created\"}\r\n\r\n"},
+		{"cohere", "event: message-start\ndata: {\"type\":\"message-start\"}\n\n: ping\n\ndata: [DONE]\n\n",
+			"event: message-start\ndata: {\"type\":\"message-start\"}\n\n: ping\n\ndata: [DONE]\n\n"},
+		{"anthropic", "data: {\"type\":\"a\\nb\"}\n\n", "data: {\"type\":\"a\\nb\"}\n\n"},
+		{"openai-chat", "data: {\"type\":\"x\"}\n\n", "data: {\"type\":\"x\"}\n\n"},
+	}
+	for _, tt := range tests {
+		got, changed := nameEvents(tt.protocol, []byte(tt.in))
+		if string(got) != tt.want || changed != (tt.in != tt.want) {
+			t.Errorf("nameEvents(%s, %q) = %q, %v; want %q", tt.protocol, tt.in, got, changed, tt.want)
+		}
+	}
+}
