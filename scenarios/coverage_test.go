@@ -25,7 +25,9 @@ var notApplicable = []struct {
 }{
 	{"A01 A02 A03 A04 A06 A08 A09 A10 A11 A12 A13 B02 B03 B08", "openai-responses anthropic gemini cohere bedrock ollama",
 		"Chat Completions delta shape: tool_calls[] entries routed by index and id on every chunk; this protocol routes by block, item or whole call"},
-	{"A01 A02 A03 A04 A06 A08 A09 A10 A11 A12 A13 B02 B03 B08", "mistral",
+	{"A21", "openai-responses gemini cohere bedrock ollama",
+		"Gemini and Ollama send each call whole, with no index; no Responses, Cohere or Converse stream has been reported with a gap in its indices (the reports, omlx #1353 and new-api #5482, are Anthropic-format gateways)"},
+	{"A01 A02 A03 A04 A06 A08 A09 A10 A11 A12 A13 A21 B02 B03 B08", "mistral",
 		"a quirk of OpenAI-compatible servers and gateways; Mistral's own API sends whole calls (A07) or index-routed increments (A14), both covered"},
 	{"G05", "openai-responses cohere mistral", "results are matched to calls by id; their order is no rule of the protocol"},
 	{"G08", "openai-responses", "previous_response_id (stateful replay) is outside the canonical Request; an adapter encodes the whole conversation"},

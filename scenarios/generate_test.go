@@ -15,11 +15,13 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/aws/aws-sdk-go-v2/aws/protocol/eventstream"
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/toolconform/conform/cassettes"
+	"github.com/toolconform/conform/core"
 )
 
 var update = flag.Bool("update", false, "rewrite the generated scenarios under cases/*/recorded and COVERAGE.md")
@@ -38,6 +40,8 @@ type recCall struct {
 
 // extraction is what the generator read from one response.
 type extraction struct {
+	// protocol is the protocol the body was read as.
+	protocol   string
 	stream     bool
 	calls      []recCall
 	incomplete []recCall
@@ -45,15 +49,86 @@ type extraction struct {
 	finish string
 	guards []string
 	notes  []string
+	// alts holds, for a guard, the other failure modes that cover the same
+	// feature of the bytes; a case that declares any of them declares it.
+	alts map[string][]string
 	// should lowers the case to SHOULD where the right reading of the
 	// recording is open to argument.
 	should bool
 }
 
-func (x *extraction) guard(id, note string) {
+// guard records a feature of the bytes that failure mode id covers (or
+// any of alts), with a note that says what the feature is.
+func (x *extraction) guard(id, note string, alts ...string) {
 	if !slices.Contains(x.guards, id) {
 		x.guards = append(x.guards, id)
 		x.notes = append(x.notes, note)
+	}
+	if len(alts) > 0 {
+		if x.alts == nil {
+			x.alts = map[string][]string{}
+		}
+		x.alts[id] = alts
+	}
+}
+
+// splitsEscape reports whether an argument fragment ends inside a JSON
+// escape sequence (a lone backslash, or \u with fewer than four hex
+// digits), so that the next fragment completes it (B06).
+func splitsEscape(frag string) bool {
+	n := 0
+	for i := len(frag) - 1; i >= 0 && frag[i] == '\\'; i-- {
+		n++
+	}
+	if n%2 == 1 {
+		return true
+	}
+	for k := 2; k <= 5 && k <= len(frag); k++ {
+		tail := frag[len(frag)-k:]
+		if strings.HasPrefix(tail, "\\u") && strings.Trim(tail[2:], "0123456789abcdefABCDEF") == "" {
+			b := 0
+			for i := len(frag) - k - 1; i >= 0 && frag[i] == '\\'; i-- {
+				b++
+			}
+			return b%2 == 0
+		}
+	}
+	return false
+}
+
+// fragment records the stream features of one argument fragment.
+func (x *extraction) fragment(frag string) {
+	if splitsEscape(frag) {
+		x.guard("B06", "an argument fragment ends inside a JSON escape sequence, which the next fragment completes")
+	}
+}
+
+// payloads records the stream features of the raw event payloads.
+func (x *extraction) payloads(data [][]byte) {
+	for _, d := range data {
+		if !utf8.Valid(d) {
+			x.guard("B05", "an event's bytes end or start inside a multi-byte UTF-8 character, which the next event completes")
+			return
+		}
+	}
+}
+
+// indexFeatures records the features of the indices at which calls or
+// blocks open, in the order they open: a first index other than 0, or an
+// index that skips a number (A21).
+func (x *extraction) indexFeatures(opened []int, what string) {
+	next := 0
+	for _, i := range opened {
+		if i < 0 {
+			continue
+		}
+		if i > next {
+			x.guard("A21", fmt.Sprintf("%s indices do not start at 0 or skip a number (%d opens when %d is next)", what, i, next), "A12")
+			return
+		}
+		if i == next {
+			next++
+		}
 	}
 }
 
@@ -121,11 +196,17 @@ func argText(raw json.RawMessage, x *extraction) string {
 func extractChat(body []byte, x *extraction) error {
 	type tc struct {
 		Index    *int   `json:"index"`
-		ID       string `json:"id"`
+		ID       *string `json:"id"`
 		Function struct {
 			Name      string          `json:"name"`
 			Arguments json.RawMessage `json:"arguments"`
 		} `json:"function"`
+	}
+	id := func(t tc) string {
+		if t.ID == nil {
+			return ""
+		}
+		return *t.ID
 	}
 	if !isSSE(body) {
 		var r struct {
@@ -143,7 +224,7 @@ func extractChat(body []byte, x *extraction) error {
 			return nil
 		}
 		for _, c := range r.Choices[0].Message.ToolCalls {
-			x.calls = append(x.calls, recCall{ID: c.ID, Name: c.Function.Name, Args: argText(c.Function.Arguments, x)})
+			x.calls = append(x.calls, recCall{ID: id(c), Name: c.Function.Name, Args: argText(c.Function.Arguments, x)})
 		}
 		x.finish = r.Choices[0].FinishReason
 		return nil
@@ -155,8 +236,11 @@ func extractChat(body []byte, x *extraction) error {
 		raw   bool // arguments came as an object
 	}
 	var calls []*open
+	var opened []int
+	sawID := false
 	sawDone := bytes.Contains(body, []byte("data: [DONE]"))
 	data, _ := sseData(body)
+	x.payloads(data)
 	for _, d := range data {
 		var ch struct {
 			Choices []struct {
@@ -181,23 +265,47 @@ func extractChat(body []byte, x *extraction) error {
 				var o *open
 				if t.Index == nil {
 					x.guard("A07", "tool-call deltas carry no index")
+				} else if *t.Index < 0 {
+					x.guard("A11", "a tool-call delta carries a negative index")
+				} else if *t.Index > core.DefaultMaxIndex {
+					x.guard("A12", "a tool-call delta carries an index beyond the buffer's limit")
 				}
+				if t.ID != nil && *t.ID != "" {
+					sawID = true
+				}
+				tid := id(t)
 				for _, p := range slices.Backward(calls) {
-					if t.Index != nil && p.index != nil && *p.index == *t.Index && (t.ID == "" || t.ID == p.call.ID) {
+					if t.Index != nil && p.index != nil && *p.index == *t.Index && (tid == "" || tid == p.call.ID) {
 						o = p
 						break
 					}
-					if t.Index == nil && t.ID != "" && t.ID == p.call.ID {
+					if t.Index == nil && tid != "" && tid == p.call.ID {
 						o = p
 						break
 					}
 				}
-				if o == nil && t.Index == nil && t.ID == "" && len(calls) > 0 {
+				if o == nil && t.Index == nil && tid == "" && len(calls) > 0 {
 					o = calls[len(calls)-1]
 				}
-				if o == nil {
-					o = &open{call: recCall{ID: t.ID}, index: t.Index}
+				switch {
+				case o == nil:
+					if t.Index != nil {
+						for _, p := range calls {
+							if p.index != nil && *p.index == *t.Index {
+								x.guard("A02", "a second call opens on an index an earlier call used, with another id", "A01")
+							}
+						}
+						opened = append(opened, *t.Index)
+					}
+					o = &open{call: recCall{ID: tid}, index: t.Index}
 					calls = append(calls, o)
+				case o != calls[len(calls)-1]:
+					x.guard("A05", "a delta continues a call after another call has opened (interleaved calls)")
+					fallthrough
+				default:
+					if t.ID != nil && tid == "" {
+						x.guard("A03", "a continuation delta carries an empty id")
+					}
 				}
 				if t.Function.Name != "" {
 					o.call.Name = t.Function.Name
@@ -207,10 +315,16 @@ func extractChat(body []byte, x *extraction) error {
 					x.guard("C04", "the recording sends arguments as a JSON object, not a string")
 					o.call.Args = string(a)
 				} else {
-					o.call.Args += argText(a, x)
+					frag := argText(a, x)
+					x.fragment(frag)
+					o.call.Args += frag
 				}
 			}
 		}
+	}
+	x.indexFeatures(opened, "tool-call")
+	if !sawID && len(calls) > 0 && x.protocol == "openai-chat" {
+		x.guard("D03", "no tool-call delta carries an id")
 	}
 	if x.finish == "" && sawDone && len(calls) > 0 {
 		x.should = true
@@ -247,6 +361,7 @@ func extractAnthropic(body []byte, x *extraction) error {
 	x.stream = true
 	acc := newAnthropicStream()
 	data, _ := sseData(body)
+	x.payloads(data)
 	for _, d := range data {
 		if err := acc.event(d, x); err != nil {
 			return err
@@ -271,6 +386,10 @@ type anthropicBlock struct {
 type anthropicStream struct {
 	blocks map[int]*anthropicOpen
 	order  []*anthropicOpen
+	// opened lists the indices of content_block_start events, in order;
+	// live holds the blocks started and not yet stopped, of any type.
+	opened []int
+	live   map[int]bool
 }
 
 type anthropicOpen struct {
@@ -281,7 +400,7 @@ type anthropicOpen struct {
 }
 
 func newAnthropicStream() *anthropicStream {
-	return &anthropicStream{blocks: map[int]*anthropicOpen{}}
+	return &anthropicStream{blocks: map[int]*anthropicOpen{}, live: map[int]bool{}}
 }
 
 // event applies one Anthropic Messages stream event to the accumulator.
@@ -289,6 +408,9 @@ func (a *anthropicStream) event(d []byte, x *extraction) error {
 	var ev struct {
 		Type         string         `json:"type"`
 		Index        int            `json:"index"`
+		Message      struct {
+			Usage json.RawMessage `json:"usage"`
+		} `json:"message"`
 		ContentBlock anthropicBlock `json:"content_block"`
 		Delta        struct {
 			Type        string `json:"type"`
@@ -300,7 +422,16 @@ func (a *anthropicStream) event(d []byte, x *extraction) error {
 		return fmt.Errorf("event %q: %w", d, err)
 	}
 	switch ev.Type {
+	case "message_start":
+		if len(ev.Message.Usage) == 0 || string(ev.Message.Usage) == "null" {
+			x.guard("B14", "message_start carries no usage")
+		}
 	case "content_block_start":
+		a.opened = append(a.opened, ev.Index)
+		if len(a.live) > 0 && ev.ContentBlock.Type == "tool_use" {
+			x.guard("A19", "a tool_use block starts before the block before it stops (interleaved blocks)")
+		}
+		a.live[ev.Index] = true
 		if ev.ContentBlock.Type == "tool_use" {
 			o := &anthropicOpen{call: recCall{ID: ev.ContentBlock.ID, Name: ev.ContentBlock.Name}, start: string(ev.ContentBlock.Input)}
 			a.blocks[ev.Index] = o
@@ -310,12 +441,14 @@ func (a *anthropicStream) event(d []byte, x *extraction) error {
 		}
 	case "content_block_delta":
 		if o := a.blocks[ev.Index]; o != nil && ev.Delta.Type == "input_json_delta" {
+			x.fragment(ev.Delta.PartialJSON)
 			o.call.Args += ev.Delta.PartialJSON
 			if ev.Delta.PartialJSON != "" {
 				o.deltas = true
 			}
 		}
 	case "content_block_stop":
+		delete(a.live, ev.Index)
 		if o := a.blocks[ev.Index]; o != nil {
 			o.done = true
 		}
@@ -330,9 +463,13 @@ func (a *anthropicStream) event(d []byte, x *extraction) error {
 // close moves the accumulated blocks into x: closed blocks are calls, the
 // rest are incomplete.
 func (a *anthropicStream) close(x *extraction) {
+	x.indexFeatures(a.opened, "content block")
 	for _, o := range a.order {
+		if o.deltas && strings.TrimSpace(o.start) != "" && strings.TrimSpace(o.start) != "{}" {
+			x.guard("A18", "a tool_use block starts with a populated input and then streams input_json_delta")
+		}
 		if !o.deltas {
-			x.guard("C02", "a tool_use block streams no input_json_delta, so its input is the start block's")
+			x.guard("C02", "a tool_use block streams no input_json_delta, so its input is the start block's", "C01")
 			o.call.Args = o.start
 		}
 		if o.done {
@@ -374,7 +511,9 @@ func extractResponses(body []byte, x *extraction) error {
 	added := map[string]*recCall{}
 	var order []string
 	done := map[string]bool{}
+	deltas := map[string]bool{}
 	data, _ := sseData(body)
+	x.payloads(data)
 	for _, d := range data {
 		var ev struct {
 			Type   string `json:"type"`
@@ -394,7 +533,9 @@ func extractResponses(body []byte, x *extraction) error {
 			}
 		case "response.function_call_arguments.delta":
 			if c := added[ev.ItemID]; c != nil {
+				x.fragment(ev.Delta)
 				c.Args += ev.Delta
+				deltas[ev.ItemID] = true
 			}
 		case "response.output_item.done":
 			if ev.Item.Type == "function_call" {
@@ -408,6 +549,9 @@ func extractResponses(body []byte, x *extraction) error {
 		}
 	}
 	for _, id := range order {
+		if done[id] && !deltas[id] && added[id].Args != "" {
+			x.guard("A17", "a function call's arguments come only in its output_item.done event, with no delta")
+		}
 		if done[id] {
 			x.calls = append(x.calls, *added[id])
 		} else {
@@ -836,7 +980,7 @@ func normalFinish(protocol, v string, hasCalls bool) string {
 
 // extract reads the calls of one recorded response.
 func extract(protocol, url string, body []byte) (*extraction, error) {
-	x := &extraction{}
+	x := &extraction{protocol: protocol}
 	var err error
 	switch protocol {
 	case "openai-chat", "mistral", "ollama":
@@ -861,7 +1005,7 @@ func extract(protocol, url string, body []byte) (*extraction, error) {
 		for i := range cs {
 			switch strings.TrimSpace(cs[i].Args) {
 			case "":
-				x.guard("C01", "a call has empty arguments, which must become {}")
+				x.guard("C01", "a call has empty arguments, which must become {}", "C02")
 			case "null":
 				x.guard("C06", "a call has null arguments, which must become {}")
 			}
@@ -871,7 +1015,7 @@ func extract(protocol, url string, body []byte) (*extraction, error) {
 		if protocol == "gemini" {
 			x.guard("F02", "Gemini ends every tool turn with STOP (it has no tool-turn reason), so the finish is tool_calls with the provider's STOP kept; the calls must not be dropped")
 		} else {
-			x.guard("F01", "the provider finishes with stop although it called tools; the calls must not be dropped")
+			x.guard("F01", "the provider finishes with stop although it called tools; the calls must not be dropped", "F02")
 		}
 	}
 	return x, nil
