@@ -195,7 +195,7 @@ func argText(raw json.RawMessage, x *extraction) string {
 
 func extractChat(body []byte, x *extraction) error {
 	type tc struct {
-		Index    *int   `json:"index"`
+		Index    *int    `json:"index"`
 		ID       *string `json:"id"`
 		Function struct {
 			Name      string          `json:"name"`
@@ -406,9 +406,9 @@ func newAnthropicStream() *anthropicStream {
 // event applies one Anthropic Messages stream event to the accumulator.
 func (a *anthropicStream) event(d []byte, x *extraction) error {
 	var ev struct {
-		Type         string         `json:"type"`
-		Index        int            `json:"index"`
-		Message      struct {
+		Type    string `json:"type"`
+		Index   int    `json:"index"`
+		Message struct {
 			Usage json.RawMessage `json:"usage"`
 		} `json:"message"`
 		ContentBlock anthropicBlock `json:"content_block"`
