@@ -1,0 +1,331 @@
+package sandbox_test
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/toolconform/conform/tools/sandbox"
+)
+
+// prog is testdata/prog, built once by TestMain.
+var prog string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "sandbox-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	prog = filepath.Join(dir, "prog")
+	if out, err := exec.Command("go", "build", "-o", prog, "./testdata/prog").CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "build testdata/prog: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// run runs prog with args under p and returns its standard output and
+// exit status; the working directory is removed afterwards.
+func run(t *testing.T, p sandbox.Policy, args ...string) (string, int, sandbox.Report) {
+	t.Helper()
+	c := prepare(t, context.Background(), p, args...)
+	var stderr strings.Builder
+	c.Cmd.Stderr = &stderr
+	out, err := c.Cmd.Output()
+	code := 0
+	if ee := (*exec.ExitError)(nil); errors.As(err, &ee) {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("run %v: %v", args, err)
+	}
+	if code == sandbox.SetupExitCode {
+		t.Fatalf("sandbox setup failed: %s", stderr.String())
+	}
+	if err := c.Cleanup(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(c.Report.WorkDir); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("working directory %s still there after Cleanup: %v", c.Report.WorkDir, err)
+	}
+	return string(out), code, c.Report
+}
+
+// prepare prepares prog with args under p. On a machine without the
+// facilities p needs, it checks that the refusal names one and skips.
+func prepare(t *testing.T, ctx context.Context, p sandbox.Policy, args ...string) *sandbox.Command {
+	t.Helper()
+	c, err := sandbox.Prepare(ctx, p, prog, args...)
+	var ue *sandbox.UnavailableError
+	if errors.As(err, &ue) && errors.Is(err, sandbox.ErrUnavailable) && ue.Restriction != "" {
+		t.Skipf("refused on this machine, as it must be: %v", err)
+	}
+	if err != nil {
+		t.Fatalf("prepare: %v", err)
+	}
+	return c
+}
+
+// unsandboxed runs prog with args as an ordinary subprocess, so that each
+// test shows the action succeeds without the sandbox.
+func unsandboxed(t *testing.T, args ...string) string {
+	t.Helper()
+	out, err := exec.Command(prog, args...).Output()
+	if err != nil {
+		t.Fatalf("unsandboxed %v: %v", args, err)
+	}
+	return string(out)
+}
+
+// denied checks that the program reported the kernel's refusal errno.
+func denied(t *testing.T, out string, code int, errno string) {
+	t.Helper()
+	if want := "denied: " + errno + "\n"; out != want || code != 3 {
+		t.Errorf("got exit status %d, output %q; want 3, %q", code, out, want)
+	}
+}
+
+// TestHostLoopbackUnreachable opens a listener on the host's 127.0.0.1
+// and has the program connect to it, and only to it: under NetworkNone
+// the sandbox's loopback is down (ENETUNREACH), under NetworkLoopback it
+// is the sandbox's own, where nothing listens (ECONNREFUSED). The host's
+// listener accepts nothing.
+func TestHostLoopbackUnreachable(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var accepted atomic.Int32
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			accepted.Add(1)
+			c.Close()
+		}
+	}()
+	addr := ln.Addr().String()
+	if out := unsandboxed(t, "net", addr); out != "connected\n" {
+		t.Fatalf("unsandboxed connect: %q", out)
+	}
+	before := accepted.Load()
+	for _, tc := range []struct {
+		network sandbox.Network
+		errno   string
+	}{{sandbox.NetworkNone, "ENETUNREACH"}, {sandbox.NetworkLoopback, "ECONNREFUSED"}} {
+		t.Run(tc.network.String(), func(t *testing.T) {
+			out, code, rep := run(t, sandbox.Policy{Network: tc.network}, "net", addr)
+			denied(t, out, code, tc.errno)
+			if rep.Network != tc.network {
+				t.Errorf("report says network %v, want %v", rep.Network, tc.network)
+			}
+		})
+	}
+	ln.Close()
+	<-done
+	if n := accepted.Load() - before; n != 0 {
+		t.Errorf("the host listener accepted %d connections from the sandbox", n)
+	}
+}
+
+// TestEnvironmentAllowList plants keys in the environment; the program
+// sees only the allow-list and the working directory as HOME and TMPDIR.
+func TestEnvironmentAllowList(t *testing.T) {
+	t.Setenv("CONFORM_TEST_API_KEY", "planted-secret")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "planted-aws")
+	t.Setenv("KEPT", "kept-value")
+	if out := unsandboxed(t, "env"); !strings.Contains(out, "planted-secret") {
+		t.Fatalf("the planted key is not in the unsandboxed environment:\n%s", out)
+	}
+	out, _, rep := run(t, sandbox.Policy{Env: []string{"KEPT", "SET=value", "UNSET_IN_CALLER"}}, "env")
+	want := fmt.Sprintf("HOME=%s\nKEPT=kept-value\nSET=value\nTMPDIR=%s\n", rep.WorkDir, rep.WorkDir)
+	if diff := cmp.Diff(want, out); diff != "" {
+		t.Errorf("environment (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"KEPT", "SET", "HOME", "TMPDIR"}, rep.Env); diff != "" {
+		t.Errorf("report env (-want +got):\n%s", diff)
+	}
+}
+
+// TestWriteOutsideWorkDir writes into a world-writable directory outside
+// the working directory: the read-only tree refuses (EROFS), while the
+// same user may write there when the tree is left writable, and may
+// always write in its working directory.
+func TestWriteOutsideWorkDir(t *testing.T) {
+	dir, err := os.MkdirTemp("", "sandbox-outside-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	if err := os.Chmod(dir, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	target := filepath.Join(dir, "escaped")
+	out, code, rep := run(t, sandbox.Policy{}, "write", target)
+	denied(t, out, code, "EROFS")
+	if !rep.ReadOnlyTree {
+		t.Error("report does not say the tree was read-only")
+	}
+	if _, err := os.Stat(target); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("%s exists after the refused write: %v", target, err)
+	}
+	if out, code, _ := run(t, sandbox.Policy{}, "write", "inside"); out != "written\n" || code != 0 {
+		t.Errorf("write in the working directory: exit %d, %q", code, out)
+	}
+	if out, code, _ := run(t, sandbox.Policy{WritableTree: true}, "write", target); out != "written\n" || code != 0 {
+		t.Errorf("write with a writable tree: exit %d, %q; the read-only mount is not what stopped it", code, out)
+	}
+}
+
+// TestLimits runs each resource limit against a program that passes it,
+// and the same program without the limit.
+func TestLimits(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		limits sandbox.Limits
+		args   []string
+		ok     string
+		errno  string
+	}{
+		// 2 GiB is about the least a Go program starts in; the mapping
+		// asks for 8 GiB without touching it.
+		{"address space", sandbox.Limits{AddressSpace: 2 << 30}, []string{"alloc", "8589934592"}, "allocated\n", "ENOMEM"},
+		// The program holds about five threads; RLIMIT_NPROC counts them.
+		{"processes", sandbox.Limits{Processes: 16}, []string{"fork", "64"}, "forked\n", "EAGAIN"},
+		{"open files", sandbox.Limits{OpenFiles: 32}, []string{"files", "100"}, "opened\n", "EMFILE"},
+		{"file size", sandbox.Limits{FileSize: 1 << 20}, []string{"bigfile", "4194304"}, "written\n", "EFBIG"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, code, rep := run(t, sandbox.Policy{Limits: tc.limits}, tc.args...)
+			denied(t, out, code, tc.errno)
+			if rep.Limits != tc.limits {
+				t.Errorf("report limits %+v, want %+v", rep.Limits, tc.limits)
+			}
+			if out, code, _ := run(t, sandbox.Policy{}, tc.args...); out != tc.ok || code != 0 {
+				t.Errorf("without the limit: exit %d, %q; want %q", code, out, tc.ok)
+			}
+		})
+	}
+}
+
+// TestCPULimit spins past one CPU second: the kernel ends the program
+// with SIGXCPU.
+func TestCPULimit(t *testing.T) {
+	c := prepare(t, context.Background(), sandbox.Policy{Limits: sandbox.Limits{CPUSeconds: 1}}, "spin")
+	defer c.Cleanup()
+	err := c.Cmd.Run()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) {
+		t.Fatalf("got %v, want an exit error", err)
+	}
+	ws := ee.Sys().(syscall.WaitStatus)
+	if !ws.Signaled() || (ws.Signal() != syscall.SIGXCPU && ws.Signal() != syscall.SIGKILL) {
+		t.Errorf("got %v, want death by SIGXCPU (or the SIGKILL at the hard limit)", ws)
+	}
+}
+
+// TestCancelKillsEverything starts a program whose child holds its pipes,
+// waits until both have reported their host pids, cancels, and checks
+// that Wait returns and neither process is left.
+func TestCancelKillsEverything(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	c := prepare(t, ctx, sandbox.Policy{}, "hold")
+	defer c.Cleanup()
+	var stdout strings.Builder
+	c.Cmd.Stdout = &stdout // a pipe and a copying goroutine: the child holds it
+	stderr, err := c.Cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var pids []int
+	sc := bufio.NewScanner(stderr)
+	for len(pids) < 2 && sc.Scan() {
+		var pid int
+		if _, err := fmt.Sscanf(sc.Text(), "pid %d", &pid); err != nil {
+			t.Fatalf("unexpected line %q", sc.Text())
+		}
+		pids = append(pids, pid)
+	}
+	if len(pids) < 2 {
+		t.Fatalf("got pids %v before stderr ended: %v", pids, sc.Err())
+	}
+	for _, pid := range pids {
+		if err := syscall.Kill(pid, 0); err != nil {
+			t.Fatalf("pid %d is not running before the cancel: %v", pid, err)
+		}
+	}
+	cancel()
+	if err := c.Cmd.Wait(); err == nil {
+		t.Error("Wait returned no error for a killed program")
+	}
+	for _, pid := range pids {
+		if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
+			t.Errorf("pid %d left behind after Wait returned: kill(0) = %v", pid, err)
+		}
+	}
+}
+
+// TestRefusals injects a probe without each facility: a policy that
+// needs it is refused before anything runs, naming the restriction; one
+// that does not need it still runs.
+func TestRefusals(t *testing.T) {
+	missing := errors.New("not on this machine")
+	for _, tc := range []struct {
+		name    string
+		fac     sandbox.Facilities
+		policy  sandbox.Policy
+		refused string // "" means it runs
+	}{
+		{"no user namespaces", sandbox.Facilities{UserNS: missing}, sandbox.Policy{}, "user namespace"},
+		{"no network namespaces", sandbox.Facilities{NetNS: missing}, sandbox.Policy{}, "network namespace (network none)"},
+		{"no pid namespaces", sandbox.Facilities{PIDNS: missing}, sandbox.Policy{WritableTree: true}, "pid namespace"},
+		{"no loopback, loopback asked", sandbox.Facilities{Loopback: missing}, sandbox.Policy{Network: sandbox.NetworkLoopback}, "loopback interface in the network namespace"},
+		{"no loopback, none asked", sandbox.Facilities{Loopback: missing}, sandbox.Policy{}, ""},
+		{"no mount namespaces, read-only asked", sandbox.Facilities{MountNS: missing}, sandbox.Policy{}, "mount namespace (read-only tree)"},
+		{"no mount namespaces, writable tree", sandbox.Facilities{MountNS: missing}, sandbox.Policy{WritableTree: true}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := tc.policy
+			p.Probe = func() sandbox.Facilities { return tc.fac }
+			c, err := sandbox.Prepare(context.Background(), p, prog, "env")
+			if tc.refused == "" {
+				if err != nil {
+					t.Fatalf("refused: %v", err)
+				}
+				c.Cleanup()
+				return
+			}
+			if err == nil {
+				c.Cleanup()
+				t.Fatal("prepared; want a refusal")
+			}
+			var ue *sandbox.UnavailableError
+			if !errors.As(err, &ue) || !errors.Is(err, sandbox.ErrUnavailable) || !errors.Is(err, missing) {
+				t.Fatalf("got %v, want an *UnavailableError wrapping ErrUnavailable and the reason", err)
+			}
+			if ue.Restriction != tc.refused {
+				t.Errorf("refused %q, want %q", ue.Restriction, tc.refused)
+			}
+		})
+	}
+}
