@@ -6,6 +6,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
+	"time"
 
 	"go.yaml.in/yaml/v4"
 	"gopkg.in/dnaeon/go-vcr.v4/pkg/cassette"
@@ -42,19 +44,45 @@ func Marshal(c *cassette.Cassette) ([]byte, error) {
 // cassette. An existing file is kept and ErrExists returned unless force is
 // set. Missing directories are created.
 func Save(c *cassette.Cassette, path string, force bool) error {
+	return SaveVerified(c, path, force, nil)
+}
+
+// SaveVerified is Save that reads the temporary file back from disk and
+// hands its bytes to verify before it is put in place; an error from
+// verify removes the temporary file and is returned, and path is left as
+// it was. A nil verify checks nothing.
+func SaveVerified(c *cassette.Cassette, path string, force bool, verify func(written []byte) error) error {
 	data, err := Marshal(c)
 	if err != nil {
 		return err
 	}
-	return WriteFile(path, data, force)
+	return writeFile(path, data, force, verify)
 }
 
 // WriteFile writes data to path atomically, as Save does.
 func WriteFile(path string, data []byte, force bool) error {
+	return writeFile(path, data, force, nil)
+}
+
+// runStart is when this process started: a temporary file last written
+// before it was left by an earlier run.
+var runStart = time.Now()
+
+// testHookTempWritten, when set by a test, is called with the name of the
+// temporary file once the data is in it and before it is put in place.
+var testHookTempWritten func(tmp string)
+
+// writeFile writes data to path through a temporary file called
+// .<name>.<digits>.tmp in the same directory, locked while it is written
+// (where the system has file locks), and removed on every error. Stale
+// temporary files of the same target, left by a killed run, are removed
+// first (removeStaleTemps).
+func writeFile(path string, data []byte, force bool, verify func([]byte) error) (err error) {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("save cassette: %w", err)
 	}
+	removeStaleTemps(path)
 	if !force {
 		if _, err := os.Lstat(path); err == nil {
 			return fmt.Errorf("save cassette %s: %w (force to overwrite)", path, ErrExists)
@@ -65,17 +93,39 @@ func WriteFile(path string, data []byte, force bool) error {
 		return fmt.Errorf("save cassette: %w", err)
 	}
 	name := tmp.Name()
-	defer os.Remove(name) // a no-op once renamed or linked
-	if _, err := tmp.Write(data); err != nil {
+	defer func() {
+		// The name goes before the lock, so no other run takes the
+		// file for stale while it is still named. Removing is a no-op
+		// once it is renamed.
+		rerr := os.Remove(name)
 		tmp.Close()
+		if rerr != nil && !errors.Is(rerr, fs.ErrNotExist) {
+			rerr = os.Remove(name) // systems that remove no open file
+		}
+		if rerr != nil && !errors.Is(rerr, fs.ErrNotExist) && err == nil {
+			err = fmt.Errorf("save cassette %s: remove temporary file: %w", path, rerr)
+		}
+	}()
+	if err := lockTemp(tmp); err != nil {
+		return fmt.Errorf("save cassette %s: lock temporary file: %w", path, err)
+	}
+	if _, err := tmp.Write(data); err != nil {
 		return fmt.Errorf("save cassette %s: %w", path, err)
 	}
 	if err := tmp.Sync(); err != nil {
-		tmp.Close()
 		return fmt.Errorf("save cassette %s: %w", path, err)
 	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("save cassette %s: %w", path, err)
+	if testHookTempWritten != nil {
+		testHookTempWritten(name)
+	}
+	if verify != nil {
+		written, err := os.ReadFile(name)
+		if err != nil {
+			return fmt.Errorf("save cassette %s: read back: %w", path, err)
+		}
+		if err := verify(written); err != nil {
+			return fmt.Errorf("save cassette %s: %w", path, err)
+		}
 	}
 	if err := os.Chmod(name, 0o644); err != nil {
 		return fmt.Errorf("save cassette %s: %w", path, err)
@@ -98,4 +148,33 @@ func WriteFile(path string, data []byte, force bool) error {
 		}
 	}
 	return nil
+}
+
+// removeStaleTemps removes the temporary files a killed run left beside
+// path: only names of writeFile's own pattern for this target
+// (.<name>.<digits>.tmp), regular files last written before this process
+// started, and, where the system has file locks, not locked by a live
+// writer. Nothing else is touched; a file that cannot be removed is left.
+func removeStaleTemps(path string) {
+	dir, base := filepath.Dir(path), filepath.Base(path)
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	prefix := "." + base + "."
+	for _, e := range entries {
+		digits, ok := strings.CutPrefix(e.Name(), prefix)
+		if !ok {
+			continue
+		}
+		if digits, ok = strings.CutSuffix(digits, ".tmp"); !ok || digits == "" || strings.Trim(digits, "0123456789") != "" {
+			continue
+		}
+		name := filepath.Join(dir, e.Name())
+		fi, err := os.Lstat(name)
+		if err != nil || !fi.Mode().IsRegular() || !fi.ModTime().Before(runStart) || !unusedTemp(name) {
+			continue
+		}
+		_ = os.Remove(name)
+	}
 }
