@@ -75,12 +75,14 @@ func indent(s, prefix string) string {
 
 // jsonResult is one result in the JSON report.
 type jsonResult struct {
-	Name     string        `json:"name"`
-	Adapter  string        `json:"adapter"`
-	Category string        `json:"category"`
-	Severity string        `json:"severity"`
-	Status   string        `json:"status"`
-	Counted  bool          `json:"counted"`
+	Name     string `json:"name"`
+	Adapter  string `json:"adapter"`
+	Category string `json:"category"`
+	Severity string `json:"severity"`
+	Status   string `json:"status"`
+	// Counted is set on failed results only: whether the failure fails
+	// the run (a SHOULD failure outside strict mode does not).
+	Counted  *bool         `json:"counted,omitempty"`
 	Reason   string        `json:"reason,omitempty"`
 	File     string        `json:"file,omitempty"`
 	Guards   []string      `json:"guards,omitempty"`
@@ -115,7 +117,11 @@ func (rep *Report) WriteJSON(w io.Writer) error {
 	for _, r := range rep.Results {
 		jr := jsonResult{
 			Name: r.Name, Adapter: r.Adapter, Category: Category(r.Name), Severity: string(r.Severity),
-			Status: string(r.Status), Counted: rep.Fails(r), Reason: r.Reason,
+			Status: string(r.Status), Reason: r.Reason,
+		}
+		if r.Status == scenarios.StatusFail {
+			counted := rep.Fails(r)
+			jr.Counted = &counted
 		}
 		if r.Scenario != nil {
 			jr.File, jr.Guards = r.Scenario.File, r.Scenario.Guards

@@ -228,8 +228,39 @@ func TestJSON(t *testing.T) {
 	if got.Passed || got.Totals["failed"] != 2 || len(got.Results) != 6 {
 		t.Errorf("passed=%v totals=%v results=%d", got.Passed, got.Totals, len(got.Results))
 	}
-	if r := got.Results[0]; r.Category != "streaming" || !r.Counted || r.Problems[0].Diff == "" {
+	if r := got.Results[0]; r.Category != "streaming" || r.Problems[0].Diff == "" {
 		t.Errorf("first result %+v", r)
+	}
+}
+
+// TestJSONCounted checks that "counted" is said of failures only, and
+// follows strict mode for the SHOULD case.
+func TestJSONCounted(t *testing.T) {
+	for _, strict := range []bool{false, true} {
+		var b bytes.Buffer
+		if err := (&Report{Results: results(), Strict: strict}).WriteJSON(&b); err != nil {
+			t.Fatal(err)
+		}
+		var got struct {
+			Results []map[string]any
+		}
+		if err := json.Unmarshal(b.Bytes(), &got); err != nil {
+			t.Fatal(err)
+		}
+		counted := map[string]any{}
+		for _, r := range got.Results {
+			if c, ok := r["counted"]; ok {
+				counted[r["name"].(string)] = c
+			}
+		}
+		want := map[string]any{
+			"openai-chat/streaming/A05-interleaved": true,
+			"openai-chat/history/G03-results":       strict,
+			"anthropic/history/G11-empty-text":      false,
+		}
+		if diff := cmp.Diff(want, counted); diff != "" {
+			t.Errorf("strict=%v: counted (-want +got):\n%s", strict, diff)
+		}
 	}
 }
 

@@ -3,7 +3,6 @@ package serve
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -39,15 +38,24 @@ type ClientRun struct {
 	Scenario string `json:"scenario"`
 	Protocol string `json:"protocol"`
 	Chaos    string `json:"chaos"`
-	// Status is pass or fail (callers may add known-failing and fixed).
-	Status   string   `json:"status"`
-	Reasons  []string `json:"reasons,omitempty"`
-	Exit     int      `json:"exit"`
-	TimedOut bool     `json:"timed_out,omitempty"`
-	Verdict  Verdict  `json:"verdict"`
-	Stdout   string   `json:"stdout,omitempty"`
-	Stderr   string   `json:"stderr,omitempty"`
-	Elapsed  string   `json:"elapsed"`
+	// Severity is the scenario's: MUST, SHOULD or INFO.
+	Severity scenarios.Severity `json:"severity"`
+	// Status is pass or fail (callers may add known-failing).
+	Status  string   `json:"status"`
+	Reasons []string `json:"reasons,omitempty"`
+	// Held says, for a run that passed, what was checked and held: the
+	// follow-up graded, or why none was due, and how the program exited.
+	Held []string `json:"held,omitempty"`
+	// Counted is set by a caller that counts failures against a whole
+	// run, on failed runs only: a failed SHOULD case may be reported
+	// without failing the run.
+	Counted  *bool   `json:"counted,omitempty"`
+	Exit     int     `json:"exit"`
+	TimedOut bool    `json:"timed_out,omitempty"`
+	Verdict  Verdict `json:"verdict"`
+	Stdout   string  `json:"stdout,omitempty"`
+	Stderr   string  `json:"stderr,omitempty"`
+	Elapsed  string  `json:"elapsed"`
 }
 
 // ClientSpec says what RunClient runs.
@@ -133,7 +141,7 @@ func RunClient(ctx context.Context, spec ClientSpec) (res ClientRun) {
 	}
 	protocol, _ := srv.Protocol(name)
 	sc := srv.index[name].sc
-	res = ClientRun{Name: name, Scenario: name, Protocol: protocol, Chaos: chaos.String(), Exit: -1}
+	res = ClientRun{Name: name, Scenario: name, Protocol: protocol, Chaos: chaos.String(), Severity: sc.Severity, Exit: -1}
 	if chaos != (Chaos{}) {
 		res.Name = name + "[" + chaos.String() + "]"
 	}
@@ -163,11 +171,9 @@ func RunClient(ctx context.Context, spec ClientSpec) (res ClientRun) {
 	if sc.Kind == scenarios.KindStream {
 		stream = "1"
 	}
-	cctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	c := exec.CommandContext(cctx, "/bin/sh", "-c", cmd)
+	c := exec.Command("/bin/sh", "-c", cmd)
 	c.Dir = spec.Dir
-	c.Env = append(os.Environ(),
+	c.Env = append(clientEnviron(os.Environ()),
 		EnvBaseURL+"="+base,
 		EnvScenario+"="+name,
 		EnvProtocol+"="+protocol,
@@ -185,26 +191,16 @@ func RunClient(ctx context.Context, spec ClientSpec) (res ClientRun) {
 		"OPENAI_API_KEY="+ClientKey,
 		"ANTHROPIC_API_KEY="+ClientKey,
 		"GEMINI_API_KEY="+ClientKey,
-		"GOOGLE_API_KEY="+ClientKey,
 		"GOOGLE_GENERATIVE_AI_API_KEY="+ClientKey,
 		"CO_API_KEY="+ClientKey,
 		"MISTRAL_API_KEY="+ClientKey,
 	)
 	stdout := &limitedBuffer{max: 16 << 10}
 	stderr := &limitedBuffer{max: 16 << 10}
-	c.Stdout, c.Stderr = stdout, stderr
-	// After the program exits, its output may still be in flight, or a
-	// child it left may hold the pipes: wait for them a while, long enough
-	// for a loaded machine (2 s was not, in the client matrix).
-	c.WaitDelay = 10 * time.Second
-	err = c.Run()
+	exit, timedOut, err := runGroup(ctx, c, timeout, stdout, stderr)
 	res.Stdout, res.Stderr = stdout.String(), stderr.String()
-	res.Exit = c.ProcessState.ExitCode()
-	if cctx.Err() != nil && ctx.Err() == nil {
-		res.TimedOut = true
-	}
-	var ee *exec.ExitError
-	if err != nil && !errors.As(err, &ee) && !res.TimedOut {
+	res.Exit, res.TimedOut = exit, timedOut
+	if err != nil {
 		fail("run %q: %v", cmd, err)
 		return res
 	}
@@ -215,12 +211,14 @@ func RunClient(ctx context.Context, spec ClientSpec) (res ClientRun) {
 }
 
 // GradeClient decides a run from its verdict, exit status and output: see
-// docs/client-protocol.md, "Grading".
+// docs/client-protocol.md, "Grading". A run that passes says in Held what
+// was checked.
 func GradeClient(res *ClientRun, sc *scenarios.Scenario, chaos Chaos) {
 	v := res.Verdict
 	fail := func(format string, args ...any) {
 		res.Reasons = append(res.Reasons, fmt.Sprintf(format, args...))
 	}
+	var held []string
 	if res.TimedOut {
 		fail("the client did not finish in time")
 	}
@@ -242,12 +240,18 @@ func GradeClient(res *ClientRun, sc *scenarios.Scenario, chaos Chaos) {
 		if res.Exit == 0 && v.Graded && len(v.Incomplete) > 0 {
 			fail("exit 0 after a broken stream with %d incomplete call(s)", len(v.Incomplete))
 		}
+		held = append(held, "broken stream: no incomplete call run")
+		if v.Graded {
+			held = append(held, fmt.Sprintf("follow-up graded: %d complete call(s) answered, no problem", len(v.Calls)))
+		}
+		held = append(held, fmt.Sprintf("exit %d", res.Exit))
 	case len(v.Calls) > 0 && !v.Graded && res.Exit != 0 && slices.ContainsFunc(v.Calls, func(c core.Call) bool { return c.Repaired }):
 		// A call's arguments were not JSON as sent (B07, C09); conform
 		// repairs them, but a client that reports such a call and stops
 		// instead of running it does what the protocol asks (an
 		// unparsable call must not be run), so it passes. A client that
 		// runs it must send back the repaired arguments (G09 above).
+		held = append(held, fmt.Sprintf("unparsable call not run: no follow-up, exit %d", res.Exit))
 	case len(v.Calls) > 0:
 		if !v.Graded {
 			fail("served %d call(s) but no follow-up with tool results arrived", len(v.Calls))
@@ -258,6 +262,7 @@ func GradeClient(res *ClientRun, sc *scenarios.Scenario, chaos Chaos) {
 		if !strings.Contains(res.Stdout, DefaultAnswer) {
 			fail("stdout does not show the final answer %q", DefaultAnswer)
 		}
+		held = append(held, fmt.Sprintf("follow-up graded: %d call(s) answered, no problem", len(v.Calls)), "exit 0", "final answer on stdout")
 	default:
 		// No complete call was served (F03, F06): no follow-up is due.
 		if v.Graded {
@@ -266,10 +271,55 @@ func GradeClient(res *ClientRun, sc *scenarios.Scenario, chaos Chaos) {
 		if res.Exit != 0 {
 			fail("exit status %d, want 0", res.Exit)
 		}
+		held = append(held, "no complete call served: no follow-up due, none sent", "exit 0")
 	}
 	if len(res.Reasons) == 0 {
 		res.Status = "pass"
+		res.Held = held
 	} else {
 		res.Status = "fail"
+		res.Held = nil
 	}
+}
+
+// MarshalJSON writes the run with its verdict. The verdict's own pass,
+// which speaks of a follow-up alone, is written only when a follow-up was
+// graded: a run without one passes or fails on other grounds, which
+// status, reasons and held say.
+func (r ClientRun) MarshalJSON() ([]byte, error) {
+	type plain ClientRun
+	var out struct {
+		plain
+		Verdict struct {
+			Verdict
+			Pass *bool `json:"pass,omitempty"`
+		} `json:"verdict"`
+	}
+	out.plain = plain(r)
+	out.Verdict.Verdict = r.Verdict
+	if r.Verdict.Graded {
+		out.Verdict.Pass = &r.Verdict.Pass
+	}
+	return json.Marshal(out)
+}
+
+// Scenario returns the named servable scenario.
+func (s *Server) Scenario(name string) (*scenarios.Scenario, bool) {
+	e, ok := s.index[name]
+	return e.sc, ok
+}
+
+// ChaosChanges reports whether serving a scenario of the given protocol
+// with chaos c sends anything other than the plain run: chaos reframes
+// streams, so a scenario that is not a stream is never changed, nor a
+// stream whose framing is not SSE by the options that only reframe SSE.
+func ChaosChanges(c Chaos, sc *scenarios.Scenario, protocol string) bool {
+	if c == (Chaos{}) || sc.Kind != scenarios.KindStream {
+		return false
+	}
+	if c.Split || c.Delay > 0 || c.Disconnect || c.Error {
+		return true
+	}
+	ep, err := providers.HTTP(protocol)
+	return err == nil && strings.HasPrefix(ep.StreamContentType, "text/event-stream")
 }

@@ -5,17 +5,24 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"maps"
+	"os"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/toolconform/conform/providers"
 	"github.com/toolconform/conform/scenarios"
 	"github.com/toolconform/conform/serve"
 )
 
-// clientOptions configure run --client. The lead's run.go fills them from
-// its flags.
+// clientOptions configure run --client.
 type clientOptions struct {
+	// Protocols selects the scenarios of these protocols; none means
+	// every protocol.
+	Protocols []string
 	// Run and Skip select scenarios by their protocol-qualified names; no
 	// Run pattern means every servable scenario. A Run pattern that
 	// matches nothing is a usage error.
@@ -24,13 +31,19 @@ type clientOptions struct {
 	// reported and do not fail the run (a known failure that passes is
 	// reported too).
 	KnownFailing []scenarios.Pattern
-	// Chaos lists the chaos variants to run each scenario with; empty
-	// means one run without chaos.
+	// Chaos lists the chaos variants to run each stream scenario with;
+	// empty means one run without chaos. A variant runs only where it
+	// changes what is served (serve.ChaosChanges).
 	Chaos []serve.Chaos
 	// Timeout bounds one run of the client; 0 means 60 seconds.
 	Timeout time.Duration
 	// Format is "text" (the default) or "json".
 	Format string
+	// Out, when set, names the file the report goes to; standard output
+	// then gets the closing line alone.
+	Out string
+	// Strict counts failed SHOULD cases as failures.
+	Strict bool
 	// Parallel runs that many clients at once; 0 or 1 means one at a time.
 	Parallel int
 }
@@ -38,16 +51,60 @@ type clientOptions struct {
 // clientResult is the outcome of one client run.
 type clientResult = serve.ClientRun
 
+// clientCounts tallies client runs by how they count.
+type clientCounts struct {
+	Runs         int `json:"runs"`
+	Passed       int `json:"passed"`
+	Failed       int `json:"failed"`
+	KnownFailing int `json:"known_failing"`
+	NotCounted   int `json:"not_counted"`
+	// Other counts statuses besides pass, fail and known-failing, by name.
+	Other map[string]int `json:"other,omitempty"`
+}
+
+func (c *clientCounts) add(r clientResult) {
+	c.Runs++
+	switch {
+	case r.Status == "pass":
+		c.Passed++
+	case r.Status == "known-failing":
+		c.KnownFailing++
+	case r.Status == "fail" && r.Counted != nil && !*r.Counted:
+		c.NotCounted++
+	case r.Status == "fail":
+		c.Failed++
+	default:
+		if c.Other == nil {
+			c.Other = map[string]int{}
+		}
+		c.Other[r.Status]++
+	}
+}
+
+func (c clientCounts) String() string {
+	s := fmt.Sprintf("client: %d runs: %d pass, %d fail, %d known-failing, %d failed but not counted", c.Runs, c.Passed, c.Failed, c.KnownFailing, c.NotCounted)
+	for _, k := range slices.Sorted(maps.Keys(c.Other)) {
+		s += fmt.Sprintf(", %d %s", c.Other[k], k)
+	}
+	return s
+}
+
 // runClient runs the shell command cmd once for every selected scenario and
 // chaos variant, each time against a fresh conform serve on loopback, and
 // grades what reached the server and how the command exited (see
-// docs/client-protocol.md). It prints one result per run and returns
-// exitOK when every run passed (or failed as known), exitFail otherwise,
-// exitUsage for bad options.
+// docs/client-protocol.md). It prints each result as it finishes, then the
+// counts, and returns exitOK when no counted run failed, exitFail
+// otherwise, exitUsage for bad options.
 func runClient(ctx context.Context, e *env, cmd string, opts clientOptions) int {
 	if strings.TrimSpace(cmd) == "" {
 		e.errorf("run --client: empty command")
 		return exitUsage
+	}
+	for _, p := range opts.Protocols {
+		if _, err := providers.Lookup(p); err != nil {
+			e.errorf("run --client: --protocol: unknown protocol %q; known: %s", p, strings.Join(providers.Names(), ", "))
+			return exitUsage
+		}
 	}
 	cases, err := loadServable()
 	if err != nil {
@@ -62,6 +119,9 @@ func runClient(ctx context.Context, e *env, cmd string, opts clientOptions) int 
 	var names []string
 	used := make([]bool, len(opts.Run))
 	for _, name := range probe.Names() {
+		if protocol, _ := probe.Protocol(name); len(opts.Protocols) > 0 && !slices.Contains(opts.Protocols, protocol) {
+			continue
+		}
 		sel := len(opts.Run) == 0
 		for i, p := range opts.Run {
 			if p.Match(name) {
@@ -79,36 +139,52 @@ func runClient(ctx context.Context, e *env, cmd string, opts clientOptions) int 
 	}
 	for i, u := range used {
 		if !u {
-			e.errorf("run --client: %s matches no servable scenario", opts.Run[i].Where())
+			of := ""
+			if len(opts.Protocols) > 0 {
+				of = " of " + strings.Join(opts.Protocols, ", ")
+			}
+			e.errorf("run --client: %s matches no servable scenario%s", opts.Run[i].Where(), of)
 			return exitUsage
 		}
 	}
-	chaos := opts.Chaos
-	if len(chaos) == 0 {
-		chaos = []serve.Chaos{{}}
+	if len(names) == 0 {
+		e.errorf("run --client: no servable scenario selected")
+		return exitUsage
 	}
 	timeout := opts.Timeout
 	if timeout <= 0 {
 		timeout = 60 * time.Second
 	}
 	type job struct {
-		i     int
 		name  string
 		chaos serve.Chaos
 	}
 	var jobs []job
 	for _, name := range names {
-		for _, c := range chaos {
-			jobs = append(jobs, job{len(jobs), name, c})
+		jobs = append(jobs, job{name, serve.Chaos{}})
+		sc, _ := probe.Scenario(name)
+		protocol, _ := probe.Protocol(name)
+		for _, c := range opts.Chaos {
+			if serve.ChaosChanges(c, sc, protocol) {
+				jobs = append(jobs, job{name, c})
+			}
 		}
 	}
-	results := make([]clientResult, len(jobs))
-	par := max(opts.Parallel, 1)
-	sem := make(chan struct{}, par)
+
+	w := e.stdout
+	var file *os.File
+	if opts.Out != "" {
+		if file, err = os.Create(opts.Out); err != nil {
+			e.errorf("run --client: %v", err)
+			return exitUsage
+		}
+		w = file
+	}
+	enc := json.NewEncoder(w)
+	var counts clientCounts
+	var mu sync.Mutex
+	sem := make(chan struct{}, max(opts.Parallel, 1))
 	var wg sync.WaitGroup
-	var printMu sync.Mutex
-	next := 0
-	printed := make([]bool, len(jobs))
 	for _, j := range jobs {
 		sem <- struct{}{}
 		wg.Add(1)
@@ -116,40 +192,50 @@ func runClient(ctx context.Context, e *env, cmd string, opts clientOptions) int 
 			defer wg.Done()
 			defer func() { <-sem }()
 			res := serve.RunClient(ctx, serve.ClientSpec{Command: cmd, Scenarios: cases, Scenario: j.name, Chaos: j.chaos, Timeout: timeout})
-			applyKnown(&res, opts.KnownFailing)
-			printMu.Lock()
-			defer printMu.Unlock()
-			results[j.i], printed[j.i] = res, true
-			// Print in job order as results come in.
-			for next < len(jobs) && printed[next] {
-				if opts.Format != "json" {
-					printClientResult(e, results[next])
-				}
-				next++
+			fixed := applyKnown(&res, opts.KnownFailing)
+			if res.Status == "fail" {
+				counted := fixed || res.Severity == scenarios.MUST || res.Severity == "" || (res.Severity == scenarios.SHOULD && opts.Strict)
+				res.Counted = &counted
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			counts.add(res)
+			// Each result is written as it finishes, so a long run
+			// shows its progress.
+			if opts.Format == "json" {
+				enc.Encode(res)
+			} else {
+				printClientResult(w, res)
 			}
 		}()
 	}
 	wg.Wait()
-	counts := map[string]int{}
-	for _, r := range results {
-		counts[r.Status]++
-	}
 	if opts.Format == "json" {
-		enc := json.NewEncoder(e.stdout)
-		enc.SetIndent("", "  ")
-		enc.Encode(results)
+		enc.Encode(struct {
+			Totals clientCounts `json:"totals"`
+			Strict bool         `json:"strict"`
+			Passed bool         `json:"passed"`
+		}{counts, opts.Strict, counts.Failed == 0})
 	} else {
-		fmt.Fprintf(e.stdout, "client: %d runs: %d pass, %d fail, %d known-failing, %d fixed\n", len(results), counts["pass"], counts["fail"], counts["known-failing"], counts["fixed"])
+		fmt.Fprintln(w, counts)
 	}
-	if counts["fail"] > 0 {
+	if file != nil {
+		if err := file.Close(); err != nil {
+			e.errorf("run --client: writing the report: %v", err)
+			return exitFail
+		}
+		fmt.Fprintf(e.stdout, "%s; report in %s\n", counts, opts.Out)
+	}
+	if counts.Failed > 0 {
 		return exitFail
 	}
 	return exitOK
 }
 
 // applyKnown turns a failure listed as known into known-failing, and a
-// pass listed as known into fixed (which fails, so the list stays true).
-func applyKnown(res *clientResult, known []scenarios.Pattern) {
+// pass listed as known into a failure (so the list stays true), which it
+// reports as fixed.
+func applyKnown(res *clientResult, known []scenarios.Pattern) (fixed bool) {
 	for _, p := range known {
 		if p.Match(res.Name) || p.Match(res.Scenario) {
 			switch res.Status {
@@ -157,24 +243,30 @@ func applyKnown(res *clientResult, known []scenarios.Pattern) {
 				res.Status = "known-failing"
 			case "pass":
 				res.Status = "fail"
+				res.Held = nil
 				res.Reasons = append(res.Reasons, fmt.Sprintf("listed as known failing by %s but passed; remove it from the list", p.Where()))
+				return true
 			}
-			return
+			return false
 		}
 	}
+	return false
 }
 
-func printClientResult(e *env, r clientResult) {
+func printClientResult(w io.Writer, r clientResult) {
 	word := strings.ToUpper(r.Status)
-	fmt.Fprintf(e.stdout, "%s %s (exit %d, %s)\n", word, r.Name, r.Exit, r.Elapsed)
+	if r.Counted != nil && !*r.Counted {
+		word += " (not counted: " + string(r.Severity) + ")"
+	}
+	fmt.Fprintf(w, "%s %s (exit %d, %s)\n", word, r.Name, r.Exit, r.Elapsed)
 	if r.Status == "pass" {
 		return
 	}
 	for _, reason := range r.Reasons {
-		fmt.Fprintf(e.stdout, "\t%s\n", reason)
+		fmt.Fprintf(w, "\t%s\n", reason)
 	}
 	if tail := lastLines(r.Stderr, 5); tail != "" {
-		fmt.Fprintf(e.stdout, "\tstderr:\n%s\n", indentLines(tail, "\t\t"))
+		fmt.Fprintf(w, "\tstderr:\n%s\n", indentLines(tail, "\t\t"))
 	}
 }
 

@@ -45,7 +45,7 @@ func TestHelperClient(t *testing.T) {
 
 func helperClient(mode string) error {
 	if mode == "hang" {
-		time.Sleep(time.Minute)
+		select {} // until the process group is killed
 	}
 	protocol := os.Getenv(serve.EnvProtocol)
 	a, err := providers.Lookup(protocol)
@@ -153,6 +153,31 @@ func pats(t *testing.T, ss ...string) []scenarios.Pattern {
 	return out
 }
 
+// clientLines parses the JSON lines of run --client --format json: one
+// result per run, then the totals.
+func clientLines(t *testing.T, out []byte) (results []clientResult, totals clientCounts) {
+	t.Helper()
+	lines := bytes.Split(bytes.TrimSpace(out), []byte("\n"))
+	for i, line := range lines {
+		if i == len(lines)-1 {
+			var last struct {
+				Totals *clientCounts `json:"totals"`
+			}
+			if err := json.Unmarshal(line, &last); err != nil || last.Totals == nil {
+				t.Fatalf("last line is not the totals: %v\n%s", err, line)
+			}
+			return results, *last.Totals
+		}
+		var r clientResult
+		if err := json.Unmarshal(line, &r); err != nil {
+			t.Fatalf("line %d is not a result: %v\n%s", i+1, err, line)
+		}
+		results = append(results, r)
+	}
+	t.Fatalf("no output")
+	return nil, totals
+}
+
 // TestRunClient runs helper clients through runClient and checks the
 // status of every run.
 func TestRunClient(t *testing.T) {
@@ -162,53 +187,67 @@ func TestRunClient(t *testing.T) {
 		anthropic2  = "anthropic/streaming/A19-interleaved-content-blocks"
 		cut         = "openai-chat/streaming/B09-stream-cut-after-valid-prefix"
 		noCalls     = "openai-chat/response/F03-tool-calls-finish-without-calls"
+		should      = "openai-chat/streaming/C04-object-arguments"
+		bedrock     = "bedrock/streaming/A05-round-robin-interleaving"
 	)
 	tests := []struct {
-		desc   string
-		mode   string
-		run    []string
-		chaos  []serve.Chaos
-		known  []string
-		want   map[string]string
-		status int
-		sub    []string
+		desc      string
+		mode      string
+		protocols []string
+		run       []string
+		chaos     []serve.Chaos
+		known     []string
+		strict    bool
+		want      map[string]string
+		status    int
+		sub       []string
 	}{
-		{"a good client passes", "good", []string{interleaved, anthropic2, cut, noCalls, "gemini/streaming/A05-round-robin-interleaving"}, nil, nil,
+		{"a good client passes", "good", nil, []string{interleaved, anthropic2, cut, noCalls, "gemini/streaming/A05-round-robin-interleaving"}, nil, nil, false,
 			map[string]string{interleaved: "pass", anthropic2: "pass", cut: "pass", noCalls: "pass", "gemini/streaming/A05-round-robin-interleaving": "pass"}, exitOK, nil},
-		{"chaos variants", "good", []string{anthropic2}, []serve.Chaos{{}, {Split: true, Seed: 3, CRLF: true, MultiLine: true}, {Disconnect: true}, {Error: true}}, nil,
+		{"chaos variants", "good", nil, []string{anthropic2}, []serve.Chaos{{Split: true, Seed: 3, CRLF: true, MultiLine: true}, {Disconnect: true}, {Error: true}}, nil, false,
 			map[string]string{anthropic2: "pass", anthropic2 + "[split=3,crlf,multiline]": "pass", anthropic2 + "[disconnect]": "pass", anthropic2 + "[error]": "pass"}, exitOK, nil},
-		{"results swapped break anthropic order", "swap", []string{anthropic2}, nil, nil,
+		{"chaos runs only where it changes what is served", "good", nil, []string{noCalls, bedrock}, []serve.Chaos{{CRLF: true}, {Split: true, Seed: 5}}, nil, false,
+			map[string]string{noCalls: "pass", bedrock: "pass", bedrock + "[split=5]": "pass"}, exitOK, nil},
+		{"--protocol selects one protocol's scenarios", "good", []string{"gemini"}, []string{"/streaming/^A05-round-robin-interleaving$"}, nil, nil, false,
+			map[string]string{"gemini/streaming/A05-round-robin-interleaving": "pass"}, exitOK, nil},
+		{"results swapped break anthropic order", "swap", nil, []string{anthropic2}, nil, nil, false,
 			map[string]string{anthropic2: "fail"}, exitFail, []string{"follow-up: G05: tool results are not in the order of the calls"}},
-		{"a dropped result", "drop", []string{parallel}, nil, nil,
+		{"a dropped result", "drop", nil, []string{parallel}, nil, nil, false,
 			map[string]string{parallel: "fail"}, exitFail, []string{"G03: call", "has no tool result"}},
-		{"exit status counts", "exit1", []string{parallel}, nil, nil,
+		{"exit status counts", "exit1", nil, []string{parallel}, nil, nil, false,
 			map[string]string{parallel: "fail"}, exitFail, []string{"exit status 1, want 0"}},
-		{"known failing", "exit1", []string{parallel}, nil, []string{"openai-chat/streaming/A05-two"},
+		{"a SHOULD failure is reported, not counted", "exit1", nil, []string{should}, nil, nil, false,
+			map[string]string{should: "fail"}, exitOK, []string{`"counted":false`}},
+		{"a SHOULD failure counts with --strict", "exit1", nil, []string{should}, nil, nil, true,
+			map[string]string{should: "fail"}, exitFail, []string{`"counted":true`}},
+		{"known failing", "exit1", nil, []string{parallel}, nil, []string{"openai-chat/streaming/A05-two"}, false,
 			map[string]string{parallel: "known-failing"}, exitOK, nil},
-		{"known failing that passes", "good", []string{parallel}, nil, []string{"openai-chat/streaming/A05-two"},
+		{"known failing that passes", "good", nil, []string{parallel}, nil, []string{"openai-chat/streaming/A05-two"}, false,
 			map[string]string{parallel: "fail"}, exitFail, []string{"listed as known failing", "but passed"}},
-		{"timeout", "hang", []string{parallel}, nil, nil,
+		{"timeout", "hang", nil, []string{parallel}, nil, nil, false,
 			map[string]string{parallel: "fail"}, exitFail, []string{"did not finish in time", "never sent its first request"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.desc, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
 			e := &env{stdout: &stdout, stderr: &stderr}
-			opts := clientOptions{Run: pats(t, tt.run...), Chaos: tt.chaos, KnownFailing: pats(t, tt.known...), Timeout: 20 * time.Second, Format: "json", Parallel: 2}
+			opts := clientOptions{Protocols: tt.protocols, Run: pats(t, tt.run...), Chaos: tt.chaos, KnownFailing: pats(t, tt.known...), Strict: tt.strict, Timeout: 20 * time.Second, Format: "json", Parallel: 2}
 			if tt.mode == "hang" {
-				opts.Timeout = time.Second
+				// The client blocks until its process group is
+				// killed; the run ends when the bound passes.
+				opts.Timeout = 500 * time.Millisecond
 			}
 			status := runClient(context.Background(), e, helperCmd(tt.mode), opts)
-			var results []clientResult
-			if err := json.Unmarshal(stdout.Bytes(), &results); err != nil {
-				t.Fatalf("output is not JSON: %v\n%s\nstderr: %s", err, stdout.String(), stderr.String())
-			}
+			results, totals := clientLines(t, stdout.Bytes())
 			got := map[string]string{}
 			for _, r := range results {
 				got[r.Name] = r.Status
 			}
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("statuses (-want +got):\n%s\n%s", diff, stdout.String())
+			}
+			if totals.Runs != len(results) {
+				t.Errorf("totals count %d runs, the lines %d", totals.Runs, len(results))
 			}
 			if status != tt.status {
 				t.Errorf("status %d, want %d", status, tt.status)
@@ -219,6 +258,53 @@ func TestRunClient(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestRunClientJSONSaysWhatPassed checks that a passing run's JSON says
+// what held, gives the verdict's pass only for a graded follow-up, and
+// says "counted" of failures only.
+func TestRunClientJSONSaysWhatPassed(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	e := &env{stdout: &stdout, stderr: &stderr}
+	run := pats(t, "openai-chat/response/^F03-tool-calls-finish-without-calls$", "openai-chat/streaming/^A05-two-calls-fragment-by-fragment$")
+	if status := runClient(context.Background(), e, helperCmd("good"), clientOptions{Run: run, Format: "json"}); status != exitOK {
+		t.Fatalf("status %d:\n%s\n%s", status, stdout.String(), stderr.String())
+	}
+	lines := bytes.Split(bytes.TrimSpace(stdout.Bytes()), []byte("\n"))
+	got := map[string]map[string]any{}
+	for _, line := range lines[:len(lines)-1] {
+		var r map[string]any
+		if err := json.Unmarshal(line, &r); err != nil {
+			t.Fatal(err)
+		}
+		got[r["name"].(string)] = r
+	}
+	for name, want := range map[string]struct {
+		held    []any
+		verdict any // the verdict's pass; nil when absent
+		graded  bool
+	}{
+		"openai-chat/response/F03-tool-calls-finish-without-calls": {[]any{"no complete call served: no follow-up due, none sent", "exit 0"}, nil, false},
+		"openai-chat/streaming/A05-two-calls-fragment-by-fragment": {[]any{"follow-up graded: 2 call(s) answered, no problem", "exit 0", "final answer on stdout"}, true, true},
+	} {
+		r := got[name]
+		if r == nil {
+			t.Fatalf("no result for %s:\n%s", name, stdout.String())
+		}
+		if r["status"] != "pass" {
+			t.Errorf("%s: status %v", name, r["status"])
+		}
+		if diff := cmp.Diff(want.held, r["held"]); diff != "" {
+			t.Errorf("%s: held (-want +got):\n%s", name, diff)
+		}
+		v := r["verdict"].(map[string]any)
+		if v["pass"] != want.verdict || v["graded"] != want.graded {
+			t.Errorf("%s: verdict pass=%v graded=%v, want %v and %v", name, v["pass"], v["graded"], want.verdict, want.graded)
+		}
+		if _, ok := r["counted"]; ok {
+			t.Errorf("%s: a pass says counted", name)
+		}
 	}
 }
 
@@ -264,6 +350,14 @@ func TestGoClientEndToEnd(t *testing.T) {
 		}
 		t.Fatalf("build clients/go: %v\n%s", err, out)
 	}
+	cases, err := loadServable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	probe, err := serve.New(serve.Options{Scenarios: cases})
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, sdk := range []string{"go-openai", "openai-go", "anthropic-sdk-go", "genai"} {
 		run := map[string][]string{
 			"go-openai":        {"openai-chat/streaming/A05-round-robin-interleaving", "openai-chat/response/F01-tool-calls-with-stop"},
@@ -282,7 +376,18 @@ func TestGoClientEndToEnd(t *testing.T) {
 			if status != exitOK {
 				t.Errorf("status %d:\n%s\n%s", status, stdout.String(), stderr.String())
 			}
-			if want := fmt.Sprintf("client: %d runs: %d pass", 2*len(run), 2*len(run)); !strings.Contains(stdout.String(), want) {
+			// Each stream runs twice, plain and with chaos; a whole
+			// response, which chaos does not change, once.
+			runs := 0
+			for _, name := range run {
+				runs++
+				if sc, ok := probe.Scenario(name); !ok {
+					t.Fatalf("%s is not servable", name)
+				} else if sc.Kind == scenarios.KindStream {
+					runs++
+				}
+			}
+			if want := fmt.Sprintf("client: %d runs: %d pass, 0 fail", runs, runs); !strings.Contains(stdout.String(), want) {
 				t.Errorf("output does not say %q:\n%s", want, stdout.String())
 			}
 		})

@@ -9,7 +9,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 )
@@ -25,7 +27,7 @@ func TestMain(m *testing.M) {
 // TestScripts runs every script under testdata/script, one behaviour of the
 // command line each. ROOT is the repository, CORPUS the recorded provider
 // traffic. Besides the standard commands, scripts have exitcode (see
-// cmdExitcode).
+// cmdExitcode) and gone (see cmdGone).
 func TestScripts(t *testing.T) {
 	root, err := filepath.Abs("../..")
 	if err != nil {
@@ -35,7 +37,7 @@ func TestScripts(t *testing.T) {
 		Dir:                 "testdata/script",
 		RequireExplicitExec: true,
 		UpdateScripts:       *update,
-		Cmds:                map[string]func(ts *testscript.TestScript, neg bool, args []string){"exitcode": cmdExitcode},
+		Cmds:                map[string]func(ts *testscript.TestScript, neg bool, args []string){"exitcode": cmdExitcode, "gone": cmdGone},
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("ROOT", root)
 			env.Setenv("CORPUS", filepath.Join(root, "testdata", "corpus"))
@@ -65,6 +67,26 @@ func cmdExitcode(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	if err := checkStatus(ts.Exec(args[1], args[2:]...), want); err != nil {
 		ts.Fatalf("exitcode: %s: %v", args[1], err)
+	}
+}
+
+// cmdGone is the script command
+//
+//	gone PIDFILE
+//
+// which fails unless the process whose id PIDFILE holds has exited or exits
+// within 10 seconds (a process sent SIGKILL is gone a moment later, not at
+// once): it checks that conform left no process of a client behind.
+func cmdGone(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: gone PIDFILE")
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(ts.ReadFile(args[0])))
+	if err != nil || pid <= 0 {
+		ts.Fatalf("gone: %s holds no process id: %q", args[0], ts.ReadFile(args[0]))
+	}
+	if err := waitGone(pid, 10*time.Second); err != nil {
+		ts.Fatalf("gone: process %d of %s: %v", pid, args[0], err)
 	}
 }
 
