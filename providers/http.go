@@ -114,7 +114,7 @@ func HTTP(protocol string) (Endpoint, error) {
 			return e, nil
 		}
 	}
-	return Endpoint{}, fmt.Errorf("unknown adapter %q; known: %s", protocol, strings.Join(Names(), ", "))
+	return Endpoint{}, fmt.Errorf("unknown protocol %q; known: %s", protocol, strings.Join(Names(), ", "))
 }
 
 // Endpoints returns the HTTP facts of every built-in protocol, in name

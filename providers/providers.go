@@ -45,7 +45,7 @@ func Names() []string {
 func Lookup(name string) (core.Adapter, error) {
 	newAdapter, ok := builtins[name]
 	if !ok {
-		return nil, fmt.Errorf("unknown adapter %q; known: %s", name, strings.Join(Names(), ", "))
+		return nil, fmt.Errorf("unknown protocol %q; known: %s", name, strings.Join(Names(), ", "))
 	}
 	return newAdapter(), nil
 }

@@ -231,7 +231,7 @@ func TestRecordErrors(t *testing.T) {
 		wantSub string
 	}{
 		{"bedrock without credentials", Options{Protocol: "bedrock", Request: simpleRequest()}, ErrNoCredentials, "Options.AWS is nil"},
-		{"unknown protocol", Options{Protocol: "nope", Request: simpleRequest()}, nil, `unknown adapter "nope"`},
+		{"unknown protocol", Options{Protocol: "nope", Request: simpleRequest()}, nil, `unknown protocol "nope"`},
 		{"no request", Options{Protocol: "openai-chat"}, ErrNoRequest, ""},
 		{"refused", Options{Protocol: "openai-chat", Request: simpleRequest(), BaseURL: refuse.URL, Key: key}, ErrStatus, "401 Unauthorized"},
 		{"too large", Options{Protocol: "openai-chat", Request: simpleRequest(), BaseURL: big.URL, Key: key, MaxBody: 1024}, ErrTooLarge, "more than 1024 bytes"},

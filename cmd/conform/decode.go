@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -15,9 +16,17 @@ import (
 	"github.com/toolconform/conform/providers"
 )
 
-// maxBodySize bounds the body decode reads, so that a wrong file given by
-// mistake does not exhaust memory.
-const maxBodySize = 256 << 20
+// maxResponseBody bounds a response body that is one JSON document, which
+// decode reads whole because a decoder takes it whole. A stream is never
+// read whole: its decoder pulls one event at a time from the reader, each
+// bounded by the decoder's own event limit.
+const maxResponseBody = 32 << 20
+
+// sniffWindow is the most decode reads ahead to tell a stream from one JSON
+// document (and a recording from a body). A body whose first JSON value is
+// longer than this is no stream: every stream decoder refuses an event or
+// line above 4 MiB.
+const sniffWindow = 4<<20 + 4<<10
 
 // decodedCall is one call in decode's output.
 type decodedCall struct {
@@ -74,22 +83,42 @@ func runDecode(ctx context.Context, e *env, args []string) int {
 	default:
 		return usageError(e, fs, "decode: at most one FILE")
 	}
-	body, err := io.ReadAll(io.LimitReader(in, maxBodySize+1))
+	counted := &countingReader{r: in}
+	br := bufio.NewReaderSize(counted, sniffWindow)
+	prefix, err := br.Peek(sniffWindow)
+	if err != nil && err != io.EOF {
+		e.errorf("decode: reading %s: %v", name, err)
+		return exitUsage
+	}
+
+	if fs.NArg() == 1 && looksLikeRecording(name, prefix) {
+		data, err := readBounded(br, cassettes.MaxFileSize)
+		if err != nil {
+			e.errorf("decode: reading %s: %v", name, err)
+			return exitUsage
+		}
+		if format, err := cassettes.DetectFormat(name, data); err == nil && isRecording(format) {
+			return decodeRecording(e, adapter, name, data)
+		}
+		out, err := decodeBody(adapter, data, isStream(data))
+		return printDecoded(e, name, out, err)
+	}
+	if isStream(prefix) {
+		out, err := decodeStream(adapter, br, counted)
+		return printDecoded(e, name, out, err)
+	}
+	body, err := readBounded(br, maxResponseBody)
 	if err != nil {
 		e.errorf("decode: reading %s: %v", name, err)
 		return exitUsage
 	}
-	if len(body) > maxBodySize {
-		e.errorf("decode: %s: body larger than %d bytes", name, maxBodySize)
-		return exitUsage
-	}
+	out, err := decodeBody(adapter, body, false)
+	return printDecoded(e, name, out, err)
+}
 
-	if fs.NArg() == 1 {
-		if format, err := cassettes.DetectFormat(name, body); err == nil && isRecording(format) {
-			return decodeRecording(e, adapter, name, body)
-		}
-	}
-	out, err := decodeBody(adapter, body, isStream(body))
+// printDecoded prints what decoding one body produced and returns the exit
+// status: nothing is printed for a body that failed and yielded nothing.
+func printDecoded(e *env, name string, out *decodeOutput, err error) int {
 	if out != nil {
 		if werr := writeJSON(e.stdout, out); werr != nil {
 			e.errorf("decode: %v", werr)
@@ -101,6 +130,59 @@ func runDecode(ctx context.Context, e *env, args []string) int {
 		return exitFail
 	}
 	return exitOK
+}
+
+// errBodyTooLarge reports a body above the bound decode reads whole.
+var errBodyTooLarge = errors.New("body too large")
+
+// readBounded reads r to its end, refusing more than limit bytes without
+// reading past them. It reads in pieces and joins them once at the end, so
+// a refused body costs no more than limit bytes.
+func readBounded(r io.Reader, limit int64) ([]byte, error) {
+	const piece = 1 << 20
+	var (
+		pieces [][]byte
+		total  int64
+	)
+	for {
+		p := make([]byte, piece)
+		n, err := io.ReadFull(r, p)
+		total += int64(n)
+		if total > limit {
+			return nil, fmt.Errorf("%w: more than %d bytes", errBodyTooLarge, limit)
+		}
+		pieces = append(pieces, p[:n])
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			return bytes.Join(pieces, nil), nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+}
+
+// countingReader counts the bytes read through it.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// looksLikeRecording reports whether the file called name, which begins
+// with prefix, is a recording rather than one body.
+// A YAML file is read whole to be told apart, so its name decides.
+func looksLikeRecording(name string, prefix []byte) bool {
+	lower := strings.ToLower(name)
+	if strings.HasSuffix(lower, ".yaml") || strings.HasSuffix(lower, ".yml") {
+		return true
+	}
+	format, err := cassettes.DetectFormat(name, prefix)
+	return err == nil && isRecording(format)
 }
 
 // isRecording reports whether format holds recorded exchanges rather than
@@ -159,45 +241,76 @@ func decodeRecording(e *env, adapter core.Adapter, name string, data []byte) int
 	return status
 }
 
-// decodeBody decodes one response body. The output is nil only when nothing
-// could be decoded; a stream that failed part way keeps what it decoded.
+// decodeBody decodes one response body held whole: a recorded exchange or
+// one JSON document. The output is nil when the body failed and yielded
+// nothing; a stream that failed part way keeps what it decoded.
 func decodeBody(adapter core.Adapter, body []byte, stream bool) (*decodeOutput, error) {
-	out := &decodeOutput{Protocol: adapter.Name(), Stream: stream}
-	var (
-		resp *core.Response
-		err  error
-	)
 	if stream {
-		counted := &countingStream{s: adapter.DecodeStream(bytes.NewReader(body))}
-		resp, err = core.Collect(counted)
-		switch {
-		case errors.Is(err, core.ErrNotStream):
-			// The decoder found no event of its protocol and names
-			// the byte where the body stops being one: no answer.
-			return nil, err
-		case counted.n == 0 && errors.Is(err, core.ErrNoFinish):
-			// A blank body, which every decoder ends as an empty
-			// stream: no event at all is no answer either.
-			return nil, fmt.Errorf("no %s events in %d bytes: %w", adapter.Name(), len(body), core.ErrNotStream)
-		}
-	} else {
-		resp, err = adapter.DecodeResponse(body)
+		return decodeStream(adapter, bytes.NewReader(body), &countingReader{n: int64(len(body))})
 	}
+	resp, err := adapter.DecodeResponse(body)
+	return finishOutput(adapter, false, resp, err)
+}
+
+// decodeStream decodes a stream as it reads it from r, keeping only what
+// Collect keeps. counted counts the bytes read, for the message about a
+// blank body.
+func decodeStream(adapter core.Adapter, r io.Reader, counted *countingReader) (*decodeOutput, error) {
+	events := &countingStream{s: adapter.DecodeStream(r)}
+	resp, err := core.Collect(events)
+	switch {
+	case errors.Is(err, core.ErrNotStream):
+		// The decoder found no event of its protocol and names the
+		// byte where the body stops being one: no answer.
+		return nil, err
+	case events.n == 0 && errors.Is(err, core.ErrNoFinish):
+		// A blank body, which every decoder ends as an empty stream:
+		// no event at all is no answer either.
+		return nil, fmt.Errorf("no %s events in %d bytes: %w", adapter.Name(), counted.n, core.ErrNotStream)
+	}
+	return finishOutput(adapter, true, resp, err)
+}
+
+// finishOutput turns a decoded response into decode's output. It returns
+// no output when decoding failed and yielded nothing, and none when an
+// argument nests deeper than core.MaxDepth, which decode does not print.
+func finishOutput(adapter core.Adapter, stream bool, resp *core.Response, err error) (*decodeOutput, error) {
 	if resp == nil {
 		return nil, err
 	}
-	out.Text = resp.Text()
-	out.Calls = decodedCalls(resp.Calls())
-	out.Incomplete = decodedCalls(resp.Incomplete)
-	out.FinishReason = resp.Finish
-	out.ProviderFinish = resp.ProviderFinish
-	out.Usage = resp.Usage
-	out.Error = resp.Error
+	out := &decodeOutput{
+		Protocol:       adapter.Name(),
+		Stream:         stream,
+		Text:           resp.Text(),
+		Calls:          decodedCalls(resp.Calls()),
+		Incomplete:     decodedCalls(resp.Incomplete),
+		FinishReason:   resp.Finish,
+		ProviderFinish: resp.ProviderFinish,
+		Usage:          resp.Usage,
+		Error:          resp.Error,
+	}
 	if err != nil && resp.Error != nil {
 		// The provider reported the error in the stream: decoded.
 		err = nil
 	}
+	if err != nil && out.empty() {
+		return nil, err
+	}
+	for _, calls := range [][]decodedCall{out.Calls, out.Incomplete} {
+		for _, c := range calls {
+			if derr := core.CheckDepth(c.Arguments); derr != nil {
+				return nil, fmt.Errorf("call %s (%s): arguments: %w", c.ID, c.Name, derr)
+			}
+		}
+	}
 	return out, err
+}
+
+// empty reports whether o holds nothing decoded: no text, call, finish,
+// usage or provider error.
+func (o *decodeOutput) empty() bool {
+	return o.Text == "" && len(o.Calls) == 0 && len(o.Incomplete) == 0 && o.FinishReason == "" &&
+		o.ProviderFinish == "" && o.Usage == nil && o.Error == nil
 }
 
 // countingStream counts the events it passes on.
@@ -233,18 +346,20 @@ func decodedCalls(calls []core.Call) []decodedCall {
 	return out
 }
 
-// isStream reports whether body is a streamed response rather than one JSON
-// document: SSE text, a JSON array (Gemini's streamed form), several JSON
-// values one after another (NDJSON), or binary frames (AWS event-stream).
-func isStream(body []byte) bool {
-	trimmed := bytes.TrimSpace(bytes.TrimPrefix(body, []byte("\xef\xbb\xbf")))
+// isStream reports whether a body beginning with prefix is a streamed
+// response rather than one JSON document: SSE text, a JSON array (Gemini's
+// streamed form), several JSON values one after another (NDJSON), or
+// binary frames (AWS event-stream). A first JSON value that does not end
+// within prefix is one document.
+func isStream(prefix []byte) bool {
+	trimmed := bytes.TrimLeft(bytes.TrimPrefix(prefix, []byte("\xef\xbb\xbf")), " \t\r\n")
 	if len(trimmed) == 0 || trimmed[0] != '{' {
 		return true
 	}
 	dec := json.NewDecoder(bytes.NewReader(trimmed))
 	var first json.RawMessage
 	if err := dec.Decode(&first); err != nil {
-		return false // one malformed document: let the adapter name the fault
+		return false // one malformed or long document: let the adapter name the fault
 	}
 	_, err := dec.Token()
 	return err != io.EOF

@@ -165,7 +165,7 @@ func TestDecodeStatus(t *testing.T) {
 		{"empty stdin", []string{"--protocol", "openai-chat"}, "", exitFail, `standard input: no openai-chat events in 0 bytes`},
 		{"no protocol", []string{good}, "", exitUsage, `--protocol is required`},
 		{"empty protocol", []string{"--protocol", "", good}, "", exitUsage, `--protocol: empty value`},
-		{"unknown protocol", []string{"--protocol", "nosuch", good}, "", exitUsage, `unknown adapter "nosuch"; known: anthropic, `},
+		{"unknown protocol", []string{"--protocol", "nosuch", good}, "", exitUsage, `unknown protocol "nosuch"; known: anthropic, `},
 		{"two files", []string{"--protocol", "openai-chat", good, broken}, "", exitUsage, `at most one FILE`},
 		{"missing file", []string{"--protocol", "openai-chat", missing}, "", exitUsage, `open .*missing\.json: no such file or directory`},
 	}
@@ -175,6 +175,56 @@ func TestDecodeStatus(t *testing.T) {
 			status := Run(context.Background(), append([]string{"decode"}, tt.args...), strings.NewReader(tt.stdin), &stdout, &stderr)
 			if status != tt.status {
 				t.Errorf("status %d, want %d; stderr: %s", status, tt.status, stderr.String())
+			}
+			if !regexp.MustCompile(tt.stderr).MatchString(stderr.String()) {
+				t.Errorf("stderr %q does not match %q", stderr.String(), tt.stderr)
+			}
+		})
+	}
+}
+
+// TestDecodeFailurePrintsNothing checks that a body that fails and yields
+// nothing prints nothing, and that arguments nested deeper than
+// core.MaxDepth are refused with the file, the call and the byte offset
+// instead of being printed.
+func TestDecodeFailurePrintsNothing(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, data string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	deep := strings.Repeat("[", 9000) + strings.Repeat("]", 9000)
+	deepArgs, err := json.Marshal(deep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	deepStream := write("deep.sse", "data: {\"id\":\"c\",\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"call_1\",\"type\":\"function\",\"function\":{\"name\":\"f\",\"arguments\":"+string(deepArgs)+"}}]},\"finish_reason\":\"tool_calls\"}]}\n\ndata: [DONE]\n\n")
+	anthropicLines := write("anthropic.chunks.txt", `{"type":"message_start","message":{"model":"m","id":"msg_1","type":"message","role":"assistant","content":[],"usage":{"input_tokens":1,"output_tokens":1}}}
+{"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"toolu_1","name":"weather","input":{}}}
+{"type":"ping"}
+`)
+	tests := []struct {
+		name, protocol, file string
+		stderr               string // a regular expression the standard error must match
+	}{
+		{"deep arguments", "openai-chat", deepStream, `^conform: decode: .*deep\.sse: call call_1 \(f\): arguments: JSON nested too deeply: more than 512 levels at byte 512\n$`},
+		{"anthropic lines as openai-chat", "openai-chat", anthropicLines, `anthropic\.chunks\.txt: exchange 0: `},
+		{"anthropic lines as mistral", "mistral", anthropicLines, `anthropic\.chunks\.txt: exchange 0: `},
+		{"anthropic lines as ollama", "ollama", anthropicLines, `anthropic\.chunks\.txt: exchange 0: `},
+		{"anthropic lines as openai-responses", "openai-responses", anthropicLines, `anthropic\.chunks\.txt: exchange 0: `},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			status := Run(context.Background(), []string{"decode", "--protocol", tt.protocol, tt.file}, strings.NewReader(""), &stdout, &stderr)
+			if status != exitFail {
+				t.Errorf("exit %d, want %d; stderr: %s", status, exitFail, stderr.String())
+			}
+			if stdout.Len() > 0 {
+				t.Errorf("printed %d bytes for a body that failed:\n%.300s", stdout.Len(), stdout.String())
 			}
 			if !regexp.MustCompile(tt.stderr).MatchString(stderr.String()) {
 				t.Errorf("stderr %q does not match %q", stderr.String(), tt.stderr)
