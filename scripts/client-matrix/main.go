@@ -6,19 +6,28 @@
 // mean, is kept (it is then to be revised by hand). It is not part of go
 // test ./...; run it from the repository root:
 //
-//	go run ./scripts/client-matrix [-per-protocol 20] [-parallel 2] [-o clients/RESULTS.md]
+//	go run ./scripts/client-matrix [-per-protocol 20] [-parallel 2] [-o clients/RESULTS.md] [-only 'node *']
 //
 // It needs npm (for clients/node, installed with npm ci from the committed
-// lock file) and the Go module proxy (for clients/go).
+// lock file) and the Go module proxy (for clients/go). The Go client is
+// built into a directory of the run's own, removed at exit, and kept in the
+// user's cache under the hash of its sources; npm ci runs again only when
+// package-lock.json changed since the last install. A chaos variant runs
+// only on the scenarios it changes (serve.ChaosChanges).
 package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"slices"
 	"sort"
@@ -51,13 +60,132 @@ func main() {
 	perProtocol := flag.Int("per-protocol", defaultPerProtocol, "scenarios per protocol (streaming scenarios with complete calls first; fewer when a protocol has fewer servable scenarios)")
 	parallel := flag.Int("parallel", max(runtime.NumCPU()/2, 1), "client runs at once")
 	out := flag.String("o", "clients/RESULTS.md", "write the results to `FILE`")
-	only := flag.String("only", "", "run only the set-ups whose name contains `TEXT`")
+	var only []string
+	flag.Func("only", "run only the set-ups named `NAME` exactly, or matching it where it holds '*' (any text); repeatable", func(v string) error {
+		only = append(only, v)
+		return nil
+	})
 	flag.DurationVar(&timeout, "timeout", 15*time.Second, "bound one client run to `DURATION` (loopback answers in milliseconds; a client that hangs is a finding)")
 	flag.Parse()
-	if err := run(*perProtocol, *parallel, *out, *only); err != nil {
+	// An interrupt stops the runs (their process groups are killed) and
+	// lets run remove its directory.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	if err := run(ctx, *perProtocol, *parallel, *out, only); err != nil {
 		fmt.Fprintln(os.Stderr, "client-matrix:", err)
+		stop()
 		os.Exit(1)
 	}
+}
+
+// selectSetups returns the set-ups named by one of the patterns: a name
+// exactly, or with '*' standing for any text. A pattern that names no
+// set-up is an error listing them.
+func selectSetups(setups []setup, patterns []string) ([]setup, error) {
+	if len(patterns) == 0 {
+		return setups, nil
+	}
+	var keep []setup
+	for _, p := range patterns {
+		re := regexp.MustCompile("^" + strings.ReplaceAll(regexp.QuoteMeta(p), `\*`, ".*") + "$")
+		n := 0
+		for _, s := range setups {
+			if re.MatchString(s.name) {
+				n++
+				if !slices.ContainsFunc(keep, func(k setup) bool { return k.name == s.name }) {
+					keep = append(keep, s)
+				}
+			}
+		}
+		if n == 0 {
+			var names []string
+			for _, s := range setups {
+				names = append(names, s.name)
+			}
+			return nil, fmt.Errorf("-only %q names no set-up; the set-ups are: %s", p, strings.Join(names, "; "))
+		}
+	}
+	return keep, nil
+}
+
+// hashFiles returns the hex SHA-256 of the named files' names and contents,
+// and of extra.
+func hashFiles(extra string, files ...string) (string, error) {
+	h := sha256.New()
+	h.Write([]byte(extra))
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return "", err
+		}
+		fmt.Fprintf(h, "\x00%s\x00%d\x00", filepath.Base(f), len(data))
+		h.Write(data)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// buildGoClient returns the Go client program of clients/go: built into
+// tmp, then kept in the user's cache under the hash of its sources and the
+// Go version, so that a later run reuses it. Without a cache directory the
+// program in tmp is used.
+func buildGoClient(root, tmp string) (string, error) {
+	src := filepath.Join(root, "clients/go")
+	files, err := filepath.Glob(filepath.Join(src, "*.go"))
+	if err != nil {
+		return "", err
+	}
+	hash, err := hashFiles(runtime.Version(), append(files, filepath.Join(src, "go.mod"), filepath.Join(src, "go.sum"))...)
+	if err != nil {
+		return "", err
+	}
+	var cached string
+	if dir, err := os.UserCacheDir(); err == nil {
+		cached = filepath.Join(dir, "conform", "client-matrix", "go-client-"+hash[:20])
+		if _, err := os.Stat(cached); err == nil {
+			fmt.Fprintln(os.Stderr, "client-matrix: clients/go unchanged, using", cached)
+			return cached, nil
+		}
+	}
+	bin := filepath.Join(tmp, "conform-client-go")
+	fmt.Fprintln(os.Stderr, "client-matrix: building clients/go")
+	if err := sh(src, "go", "build", "-o", bin, "."); err != nil {
+		return "", err
+	}
+	if cached == "" {
+		return bin, nil
+	}
+	// Rename is atomic: a run that starts meanwhile sees the whole file
+	// or none.
+	if err := os.MkdirAll(filepath.Dir(cached), 0o755); err == nil && os.Rename(bin, cached) == nil {
+		return cached, nil
+	}
+	return bin, nil
+}
+
+// npmStamp names the file, inside node_modules, that holds the hash of the
+// package-lock.json it was installed from.
+const npmStamp = ".conform-package-lock.sha256"
+
+// installNode runs npm ci in dir unless node_modules was installed from the
+// same package-lock.json (and node version) by an earlier run.
+func installNode(dir string) error {
+	nodeVersion, _ := exec.Command("node", "--version").Output()
+	hash, err := hashFiles(strings.TrimSpace(string(nodeVersion)), filepath.Join(dir, "package-lock.json"))
+	if err != nil {
+		return err
+	}
+	stamp := filepath.Join(dir, "node_modules", npmStamp)
+	if old, err := os.ReadFile(stamp); err == nil && strings.TrimSpace(string(old)) == hash {
+		fmt.Fprintln(os.Stderr, "client-matrix: clients/node/node_modules matches package-lock.json; no npm ci")
+		return nil
+	} else if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	fmt.Fprintln(os.Stderr, "client-matrix: npm ci in clients/node")
+	if err := sh(dir, "npm", "ci", "--no-audit", "--no-fund"); err != nil {
+		return err
+	}
+	return os.WriteFile(stamp, []byte(hash+"\n"), 0o644)
 }
 
 func sh(dir string, name string, args ...string) error {
@@ -70,39 +198,35 @@ func sh(dir string, name string, args ...string) error {
 	return nil
 }
 
-func run(perProtocol, parallel int, out, only string) error {
+func run(ctx context.Context, perProtocol, parallel int, out string, only []string) error {
 	root, err := os.Getwd()
 	if err != nil {
 		return err
 	}
-	goBin := filepath.Join(os.TempDir(), "conform-client-go")
+	tmp, err := os.MkdirTemp("", "client-matrix-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
 	nodeDir := filepath.Join(root, "clients/node")
-	setups := allSetups(root, goBin, nodeDir)
-	if only != "" {
-		var keep []setup
-		for _, s := range setups {
-			if strings.Contains(s.name, only) {
-				keep = append(keep, s)
-			}
-		}
-		setups = keep
+	// The Go set-ups name the program by a placeholder until it is built.
+	const goPlaceholder = "GO_CLIENT"
+	setups, err := selectSetups(allSetups(root, goPlaceholder, nodeDir), only)
+	if err != nil {
+		return err
 	}
-	for _, s := range setups {
-		if strings.HasPrefix(s.name, "go ") {
-			fmt.Fprintln(os.Stderr, "client-matrix: building clients/go")
-			if err := sh(filepath.Join(root, "clients/go"), "go", "build", "-o", goBin, "."); err != nil {
-				return err
-			}
-			break
+	if slices.ContainsFunc(setups, func(s setup) bool { return strings.HasPrefix(s.name, "go ") }) {
+		bin, err := buildGoClient(root, tmp)
+		if err != nil {
+			return err
+		}
+		for i := range setups {
+			setups[i].command = strings.Replace(setups[i].command, goPlaceholder, bin, 1)
 		}
 	}
-	for _, s := range setups {
-		if strings.HasPrefix(s.name, "node ") {
-			fmt.Fprintln(os.Stderr, "client-matrix: npm ci in clients/node")
-			if err := sh(nodeDir, "npm", "ci", "--no-audit", "--no-fund"); err != nil {
-				return err
-			}
-			break
+	if slices.ContainsFunc(setups, func(s setup) bool { return strings.HasPrefix(s.name, "node ") }) {
+		if err := installNode(nodeDir); err != nil {
+			return err
 		}
 	}
 	cases, err := scenarios.LoadBuiltin(scenarios.VCRResolver(cassettes.Load))
@@ -120,11 +244,27 @@ func run(perProtocol, parallel int, out, only string) error {
 		name    string
 		variant string
 	}
+	byName := map[string]*scenarios.Scenario{}
+	for _, sc := range cases {
+		for _, a := range providers.All() {
+			if sc.AppliesTo(a) {
+				byName[sc.NameFor(a.Name())] = sc
+			}
+		}
+	}
 	var jobs []job
 	for _, s := range setups {
 		for _, name := range chosen[s.protocol] {
 			for _, v := range variants {
-				jobs = append(jobs, job{s, name, v})
+				ch, err := serve.ParseChaos(v)
+				if err != nil {
+					return err
+				}
+				// A variant that would serve the plain bytes again
+				// is not a run of its own.
+				if v == "none" || serve.ChaosChanges(ch, byName[name], s.protocol) {
+					jobs = append(jobs, job{s, name, v})
+				}
 			}
 		}
 	}
@@ -136,6 +276,9 @@ func run(perProtocol, parallel int, out, only string) error {
 	done := 0
 	start := time.Now()
 	for i, j := range jobs {
+		if ctx.Err() != nil {
+			break
+		}
 		ch, err := serve.ParseChaos(j.variant)
 		if err != nil {
 			return err
@@ -145,7 +288,7 @@ func run(perProtocol, parallel int, out, only string) error {
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			r := serve.RunClient(context.Background(), serve.ClientSpec{Command: j.s.command, Dir: j.s.dir, Scenarios: cases, Scenario: j.name, Chaos: ch, Timeout: timeout})
+			r := serve.RunClient(ctx, serve.ClientSpec{Command: j.s.command, Dir: j.s.dir, Scenarios: cases, Scenario: j.name, Chaos: ch, Timeout: timeout})
 			mu.Lock()
 			results[i] = r
 			done++
@@ -156,6 +299,9 @@ func run(perProtocol, parallel int, out, only string) error {
 		}()
 	}
 	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("interrupted; %s left as it was: %w", out, err)
+	}
 
 	var b strings.Builder
 	b.WriteString(header(headerInfo{

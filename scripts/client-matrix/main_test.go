@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -137,5 +139,75 @@ func TestBuiltinSelection(t *testing.T) {
 	}
 	if len(setups) < 10 {
 		t.Errorf("%d set-ups, issue 8 asks for at least 10", len(setups))
+	}
+}
+
+// TestSelectSetups checks -only: a name selects that set-up alone (never
+// the set-ups whose names contain it), '*' stands for any text, and a
+// pattern that names nothing is an error listing the set-ups.
+func TestSelectSetups(t *testing.T) {
+	setups := allSetups("/r", "GO", "/r/clients/node")
+	names := func(ss []setup) []string {
+		var out []string
+		for _, s := range ss {
+			out = append(out, s.name)
+		}
+		return out
+	}
+	tests := []struct {
+		only []string
+		want []string
+	}{
+		{[]string{"node openai (chat)"}, []string{"node openai (chat)"}},
+		{[]string{"node ai + @ai-sdk/openai (chat)", "go sashabaranov/go-openai"}, []string{"node ai + @ai-sdk/openai (chat)", "go sashabaranov/go-openai"}},
+		{[]string{"go *"}, []string{"go openai-go (chat)", "go openai-go (responses)", "go anthropic-sdk-go", "go sashabaranov/go-openai", "go google.golang.org/genai"}},
+		{[]string{"* (responses)", "node openai (responses)"}, []string{"go openai-go (responses)", "node openai (responses)", "node ai + @ai-sdk/openai (responses)"}},
+	}
+	for _, tt := range tests {
+		got, err := selectSetups(setups, tt.only)
+		if err != nil {
+			t.Errorf("%q: %v", tt.only, err)
+			continue
+		}
+		if diff := cmp.Diff(tt.want, names(got)); diff != "" {
+			t.Errorf("%q (-want +got):\n%s", tt.only, diff)
+		}
+	}
+	if _, err := selectSetups(setups, []string{"openai (chat)"}); err == nil || !strings.Contains(err.Error(), `-only "openai (chat)" names no set-up; the set-ups are: go openai-go (chat); `) {
+		t.Errorf("a name no set-up has: %v", err)
+	}
+}
+
+// TestHashFiles checks that the cache key changes with a file's content
+// and with the extra text, and not otherwise.
+func TestHashFiles(t *testing.T) {
+	dir := t.TempDir()
+	f := filepath.Join(dir, "package-lock.json")
+	write := func(s string) {
+		if err := os.WriteFile(f, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	hash := func(extra string) string {
+		h, err := hashFiles(extra, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return h
+	}
+	write("a")
+	h1 := hash("v22")
+	if h1 != hash("v22") {
+		t.Error("the same input hashes differently")
+	}
+	if h1 == hash("v24") {
+		t.Error("another node version gives the same hash")
+	}
+	write("b")
+	if h1 == hash("v22") {
+		t.Error("another lock file gives the same hash")
+	}
+	if _, err := hashFiles("", filepath.Join(dir, "missing")); err == nil {
+		t.Error("a missing file hashes")
 	}
 }
