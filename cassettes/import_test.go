@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/toolconform/conform/core"
 	"gopkg.in/dnaeon/go-vcr.v4/pkg/cassette"
 )
 
@@ -393,6 +394,12 @@ func TestImportErrors(t *testing.T) {
 			data:     "\nfoo: 1\n",
 			sentinel: ErrUnknownFormat,
 			msg:      "import s.yml:2: unknown recording format: YAML without an interactions list",
+		},
+		{
+			name: "parsed_body nested too deeply", file: "p.yaml",
+			data:     "interactions:\n- request:\n    method: GET\n    uri: https://a/b\n    parsed_body: " + strings.Repeat("[", 513) + strings.Repeat("]", 513) + "\n  response:\n    status: {code: 200}\n",
+			sentinel: core.ErrTooDeep,
+			msg:      "import p.yaml:2: interaction 0: request body: malformed recording: line 5: parsed_body nested deeper than 512: JSON nested too deeply",
 		},
 		{
 			name: "parsed_body alias bomb", file: "p.yaml",

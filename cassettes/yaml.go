@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/toolconform/conform/core"
 	"go.yaml.in/yaml/v4"
 	"gopkg.in/dnaeon/go-vcr.v4/pkg/cassette"
 )
@@ -362,10 +363,11 @@ func nodeJSON(n *yaml.Node) (string, error) {
 	return w.b.String(), nil
 }
 
-// Limits of nodeJSON: nesting (alias loops end here) and values written
-// (alias bombs end here).
+// Limits of nodeJSON: nesting of mappings and sequences, core.MaxDepth as
+// for all JSON (alias loops end here, since every loop passes through one),
+// and values written (alias bombs end here).
 const (
-	maxNodeDepth  = 1000
+	maxNodeDepth  = core.MaxDepth
 	maxNodeValues = 1 << 20
 )
 
@@ -379,8 +381,8 @@ func (w *nodeWriter) write(n *yaml.Node, depth int) error {
 	if w.values++; w.values > maxNodeValues || w.b.Len() > MaxBodySize {
 		return fmt.Errorf("parsed_body has more than %d values or %d bytes as JSON: %w", maxNodeValues, MaxBodySize, ErrTooLarge)
 	}
-	if depth > maxNodeDepth {
-		return fmt.Errorf("%w: line %d: parsed_body nested deeper than %d", ErrMalformed, n.Line, maxNodeDepth)
+	if (n.Kind == yaml.MappingNode || n.Kind == yaml.SequenceNode) && depth >= maxNodeDepth {
+		return fmt.Errorf("%w: line %d: parsed_body nested deeper than %d: %w", ErrMalformed, n.Line, maxNodeDepth, core.ErrTooDeep)
 	}
 	b := &w.b
 	switch n.Kind {
@@ -389,7 +391,7 @@ func (w *nodeWriter) write(n *yaml.Node, depth int) error {
 			return fmt.Errorf("%w: line %d: unresolved alias", ErrMalformed, n.Line)
 		}
 		w.values--
-		return w.write(n.Alias, depth+1)
+		return w.write(n.Alias, depth)
 	case yaml.MappingNode:
 		b.WriteByte('{')
 		for k := 0; k+1 < len(n.Content); k += 2 {

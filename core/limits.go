@@ -2,7 +2,8 @@ package core
 
 import (
 	"errors"
-	"fmt"
+
+	"github.com/toolconform/conform/core/internal/jsondepth"
 )
 
 // SingleCallIndex is the one negative index a Chunk may carry: AWS
@@ -89,11 +90,13 @@ func (l Limits) withDefaults() Limits {
 // reads or writes anywhere: in arguments, schemas, repair, provider bodies
 // and decode's output. Real tool arguments and schemas stay within a few
 // dozen levels; the bound keeps every recursive reader's stack and every
-// indented rendering small.
-const MaxDepth = 512
+// indented rendering small. core/repair and core/schema enforce the same
+// constant (repair.MaxDepth).
+const MaxDepth = jsondepth.Max
 
-// ErrTooDeep reports JSON nested deeper than MaxDepth.
-var ErrTooDeep = errors.New("JSON nested too deeply")
+// ErrTooDeep reports JSON nested deeper than MaxDepth. Errors from
+// core/repair and core/schema for the same condition wrap it too.
+var ErrTooDeep = jsondepth.ErrTooDeep
 
 // CheckDepth reports whether data nests arrays and objects deeper than
 // MaxDepth, without recursion: it counts brackets outside strings and
@@ -101,28 +104,5 @@ var ErrTooDeep = errors.New("JSON nested too deeply")
 // bracket that goes one level too deep. It does not check that data is
 // valid JSON.
 func CheckDepth(data []byte) error {
-	depth, inString, escaped := 0, false, false
-	for i, c := range data {
-		switch {
-		case inString:
-			switch {
-			case escaped:
-				escaped = false
-			case c == '\\':
-				escaped = true
-			case c == '"':
-				inString = false
-			}
-		case c == '"':
-			inString = true
-		case c == '[' || c == '{':
-			depth++
-			if depth > MaxDepth {
-				return fmt.Errorf("%w: more than %d levels at byte %d", ErrTooDeep, MaxDepth, i)
-			}
-		case c == ']' || c == '}':
-			depth--
-		}
-	}
-	return nil
+	return jsondepth.Check(data, false)
 }

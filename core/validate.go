@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/toolconform/conform/core/internal/jsondepth"
 	"github.com/toolconform/conform/core/schema"
 )
 
@@ -45,8 +46,8 @@ type Validation struct {
 	// When the arguments are not JSON they are kept as received.
 	Arguments json.RawMessage `json:"arguments"`
 	// Err is the failure for callers that branch on it: it wraps
-	// ErrUnknownTool, ErrArgumentsTooLarge, ErrMalformedArguments or
-	// ErrInvalidArguments. It is nil when Valid.
+	// ErrUnknownTool, ErrArgumentsTooLarge, ErrTooDeep,
+	// ErrMalformedArguments or ErrInvalidArguments. It is nil when Valid.
 	Err error `json:"-"`
 }
 
@@ -81,7 +82,8 @@ func (r *Registry) Validate(call Call) Validation {
 // with required parameters then reports each of them missing.
 //
 // Arguments that are not JSON are invalid with a message naming the byte
-// offset of the fault. Arguments larger than MaxArgumentsBytes are invalid.
+// offset of the fault. Arguments larger than MaxArgumentsBytes, or nested
+// deeper than MaxDepth, are invalid.
 //
 // Arguments that are a JSON string holding a JSON object (double-encoded,
 // C05) are invalid, not silently unwrapped: the message says so and asks
@@ -97,8 +99,12 @@ func (t *Tool) Validate(args json.RawMessage) Validation {
 	}
 	if err != nil {
 		msg := fmt.Sprintf("arguments of %q are not valid JSON: %v", t.name, err)
-		if errors.Is(err, ErrArgumentsTooLarge) {
+		var de *jsondepth.Error
+		switch {
+		case errors.Is(err, ErrArgumentsTooLarge):
 			msg = fmt.Sprintf("arguments of %q are %d bytes, more than the limit of %d", t.name, len(args), MaxArgumentsBytes)
+		case errors.As(err, &de):
+			msg = fmt.Sprintf("arguments of %q are nested more than %d levels deep (at byte %d)", t.name, MaxDepth, de.Offset)
 		}
 		return Validation{Message: msg, Problems: []Problem{{Message: msg}}, Arguments: norm,
 			Err: fmt.Errorf("validate %q: %w", t.name, err)}
@@ -175,10 +181,15 @@ func (e *ArgumentsError) Unwrap() error { return ErrMalformedArguments }
 var ErrArgumentsTooLarge = errors.New("arguments too large")
 
 // normaliseArguments returns compact arguments, {} for "no arguments". When
-// args are not JSON it returns a copy of them and an *ArgumentsError.
+// args are not JSON it returns a copy of them and an *ArgumentsError; when
+// they are too large or too deep, a copy and an error wrapping
+// ErrArgumentsTooLarge or ErrTooDeep.
 func normaliseArguments(args json.RawMessage) (json.RawMessage, error) {
 	if len(args) > MaxArgumentsBytes {
 		return bytes.Clone(args), fmt.Errorf("normalise arguments: %w: %d bytes, limit %d", ErrArgumentsTooLarge, len(args), MaxArgumentsBytes)
+	}
+	if err := jsondepth.Check(args, false); err != nil {
+		return bytes.Clone(args), fmt.Errorf("normalise arguments: %w", err)
 	}
 	trimmed := bytes.TrimSpace(args)
 	switch string(trimmed) {

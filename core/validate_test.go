@@ -192,6 +192,25 @@ func TestValidateTooLarge(t *testing.T) {
 	}
 }
 
+func TestValidateTooDeep(t *testing.T) {
+	tool, _ := testRegistry(t).Lookup("search")
+	for _, depth := range []int{MaxDepth, 100_000} {
+		args := []byte(`{"query":"x","extra":` + strings.Repeat("[", depth) + strings.Repeat("]", depth) + "}")
+		v := tool.Validate(args)
+		if v.Valid || !errors.Is(v.Err, ErrTooDeep) {
+			t.Fatalf("depth %d: Valid = %v, Err = %v; want invalid with ErrTooDeep", depth, v.Valid, v.Err)
+		}
+		want := fmt.Sprintf(`arguments of "search" are nested more than %d levels deep (at byte %d)`, MaxDepth, 21+MaxDepth-1)
+		if v.Message != want {
+			t.Errorf("depth %d: Message = %s\nwant      %s", depth, v.Message, want)
+		}
+	}
+	ok := []byte(`{"query":"x","extra":` + strings.Repeat("[", MaxDepth-1) + strings.Repeat("]", MaxDepth-1) + "}")
+	if v := tool.Validate(ok); errors.Is(v.Err, ErrTooDeep) {
+		t.Errorf("arguments %d levels deep: %v, want no depth error", MaxDepth, v.Err)
+	}
+}
+
 func TestValueAtPointer(t *testing.T) {
 	var doc any
 	if err := json.Unmarshal([]byte(`{"a/b":{"c~d":[1,{"e":2}]}}`), &doc); err != nil {

@@ -16,6 +16,17 @@
 //   - Input longer than MaxInputBytes is refused with ErrTooLarge before any
 //     work is done, so a hostile stream cannot make the library (which copies
 //     its input into a rune slice) allocate without bound.
+//   - Input nested deeper than MaxDepth (core.MaxDepth, 512) is refused with
+//     ErrTooDeep and the offset of the bracket too many, by a count made
+//     without recursion before anything else: the library recurses once per
+//     level with no limit (2,090,000 open brackets overflow the stack and
+//     kill the process), and encoding/json gives up on valid JSON deeper
+//     than 10,000 levels, which would send valid input to the library.
+//   - The library's time grows with the square of its input (each comma it
+//     writes or inserts copies its output so far; 64 KiB of missing commas
+//     take seconds), so text that needs it and is longer than
+//     MaxLibraryBytes (8 KiB) is refused with ErrTooLarge. Every other step
+//     of Repair is linear in its input; BenchmarkRepair shows both.
 //   - Input that ends inside an open string, object or array is refused with
 //     ErrTruncated. Closing such input would turn a truncated tool call into
 //     a complete-looking one (B09, B10, B11); completing a prefix is what

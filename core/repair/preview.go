@@ -5,16 +5,12 @@ import (
 	"unicode/utf8"
 )
 
-// maxPreviewDepth bounds the nesting Preview follows, so that a prefix of
-// open brackets cannot exhaust the stack.
-const maxPreviewDepth = 512
-
 // Preview returns a best-effort JSON value for an incomplete JSON prefix, for
 // showing the arguments of a call that is still streaming. It closes an open
 // string, array or object, drops a dangling key, cuts an incomplete number
 // back to its last valid form and completes a partial true, false or null.
 // ok is false when prefix is empty, longer than MaxInputBytes, nested deeper
-// than 512 levels, or not the beginning of any JSON document. Insignificant
+// than MaxDepth, or not the beginning of any JSON document. Insignificant
 // white space is dropped, so a complete document comes back compacted.
 //
 //	v, ok := repair.Preview(`{"city":"Par`)
@@ -75,15 +71,17 @@ func (p *previewer) ws() {
 	}
 }
 
+// value parses one value inside depth open arrays and objects; a value
+// that would open one more than MaxDepth is an error, checked before the
+// recursion.
 func (p *previewer) value(depth int) status {
-	if depth > maxPreviewDepth {
-		return stErr
-	}
 	p.ws()
 	if p.eof() {
 		return stNone
 	}
 	switch c := p.s[p.i]; {
+	case (c == '{' || c == '[') && depth >= MaxDepth:
+		return stErr
 	case c == '{':
 		return p.object(depth)
 	case c == '[':

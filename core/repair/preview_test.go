@@ -92,12 +92,18 @@ func TestPreview(t *testing.T) {
 }
 
 func TestPreviewLimits(t *testing.T) {
-	if _, ok := Preview(strings.Repeat("[", maxPreviewDepth+2)); ok {
-		t.Errorf("Preview of %d open brackets ok, want refused", maxPreviewDepth+2)
+	if _, ok := Preview(strings.Repeat("[", MaxDepth+1)); ok {
+		t.Errorf("Preview of %d open brackets ok, want refused", MaxDepth+1)
 	}
-	deep := strings.Repeat("[", maxPreviewDepth)
-	if got, ok := Preview(deep); !ok || len(got) != 2*maxPreviewDepth {
-		t.Errorf("Preview of %d open brackets = %d bytes, %v, want closed", maxPreviewDepth, len(got), ok)
+	if _, ok := Preview(strings.Repeat(`{"a":`, MaxDepth+1)); ok {
+		t.Errorf("Preview of %d open objects ok, want refused", MaxDepth+1)
+	}
+	if _, ok := Preview(strings.Repeat("[", 2_090_000)); ok {
+		t.Errorf("Preview of 2,090,000 open brackets ok, want refused")
+	}
+	deep := strings.Repeat("[", MaxDepth)
+	if got, ok := Preview(deep); !ok || len(got) != 2*MaxDepth {
+		t.Errorf("Preview of %d open brackets = %d bytes, %v, want closed", MaxDepth, len(got), ok)
 	}
 	if _, ok := Preview(`"` + strings.Repeat("a", MaxInputBytes)); ok {
 		t.Errorf("Preview of more than MaxInputBytes ok, want refused")

@@ -7,15 +7,32 @@ import (
 	"strings"
 
 	"github.com/kaptinlin/jsonrepair"
+	"github.com/toolconform/conform/core/internal/jsondepth"
 )
 
 // MaxInputBytes is the largest input Repair accepts.
 const MaxInputBytes = 4 << 20
 
+// MaxLibraryBytes is the largest text Repair hands to the repair library.
+// The library's time grows with the square of its input (every comma it
+// writes or inserts copies the output so far): 64 KiB of missing commas
+// take seconds. Text that needs the library and is longer is refused with
+// ErrTooLarge; the repairs this package makes itself (control characters,
+// stray backslashes) run in linear time up to MaxInputBytes.
+const MaxLibraryBytes = 8 << 10
+
+// MaxDepth is the deepest nesting of arrays and objects Repair and Preview
+// accept: core.MaxDepth, the one bound conform puts on JSON everywhere.
+const MaxDepth = jsondepth.Max
+
 // Sentinel errors wrapped by every error Repair returns.
 var (
-	// ErrTooLarge reports input longer than MaxInputBytes.
+	// ErrTooLarge reports input longer than MaxInputBytes, or input that
+	// needs the repair library and is longer than MaxLibraryBytes.
 	ErrTooLarge = errors.New("input too large")
+	// ErrTooDeep reports input nested deeper than MaxDepth; it is
+	// core.ErrTooDeep.
+	ErrTooDeep = jsondepth.ErrTooDeep
 	// ErrEmpty reports input that holds nothing but white space.
 	ErrEmpty = errors.New("empty input")
 	// ErrTruncated reports input that ends inside an open string, object or
@@ -49,8 +66,8 @@ func (e *Error) Unwrap() error { return e.Err }
 
 // Repair returns text as valid JSON. Valid input is returned unchanged with
 // changed == false; otherwise fixed is the repaired document and changed is
-// true. On failure err is an *Error wrapping ErrTooLarge, ErrEmpty,
-// ErrTruncated, ErrUnrepairable or ErrUnsafeRepair. See the package
+// true. On failure err is an *Error wrapping ErrTooLarge, ErrTooDeep,
+// ErrEmpty, ErrTruncated, ErrUnrepairable or ErrUnsafeRepair. See the package
 // documentation for the guards Repair puts around the repair library.
 //
 //	fixed, changed, err := repair.Repair(`{'city': 'Paris',}`)
@@ -59,6 +76,12 @@ func Repair(text string) (fixed string, changed bool, err error) {
 	if len(text) > MaxInputBytes {
 		return "", false, &Error{Offset: MaxInputBytes, Err: ErrTooLarge, Detail: fmt.Sprintf("%d bytes, limit %d", len(text), MaxInputBytes)}
 	}
+	// Depth first: encoding/json gives up at 10,000 levels, so valid
+	// but deep JSON would otherwise be handed to the library.
+	var de *jsondepth.Error
+	if errors.As(jsondepth.Check(text, true), &de) {
+		return "", false, tooDeep(de.Offset)
+	}
 	if json.Valid([]byte(text)) {
 		return text, false, nil
 	}
@@ -66,6 +89,9 @@ func Repair(text string) (fixed string, changed bool, err error) {
 		return "", false, &Error{Offset: 0, Err: ErrEmpty}
 	}
 	lx := lex(text)
+	if lx.tooDeep >= 0 {
+		return "", false, tooDeep(lx.tooDeep)
+	}
 	if lx.truncated {
 		return "", false, &Error{Offset: len(text), Err: ErrTruncated, Detail: lx.openDetail()}
 	}
@@ -76,6 +102,10 @@ func Repair(text string) (fixed string, changed bool, err error) {
 			return esc, true, nil
 		}
 		elx = lex(esc)
+	}
+	if len(esc) > MaxLibraryBytes {
+		return "", false, &Error{Offset: originalOffset(MaxLibraryBytes, lx.edits), Err: ErrTooLarge,
+			Detail: fmt.Sprintf("%d bytes need the repair library, which is given at most %d (MaxLibraryBytes)", len(esc), MaxLibraryBytes)}
 	}
 	out, pos, lerr := callLibrary(esc)
 	if lerr != nil {
@@ -92,6 +122,12 @@ func Repair(text string) (fixed string, changed bool, err error) {
 		return "", false, &Error{Offset: originalOffset(off, lx.edits), Err: ErrUnsafeRepair}
 	}
 	return out, true, nil
+}
+
+// tooDeep is the error for input nested deeper than MaxDepth, the bracket
+// that opens level MaxDepth+1 being at byte off.
+func tooDeep(off int) *Error {
+	return &Error{Offset: off, Err: ErrTooDeep, Detail: fmt.Sprintf("more than %d levels", MaxDepth)}
 }
 
 // callLibrary runs the repair library, turning a panic into an error. pos is
@@ -159,7 +195,11 @@ func applyEdits(s string, edits []edit) string {
 	for _, e := range edits {
 		b.WriteString(s[last:e.at])
 		if e.control {
-			fmt.Fprintf(&b, `\u%04x`, s[e.at])
+			const hex = "0123456789abcdef"
+			c := s[e.at]
+			b.WriteString(`\u00`)
+			b.WriteByte(hex[c>>4])
+			b.WriteByte(hex[c&0xf])
 		} else {
 			b.WriteString(`\\`)
 		}
@@ -217,6 +257,9 @@ type lexResult struct {
 	truncated bool
 	inString  bool
 	open      []byte
+	// tooDeep is the offset of the bracket that opens level MaxDepth+1,
+	// or -1.
+	tooDeep int
 	// edits are the fixes applyEdits makes inside strings, in order.
 	edits    []edit
 	literals []literal
@@ -235,7 +278,7 @@ func (r lexResult) openDetail() string {
 // without opener is ignored). It is not a validator: it finds what Repair's
 // guards need to know.
 func lex(text string) lexResult {
-	var r lexResult
+	r := lexResult{tooDeep: -1}
 	var quote byte
 	escaped := false
 	start := 0
@@ -271,6 +314,9 @@ func lex(text string) lexResult {
 			}
 		case '{', '[':
 			r.open = append(r.open, c)
+			if len(r.open) > MaxDepth && r.tooDeep < 0 {
+				r.tooDeep = i
+			}
 		case '}', ']':
 			want := byte('{')
 			if c == ']' {

@@ -102,6 +102,77 @@ func TestRepairTooLarge(t *testing.T) {
 	}
 }
 
+// deepObjects returns n nested objects around 1, valid JSON.
+func deepObjects(n int) string {
+	return strings.Repeat(`{"a":`, n) + "1" + strings.Repeat("}", n)
+}
+
+func TestRepairDepth(t *testing.T) {
+	tests := []struct {
+		name   string
+		in     string
+		err    error
+		offset int
+		want   string
+	}{
+		{name: "valid at the limit", in: strings.Repeat("[", MaxDepth) + strings.Repeat("]", MaxDepth), want: strings.Repeat("[", MaxDepth) + strings.Repeat("]", MaxDepth)},
+		{name: "repairable at the limit", in: "[" + strings.Repeat("[", MaxDepth-1) + strings.Repeat("]", MaxDepth-1) + ",]", want: strings.Repeat("[", MaxDepth) + strings.Repeat("]", MaxDepth)},
+		{name: "valid one past the limit", in: strings.Repeat("[", MaxDepth+1) + strings.Repeat("]", MaxDepth+1), err: ErrTooDeep, offset: MaxDepth},
+		// encoding/json refuses more than 10,000 levels, so this valid
+		// document once reached the library and was blamed on it.
+		{name: "valid 100k objects", in: deepObjects(100_000), err: ErrTooDeep, offset: 5 * MaxDepth},
+		{name: "2,090,000 brackets", in: strings.Repeat("[", 2_090_000) + strings.Repeat("]", 2_090_000), err: ErrTooDeep, offset: MaxDepth},
+		{name: "2,090,000 open brackets", in: strings.Repeat("[", 2_090_000), err: ErrTooDeep, offset: MaxDepth},
+		{name: "invalid and deep", in: strings.Repeat("{a:", MaxDepth+1), err: ErrTooDeep, offset: 3 * MaxDepth},
+		{name: "brackets in a single-quoted string do not count", in: "['" + strings.Repeat("[", 2*MaxDepth) + "',]", want: `["` + strings.Repeat("[", 2*MaxDepth) + `"]`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, _, err := Repair(tt.in)
+			if tt.err == nil {
+				if err != nil || got != tt.want {
+					t.Fatalf("Repair = %.60q, %v, want %.60q", got, err, tt.want)
+				}
+				return
+			}
+			var re *Error
+			if !errors.Is(err, tt.err) || !errors.As(err, &re) {
+				t.Fatalf("Repair error = %v, want an *Error wrapping %v", err, tt.err)
+			}
+			if re.Offset != tt.offset {
+				t.Errorf("Repair error offset = %d, want %d (%v)", re.Offset, tt.offset, err)
+			}
+		})
+	}
+}
+
+func TestRepairLibraryLimit(t *testing.T) {
+	// One trailing comma after MaxLibraryBytes of elements: the library is
+	// needed and the text is one byte too long for it.
+	fill := strings.Repeat("1,", (MaxLibraryBytes-3)/2)
+	atLimit := "[" + fill + "1,]"
+	for len(atLimit) < MaxLibraryBytes {
+		atLimit = "[ " + atLimit[1:]
+	}
+	if len(atLimit) != MaxLibraryBytes {
+		t.Fatalf("test input is %d bytes, want %d", len(atLimit), MaxLibraryBytes)
+	}
+	if _, changed, err := Repair(atLimit); err != nil || !changed {
+		t.Fatalf("Repair(%d bytes) = %v, %v, want repaired", len(atLimit), changed, err)
+	}
+	over := "[ " + atLimit[1:]
+	_, _, err := Repair(over)
+	var re *Error
+	if !errors.Is(err, ErrTooLarge) || !errors.As(err, &re) || re.Offset != MaxLibraryBytes {
+		t.Fatalf("Repair(%d bytes) error = %v, want ErrTooLarge at byte %d", len(over), err, MaxLibraryBytes)
+	}
+	// Repairs made without the library have no such limit.
+	big := `{"a":"` + strings.Repeat("x\n\t", MaxLibraryBytes) + `"}`
+	if _, changed, err := Repair(big); err != nil || !changed {
+		t.Errorf("Repair(%d bytes of control characters) = %v, %v, want repaired", len(big), changed, err)
+	}
+}
+
 func TestErrorText(t *testing.T) {
 	_, _, err := Repair(`{"a":1`)
 	if want := `repair json: at byte 6: input is truncated: it ends with "{" still open`; err == nil || err.Error() != want {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
+	"github.com/toolconform/conform/core/internal/jsondepth"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
 )
@@ -27,6 +28,9 @@ type SchemaError struct {
 	Path   string
 	Offset int64
 	Msg    string
+	// Err is the cause, when it is one callers branch on: an error
+	// wrapping ErrTooDeep.
+	Err error
 }
 
 func (e *SchemaError) Error() string {
@@ -36,8 +40,14 @@ func (e *SchemaError) Error() string {
 	return fmt.Sprintf("compile schema: at %s: %s", displayPath(e.Path), e.Msg)
 }
 
-// Unwrap returns ErrInvalidSchema.
-func (e *SchemaError) Unwrap() error { return ErrInvalidSchema }
+// Unwrap returns ErrInvalidSchema, and the cause when there is one (such
+// as ErrTooDeep).
+func (e *SchemaError) Unwrap() []error {
+	if e.Err != nil {
+		return []error{ErrInvalidSchema, e.Err}
+	}
+	return []error{ErrInvalidSchema}
+}
 
 // Problem is one way a value fails a schema: the JSON pointer of the value
 // ("" for the whole value) and what is wrong with it.
@@ -53,6 +63,14 @@ func (p Problem) String() string {
 	}
 	return p.Path + ": " + p.Message
 }
+
+// MaxDepth is the deepest nesting of arrays and objects Decode accepts, in
+// schemas and in values: core.MaxDepth.
+const MaxDepth = jsondepth.Max
+
+// ErrTooDeep is wrapped by the error for a value or schema nested deeper
+// than MaxDepth; it is core.ErrTooDeep.
+var ErrTooDeep = jsondepth.ErrTooDeep
 
 // Validator is a compiled schema. It is safe for concurrent use.
 type Validator struct {
@@ -74,11 +92,7 @@ var printer = message.NewPrinter(language.English)
 func Compile(doc []byte) (*Validator, error) {
 	v, err := Decode(doc)
 	if err != nil {
-		var se *json.SyntaxError
-		if errors.As(err, &se) {
-			return nil, &SchemaError{Offset: FaultOffset(se), Msg: se.Error()}
-		}
-		return nil, &SchemaError{Offset: 0, Msg: err.Error()}
+		return nil, decodeError(err)
 	}
 	c := jsonschema.NewCompiler()
 	c.UseLoader(noLoader{})
@@ -148,11 +162,7 @@ func FaultOffset(se *json.SyntaxError) int64 {
 func CheckObject(doc []byte) error {
 	v, err := Decode(doc)
 	if err != nil {
-		var se *json.SyntaxError
-		if errors.As(err, &se) {
-			return &SchemaError{Offset: FaultOffset(se), Msg: se.Error()}
-		}
-		return &SchemaError{Offset: 0, Msg: err.Error()}
+		return decodeError(err)
 	}
 	obj, ok := v.(map[string]any)
 	if !ok {
@@ -168,10 +178,29 @@ func CheckObject(doc []byte) error {
 	return nil
 }
 
+// decodeError turns an error of Decode into a SchemaError at its offset.
+func decodeError(err error) *SchemaError {
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		return &SchemaError{Offset: FaultOffset(se), Msg: se.Error()}
+	}
+	var de *jsondepth.Error
+	if errors.As(err, &de) {
+		return &SchemaError{Offset: int64(de.Offset), Msg: fmt.Sprintf("%v: more than %d levels", ErrTooDeep, MaxDepth), Err: err}
+	}
+	return &SchemaError{Offset: 0, Msg: err.Error()}
+}
+
 // Decode decodes one JSON value the way the validator expects it: numbers as
 // json.Number, nothing after the value. Syntax errors are *json.SyntaxError
-// carrying the byte offset.
+// carrying the byte offset. A value nested deeper than MaxDepth is refused
+// before it is decoded, with an error wrapping ErrTooDeep (core.ErrTooDeep)
+// that names the byte offset, so that neither the decoder nor the
+// validator, both recursive, ever meets it.
 func Decode(data []byte) (any, error) {
+	if err := jsondepth.Check(data, false); err != nil {
+		return nil, err
+	}
 	if !json.Valid(data) {
 		// json.Unmarshal reports the offset of the first fault, including
 		// a truncated value and trailing data.

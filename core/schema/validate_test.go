@@ -160,6 +160,33 @@ func TestCheckObject(t *testing.T) {
 	}
 }
 
+func TestDepth(t *testing.T) {
+	deep := func(n int) []byte {
+		return []byte(strings.Repeat(`{"not":`, n) + "{}" + strings.Repeat("}", n))
+	}
+	if _, err := Compile(deep(MaxDepth - 1)); err != nil {
+		t.Fatalf("Compile(%d levels) = %v, want it compiled", MaxDepth, err)
+	}
+	for _, n := range []int{MaxDepth, 2_000_000} {
+		_, err := Compile(deep(n))
+		var se *SchemaError
+		if !errors.As(err, &se) || !errors.Is(err, ErrTooDeep) || !errors.Is(err, ErrInvalidSchema) || se.Offset != 7*MaxDepth {
+			t.Errorf("Compile(%d levels) = %v, want a SchemaError wrapping ErrTooDeep at byte %d", n+1, err, 7*MaxDepth)
+		}
+	}
+	v, err := Compile([]byte(`{"type":"array"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	value := []byte(strings.Repeat("[", 2_090_000) + strings.Repeat("]", 2_090_000))
+	if _, err := v.Validate(value); !errors.Is(err, ErrTooDeep) || !strings.Contains(err.Error(), fmt.Sprintf("at byte %d", MaxDepth)) {
+		t.Errorf("Validate(2,090,000 levels) = %v, want ErrTooDeep at byte %d", err, MaxDepth)
+	}
+	if err := CheckObject(deep(MaxDepth)); !errors.Is(err, ErrTooDeep) {
+		t.Errorf("CheckObject(%d levels) = %v, want ErrTooDeep", MaxDepth+1, err)
+	}
+}
+
 func TestProblemString(t *testing.T) {
 	if got := (Problem{Path: "/a", Message: "m"}).String(); got != "/a: m" {
 		t.Errorf("got %q", got)

@@ -22,8 +22,8 @@
 //   - a key the caller does not read is skipped only when it matches none
 //     of the json names of the general path's struct, case folded
 //     (Ignored), since encoding/json ignores exactly those;
-//   - a skipped value must be valid JSON of at most MaxDepth levels, and
-//     its strings valid UTF-8;
+//   - a skipped value must be valid JSON of at most MaxDepth levels
+//     (core.MaxDepth, as everywhere), and its strings valid UTF-8;
 //   - numbers a caller reads as integers (Small) are plain non-negative
 //     integers of at most 9 digits.
 //

@@ -3,11 +3,15 @@ package jsonscan
 import (
 	"strings"
 	"unicode/utf8"
+
+	"github.com/toolconform/conform/core"
 )
 
-// MaxDepth bounds the nesting of a value Skip or Value consumes; deeper
-// values are refused and left to the general path.
-const MaxDepth = 32
+// MaxDepth bounds the nesting of arrays and objects in a value Skip or
+// Value consumes; deeper values are refused and left to the general path.
+// It is core.MaxDepth, the one bound on JSON nesting, so that the fast path
+// and the general path accept the same depths.
+const MaxDepth = core.MaxDepth
 
 // MaxKeys is the most keys Object tells apart; a caller with more keys
 // gets false for those past it.
@@ -204,15 +208,16 @@ func (p *Scanner) Value() ([]byte, bool) {
 	return p.b[start:p.i:p.i], true
 }
 
+// skip consumes a value inside depth open arrays and objects; one that
+// would open level MaxDepth+1 is refused before the recursion.
 func (p *Scanner) skip(depth int) bool {
-	if depth > MaxDepth {
-		return false
-	}
 	p.WS()
 	if p.i >= len(p.b) {
 		return false
 	}
 	switch c := p.b[p.i]; {
+	case (c == '{' || c == '[') && depth >= MaxDepth:
+		return false
 	case c == '"':
 		raw, _, ok := p.Str()
 		return ok && utf8.Valid(raw)

@@ -14,8 +14,9 @@ import (
 )
 
 func TestSkip(t *testing.T) {
-	deep := strings.Repeat("[", MaxDepth+1) + strings.Repeat("]", MaxDepth+1)
-	deeper := strings.Repeat("[", MaxDepth+2) + strings.Repeat("]", MaxDepth+2)
+	deep := strings.Repeat("[", MaxDepth) + "1" + strings.Repeat("]", MaxDepth)
+	deeper := strings.Repeat("[", MaxDepth+1) + strings.Repeat("]", MaxDepth+1)
+	deepObjects := strings.Repeat(`{"a":`, MaxDepth+1) + "1" + strings.Repeat("}", MaxDepth+1)
 	tests := []struct {
 		in   string
 		ok   bool
@@ -49,6 +50,8 @@ func TestSkip(t *testing.T) {
 		{`[]`, true, ""},
 		{deep, true, ""},
 		{deeper, false, ""},
+		{deepObjects, false, ""},
+		{strings.Repeat("[", 2_090_000), false, ""},
 		{``, false, ""},
 		{`}`, false, ""},
 	}
