@@ -43,7 +43,7 @@ type command struct {
 // because help refers to it.
 func commands() []command {
 	return []command{
-		{"run", "[--adapter NAME | --exec CMD | --client CMD [--chaos OPTIONS]] [--run PATTERN] [--skip PATTERN] [--known-failing FILE] [--strict] [--format FORMAT] [--out FILE]", "run every scenario against every built-in adapter, or against yours", runRun},
+		{"run", "[--adapter NAME | --exec CMD | --client CMD [--protocol P] [--chaos OPTIONS]] [--run PATTERN] [--skip PATTERN] [--known-failing FILE] [--strict] [--format FORMAT] [--out FILE]", "run every scenario against every built-in adapter, or against yours", runRun},
 		{"decode", "--protocol P [FILE]", "decode one captured response body into canonical JSON", runDecode},
 		{"serve", "[--addr HOST:PORT] [--scenario NAME] [--chaos OPTIONS] [--for DURATION] [--list]", "run a fake provider on loopback that replays scenarios and grades follow-up requests", runServe},
 		{"record", "--protocol P --scenario NAME [--base-url URL] [--force] [-o FILE]", "send a scenario's request to a live API and save a redacted cassette", runRecord},
