@@ -109,6 +109,7 @@ func (r *Registry) execute(ctx context.Context, call Call, opts ExecOptions) Res
 		cctx, cancel = context.WithCancel(ctx)
 	}
 	defer cancel()
+	cctx = context.WithValue(cctx, callKey{}, call)
 
 	type outcome struct {
 		out      json.RawMessage
@@ -163,6 +164,16 @@ func (r *Registry) execute(ctx context.Context, call Call, opts ExecOptions) Res
 		}
 	}
 	return Result{Content: []Part{TextPart(truncateOutput(string(o.out), limit))}}
+}
+
+// callKey is the context key of the call a handler runs.
+type callKey struct{}
+
+// CallFromContext returns the call whose handler got ctx from
+// Registry.ExecuteWith (its id names the call in reports a handler makes).
+func CallFromContext(ctx context.Context) (Call, bool) {
+	c, ok := ctx.Value(callKey{}).(Call)
+	return c, ok
 }
 
 // stopped is the result of a call whose context ended before its handler

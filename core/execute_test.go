@@ -332,3 +332,38 @@ func BenchmarkExecuteAll(b *testing.B) {
 		r.ExecuteAll(context.Background(), calls, ExecOptions{Concurrency: 4})
 	}
 }
+
+// TestHandlerSeesItsCall checks that a handler finds its own call in its
+// context, and that a tool keeps the program WithProgram gave it.
+func TestHandlerSeesItsCall(t *testing.T) {
+	type prog struct{ argv string }
+	seen := make(chan Call, 1)
+	tool, err := NewRawTool("which", "", json.RawMessage(`{"type":"object"}`), func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
+		c, ok := CallFromContext(ctx)
+		if !ok {
+			return nil, errors.New("no call in the context")
+		}
+		seen <- c
+		return json.RawMessage(`{}`), nil
+	}, WithProgram(&prog{"echo"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p, ok := tool.Program().(*prog); !ok || p.argv != "echo" {
+		t.Errorf("Program() = %#v, want the *prog given", tool.Program())
+	}
+	if _, ok := CallFromContext(context.Background()); ok {
+		t.Error("CallFromContext found a call in a bare context")
+	}
+	r := NewRegistry()
+	if err := r.Add(tool); err != nil {
+		t.Fatal(err)
+	}
+	call := Call{ID: "call_7", Name: "which", Arguments: json.RawMessage(`{}`)}
+	if res := r.Execute(context.Background(), call); res.IsError {
+		t.Fatalf("error result: %s", res.Text())
+	}
+	if diff := cmp.Diff(call, <-seen); diff != "" {
+		t.Errorf("call in the handler's context (-want +got):\n%s", diff)
+	}
+}

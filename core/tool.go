@@ -76,6 +76,7 @@ type toolConfig struct {
 	origin       string
 	source       string
 	outputSchema json.RawMessage
+	program      any
 }
 
 // WithRisk sets the tool's risk level. For FromMCP it overrides the
@@ -107,6 +108,12 @@ func WithOutputSchema(s json.RawMessage) ToolOption {
 	return func(c *toolConfig) { c.outputSchema = bytes.Clone(s) }
 }
 
+// WithProgram records what a tool runs outside this process for each call
+// (a command line, a server), for the layers above core that fence or
+// report such tools; tools/command sets it. A tool without one runs its
+// handler in-process.
+func WithProgram(p any) ToolOption { return func(c *toolConfig) { c.program = p } }
+
 // Tool is a tool a model can call: a name, a description, the JSON Schema of
 // its input, an optional output schema, a handler and a risk level. A Tool is
 // immutable once built and safe to share; accessors return copies.
@@ -122,6 +129,7 @@ type Tool struct {
 	outputCheck *schema.Validator
 	handler     Handler
 	risk        Risk
+	program     any
 }
 
 // Name returns the name the model sees and calls.
@@ -153,6 +161,10 @@ func (t *Tool) Origin() string { return t.origin }
 
 // Risk returns the tool's risk level.
 func (t *Tool) Risk() Risk { return t.risk }
+
+// Program returns what the tool runs outside this process, as given to
+// WithProgram, or nil for a tool whose handler runs in-process.
+func (t *Tool) Program() any { return t.program }
 
 // InputSchema returns a copy of the input JSON Schema.
 func (t *Tool) InputSchema() json.RawMessage { return bytes.Clone(t.input) }
@@ -298,7 +310,7 @@ func buildTool(op, name, description, origin string, in, out json.RawMessage, ha
 	if strings.Contains(cfg.source, ".") {
 		return nil, fmt.Errorf("%s %q: source %q holds a dot, which separates source and name", op, name, cfg.source)
 	}
-	t := &Tool{name: qualify(cfg.source, name), original: name, source: cfg.source, description: description, origin: cfg.origin, handler: handler, risk: cfg.risk}
+	t := &Tool{name: qualify(cfg.source, name), original: name, source: cfg.source, description: description, origin: cfg.origin, handler: handler, risk: cfg.risk, program: cfg.program}
 	// With a mapper every name goes through it, valid ones too: a valid
 	// name maps to itself and so holds its slot, and a later name that
 	// sanitises to the same text gets another (E01–E03).
