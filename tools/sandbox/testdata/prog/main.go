@@ -27,6 +27,7 @@ func deny(err error) {
 	if errors.As(err, &e) {
 		if n, ok := names[e]; ok {
 			fmt.Printf("denied: %s\n", n)
+			fmt.Fprintf(os.Stderr, "denied: %s\n", n)
 			os.Exit(3)
 		}
 	}
@@ -99,6 +100,16 @@ func main() {
 	case "spin":
 		for {
 		}
+	case "flood":
+		line := []byte("0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcde\n")
+		for {
+			if _, err := os.Stdout.Write(line); err != nil {
+				os.Exit(5)
+			}
+		}
+	case "fail":
+		fmt.Fprintln(os.Stderr, "no such city")
+		os.Exit(1)
 	case "files":
 		n, _ := strconv.Atoi(os.Args[2])
 		for range n {
