@@ -215,6 +215,9 @@ func RunClient(ctx context.Context, spec ClientSpec) (res ClientRun) {
 // was checked.
 func GradeClient(res *ClientRun, sc *scenarios.Scenario, chaos Chaos) {
 	v := res.Verdict
+	if notApplicable(res) {
+		return
+	}
 	fail := func(format string, args ...any) {
 		res.Reasons = append(res.Reasons, fmt.Sprintf(format, args...))
 	}

@@ -44,6 +44,20 @@
 // other bytes stay as recorded. A
 // stream is written one event per write, each followed by a flush.
 //
+// # Options a recording depends on
+//
+// Some recordings hold what a provider sends only to a request that asks
+// for it: Gemini enums as numbers ("finishReason": 1, for
+// $alt=json;enum-encoding=int), Gemini partialArgs (for
+// toolConfig.functionCallingConfig.streamFunctionCallArguments), Anthropic
+// server tool blocks (for a request that declares that server tool). Such
+// a scenario is served only to a request that carries the option; any
+// other first request gets a 400 and the verdict's NotApplicable says why,
+// so that a client run is counted not applicable, neither passed nor
+// failed. An Anthropic recording of a whole programmatic tool-calling
+// exchange (calls made and answered inside code execution, then end_turn)
+// applies to no request.
+//
 // # Chaos
 //
 // Chaos (ParseChaos: "split=7,crlf,ping") changes only the framing, never

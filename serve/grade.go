@@ -42,6 +42,11 @@ type Verdict struct {
 	Graded   bool      `json:"graded"`
 	Pass     bool      `json:"pass"`
 	Problems []Problem `json:"problems,omitempty"`
+	// NotApplicable says why the scenario was not served to the last
+	// first request: its recorded bytes depend on a request option the
+	// request did not carry (see requirementsOf). Such a run is neither
+	// passed nor failed.
+	NotApplicable string `json:"not_applicable,omitempty"`
 	// ProblemsDropped counts the problems past MaxVerdictProblems.
 	ProblemsDropped int `json:"problems_dropped,omitempty"`
 	// FollowUp is the body of the last graded follow-up, cut at

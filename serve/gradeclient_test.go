@@ -73,3 +73,21 @@ func TestGradeClient(t *testing.T) {
 		})
 	}
 }
+
+// TestGradeClientNotApplicable checks that a run whose scenario was not
+// served for a request option the client did not carry is neither passed
+// nor failed, whatever the program did, and says why.
+func TestGradeClientNotApplicable(t *testing.T) {
+	for _, exit := range []int{0, 1} {
+		run := ClientRun{Exit: exit, Verdict: Verdict{NotApplicable: "needs X"}}
+		GradeClient(&run, &scenarios.Scenario{}, Chaos{})
+		if diff := cmp.Diff([]string{StatusNotApplicable, "not applicable: needs X"}, append([]string{run.Status}, run.Reasons...)); diff != "" {
+			t.Errorf("exit %d (-want +got):\n%s", exit, diff)
+		}
+	}
+	run := ClientRun{Exit: 0, Stdout: DefaultAnswer, Verdict: Verdict{NotApplicable: "needs X", Served: 1}}
+	GradeClient(&run, &scenarios.Scenario{}, Chaos{})
+	if run.Status != "pass" {
+		t.Errorf("served after all: status %q, reasons %q; want pass", run.Status, run.Reasons)
+	}
+}

@@ -291,6 +291,7 @@ func (s *Server) initial(w http.ResponseWriter, r *http.Request, name string, e 
 	}
 	s.verdict(name, e.protocol, func(v *Verdict) {
 		v.Served++
+		v.NotApplicable = ""
 		v.Chaos = chaos.String()
 		v.Calls, v.Incomplete, v.served = resp.Calls(), resp.Incomplete, resp
 		v.invented = inventedIDs(resp.Calls(), sent)

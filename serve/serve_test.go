@@ -58,6 +58,50 @@ type client struct {
 	stream   bool
 	tools    []core.ToolSpec
 	header   http.Header
+	// optIn makes the client carry every request option a scenario may
+	// depend on (optInRequest).
+	optIn bool
+}
+
+// optInServerTools are the Anthropic server tools an opting-in client
+// declares: those the recorded responses use.
+var optInServerTools = []map[string]string{
+	{"type": "tool_search_tool_regex_20251119", "name": "tool_search_tool_regex"},
+	{"type": "tool_search_tool_bm25_20251119", "name": "tool_search_tool_bm25"},
+	{"type": "code_execution_20250825", "name": "code_execution"},
+}
+
+// optInRequest returns a request URL and body that carry the options of
+// requirementsOf: Gemini enums as numbers and partialArgs streaming,
+// Anthropic server tools.
+func optInRequest(t testing.TB, protocol, url string, body []byte) (string, []byte) {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal(body, &m); err != nil {
+		t.Fatal(err)
+	}
+	switch protocol {
+	case "gemini":
+		sep := "?"
+		if strings.Contains(url, "?") {
+			sep = "&"
+		}
+		url += sep + "%24alt=json%3Benum-encoding%3Dint"
+		m["toolConfig"] = map[string]any{"functionCallingConfig": map[string]any{"mode": "AUTO", "streamFunctionCallArguments": true}}
+	case "anthropic":
+		tools, _ := m["tools"].([]any)
+		for _, st := range optInServerTools {
+			tools = append(tools, st)
+		}
+		m["tools"] = tools
+	default:
+		return url, body
+	}
+	out, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return url, out
 }
 
 // url returns the URL of a request for c's protocol.
@@ -83,7 +127,11 @@ func (c *client) post(t testing.TB, req *core.Request) (*core.Response, error) {
 	if err != nil {
 		t.Fatalf("%s: encode request: %v", c.name, err)
 	}
-	hr, err := http.NewRequest("POST", c.url(t), bytes.NewReader(body))
+	url := c.url(t)
+	if c.optIn {
+		url, body = optInRequest(t, c.protocol, url, body)
+	}
+	hr, err := http.NewRequest("POST", url, bytes.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,7 +197,9 @@ func servable(t testing.TB, s *Server) map[string]*scenarios.Scenario {
 // TestReplayAndGrade serves every servable scenario, streamed and not, to
 // a client made of conform's own adapters, which answers every call; the
 // follow-up must pass grading and the client must see the scenario's
-// calls.
+// calls. A scenario whose recorded bytes depend on a request option is not
+// applicable to the client that does not carry it, and is served to one
+// that does (optIn).
 func TestReplayAndGrade(t *testing.T) {
 	s, ts := newServer(t, Options{})
 	cases := servable(t, s)
@@ -157,6 +207,8 @@ func TestReplayAndGrade(t *testing.T) {
 		t.Fatalf("only %d servable scenarios; want the built-in corpus (100+)", len(cases))
 	}
 	var graded, faulty int
+	notApplicable := map[string]bool{}   // to a client that carries no option
+	neverApplicable := map[string]bool{} // to any client
 	for name, sc := range cases {
 		protocol, _ := s.Protocol(name)
 		for _, stream := range []bool{false, true} {
@@ -167,6 +219,21 @@ func TestReplayAndGrade(t *testing.T) {
 				c := &client{base: ts.URL, name: name, protocol: protocol, stream: stream, tools: sc.Tools}
 				first, final, err := c.converse(t)
 				v, _ := s.Verdict(name)
+				if requires := len(s.index[name].requires) > 0; requires != (v.NotApplicable != "") {
+					t.Fatalf("scenario with %d requirements: verdict not applicable = %q", len(s.index[name].requires), v.NotApplicable)
+				}
+				if v.NotApplicable != "" {
+					notApplicable[name] = true
+					if v.Served != 0 || v.Pass || len(v.Errors) > 0 {
+						t.Errorf("not applicable, yet served %d, pass %v, errors %q", v.Served, v.Pass, v.Errors)
+					}
+					c.optIn = true
+					first, final, err = c.converse(t)
+					if v, _ = s.Verdict(name); v.NotApplicable != "" {
+						neverApplicable[name] = true
+						return
+					}
+				}
 				if sc.Want.Error != nil {
 					// A faulty stream: the client must not run what was cut
 					// off; whatever it sent back was graded.
@@ -199,7 +266,10 @@ func TestReplayAndGrade(t *testing.T) {
 			s.mu.Unlock()
 		}
 	}
-	t.Logf("%d servable scenarios, %d conversations graded, %d faulty-stream runs", len(cases), graded, faulty)
+	t.Logf("%d servable scenarios, %d conversations graded, %d faulty-stream runs; %d scenarios not applicable without a request option, %d to any request", len(cases), graded, faulty, len(notApplicable), len(neverApplicable))
+	if len(notApplicable) != 13 || len(neverApplicable) != 2 {
+		t.Errorf("%d scenarios not applicable without a request option, %d to any request; want 13 and 2: %v %v", len(notApplicable), len(neverApplicable), notApplicable, neverApplicable)
+	}
 }
 
 // TestRouting checks how a request chooses its scenario and what a wrong
@@ -408,3 +478,9 @@ func selfDecodes(protocol string, sc *scenarios.Scenario) error {
 	_, err = core.Collect(a.DecodeStream(bytes.NewReader(sc.Body)))
 	return err
 }
+
+// optInServerToolsBody is an Anthropic body that declares optInServerTools.
+var optInServerToolsBody = func() []byte {
+	b, _ := json.Marshal(map[string]any{"tools": optInServerTools})
+	return b
+}()

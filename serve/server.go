@@ -53,6 +53,7 @@ var (
 	ErrWrongPath       = errors.New("path does not serve the scenario's protocol")
 	ErrNotServable     = errors.New("scenario has no response to serve")
 	ErrTooLarge        = errors.New("request body too large")
+	ErrNotApplicable   = errors.New("scenario not applicable to this request")
 )
 
 // Options configure a Server.
@@ -104,6 +105,8 @@ type Server struct {
 type entry struct {
 	sc       *scenarios.Scenario
 	protocol string
+	// requires are the request options its recorded bytes depend on.
+	requires []requirement
 }
 
 // thread is a stored Anthropic message thread: the conversation so far,
@@ -129,7 +132,7 @@ func New(opts Options) (*Server, error) {
 		}
 		for _, a := range providers.All() {
 			if sc.AppliesTo(a) {
-				s.index[sc.NameFor(a.Name())] = entry{sc: sc, protocol: a.Name()}
+				s.index[sc.NameFor(a.Name())] = entry{sc: sc, protocol: a.Name(), requires: requirementsOf(a.Name(), sc)}
 			}
 		}
 	}
@@ -242,6 +245,9 @@ type httpError struct {
 	status int
 	kind   string
 	err    error
+	// notApplicable marks a request the scenario does not apply to: the
+	// verdict says so instead of listing an error.
+	notApplicable bool
 }
 
 func (e *httpError) Error() string { return e.err.Error() }
@@ -321,7 +327,7 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) (string, int) {
 	if herr != nil {
 		// Only a scenario the server serves gets a verdict: a name
 		// nobody can serve keeps nothing, however many requests use it.
-		if _, known := s.index[name]; known {
+		if _, known := s.index[name]; known && !herr.notApplicable {
 			s.verdict(name, e.protocol, func(v *Verdict) { v.addError(herr.Error()) })
 		}
 		writeJSON(w, herr.status, map[string]any{"type": "error", "error": map[string]string{"type": herr.kind, "message": herr.Error()}})
@@ -469,6 +475,12 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request, name string, e e
 			v.setFollowUp(body)
 		})
 		return fail(http.StatusBadRequest, "invalid_request_error", "serve %s: %s", name, shape[0])
+	}
+	if why := unmet(e.requires, r, body); why != "" {
+		s.verdict(name, e.protocol, func(v *Verdict) { v.NotApplicable = clip(why) })
+		herr := fail(http.StatusBadRequest, "invalid_request_error", "serve %s: %w: %s", name, ErrNotApplicable, why)
+		herr.notApplicable = true
+		return herr
 	}
 	return s.initial(w, r, name, e, req, stream, arrayForm, chaos, th, st)
 }
