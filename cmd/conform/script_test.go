@@ -26,12 +26,17 @@ func TestMain(m *testing.M) {
 
 // TestScripts runs every script under testdata/script, one behaviour of the
 // command line each. ROOT is the repository, CORPUS the recorded provider
-// traffic. Besides the standard commands, scripts have exitcode (see
-// cmdExitcode) and gone (see cmdGone).
+// traffic, MCPSERVER the MCP server of the tools/mcp tests (built here).
+// Besides the standard commands, scripts have exitcode (see cmdExitcode)
+// and gone (see cmdGone).
 func TestScripts(t *testing.T) {
 	root, err := filepath.Abs("../..")
 	if err != nil {
 		t.Fatal(err)
+	}
+	mcpServer := filepath.Join(t.TempDir(), "mcpserver")
+	if out, err := exec.Command("go", "build", "-o", mcpServer, "../../tools/mcp/testdata/server").CombinedOutput(); err != nil {
+		t.Fatalf("go build the MCP test server: %v\n%s", err, out)
 	}
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/script",
@@ -41,6 +46,7 @@ func TestScripts(t *testing.T) {
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("ROOT", root)
 			env.Setenv("CORPUS", filepath.Join(root, "testdata", "corpus"))
+			env.Setenv("MCPSERVER", mcpServer)
 			return nil
 		},
 	})
