@@ -110,24 +110,34 @@ func (r *Registry) execute(ctx context.Context, call Call, opts ExecOptions) Res
 	}
 	defer cancel()
 	cctx = context.WithValue(cctx, callKey{}, call)
+	cctx = context.WithValue(cctx, outputLimitKey{}, limit)
 
 	type outcome struct {
 		out      json.RawMessage
 		err      error
 		panicked bool
 		value    any
+		exited   bool // the handler called runtime.Goexit
 	}
 	done := make(chan outcome, 1) // buffered: a late handler never blocks
 	go func() {
+		returned := false
 		defer func() {
-			if p := recover(); p != nil {
+			p := recover()
+			switch {
+			case p != nil:
 				if opts.OnPanic != nil {
 					opts.OnPanic(call, p, debug.Stack())
 				}
 				done <- outcome{panicked: true, value: p}
+			case !returned:
+				// Neither a return nor a panic: runtime.Goexit, as
+				// t.FailNow calls, unwound the handler.
+				done <- outcome{exited: true}
 			}
 		}()
 		out, err := t.handler(cctx, v.Arguments)
+		returned = true
 		done <- outcome{out: out, err: err}
 	}()
 
@@ -144,11 +154,20 @@ func (r *Registry) execute(ctx context.Context, call Call, opts ExecOptions) Res
 	switch {
 	case o.panicked:
 		return errorResult(limit, "tool %q panicked: %v", call.Name, o.value)
+	case o.exited:
+		return errorResult(limit, "tool %q: %v", call.Name, ErrHandlerExited)
 	case o.err != nil:
+		var big *outputTooLargeError
+		if errors.As(o.err, &big) {
+			return capped(call.Name, t, big.kept, big.size, limit)
+		}
 		if cctx.Err() != nil && errors.Is(o.err, cctx.Err()) {
 			return stopped(ctx, limit, call.Name, timeout)
 		}
 		return errorResult(limit, "tool %q failed: %v", call.Name, o.err)
+	}
+	if limit >= 0 && len(o.out) > limit {
+		return capped(call.Name, t, o.out[:limit+1], len(o.out), limit)
 	}
 	if t.outputCheck != nil {
 		ps, err := t.outputCheck.Validate(o.out)
@@ -163,7 +182,7 @@ func (r *Registry) execute(ctx context.Context, call Call, opts ExecOptions) Res
 			return errorResult(limit, "tool %q returned output that does not match its output schema: %s", call.Name, strings.Join(parts, "; "))
 		}
 	}
-	return Result{Content: []Part{TextPart(truncateOutput(string(o.out), limit))}}
+	return Result{Content: []Part{TextPart(string(o.out))}}
 }
 
 // callKey is the context key of the call a handler runs.
@@ -176,6 +195,91 @@ func CallFromContext(ctx context.Context) (Call, bool) {
 	return c, ok
 }
 
+// capped is the result of a tool whose output of size bytes is above the
+// limit, of which kept holds the first limit+1 bytes. Nothing past the cap is
+// read: no copy of the whole output, and no check of it against an output
+// schema, which would parse all of it.
+func capped(name string, t *Tool, kept []byte, size, limit int) Result {
+	if t.outputCheck != nil {
+		return errorResult(limit, "tool %q returned %d bytes of output, more than the limit of %d: %v", name, size, limit, ErrOutputTooLarge)
+	}
+	cut := limit
+	for cut > 0 && !utf8.RuneStart(kept[cut]) {
+		cut--
+	}
+	return Result{Content: []Part{TextPart(fmt.Sprintf("%s\n[output truncated: %d of %d bytes]", kept[:cut], cut, size))}}
+}
+
+// outputLimitKey is the context key under which ExecuteWith passes
+// MaxOutputBytes to a typed tool's handler, which stops keeping its
+// encoded result at the cap.
+type outputLimitKey struct{}
+
+// outputLimit returns the output limit ExecuteWith set in ctx, or -1 (no
+// limit) for a handler called directly.
+func outputLimit(ctx context.Context) int {
+	if n, ok := ctx.Value(outputLimitKey{}).(int); ok {
+		return n
+	}
+	return -1
+}
+
+// outputTooLargeError is returned by a typed tool's handler whose encoded
+// result is above the limit: size bytes, of which it kept the first
+// limit+1.
+type outputTooLargeError struct {
+	kept []byte
+	size int
+}
+
+func (e *outputTooLargeError) Error() string {
+	return fmt.Sprintf("encode result: %d bytes, more than the limit of %d", e.size, len(e.kept)-1)
+}
+
+// encodeCapped encodes v as JSON through a writer that keeps at most limit
+// bytes (all of them for a negative limit). encoding/json builds the
+// encoding whole before it writes, so what the cap saves is the copy
+// json.Marshal makes and the output kept afterwards.
+func encodeCapped(v any, limit int) (json.RawMessage, error) {
+	w := &cappedWriter{limit: limit}
+	if err := json.NewEncoder(w).Encode(v); err != nil {
+		return nil, fmt.Errorf("encode result: %w", err)
+	}
+	w.size-- // Encode ends with a newline; Marshal does not
+	if limit >= 0 && w.size > limit {
+		return nil, &outputTooLargeError{kept: w.kept, size: w.size}
+	}
+	return w.kept[:w.size], nil
+}
+
+// cappedWriter keeps the first limit+1 bytes written to it (every byte for
+// a negative limit), enough to tell where a cut at limit falls, and counts
+// them all.
+type cappedWriter struct {
+	limit int
+	kept  []byte
+	size  int
+}
+
+func (w *cappedWriter) Write(p []byte) (int, error) {
+	w.size += len(p)
+	room := len(p)
+	if w.limit >= 0 {
+		room = min(room, w.limit+1-len(w.kept))
+	}
+	w.kept = append(w.kept, p[:max(room, 0)]...)
+	return len(p), nil
+}
+
+// ErrHandlerExited is the reason given for a handler that neither returned
+// nor panicked: it called runtime.Goexit (t.FailNow and t.SkipNow do).
+var ErrHandlerExited = errors.New("handler exited its goroutine without returning (runtime.Goexit)")
+
+// ErrOutputTooLarge is the reason given for output above
+// ExecOptions.MaxOutputBytes from a tool with an output schema: cut, it
+// cannot match the schema, and it is not parsed to find out.
+var ErrOutputTooLarge = errors.New("output too large to check against the output schema")
+
 // stopped is the result of a call whose context ended before its handler
 // returned.
 func stopped(parent context.Context, limit int, name string, timeout time.Duration) Result {
@@ -186,20 +290,21 @@ func stopped(parent context.Context, limit int, name string, timeout time.Durati
 }
 
 func errorResult(limit int, format string, args ...any) Result {
-	return Result{IsError: true, Content: []Part{TextPart(truncateOutput(fmt.Sprintf(format, args...), limit))}}
+	return Result{IsError: true, Content: []Part{TextPart(truncateOutput([]byte(fmt.Sprintf(format, args...)), limit))}}
 }
 
-// truncateOutput cuts s to at most limit bytes on a UTF-8 boundary and
-// marks the cut. A negative limit means no limit.
-func truncateOutput(s string, limit int) string {
-	if limit < 0 || len(s) <= limit {
-		return s
+// truncateOutput returns at most limit bytes of out, cut on a UTF-8
+// boundary, and marks the cut. It copies only the bytes it keeps. A
+// negative limit means no limit.
+func truncateOutput(out []byte, limit int) string {
+	if limit < 0 || len(out) <= limit {
+		return string(out)
 	}
 	cut := limit
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
+	for cut > 0 && !utf8.RuneStart(out[cut]) {
 		cut--
 	}
-	return fmt.Sprintf("%s\n[output truncated: %d of %d bytes]", s[:cut], cut, len(s))
+	return fmt.Sprintf("%s\n[output truncated: %d of %d bytes]", out[:cut], cut, len(out))
 }
 
 // ExecuteAll runs calls in parallel, at most opts.Concurrency at a time, and

@@ -1,10 +1,12 @@
 package core
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -306,9 +308,125 @@ func TestTruncateOutput(t *testing.T) {
 		{"abc", -1, "abc"},
 	}
 	for _, tt := range tests {
-		if got := truncateOutput(tt.s, tt.limit); got != tt.want {
+		if got := truncateOutput([]byte(tt.s), tt.limit); got != tt.want {
 			t.Errorf("truncateOutput(%q, %d) = %q, want %q", tt.s, tt.limit, got, tt.want)
 		}
+	}
+}
+
+// TestExecuteGoexit runs a handler that calls runtime.Goexit, as t.FailNow
+// does: ExecuteWith returns an error result that says so, with no timeout
+// (it used to wait forever) and with one (it used to report a timeout).
+func TestExecuteGoexit(t *testing.T) {
+	r := NewRegistry()
+	tool, err := NewRawTool("quit", "", json.RawMessage(`{"type":"object"}`), func(context.Context, json.RawMessage) (json.RawMessage, error) {
+		runtime.Goexit()
+		return nil, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Add(tool); err != nil {
+		t.Fatal(err)
+	}
+	want := `tool "quit": ` + ErrHandlerExited.Error()
+	for _, timeout := range []time.Duration{-1, 0, time.Hour} {
+		res := r.ExecuteWith(context.Background(), Call{ID: "c1", Name: "quit", Arguments: json.RawMessage(`{}`)}, ExecOptions{Timeout: timeout})
+		if diff := cmp.Diff(textResult("c1", "quit", want, true), res); diff != "" {
+			t.Errorf("Timeout %v: result (-want +got):\n%s", timeout, diff)
+		}
+	}
+}
+
+// allocatedBy returns the bytes allocated while f runs.
+func allocatedBy(f func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	f()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
+}
+
+// TestExecuteStopsAtOutputCap runs tools whose output is far above
+// MaxOutputBytes and counts the bytes ExecuteWith allocates: past the cap
+// it neither copies nor parses the output. The raw tools' output exists
+// before the call (the handler returns it), so what is counted is the
+// Registry's own work; the typed tools' count includes encoding the result.
+func TestExecuteStopsAtOutputCap(t *testing.T) {
+	const size = 32 << 20
+	big := bytes.Repeat([]byte("x"), size)
+	quoted := append(append([]byte(`{"data":"`), big...), `"}`...)
+	schemaOut := json.RawMessage(`{"type":"object","properties":{"data":{"type":"string"}}}`)
+	raw := func(out []byte) Handler {
+		return func(context.Context, json.RawMessage) (json.RawMessage, error) { return out, nil }
+	}
+	type bigOut struct {
+		Data string `json:"data"`
+	}
+	data := string(big)
+	typed, err := NewTool("typed", "", func(context.Context, struct{}) (bigOut, error) { return bigOut{Data: data}, nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := NewRegistry()
+	for _, tool := range []struct {
+		name string
+		h    Handler
+		opts []ToolOption
+	}{
+		{"raw", raw(big), nil},
+		{"raw_schema", raw(quoted), []ToolOption{WithOutputSchema(schemaOut)}},
+	} {
+		rt, err := NewRawTool(tool.name, "", json.RawMessage(`{"type":"object"}`), tool.h, tool.opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := r.Add(rt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	typedText, err := NewTool("typed_text", "", func(context.Context, struct{}) (string, error) { return data, nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tool := range []*Tool{typed, typedText} {
+		if err := r.Add(tool); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tests := []struct {
+		name     string
+		wantText string // the start of the result's text
+		isError  bool
+		maxAlloc uint64
+	}{
+		{"raw", "xxxx", false, 1 << 20},
+		{"raw_schema", `tool "raw_schema" returned 33554443 bytes of output, more than the limit of 65536: output too large`, true, 1 << 20},
+		// encoding/json builds the encoding whole in a buffer that
+		// grows by doubling, about twice its size in all; the encoding
+		// is not copied, checked or kept past the cap (json.Marshal,
+		// the output check and the copy to text took 5 times or more).
+		{"typed", `tool "typed" returned 33554443 bytes of output`, true, 3 * size},
+		{"typed_text", `"xxxx`, false, 3 * size},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var res Result
+			n := allocatedBy(func() {
+				res = r.Execute(context.Background(), Call{ID: "c", Name: tt.name, Arguments: json.RawMessage(`{}`)})
+			})
+			text := res.Content[0].Text
+			if res.IsError != tt.isError || !strings.HasPrefix(text, tt.wantText) {
+				t.Errorf("result IsError %v, text %.200q; want IsError %v, text starting %q", res.IsError, text, tt.isError, tt.wantText)
+			}
+			if len(text) > DefaultMaxOutputBytes+100 {
+				t.Errorf("result text of %d bytes, above the cap of %d", len(text), DefaultMaxOutputBytes)
+			}
+			if n > tt.maxAlloc {
+				t.Errorf("allocated %d bytes for %d bytes of output, more than %d", n, size, tt.maxAlloc)
+			}
+			t.Logf("allocated %d bytes for %d bytes of output", n, size)
+		})
 	}
 }
 

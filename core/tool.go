@@ -216,11 +216,7 @@ func NewTool[In, Out any](name, description string, fn func(context.Context, In)
 		if err != nil {
 			return nil, err
 		}
-		b, err := json.Marshal(res)
-		if err != nil {
-			return nil, fmt.Errorf("encode result: %w", err)
-		}
-		return b, nil
+		return encodeCapped(res, outputLimit(ctx))
 	}
 	return buildTool("new tool", name, description, origin, in, out, handler, opts)
 }

@@ -72,7 +72,12 @@ package core
 // Output longer than MaxOutputBytes is cut on a UTF-8 boundary and marked
 // "[output truncated: N of M bytes]"; the marker is added after the limit
 // so that the kept text is exactly N bytes. Error texts are cut the same
-// way.
+// way. Nothing past the cap is copied or parsed: a typed tool's result is
+// encoded through a writer that keeps only the cap, and output above the
+// cap from a tool with an output schema is an error result
+// (ErrOutputTooLarge), since a cut output cannot match it. A handler that
+// calls runtime.Goexit (t.FailNow does) is an error result too
+// (ErrHandlerExited), with or without a timeout.
 //
 // ExecOptions is a struct, not functional options: its fields are plain
 // limits that callers want to read back, log and compare, and the zero
