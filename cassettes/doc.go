@@ -49,18 +49,42 @@
 //
 // # Redaction
 //
-// RedactInteraction removes the headers authorization, proxy-authorization,
-// x-api-key, api-key, x-goog-api-key, cookie, set-cookie and
-// x-amz-security-token (any case) from requests and responses, the query
-// parameters key, api_key, apikey and access_token and any user:password@
-// from URLs, and masks bearer-looking tokens (Bearer ..., sk-..., AIza...,
-// gh?_..., JWTs) left in URLs or header values; a URL that does not parse
-// loses its secret parameters by pattern. Import and Marshal apply
-// it, so nothing unredacted reaches a file. Bodies are kept: they are what
-// a cassette is for, and the upstream projects scrubbed theirs. For
-// recording, RedactHook redacts go-vcr's own copy of each interaction, and
-// RedactRequest returns a redacted clone, so the request sent upstream is
-// never changed.
+// RedactInteraction removes credentials from every place one can sit,
+// and Import and Marshal apply it, so nothing unredacted reaches a file:
+//
+//   - Headers of requests and responses (and trailers) named like
+//     credentials, in any case: Authorization, Proxy-Authorization,
+//     X-Api-Key, Api-Key, X-Goog-Api-Key, Cookie, Set-Cookie,
+//     X-Amz-Security-Token, X-Auth-Token, OpenAI-Organization,
+//     OpenAI-Project, anthropic-organization-id, and any name ending in
+//     api-key, secret, password or token; also any header whose name
+//     holds a key-shaped value.
+//   - In URLs: user information, and query parameters named key, api_key,
+//     api-key, apikey, access_token, token, sig, signature, auth,
+//     X-Amz-Credential, X-Amz-Signature, X-Amz-Security-Token,
+//     X-Goog-Credential, X-Goog-Signature, client_secret and the like (a
+//     URL that does not parse loses them by pattern).
+//   - In form bodies (application/x-www-form-urlencoded) the values of
+//     fields named like that; in JSON bodies, whole or one value a line
+//     as in SSE and NDJSON, the string values of fields named like
+//     credentials at any depth (not key, token, sig, signature or auth,
+//     which are ordinary field names of the protocols: a logprob's token,
+//     a thinking block's signature).
+//   - Key-shaped values anywhere, the status line and bodies included:
+//     sk-, sk-ant-, sk-proj-, AKIA and ASIA ids, AIza, xai-, GitHub,
+//     Slack, Hugging Face, Groq, Replicate, Perplexity and Stripe tokens,
+//     JSON Web Tokens and "Bearer <token>" (in bodies only a token of 20
+//     bytes or more, since "bearer" is also a word), also when a JSON
+//     escape hides them (\u0073k-...); signed query parameters and URL
+//     passwords quoted in a body; and the same inside the payloads of AWS
+//     event-stream frames, which are then encoded again.
+//
+// In a body a secret becomes a mask of its own length ("REDACTED***");
+// every other byte is kept, because bodies are what a cassette is for.
+// Import lists what it removed in Result.Notes, by name, never by value.
+// For recording, RedactHook redacts go-vcr's own copy of each interaction,
+// and RedactRequest returns a redacted clone, so the request sent upstream
+// is never changed.
 //
 // # Recording
 //
@@ -75,7 +99,13 @@
 // Save and WriteFile write to a temporary file in the target directory and
 // rename it into place, so no reader sees half a file. Without force, an
 // existing file is never replaced: the final step is a hard link, which
-// fails if the file appeared after the first check (ErrExists).
+// fails if the file appeared after the first check (ErrExists). The
+// temporary file (.<name>.<digits>.tmp) is locked while it is written and
+// removed on every error; SaveVerified also reads it back and hands it to
+// a check before it is put in place. A run killed mid-write leaves its
+// temporary file; the next write to the same target removes such files
+// when they match that pattern exactly, were last written before the
+// current process started and are not locked by a live writer.
 //
 // # Replay
 //

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"unicode"
 
 	"gopkg.in/dnaeon/go-vcr.v4/pkg/cassette"
 	"gopkg.in/dnaeon/go-vcr.v4/pkg/recorder"
@@ -14,43 +15,158 @@ import (
 // Redacted replaces a secret that cannot simply be removed.
 const Redacted = "REDACTED"
 
-// secretHeaders are removed from requests and responses, compared without
-// regard to case.
+// secretHeaders are header names that hold credentials or identify the
+// account, removed from requests and responses whatever their case, beside
+// any name secretName finds.
 var secretHeaders = map[string]bool{
-	"authorization":        true,
-	"proxy-authorization":  true,
-	"x-api-key":            true,
-	"api-key":              true,
-	"x-goog-api-key":       true,
-	"cookie":               true,
-	"set-cookie":           true,
-	"x-amz-security-token": true,
+	"authorization":             true,
+	"proxy-authorization":       true,
+	"x-api-key":                 true,
+	"api-key":                   true,
+	"x-goog-api-key":            true,
+	"cookie":                    true,
+	"set-cookie":                true,
+	"x-amz-security-token":      true,
+	"x-auth-token":              true,
+	"openai-organization":       true,
+	"openai-project":            true,
+	"anthropic-organization-id": true,
+	"ocp-apim-subscription-key": true,
 }
 
-// secretParams are query parameters removed from URLs, compared without
-// regard to case.
+// secretParams are query parameters removed from URLs (and form fields from
+// form bodies) whatever their case, beside any name secretName finds.
 var secretParams = map[string]bool{
-	"key":          true,
-	"api_key":      true,
-	"apikey":       true,
-	"access_token": true,
+	"key":                  true,
+	"api_key":              true,
+	"apikey":               true,
+	"api-key":              true,
+	"access_token":         true,
+	"token":                true,
+	"sig":                  true,
+	"signature":            true,
+	"x-amz-credential":     true,
+	"x-amz-signature":      true,
+	"x-amz-security-token": true,
+	"x-goog-credential":    true,
+	"x-goog-signature":     true,
+	"auth":                 true,
 }
 
-// tokenPattern matches bearer-looking tokens anywhere in a URL or a header
-// value: "Bearer <token>", OpenAI and Anthropic keys (sk-...), Google API
-// keys (AIza...), GitHub tokens and JSON Web Tokens.
-var tokenPattern = regexp.MustCompile(`(?i:bearer)(?:%20|\+|\s)+[A-Za-z0-9._~+/=-]+` +
-	`|\bsk-[A-Za-z0-9_-]{16,}` +
-	`|\bAIza[0-9A-Za-z_-]{20,}` +
-	`|\bgh[pousr]_[A-Za-z0-9]{20,}` +
-	`|\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*`)
+// secretNames are names, lower case without '-', '_', '.' or spaces, that
+// hold a credential wherever they name something: a header, a query
+// parameter, a form field or a JSON field.
+var secretNames = map[string]bool{
+	"apikey": true, "xapikey": true, "xgoogapikey": true, "accesstoken": true, "authtoken": true,
+	"xauthtoken": true, "authorization": true, "proxyauthorization": true, "bearer": true,
+	"password": true, "passwd": true, "secret": true, "clientsecret": true, "apisecret": true,
+	"secretkey": true, "secretaccesskey": true, "awssecretaccesskey": true, "accesskeyid": true,
+	"awsaccesskeyid": true, "sessiontoken": true, "awssessiontoken": true, "securitytoken": true,
+	"xamzsecuritytoken": true, "xamzcredential": true, "xamzsignature": true, "xgoogcredential": true,
+	"xgoogsignature": true, "refreshtoken": true, "idtoken": true, "privatekey": true, "cookie": true,
+	"setcookie": true, "openaiorganization": true, "openaiproject": true, "anthropicorganizationid": true,
+	"subscriptionkey": true, "ocpapimsubscriptionkey": true,
+}
 
-// RedactInteraction removes secrets from an interaction in place: the
-// secret headers of request and response, secret query parameters and
-// user information in the URL, and bearer-looking tokens left in the URL
-// or in any header value. It is what Import and Save apply; bodies are
-// left alone, since they are what a cassette is for. It returns what it
-// removed, without the values ("request header Authorization"), sorted.
+// secretSuffixes end names that hold a credential ("X-Custom-Api-Key",
+// "client_secret", "aws_session_token"). A bare "token" suffix is kept for
+// headers (X-Auth-Token, X-Csrf-Token): in JSON and queries it also ends
+// "page_token" and "next_page_token", which are not secrets.
+var secretSuffixes = []string{"apikey", "secret", "password", "authorization",
+	"accesstoken", "authtoken", "apitoken", "sessiontoken", "securitytoken", "refreshtoken", "bearertoken"}
+
+// normName returns a name lower case without '-', '_', '.' or spaces.
+func normName(name string) string {
+	return strings.Map(func(r rune) rune {
+		switch r {
+		case '-', '_', '.', ' ':
+			return -1
+		}
+		return unicode.ToLower(r)
+	}, name)
+}
+
+// secretName reports whether a field, header or parameter called name
+// holds a credential: a name of secretNames or one ending in a
+// secretSuffixes word.
+func secretName(name string) bool {
+	n := normName(name)
+	if secretNames[n] {
+		return true
+	}
+	for _, s := range secretSuffixes {
+		if strings.HasSuffix(n, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// secretHeader reports whether a header called name is removed: a name of
+// secretHeaders or secretName, or one holding a key-shaped value.
+func secretHeader(name string) bool {
+	return secretHeaders[strings.ToLower(name)] || secretName(name) || strings.HasSuffix(normName(name), "token") ||
+		nameTokenPattern.MatchString(name)
+}
+
+// secretParam reports whether a query parameter or form field called name
+// is removed.
+func secretParam(name string) bool {
+	return secretParams[strings.ToLower(name)] || secretName(name)
+}
+
+// ambiguousInJSON are secret names that are also ordinary JSON field names
+// of the protocols (a logprob's "token", a thinking block's "signature", a
+// map entry's "key"), so a JSON body keeps them.
+var ambiguousInJSON = map[string]bool{"key": true, "token": true, "sig": true, "signature": true, "auth": true}
+
+// secretJSONField reports whether a JSON field called name holds a
+// credential.
+func secretJSONField(name string) bool {
+	return !ambiguousInJSON[normName(name)] && (secretParam(name) || secretHeaders[strings.ToLower(name)])
+}
+
+// keyShapes are the shapes of known credentials: OpenAI and Anthropic keys
+// (sk-, sk-ant-, sk-proj-), AWS access key ids (AKIA, ASIA), Google API
+// keys (AIza), xAI (xai-), GitHub, Slack, Hugging Face, Groq, Replicate,
+// Perplexity and Stripe tokens, and JSON Web Tokens.
+const keyShapes = `sk-[A-Za-z0-9_-]{16,}` +
+	`|(?:AKIA|ASIA|AIDA|AROA)[0-9A-Z]{16}` +
+	`|AIza[0-9A-Za-z_-]{20,}` +
+	`|xai-[A-Za-z0-9]{20,}` +
+	`|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}` +
+	`|xox[abprs]-[A-Za-z0-9-]{10,}` +
+	`|hf_[A-Za-z0-9]{30,}|gsk_[A-Za-z0-9]{20,}|r8_[A-Za-z0-9]{20,}|pplx-[A-Za-z0-9]{20,}` +
+	`|[rs]k_(?:live|test)_[A-Za-z0-9]{16,}` +
+	`|eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*`
+
+// tokenBoundary is what may come before a key-shaped value: the start, a
+// byte that is not a letter or digit, or an escape (%20, \n, \u0022), so
+// that "task-..." is not taken for "sk-...".
+const tokenBoundary = `(^|[^A-Za-z0-9]|%[0-9A-Fa-f]{2}|\\[nrt]|\\u[0-9A-Fa-f]{4})`
+
+// tokenPattern finds key-shaped values and "Bearer <token>" in URLs, header
+// values and status lines; group 1 is the boundary before.
+var tokenPattern = regexp.MustCompile(tokenBoundary + `((?i:bearer)(?:%20|\+|\s)+[A-Za-z0-9._~+/=-]+|` + keyShapes + `)`)
+
+// bodyTokenPattern is tokenPattern for bodies, where "Bearer" is also an
+// English word: there only a token of 20 bytes or more after it is taken.
+var bodyTokenPattern = regexp.MustCompile(tokenBoundary + `((?i:bearer)(?:%20|\+|\s)+[A-Za-z0-9._~+/=-]{20,}|` + keyShapes + `)`)
+
+// nameTokenPattern finds a key-shaped value in a header name, which HTTP
+// readers recase ("Sk-Proj-...").
+var nameTokenPattern = regexp.MustCompile(`(?i)` + tokenBoundary + `(` + keyShapes + `)`)
+
+// RedactInteraction removes secrets from an interaction in place: headers
+// named like credentials (in any case, and any header whose name holds a
+// key-shaped value) from requests and responses, user information and
+// query parameters named like credentials from the URL, form fields named
+// like credentials, JSON fields named like credentials in bodies, and
+// key-shaped values anywhere: URL, header values, status line and bodies
+// (see doc.go). In a body a value becomes a mask of its own length, so
+// that byte offsets stay true; the rest of the body is left byte for byte.
+// It is what Import and Save apply. It returns what it removed, without
+// the values ("request header Authorization"), sorted.
 func RedactInteraction(i *cassette.Interaction) []string {
 	var r redactor
 	i.Request.Headers = r.header("request header", i.Request.Headers)
@@ -59,17 +175,25 @@ func RedactInteraction(i *cassette.Interaction) []string {
 	i.Response.Trailer = r.header("response trailer", i.Response.Trailer)
 	i.Request.URL = r.url(i.Request.URL)
 	i.Request.RequestURI = r.url(i.Request.RequestURI)
+	i.Request.Host = r.mask("request host", i.Request.Host)
+	i.Response.Status = r.mask("status line", i.Response.Status)
 	if i.Request.Form != nil {
 		form := make(url.Values, len(i.Request.Form)) // a new map: i may be a shallow copy
 		for k, vs := range i.Request.Form {
-			if secretParams[strings.ToLower(k)] {
+			if secretParam(k) || nameTokenPattern.MatchString(k) {
 				r.add("form value " + k)
 				continue
 			}
-			form[k] = vs
+			kept := make([]string, len(vs))
+			for n, v := range vs {
+				kept[n] = r.mask("form value "+k, v)
+			}
+			form[k] = kept
 		}
 		i.Request.Form = form
 	}
+	i.Request.Body = r.body("request body", i.Request.Body, i.Request.Headers.Get("Content-Type"))
+	i.Response.Body = r.body("response body", i.Response.Body, i.Response.Headers.Get("Content-Type"))
 	return r.list()
 }
 
@@ -128,9 +252,9 @@ func (r *redactor) list() []string {
 	return out
 }
 
-// mask replaces bearer-looking tokens in s.
+// mask replaces key-shaped values and bearer tokens in s.
 func (r *redactor) mask(where, s string) string {
-	out := tokenPattern.ReplaceAllString(s, Redacted)
+	out := tokenPattern.ReplaceAllString(s, "${1}"+Redacted)
 	if out != s {
 		r.add("token in " + where)
 	}
@@ -145,12 +269,19 @@ func (r *redactor) header(where string, h http.Header) http.Header {
 	}
 	out := make(http.Header, len(h))
 	for k, vs := range h {
-		if secretHeaders[strings.ToLower(k)] {
-			r.add(where + " " + k)
+		if secretHeader(k) {
+			if nameTokenPattern.MatchString(k) {
+				r.add(where + " named by a token")
+			} else {
+				r.add(where + " " + k)
+			}
 			continue
 		}
 		kept := make([]string, len(vs))
 		for n, v := range vs {
+			if lower := strings.ToLower(v); strings.HasPrefix(lower, "http://") || strings.HasPrefix(lower, "https://") {
+				v = r.url(v) // a Location, say, with a signed query
+			}
 			kept[n] = r.mask(where+" "+k, v)
 		}
 		out[k] = kept
@@ -158,9 +289,9 @@ func (r *redactor) header(where string, h http.Header) http.Header {
 	return out
 }
 
-// secretParamPattern finds secret query parameters in a string that does
-// not parse as a URL.
-var secretParamPattern = regexp.MustCompile(`(?i)([?&;])(?:key|api_key|api%5fkey|apikey|access_token)=[^&#]*`)
+// paramPattern finds query parameters in a string that does not parse as
+// a URL; group 1 is the separator before, group 2 the name.
+var paramPattern = regexp.MustCompile(`([?&;])([^?&;=#]*)=[^&;#]*`)
 
 // url redacts one URL. Masking a token can make a URL that did not parse
 // parse (and be normalised), so it repeats until nothing changes.
@@ -193,7 +324,7 @@ func (r *redactor) urlOnce(raw string) string {
 				if n, err := url.QueryUnescape(name); err == nil {
 					name = n
 				}
-				if secretParams[strings.ToLower(name)] {
+				if secretParam(name) || nameTokenPattern.MatchString(name) {
 					r.add("URL query parameter " + name)
 					continue
 				}
@@ -202,9 +333,19 @@ func (r *redactor) urlOnce(raw string) string {
 			u.RawQuery = strings.Join(kept, "&")
 		}
 		raw = u.String()
-	} else if out := secretParamPattern.ReplaceAllString(raw, "${1}"+Redacted); out != raw {
-		r.add("URL query parameter")
-		raw = out
+	} else {
+		raw = paramPattern.ReplaceAllStringFunc(raw, func(m string) string {
+			sub := paramPattern.FindStringSubmatch(m)
+			name := sub[2]
+			if n, err := url.QueryUnescape(name); err == nil {
+				name = n
+			}
+			if !secretParam(name) {
+				return m
+			}
+			r.add("URL query parameter")
+			return sub[1] + Redacted
+		})
 	}
 	return r.mask("URL", raw)
 }

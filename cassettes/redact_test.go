@@ -41,7 +41,7 @@ var plantedHeaders = [][2]string{
 }
 
 // wantURL is plantedURL redacted.
-const wantURL = "https://api.openai.com/v1/chat/completions?alt=sse&auth=REDACTED&token=REDACTED&g=REDACTED&jwt=REDACTED&gh=REDACTED"
+const wantURL = "https://api.openai.com/v1/chat/completions?alt=sse&g=REDACTED&jwt=REDACTED&gh=REDACTED"
 
 func TestRedactURL(t *testing.T) {
 	if diff := cmp.Diff(wantURL, RedactURL(plantedURL)); diff != "" {
@@ -228,7 +228,7 @@ func TestImportReportsRedactions(t *testing.T) {
 	}
 	want := []string{"redacted: " + strings.Join([]string{
 		"URL query parameter KEY", "URL query parameter access_token", "URL query parameter api_key",
-		"URL query parameter apikey", "URL query parameter key", "URL user information",
+		"URL query parameter apikey", "URL query parameter auth", "URL query parameter key", "URL query parameter token", "URL user information",
 		"request header Api-Key", "request header Authorization", "request header Cookie",
 		"request header Proxy-Authorization", "request header Set-Cookie", "request header X-Amz-Security-Token",
 		"request header X-Api-Key", "request header X-Goog-Api-Key",
