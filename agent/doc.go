@@ -132,6 +132,15 @@
 // responses, calls with their validation, refusals, results and the
 // answer.
 //
+// Tools that run programs (tools/command) run under Loop.Sandbox, a
+// command.Config: a default sandbox policy for programs without their
+// own, and the risk levels that require a sandbox. A call at such a level
+// whose tool would run unsandboxed (a program without a policy, or a Go
+// function tool, which runs in-process) is refused with
+// ErrSandboxRequired after approval and never runs; a restriction this
+// machine cannot enforce refuses the call too. The trace has a
+// KindSandbox entry with each sandboxed call's report.
+//
 // The request paths live here until the shared table of HTTP shapes lands
 // in providers; Path is the only place that knows them.
 //

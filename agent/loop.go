@@ -6,8 +6,11 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/toolconform/conform/core"
+	"github.com/toolconform/conform/tools/command"
+	"github.com/toolconform/conform/tools/sandbox"
 )
 
 // Defaults of a Loop.
@@ -23,6 +26,10 @@ var ErrStepLimit = errors.New("step limit reached without an answer")
 // ErrRetryLimit reports a model that kept sending calls that fail
 // validation, or call-shaped text that cannot be read, past the retry limit.
 var ErrRetryLimit = errors.New("retry limit reached")
+
+// ErrSandboxRequired is in the result of a call refused because its tool's
+// risk level requires a sandbox and the tool would run without one.
+var ErrSandboxRequired = command.ErrSandboxRequired
 
 // ErrIncomplete reports a response with calls that were cut off (B09–B11);
 // they are never run.
@@ -78,6 +85,13 @@ type Loop struct {
 	// refuses them all.
 	Policy  ApprovalPolicy
 	Approve ApproveFunc
+	// Sandbox fences the tools that run programs (tools/command): a
+	// default policy for those without their own, and the risk levels
+	// that require a sandbox. A call at such a level whose tool would run
+	// unsandboxed, a Go function tool included, is refused with
+	// ErrSandboxRequired and never runs. What each sandbox enforced goes
+	// into the trace (KindSandbox) and to Sandbox.Observe, if set.
+	Sandbox command.Config
 }
 
 // Outcome is the end of a Run: the answer, the whole canonical
@@ -266,6 +280,18 @@ func (l *Loop) runCalls(ctx context.Context, step int, strat Strategy, policy Ap
 	var run []core.Call
 	var at []int
 	failed := false
+	var mu sync.Mutex
+	reports := map[string]sandbox.Report{}
+	cfg := l.Sandbox
+	cfg.Observe = func(c core.Call, r sandbox.Report) {
+		mu.Lock()
+		reports[c.ID] = r
+		mu.Unlock()
+		if l.Sandbox.Observe != nil {
+			l.Sandbox.Observe(c, r)
+		}
+	}
+	ctx = command.WithConfig(ctx, cfg)
 	for i, c := range calls {
 		v := strat.Validate(l.Registry, c)
 		tr.add(Entry{Step: step, Kind: KindCall, Call: &calls[i], Validation: &v, Text: idNotes[i]})
@@ -291,6 +317,11 @@ func (l *Loop) runCalls(ctx context.Context, step int, strat Strategy, policy Ap
 				continue
 			}
 		}
+		if t, ok := l.Registry.Lookup(c.Name); ok && cfg.Require[t.Risk()] && !sandboxed(ctx, t) {
+			results[i] = errorResult(c, fmt.Sprintf("%v: %q (risk: %s) would run without a sandbox, which this agent requires for %s tools; it was not run", ErrSandboxRequired, c.Name, t.Risk(), t.Risk()))
+			tr.add(Entry{Step: step, Kind: KindRefused, Call: &calls[i], Result: &results[i], Text: ErrSandboxRequired.Error()})
+			continue
+		}
 		run = append(run, c)
 		at = append(at, i)
 	}
@@ -306,11 +337,22 @@ func (l *Loop) runCalls(ctx context.Context, step int, strat Strategy, policy Ap
 		if err := ctx.Err(); err != nil {
 			return nil, failed, fmt.Errorf("agent step %d: run tools: %w", step, err)
 		}
-		for _, i := range at {
+		for j, i := range at {
+			if r, ok := reports[run[j].ID]; ok {
+				tr.add(Entry{Step: step, Kind: KindSandbox, Call: &calls[i], Sandbox: &r})
+			}
 			tr.add(Entry{Step: step, Kind: KindResult, Result: &results[i]})
 		}
 	}
 	return results, failed, nil
+}
+
+// sandboxed reports whether a call of t in ctx would run in a sandbox:
+// only a tool that runs a program, and says so through its Program's
+// Sandboxed method (tools/command does), can.
+func sandboxed(ctx context.Context, t *core.Tool) bool {
+	f, ok := t.Program().(interface{ Sandboxed(context.Context) bool })
+	return ok && f.Sandboxed(ctx)
 }
 
 // parallel reports whether calls may run at once: only when the request

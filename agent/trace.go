@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/toolconform/conform/core"
+	"github.com/toolconform/conform/tools/sandbox"
 )
 
 // EntryKind says what a trace Entry records.
@@ -14,10 +15,13 @@ type EntryKind string
 
 // The kinds of trace entries.
 const (
-	KindRequest    EntryKind = "request"
-	KindResponse   EntryKind = "response"
-	KindCall       EntryKind = "call"
-	KindRefused    EntryKind = "refused"
+	KindRequest  EntryKind = "request"
+	KindResponse EntryKind = "response"
+	KindCall     EntryKind = "call"
+	KindRefused  EntryKind = "refused"
+	// KindSandbox records what the sandbox of a program tool's call
+	// enforced (tools/sandbox.Report), before the call's result.
+	KindSandbox    EntryKind = "sandbox"
 	KindResult     EntryKind = "result"
 	KindMalformed  EntryKind = "malformed"
 	KindScratchpad EntryKind = "scratchpad"
@@ -35,8 +39,10 @@ type Entry struct {
 	Call       *core.Call       `json:"call,omitempty"`
 	Validation *core.Validation `json:"validation,omitempty"`
 	Result     *core.Result     `json:"result,omitempty"`
+	Sandbox    *sandbox.Report  `json:"sandbox,omitempty"`
 	// Text is the answer, scratchpad or malformed text; on a call entry,
-	// a note that the loop replaced the call's id (a duplicate).
+	// a note that the loop replaced the call's id (a duplicate); on a
+	// refusal for want of a sandbox, the reason.
 	Text string `json:"text,omitempty"`
 	Err  string `json:"error,omitempty"`
 }
@@ -91,7 +97,13 @@ func (t *Trace) Write(w io.Writer) error {
 				fmt.Fprintf(&b, " (%s)", e.Text)
 			}
 		case KindRefused:
-			fmt.Fprintf(&b, ": %s %s not approved", e.Call.ID, e.Call.Name)
+			if e.Text != "" {
+				fmt.Fprintf(&b, ": %s %s: %s", e.Call.ID, e.Call.Name, e.Text)
+			} else {
+				fmt.Fprintf(&b, ": %s %s not approved", e.Call.ID, e.Call.Name)
+			}
+		case KindSandbox:
+			fmt.Fprintf(&b, ": %s %s", e.Call.ID, e.Sandbox)
 		case KindResult:
 			flag := ""
 			if e.Result.IsError {
