@@ -73,19 +73,3 @@ func Features(name string) ([]core.Feature, error) {
 	}
 	return d.Features(), nil
 }
-
-// HoldToProtocol returns a, declaring the features of its protocol when it
-// declares none of its own and its name is a built-in protocol: an adapter
-// from elsewhere (a subprocess, another module) is graded on every case its
-// protocol supports and cannot skip one by refusing it. Any other adapter is
-// returned as it is.
-func HoldToProtocol(a core.Adapter) core.Adapter {
-	if _, ok := a.(core.FeatureDeclarer); ok {
-		return a
-	}
-	fs, err := Features(a.Name())
-	if err != nil {
-		return a
-	}
-	return core.WithFeatures(a, fs)
-}

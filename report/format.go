@@ -35,14 +35,14 @@ func (rep *Report) Write(w io.Writer, format string) error {
 func (rep *Report) WriteText(w io.Writer) error {
 	adapters, categories, cells := rep.Matrix()
 	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "adapter\tcategory\tpass\tfail\tknown-failing\tskip\tnot counted\t")
+	fmt.Fprintln(tw, "adapter\tcategory\tpass\tfail\tknown-failing\tskip\tnot counted\tnot graded\t")
 	for _, a := range adapters {
 		for _, c := range categories {
 			n, ok := cells[[2]string{a, c}]
 			if !ok {
 				continue
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%d\t\n", a, c, n.Pass, n.Fail, n.KnownFailing, n.Skip, n.Uncounted)
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t\n", a, c, n.Pass, n.Fail, n.KnownFailing, n.Skip, n.Uncounted, n.NotGraded)
 		}
 	}
 	if err := tw.Flush(); err != nil {
@@ -64,9 +64,28 @@ func (rep *Report) WriteText(w io.Writer) error {
 			fmt.Fprintf(w, "    %s\n", indent(p.String(), "    "))
 		}
 	}
-	t := rep.Total()
-	fmt.Fprintf(w, "\n%d passed, %d failed, %d known-failing, %d skipped, %d failed but not counted\n", t.Pass, t.Fail, t.KnownFailing, t.Skip, t.Uncounted)
+	fmt.Fprintln(w)
+	for _, c := range rep.Coverage() {
+		fmt.Fprintln(w, c)
+	}
+	fmt.Fprintln(w, rep.Total().Summary())
 	return nil
+}
+
+// Summary is the closing line of a text report.
+func (c Counts) Summary() string {
+	s := fmt.Sprintf("%d passed, %d failed, %d known-failing, %d skipped, %d failed but not counted", c.Pass, c.Fail, c.KnownFailing, c.Skip, c.Uncounted)
+	if c.NotGraded > 0 {
+		s += fmt.Sprintf(", %d not graded", c.NotGraded)
+	}
+	return s
+}
+
+func omitEmpty(m map[string]int) map[string]int {
+	if len(m) == 0 {
+		return nil
+	}
+	return m
 }
 
 func indent(s, prefix string) string {
@@ -101,19 +120,44 @@ type jsonCounts struct {
 	Failed       int `json:"failed"`
 	KnownFailing int `json:"known_failing"`
 	Skipped      int `json:"skipped"`
+	NotGraded    int `json:"not_graded"`
 	NotCounted   int `json:"not_counted"`
+}
+
+func toJSONCounts(c Counts) jsonCounts {
+	return jsonCounts{c.Pass, c.Fail, c.KnownFailing, c.Skip, c.NotGraded, c.Uncounted}
+}
+
+// jsonCoverage is one adapter's Coverage in the JSON report.
+type jsonCoverage struct {
+	Adapter       string         `json:"adapter"`
+	Protocol      string         `json:"protocol"`
+	Cases         int            `json:"cases"`
+	Graded        int            `json:"graded"`
+	Counts        jsonCounts     `json:"counts"`
+	NotCounted    map[string]int `json:"not_counted_by_severity,omitempty"`
+	NotGraded     map[string]int `json:"not_graded_by_reason,omitempty"`
+	NotApplicable map[string]int `json:"not_applicable_by_reason,omitempty"`
+	Summary       string         `json:"summary"`
 }
 
 // WriteJSON writes every result and the totals as one JSON object.
 func (rep *Report) WriteJSON(w io.Writer) error {
 	out := struct {
-		Strict  bool         `json:"strict"`
-		Passed  bool         `json:"passed"`
-		Totals  jsonCounts   `json:"totals"`
-		Results []jsonResult `json:"results"`
-	}{Strict: rep.Strict, Passed: !rep.Failed(), Results: []jsonResult{}}
-	t := rep.Total()
-	out.Totals = jsonCounts{t.Pass, t.Fail, t.KnownFailing, t.Skip, t.Uncounted}
+		Strict   bool           `json:"strict"`
+		Passed   bool           `json:"passed"`
+		Totals   jsonCounts     `json:"totals"`
+		Coverage []jsonCoverage `json:"coverage"`
+		Results  []jsonResult   `json:"results"`
+	}{Strict: rep.Strict, Passed: !rep.Failed(), Results: []jsonResult{}, Coverage: []jsonCoverage{}}
+	out.Totals = toJSONCounts(rep.Total())
+	for _, c := range rep.Coverage() {
+		out.Coverage = append(out.Coverage, jsonCoverage{
+			Adapter: c.Adapter, Protocol: c.Protocol, Cases: c.Cases, Graded: c.Graded, Counts: toJSONCounts(c.Counts),
+			NotCounted: omitEmpty(c.NotCounted), NotGraded: omitEmpty(c.Reasons), NotApplicable: omitEmpty(c.NotApplicable),
+			Summary: c.String(),
+		})
+	}
 	for _, r := range rep.Results {
 		jr := jsonResult{
 			Name: r.Name, Adapter: r.Adapter, Category: Category(r.Name), Severity: string(r.Severity),
@@ -152,6 +196,7 @@ type junitSuites struct {
 
 type junitSuite struct {
 	Name      string      `xml:"name,attr"`
+	SystemOut string      `xml:"system-out,omitempty"`
 	Tests     int         `xml:"tests,attr"`
 	Failures  int         `xml:"failures,attr"`
 	Errors    int         `xml:"errors,attr"`
@@ -215,6 +260,9 @@ func (rep *Report) WriteJUnit(w io.Writer) error {
 		case r.Status == scenarios.StatusSkip:
 			jc.Skipped = &junitSkipped{Message: r.Reason}
 			s.Skipped++
+		case r.Status == scenarios.StatusNotGraded:
+			jc.Skipped = &junitSkipped{Message: "not graded: " + r.Reason}
+			s.Skipped++
 		case r.Status == scenarios.StatusKnownFailing:
 			jc.Skipped = &junitSkipped{Message: "known failing: " + r.Reason, Text: text.String()}
 			s.Skipped++
@@ -224,6 +272,11 @@ func (rep *Report) WriteJUnit(w io.Writer) error {
 		}
 		s.Tests++
 		s.Cases = append(s.Cases, jc)
+	}
+	for _, c := range rep.Coverage() {
+		if i, ok := index[c.Adapter]; ok {
+			out.Suites[i].SystemOut = c.String()
+		}
 	}
 	for _, s := range out.Suites {
 		out.Tests += s.Tests

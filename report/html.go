@@ -85,6 +85,7 @@ func (rep *Report) WriteHTML(w io.Writer) error {
 		"Total":      rep.Total(),
 		"Failed":     rep.Failed(),
 		"Strict":     rep.Strict,
+		"Coverage":   rep.Coverage(),
 	})
 }
 
@@ -134,11 +135,12 @@ pre { background: #f9fafb; padding: .6em; overflow-x: auto; font-size: 12.5px; }
 <h1>conform report</h1>
 <p class="verdict {{if .Failed}}fail{{else}}pass{{end}}">{{if .Failed}}FAILED{{else}}PASSED{{end}}:
 {{.Total.Pass}} passed, {{.Total.Fail}} failed, {{.Total.KnownFailing}} known-failing, {{.Total.Skip}} skipped,
-{{.Total.Uncounted}} failed but not counted{{if .Strict}} (strict: SHOULD failures count){{end}}.</p>
+{{.Total.Uncounted}} failed but not counted{{if .Total.NotGraded}}, {{.Total.NotGraded}} not graded{{end}}{{if .Strict}} (strict: SHOULD failures count){{end}}.</p>
+<ul class="coverage">{{range .Coverage}}<li>{{.String}}</li>{{end}}</ul>
 <p class="legend"><span class="pass" style="background:#d1fadf">all pass</span><span style="background:#fecdca">failures</span><span style="background:#fef0c7">known-failing or not counted</span><span style="background:#eaecf0">skipped</span></p>
 <table class="matrix">
 <tr><th class="adapter">adapter</th>{{range .Categories}}<th>{{.}}</th>{{end}}</tr>
-{{range .Rows}}<tr><th class="adapter">{{.Adapter}}</th>{{range .Cells}}<td class="{{.Class}}">{{if .Present}}{{if or .Fail .KnownFailing .Uncounted}}<a href="#{{.Anchor}}">{{.Pass}}/{{.Total}}</a>{{else}}{{.Pass}}/{{.Total}}{{end}}<span class="counts">{{if .Fail}}{{.Fail}} fail {{end}}{{if .KnownFailing}}{{.KnownFailing}} known {{end}}{{if .Uncounted}}{{.Uncounted}} not counted {{end}}{{if .Skip}}{{.Skip}} skip{{end}}</span>{{else}}–{{end}}</td>{{end}}</tr>
+{{range .Rows}}<tr><th class="adapter">{{.Adapter}}</th>{{range .Cells}}<td class="{{.Class}}">{{if .Present}}{{if or .Fail .KnownFailing .Uncounted}}<a href="#{{.Anchor}}">{{.Pass}}/{{.Total}}</a>{{else}}{{.Pass}}/{{.Total}}{{end}}<span class="counts">{{if .Fail}}{{.Fail}} fail {{end}}{{if .KnownFailing}}{{.KnownFailing}} known {{end}}{{if .Uncounted}}{{.Uncounted}} not counted {{end}}{{if .Skip}}{{.Skip}} skip {{end}}{{if .NotGraded}}{{.NotGraded}} not graded{{end}}</span>{{else}}–{{end}}</td>{{end}}</tr>
 {{end}}</table>
 {{if .Groups}}<h2>Failures</h2>{{end}}
 {{range .Groups}}<h3 id="{{.Anchor}}">{{.Adapter}} / {{.Category}}</h3>

@@ -5,7 +5,9 @@
 // Which results count as failures is decided here, once, for every format:
 // a failed MUST case always does, a failed SHOULD case only in strict mode,
 // and an INFO case never does. Known-failing cases and skips are shown apart
-// and never counted as passes.
+// and never counted as passes, and so are cases not graded because the
+// adapter lacks an operation they need. Every report says, per adapter, what
+// the grade covered (Coverage).
 package report
 
 import (
@@ -24,24 +26,34 @@ type Report struct {
 	// Elapsed is how long the run took; zero when unknown. The JUnit
 	// report gives it as the time of the whole run.
 	Elapsed time.Duration
+	// NotApplicable tallies, for each adapter label, the cases of its
+	// protocol that do not apply to it, by reason (see
+	// scenarios.NotApplicable); it goes into the coverage lines.
+	NotApplicable map[string]map[string]int
 }
 
 // Counts tallies results.
 type Counts struct {
 	Pass, Fail, KnownFailing, Skip int
+	// NotGraded are cases needing an operation the adapter does not
+	// implement.
+	NotGraded int
 	// Uncounted are failures that do not fail the run: SHOULD cases
 	// outside strict mode, and INFO cases.
 	Uncounted int
 }
 
 // Total is the number of results tallied.
-func (c Counts) Total() int { return c.Pass + c.Fail + c.KnownFailing + c.Skip + c.Uncounted }
+func (c Counts) Total() int {
+	return c.Pass + c.Fail + c.KnownFailing + c.Skip + c.NotGraded + c.Uncounted
+}
 
 func (c *Counts) add(o Counts) {
 	c.Pass += o.Pass
 	c.Fail += o.Fail
 	c.KnownFailing += o.KnownFailing
 	c.Skip += o.Skip
+	c.NotGraded += o.NotGraded
 	c.Uncounted += o.Uncounted
 }
 
@@ -52,6 +64,8 @@ func (rep *Report) count(r scenarios.Result) Counts {
 		return Counts{Pass: 1}
 	case scenarios.StatusSkip:
 		return Counts{Skip: 1}
+	case scenarios.StatusNotGraded:
+		return Counts{NotGraded: 1}
 	case scenarios.StatusKnownFailing:
 		return Counts{KnownFailing: 1}
 	}

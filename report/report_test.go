@@ -294,3 +294,41 @@ func TestWriteUnknownFormat(t *testing.T) {
 		t.Errorf("Write(yaml) error = %v", err)
 	}
 }
+
+// TestCoverage: every adapter's line says how many of its cases were
+// graded and how each ended, and why the others were not graded.
+func TestCoverage(t *testing.T) {
+	rs := append(results(), scenarios.Result{Name: "anthropic/request/F08-named", Adapter: "exec:my.py", Protocol: "anthropic", Severity: scenarios.MUST,
+		Status: scenarios.StatusNotGraded, Reason: "the adapter implements no request encoder", Scenario: &scenarios.Scenario{}})
+	rep := &Report{Results: rs, NotApplicable: map[string]map[string]int{"anthropic": {"the protocol has no parallel-switch": 1}}}
+	var got []string
+	for _, c := range rep.Coverage() {
+		got = append(got, c.String())
+	}
+	want := []string{
+		"graded 2 of 3 anthropic cases: 0 passed, 0 failed, 1 known-failing, 1 not counted (INFO); 1 not graded (skipped: encode_stream unsupported: 1); 1 more not applicable (the protocol has no parallel-switch: 1)",
+		"exec:my.py: graded 0 of 1 anthropic cases: 0 passed, 0 failed; 1 not graded (not graded: the adapter implements no request encoder: 1)",
+		"graded 3 of 3 openai-chat cases: 1 passed, 1 failed, 1 not counted (SHOULD)",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("coverage lines (-want +got):\n%s", diff)
+	}
+	var text bytes.Buffer
+	if err := rep.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range want {
+		if !strings.Contains(text.String(), "\n"+line+"\n") {
+			t.Errorf("text report lacks the line %q", line)
+		}
+	}
+	for _, format := range []string{"json", "junit", "html"} {
+		var b bytes.Buffer
+		if err := rep.Write(&b, format); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(b.String(), "exec:my.py: graded 0 of 1 anthropic cases") || !strings.Contains(b.String(), "not graded") {
+			t.Errorf("%s report lacks the coverage of exec:my.py", format)
+		}
+	}
+}

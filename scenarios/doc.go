@@ -96,13 +96,16 @@
 // A case declared once is expanded over the adapters it is declared for
 // (protocols:) whose protocol has every feature it requires (requires:).
 // The built-in adapters declare their protocol's features
-// (core.FeatureDeclarer); an adapter of a built-in protocol that declares
-// none, such as one reached over a subprocess, is held to the built-in
-// protocol's features (providers.HoldToProtocol). An adapter that declares
-// the features a case requires cannot skip it: refusing it is a problem
-// (rule feature). Otherwise a case is skipped only when an encoder returns
-// an error wrapping errors.ErrUnsupported. A skip is never a pass. Adapter
-// panics are caught and reported as problems (rule no-panic).
+// (core.FeatureDeclarer); an adapter from elsewhere (a subprocess, a Go
+// value graded by package conformtest) is graded as a Subject: under its
+// own label, as an adapter of the protocol it declares, held to that
+// protocol's features. An adapter that declares the features a case
+// requires cannot skip it: refusing it is a problem (rule feature).
+// Otherwise a case is skipped only when an encoder returns an error wrapping
+// errors.ErrUnsupported. A case that needs an operation the adapter does not
+// implement at all (core.Implementer, core.NotImplementedError) is not
+// graded (StatusNotGraded). Neither a skip nor a case not graded is ever a
+// pass. Adapter panics are caught and reported as problems (rule no-panic).
 //
 // # The built-in cases
 //

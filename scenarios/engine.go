@@ -28,6 +28,10 @@ const (
 	StatusSkip Status = "skip"
 	// StatusKnownFailing is a failure listed in a known-failing list.
 	StatusKnownFailing Status = "known-failing"
+	// StatusNotGraded means the adapter does not implement an operation
+	// the case needs (core.NotImplementedError): the case says nothing
+	// about it either way.
+	StatusNotGraded Status = "not-graded"
 )
 
 // Result is the outcome of one scenario on one adapter.
@@ -35,11 +39,15 @@ type Result struct {
 	// Name is the scenario's name for this adapter (see Scenario.NameFor).
 	Name     string
 	Scenario *Scenario
-	Adapter  string
+	// Adapter is the adapter's label: its Label (see Subject) when it has
+	// one, else its Name.
+	Adapter string
+	// Protocol is the protocol the adapter was graded as.
+	Protocol string
 	Severity Severity
 	Status   Status
-	// Reason says why a case was skipped or which known-failing entry
-	// covers it.
+	// Reason says why a case was skipped or not graded, or which
+	// known-failing entry covers it.
 	Reason string
 	// Problems lists every problem found, in the order found.
 	Problems []Problem
@@ -86,6 +94,9 @@ type Options struct {
 	// input re-split into random-size reads; 0 means 3. Use a negative
 	// number for none.
 	Splits int
+	// Seed, when not zero, replaces the random re-splits by the one split
+	// of that seed, which a split-independence problem names.
+	Seed uint64
 	// Progress, when set, is called after each case with the number of
 	// cases done, the number selected, and the case's result.
 	Progress func(done, total int, r Result)
@@ -242,11 +253,19 @@ func CheckOne(a core.Adapter, sc *Scenario, opts Options) Result {
 		res: Result{
 			Name:     sc.NameFor(a.Name()),
 			Scenario: sc,
-			Adapter:  a.Name(),
+			Adapter:  Label(a),
+			Protocol: a.Name(),
 			Severity: sc.Severity,
 		},
 		sc: sc,
 		a:  a,
+	}
+	for _, op := range sc.needs() {
+		if !core.Implements(a, op) {
+			r.res.Status = StatusNotGraded
+			r.res.Reason = (&core.NotImplementedError{Op: op}).Error()
+			return r.res
+		}
 	}
 	switch sc.Kind {
 	case KindStream:
@@ -259,13 +278,22 @@ func CheckOne(a core.Adapter, sc *Scenario, opts Options) Result {
 		r.history()
 	}
 	switch {
-	case r.res.Status == StatusSkip:
+	case r.res.Status == StatusSkip, r.res.Status == StatusNotGraded:
 	case len(r.res.Problems) > 0:
 		r.res.Status = StatusFail
 	default:
 		r.res.Status = StatusPass
 	}
 	return r.res
+}
+
+// Label returns the name a's results are reported under: its Label when it
+// has one (see Subject), else its Name.
+func Label(a core.Adapter) string {
+	if l, ok := a.(interface{ Label() string }); ok {
+		return l.Label()
+	}
+	return a.Name()
 }
 
 type run struct {
@@ -290,6 +318,12 @@ func (r *run) problem(rule, diff, format string, args ...any) {
 func (r *run) skipOrFail(op string, err error) bool {
 	if err == nil {
 		return false
+	}
+	if errors.Is(err, core.ErrNotImplemented) {
+		r.res.Status = StatusNotGraded
+		r.res.Reason = err.Error()
+		r.res.Problems = nil
+		return true
 	}
 	if _, ok := r.a.(core.FeatureDeclarer); ok && len(r.sc.Requires) > 0 && errors.Is(err, errors.ErrUnsupported) {
 		r.problem("feature", "", "the %s protocol has %v, which this case requires, yet the adapter refused it: %v", r.a.Name(), r.sc.Requires, err)
@@ -344,12 +378,19 @@ func (r *run) stream(opts Options) {
 		splits = 3
 	}
 	whole := outcomeJSON(resp, err)
-	for i := range max(splits, 0) {
-		seed := seedFor(r.res.Name, i)
-		resp2, err2 := decode(&splitReader{data: body, rng: rand.New(rand.NewPCG(seed, uint64(i)))})
+	seeds := make([]uint64, 0, max(splits, 1))
+	if opts.Seed != 0 {
+		seeds = append(seeds, opts.Seed)
+	} else {
+		for i := range max(splits, 0) {
+			seeds = append(seeds, seedFor(r.res.Name, i))
+		}
+	}
+	for _, seed := range seeds {
+		resp2, err2 := decode(&splitReader{data: body, rng: rand.New(rand.NewPCG(seed, seed))})
 		if got := outcomeJSON(resp2, err2); got != whole {
 			r.problem("split-independence", textDiff(whole, got),
-				"decoding the same bytes in random-size reads (seed %d) gives a different result than one read", seed)
+				"decoding the same bytes in random-size reads (seed %d, which --seed replays) gives a different result than one read", seed)
 			break
 		}
 	}

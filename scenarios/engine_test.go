@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -330,6 +332,70 @@ func TestRequiresParseErrors(t *testing.T) {
 		_, err := Parse(tt.name, tt.name+".txtar", []byte(data), nil)
 		if err == nil || !regexp.MustCompile(tt.want).MatchString(err.Error()) {
 			t.Errorf("%s: Parse error = %v, want one matching %q", tt.header, err, tt.want)
+		}
+	}
+}
+
+// TestSeedReplaysSplit: a split-independence problem names its seed, and
+// Options.Seed decodes exactly that split again, with the same result.
+func TestSeedReplaysSplit(t *testing.T) {
+	sc := streamCase(t, "fake/streaming/x", "")
+	seedOf := regexp.MustCompile(`\(seed (\d+),`)
+	splitProblem := func(r Result) Problem {
+		t.Helper()
+		for _, p := range r.Problems {
+			if p.Rule == "split-independence" {
+				return p
+			}
+		}
+		t.Fatalf("problems %v, want a split-independence problem", r.Problems)
+		return Problem{}
+	}
+	first := splitProblem(CheckOne(readSized{fakeadapter.New("fake")}, sc, Options{}))
+	m := seedOf.FindStringSubmatch(first.Message)
+	if m == nil {
+		t.Fatalf("message %q names no seed", first.Message)
+	}
+	seed, err := strconv.ParseUint(m[1], 10, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again := splitProblem(CheckOne(readSized{fakeadapter.New("fake")}, sc, Options{Seed: seed}))
+	if diff := cmp.Diff(first, again); diff != "" {
+		t.Errorf("replaying seed %d (-first +replay):\n%s", seed, diff)
+	}
+	none := CheckOne(readSized{fakeadapter.New("fake")}, sc, Options{Splits: -1})
+	if slices.ContainsFunc(none.Problems, func(p Problem) bool { return p.Rule == "split-independence" }) {
+		t.Errorf("with no splits: %v, want no split-independence problem", none.Problems)
+	}
+}
+
+// decodeOnly has one operation of core.Adapter.
+type decodeOnly struct{ a core.Adapter }
+
+func (d decodeOnly) DecodeStream(r io.Reader) core.EventStream { return d.a.DecodeStream(r) }
+
+// TestSubjectNotGraded: a subject lacking an operation a case needs leaves
+// the case not graded, naming the operation; one it has is graded, under
+// the subject's label and protocol.
+func TestSubjectNotGraded(t *testing.T) {
+	stream := streamCase(t, "fake/streaming/x", "-- want/calls.json --\n[{\"id\":\"c1\",\"name\":\"a\",\"arguments\":{\"x\":1}}]\n-- want/incomplete.json --\n[{\"id\":\"c2\",\"name\":\"b\",\"original\":\"{\\\"y\\\":2\"}]\n-- want/error.txt --\nincomplete\n-- want/text.txt --\nLet me check.\n-- want/finish.txt --\nlength\n")
+	req := mustParse(t, "fake/request/y", "A request.\n\nseverity: MUST\nguards: F08\nprotocol: fake\nkind: request\n-- request.json --\n{\"model\":\"m\",\"messages\":[]}\n")
+	subject := NewSubject(decodeOnly{fakeadapter.New("fake")}, "fake", nil, "mine")
+	results, err := Check([]core.Adapter{subject}, []*Scenario{stream, req}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []summary{
+		{Name: "fake/streaming/x", Status: "pass"},
+		{Name: "fake/request/y", Status: "not-graded", Reason: "the adapter implements no request encoder"},
+	}
+	if diff := cmp.Diff(want, summarize(results)); diff != "" {
+		t.Errorf("results (-want +got):\n%s", diff)
+	}
+	for _, r := range results {
+		if r.Adapter != "mine" || r.Protocol != "fake" {
+			t.Errorf("%s: adapter %q protocol %q, want mine, fake", r.Name, r.Adapter, r.Protocol)
 		}
 	}
 }

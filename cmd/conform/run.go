@@ -50,6 +50,10 @@ func runRun(ctx context.Context, e *env, args []string) int {
 	var adapterNames, runPatterns, skipPatterns, knownFiles listFlag
 	fs.Var(&adapterNames, "adapter", "run only the built-in adapter `NAME` (repeatable, or comma-separated)")
 	execCmd := fs.String("exec", "", "also run the adapter `CMD`, a subprocess speaking docs/adapter-protocol.md; with it, built-in adapters run only when named by --adapter")
+	execName := fs.String("name", "", "with --exec, the `LABEL` its results are reported under (default exec:CMD)")
+	execTimeout := fs.Duration("exec-timeout", 0, "with --exec, the time one operation may take (default 10s); an adapter that misses it is not asked again")
+	splits := fs.Int("splits", 3, "decode every stream case `N` more times in random-size reads (0 for none)")
+	seed := fs.Uint64("seed", 0, "decode every stream case once more in the one split of `SEED`, named by a split-independence failure, instead of the random splits")
 	fs.Var(&runPatterns, "run", "run only the cases whose names match the `PATTERN` (protocol/category/case, a regular expression per segment)")
 	fs.Var(&skipPatterns, "skip", "skip the cases whose names match the `PATTERN`")
 	fs.Var(&knownFiles, "known-failing", "a `FILE` of patterns, one per line, of cases expected to fail; a listed case that passes is a failure")
@@ -82,8 +86,20 @@ func runRun(ctx context.Context, e *env, args []string) int {
 	if *parallel < 1 {
 		return usageError(e, fs, "run: --parallel %d: want at least 1", *parallel)
 	}
+	if *execCmd == "" && (*execName != "" || *execTimeout != 0) {
+		return usageError(e, fs, "run: --name and --exec-timeout go with --exec")
+	}
+	if *execTimeout < 0 {
+		return usageError(e, fs, "run: --exec-timeout %v: a duration cannot be negative", *execTimeout)
+	}
+	if *splits < 0 {
+		return usageError(e, fs, "run: --splits %d: want 0 or more", *splits)
+	}
 
-	var opts scenarios.Options
+	opts := scenarios.Options{Splits: *splits, Seed: *seed}
+	if *splits == 0 {
+		opts.Splits = -1 // Options counts 0 as the default
+	}
 	for _, p := range []struct {
 		flag string
 		in   []string
@@ -119,6 +135,8 @@ func runRun(ctx context.Context, e *env, args []string) int {
 			return usageError(e, fs, "run: --client reports as text or json, not %s", *format)
 		case *dir != "":
 			return usageError(e, fs, "run: --scenarios does not go with --client: conform serve serves the built-in scenarios")
+		case *seed != 0 || *splits != 3:
+			return usageError(e, fs, "run: --splits and --seed do not go with --client")
 		}
 		copts := clientOptions{Protocols: clientProtocols, Run: opts.Run, Skip: opts.Skip, KnownFailing: opts.KnownFailing, Timeout: *clientTimeout, Format: *format, Out: *out, Strict: *strict, Parallel: *parallel}
 		for _, c := range chaosFlags {
@@ -144,7 +162,11 @@ func runRun(ctx context.Context, e *env, args []string) int {
 	if *execCmd != "" {
 		// An adapter that cannot start is bad input, not bad usage: the
 		// error says why, without the flags.
-		sub, err := subprocess.Start(*execCmd)
+		var subOpts []subprocess.Option
+		if *execTimeout > 0 {
+			subOpts = append(subOpts, subprocess.WithTimeout(*execTimeout))
+		}
+		sub, err := subprocess.Start(*execCmd, subOpts...)
 		if err != nil {
 			e.errorf("run: %v", err)
 			return exitUsage
@@ -152,13 +174,22 @@ func runRun(ctx context.Context, e *env, args []string) int {
 		defer sub.Close()
 		// The protocol the child names selects the scenarios; a name no
 		// built-in adapter has would select none and pass vacuously.
-		if _, err := providers.Lookup(sub.Name()); err != nil {
+		features, err := providers.Features(sub.Name())
+		if err != nil {
 			e.errorf("run: adapter %q: hello: unknown protocol %q; known: %s", *execCmd, sub.Name(), strings.Join(providers.Names(), ", "))
 			return exitUsage
 		}
+		label := *execName
+		if label == "" {
+			label = "exec:" + *execCmd
+		}
+		if slices.ContainsFunc(adapters, func(a core.Adapter) bool { return a.Name() == label }) {
+			return usageError(e, fs, "run: --name %q is the name of a built-in adapter of this run; its results would be merged with the --exec adapter's", label)
+		}
 		// It is held to its protocol's features: it cannot skip a case
-		// its protocol supports by refusing it.
-		adapters = append(adapters, providers.HoldToProtocol(sub))
+		// its protocol supports by refusing it. Its results are its own,
+		// never merged with a built-in adapter of the same protocol.
+		adapters = append(adapters, scenarios.NewSubject(sub, sub.Name(), features, label))
 	}
 
 	cases, err := loadScenarios(*dir)
@@ -182,7 +213,10 @@ func runRun(ctx context.Context, e *env, args []string) int {
 		return exitUsage
 	}
 
-	rep := &report.Report{Results: results, Strict: *strict, Elapsed: elapsed}
+	rep := &report.Report{Results: results, Strict: *strict, Elapsed: elapsed, NotApplicable: map[string]map[string]int{}}
+	for _, a := range adapters {
+		rep.NotApplicable[scenarios.Label(a)] = scenarios.NotApplicable(a, cases)
+	}
 	w := e.stdout
 	var file *os.File
 	if *out != "" {
@@ -207,10 +241,10 @@ func runRun(ctx context.Context, e *env, args []string) int {
 	if rep.Failed() {
 		return exitFail
 	}
-	if t := rep.Total(); t.Pass == 0 && t.Skip == t.Total() {
+	if t := rep.Total(); t.Pass == 0 && t.Skip+t.NotGraded == t.Total() {
 		// Nothing was checked: an adapter that supports no operation
 		// the selected cases need must not pass.
-		e.errorf("run: none of the %d selected cases ran: all were skipped, none passed", t.Total())
+		e.errorf("run: none of the %d selected cases ran: all were skipped or not graded, none passed", t.Total())
 		return exitFail
 	}
 	return exitOK

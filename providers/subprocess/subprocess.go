@@ -118,11 +118,19 @@ type Adapter struct {
 	timeout      time.Duration
 	startTimeout time.Duration
 
+	// after gives the channel a deadline fires on; tests replace it, so
+	// that they wait on an event rather than a clock.
+	after func(time.Duration) <-chan time.Time
+
 	mu     sync.Mutex
 	child  *child
 	nextID int64
 	name   string
 	ops    []string
+	// hung is the first timeout: a child that hung once is not asked
+	// again, so that a hanging adapter costs one deadline, not one per
+	// question.
+	hung *Error
 }
 
 var _ core.Adapter = (*Adapter)(nil)
@@ -139,7 +147,7 @@ func WithStartTimeout(d time.Duration) Option { return func(a *Adapter) { a.star
 // Start starts the child given by command, run with "sh -c", and asks it who
 // it is. The returned adapter must be closed.
 func Start(command string, opts ...Option) (*Adapter, error) {
-	a := &Adapter{command: command, timeout: DefaultTimeout, startTimeout: DefaultStartTimeout}
+	a := &Adapter{command: command, timeout: DefaultTimeout, startTimeout: DefaultStartTimeout, after: time.After}
 	for _, opt := range opts {
 		opt(a)
 	}
@@ -156,6 +164,21 @@ func (a *Adapter) Name() string { return a.name }
 
 // Supports reports whether the child said it supports op.
 func (a *Adapter) Supports(op string) bool { return slices.Contains(a.ops, op) }
+
+// coreOps maps the operations of core.Adapter to the protocol's names.
+var coreOps = map[core.Operation]string{
+	core.OpEncodeRequest:  OpEncodeRequest,
+	core.OpDecodeRequest:  OpDecodeRequest,
+	core.OpEncodeResponse: OpEncodeResponse,
+	core.OpDecodeResponse: OpDecodeResponse,
+	core.OpDecodeStream:   OpDecodeStream,
+	core.OpEncodeStream:   OpEncodeStream,
+}
+
+// Implements reports whether the child listed op in its hello answer
+// (core.Implementer): an operation it did not list fails with
+// core.NotImplementedError, and a case that needs it is not graded.
+func (a *Adapter) Implements(op core.Operation) bool { return a.Supports(coreOps[op]) }
 
 // Close stops the child.
 func (a *Adapter) Close() error {
@@ -198,10 +221,17 @@ func (a *Adapter) startLocked() error {
 // when the previous one failed.
 func (a *Adapter) ask(q *question) (*answer, error) {
 	if !a.Supports(q.Op) {
-		return nil, fmt.Errorf("adapter %q: %s: %w", a.command, q.Op, errors.ErrUnsupported)
+		for op, name := range coreOps {
+			if name == q.Op {
+				return nil, fmt.Errorf("adapter %q: %s: %w", a.command, q.Op, &core.NotImplementedError{Op: op})
+			}
+		}
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	if a.hung != nil {
+		return nil, &Error{Command: a.command, Op: q.Op, Err: fmt.Errorf("not asked: the adapter hung earlier (%s: %w)", a.hung.Op, a.hung.Err)}
+	}
 	if a.child == nil {
 		if err := a.startLocked(); err != nil {
 			return nil, err
@@ -226,7 +256,11 @@ func (a *Adapter) askLocked(q *question, timeout time.Duration) (*answer, error)
 	fail := func(err error) (*answer, error) {
 		stderr := a.child.kill()
 		a.child = nil
-		return nil, &Error{Command: a.command, Op: q.Op, Err: err, Stderr: stderr}
+		e := &Error{Command: a.command, Op: q.Op, Err: err, Stderr: stderr}
+		if errors.Is(err, ErrTimeout) {
+			a.hung = e
+		}
+		return nil, e
 	}
 	line, err := json.Marshal(q)
 	if err != nil {
@@ -240,8 +274,7 @@ func (a *Adapter) askLocked(q *question, timeout time.Duration) (*answer, error)
 		}
 		return fail(fmt.Errorf("writing the question: %w", err))
 	}
-	timer := time.NewTimer(timeout)
-	defer timer.Stop()
+	deadline := a.after(timeout)
 	select {
 	case r, ok := <-a.child.lines:
 		if !ok {
@@ -260,8 +293,8 @@ func (a *Adapter) askLocked(q *question, timeout time.Duration) (*answer, error)
 			return fail(fmt.Errorf("the answer is for question %d, want %d", ans.ID, q.ID))
 		}
 		return &ans, nil
-	case <-timer.C:
-		return fail(fmt.Errorf("%w (%v)", ErrTimeout, timeout))
+	case <-deadline:
+		return fail(fmt.Errorf("%w (%v); the adapter is not asked again", ErrTimeout, timeout))
 	}
 }
 

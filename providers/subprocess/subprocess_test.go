@@ -133,40 +133,53 @@ func TestDecodeErrorCarriesOffset(t *testing.T) {
 	}
 }
 
+// TestUnsupportedOperation: an operation the child lists and then refuses
+// fails with errors.ErrUnsupported, a refusal, not a missing operation.
 func TestUnsupportedOperation(t *testing.T) {
-	a := start(t, pythonAdapter)
-	// Not listed in hello: refused without asking.
-	if err := a.EncodeStream(io.Discard, nil); !errors.Is(err, errors.ErrUnsupported) {
-		t.Errorf("EncodeStream error = %v, want errors.ErrUnsupported", err)
-	}
-	if _, err := a.DecodeRequest([]byte(`{}`)); !errors.Is(err, errors.ErrUnsupported) {
-		t.Errorf("DecodeRequest error = %v, want errors.ErrUnsupported", err)
+	a := start(t, "python3 testdata/misbehave.py refuse")
+	_, err := a.DecodeResponse([]byte(`{}`))
+	if !errors.Is(err, errors.ErrUnsupported) || errors.Is(err, core.ErrNotImplemented) {
+		t.Errorf("DecodeResponse error = %v, want errors.ErrUnsupported", err)
 	}
 }
 
+// fired is a deadline that has already passed: a test that replaces
+// Adapter.after with it learns of a hang from the child's silence at once,
+// instead of waiting out a clock.
+func fired(time.Duration) <-chan time.Time {
+	c := make(chan time.Time, 1)
+	c <- time.Time{}
+	return c
+}
+
 // TestMisbehavingChildFailsOneQuestion checks that a child that crashes,
-// hangs, writes garbage or answers the wrong question fails that question
-// only, and that the next question gets a fresh child.
+// writes garbage or answers the wrong question fails that question only,
+// and that the next question gets a fresh child; and that a child that
+// hangs fails its question and is not asked again.
 func TestMisbehavingChildFailsOneQuestion(t *testing.T) {
 	for _, tc := range []struct {
-		mode string
-		want string
+		mode      string
+		want      []string // the error of each of two questions
+		newChilds bool
 	}{
-		{"crash", "exited without answering"},
-		{"hang", "no answer before the deadline"},
-		{"garbage", "the answer is not valid"},
-		{"wrong-id", "the answer is for question"},
+		{"crash", []string{"exited without answering", "exited without answering"}, true},
+		{"hang", []string{"no answer before the deadline", "not asked: the adapter hung earlier (decode_response: no answer before the deadline"}, false},
+		{"garbage", []string{"the answer is not valid", "the answer is not valid"}, true},
+		{"wrong-id", []string{"the answer is for question", "the answer is for question"}, true},
 	} {
 		t.Run(tc.mode, func(t *testing.T) {
-			a := start(t, "python3 testdata/misbehave.py "+tc.mode, WithTimeout(2*time.Second))
-			for try := range 2 {
+			a := start(t, "python3 testdata/misbehave.py "+tc.mode)
+			if tc.mode == "hang" {
+				a.after = fired
+			}
+			for try, want := range tc.want {
 				_, err := a.DecodeResponse([]byte("{}"))
 				var se *Error
 				if !errors.As(err, &se) {
 					t.Fatalf("try %d: error %v is not a *subprocess.Error", try, err)
 				}
-				if !strings.Contains(err.Error(), tc.want) {
-					t.Errorf("try %d: error %q does not say %q", try, err, tc.want)
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("try %d: error %q does not say %q", try, err, want)
 				}
 			}
 			if tc.mode == "crash" {
@@ -176,6 +189,20 @@ func TestMisbehavingChildFailsOneQuestion(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestUnlistedOperationIsNotImplemented: an operation missing from the
+// hello answer is not implemented (the case is not graded), which is not a
+// refusal.
+func TestUnlistedOperationIsNotImplemented(t *testing.T) {
+	a := start(t, "python3 testdata/misbehave.py echo")
+	if a.Implements(core.OpEncodeStream) || !a.Implements(core.OpDecodeStream) {
+		t.Errorf("Implements: encode stream %v, decode stream %v; want false, true", a.Implements(core.OpEncodeStream), a.Implements(core.OpDecodeStream))
+	}
+	err := a.EncodeStream(io.Discard, nil)
+	if !errors.Is(err, core.ErrNotImplemented) || errors.Is(err, errors.ErrUnsupported) {
+		t.Errorf("EncodeStream error = %v, want core.ErrNotImplemented", err)
 	}
 }
 
@@ -222,10 +249,11 @@ func TestNoGoroutineLeftAfterClose(t *testing.T) {
 	requirePython(t)
 	before := runtime.NumGoroutine()
 	for _, mode := range []string{"echo", "hang", "crash"} {
-		a, err := Start("python3 testdata/misbehave.py "+mode, WithTimeout(time.Second))
+		a, err := Start("python3 testdata/misbehave.py " + mode)
 		if err != nil {
 			t.Fatal(err)
 		}
+		a.after = fired
 		_, _ = a.DecodeResponse([]byte("{}"))
 		a.Close()
 	}

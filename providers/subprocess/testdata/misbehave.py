@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """A test adapter that answers hello properly and then misbehaves in the way
-its first argument names: crash, hang, garbage, wrong-id, or echo (behaves)."""
+its first argument names: crash, hang, garbage, wrong-id, refuse (answers
+every question "unsupported"), or echo (behaves)."""
 import json
 import sys
 import time
@@ -20,6 +21,8 @@ for line in sys.stdin:
         sys.stdout.write("this is not json\n")
         sys.stdout.flush()
         continue
+    elif mode == "refuse":
+        ans = {"id": q["id"], "unsupported": True}
     elif mode == "wrong-id":
         ans = {"id": q["id"] + 100, "response": {"message": {"role": "assistant", "parts": []}}}
     else:
