@@ -215,6 +215,12 @@ func capped(name string, t *Tool, kept []byte, size, limit int) Result {
 // encoded result at the cap.
 type outputLimitKey struct{}
 
+// OutputLimit returns the output limit, in bytes, that ExecuteWith gives
+// a handler in its context, or -1 for no limit or a context that did not
+// come from ExecuteWith. A handler that reads its output as it comes (a
+// program's standard output) can stop reading there.
+func OutputLimit(ctx context.Context) int { return outputLimit(ctx) }
+
 // outputLimit returns the output limit ExecuteWith set in ctx, or -1 (no
 // limit) for a handler called directly.
 func outputLimit(ctx context.Context) int {

@@ -47,7 +47,9 @@ type Program struct {
 	Sandbox *sandbox.Policy
 	// MaxOutputBytes bounds standard output, counted while it is read;
 	// past it the program is killed and the run fails with
-	// ErrOutputLimit. Zero means core.DefaultMaxOutputBytes.
+	// ErrOutputLimit. Zero means the registry's limit
+	// (ExecOptions.MaxOutputBytes, through core.OutputLimit), or
+	// core.DefaultMaxOutputBytes when the registry sets none.
 	MaxOutputBytes int
 
 	risk core.Risk // the tool's, set by New
@@ -183,7 +185,10 @@ func (p *Program) Run(ctx context.Context, args json.RawMessage) (*Outcome, erro
 		cmd.WaitDelay = sandbox.WaitDelay
 	}
 	limit := p.MaxOutputBytes
-	if limit == 0 {
+	if limit <= 0 {
+		limit = core.OutputLimit(ctx)
+	}
+	if limit < 0 {
 		limit = core.DefaultMaxOutputBytes
 	}
 	stdout := &capped{limit: limit, over: func() { kill(ErrOutputLimit) }}

@@ -131,6 +131,16 @@ func TestOutputLimit(t *testing.T) {
 	}
 }
 
+// TestRegistryOutputLimit floods standard output through a registry: the
+// registry's MaxOutputBytes is the program's limit.
+func TestRegistryOutputLimit(t *testing.T) {
+	reg := registry(t, mustTool(t, "flood", command.Program{Argv: []string{prog, "flood"}}))
+	res := reg.ExecuteWith(context.Background(), core.Call{ID: "1", Name: "flood", Arguments: json.RawMessage(`{"city":"x"}`)}, core.ExecOptions{MaxOutputBytes: 1000})
+	if want := `tool "flood" failed: program output passed the limit: 1000 bytes`; !res.IsError || res.Text() != want {
+		t.Errorf("got %q, want %q", res.Text(), want)
+	}
+}
+
 // TestTimeoutKillsEverything runs a program whose child holds its pipes
 // and sleeps: Run returns at the timeout with ErrTimeout, and neither
 // process is left, checked by the host pids they reported on standard

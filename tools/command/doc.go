@@ -11,8 +11,9 @@
 // cancels it, which kills its whole process group (and, sandboxed, its
 // PID namespace), and Run returns even when a child still holds the
 // program's pipes; standard output is counted while it is read, and past
-// Program.MaxOutputBytes the program is killed (ErrOutputLimit) rather
-// than its output kept and cut later.
+// the registry's output limit (core.OutputLimit; Program.MaxOutputBytes
+// overrides it) the program is killed (ErrOutputLimit) rather than its
+// output kept and cut later.
 //
 // Sandboxing (tools/sandbox) is per program (Program.Sandbox) or, for
 // programs without a policy, from the Config in the call's context: a
