@@ -11,14 +11,27 @@
 //
 // # Secrets
 //
-// Nothing is written before it is redacted, twice over: Record applies
-// cassettes.RedactInteraction (key headers of both directions, key query
-// parameters, user information, bearer-looking tokens in URLs and header
-// values) and then removes every occurrence of the literal key, raw and
-// URL-escaped, from the URL, every header, form values and both bodies,
-// since an API may echo a key in an error or a header (in bodies the key
-// becomes a mask of its own length, so chunk offsets stay true). cassettes.Save
-// redacts again. Errors are scrubbed of the key too.
+// Nothing is written before it is redacted, twice over, and nothing is
+// saved that still holds the key. Record applies
+// cassettes.RedactInteraction (credential headers of both directions,
+// credential query parameters and form and JSON fields, user information,
+// key-shaped values anywhere) and then removes the key it sent in every
+// encoding an API may echo it in: raw, URL-escaped (either hex case),
+// JSON-escaped (\u escapes in either case, \/, and JSON inside JSON),
+// base64 in the standard and URL alphabets, padded or not and at any of
+// the three alignments inside a longer base64 text, and mixtures of these.
+// It looks in the URL, the host, the status line, header values, header
+// names (in any case, since readers recase them; such a header is
+// dropped), form values and both bodies, where the key becomes a mask of
+// its own length so that chunk offsets stay true. Errors are scrubbed of
+// the key too.
+//
+// Save writes the cassette through a temporary file, reads that file back
+// and refuses it (ErrSecretLeft, naming the places, never the key; the
+// temporary file removed and an existing cassette untouched) when Check
+// still finds any encoding of a secret, in the file's bytes or in the
+// cassette they decode to (a binary body is base64 in the file).
+// Options.Secrets lists what is looked for.
 //
 // # Chunk times
 //
@@ -54,7 +67,7 @@
 // The Authorization header (which holds the access key id and the
 // signature) and X-Amz-Security-Token are removed by
 // cassettes.RedactInteraction; the access key id, the secret, the session
-// token and the signature are then scrubbed as literal keys everywhere,
+// token and the signature are then scrubbed like the key, in every encoding,
 // bodies included, in case an answer echoes one. X-Amz-Date is kept. The
 // response is AWS event-stream binary for ConverseStream; the chunk times
 // are byte offsets in it like any other body, and the cassette writer

@@ -8,7 +8,6 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -81,10 +80,9 @@ type Options struct {
 }
 
 // Record sends one request to a live API and returns it with the response
-// as a cassette of one interaction, with every secret removed: the key
-// headers, key query parameters, bearer-looking tokens (as
-// cassettes.RedactInteraction does) and, anywhere in the interaction,
-// bodies included, the literal key. A Bedrock request is SigV4-signed with
+// as a cassette of one interaction, with every secret removed: what
+// cassettes.RedactInteraction removes and, anywhere in the interaction,
+// every encoding of the key (see Redact). A Bedrock request is SigV4-signed with
 // Options.AWS over exactly the bytes sent; the access key id, the secret,
 // the session token and the signature are removed like a key. The arrival times of the response's
 // pieces are kept in the ChunkTimesHeader header. A non-2xx answer is an
@@ -266,77 +264,24 @@ func Record(ctx context.Context, opts Options) (*cassette.Cassette, error) {
 }
 
 // Redact removes secrets from an interaction in place: what
-// cassettes.RedactInteraction removes, then every occurrence of each
-// literal key (and its URL-escaped form) in the URL, headers, form values
-// and bodies. In bodies a key becomes a mask of its own length
-// ("REDACTED***") so that byte offsets, such as those of the chunk times,
-// stay true. Keys shorter than four bytes are left to the header and query
-// redaction, since they cannot be told apart from ordinary text.
+// cassettes.RedactInteraction removes, then every encoding of each key
+// (raw, URL-escaped, JSON-escaped with \u or \/, base64 in either
+// alphabet, and mixtures of these) from the URL, request URI, host,
+// status line, header names (in any case; such a header is dropped) and
+// values, form names and values, and both bodies. In bodies a key becomes a
+// mask of its own length ("REDACTED***") so that byte offsets, such as
+// those of the chunk times, stay true. Keys shorter than four bytes are
+// left to the header and query redaction, since they cannot be told apart
+// from ordinary text.
 func Redact(i *cassette.Interaction, keys ...string) {
 	cassettes.RedactInteraction(i)
-	for _, key := range longestFirst(keys) {
-		redactKey(i, key)
-	}
+	newSecretMatcher(keys...).scrubInteraction(i)
 }
 
-// redactKey removes one literal key from an interaction.
-func redactKey(i *cassette.Interaction, key string) {
-	if len(key) < 4 {
-		return
-	}
-	i.Request.URL = scrub(i.Request.URL, key)
-	i.Request.RequestURI = scrub(i.Request.RequestURI, key)
-	i.Request.Body = scrubSameLength(i.Request.Body, key)
-	i.Response.Body = scrubSameLength(i.Response.Body, key)
-	for _, h := range []http.Header{i.Request.Headers, i.Response.Headers, i.Request.Trailer, i.Response.Trailer} {
-		for k, vs := range h {
-			for j := range vs {
-				vs[j] = scrub(vs[j], key)
-			}
-			h[k] = vs
-		}
-	}
-	for _, vs := range i.Request.Form {
-		for j := range vs {
-			vs[j] = scrub(vs[j], key)
-		}
-	}
-}
-
-// scrub replaces each key of four bytes or more, raw and URL-escaped, by
-// cassettes.Redacted. Longer keys go first, so that a key holding another
-// is not left in pieces.
+// scrub replaces every encoding of each key of four bytes or more by
+// cassettes.Redacted.
 func scrub(s string, keys ...string) string {
-	for _, key := range longestFirst(keys) {
-		if len(key) < 4 {
-			continue
-		}
-		s = strings.ReplaceAll(s, key, cassettes.Redacted)
-		if esc := url.QueryEscape(key); esc != key {
-			s = strings.ReplaceAll(s, esc, cassettes.Redacted)
-		}
-	}
-	return s
-}
-
-// longestFirst returns keys ordered by length, longest first.
-func longestFirst(keys []string) []string {
-	out := slices.Clone(keys)
-	slices.SortStableFunc(out, func(a, b string) int { return len(b) - len(a) })
-	return out
-}
-
-// scrubSameLength replaces the key in a body by a mask of the same
-// length, so that the offsets of the chunk times stay true.
-func scrubSameLength(s, key string) string {
-	if len(key) < 4 {
-		return s
-	}
-	s = strings.ReplaceAll(s, key, mask(len(key)))
-	if esc := url.QueryEscape(key); esc != key {
-		s = strings.ReplaceAll(s, esc, mask(len(esc)))
-	}
-	return s
+	return newSecretMatcher(keys...).replace(s)
 }
 
 // mask returns "REDACTED" cut or padded with '*' to n bytes.

@@ -19,7 +19,8 @@ import (
 var getenv = os.Getenv
 
 // runRecord sends a scenario's request to a live API and saves the
-// redacted exchange as a cassette. An existing cassette is refused before
+// redacted exchange as a cassette, or nothing when the file read back
+// still holds a secret (record.Save). An existing cassette is refused before
 // anything is sent unless --force is given. Bedrock requests are
 // SigV4-signed with AWS credentials from the environment; a missing
 // variable is refused before anything is sent.
@@ -121,7 +122,8 @@ func runRecord(ctx context.Context, e *env, args []string) int {
 			wantStream = *stream
 		}
 	})
-	c, err := record.Record(ctx, record.Options{Protocol: *protocol, Request: req, Stream: wantStream, BaseURL: *baseURL, Key: key, AWS: aws})
+	opts := record.Options{Protocol: *protocol, Request: req, Stream: wantStream, BaseURL: *baseURL, Key: key, AWS: aws}
+	c, err := record.Record(ctx, opts)
 	if err != nil {
 		e.errorf("%v", err)
 		if errors.Is(err, record.ErrUnsupported) || errors.Is(err, record.ErrNoRequest) {
@@ -129,7 +131,7 @@ func runRecord(ctx context.Context, e *env, args []string) int {
 		}
 		return exitFail
 	}
-	if err := cassettes.Save(c, path, *force); err != nil {
+	if err := record.Save(c, path, *force, opts.Secrets()...); err != nil {
 		e.errorf("record: %v", err)
 		return exitFail
 	}
