@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -454,8 +455,22 @@ func TestServeListens(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Errorf("Serve after cancel: %v", err)
 	}
-	if _, err := Listen("0.0.0.0:0"); err == nil {
-		t.Error("Listen on 0.0.0.0 succeeded; want loopback only")
+	for _, addr := range []string{"0.0.0.0:0", "[::]:0", "example.com:0", "10.0.0.1:0"} {
+		if ln, err := Listen(addr); err == nil {
+			ln.Close()
+			t.Errorf("Listen on %s succeeded; want loopback only", addr)
+		}
+	}
+	for _, addr := range []string{"[::1]:0", "127.0.0.2:0", "localhost:0", ":0"} {
+		ln, err := Listen(addr)
+		if err != nil {
+			t.Errorf("Listen on %s: %v", addr, err)
+			continue
+		}
+		if ip := ln.Addr().(*net.TCPAddr).IP; !ip.IsLoopback() {
+			t.Errorf("Listen on %s listens on %s", addr, ip)
+		}
+		ln.Close()
 	}
 }
 

@@ -171,8 +171,8 @@ func (s *Server) Protocol(name string) (string, bool) {
 	return e.protocol, ok
 }
 
-// Serve listens on addr (host must be 127.0.0.1, localhost or empty; port
-// 0 picks a free one), writes "conform serve: listening on URL" to the log
+// Serve listens on addr (host must be a loopback address such as 127.0.0.1
+// or ::1, localhost, or empty for 127.0.0.1; port 0 picks a free one), writes "conform serve: listening on URL" to the log
 // and serves until ctx is done, then shuts down, waiting for open requests
 // for up to five seconds.
 func (s *Server) Serve(ctx context.Context, addr string) error {
@@ -191,11 +191,11 @@ func Listen(addr string) (net.Listener, error) {
 	if err != nil {
 		return nil, fmt.Errorf("serve: listen %q: %w", addr, err)
 	}
-	switch host {
-	case "", "localhost", "127.0.0.1":
+	switch ip := net.ParseIP(host); {
+	case host == "" || host == "localhost":
 		host = "127.0.0.1"
-	default:
-		return nil, fmt.Errorf("serve: listen %q: host must be 127.0.0.1 (loopback only)", addr)
+	case ip == nil || !ip.IsLoopback():
+		return nil, fmt.Errorf("serve: listen %q: host must be a loopback address such as 127.0.0.1 or ::1 (loopback only)", addr)
 	}
 	ln, err := net.Listen("tcp", net.JoinHostPort(host, port))
 	if err != nil {

@@ -183,17 +183,38 @@ func runVersion(_ context.Context, e *env, args []string) int {
 	if fs.NArg() > 0 {
 		return usageError(e, fs, "version takes no arguments")
 	}
-	version := "(devel)"
-	if info, ok := debug.ReadBuildInfo(); ok {
-		if info.Main.Version != "" {
-			version = info.Main.Version
-		}
-		for _, s := range info.Settings {
-			if s.Key == "vcs.revision" {
-				version += " " + s.Value
-			}
-		}
-	}
+	info, _ := debug.ReadBuildInfo()
+	version := buildVersion(info)
 	fmt.Fprintf(e.stdout, "conform %s %s/%s %s\n", version, runtime.GOOS, runtime.GOARCH, runtime.Version())
 	return exitOK
+}
+
+// buildVersion is conform's version as the build recorded it: the module
+// version of a go install github.com/toolconform/conform/cmd/conform@v1.2.3
+// (or the pseudo-version of @latest on an untagged commit); for a build from
+// a checkout, "(devel)" followed by the commit, its time and "+dirty" for
+// uncommitted changes, when the build recorded them (-buildvcs, the
+// default in a git checkout).
+func buildVersion(info *debug.BuildInfo) string {
+	if info == nil {
+		return "(devel)"
+	}
+	if v := info.Main.Version; v != "" && v != "(devel)" {
+		return v
+	}
+	vcs := map[string]string{}
+	for _, s := range info.Settings {
+		vcs[s.Key] = s.Value
+	}
+	version := "(devel)"
+	if rev := vcs["vcs.revision"]; rev != "" {
+		version += " " + rev[:min(len(rev), 12)]
+		if t := vcs["vcs.time"]; t != "" {
+			version += " " + t
+		}
+		if vcs["vcs.modified"] == "true" {
+			version += "+dirty"
+		}
+	}
+	return version
 }
