@@ -147,6 +147,7 @@ func TestDecodeStatus(t *testing.T) {
 	foreign := write("anthropic.sse", "event: ping\ndata: {\"type\": \"ping\"}\n\n")
 	provErr := write("error.json", `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`)
 	missing := filepath.Join(dir, "missing.json")
+	ollamaLine := `{"model":"m","created_at":"t","message":{"role":"assistant","content":"par"},"done":false}`
 	tests := []struct {
 		name   string
 		args   []string
@@ -162,6 +163,8 @@ func TestDecodeStatus(t *testing.T) {
 		{"foreign stream", []string{"--protocol", "openai-chat", foreign}, "", exitFail, `anthropic\.sse: .*openai-chat: decode stream: at byte 0: no openai-chat event in 36 bytes: not a stream of this protocol`},
 		{"foreign stream to cohere", []string{"--protocol", "cohere", good}, "", exitFail, `good\.sse: .*cohere: decode stream: at byte 0: no cohere event in \d+ bytes: not a stream of this protocol`},
 		{"foreign JSON lines to ollama", []string{"--protocol", "ollama"}, "{\"x\":1}\n{\"y\":2}\n", exitFail, `standard input: .*ollama: decode stream: at byte offset 0: no ollama line .*: not a stream of this protocol`},
+		{"one ollama line, not done", []string{"--protocol", "ollama"}, ollamaLine + "\n", exitFail, `^conform: decode: standard input: ollama: decode response: done: false: a stream line cut before its done line, not a whole response: stream ended without a finish event\n$`},
+		{"two ollama lines, not done", []string{"--protocol", "ollama"}, ollamaLine + "\n" + ollamaLine + "\n", exitFail, `^conform: decode: standard input: collect: event \d+: stream ended without a finish event\n$`},
 		{"empty stdin", []string{"--protocol", "openai-chat"}, "", exitFail, `standard input: no openai-chat events in 0 bytes`},
 		{"no protocol", []string{good}, "", exitUsage, `--protocol is required`},
 		{"empty protocol", []string{"--protocol", "", good}, "", exitUsage, `--protocol: empty value`},

@@ -63,7 +63,11 @@
 // else (load, unload) other; the raw value is kept. Usage is
 // prompt_eval_count and eval_count, sent only on the done line. An error
 // body or line {"error": "..."} becomes Response.Error or EventError. A
-// non-streamed response with done false has no finish reason.
+// body with done false is a stream line, not a whole response: DecodeResponse
+// returns what it carried with an error wrapping core.ErrNoFinish, as
+// Collect does for a stream that ends before its done line. Calls arrive
+// whole, so at such a cut the calls received are complete (as Gemini's);
+// the response is not.
 //
 // Streams are read line by line (providers/internal/ndjson) with a maximum
 // line size (DefaultMaxLine, WithMaxLine; ErrTooLarge); a malformed line is

@@ -497,10 +497,14 @@ func (a *Adapter) DecodeResponse(body []byte) (*core.Response, error) {
 	if w.PromptEvalCount != nil || w.EvalCount != nil {
 		resp.Usage = &core.Usage{InputTokens: deref(w.PromptEvalCount), OutputTokens: deref(w.EvalCount)}
 	}
-	if w.Done {
-		resp.ProviderFinish = w.DoneReason
-		resp.Finish = NormalizeFinish(w.DoneReason, hasCalls)
+	if !w.Done {
+		// A whole /api/chat response says done: true. done false is
+		// one line of a stream that was cut before its done line: what
+		// it carried is kept, and the cut is an error, as for a stream.
+		return resp, &PathError{Op: op, Path: "done", Err: fmt.Errorf("false: a stream line cut before its done line, not a whole response: %w", core.ErrNoFinish)}
 	}
+	resp.ProviderFinish = w.DoneReason
+	resp.Finish = NormalizeFinish(w.DoneReason, hasCalls)
 	return resp, nil
 }
 

@@ -162,6 +162,7 @@ func TestDecodeResponseFailureModes(t *testing.T) {
 		finish     core.FinishReason
 		raw        string
 		wantErrMsg string
+		cutErr     string // the error of a body that is a cut stream
 	}{
 		{
 			name:   "C04 arguments as an object",
@@ -197,14 +198,26 @@ func TestDecodeResponseFailureModes(t *testing.T) {
 		{name: "stop without calls", body: `{"message":{"role":"assistant","content":"hi"},"done":true,"done_reason":"stop"}`, finish: core.FinishStop, raw: "stop"},
 		{name: "length", body: `{"message":{"role":"assistant","content":"hi"},"done":true,"done_reason":"length"}`, finish: core.FinishLength, raw: "length"},
 		{name: "load is other", body: `{"message":{"role":"assistant","content":""},"done":true,"done_reason":"load"}`, finish: core.FinishOther, raw: "load"},
-		{name: "not done has no finish", body: `{"message":{"role":"assistant","content":"par"},"done":false}`},
+		// A stream line given as a whole body: cut, an error, with the
+		// call it carried.
+		{
+			name:   "not done is a cut stream",
+			body:   `{"message":{"role":"assistant","content":"par","tool_calls":[{"function":{"name":"f","arguments":{"a":1}}}]},"done":false}`,
+			want:   []call{{"ollama_call_0", "f", `{"a":1}`, ""}},
+			cutErr: "ollama: decode response: done: false: a stream line cut before its done line, not a whole response: stream ended without a finish event",
+		},
 		{name: "error body", body: `{"error":"model not found"}`, finish: core.FinishError, wantErrMsg: "model not found"},
 	}
 	a := New()
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			resp, err := a.DecodeResponse([]byte(tt.body))
-			if err != nil {
+			switch {
+			case tt.cutErr != "":
+				if err == nil || err.Error() != tt.cutErr || !errors.Is(err, core.ErrNoFinish) {
+					t.Errorf("error %v, want %q wrapping core.ErrNoFinish", err, tt.cutErr)
+				}
+			case err != nil:
 				t.Fatal(err)
 			}
 			var got []call
