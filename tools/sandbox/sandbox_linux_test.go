@@ -5,12 +5,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"syscall"
 	"testing"
 
@@ -41,7 +39,7 @@ func TestMain(m *testing.M) {
 // exit status; the working directory is removed afterwards.
 func run(t *testing.T, p sandbox.Policy, args ...string) (string, int, sandbox.Report) {
 	t.Helper()
-	c := prepare(t, context.Background(), p, args...)
+	c := prepare(t, context.Background(), p, prog, args...)
 	var stderr strings.Builder
 	c.Cmd.Stderr = &stderr
 	out, err := c.Cmd.Output()
@@ -63,11 +61,11 @@ func run(t *testing.T, p sandbox.Policy, args ...string) (string, int, sandbox.R
 	return string(out), code, c.Report
 }
 
-// prepare prepares prog with args under p. On a machine without the
+// prepare prepares program name with args under p. On a machine without the
 // facilities p needs, it checks that the refusal names one and skips.
-func prepare(t *testing.T, ctx context.Context, p sandbox.Policy, args ...string) *sandbox.Command {
+func prepare(t *testing.T, ctx context.Context, p sandbox.Policy, name string, args ...string) *sandbox.Command {
 	t.Helper()
-	c, err := sandbox.Prepare(ctx, p, prog, args...)
+	c, err := sandbox.Prepare(ctx, p, name, args...)
 	var ue *sandbox.UnavailableError
 	if errors.As(err, &ue) && errors.Is(err, sandbox.ErrUnavailable) && ue.Restriction != "" {
 		t.Skipf("refused on this machine, as it must be: %v", err)
@@ -103,27 +101,11 @@ func denied(t *testing.T, out string, code int, errno string) {
 // is the sandbox's own, where nothing listens (ECONNREFUSED). The host's
 // listener accepts nothing.
 func TestHostLoopbackUnreachable(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var accepted atomic.Int32
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			accepted.Add(1)
-			c.Close()
-		}
-	}()
-	addr := ln.Addr().String()
+	addr, accepted, events := hostListener(t)
 	if out := unsandboxed(t, "net", addr); out != "connected\n" {
 		t.Fatalf("unsandboxed connect: %q", out)
 	}
+	<-events // the unsandboxed connection, counted
 	before := accepted.Load()
 	for _, tc := range []struct {
 		network sandbox.Network
@@ -137,8 +119,6 @@ func TestHostLoopbackUnreachable(t *testing.T) {
 			}
 		})
 	}
-	ln.Close()
-	<-done
 	if n := accepted.Load() - before; n != 0 {
 		t.Errorf("the host listener accepted %d connections from the sandbox", n)
 	}
@@ -227,7 +207,7 @@ func TestLimits(t *testing.T) {
 // TestCPULimit spins past one CPU second: the kernel ends the program
 // with SIGXCPU.
 func TestCPULimit(t *testing.T) {
-	c := prepare(t, context.Background(), sandbox.Policy{Limits: sandbox.Limits{CPUSeconds: 1}}, "spin")
+	c := prepare(t, context.Background(), sandbox.Policy{Limits: sandbox.Limits{CPUSeconds: 1}}, prog, "spin")
 	defer c.Cleanup()
 	err := c.Cmd.Run()
 	var ee *exec.ExitError
@@ -246,7 +226,7 @@ func TestCPULimit(t *testing.T) {
 func TestCancelKillsEverything(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	c := prepare(t, ctx, sandbox.Policy{}, "hold")
+	c := prepare(t, ctx, sandbox.Policy{}, prog, "hold")
 	defer c.Cleanup()
 	var stdout strings.Builder
 	c.Cmd.Stdout = &stdout // a pipe and a copying goroutine: the child holds it
