@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/toolconform/conform/core"
@@ -55,7 +54,11 @@ type ClientRun struct {
 	Verdict  Verdict `json:"verdict"`
 	Stdout   string  `json:"stdout,omitempty"`
 	Stderr   string  `json:"stderr,omitempty"`
-	Elapsed  string  `json:"elapsed"`
+	// Panic is the line of stderr that says why the program crashed (a
+	// Go panic or fatal error, an uncaught JavaScript error, a Python
+	// exception), which the stack after it pushes out of a short tail.
+	Panic   string `json:"panic,omitempty"`
+	Elapsed string `json:"elapsed"`
 }
 
 // ClientSpec says what RunClient runs.
@@ -103,29 +106,6 @@ func ClientTools(sc *scenarios.Scenario) []core.ToolSpec {
 	return out
 }
 
-// limitedBuffer keeps the last max bytes written to it.
-type limitedBuffer struct {
-	mu  sync.Mutex
-	buf []byte
-	max int
-}
-
-func (b *limitedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.buf = append(b.buf, p...)
-	if len(b.buf) > b.max {
-		b.buf = append(b.buf[:0], b.buf[len(b.buf)-b.max:]...)
-	}
-	return len(p), nil
-}
-
-func (b *limitedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return string(b.buf)
-}
-
 // RunClient serves one scenario with one chaos variant on a fresh loopback
 // server, runs the client program against it with the environment of
 // docs/client-protocol.md and grades the run (GradeClient).
@@ -135,7 +115,7 @@ func RunClient(ctx context.Context, spec ClientSpec) (res ClientRun) {
 	if timeout <= 0 {
 		timeout = 60 * time.Second
 	}
-	srv, err := New(Options{Scenarios: spec.Scenarios, Scenario: name, Chaos: chaos})
+	srv, err := New(Options{Scenarios: spec.Scenarios, Scenario: name, Chaos: chaos, Echo: true})
 	if err != nil {
 		return ClientRun{Name: name, Scenario: name, Status: "fail", Reasons: []string{err.Error()}, Exit: -1}
 	}
@@ -195,10 +175,11 @@ func RunClient(ctx context.Context, spec ClientSpec) (res ClientRun) {
 		"CO_API_KEY="+ClientKey,
 		"MISTRAL_API_KEY="+ClientKey,
 	)
-	stdout := &limitedBuffer{max: 16 << 10}
-	stderr := &limitedBuffer{max: 16 << 10}
+	stdout := &outputBuffer{head: 4 << 10, tail: 12 << 10}
+	stderr := &outputBuffer{head: 4 << 10, tail: 12 << 10}
 	exit, timedOut, err := runGroup(ctx, c, timeout, stdout, stderr)
 	res.Stdout, res.Stderr = stdout.String(), stderr.String()
+	res.Panic = PanicLine(res.Stderr)
 	res.Exit, res.TimedOut = exit, timedOut
 	if err != nil {
 		fail("run %q: %v", cmd, err)
@@ -257,7 +238,7 @@ func GradeClient(res *ClientRun, sc *scenarios.Scenario, chaos Chaos) {
 		held = append(held, fmt.Sprintf("unparsable call not run: no follow-up, exit %d", res.Exit))
 	case len(v.Calls) > 0:
 		if !v.Graded {
-			fail("served %d call(s) but no follow-up with tool results arrived", len(v.Calls))
+			fail("%s: served %d call(s) but no follow-up with tool results arrived", missingRule(res.Protocol), len(v.Calls))
 		}
 		if res.Exit != 0 {
 			fail("exit status %d, want 0", res.Exit)
@@ -269,7 +250,7 @@ func GradeClient(res *ClientRun, sc *scenarios.Scenario, chaos Chaos) {
 	default:
 		// No complete call was served (F03, F06): no follow-up is due.
 		if v.Graded {
-			fail("sent a follow-up although no call was served")
+			fail("G02: sent a follow-up although no call was served")
 		}
 		if res.Exit != 0 {
 			fail("exit status %d, want 0", res.Exit)

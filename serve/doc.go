@@ -97,6 +97,11 @@
 // matched by name and arguments, distinct ids, D06, and every result
 // naming the id the client gave its call, after it).
 //
+// With Options.Echo, which RunClient sets, each tool result must also be
+// the echo of its call's arguments and not an error (GradeEcho, rule
+// "echo"): the tool the client protocol asks a client program to run. The
+// body of the graded follow-up is kept in the verdict.
+//
 // GradeBody reads the rules only the wire form shows, before the adapter
 // decodes the body: blank text blocks (G11, Anthropic and Bedrock, which the
 // adapters drop on decoding), Converse's shapes (G15: toolUse without input

@@ -383,6 +383,46 @@ func GradeInvented(protocol string, served *core.Response, req *core.Request, in
 	return out
 }
 
+// EchoRule names the problems of GradeEcho: a rule of conform's client
+// protocol, not a provider's failure mode.
+const EchoRule = "echo"
+
+// GradeEcho checks every tool result of a follow-up against the echo tool
+// of the client protocol: its text is the arguments of the call it
+// answers (the client's copy of the call, by id), as JSON, and it is not
+// marked as an error. A client that answers every call with an error, or
+// with anything else, has not run the calls as asked.
+func GradeEcho(req *core.Request) []Problem {
+	var out []Problem
+	args := map[string]json.RawMessage{}
+	for _, m := range req.Messages {
+		for _, c := range m.Calls() {
+			args[c.ID] = c.Arguments
+		}
+		for _, r := range m.Results() {
+			want, ok := args[r.CallID]
+			if !ok {
+				continue // a result without its call is G02's
+			}
+			var text strings.Builder
+			for _, p := range r.Content {
+				text.WriteString(p.Text)
+			}
+			switch {
+			case r.IsError:
+				out = append(out, Problem{Rule: EchoRule, Message: fmt.Sprintf("result for call %s is marked as an error; the echo tool never fails", r.CallID)})
+			case !jsonEqual(json.RawMessage(text.String()), want):
+				got := text.String()
+				if len(got) > 200 {
+					got = got[:200] + "…"
+				}
+				out = append(out, Problem{Rule: EchoRule, Message: fmt.Sprintf("result for call %s is %q; the echo tool answers with the call's arguments %s", r.CallID, got, compact(want))})
+			}
+		}
+	}
+	return out
+}
+
 // gradeThinking checks that signed thinking served with the calls comes
 // back, unchanged and before the first call (G12).
 func gradeThinking(served *core.Response, turn core.Message, add func(rule, format string, args ...any)) {

@@ -3,6 +3,7 @@ package serve
 import (
 	"encoding/json"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -28,13 +29,13 @@ func TestGradeClient(t *testing.T) {
 		{"calls answered", plain, Chaos{},
 			ClientRun{Exit: 0, Stdout: answer, Verdict: Verdict{Served: 1, Calls: []core.Call{call}, Graded: true}}, nil},
 		{"calls never answered", plain, Chaos{},
-			ClientRun{Exit: 1, Verdict: Verdict{Served: 1, Calls: []core.Call{call}}},
-			[]string{"served 1 call(s) but no follow-up with tool results arrived", "exit status 1, want 0", `stdout does not show the final answer "conform: the tool results were received"`}},
+			ClientRun{Protocol: "openai-chat", Exit: 1, Verdict: Verdict{Served: 1, Calls: []core.Call{call}}},
+			[]string{"G03: served 1 call(s) but no follow-up with tool results arrived", "exit status 1, want 0", `stdout does not show the final answer "conform: the tool results were received"`}},
 		{"a repaired call refused: the client stopped, as it must for unparsable arguments", plain, Chaos{},
 			ClientRun{Exit: 1, Verdict: Verdict{Served: 1, Calls: []core.Call{call, repaired}}}, nil},
 		{"a repaired call neither run nor reported (exit 0)", plain, Chaos{},
-			ClientRun{Exit: 0, Verdict: Verdict{Served: 1, Calls: []core.Call{repaired}}},
-			[]string{"served 1 call(s) but no follow-up with tool results arrived", `stdout does not show the final answer "conform: the tool results were received"`}},
+			ClientRun{Protocol: "mistral", Exit: 0, Verdict: Verdict{Served: 1, Calls: []core.Call{repaired}}},
+			[]string{"G03: served 1 call(s) but no follow-up with tool results arrived", `stdout does not show the final answer "conform: the tool results were received"`}},
 		{"a repaired call run with changed arguments", plain, Chaos{},
 			ClientRun{Exit: 0, Stdout: answer, Verdict: Verdict{Served: 1, Calls: []core.Call{repaired}, Graded: true,
 				Problems: []Problem{{Rule: "G09", Message: "sent back as {}"}}}},
@@ -43,7 +44,7 @@ func TestGradeClient(t *testing.T) {
 			ClientRun{Exit: 0, Verdict: Verdict{Served: 1}}, nil},
 		{"no call served but a follow-up sent", plain, Chaos{},
 			ClientRun{Exit: 0, Verdict: Verdict{Served: 1, Graded: true}},
-			[]string{"sent a follow-up although no call was served"}},
+			[]string{"G02: sent a follow-up although no call was served"}},
 		{"broken stream reported", broken, Chaos{},
 			ClientRun{Exit: 1, Verdict: Verdict{Served: 1, Incomplete: []core.Call{call}}}, nil},
 		{"broken stream answered as if whole", plain, Chaos{Disconnect: true},
@@ -89,5 +90,43 @@ func TestGradeClientNotApplicable(t *testing.T) {
 	GradeClient(&run, &scenarios.Scenario{}, Chaos{})
 	if run.Status != "pass" {
 		t.Errorf("served after all: status %q, reasons %q; want pass", run.Status, run.Reasons)
+	}
+}
+
+// TestGradeClientNamesMode checks that a run without a follow-up names the
+// failure mode of each protocol's missing results.
+func TestGradeClientNamesMode(t *testing.T) {
+	call := core.Call{ID: "c", Name: "f", Arguments: json.RawMessage(`{}`)}
+	for protocol, rule := range map[string]string{"anthropic": "G01", "bedrock": "G01", "gemini": "G04", "openai-responses": "G07", "openai-chat": "G03", "cohere": "G03"} {
+		run := ClientRun{Protocol: protocol, Verdict: Verdict{Served: 1, Calls: []core.Call{call}}}
+		GradeClient(&run, &scenarios.Scenario{}, Chaos{})
+		if want := rule + ": served 1 call(s) but no follow-up with tool results arrived"; len(run.Reasons) == 0 || run.Reasons[0] != want {
+			t.Errorf("%s: reasons %q, want first %q", protocol, run.Reasons, want)
+		}
+	}
+}
+
+// TestPanicLine checks that the line naming a crash is found in the
+// output of a Go panic, a Node uncaught error and a Python traceback, and
+// that the output buffer keeps it when the stack after it is long.
+func TestPanicLine(t *testing.T) {
+	stack := strings.Repeat("goroutine 7 [running]:\nmain.f()\n\t/x/main.go:10 +0x1d\n", 2000)
+	tests := []struct{ stderr, want string }{
+		{"starting\npanic: runtime error: invalid memory address or nil pointer dereference\n[signal SIGSEGV]\n\n" + stack, "panic: runtime error: invalid memory address or nil pointer dereference"},
+		{"fatal error: all goroutines are asleep - deadlock!\n\n" + stack, "fatal error: all goroutines are asleep - deadlock!"},
+		{"/c/index.js:3\n  throw new TypeError('x');\n  ^\n\nTypeError: Cannot read properties of undefined (reading 'usage')\n    at f (/c/index.js:3:9)\n", "TypeError: Cannot read properties of undefined (reading 'usage')"},
+		{"Traceback (most recent call last):\n  File \"c.py\", line 3, in <module>\n    f()\nKeyError: 'id'\n", "KeyError: 'id'"},
+		{"conform-client: follow-up: 400 Bad Request\n", ""},
+	}
+	for _, tt := range tests {
+		b := &outputBuffer{head: 4 << 10, tail: 12 << 10}
+		b.Write([]byte(tt.stderr))
+		kept := b.String()
+		if got := PanicLine(kept); got != tt.want {
+			t.Errorf("PanicLine of %.60q… = %q, want %q", tt.stderr, got, tt.want)
+		}
+		if len(kept) > 17<<10 {
+			t.Errorf("kept %d bytes of %d, want at most %d", len(kept), len(tt.stderr), 17<<10)
+		}
 	}
 }

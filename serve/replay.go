@@ -386,6 +386,9 @@ func (s *Server) followUp(w http.ResponseWriter, r *http.Request, name string, e
 		notes = append(notes, "follow-up graded without a first request on this server")
 	}
 	problems := append(GradeInvented(e.protocol, served, req, invented), wire...)
+	if s.opts.Echo {
+		problems = append(problems, GradeEcho(req)...)
+	}
 	s.verdict(name, e.protocol, func(v *Verdict) {
 		v.FollowUps++
 		v.Graded = true

@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -62,7 +63,18 @@ type client struct {
 	// optIn makes the client carry every request option a scenario may
 	// depend on (optInRequest).
 	optIn bool
+	// fault is the one fault planted in the follow-up, or "".
+	fault string
 }
+
+// The faults a test client can plant in its follow-up.
+const (
+	faultWrongContent = "results that are not the echo of the arguments"
+	faultErrorResult  = "every result marked as an error"
+	faultDropCall     = "the last of several calls and its result left out"
+	faultReversed     = "results in the reverse order of the calls"
+	faultOwnIDs       = "every call and result given an id of the client's own"
+)
 
 // optInServerTools are the Anthropic server tools an opting-in client
 // declares: those the recorded responses use.
@@ -132,6 +144,9 @@ func (c *client) post(t testing.TB, req *core.Request) (*core.Response, error) {
 	if c.optIn {
 		url, body = optInRequest(t, c.protocol, url, body)
 	}
+	if c.fault == faultReversed && IsFollowUp(req) {
+		body = reverseResults(t, c.protocol, body)
+	}
 	hr, err := http.NewRequest("POST", url, bytes.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
@@ -177,11 +192,44 @@ func (c *client) converse(t testing.TB) (first, final *core.Response, err error)
 		return first, nil, nil
 	}
 	var results []core.Part
-	for _, call := range calls {
-		results = append(results, core.ResultPart(core.Result{CallID: call.ID, Name: call.Name, Content: []core.Part{core.TextPart(`{"ok":true}`)}}))
+	for k, call := range calls {
+		// The echo tool of the client protocol.
+		r := core.Result{CallID: call.ID, Name: call.Name, Content: []core.Part{core.TextPart(string(call.Arguments))}}
+		switch c.fault {
+		case faultWrongContent:
+			r.Content = []core.Part{core.TextPart(`{"ok":true}`)}
+		case faultErrorResult:
+			r.IsError = true
+		case faultOwnIDs:
+			r.CallID = fmt.Sprintf("own_call_%d", k)
+		}
+		results = append(results, core.ResultPart(r))
 	}
-	first.Message.Role = core.RoleAssistant
-	req.Messages = append(req.Messages, first.Message, core.Message{Role: core.RoleTool, Parts: results})
+	turn := first.Message
+	turn.Role = core.RoleAssistant
+	switch c.fault {
+	case faultDropCall:
+		if len(calls) < 2 {
+			break // an assistant turn without its only call is no turn
+		}
+		results = results[:len(results)-1]
+		last := slices.IndexFunc(turn.Parts, func(p core.Part) bool {
+			return p.Kind == core.PartToolCall && p.Call != nil && p.Call.ID == calls[len(calls)-1].ID
+		})
+		turn.Parts = slices.Delete(slices.Clone(turn.Parts), last, last+1)
+	case faultOwnIDs:
+		turn.Parts = slices.Clone(turn.Parts)
+		k := 0
+		for i, p := range turn.Parts {
+			if p.Kind == core.PartToolCall && p.Call != nil {
+				c := *p.Call
+				c.ID = fmt.Sprintf("own_call_%d", k)
+				turn.Parts[i].Call = &c
+				k++
+			}
+		}
+	}
+	req.Messages = append(req.Messages, turn, core.Message{Role: core.RoleTool, Parts: results})
 	final, err = c.post(t, req)
 	return first, final, err
 }
@@ -202,7 +250,7 @@ func servable(t testing.TB, s *Server) map[string]*scenarios.Scenario {
 // applicable to the client that does not carry it, and is served to one
 // that does (optIn).
 func TestReplayAndGrade(t *testing.T) {
-	s, ts := newServer(t, Options{})
+	s, ts := newServer(t, Options{Echo: true})
 	cases := servable(t, s)
 	if len(cases) < 100 {
 		t.Fatalf("only %d servable scenarios; want the built-in corpus (100+)", len(cases))
@@ -254,6 +302,9 @@ func TestReplayAndGrade(t *testing.T) {
 					return
 				}
 				graded++
+				if v.FollowUp == "" {
+					t.Errorf("the graded follow-up's body is not in the verdict")
+				}
 				if !v.Pass {
 					t.Errorf("verdict failed: %+v", v)
 				}
@@ -492,6 +543,35 @@ func selfDecodes(protocol string, sc *scenarios.Scenario) error {
 	}
 	_, err = core.Collect(a.DecodeStream(bytes.NewReader(sc.Body)))
 	return err
+}
+
+// reverseResults reverses the parts of the last message of a follow-up
+// body, where the protocols that demand call order (G05) put the results:
+// the adapters write them in call order, so the fault is planted in the
+// bytes.
+func reverseResults(t testing.TB, protocol string, body []byte) []byte {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal(body, &m); err != nil {
+		t.Fatal(err)
+	}
+	list, field := "messages", "content"
+	if protocol == "gemini" {
+		list, field = "contents", "parts"
+	}
+	msgs, _ := m[list].([]any)
+	if len(msgs) == 0 {
+		return body
+	}
+	last, _ := msgs[len(msgs)-1].(map[string]any)
+	if parts, ok := last[field].([]any); ok {
+		slices.Reverse(parts)
+	}
+	out, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
 
 // optInServerToolsBody is an Anthropic body that declares optInServerTools.

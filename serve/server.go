@@ -73,6 +73,10 @@ type Options struct {
 	MaxBody int64
 	// Answer is the text of the final answer; "" means DefaultAnswer.
 	Answer string
+	// Echo grades tool results by the echo rule of the client protocol
+	// (docs/client-protocol.md): each result is its call's arguments as
+	// JSON text, and none is an error (GradeEcho). RunClient sets it.
+	Echo bool
 }
 
 // Server is the fake provider. It is an http.Handler; its zero value is

@@ -265,7 +265,12 @@ func printClientResult(w io.Writer, r clientResult) {
 	for _, reason := range r.Reasons {
 		fmt.Fprintf(w, "\t%s\n", reason)
 	}
-	if tail := lastLines(r.Stderr, 5); tail != "" {
+	tail := lastLines(r.Stderr, 5)
+	if r.Panic != "" && !strings.Contains(tail, r.Panic) {
+		// The stack after a crash pushes its message out of the tail.
+		fmt.Fprintf(w, "\tcrashed: %s\n", r.Panic)
+	}
+	if tail != "" {
 		fmt.Fprintf(w, "\tstderr:\n%s\n", indentLines(tail, "\t\t"))
 	}
 }
