@@ -249,9 +249,9 @@ func checkTools(defs []toolDef, protocols []string, strict bool) ([]toolVerdict,
 		if err != nil {
 			return nil, err
 		}
-		rules, err := names.For(p)
-		if err != nil {
-			return nil, err
+		rules, ok := names.For(adapter)
+		if !ok {
+			return nil, fmt.Errorf("%s: the adapter declares no tool-name rules", p)
 		}
 		mapping, err := names.Map(rules, all)
 		if err != nil {
@@ -267,7 +267,7 @@ func checkTools(defs []toolDef, protocols []string, strict bool) ([]toolVerdict,
 // checkTool gives one tool's verdict for one protocol. invalid is the
 // error of core.FromMCP for the definition: a schema that is not a valid
 // object schema is refused by every protocol.
-func checkTool(adapter core.Adapter, protocol string, rules names.Rules, mapping *names.Mapping, d toolDef, invalid error, strict bool) toolVerdict {
+func checkTool(adapter core.Adapter, protocol string, rules core.NameRules, mapping *names.Mapping, d toolDef, invalid error, strict bool) toolVerdict {
 	v := toolVerdict{Protocol: protocol, Tool: d.Name, Verdict: verdictAccepted, WireName: d.Name}
 	refuse := func(reason string) toolVerdict {
 		v.Verdict, v.Reasons = verdictRefused, []string{reason}
@@ -279,7 +279,7 @@ func checkTool(adapter core.Adapter, protocol string, rules names.Rules, mapping
 	if wire, _ := mapping.Name(d.Name); wire != d.Name {
 		reason := "renamed"
 		var ne *names.NameError
-		if errors.As(rules.Check(d.Name), &ne) {
+		if errors.As(names.Check(rules, d.Name), &ne) {
 			reason = ne.Reason
 		}
 		v.Verdict, v.WireName = verdictRewritten, wire

@@ -5,6 +5,8 @@ import (
 	"encoding/hex"
 	"fmt"
 	"slices"
+
+	"github.com/toolconform/conform/core"
 )
 
 // Mapping maps a set of tool names (qualified ones such as
@@ -25,22 +27,22 @@ import (
 // cleaned form), never of a valid one. A Mapping is immutable and safe
 // for concurrent use.
 type Mapping struct {
-	rules Rules
+	rules core.NameRules
 	to    map[string]string
 	from  map[string]string
 }
 
 // Map builds the mapping of names under rules. A name given twice is an
 // error.
-func Map(rules Rules, names []string) (*Mapping, error) {
+func Map(rules core.NameRules, names []string) (*Mapping, error) {
 	m := &Mapping{rules: rules, to: make(map[string]string, len(names)), from: make(map[string]string, len(names))}
 	var invalid []string
 	for _, n := range names {
 		if _, dup := m.to[n]; dup {
-			return nil, fmt.Errorf("%s: map tool names: %q given twice", rules.Protocol, n)
+			return nil, fmt.Errorf("map tool names: %q given twice", n)
 		}
 		m.to[n] = ""
-		if rules.Check(n) == nil {
+		if Check(rules, n) == nil {
 			m.to[n] = n
 			m.from[n] = n
 		} else {
@@ -49,7 +51,7 @@ func Map(rules Rules, names []string) (*Mapping, error) {
 	}
 	slices.Sort(invalid)
 	for _, n := range invalid {
-		cand := rules.clean(n)
+		cand := clean(rules, n)
 		tooLong := len(cand) > rules.MaxLen
 		for attempt := 0; ; attempt++ {
 			if _, taken := m.from[cand]; !taken && !tooLong {
@@ -66,10 +68,10 @@ func Map(rules Rules, names []string) (*Mapping, error) {
 
 // suffixed cuts the cleaned name so that "_" and 8 hex digits of a hash
 // of the attempt number and the name fit in MaxLen.
-func suffixed(r Rules, name string, attempt int) string {
+func suffixed(r core.NameRules, name string, attempt int) string {
 	h := sha256.Sum256(fmt.Appendf(nil, "%d\x00%s", attempt, name))
 	suf := "_" + hex.EncodeToString(h[:4])
-	c := r.clean(name)
+	c := clean(r, name)
 	if len(c)+len(suf) > r.MaxLen {
 		c = c[:r.MaxLen-len(suf)]
 	}
@@ -77,7 +79,7 @@ func suffixed(r Rules, name string, attempt int) string {
 }
 
 // Rules returns the rules the mapping was built with.
-func (m *Mapping) Rules() Rules { return m.rules }
+func (m *Mapping) Rules() core.NameRules { return m.rules }
 
 // Name returns the provider name of name, and whether name is in the set.
 func (m *Mapping) Name(name string) (string, bool) {

@@ -6,16 +6,33 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/toolconform/conform/core"
+	"github.com/toolconform/conform/providers"
 	"github.com/toolconform/conform/tools/names"
 	"pgregory.net/rapid"
 )
 
-func rules(t interface{ Fatal(...any) }, protocol string) names.Rules {
-	r, err := names.For(protocol)
+// rules returns the rules the built-in adapter of protocol declares.
+func rules(t interface{ Fatal(...any) }, protocol string) core.NameRules {
+	a, err := providers.Lookup(protocol)
 	if err != nil {
 		t.Fatal(err)
 	}
+	r, ok := names.For(a)
+	if !ok {
+		t.Fatal(protocol + ": the adapter declares no tool-name rules")
+	}
 	return r
+}
+
+// TestEveryAdapterDeclares: every built-in adapter declares its rules,
+// with a source.
+func TestEveryAdapterDeclares(t *testing.T) {
+	for _, p := range providers.Names() {
+		if r := rules(t, p); r.Source == "" || r.Pattern == "" || r.MaxLen <= 0 {
+			t.Errorf("%s: incomplete rules %+v", p, r)
+		}
+	}
 }
 
 // TestCheck: each provider's rule, on the names that tell them apart.
@@ -23,7 +40,7 @@ func TestCheck(t *testing.T) {
 	long := strings.Repeat("a", 65)
 	tests := []struct {
 		name string
-		// want is the protocols that refuse name, in names.Protocols order.
+		// want is the protocols that refuse name, in providers.Names order.
 		want []string
 	}{
 		{"get_weather", nil},
@@ -32,29 +49,26 @@ func TestCheck(t *testing.T) {
 		{"_private", nil},
 		{"github.create_issue", []string{"anthropic", "bedrock", "cohere", "mistral", "ollama", "openai-chat", "openai-responses"}},
 		{"ns:tool", []string{"anthropic", "bedrock", "cohere", "mistral", "ollama", "openai-chat", "openai-responses"}},
-		{"fs/read file", names.Protocols()},
-		{"", names.Protocols()},
-		{long, names.Protocols()},
-		{"héllo", names.Protocols()},
+		{"fs/read file", providers.Names()},
+		{"", providers.Names()},
+		{long, providers.Names()},
+		{"héllo", providers.Names()},
 	}
 	for _, tt := range tests {
 		var got []string
-		for _, p := range names.Protocols() {
-			err := rules(t, p).Check(tt.name)
+		for _, p := range providers.Names() {
+			err := names.Check(rules(t, p), tt.name)
 			if err != nil {
 				got = append(got, p)
 				var ne *names.NameError
-				if !errors.As(err, &ne) || !errors.Is(err, names.ErrInvalidName) || !strings.HasPrefix(err.Error(), p+": tool name ") {
-					t.Errorf("%s: Check(%q) = %v, want a *NameError naming the protocol", p, tt.name, err)
+				if !errors.As(err, &ne) || !errors.Is(err, names.ErrInvalidName) || !strings.HasPrefix(err.Error(), "tool name ") {
+					t.Errorf("%s: Check(%q) = %v, want a *NameError", p, tt.name, err)
 				}
 			}
 		}
 		if diff := cmp.Diff(tt.want, got); diff != "" {
 			t.Errorf("protocols refusing %q (-want +got):\n%s", tt.name, diff)
 		}
-	}
-	if _, err := names.For("nope"); err == nil || !strings.Contains(err.Error(), "known: anthropic, bedrock") {
-		t.Errorf("For(nope) = %v, want the known protocols listed", err)
 	}
 }
 
@@ -116,7 +130,7 @@ func TestMapProperties(t *testing.T) {
 		name := rapid.StringOfN(alphabet, 0, 80, -1)
 		set := rapid.SliceOfNDistinct(name, 0, 12, func(s string) string { return s }).Draw(t, "names")
 		perm := rapid.Permutation(set).Draw(t, "perm")
-		for _, p := range names.Protocols() {
+		for _, p := range providers.Names() {
 			r := rules(t, p)
 			m, err := names.Map(r, set)
 			if err != nil {
@@ -132,7 +146,7 @@ func TestMapProperties(t *testing.T) {
 				if !ok {
 					t.Fatalf("%s: %q not mapped", p, n)
 				}
-				if err := r.Check(s); err != nil {
+				if err := names.Check(r, s); err != nil {
 					t.Fatalf("%s: %q mapped to a name the rules refuse: %v", p, n, err)
 				}
 				if o, ok := seen[s]; ok {
@@ -142,7 +156,7 @@ func TestMapProperties(t *testing.T) {
 				if o, _ := m.Original(s); o != n {
 					t.Fatalf("%s: Original(%q) = %q, want %q", p, s, o, n)
 				}
-				if r.Check(n) == nil && s != n {
+				if names.Check(r, n) == nil && s != n {
 					t.Fatalf("%s: valid %q mapped to %q", p, n, s)
 				}
 				if s2, _ := m2.Name(n); s2 != s {
