@@ -74,10 +74,15 @@ func (e *CallError) Error() string {
 func (e *CallError) Unwrap() error { return e.Err }
 
 // IncompleteError lists the calls still open when Buffer.Finish ended the
-// stream (B09–B11). Each holds its id and name and, in Original, the
-// argument text received so far; Arguments is nil. They must never be run.
+// stream (B09–B11), and the calls that lost a chunk. Each holds its id and
+// name and, in Original, the argument text received so far (up to the lost
+// chunk); Arguments is nil. They must never be run.
 type IncompleteError struct {
 	Calls []Call
+	// Lost holds, for each call of Calls, why it lost bytes: nil for a
+	// call the end of the stream cut off, a *LostError otherwise. It is
+	// nil when no call was lost.
+	Lost []*LostError
 }
 
 func (e *IncompleteError) Error() string {
@@ -91,12 +96,44 @@ func (e *IncompleteError) Error() string {
 		if i > 0 {
 			b.WriteString(",")
 		}
-		fmt.Fprintf(&b, " %q (%s) after %d bytes of arguments", c.ID, c.Name, len(c.Original))
+		fmt.Fprintf(&b, " %s (%s) after %d bytes of arguments", short(c.ID), c.Name, len(c.Original))
+		if i < len(e.Lost) && e.Lost[i] != nil {
+			fmt.Fprintf(&b, " (%v)", e.Lost[i])
+		}
 	}
 	return b.String()
 }
 
-func (e *IncompleteError) Unwrap() error { return ErrIncomplete }
+// Unwrap returns ErrIncomplete and the *LostError of each lost call.
+func (e *IncompleteError) Unwrap() []error {
+	errs := []error{ErrIncomplete}
+	for _, l := range e.Lost {
+		if l != nil {
+			errs = append(errs, l)
+		}
+	}
+	return errs
+}
+
+// ErrLostChunk is wrapped by a *LostError: a call one of whose chunks Add
+// rejected, which can therefore never be complete.
+var ErrLostChunk = errors.New("tool call lost a chunk")
+
+// LostError says why a call is incomplete although its stream may have
+// gone on: Add rejected one of its chunks (Chunk, wrapping the reason:
+// ErrArgumentsTooLarge, ErrConflict, …) and dropped the Dropped chunks
+// routed to it afterwards.
+type LostError struct {
+	Chunk   *ChunkError
+	Dropped int
+}
+
+func (e *LostError) Error() string {
+	return fmt.Sprintf("%v: chunk %d rejected: %v; %d later chunks dropped", ErrLostChunk, e.Chunk.Chunk, e.Chunk.Err, e.Dropped)
+}
+
+// Unwrap returns ErrLostChunk and the rejected chunk's error.
+func (e *LostError) Unwrap() []error { return []error{ErrLostChunk, e.Chunk} }
 
 // BufferOption configures a Buffer.
 type BufferOption func(*Buffer)
@@ -144,6 +181,15 @@ type callState struct {
 	// arguments as returned, kept once the call has completed.
 	text  string
 	final json.RawMessage
+	// lost is the first chunk of this call that Add rejected: the call
+	// can then only end incomplete, and dropped counts the chunks routed
+	// to it after that.
+	lost    *ChunkError
+	dropped int
+	// shadowed is set when a call routed by neither id nor index could not
+	// open after this one (too many calls): chunks routed to this call
+	// that way belong to that lost call and are dropped.
+	shadowed bool
 }
 
 // NewBuffer returns an empty Buffer with default limits unless an option
@@ -170,54 +216,92 @@ func (b *Buffer) Calls() []Call { return append([]Call(nil), b.completed...) }
 // repaired, in the order they ended.
 func (b *Buffer) Failed() []*CallError { return append([]*CallError(nil), b.failed...) }
 
-// Pending returns the number of calls still open.
+// Pending returns the number of calls still open, lost calls included.
 func (b *Buffer) Pending() int { return len(b.open) }
+
+// Dropped returns the number of chunks dropped because the call they route
+// to had lost an earlier chunk (see Add).
+func (b *Buffer) Dropped() int { return b.dropped }
 
 // Add feeds one chunk to the buffer and returns the calls this chunk
 // completed: none, or the one call it routes to when that call has both its
 // Done and its name. A chunk never completes another call.
 //
-// A *ChunkError means the chunk was rejected and the buffer is unchanged
-// (a limit, a conflict, a chunk after Done or after Finish), except for the
-// count of chunks seen, which numbers the chunks in errors. A *CallError
-// means the chunk was taken but ended a call whose arguments could not be
-// repaired; that call is reported by Failed and never completes, and the
-// other calls go on.
+// A *ChunkError means the chunk was rejected (a limit, a conflict, a chunk
+// after Done or after Finish): nothing of it is kept, and the open call it
+// routes to, or would have opened, is lost: it never completes, later
+// chunks routed to it are dropped (counted by Dropped), and Finish reports
+// it incomplete with the rejection. A *CallError means the chunk was taken
+// but ended a call whose arguments could not be repaired; that call is
+// reported by Failed and never completes, and the other calls go on.
 func (b *Buffer) Add(c Chunk) ([]Call, error) {
 	b.nchunks++
 	if b.finished {
 		return nil, b.chunkErr(&c, ErrFinished, "")
 	}
-	if c.HasIndex && (c.Index < SingleCallIndex || c.Index > b.lim.MaxIndex) {
-		return nil, b.chunkErr(&c, ErrIndexOutOfRange, fmt.Sprintf("index %d, allowed 0 to %d, or %d for a lone call", c.Index, b.lim.MaxIndex, SingleCallIndex))
-	}
-	if c.Args != nil && c.ArgsDelta != "" {
-		return nil, b.chunkErr(&c, ErrConflict, "both Args and ArgsDelta are set")
-	}
-	for k, v := range c.Patch {
-		if !json.Valid(v) {
-			return nil, b.chunkErr(&c, ErrInvalidPatch, fmt.Sprintf("value of key %q is not valid JSON", k))
-		}
-	}
 	cs, displaced := b.route(&c)
+	if cs != nil && (cs.lost != nil || (cs.shadowed && byLatest(&c))) {
+		if cs.lost != nil {
+			cs.dropped++
+		}
+		b.dropped++
+		return nil, nil
+	}
 	if cs != nil && cs.done {
 		return nil, b.afterDone(cs, &c)
 	}
+	if err := b.check(cs, &c); err != nil {
+		b.lose(cs, displaced, &c, err)
+		return nil, err
+	}
+
+	// The chunk is accepted: from here on the buffer changes.
+	if displaced != nil {
+		b.displace(displaced)
+	}
+	if cs == nil {
+		cs = b.newCall(&c)
+	}
+	b.apply(cs, &c)
+	if cs.doneSeen && cs.name != "" {
+		call, err := b.complete(cs)
+		if err != nil {
+			return nil, err
+		}
+		return []Call{call}, nil
+	}
+	return nil, nil
+}
+
+// check returns the error of a chunk that must be rejected, routed to the
+// open call cs (nil for a new call), or nil.
+func (b *Buffer) check(cs *callState, c *Chunk) *ChunkError {
+	if c.HasIndex && (c.Index < SingleCallIndex || c.Index > b.lim.MaxIndex) {
+		return b.chunkErr(c, ErrIndexOutOfRange, fmt.Sprintf("index %d, allowed 0 to %d, or %d for a lone call", c.Index, b.lim.MaxIndex, SingleCallIndex))
+	}
+	if c.Args != nil && c.ArgsDelta != "" {
+		return b.chunkErr(c, ErrConflict, "both Args and ArgsDelta are set")
+	}
+	for k, v := range c.Patch {
+		if !json.Valid(v) {
+			return b.chunkErr(c, ErrInvalidPatch, fmt.Sprintf("value of key %s is not valid JSON", short(k)))
+		}
+	}
 	if c.ID != "" && b.genIDs[c.ID] && (cs == nil || cs.id == "") {
-		return nil, b.chunkErr(&c, ErrConflict, fmt.Sprintf("id %q was generated for an earlier call that had none; a provider id may not repeat it", c.ID))
+		return b.chunkErr(c, ErrConflict, fmt.Sprintf("id %s was generated for an earlier call that had none; a provider id may not repeat it", short(c.ID)))
 	}
 	if cs == nil && len(b.calls) >= b.lim.MaxCalls {
-		return nil, b.chunkErr(&c, ErrTooManyCalls, fmt.Sprintf("limit %d", b.lim.MaxCalls))
+		return b.chunkErr(c, ErrTooManyCalls, fmt.Sprintf("limit %d", b.lim.MaxCalls))
 	}
 	if cs != nil {
 		if c.Name != "" && cs.name != "" && c.Name != cs.name {
-			return nil, b.chunkErr(&c, ErrConflict, fmt.Sprintf("name %q, the call is named %q", c.Name, cs.name))
+			return b.chunkErr(c, ErrConflict, fmt.Sprintf("name %s, the call is named %s", short(c.Name), short(cs.name)))
 		}
 		if c.ID != "" && cs.id != "" && c.ID != cs.id {
-			return nil, b.chunkErr(&c, ErrConflict, fmt.Sprintf("id %q, the call has id %q", c.ID, cs.id))
+			return b.chunkErr(c, ErrConflict, fmt.Sprintf("id %s, the call has id %s", short(c.ID), short(cs.id)))
 		}
 		if c.ItemID != "" && cs.itemID != "" && c.ItemID != cs.itemID {
-			return nil, b.chunkErr(&c, ErrConflict, fmt.Sprintf("item id %q, the call has item id %q", c.ItemID, cs.itemID))
+			return b.chunkErr(c, ErrConflict, fmt.Sprintf("item id %s, the call has item id %s", short(c.ItemID), short(cs.itemID)))
 		}
 	}
 	var cur []byte
@@ -245,25 +329,75 @@ func (b *Buffer) Add(c Chunk) ([]Call, error) {
 		patchLen += len(k) + len(v)
 	}
 	if argLen+patchLen > b.lim.MaxArgBytes {
-		return nil, b.chunkErr(&c, ErrArgumentsTooLarge, fmt.Sprintf("%d bytes, limit %d", argLen+patchLen, b.lim.MaxArgBytes))
+		return b.chunkErr(c, ErrArgumentsTooLarge, fmt.Sprintf("%d bytes, limit %d", argLen+patchLen, b.lim.MaxArgBytes))
 	}
+	return nil
+}
 
-	// The chunk is accepted: from here on the buffer changes.
-	if displaced != nil {
+// lose records that the call a rejected chunk routes to lost that chunk:
+// the open call cs, or, when the chunk would have opened a call, a new call
+// opened lost, so that the rest of that call is recognised and dropped too.
+// No call is opened when the call limit is reached, when the chunk's id
+// clashes with a generated one, or when it has no route but an index out of
+// range: every later chunk of such a call is refused the same way. A call
+// routed by neither id nor index that could not open (too many calls)
+// shadows the turn's latest open call instead: later chunks routed to it
+// that way are the lost call's and are dropped.
+func (b *Buffer) lose(cs, displaced *callState, c *Chunk, err *ChunkError) {
+	if cs != nil {
+		cs.lost = err
+		return
+	}
+	validIndex := c.HasIndex && c.Index >= SingleCallIndex && c.Index <= b.lim.MaxIndex
+	switch {
+	case errors.Is(err, ErrTooManyCalls):
+		if x := b.latestOpen(c.Turn); x != nil && byLatest(c) {
+			x.shadowed = true
+		}
+		return
+	case c.ID != "" && b.genIDs[c.ID]:
+		return
+	case c.HasIndex && !validIndex && c.ID == "" && c.ItemID == "":
+		return
+	}
+	if displaced != nil && validIndex {
 		b.displace(displaced)
 	}
-	if cs == nil {
-		cs = b.newCall(&c)
+	cs = b.newCall(c)
+	cs.lost = err
+	cs.name = c.Name
+	cs.id, cs.itemID = c.ID, c.ItemID
+	if c.ID != "" {
+		b.byID[c.ID] = cs
 	}
-	b.apply(cs, &c)
-	if cs.doneSeen && cs.name != "" {
-		call, err := b.complete(cs)
-		if err != nil {
-			return nil, err
+	if c.ItemID != "" {
+		b.byItem[c.ItemID] = cs
+	}
+	if validIndex {
+		key := turnIndex{c.Turn, c.Index}
+		if x := b.byIndex[key]; x == nil || x.done {
+			cs.hasIndex, cs.index = true, c.Index
+			b.byIndex[key] = cs
 		}
-		return []Call{call}, nil
 	}
-	return nil, nil
+}
+
+// byLatest reports whether a chunk is routed to its turn's latest call: it
+// has neither id nor index.
+func byLatest(c *Chunk) bool {
+	return c.ID == "" && c.ItemID == "" && !c.HasIndex
+}
+
+// maxQuoted is how many bytes of an id or name an error message quotes.
+const maxQuoted = 64
+
+// short quotes s for an error message, cut to maxQuoted bytes, so that an
+// error costs little memory however long the provider's strings are.
+func short(s string) string {
+	if len(s) <= maxQuoted {
+		return strconv.Quote(s)
+	}
+	return fmt.Sprintf("%q… (%d bytes)", s[:maxQuoted], len(s))
 }
 
 // route finds the call a chunk belongs to without changing the buffer. It
@@ -344,7 +478,7 @@ func (b *Buffer) latest(turn int) *callState {
 // of its arguments (B02) is taken as a no-op; anything else is rejected.
 func (b *Buffer) afterDone(cs *callState, c *Chunk) error {
 	if c.Name != "" && c.Name != cs.name {
-		return b.chunkErr(c, ErrAfterDone, fmt.Sprintf("name %q for a call named %q", c.Name, cs.name))
+		return b.chunkErr(c, ErrAfterDone, fmt.Sprintf("name %s for a call named %s", short(c.Name), short(cs.name)))
 	}
 	if c.ArgsDelta != "" {
 		return b.chunkErr(c, ErrAfterDone, fmt.Sprintf("%d bytes of argument delta", len(c.ArgsDelta)))
@@ -613,13 +747,14 @@ func jsonEqual(a string, b json.RawMessage) bool {
 
 // DoneAll ends every open call that has a name as if it had received Done,
 // for protocols where the end of the response ends its calls (a Chat
-// Completions finish_reason). Calls without a name stay open. It returns
+// Completions finish_reason). Calls without a name, and lost calls, stay
+// open. It returns
 // the calls it completed and, joined, the *CallError of each that failed.
 func (b *Buffer) DoneAll() ([]Call, error) {
 	var out []Call
 	var errs []error
 	for _, cs := range append([]*callState(nil), b.open...) {
-		if cs.name == "" {
+		if cs.name == "" || cs.lost != nil {
 			continue
 		}
 		cs.doneSeen = true
@@ -633,37 +768,47 @@ func (b *Buffer) DoneAll() ([]Call, error) {
 	return out, errors.Join(errs...)
 }
 
-// Finish ends the stream. Calls still open become incomplete: they are
-// returned, in order of appearance, with their text so far in Original, no
-// Arguments and, when the provider sent none, a generated id; an
-// *IncompleteError reports them; they never become complete. Later chunks are rejected with ErrFinished.
-// Finish may be called again and returns the same.
+// Finish ends the stream. Calls still open, lost calls among them, become
+// incomplete: they are returned, in order of appearance, with their text so
+// far in Original, no Arguments and, when the provider sent none, a
+// generated id; an *IncompleteError reports them, with the rejected chunk
+// of each lost call; they never become complete. Later chunks are rejected
+// with ErrFinished. Finish may be called again and returns the same.
 func (b *Buffer) Finish() ([]Call, error) {
 	if !b.finished {
 		b.finished = true
+		anyLost := false
 		for _, cs := range append([]*callState(nil), b.open...) {
 			b.end(cs)
 			text := string(cs.args)
 			cs.args, cs.text = nil, text
 			b.incomplete = append(b.incomplete, Call{ID: b.callID(cs), ItemID: cs.itemID, Name: cs.name, Signature: cs.sig, Original: text})
+			var le *LostError
+			if cs.lost != nil {
+				le, anyLost = &LostError{Chunk: cs.lost, Dropped: cs.dropped}, true
+			}
+			b.lostReasons = append(b.lostReasons, le)
+		}
+		if !anyLost {
+			b.lostReasons = nil
 		}
 	}
 	if len(b.incomplete) == 0 {
 		return nil, nil
 	}
 	inc := append([]Call(nil), b.incomplete...)
-	return inc, &IncompleteError{Calls: append([]Call(nil), b.incomplete...)}
+	return inc, &IncompleteError{Calls: append([]Call(nil), b.incomplete...), Lost: append([]*LostError(nil), b.lostReasons...)}
 }
 
 // Preview returns a best-effort view of the arguments of the open call that
 // route names (by ID, ItemID, or Turn and Index, as Add would route it), for
 // display while it streams; see repair.Preview. ok is false when no open
-// call matches or its text so far cannot be previewed. The result must never
+// call matches, the call is lost, or its text so far cannot be previewed. The result must never
 // be run.
 func (b *Buffer) Preview(route Chunk) (json.RawMessage, bool) {
 	route.Start, route.Name = false, ""
 	cs, _ := b.route(&route)
-	if cs == nil || cs.done {
+	if cs == nil || cs.done || cs.lost != nil {
 		return nil, false
 	}
 	if len(cs.patch) > 0 {
@@ -681,9 +826,9 @@ func (b *Buffer) chunkErr(c *Chunk, err error, detail string) *ChunkError {
 	var route string
 	switch {
 	case c.ID != "":
-		route = fmt.Sprintf("id %q", c.ID)
+		route = "id " + short(c.ID)
 	case c.ItemID != "":
-		route = fmt.Sprintf("item id %q", c.ItemID)
+		route = "item id " + short(c.ItemID)
 	case c.HasIndex:
 		route = fmt.Sprintf("index %d of turn %d", c.Index, c.Turn)
 	default:

@@ -14,7 +14,8 @@ package core
 // # Routing
 //
 // Add routes each chunk without changing the buffer, then checks the limits,
-// then applies it, so that a rejected chunk leaves the buffer unchanged.
+// then applies it, so that nothing of a rejected chunk is kept (see Lost
+// calls).
 //
 //  1. By provider id: Chunk.ID, else Chunk.ItemID, looked up among the ids
 //     and item ids every call has shown. An empty string is no id (A03). A
@@ -53,10 +54,11 @@ package core
 //	                                             once it has a name, so a Done that comes
 //	                                             before the name waits for it
 //	A10 names of different calls                 never merged: another name on a routed
-//	                                             call is ErrConflict, on the latest call
-//	                                             it opens a new call
+//	                                             call is ErrConflict (the call is lost),
+//	                                             on the latest call it opens a new call
 //	A11 index -1 for a lone call                 routed like any index: the call is kept
-//	A11/A12 index below -1 or above MaxIndex     ErrIndexOutOfRange, chunk rejected
+//	A11/A12 index below -1 or above MaxIndex     ErrIndexOutOfRange, chunk rejected (its
+//	                                             call, found by id, is lost)
 //	A18 whole arguments, then deltas            the first delta after an Args value
 //	                                             starts the text afresh: a start event
 //	                                             that carries the input ({} or all of it)
@@ -87,10 +89,32 @@ package core
 //	D06 a second call with an ended call's id    opens a new call when it has Start,
 //	                                             else ErrAfterDone
 //	D01 a provider id equal to a generated one   ErrConflict, chunk rejected (see Ids)
-//	any other chunk after Done                   ErrAfterDone, chunk rejected
-//	both Args and ArgsDelta in one chunk         ErrConflict, chunk rejected
-//	a patch value that is not JSON               ErrInvalidPatch, chunk rejected
+//	any other chunk after Done                   ErrAfterDone, chunk rejected; the call
+//	                                             stays complete (it ended before)
+//	both Args and ArgsDelta in one chunk         ErrConflict, chunk rejected, call lost
+//	a patch value that is not JSON               ErrInvalidPatch, chunk rejected, call lost
+//	a chunk over MaxArgBytes                     ErrArgumentsTooLarge, chunk rejected,
+//	                                             call lost
+//	any chunk of a lost call                     dropped and counted (Dropped), no error
 //	chunk after Finish                           ErrFinished
+//
+// # Lost calls
+//
+// A call that lost any byte is never complete. When Add rejects a chunk
+// (a limit, a conflict, a malformed chunk) the open call it routes to is
+// lost; a chunk that would have opened a call opens it lost, routed by its
+// id, item id and index, so that the rest of that call is recognised. A lost
+// call keeps the text it had, takes no further chunk (each is dropped and
+// counted by Dropped), is skipped by DoneAll, and ends at Finish among the
+// incomplete calls, its *LostError (wrapping ErrLostChunk and the
+// rejection) in IncompleteError.Lost. Three rejections open no call, since
+// every later chunk of theirs is refused the same way: too many calls, an id
+// equal to a generated one, and an index out of range on a chunk with no id.
+// A call routed by neither id nor index that cannot open (too many calls)
+// shadows its turn's latest open call instead: the chunks routed to that
+// call by neither id nor index afterwards are the lost call's, and are
+// dropped. A chunk routed to a call that already ended is rejected
+// (ErrAfterDone) and changes nothing: that call was complete before it.
 //
 // # Ids
 //
@@ -128,6 +152,7 @@ type Buffer struct {
 	perTurn  map[int]int // number of calls per turn
 	genIDs   map[string]bool
 	nchunks  int
+	dropped  int // chunks dropped because their call was lost
 	finished bool
 
 	completed []Call
@@ -137,4 +162,5 @@ type Buffer struct {
 	completedSeq []int
 	failed       []*CallError
 	incomplete   []Call
+	lostReasons  []*LostError // aligned with incomplete; nil if none lost
 }

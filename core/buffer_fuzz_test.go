@@ -3,6 +3,7 @@ package core
 import (
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 )
 
@@ -158,13 +159,23 @@ func FuzzBuffer(f *testing.F) {
 		}
 		b := NewBuffer(WithLimits(Limits{MaxCalls: 8, MaxArgBytes: 256, MaxIndex: 16}))
 		var returned []Call
+		lost := map[int]bool{} // calls that had a chunk rejected
 		for i, c := range decodeChunks(data) {
 			routed, _ := b.route(&c)
 			doneBefore := routed != nil && routed.doneSeen
+			opened := len(b.calls)
 			done, err := b.Add(c)
 			var ce *ChunkError
 			if errors.As(err, &ce) && len(done) > 0 {
 				t.Fatalf("chunk %d rejected (%v) yet completed %d calls", i, err, len(done))
+			}
+			if ce != nil && !errors.Is(err, ErrAfterDone) && !errors.Is(err, ErrFinished) {
+				if routed != nil {
+					lost[routed.seq] = true
+				}
+				if len(b.calls) > opened {
+					lost[opened] = true
+				}
 			}
 			// A chunk completes at most the one call it routes to, and
 			// without Done only by bringing the name of a call whose Done
@@ -229,6 +240,97 @@ func FuzzBuffer(f *testing.F) {
 		}
 		if n := len(calls) + len(b.Failed()) + len(inc); n != len(b.calls) {
 			t.Fatalf("%d calls opened, %d accounted for", len(b.calls), n)
+		}
+		// A call that lost a chunk is never complete.
+		for i, seq := range b.completedSeq {
+			if lost[seq] {
+				t.Fatalf("call %d completed as %+v although a chunk of it was rejected", seq, calls[i])
+			}
+		}
+	})
+}
+
+// FuzzBufferSplice feeds argument deltas (decodeChunks without Args and
+// patches) to a Buffer whose argument limit is 24 bytes, so that limits are
+// hit all the time: every call that completes has, as its text, exactly
+// the concatenation of every delta routed to it, rejected ones included;
+// a call with a rejected chunk never completes.
+func FuzzBufferSplice(f *testing.F) {
+	// The splice of issue 13: a delta over the limit between two that fit.
+	f.Add(seq(
+		enc(fzIndex|fzID|fzName|fzStart, 0x10|1, ""),
+		enc(fzIndex|fzDelta, 0, `{"cmd":"rm -rf ./b`),
+		enc(fzIndex|fzDelta, 0, `/everything/else`),
+		enc(fzIndex|fzDelta, 0, `"}`),
+		enc(fzIndex|fzDone, 0, ""),
+	))
+	// The first chunk of a call over the limit, the rest of it after.
+	f.Add(seq(
+		enc(fzID|fzName|fzDelta, 0x20|2, `{"q":"aaaaaaaaaaaaaaaaa`),
+		enc(fzID|fzDelta, 0x20, `aaaaaaaa"`),
+		enc(fzID|fzName|fzDelta|fzDone, 0x20|2, `}`),
+	))
+	// Too many calls by neither id nor index: the later deltas are the
+	// lost call's, not the previous one's.
+	f.Add(seq(
+		enc(fzName|fzDelta, 1, `{"a":1`),
+		enc(fzName|fzDelta, 2, `{"b":`),
+		enc(fzDelta, 0, `2`),
+		enc(fzDelta|fzDone, 0, `}`),
+	))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) > maxFuzzBuffer {
+			return
+		}
+		b := NewBuffer(WithLimits(Limits{MaxCalls: 4, MaxArgBytes: 24, MaxIndex: 16}))
+		sent := map[int]string{} // deltas routed to each call, by seq
+		rejected := map[int]bool{}
+		for _, c := range decodeChunks(data) {
+			c.Args, c.Patch = nil, nil
+			routed, _ := b.route(&c)
+			if routed != nil && routed.done {
+				b.Add(c) // after Done: rejected or a no-op, never appended
+				continue
+			}
+			opened, dropped := len(b.calls), b.Dropped()
+			_, err := b.Add(c)
+			if b.Dropped() > dropped {
+				continue // a lost call's, or a call that could not open
+			}
+			seq := -1
+			switch {
+			case routed != nil:
+				seq = routed.seq
+			case len(b.calls) > opened:
+				seq = opened
+			}
+			if seq < 0 {
+				continue
+			}
+			sent[seq] += c.ArgsDelta
+			var ce *ChunkError
+			if errors.As(err, &ce) {
+				rejected[seq] = true
+			}
+		}
+		b.DoneAll()
+		b.Finish()
+		for i, call := range b.Calls() {
+			seq := b.completedSeq[i]
+			if rejected[seq] {
+				t.Fatalf("call %d completed as %+v although a chunk of it was rejected", seq, call)
+			}
+			got := string(call.Arguments)
+			if call.Repaired {
+				got = call.Original
+			}
+			want := sent[seq]
+			if strings.TrimSpace(want) == "" {
+				want = "{}"
+			}
+			if got != want {
+				t.Fatalf("call %d completed with %q, its deltas sent %q", seq, got, want)
+			}
 		}
 	})
 }

@@ -239,6 +239,7 @@ type bufferModel struct {
 	completed []Call
 	failed    int
 	opened    int
+	dropped   int
 }
 
 type modelCall struct {
@@ -248,6 +249,9 @@ type modelCall struct {
 	// call is then routed by its id only.
 	indexed bool
 	args    strings.Builder
+	// lost is set once a chunk of the call was rejected: the call then
+	// drops every chunk and ends incomplete.
+	lost bool
 }
 
 const (
@@ -289,13 +293,20 @@ func TestPropStateMachine(t *testing.T) {
 			return ch
 		}
 		rejected := func(ch Chunk, want error) {
-			before := dumpBuffer(b)
+			before := snapshot(b)
 			if _, err := b.Add(ch); !errors.Is(err, want) {
 				t.Fatalf("Add(%+v) error = %v, want %v", ch, err, want)
 			}
-			if diff := cmp.Diff(before, dumpBuffer(b)); diff != "" {
-				t.Fatalf("rejected chunk changed the buffer (-before +after):\n%s", diff)
+			checkRejected(t, before, b, ch)
+		}
+		// dropped feeds a chunk of a lost call, which must be dropped.
+		dropped := func(ch Chunk) {
+			before := snapshot(b)
+			if done, err := b.Add(ch); err != nil || len(done) > 0 {
+				t.Fatalf("Add(%+v) to a lost call = %v, %v; want it dropped", ch, done, err)
 			}
+			checkRejected(t, before, b, ch)
+			m.dropped++
 		}
 		t.Repeat(map[string]func(*rapid.T){
 			"open": func(t *rapid.T) {
@@ -348,8 +359,13 @@ func TestPropStateMachine(t *testing.T) {
 				id, c := m.pick(t)
 				d := rapid.StringOfN(rapid.SampledFrom([]rune(`{}[]":,a1 `)), 1, 8, -1).Draw(t, "delta")
 				ch := route(id, c, Chunk{ArgsDelta: d})
+				if c.lost {
+					dropped(ch)
+					return
+				}
 				if c.args.Len()+len(d) > smMaxArgs {
 					rejected(ch, ErrArgumentsTooLarge)
+					c.lost = true
 					return
 				}
 				if _, err := b.Add(ch); err != nil {
@@ -359,6 +375,10 @@ func TestPropStateMachine(t *testing.T) {
 			},
 			"done": func(t *rapid.T) {
 				id, c := m.pick(t)
+				if c.lost {
+					dropped(route(id, c, Chunk{Done: true}))
+					return
+				}
 				done, err := b.Add(route(id, c, Chunk{Done: true}))
 				m.close(id)
 				text := c.args.String()
@@ -428,11 +448,17 @@ func TestPropStateMachine(t *testing.T) {
 				if len(b.Failed()) != m.failed {
 					t.Fatalf("Failed() has %d, model %d", len(b.Failed()), m.failed)
 				}
+				if b.Dropped() != m.dropped {
+					t.Fatalf("Dropped() = %d, model %d", b.Dropped(), m.dropped)
+				}
 				for id, c := range m.open {
 					got, ok := b.Preview(Chunk{ID: id})
 					want, wok := repair.Preview(c.args.String())
 					if strings.TrimSpace(c.args.String()) == "" {
 						want, wok = json.RawMessage("{}"), true
+					}
+					if c.lost {
+						want, wok = nil, false
 					}
 					if ok != wok || string(got) != string(want) {
 						t.Fatalf("Preview(%q) = %s, %v, want %s, %v", id, got, ok, want, wok)
@@ -443,6 +469,24 @@ func TestPropStateMachine(t *testing.T) {
 		inc, err := b.Finish()
 		if len(inc) != len(m.open) || (len(inc) > 0) != (err != nil) {
 			t.Fatalf("Finish() = %d incomplete, %v; model has %d open", len(inc), err, len(m.open))
+		}
+		lost := 0
+		for _, c := range m.open {
+			if c.lost {
+				lost++
+			}
+		}
+		var ie *IncompleteError
+		if errors.As(err, &ie) {
+			got := 0
+			for _, l := range ie.Lost {
+				if l != nil {
+					got++
+				}
+			}
+			if got != lost || (lost > 0) != errors.Is(err, ErrArgumentsTooLarge) {
+				t.Fatalf("Finish() error %v names %d lost calls, model has %d", err, got, lost)
+			}
 		}
 	})
 }

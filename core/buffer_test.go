@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/toolconform/conform/core/repair"
 )
 
@@ -57,6 +58,50 @@ func dumpBuffer(b *Buffer) string {
 	return s.String()
 }
 
+// bufferSnapshot is what a rejected chunk must leave as it was: the state
+// of every call (lost or not), and the calls completed, failed and
+// incomplete.
+type bufferSnapshot struct {
+	calls []string
+	ended string
+}
+
+func snapshot(b *Buffer) bufferSnapshot {
+	var s bufferSnapshot
+	for _, cs := range b.calls {
+		s.calls = append(s.calls, fmt.Sprintf("call %d turn=%d index=%d/%v id=%q item=%q name=%q sig=%q args=%q patch=%v/%d doneSeen=%v done=%v text=%q final=%q fromArgs=%v gen=%q",
+			cs.seq, cs.turn, cs.index, cs.hasIndex, cs.id, cs.itemID, cs.name, cs.sig, cs.args, cs.patch, cs.patchLen, cs.doneSeen, cs.done, cs.text, cs.final, cs.fromArgs, cs.genID))
+	}
+	s.ended = fmt.Sprintf("completed=%v failed=%d incomplete=%v", b.completed, len(b.failed), b.incomplete)
+	return s
+}
+
+// checkRejected checks what a rejected chunk c did: nothing to the calls
+// there were, but mark the one it routes to lost; or open one new call,
+// lost, holding nothing of c but its route and name.
+func checkRejected(t interface {
+	Helper()
+	Errorf(string, ...any)
+}, before bufferSnapshot, b *Buffer, c Chunk) {
+	t.Helper()
+	after := snapshot(b)
+	if diff := cmp.Diff(before.ended, after.ended); diff != "" {
+		t.Errorf("rejected chunk changed the ended calls (-before +after):\n%s", diff)
+	}
+	if diff := cmp.Diff(before.calls, after.calls[:min(len(before.calls), len(after.calls))], cmpopts.EquateEmpty()); diff != "" {
+		t.Errorf("rejected chunk changed a call (-before +after):\n%s", diff)
+	}
+	switch n := len(after.calls) - len(before.calls); {
+	case n == 1:
+		cs := b.calls[len(b.calls)-1]
+		if cs.lost == nil || len(cs.args) > 0 || len(cs.patch) > 0 || cs.doneSeen || cs.name != c.Name {
+			t.Errorf("rejected chunk opened call %s, want it lost, empty and named %q", after.calls[len(after.calls)-1], c.Name)
+		}
+	case n != 0:
+		t.Errorf("rejected chunk opened %d calls", n)
+	}
+}
+
 func TestBuffer(t *testing.T) {
 	tests := []struct {
 		name   string
@@ -69,6 +114,7 @@ func TestBuffer(t *testing.T) {
 		want       []Call
 		failed     map[string]error // call id -> sentinel
 		incomplete []Call
+		dropped    int // chunks dropped after their call lost one
 	}{
 		{
 			name: "A05 interleaved by index",
@@ -199,8 +245,11 @@ func TestBuffer(t *testing.T) {
 				{ID: "a", Name: "web_search"},
 				{ID: "a", Done: true},
 			},
-			errs: map[int]error{1: ErrConflict},
-			want: []Call{rawCall("a", "web_fetch", `{}`)},
+			// The call lost a chunk: it is never complete, and its Done
+			// is dropped.
+			errs:       map[int]error{1: ErrConflict},
+			incomplete: []Call{{ID: "a", Name: "web_fetch"}},
+			dropped:    1,
 		},
 		{
 			name: "A11 A12 index out of range",
@@ -420,12 +469,16 @@ func TestBuffer(t *testing.T) {
 				{HasIndex: true, Index: 5, ID: "tool_0_1_2_2"},
 				{HasIndex: true, Index: 5, ID: "tool_0_5"},
 			},
+			// Chunk 6 gives the call at index 5 a clashing id: the call
+			// is lost, and chunk 7 of it dropped.
 			errs:    map[int]error{3: ErrConflict, 4: ErrConflict, 6: ErrConflict},
 			doneAll: true,
 			want: []Call{
 				rawCall("tool_0_1_2_2", "h", `{}`),
-				rawCall("tool_0_1", "g", `{}`), rawCall("tool_0_1_2", "g", `{}`), rawCall("tool_0_5", "k", `{}`),
+				rawCall("tool_0_1", "g", `{}`), rawCall("tool_0_1_2", "g", `{}`),
 			},
+			incomplete: []Call{{ID: "tool_0_5", Name: "k"}},
+			dropped:    1,
 		},
 		{
 			name: "a provider id equal to a generated one, both at Finish",
@@ -444,9 +497,11 @@ func TestBuffer(t *testing.T) {
 				{ID: "b", Name: "g", Patch: map[string]json.RawMessage{"k": json.RawMessage(`nope`)}},
 				{ID: "c", Name: "h", ArgsDelta: `[1]`, Patch: map[string]json.RawMessage{"k": json.RawMessage(`1`)}, Done: true},
 			},
-			errs:   map[int]error{3: ErrInvalidPatch, 4: ErrInvalidPatch},
-			want:   []Call{rawCall("a", "f", `{"a":2,"b":[1],"z":0}`)},
-			failed: map[string]error{"c": ErrInvalidPatch},
+			// Call b opens lost with its first chunk rejected.
+			errs:       map[int]error{3: ErrInvalidPatch, 4: ErrInvalidPatch},
+			want:       []Call{rawCall("a", "f", `{"a":2,"b":[1],"z":0}`)},
+			failed:     map[string]error{"c": ErrInvalidPatch},
+			incomplete: []Call{{ID: "b", Name: "g"}},
 		},
 		{
 			name: "conflicting ids on one call",
@@ -459,9 +514,13 @@ func TestBuffer(t *testing.T) {
 				{ID: "a", Args: sp(`{}`), ArgsDelta: `{}`},
 				{ID: "a", Done: true},
 			},
-			errs:    map[int]error{1: ErrConflict, 2: ErrConflict, 5: ErrConflict},
-			doneAll: true,
-			want:    []Call{{ID: "a", ItemID: "x", Name: "f", Arguments: json.RawMessage(`{}`)}, {ID: "c", ItemID: "z", Name: "g", Arguments: json.RawMessage(`{}`)}},
+			// Chunk 1 contradicts call a, which is lost: its later
+			// chunks 2, 5 and 6 are dropped.
+			errs:       map[int]error{1: ErrConflict},
+			doneAll:    true,
+			want:       []Call{{ID: "c", ItemID: "z", Name: "g", Arguments: json.RawMessage(`{}`)}},
+			incomplete: []Call{{ID: "a", ItemID: "x", Name: "f"}},
+			dropped:    3,
 		},
 		{
 			name: "chunk without routing after every call ended",
@@ -498,7 +557,7 @@ func TestBuffer(t *testing.T) {
 			b := NewBuffer(tt.opts...)
 			var got []Call
 			for i, c := range tt.chunks {
-				before := dumpBuffer(b)
+				before := snapshot(b)
 				done, err := b.Add(c)
 				want := tt.errs[i]
 				if !errors.Is(err, want) || (want == nil) != (err == nil) {
@@ -506,9 +565,7 @@ func TestBuffer(t *testing.T) {
 				}
 				var ce *ChunkError
 				if errors.As(err, &ce) {
-					if diff := cmp.Diff(before, dumpBuffer(b)); diff != "" {
-						t.Errorf("rejected chunk %d changed the buffer (-before +after):\n%s", i, diff)
-					}
+					checkRejected(t, before, b, c)
 					if ce.Chunk != i+1 {
 						t.Errorf("ChunkError.Chunk = %d, want %d", ce.Chunk, i+1)
 					}
@@ -549,6 +606,9 @@ func TestBuffer(t *testing.T) {
 			}
 			if b.Pending() != 0 {
 				t.Errorf("Pending() after Finish = %d", b.Pending())
+			}
+			if b.Dropped() != tt.dropped {
+				t.Errorf("Dropped() = %d, want %d", b.Dropped(), tt.dropped)
 			}
 		})
 	}
@@ -616,9 +676,9 @@ func TestBufferLimits(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			b := NewBuffer(WithLimits(tt.lim), WithCumulativeArgs())
 			var err error
-			var before string
+			var before bufferSnapshot
 			for i, c := range tt.chunks {
-				before = dumpBuffer(b)
+				before = snapshot(b)
 				_, err = b.Add(c)
 				if i < len(tt.chunks)-1 && err != nil {
 					t.Fatalf("Add(chunk %d): %v", i, err)
@@ -633,9 +693,7 @@ func TestBufferLimits(t *testing.T) {
 			if err.Error() != tt.text {
 				t.Errorf("error text = %q, want %q", err.Error(), tt.text)
 			}
-			if diff := cmp.Diff(before, dumpBuffer(b)); diff != "" {
-				t.Errorf("rejected chunk changed the buffer (-before +after):\n%s", diff)
-			}
+			checkRejected(t, before, b, tt.chunks[len(tt.chunks)-1])
 		})
 	}
 }
