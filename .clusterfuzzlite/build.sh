@@ -264,6 +264,7 @@ fuzzer agent FuzzExtractText
 fuzzer cassettes FuzzImport
 fuzzer cassettes FuzzRedactURL
 fuzzer core FuzzBuffer
+fuzzer core FuzzBufferSplice
 fuzzer core FuzzFromMCP
 fuzzer core FuzzSanitize
 fuzzer core FuzzValidate
