@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 	"unicode/utf8"
@@ -218,7 +219,8 @@ func (a *Adapter) startLocked() error {
 }
 
 // ask sends one question and waits for its answer, starting a fresh child
-// when the previous one failed.
+// when the previous one failed. An answer that reports an error is
+// returned with the error.
 func (a *Adapter) ask(q *question) (*answer, error) {
 	if !a.Supports(q.Op) {
 		for op, name := range coreOps {
@@ -245,7 +247,10 @@ func (a *Adapter) ask(q *question) (*answer, error) {
 		return nil, fmt.Errorf("adapter %q: %s: %w", a.command, q.Op, errors.ErrUnsupported)
 	}
 	if ans.Error != nil {
-		return nil, fmt.Errorf("adapter %q: %s: %w", a.command, q.Op, ans.Error)
+		// The child's own error reads as a decoder's does ("decode
+		// stream: at byte 691: ..."); the answer is kept, for the events a
+		// stream decoded before its fault.
+		return ans, fmt.Errorf("adapter %q: %s: %w", a.command, strings.ReplaceAll(q.Op, "_", " "), ans.Error)
 	}
 	return ans, nil
 }
@@ -374,7 +379,12 @@ func (a *Adapter) DecodeStream(r io.Reader) core.EventStream {
 	}
 	ans, err := a.ask(bodyQuestion(OpDecodeStream, body))
 	if err != nil {
-		return &eventStream{err: err}
+		// An error answer may carry the events decoded before the fault.
+		var events []core.Event
+		if ans != nil {
+			events = ans.Events
+		}
+		return &eventStream{events: events, err: err}
 	}
 	return &eventStream{events: ans.Events}
 }

@@ -266,3 +266,18 @@ func TestNoGoroutineLeftAfterClose(t *testing.T) {
 		t.Errorf("%d goroutines before, %d after Close:\n%s", before, n, buf[:runtime.Stack(buf, true)])
 	}
 }
+
+// TestStreamErrorKeepsEvents: an error answer to decode_stream yields the
+// events decoded before the fault, then the error, worded as a decoder's.
+func TestStreamErrorKeepsEvents(t *testing.T) {
+	a := start(t, pythonAdapter)
+	body := "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"c1\",\"function\":{\"name\":\"f\",\"arguments\":\"{\\\"a\\\"\"}}]}}]}\n\n" +
+		"data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_c\n\n"
+	got, err := drain(t, a.DecodeStream(strings.NewReader(body)))
+	if err == nil || !strings.Contains(err.Error(), "decode stream: at byte ") || !strings.Contains(err.Error(), "(event at byte 125)") {
+		t.Errorf("error = %v, want a decode stream error naming the event at byte 125", err)
+	}
+	if len(got) != 1 || got[0].Kind != core.EventCallStart || got[0].Chunk == nil || got[0].Chunk.ID != "c1" {
+		t.Errorf("events %+v, want the call start before the fault", got)
+	}
+}
