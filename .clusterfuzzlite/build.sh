@@ -263,6 +263,7 @@ fuzzer() {
 fuzzer agent FuzzExtractText
 fuzzer cassettes FuzzImport
 fuzzer cassettes FuzzRedactURL
+fuzzer cassettes FuzzImportPlantedSecret
 fuzzer core FuzzBuffer
 fuzzer core FuzzBufferSplice
 fuzzer core FuzzFromMCP

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -308,6 +309,81 @@ func FuzzRedactURL(f *testing.F) {
 		for name := range u.Query() {
 			if secretParams[strings.ToLower(name)] {
 				t.Fatalf("%q keeps secret parameter %q: %q", raw, name, once)
+			}
+		}
+	})
+}
+
+// fuzzSecrets are the key-shaped values FuzzImportPlantedSecret plants,
+// each holding fuzzMarker.
+var fuzzSecrets = []string{
+	"sk-proj-FUZZPLANTED0123456789abcdef",
+	"sk-ant-api03-FUZZPLANTED0123456789ab",
+	"sk-FUZZPLANTED0123456789abcdefgh",
+	"AKIAFUZZPLANTED12345",
+	"ASIAFUZZPLANTED67890",
+	"AIzaFUZZPLANTED0123456789abcdefghijk",
+	"xai-FUZZPLANTED0123456789abcdefgh",
+	"ghp_FUZZPLANTED0123456789abcdefgh",
+	"Bearer FUZZPLANTED0123456789abcdefgh",
+	"eyJFUZZPLANTED01.eyJFUZZPLANTED02.sigFUZZPLANTED",
+}
+
+// fuzzMarker is in every fuzzSecrets value.
+const fuzzMarker = "fuzzplanted"
+
+// FuzzImportPlantedSecret plants a key-shaped secret, set off by spaces,
+// at any offset of a recording (seeded from the corpus cassettes cut as
+// FuzzImport's are), and imports it in any format: when the import
+// succeeds, the secret is in neither the cassette written, nor any field
+// read back from it, nor the notes.
+func FuzzImportPlantedSecret(f *testing.F) {
+	seeds, targets, _, err := importSeeds()
+	if err != nil {
+		f.Fatal(err)
+	}
+	for i, seed := range seeds {
+		for k, at := range []int{len(seed) / 3, len(seed) / 2, bytes.Index(seed, []byte("/v1")) + 3} {
+			f.Add(seed, targets[i], uint16(max(at, 0)), uint8(i+k))
+		}
+	}
+	f.Fuzz(func(t *testing.T, data []byte, target uint8, at uint16, kind uint8) {
+		if len(data) > maxFuzzImport {
+			return
+		}
+		tg := fuzzTargets[int(target)%len(fuzzTargets)]
+		secret := fuzzSecrets[int(kind)%len(fuzzSecrets)]
+		pos := int(at) % (len(data) + 1)
+		in := append(append(append([]byte(nil), data[:pos]...), " "+secret+" "...), data[pos:]...)
+		res, err := Import(tg.name, in, tg.opts...)
+		if err != nil {
+			return
+		}
+		out, err := Marshal(res.Cassette)
+		if err != nil {
+			t.Fatalf("Marshal after a successful import: %v", err)
+		}
+		back, err := Parse(out)
+		if err != nil {
+			t.Fatalf("Parse of Marshal output: %v\n%s", err, out)
+		}
+		texts := map[string]string{"file": string(out), "notes": strings.Join(res.Notes, "\n")}
+		for n, i := range back.Interactions {
+			var b strings.Builder
+			for _, h := range []http.Header{i.Request.Headers, i.Response.Headers, i.Request.Trailer, i.Response.Trailer} {
+				for k, vs := range h {
+					b.WriteString(k + ": " + strings.Join(vs, ", ") + "\n")
+				}
+			}
+			for k, vs := range i.Request.Form {
+				b.WriteString(k + "=" + strings.Join(vs, ",") + "\n")
+			}
+			texts[fmt.Sprintf("interaction %d", n)] = strings.Join([]string{b.String(), i.Request.URL, i.Request.RequestURI,
+				i.Request.Host, i.Request.Method, i.Response.Status, i.Request.Body, i.Response.Body}, "\n")
+		}
+		for where, text := range texts {
+			if strings.Contains(strings.ToLower(text), fuzzMarker) {
+				t.Fatalf("%s planted at offset %d (%s) is in the %s:\n%s", secret, pos, tg.name, where, text)
 			}
 		}
 	})

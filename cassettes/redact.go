@@ -153,9 +153,10 @@ var tokenPattern = regexp.MustCompile(tokenBoundary + `((?i:bearer)(?:%20|\+|\s)
 // English word: there only a token of 20 bytes or more after it is taken.
 var bodyTokenPattern = regexp.MustCompile(tokenBoundary + `((?i:bearer)(?:%20|\+|\s)+[A-Za-z0-9._~+/=-]{20,}|` + keyShapes + `)`)
 
-// nameTokenPattern finds a key-shaped value in a header name, which HTTP
-// readers recase ("Sk-Proj-...").
-var nameTokenPattern = regexp.MustCompile(`(?i)` + tokenBoundary + `(` + keyShapes + `)`)
+// nameTokenPattern finds a key-shaped value or a bearer token in a name
+// (of a header, a query parameter, a form field), which HTTP readers may
+// recase ("Sk-Proj-...").
+var nameTokenPattern = regexp.MustCompile(`(?i)` + tokenBoundary + `(bearer(?:%20|\+|\s)+[A-Za-z0-9._~+/=-]+|` + keyShapes + `)`)
 
 // RedactInteraction removes secrets from an interaction in place: headers
 // named like credentials (in any case, and any header whose name holds a
@@ -176,12 +177,18 @@ func RedactInteraction(i *cassette.Interaction) []string {
 	i.Request.URL = r.url(i.Request.URL)
 	i.Request.RequestURI = r.url(i.Request.RequestURI)
 	i.Request.Host = r.mask("request host", i.Request.Host)
+	i.Request.RemoteAddr = r.mask("remote address", i.Request.RemoteAddr)
+	i.Request.Method = r.mask("method", i.Request.Method)
+	i.Request.Proto = r.mask("request protocol", i.Request.Proto)
+	i.Response.Proto = r.mask("response protocol", i.Response.Proto)
 	i.Response.Status = r.mask("status line", i.Response.Status)
+	i.Request.TransferEncoding = r.strings("request transfer encoding", i.Request.TransferEncoding)
+	i.Response.TransferEncoding = r.strings("response transfer encoding", i.Response.TransferEncoding)
 	if i.Request.Form != nil {
 		form := make(url.Values, len(i.Request.Form)) // a new map: i may be a shallow copy
 		for k, vs := range i.Request.Form {
 			if secretParam(k) || nameTokenPattern.MatchString(k) {
-				r.add("form value " + k)
+				r.add("form value " + k) // add masks a name that is a token
 				continue
 			}
 			kept := make([]string, len(vs))
@@ -236,7 +243,10 @@ type redactor struct {
 	done map[string]bool
 }
 
+// add notes what was removed. A name in the note that is itself a token
+// is masked, so that a note never shows a secret.
 func (r *redactor) add(what string) {
+	what = nameTokenPattern.ReplaceAllString(what, "${1}"+Redacted)
 	if r.done == nil {
 		r.done = map[string]bool{}
 	}
@@ -249,6 +259,23 @@ func (r *redactor) list() []string {
 		out = append(out, what)
 	}
 	sort.Strings(out)
+	return out
+}
+
+// strings masks each of ss; it returns a new slice when one changed.
+func (r *redactor) strings(where string, ss []string) []string {
+	var out []string
+	for n, s := range ss {
+		if m := r.mask(where, s); m != s {
+			if out == nil {
+				out = append([]string(nil), ss...)
+			}
+			out[n] = m
+		}
+	}
+	if out == nil {
+		return ss
+	}
 	return out
 }
 
