@@ -37,11 +37,13 @@
 // re-encodes the scenario (a stream collected into a whole response, a
 // response written as a stream, a Gemini SSE recording written as an
 // array). Canonical any/... cases are always encoded by the adapter.
-// Whatever is replayed is framed as the provider frames it: Anthropic,
-// OpenAI Responses and Cohere name every SSE event after its payload's
-// type, so a recording that arrived as one JSON payload per line (a chunk
-// fixture, which kept data lines only) gets its "event:" lines back; the
-// other bytes stay as recorded. A
+// Whatever is replayed is framed as the provider frames it. A recording
+// that arrived as one JSON payload per line (a chunk fixture, which kept
+// data lines only) gets back what it lost: Anthropic, OpenAI Responses and
+// Cohere name every SSE event after its payload's type ("event:" lines),
+// and Chat Completions and Mistral streams end with "data: [DONE]". An SSE
+// recording whose last event lacks its closing blank line gets it, unless
+// the scenario is a broken stream. The other bytes stay as recorded. A
 // stream is written one event per write, each followed by a flush.
 //
 // # Options a recording depends on

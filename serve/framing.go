@@ -3,8 +3,11 @@ package serve
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
+	"strings"
 
 	"github.com/toolconform/conform/cassettes"
+	"github.com/toolconform/conform/scenarios"
 )
 
 // namedEvents lists the SSE protocols whose every event carries an
@@ -15,6 +18,44 @@ import (
 // Mistral and Gemini send data lines only; Bedrock and Ollama do not use
 // SSE.
 var namedEvents = map[string]bool{"anthropic": true, "openai-responses": true, "cohere": true}
+
+// doneTerminated lists the protocols whose streams end with "data: [DONE]":
+// Chat Completions, at OpenAI and at every compatible provider recorded
+// (DeepSeek, Groq, xAI, Alibaba), and Mistral.
+var doneTerminated = map[string]bool{"openai-chat": true, "mistral": true}
+
+// frameRecorded returns a recorded stream body with the framing its
+// protocol defines, and whether it had to change it. Recordings that
+// arrived as a chunk fixture (one JSON payload per line, cassette
+// x.chunks.txt) lost their framing: their events get back their names
+// (nameEvents), and a Chat Completions or Mistral stream its [DONE]
+// terminator. An SSE recording whose last event lacks the blank line that
+// ends it (a fixture file trimmed at its end) gets it, unless the scenario
+// expects a broken stream: an SSE reader never dispatches an unterminated
+// event. Every other recording is sent as recorded, however odd.
+func frameRecorded(protocol string, sc *scenarios.Scenario, isSSE bool) ([]byte, bool) {
+	body, changed := sc.Body, false
+	if !isSSE {
+		return body, false
+	}
+	if strings.Contains(sc.Cassette, ".chunks.txt") {
+		body, changed = nameEvents(protocol, body)
+		if doneTerminated[protocol] && !bytes.Contains(body, []byte("data: [DONE]")) {
+			body = append(slices.Clip(body), "data: [DONE]\n\n"...)
+			changed = true
+		}
+	}
+	if sc.Want.Error == nil && len(body) > 0 {
+		if end := bytes.ReplaceAll(body[max(0, len(body)-4):], []byte("\r\n"), []byte("\n")); !bytes.HasSuffix(end, []byte("\n\n")) {
+			if !bytes.HasSuffix(end, []byte("\n")) {
+				body = append(slices.Clip(body), '\n')
+			}
+			body = append(slices.Clip(body), '\n')
+			changed = true
+		}
+	}
+	return body, changed
+}
 
 // nameEvents returns a recorded SSE body with the framing its protocol
 // defines: every data event of a namedEvents protocol that has no "event:"

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -16,20 +17,22 @@ import (
 	"github.com/toolconform/conform/sse"
 )
 
-// TestServedFraming streams every servable scenario of the protocols that
-// name their events and reads the bytes as an SDK that dispatches on the
-// name does: every event with a typed JSON payload must be named by that
-// type, as the provider names it. The recordings that arrived as one JSON
-// payload per line (chunk fixtures) are the ones serve has to re-frame.
+// TestServedFraming streams every servable scenario of the SSE protocols
+// that name their events or end with [DONE] and reads the bytes as an SDK
+// does: every event with a typed JSON payload must be named by that type,
+// as the provider names it, and a Chat Completions or Mistral stream that
+// is not broken on purpose ends with [DONE]. The recordings that arrived
+// as one JSON payload per line (chunk fixtures) are the ones serve has to
+// re-frame.
 func TestServedFraming(t *testing.T) {
 	s, ts := newServer(t, Options{})
 	renamed := map[string]int{}
 	for _, name := range s.Names() {
 		e := s.index[name]
-		if !namedEvents[e.protocol] || e.sc.Kind != scenarios.KindStream {
+		if !namedEvents[e.protocol] && !doneTerminated[e.protocol] || e.sc.Kind != scenarios.KindStream {
 			continue
 		}
-		if _, changed := nameEvents(e.protocol, e.sc.Body); changed {
+		if _, changed := frameRecorded(e.protocol, e.sc, true); changed {
 			renamed[e.protocol]++
 		}
 		if unmet(e.requires, httptest.NewRequest("POST", "/?%24alt=json%3Benum-encoding%3Dint", nil), optInServerToolsBody) != "" {
@@ -56,7 +59,7 @@ func TestServedFraming(t *testing.T) {
 				t.Fatalf("status %d: %s", resp.StatusCode, msg)
 			}
 			d := sse.NewDecoder(resp.Body)
-			n := 0
+			n, last := 0, ""
 			for {
 				ev, err := d.Next()
 				if errors.Is(err, io.EOF) {
@@ -66,6 +69,10 @@ func TestServedFraming(t *testing.T) {
 					t.Fatalf("event %d: %v", n, err)
 				}
 				n++
+				last = ev.Data
+				if !namedEvents[e.protocol] {
+					continue
+				}
 				var p struct {
 					Type string `json:"type"`
 				}
@@ -79,10 +86,13 @@ func TestServedFraming(t *testing.T) {
 			if n == 0 {
 				t.Errorf("no event served")
 			}
+			if doneTerminated[e.protocol] && e.sc.Want.Error == nil && last != "[DONE]" {
+				t.Errorf("the stream ends with %.80q, not [DONE]", last)
+			}
 		})
 	}
-	t.Logf("streams re-framed with event names: %v", renamed)
-	if want := map[string]int{"anthropic": 8, "openai-responses": 9, "cohere": 2}; !equalCounts(renamed, want) {
+	t.Logf("recorded streams re-framed: %v", renamed)
+	if want := map[string]int{"anthropic": 8, "openai-responses": 9, "cohere": 2, "openai-chat": 6, "mistral": 2}; !equalCounts(renamed, want) {
 		t.Errorf("re-framed streams by protocol %v, want %v (the chunk-fixture recordings)", renamed, want)
 	}
 }
@@ -119,6 +129,34 @@ func TestNameEvents(t *testing.T) {
 		got, changed := nameEvents(tt.protocol, []byte(tt.in))
 		if string(got) != tt.want || changed != (tt.in != tt.want) {
 			t.Errorf("nameEvents(%s, %q) = %q, %v; want %q", tt.protocol, tt.in, got, changed, tt.want)
+		}
+	}
+}
+
+// TestFrameRecorded checks the terminators serve restores: [DONE] for a
+// chunk-fixture Chat Completions stream, the blank line after an
+// unterminated last event, and nothing for a stream broken on purpose or
+// one already framed.
+func TestFrameRecorded(t *testing.T) {
+	chunks := "openai-chat/x.chunks.txt.yaml#0"
+	tests := []struct {
+		desc, protocol, cassette, body, want string
+		broken                               bool
+	}{
+		{"chunk fixture gets [DONE]", "openai-chat", chunks, "data: {}\n\n", "data: {}\n\ndata: [DONE]\n\n", false},
+		{"recorded SSE keeps its own end", "openai-chat", "openai-chat/x.yaml#0", "data: {}\n\n", "data: {}\n\n", false},
+		{"unterminated last event", "openai-chat", "openai-chat/x.sse.yaml#0", "data: {}\n\ndata: [DONE]\n", "data: {}\n\ndata: [DONE]\n\n", false},
+		{"unterminated, CRLF", "anthropic", "a.yaml#0", "event: ping\r\ndata: {}", "event: ping\r\ndata: {}\n\n", false},
+		{"a stream cut on purpose stays cut", "gemini", "g.yaml#0", "data: {\"a\":\n", "data: {\"a\":\n", true},
+	}
+	for _, tt := range tests {
+		sc := &scenarios.Scenario{Cassette: tt.cassette, Body: []byte(tt.body)}
+		if tt.broken {
+			sc.Want.Error = regexp.MustCompile(".")
+		}
+		got, changed := frameRecorded(tt.protocol, sc, true)
+		if string(got) != tt.want || changed != (tt.body != tt.want) {
+			t.Errorf("%s: frameRecorded = %q, %v; want %q", tt.desc, got, changed, tt.want)
 		}
 	}
 }

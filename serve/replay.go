@@ -156,7 +156,7 @@ func servedBody(a core.Adapter, e entry, stream, arrayForm bool, id string) ([]b
 	}
 	if sc.Kind == scenarios.KindStream && len(sc.Body) > 0 {
 		if e.protocol != "gemini" || geminiArray(sc.Body) == arrayForm {
-			body, _ := nameEvents(e.protocol, sc.Body)
+			body, _ := frameRecorded(e.protocol, sc, strings.HasPrefix(ctype, "text/event-stream"))
 			return body, ctype, nil
 		}
 	}
