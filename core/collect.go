@@ -29,6 +29,17 @@ func (e *StreamError) Unwrap() error { return e.Err }
 // without its Chunk, or an unknown kind.
 var ErrMalformedEvent = errors.New("malformed event")
 
+// MaxStreamErrors is how many errors Collect keeps for the events of one
+// stream (rejected chunks, malformed events, calls that failed); the others
+// are counted and reported in one more error wrapping ErrTooManyErrors, so
+// that memory grows with the errors kept, not with the stream. The error
+// that ends a stream and the calls left incomplete are always reported.
+const MaxStreamErrors = 64
+
+// ErrTooManyErrors reports the errors of a stream past MaxStreamErrors,
+// counted but not kept.
+var ErrTooManyErrors = errors.New("too many errors")
+
 // ErrNoFinish reports a stream that ended, without an error, before any
 // finish event: cut off, or not a stream of the protocol at all. What it
 // carried stays in the Response; the text may be incomplete.
@@ -70,7 +81,8 @@ var ErrNotStream = errors.New("not a stream of this protocol")
 // before any finish event is reported with ErrNoFinish: it was cut off, or
 // it is not a stream of the protocol at all, and its text may be
 // incomplete. Every problem is reported, joined, each as a *StreamError
-// that names its event; the Response is returned in every case.
+// that names its event, up to MaxStreamErrors of them and a count of the
+// rest; the Response is returned in every case.
 //
 //	resp, err := core.Collect(adapter.DecodeStream(body))
 func Collect(s EventStream, opts ...BufferOption) (*Response, error) {
@@ -85,12 +97,12 @@ func Collect(s EventStream, opts ...BufferOption) (*Response, error) {
 		c.n++
 		if err == io.EOF {
 			if !c.finished {
-				c.fail(ErrNoFinish)
+				c.failEnd(ErrNoFinish)
 			}
 			break
 		}
 		if err != nil {
-			c.fail(err)
+			c.failEnd(err)
 			break
 		}
 		if !c.event(&ev) {
@@ -99,9 +111,13 @@ func Collect(s EventStream, opts ...BufferOption) (*Response, error) {
 	}
 	c.flush()
 	c.orderCalls()
+	if c.omitted > 0 {
+		c.errs = append(c.errs, &StreamError{Event: c.lastOmitted, Err: fmt.Errorf("%w: %d more after the first %d, the last at event %d",
+			ErrTooManyErrors, c.omitted, MaxStreamErrors, c.lastOmitted)})
+	}
 	inc, err := b.Finish()
 	if err != nil {
-		c.fail(err)
+		c.failEnd(err)
 	}
 	c.resp.Incomplete = inc
 	for _, ce := range b.Failed() {
@@ -117,6 +133,9 @@ type collector struct {
 	text int
 	lim  int
 	errs []error
+	// kept counts the errors fail kept, omitted those it only counted,
+	// the last of them at event lastOmitted.
+	kept, omitted, lastOmitted int
 	// finished is set once a finish event arrived.
 	finished bool
 	// building is set while the last part is a text, thinking or plan
@@ -128,7 +147,20 @@ type collector struct {
 	callSeq []int
 }
 
+// fail records a problem at the current event: the first MaxStreamErrors
+// are kept, the rest only counted.
 func (c *collector) fail(err error) {
+	if c.kept >= MaxStreamErrors {
+		c.omitted++
+		c.lastOmitted = c.n
+		return
+	}
+	c.kept++
+	c.errs = append(c.errs, &StreamError{Event: c.n, Err: err})
+}
+
+// failEnd records the problem that ends the stream, which is always kept.
+func (c *collector) failEnd(err error) {
 	c.errs = append(c.errs, &StreamError{Event: c.n, Err: err})
 }
 
@@ -145,7 +177,7 @@ func (c *collector) event(ev *Event) bool {
 	case EventText, EventThinking, EventPlan:
 		c.text += len(ev.Text) + len(ev.Signature) + len(ev.Data)
 		if c.text > c.lim {
-			c.fail(fmt.Errorf("%w: more than %d bytes", ErrTextTooLarge, c.lim))
+			c.failEnd(fmt.Errorf("%w: more than %d bytes", ErrTextTooLarge, c.lim))
 			return false
 		}
 		c.delta(ev)
@@ -202,7 +234,7 @@ func (c *collector) event(ev *Event) bool {
 			// with its finish reason; a finish that came first stands.
 			r.Finish = FinishError
 		}
-		c.fail(&pe)
+		c.failEnd(&pe)
 		return false
 	default:
 		c.fail(fmt.Errorf("%w: unknown kind %q", ErrMalformedEvent, ev.Kind))
