@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -321,6 +322,57 @@ func TestReplayAndGrade(t *testing.T) {
 	t.Logf("%d servable scenarios, %d conversations graded, %d faulty-stream runs; %d scenarios not applicable without a request option, %d to any request", len(cases), graded, faulty, len(notApplicable), len(neverApplicable))
 	if len(notApplicable) != 13 || len(neverApplicable) != 2 {
 		t.Errorf("%d scenarios not applicable without a request option, %d to any request; want 13 and 2: %v %v", len(notApplicable), len(neverApplicable), notApplicable, neverApplicable)
+	}
+}
+
+// TestReplayAndGradeChaos runs the reference client over every servable
+// scenario under each chaos variant. Those that keep the stream whole
+// change only the framing, so every applicable case must still pass; under
+// disconnect and error the client must report the broken response and
+// send no follow-up.
+func TestReplayAndGradeChaos(t *testing.T) {
+	s, ts := newServer(t, Options{Echo: true})
+	cases := servable(t, s)
+	names := slices.Sorted(maps.Keys(cases))
+	for _, variant := range []string{"split=7", "crlf,ping", "keepalive", "multiline", "disconnect", "error"} {
+		broken := variant == "disconnect" || variant == "error"
+		graded := 0
+		for _, name := range names {
+			sc := cases[name]
+			protocol, _ := s.Protocol(name)
+			if sc.Want.Error != nil || selfDecodes(protocol, sc) != nil {
+				continue
+			}
+			for _, stream := range []bool{false, true} {
+				c := &client{base: ts.URL, name: name, protocol: protocol, stream: stream, tools: sc.Tools, optIn: true, header: http.Header{ChaosHeader: {variant}}}
+				first, final, err := c.converse(t)
+				s.mu.Lock()
+				v := s.verdicts[name]
+				delete(s.verdicts, name)
+				s.mu.Unlock()
+				if v != nil && v.NotApplicable != "" {
+					continue
+				}
+				if broken {
+					if err == nil || v == nil || v.Graded {
+						t.Errorf("%s [%s] stream=%v: broken response not reported (error %v) or answered (verdict %+v)", name, variant, stream, err, v)
+					}
+					continue
+				}
+				if err != nil {
+					t.Errorf("%s [%s] stream=%v: %v", name, variant, stream, err)
+					continue
+				}
+				if len(first.Calls()) == 0 {
+					continue
+				}
+				graded++
+				if !v.Pass || final == nil || final.Text() != DefaultAnswer {
+					t.Errorf("%s [%s] stream=%v: verdict %+v, final %+v", name, variant, stream, v, final)
+				}
+			}
+		}
+		t.Logf("chaos %s: %d conversations graded", variant, graded)
 	}
 }
 
