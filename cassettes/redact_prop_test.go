@@ -77,3 +77,54 @@ func TestRedactionProperty(t *testing.T) {
 		}
 	})
 }
+
+// TestBodyRedactionKeepsEverythingElse builds response bodies of harmless
+// text (which can form no key shape) and key-shaped secrets set off by
+// spaces, as plain text and as SSE data lines: redaction replaces each
+// secret by a mask of its own length and leaves every other byte, and a
+// second redaction changes nothing.
+func TestBodyRedactionKeepsEverythingElse(t *testing.T) {
+	shapes := []*rapid.Generator[string]{
+		rapid.StringMatching(`sk-(proj-|ant-api03-)?PLANTED[A-Za-z0-9_]{9,20}`),
+		rapid.StringMatching(`(AKIA|ASIA)PLANTED[0-9A-Z]{9}`),
+		rapid.StringMatching(`AIzaPLANTED[0-9A-Za-z_]{13,30}`),
+		rapid.StringMatching(`xai-PLANTED[A-Za-z0-9]{13,30}`),
+		rapid.StringMatching(`ghp_PLANTED[A-Za-z0-9]{13,30}`),
+		rapid.StringMatching(`[Bb]earer PLANTED[A-Za-z0-9._~+/=-]{13,30}`),
+		rapid.StringMatching(`eyJPLANTED[A-Za-z0-9_-]{1,9}\.eyJ[A-Za-z0-9_-]{8,12}\.[A-Za-z0-9_-]{0,9}`),
+	}
+	harmless := rapid.StringMatching(`[ac-z0-9 ,.:{}"\[\]]{0,16}`)
+	rapid.Check(t, func(t *rapid.T) {
+		var in, want strings.Builder
+		sse := rapid.Bool().Draw(t, "sse")
+		for range rapid.IntRange(1, 8).Draw(t, "pieces") {
+			if sse {
+				in.WriteString("data: ")
+				want.WriteString("data: ")
+			}
+			h := harmless.Draw(t, "text")
+			in.WriteString(h)
+			want.WriteString(h)
+			if rapid.Bool().Draw(t, "secret here") {
+				s := rapid.SampledFrom(shapes).Draw(t, "shape").Draw(t, "secret")
+				in.WriteString(" " + s + " ")
+				want.WriteString(" " + mask(len(s)) + " ")
+			}
+			if sse {
+				in.WriteString("\n\n")
+				want.WriteString("\n\n")
+			}
+		}
+		i := &cassette.Interaction{Response: cassette.Response{Code: 200, Status: "200 OK", Body: in.String(),
+			Headers: http.Header{"Content-Type": {"text/event-stream"}}}}
+		RedactInteraction(i)
+		if i.Response.Body != want.String() {
+			t.Fatalf("redacted body\n%q\nwant\n%q", i.Response.Body, want.String())
+		}
+		once := i.Response.Body
+		RedactInteraction(i)
+		if i.Response.Body != once {
+			t.Fatalf("second redaction changed\n%q\nto\n%q", once, i.Response.Body)
+		}
+	})
+}
