@@ -271,7 +271,9 @@ fuzzer core FuzzSanitize
 fuzzer core FuzzValidate
 fuzzer core/repair FuzzPreview
 fuzzer core/repair FuzzRepair
+fuzzer core/repair FuzzRepairDeep
 fuzzer core/schema FuzzCompile
+fuzzer core/schema FuzzDecodeDeep
 fuzzer fuzz FuzzDecodeCollect
 fuzzer fuzz FuzzRecordedSplit
 fuzzer fuzz FuzzStreamRoundTrip

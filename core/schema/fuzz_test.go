@@ -2,7 +2,10 @@ package schema
 
 import (
 	"errors"
+	"strings"
 	"testing"
+
+	"github.com/toolconform/conform/core/internal/jsondepth"
 )
 
 // FuzzCompile checks that any document either compiles, and then validates
@@ -36,6 +39,42 @@ func FuzzCompile(f *testing.F) {
 			if _, err := v.Validate(d); err != nil {
 				t.Fatalf("Validate(%s) = %v", d, err)
 			}
+		}
+	})
+}
+
+// FuzzDecodeDeep builds deep documents in the target (count copies of
+// unit, then tail; seeds of millions of brackets are too big for the
+// corpus) and hands them to Compile and to a validator: neither may
+// recurse on more than MaxDepth levels. A document deeper than that is an
+// error wrapping ErrTooDeep with its byte offset.
+func FuzzDecodeDeep(f *testing.F) {
+	f.Add(uint32(2_090_000), "[", "")
+	f.Add(uint32(MaxDepth), `{"not":`, "{}"+strings.Repeat("}", MaxDepth))
+	f.Add(uint32(MaxDepth+1), `{"items":`, "true")
+	f.Add(uint32(100_000), `[{"a":`, "1")
+	v, err := Compile([]byte(`{"type":"object","properties":{"a":{"type":"array","items":{"$ref":"#"}}}}`))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, count uint32, unit, tail string) {
+		if unit == "" || len(unit) > 12 || len(tail) > 64 {
+			return
+		}
+		n := int(count) % ((4<<20)/len(unit) + 2)
+		doc := []byte(strings.Repeat(unit, n) + tail)
+		deep := jsondepth.Check(doc, false) != nil
+		_, cerr := Compile(doc)
+		var se *SchemaError
+		if cerr != nil && !errors.As(cerr, &se) {
+			t.Fatalf("Compile: error %T is not a *SchemaError: %v", cerr, cerr)
+		}
+		if deep && (!errors.Is(cerr, ErrTooDeep) || se.Offset < 0 || se.Offset >= int64(len(doc))) {
+			t.Fatalf("Compile(%d × %q + %q) = %v, want ErrTooDeep at a byte of the input", n, unit, tail, cerr)
+		}
+		_, verr := v.Validate(doc)
+		if deep && !errors.Is(verr, ErrTooDeep) {
+			t.Fatalf("Validate(%d × %q + %q) = %v, want ErrTooDeep", n, unit, tail, verr)
 		}
 	})
 }
