@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,16 +20,19 @@ import (
 	"github.com/toolconform/conform/agent/fakeprovider"
 	"github.com/toolconform/conform/core"
 	"github.com/toolconform/conform/providers"
+	"github.com/toolconform/conform/scenarios"
+	"github.com/toolconform/conform/serve"
 	"github.com/toolconform/conform/tools/command"
 	"github.com/toolconform/conform/tools/sandbox"
 )
 
-// TestLoopSandboxedPrograms runs the loop against a fake provider on
-// loopback whose model calls, in one turn, program tools that each try
-// one thing the sandbox must stop, and a destructive Go function tool
-// that the loop's configuration requires to be sandboxed. Every program
-// runs under the loop's default policy; the results the provider
-// receives name each refusal, and the trace has each call's report.
+// TestLoopSandboxedPrograms runs the loop against conform serve, whose
+// scenario's response calls, in one turn, program tools that each try one
+// thing the sandbox must stop, and a destructive Go function tool that the
+// loop's configuration requires to be sandboxed. Every program runs under
+// the loop's default policy; the results sent back name each refusal,
+// serve grades the follow-up as passing, and the trace has each call's
+// report.
 func TestLoopSandboxedPrograms(t *testing.T) {
 	policy := sandbox.Policy{Env: []string{"PATH"}, Limits: sandbox.Limits{AddressSpace: 2 << 30, Processes: 16}}
 	if _, err := sandbox.Prepare(context.Background(), policy, "/bin/true"); errors.Is(err, sandbox.ErrUnavailable) {
@@ -108,18 +112,25 @@ func TestLoopSandboxedPrograms(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := fakeprovider.New(adapter, scripted(agent.ModeNative, []turn{{calls: calls}, {text: "Done."}})...)
-	defer srv.Close()
+	sc := callsScenario(t, calls)
+	name := sc.NameFor("openai-chat")
+	srv, err := serve.New(serve.Options{Scenarios: []*scenarios.Scenario{sc}, Scenario: name})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(srv)
+	defer ts.Close()
 
 	var mu sync.Mutex
 	observed := map[string]bool{}
 	holdEnded := make(chan struct{})
 	loop := &agent.Loop{
 		Adapter:  adapter,
-		Endpoint: agent.Endpoint{BaseURL: srv.URL, Client: srv.Client()},
+		Endpoint: agent.Endpoint{BaseURL: ts.URL, Client: ts.Client()},
 		Registry: reg,
 		Model:    "fake-model",
 		Mode:     agent.ModeNative,
+		Stream:   true,
 		Exec:     core.ExecOptions{Timeout: 3 * time.Second, Concurrency: len(calls)},
 		Approve:  func(context.Context, core.Call, core.Risk) (bool, error) { return true, nil },
 		Sandbox: command.Config{
@@ -141,14 +152,14 @@ func TestLoopSandboxedPrograms(t *testing.T) {
 		out.Trace.Write(&b)
 		t.Fatalf("Run: %v\ntrace:\n%s", err, b.String())
 	}
-	got := srv.Received()
-	if len(got) != 2 {
-		t.Fatalf("provider received %d requests, want 2", len(got))
+	if v, _ := srv.Verdict(name); !v.Graded || !v.Pass {
+		t.Errorf("serve's verdict on the follow-up: graded %v, pass %v, problems %v, errors %v", v.Graded, v.Pass, v.Problems, v.Errors)
 	}
-	_, results := lastResults(t, agent.ModeNative, got[1].Request)
 	texts := map[string]string{}
-	for _, r := range results {
-		texts[r.CallID] = r.Text()
+	for _, m := range out.Messages {
+		for _, r := range m.Results() {
+			texts[r.CallID] = r.Text()
+		}
 	}
 	want := map[string]string{
 		"callA": `tool "connect" failed: exited with status 3: denied: ENETUNREACH`,
@@ -190,6 +201,29 @@ func TestLoopSandboxedPrograms(t *testing.T) {
 		t.Errorf("trace sandbox entries (-want +got):\n%s", diff)
 	}
 	<-holdEnded // the timed-out run reports once its processes are gone
+}
+
+// callsScenario is a conform serve case whose response makes calls.
+func callsScenario(t *testing.T, calls []core.Call) *scenarios.Scenario {
+	t.Helper()
+	var parts, want []string
+	for _, c := range calls {
+		b, err := json.Marshal(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		parts = append(parts, `{"kind":"tool_call","call":`+string(b)+`}`)
+		want = append(want, string(b))
+	}
+	txt := "The model calls program tools that the sandbox must stop.\n\nseverity: MUST\nguards: D07\nprotocols: *\nkind: response\n" +
+		"-- canonical-response.json --\n" +
+		`{"message":{"role":"assistant","parts":[` + strings.Join(parts, ",") + `]},"finish_reason":"tool_calls"}` + "\n" +
+		"-- want/calls.json --\n[" + strings.Join(want, ",") + "]\n"
+	sc, err := scenarios.Parse("any/response/sandboxed-programs", "sandboxed-programs.txtar", []byte(txt), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sc
 }
 
 // TestLoopSandboxUnavailable runs the loop with a default policy this
