@@ -180,8 +180,7 @@ func (p *Program) Run(ctx context.Context, args json.RawMessage) (*Outcome, erro
 	} else {
 		cmd = exec.CommandContext(ctx, p.Argv[0], p.Argv[1:]...)
 		cmd.Env = p.Env
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-		cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+		killGroupOnCancel(cmd)
 		cmd.WaitDelay = sandbox.WaitDelay
 	}
 	limit := p.MaxOutputBytes

@@ -6,7 +6,13 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"time"
 )
+
+// WaitDelay is how long Cmd.Wait waits for the program's pipes to close
+// after the program was killed or exited; a process that escaped the kill
+// and still holds them cannot keep Wait from returning.
+const WaitDelay = 2 * time.Second
 
 // Network is what a sandboxed program may reach.
 type Network int

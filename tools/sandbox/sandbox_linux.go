@@ -9,13 +9,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
-	"time"
 )
-
-// WaitDelay is how long Cmd.Wait waits for the program's pipes to close
-// after the program was killed or exited; a process that escaped the kill
-// and still holds them cannot keep Wait from returning.
-const WaitDelay = 2 * time.Second
 
 // helperArg0 and helperEnv mark the re-executed helper (see helper_linux.go).
 const (
