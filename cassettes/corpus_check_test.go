@@ -189,7 +189,8 @@ func TestCorpusExchangeCounts(t *testing.T) {
 // TestCorpusHasNoSecrets scans every committed cassette for credentials the
 // sources held or might hold.
 func TestCorpusHasNoSecrets(t *testing.T) {
-	bad := regexp.MustCompile(`(?i)\n\s+(authorization|x-api-key|api-key|x-goog-api-key|cookie|set-cookie|proxy-authorization):|test-api-key|[?&](key|api_key|access_token)=`)
+	bad := regexp.MustCompile(`(?i)\n\s+(authorization|x-api-key|api-key|x-goog-api-key|cookie|set-cookie|proxy-authorization|x-auth-token|openai-organization|openai-project|anthropic-organization-id|x-amz-security-token):|test-api-key|[?&](key|api_key|api-key|access_token|token|sig|x-amz-credential|x-amz-signature|x-amz-security-token)=` +
+		`|` + tokenBoundary + `(` + keyShapes + `)`)
 	names, err := filepath.Glob("*/*.yaml")
 	if err != nil {
 		t.Fatal(err)
