@@ -377,8 +377,11 @@ func ownSentinel(he *core.HistoryError) error {
 // preceding tool_use blocks (G05), whatever their canonical order. Call
 // arguments must be a JSON object (empty means {}), else the error names the
 // message and the call (G09). A tool name outside ^[a-zA-Z0-9_-]{1,64}$ is
-// refused, naming the tool (E01, E02; core.NameMapper maps such names). A
-// thinking part after a tool call in one assistant message is refused with
+// refused, naming the tool (E01, E02; core.NameMapper maps such names), and
+// so is an input schema with oneOf, allOf or anyOf at its top level, which
+// the API answers with a 400 ("input_schema does not support oneOf, allOf,
+// or anyOf at the top level", anthropics/claude-code #5319,
+// mobile-next/mobile-mcp #344). A thinking part after a tool call in one assistant message is refused with
 // a *ThinkingOrderError naming the message and the part (G12).
 func (a *Adapter) EncodeRequest(req *core.Request) ([]byte, error) {
 	if err := ValidateHistory(req); err != nil {
@@ -431,6 +434,9 @@ func (a *Adapter) EncodeRequest(req *core.Request) ([]byte, error) {
 		schema := t.InputSchema
 		if len(schema) == 0 {
 			schema = json.RawMessage(`{"type":"object"}`)
+		}
+		if k := rootComposition(schema); k != "" {
+			return nil, fmt.Errorf("anthropic: encode request: tools[%d] %q: input_schema/%s: %w: the API refuses oneOf, allOf and anyOf at the top level of input_schema", i, t.Name, k, ErrUnsupported)
 		}
 		w.Tools = append(w.Tools, wireTool{Name: t.Name, Description: t.Description, InputSchema: schema})
 	}
@@ -600,4 +606,20 @@ func encodeMessage(i int, m core.Message, prevCalls []core.Call) (outMessage, er
 		return om, fmt.Errorf("anthropic: encode request: message %d: no content left after dropping empty and white-space-only text (G11): %w", i, ErrUnsupported)
 	}
 	return om, nil
+}
+
+// rootComposition returns the first of oneOf, allOf and anyOf that schema
+// holds at its top level, or "". A schema that is not a JSON object holds
+// none.
+func rootComposition(schema json.RawMessage) string {
+	var top map[string]json.RawMessage
+	if json.Unmarshal(schema, &top) != nil {
+		return ""
+	}
+	for _, k := range []string{"oneOf", "allOf", "anyOf"} {
+		if _, ok := top[k]; ok {
+			return k
+		}
+	}
+	return ""
 }

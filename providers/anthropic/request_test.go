@@ -495,3 +495,26 @@ func TestEncodeRequestThinkingOrderKept(t *testing.T) {
 		t.Errorf("assistant blocks (-want +got):\n%s", diff)
 	}
 }
+
+// TestEncodeRequestRootComposition: an input schema with oneOf, allOf or
+// anyOf at its top level is refused naming the tool and the keyword, as the
+// API answers 400; the same keywords below the top level are sent as given.
+func TestEncodeRequestRootComposition(t *testing.T) {
+	a := New()
+	user := []core.Message{{Role: core.RoleUser, Parts: []core.Part{core.TextPart("hi")}}}
+	for _, k := range []string{"oneOf", "allOf", "anyOf"} {
+		schema := `{"type":"object","properties":{"a":{"type":"string"},"b":{"type":"string"}},"` + k + `":[{"required":["a"]},{"required":["b"]}]}`
+		_, err := a.EncodeRequest(&core.Request{Model: "m", Messages: user, Tools: []core.ToolSpec{{Name: "ok"}, {Name: "pick", InputSchema: json.RawMessage(schema)}}})
+		if !errors.Is(err, ErrUnsupported) || !strings.Contains(err.Error(), `tools[1] "pick": input_schema/`+k) {
+			t.Errorf("%s at the top level: err = %v, want ErrUnsupported naming tools[1] and %s", k, err, k)
+		}
+	}
+	nested := `{"type":"object","properties":{"v":{"anyOf":[{"type":"string"},{"type":"integer"}]}}}`
+	body, err := a.EncodeRequest(&core.Request{Model: "m", Messages: user, Tools: []core.ToolSpec{{Name: "nested", InputSchema: json.RawMessage(nested)}}})
+	if err != nil {
+		t.Fatalf("anyOf below the top level: %v", err)
+	}
+	if !strings.Contains(string(body), `"input_schema":`+nested) {
+		t.Errorf("nested anyOf not sent as given: %s", body)
+	}
+}

@@ -74,7 +74,8 @@ func New(opts ...Option) *Adapter {
 		ReasoningField: "reasoning_content",
 		IDs:            idmap.New(validID, mintID, 0),
 		// G13: Gemini's OpenAI-compatible endpoint signs tool calls.
-		ThoughtSignatures: true,
+		ThoughtSignatures:  true,
+		RootSchemaKeywords: oaichat.OpenAIRootKeywords,
 	}
 	for _, o := range opts {
 		o(&cfg)

@@ -349,8 +349,11 @@ func validate(msgs []core.Message, base int, stored map[string]bool) error {
 // the whole conversation in input (stateless replay). It fails with a
 // *HistoryError when a function_call has no function_call_output (G07) or
 // an output has no call. A tool name outside ^[a-zA-Z0-9_-]{1,64}$ is
-// refused, naming the tool (E01, E02; core.NameMapper maps such names). A
-// call id over MaxCallIDLen characters is sent through Adapter.IDMap (D04).
+// refused, naming the tool (E01, E02; core.NameMapper maps such names), and
+// so is a tool whose parameters hold one of oaichat.OpenAIRootKeywords
+// (oneOf, anyOf, allOf, enum, const, not) at the top level, which OpenAI
+// answers with a 400. A call id over MaxCallIDLen characters is sent
+// through Adapter.IDMap (D04).
 func (a *Adapter) EncodeRequest(req *core.Request) ([]byte, error) {
 	if err := ValidateHistory(req); err != nil {
 		return nil, err
@@ -436,6 +439,9 @@ func (a *Adapter) encode(req *core.Request, msgs []core.Message, base int, prev 
 			return nil, fmt.Errorf("openai-responses: encode request: tools[%d]: %w", i, err)
 		}
 		params := t.InputSchema
+		if k := oaichat.RootKeyword(params, oaichat.OpenAIRootKeywords); k != "" {
+			return nil, fmt.Errorf("openai-responses: encode request: tool %q: parameters/%s: %w: the API refuses %s at the top level of a function's parameters", t.Name, k, ErrUnsupported, strings.Join(oaichat.OpenAIRootKeywords, ", "))
+		}
 		if t.Strict {
 			s, err := oaichat.StrictSchema(params)
 			if err != nil {

@@ -47,6 +47,9 @@ type Config struct {
 	// MaxEventSize bounds one SSE event of a stream; 0 means
 	// sse.DefaultMaxEventSize.
 	MaxEventSize int
+	// RootSchemaKeywords lists keywords a tool's parameters schema may not
+	// hold at its top level; a tool with one is refused (RootKeyword).
+	RootSchemaKeywords []string
 }
 
 // Codec encodes and decodes one Chat-Completions-shaped protocol.

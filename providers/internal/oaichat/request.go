@@ -18,7 +18,8 @@ import (
 // the *core.NameError wrapped. A strict tool whose schema StrictSchema
 // cannot rewrite (H03) is refused with an *Error whose place names the tool
 // by index and name (tools[1] "echo") and which wraps the
-// *StrictSchemaError.
+// *StrictSchemaError; so is a tool whose parameters hold one of
+// Config.RootSchemaKeywords at the top level (ErrUnsupported).
 func (c *Codec) EncodeRequest(req *core.Request) ([]byte, error) {
 	op := c.op("encode request")
 	if req == nil {
@@ -42,6 +43,9 @@ func (c *Codec) EncodeRequest(req *core.Request) ([]byte, error) {
 			return nil, fieldError(op, pathf("tools[%d].name", i), err)
 		}
 		params := t.InputSchema
+		if k := RootKeyword(params, c.cfg.RootSchemaKeywords); k != "" {
+			return nil, fieldError(op, pathf("tools[%d] %q", i, t.Name), fmt.Errorf("parameters/%s: %w: the API refuses %s at the top level of a function's parameters", k, ErrUnsupported, strings.Join(c.cfg.RootSchemaKeywords, ", ")))
+		}
 		if t.Strict {
 			s, err := StrictSchema(params)
 			if err != nil {

@@ -339,3 +339,29 @@ func nullable(v any) any {
 	}
 	return orNull(m)
 }
+
+// OpenAIRootKeywords are the keywords OpenAI refuses at the top level of a
+// function's parameters, strict or not: "Invalid schema for function 'x':
+// schema must have type 'object' and not have
+// 'oneOf'/'anyOf'/'allOf'/'enum'/'const'/'not' at the top level"
+// (invalid_function_parameters; nspady/google-calendar-mcp #39,
+// goruck/home-generative-agent PR #545).
+var OpenAIRootKeywords = []string{"oneOf", "anyOf", "allOf", "enum", "const", "not"}
+
+// RootKeyword returns the first of keywords that schema holds at its top
+// level, or "". A schema that is not a JSON object holds none.
+func RootKeyword(schema json.RawMessage, keywords []string) string {
+	if len(keywords) == 0 {
+		return ""
+	}
+	var top map[string]json.RawMessage
+	if json.Unmarshal(schema, &top) != nil {
+		return ""
+	}
+	for _, k := range keywords {
+		if _, ok := top[k]; ok {
+			return k
+		}
+	}
+	return ""
+}
