@@ -36,6 +36,14 @@ package core
 // suffixes come from SHA-256 of the original, so they are the same across
 // runs and machines.
 //
+// A tool from a source (an MCP server, a plugin; WithSource) has the
+// qualified name "<source>.<name>", and its Name is made from that, so the
+// tools of several sources in one registry never share a name; the source
+// may not hold a dot, so the qualified name splits one way only. For one
+// provider's own alphabet, where a valid name must never move whatever the
+// order of registration, tools/names maps a whole set of names at once
+// against the rules each adapter declares (NameRules, NameRuler).
+//
 // # Validation
 //
 // Empty, whitespace-only, "" and null arguments mean "no arguments" and
