@@ -330,3 +330,38 @@ func TestSaveRefusesALeak(t *testing.T) {
 		})
 	}
 }
+
+// TestRefusalShowsNoKey answers 401 with the key in the reason phrase and
+// astride the 300th byte of the body, where the error message cuts it: the
+// error shows neither the key nor a piece of it.
+func TestRefusalShowsNoKey(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		conn, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer conn.Close()
+		req, err := http.ReadRequest(bufio.NewReader(conn))
+		if err != nil {
+			return
+		}
+		io.Copy(io.Discard, req.Body)
+		body := strings.Repeat("x", 290) + escKey + " and " + url.QueryEscape(escKey)
+		io.WriteString(conn, "HTTP/1.1 401 Denied "+escKey+"\r\nConnection: close\r\n\r\n"+body)
+	}()
+	_, err = Record(context.Background(), Options{Protocol: "openai-chat", Request: simpleRequest(), BaseURL: "http://" + ln.Addr().String(), Key: escKey})
+	if !errors.Is(err, ErrStatus) {
+		t.Fatalf("Record: %v, want ErrStatus", err)
+	}
+	if strings.Contains(err.Error(), "PLANTED") || strings.Contains(err.Error(), escKey[:6]) {
+		t.Errorf("the error shows the key or a piece of it: %v", err)
+	}
+	if !strings.Contains(err.Error(), "401 Denied REDACTED") {
+		t.Errorf("the error does not give the status: %v", err)
+	}
+}

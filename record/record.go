@@ -227,11 +227,13 @@ func Record(ctx context.Context, opts Options) (*cassette.Cassette, error) {
 	}
 	elapsed := time.Since(start)
 	if resp.StatusCode/100 != 2 {
-		msg := got.String()
+		// Scrubbed before it is cut, so that no part of a key is left at
+		// the cut; the status line may echo the key too.
+		msg := scrub(got.String(), secrets...)
 		if len(msg) > 300 {
-			msg = msg[:300] + "…"
+			msg = strings.ToValidUTF8(msg[:300], "") + "…"
 		}
-		return nil, fmt.Errorf("%s %s: %w: %s: %s", op, opts.Protocol, ErrStatus, resp.Status, scrub(msg, secrets...))
+		return nil, fmt.Errorf("%s %s: %w: %s: %s", op, opts.Protocol, ErrStatus, scrub(resp.Status, secrets...), msg)
 	}
 
 	respHeader := resp.Header.Clone()
