@@ -19,6 +19,7 @@ import (
 	"github.com/toolconform/conform/providers"
 	"github.com/toolconform/conform/scenarios"
 	"github.com/toolconform/conform/serve"
+	"github.com/toolconform/conform/tools/command"
 	"github.com/toolconform/conform/tools/mcp"
 	"github.com/toolconform/conform/tools/sandbox"
 )
@@ -26,7 +27,7 @@ import (
 // sandboxedMCP builds testdata/mcpserver, starts it in a sandbox under p
 // and connects to it over stdio as "fenced". The session is closed and
 // the sandbox cleaned up when the test ends.
-func sandboxedMCP(t *testing.T, p sandbox.Policy) (*mcp.Server, sandbox.Report) {
+func sandboxedMCP(t *testing.T, p sandbox.Policy) (*mcp.Server, *sandbox.Command) {
 	t.Helper()
 	bin := filepath.Join(filepath.Dir(prog), "mcpserver")
 	if _, err := os.Stat(bin); err != nil {
@@ -50,7 +51,7 @@ func sandboxedMCP(t *testing.T, p sandbox.Policy) (*mcp.Server, sandbox.Report) 
 			t.Error(err)
 		}
 	})
-	return s, c.Report
+	return s, c
 }
 
 // hostListener opens a listener on the host's 127.0.0.1 and counts what
@@ -81,9 +82,9 @@ func hostListener(t *testing.T) (string, *atomic.Int32, <-chan struct{}) {
 	return ln.Addr().String(), &accepted, events
 }
 
-func mcpRegistry(t *testing.T, s *mcp.Server) *core.Registry {
+func mcpRegistry(t *testing.T, s *mcp.Server, opts ...core.ToolOption) *core.Registry {
 	t.Helper()
-	tools, err := s.Tools(context.Background(), core.WithNameMapper(core.NewNameMapper()))
+	tools, err := s.Tools(context.Background(), append([]core.ToolOption{core.WithNameMapper(core.NewNameMapper())}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +112,8 @@ func TestMCPServerInSandbox(t *testing.T) {
 	if err := os.Chmod(outside, 0o777); err != nil {
 		t.Fatal(err)
 	}
-	s, rep := sandboxedMCP(t, sandbox.Policy{Network: sandbox.NetworkLoopback, Env: []string{"PATH"}})
+	s, c := sandboxedMCP(t, sandbox.Policy{Network: sandbox.NetworkLoopback, Env: []string{"PATH"}})
+	rep := c.Report
 	reg := mcpRegistry(t, s)
 	ctx := context.Background()
 	// The same server outside the sandbox reaches the listener and sees
@@ -180,12 +182,17 @@ kind: response
 // serve, for every protocol, streamed and not, with the tools of the
 // sandboxed MCP server: serve's response calls connect (to the host's
 // loopback listener) and env; the results sent back say ECONNREFUSED and
-// hold no planted key, and serve grades the follow-up as passing.
+// hold no planted key, and serve grades the follow-up as passing. The loop
+// requires a sandbox at every risk level: the tools pass, marked with
+// core.WithProgram(the sandbox's Command); the same tools unmarked are
+// refused.
 func TestMCPServerInSandboxAgentLoop(t *testing.T) {
 	t.Setenv("CONFORM_TEST_API_KEY", "planted-secret")
 	addr, accepted, _ := hostListener(t)
-	s, _ := sandboxedMCP(t, sandbox.Policy{Network: sandbox.NetworkLoopback, Env: []string{"PATH"}})
-	reg := mcpRegistry(t, s)
+	s, c := sandboxedMCP(t, sandbox.Policy{Network: sandbox.NetworkLoopback, Env: []string{"PATH"}})
+	reg := mcpRegistry(t, s, core.WithProgram(c))
+	unmarked := mcpRegistry(t, s)
+	requireAll := command.Config{Require: map[core.Risk]bool{core.RiskReadOnly: true, core.RiskSideEffects: true, core.RiskDestructive: true}}
 	sc, err := scenarios.Parse("any/response/fenced-mcp", "fenced-mcp.txtar", []byte(strings.ReplaceAll(fencedScenario, "ADDR", addr)), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -208,6 +215,7 @@ func TestMCPServerInSandboxAgentLoop(t *testing.T) {
 					Adapter: adapter, Endpoint: agent.Endpoint{BaseURL: ts.URL, Client: ts.Client()},
 					Registry: reg, Model: "fake-model", Mode: agent.ModeNative, Stream: stream,
 					Approve: func(context.Context, core.Call, core.Risk) (bool, error) { return true, nil },
+					Sandbox: requireAll,
 				}
 				out, err := loop.Run(context.Background(), []core.Message{{Role: core.RoleUser, Parts: []core.Part{core.TextPart("Try it.")}}})
 				if err != nil {
@@ -236,4 +244,41 @@ func TestMCPServerInSandboxAgentLoop(t *testing.T) {
 	if n := accepted.Load(); n != 0 {
 		t.Errorf("the host listener accepted %d connections", n)
 	}
+	// The same tools without core.WithProgram cannot show they are
+	// sandboxed, and the requirement refuses them.
+	t.Run("unmarked", func(t *testing.T) {
+		adapter, err := providers.Lookup("anthropic")
+		if err != nil {
+			t.Fatal(err)
+		}
+		name := sc.NameFor("anthropic")
+		srv, err := serve.New(serve.Options{Scenarios: []*scenarios.Scenario{sc}, Scenario: name})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ts := httptest.NewServer(srv)
+		defer ts.Close()
+		loop := &agent.Loop{
+			Adapter: adapter, Endpoint: agent.Endpoint{BaseURL: ts.URL, Client: ts.Client()},
+			Registry: unmarked, Model: "fake-model", Mode: agent.ModeNative,
+			Approve: func(context.Context, core.Call, core.Risk) (bool, error) { return true, nil },
+			Sandbox: requireAll,
+		}
+		out, err := loop.Run(context.Background(), []core.Message{{Role: core.RoleUser, Parts: []core.Part{core.TextPart("Try it.")}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, m := range out.Messages {
+			for _, r := range m.Results() {
+				n++
+				if !r.IsError || !strings.HasPrefix(r.Text(), agent.ErrSandboxRequired.Error()+": ") {
+					t.Errorf("%s: got error=%v %q, want a refusal", r.Name, r.IsError, r.Text())
+				}
+			}
+		}
+		if n != 2 {
+			t.Errorf("%d results, want 2", n)
+		}
+	})
 }

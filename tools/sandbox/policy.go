@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -38,20 +39,41 @@ func (n Network) String() string {
 	return fmt.Sprintf("Network(%d)", int(n))
 }
 
+// MarshalText returns the name String gives, for reports in JSON.
+func (n Network) MarshalText() ([]byte, error) {
+	if n != NetworkNone && n != NetworkLoopback {
+		return nil, fmt.Errorf("sandbox: unknown network %d", int(n))
+	}
+	return []byte(n.String()), nil
+}
+
+// UnmarshalText reads "none" or "loopback".
+func (n *Network) UnmarshalText(b []byte) error {
+	switch string(b) {
+	case "none":
+		*n = NetworkNone
+	case "loopback":
+		*n = NetworkLoopback
+	default:
+		return fmt.Errorf("sandbox: unknown network %q; known: none, loopback", b)
+	}
+	return nil
+}
+
 // Limits are resource limits (setrlimit(2)), soft and hard alike, so the
 // program cannot raise them. Zero leaves a resource unlimited.
 type Limits struct {
-	CPUSeconds   uint64 // RLIMIT_CPU: the program gets SIGXCPU, then SIGKILL
-	AddressSpace uint64 // RLIMIT_AS, bytes: allocations past it fail with ENOMEM
-	FileSize     uint64 // RLIMIT_FSIZE, bytes: a longer write gets SIGXFSZ
-	OpenFiles    uint64 // RLIMIT_NOFILE: open past it fails with EMFILE
+	CPUSeconds   uint64 `json:"cpu_seconds,omitempty"`   // RLIMIT_CPU: the program gets SIGXCPU, then SIGKILL
+	AddressSpace uint64 `json:"address_space,omitempty"` // RLIMIT_AS, bytes: allocations past it fail with ENOMEM
+	FileSize     uint64 `json:"file_size,omitempty"`     // RLIMIT_FSIZE, bytes: a longer write gets SIGXFSZ or EFBIG
+	OpenFiles    uint64 `json:"open_files,omitempty"`    // RLIMIT_NOFILE: open past it fails with EMFILE
 	// Processes is RLIMIT_NPROC: the processes and threads the sandbox may
 	// hold at once; a fork past it fails with EAGAIN. The kernel counts
 	// them per user namespace and user, and the sandbox runs every program
 	// in a user namespace of its own mapped to an unprivileged user, so the
 	// count is the sandbox's own and the limit holds even when the caller
 	// is root.
-	Processes uint64
+	Processes uint64 `json:"processes,omitempty"`
 }
 
 // Policy is what a sandboxed program may do. The zero value is the
@@ -126,15 +148,16 @@ func (e *UnavailableError) Unwrap() []error { return []error{ErrUnavailable, e.E
 // restriction in force, not one asked for.
 type Report struct {
 	// UID and GID are the host's ids the program runs as.
-	UID, GID int
-	Network  Network
+	UID     int     `json:"uid"`
+	GID     int     `json:"gid"`
+	Network Network `json:"network"`
 	// Env lists the names of the environment variables the program gets.
-	Env []string
+	Env []string `json:"env"`
 	// WorkDir is the private working directory, removed by Cleanup.
-	WorkDir      string
-	ReadOnlyTree bool
-	PIDNamespace bool
-	Limits       Limits
+	WorkDir      string `json:"work_dir"`
+	ReadOnlyTree bool   `json:"read_only_tree"`
+	PIDNamespace bool   `json:"pid_namespace"`
+	Limits       Limits `json:"limits"`
 }
 
 // String lists the restrictions in one line, such as
@@ -181,6 +204,12 @@ type Command struct {
 	workDir    string
 	closeFiles func()
 }
+
+// Sandboxed reports true. A tool whose core.Tool.Program is a Command
+// runs in it: give core.WithProgram(c) to the tools of an MCP server
+// started with c, and the agent loop counts them as sandboxed where its
+// configuration requires a sandbox.
+func (c *Command) Sandboxed(context.Context) bool { return true }
 
 // Cleanup removes the working directory and everything the program left
 // in it. Call it after Cmd.Wait returned.

@@ -3,6 +3,7 @@ package sandbox_test
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -307,5 +308,30 @@ func TestRefusals(t *testing.T) {
 				t.Errorf("refused %q, want %q", ue.Restriction, tc.refused)
 			}
 		})
+	}
+}
+
+// TestReportJSON checks the report's JSON form, as the agent's trace
+// writes it.
+func TestReportJSON(t *testing.T) {
+	r := sandbox.Report{UID: 65534, GID: 65534, Network: sandbox.NetworkLoopback, Env: []string{"PATH"}, WorkDir: "/tmp/w",
+		ReadOnlyTree: true, PIDNamespace: true, Limits: sandbox.Limits{Processes: 16}}
+	b, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"uid":65534,"gid":65534,"network":"loopback","env":["PATH"],"work_dir":"/tmp/w","read_only_tree":true,"pid_namespace":true,"limits":{"processes":16}}`
+	if diff := cmp.Diff(want, string(b)); diff != "" {
+		t.Errorf("JSON (-want +got):\n%s", diff)
+	}
+	var back sandbox.Report
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(r, back); diff != "" {
+		t.Errorf("round trip (-want +got):\n%s", diff)
+	}
+	if err := json.Unmarshal([]byte(`{"network":"host"}`), &back); err == nil || !strings.Contains(err.Error(), `unknown network "host"`) {
+		t.Errorf("network host: got %v", err)
 	}
 }
