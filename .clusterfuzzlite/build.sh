@@ -309,3 +309,4 @@ fuzzer scenarios FuzzParse
 fuzzer serve FuzzGradeBody
 fuzzer serve FuzzHandler
 fuzzer sse FuzzDecoder
+fuzzer tools/names FuzzMap
