@@ -64,8 +64,11 @@
 // Cases generated from recordings copy the provider bytes into the file and
 // name the recording in "source:"; the generator test (go test -run
 // TestGenerate -update) rewrites them, and without -update it checks that the
-// files are up to date. A "cassette:" reference is resolved only when the
-// loader is given a CassetteResolver, which embedded cases cannot rely on.
+// files are up to date. A "cassette:" reference names a file relative to
+// the scenario file, as a link does, so a user's case and its cassette can
+// sit side by side and run from any directory (conform scenario new writes
+// them so); a reference with no such file goes to the loader's
+// CassetteResolver, which embedded cases cannot rely on.
 //
 // # Engine
 //

@@ -753,3 +753,33 @@ func HasDiffLine(diff string, sign byte, content string) bool {
 	}
 	return false
 }
+
+// WantCalls returns calls in the form of want/calls.json (complete set)
+// or want/incomplete.json, as the engine compares them: id, name,
+// arguments as a JSON value (text that is not JSON, or none, as a marked
+// string; always present for complete calls), and item_id, signature,
+// repaired and original where set. A case written from it passes on the
+// decoder that produced the calls.
+func WantCalls(calls []core.Call, complete bool) []map[string]any {
+	out := make([]map[string]any, 0, len(calls))
+	for _, c := range calls {
+		m := map[string]any{"id": c.ID, "name": c.Name}
+		if complete || len(bytes.TrimSpace(c.Arguments)) > 0 {
+			m["arguments"] = argValue(c.Arguments)
+		}
+		if c.ItemID != "" {
+			m["item_id"] = c.ItemID
+		}
+		if c.Signature != "" {
+			m["signature"] = c.Signature
+		}
+		if c.Repaired {
+			m["repaired"] = true
+		}
+		if c.Original != "" {
+			m["original"] = c.Original
+		}
+		out = append(out, m)
+	}
+	return out
+}

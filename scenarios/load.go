@@ -49,8 +49,14 @@ type CassetteResolver func(ref string) ([]byte, error)
 
 // Load parses every .txtar file under root in fsys, in name order. A
 // scenario's name is its path below root without the extension. Other files
-// are errors, so that a misnamed scenario is never silently ignored; README
-// and .md files are allowed.
+// are errors, so that a misnamed scenario is never silently ignored; .md
+// files and cassettes (.yaml) are allowed.
+//
+// A cassette reference ("a05.yaml#0") names a file relative to the
+// scenario file that makes it, as a link in a document does: when fsys has
+// that file, it is read from there (FSResolver), wherever the process runs.
+// Any other reference goes to resolve, which may read a corpus of its own
+// (the built-in cases name cassettes of package cassettes).
 func Load(fsys fs.FS, root string, resolve CassetteResolver) ([]*Scenario, error) {
 	var out []*Scenario
 	var errs []error
@@ -61,7 +67,7 @@ func Load(fsys fs.FS, root string, resolve CassetteResolver) ([]*Scenario, error
 		if d.IsDir() {
 			return nil
 		}
-		if strings.HasSuffix(p, ".md") {
+		if strings.HasSuffix(p, ".md") || strings.HasSuffix(p, ".yaml") {
 			return nil
 		}
 		rel := strings.TrimPrefix(strings.TrimPrefix(p, root), "/")
@@ -78,7 +84,7 @@ func Load(fsys fs.FS, root string, resolve CassetteResolver) ([]*Scenario, error
 		if err != nil {
 			return fmt.Errorf("load scenarios: %w", err)
 		}
-		sc, err := Parse(name, p, data, resolve)
+		sc, err := Parse(name, p, data, relativeResolver(fsys, path.Dir(p), resolve))
 		if err != nil {
 			errs = append(errs, err)
 			return nil
@@ -97,6 +103,24 @@ func Load(fsys fs.FS, root string, resolve CassetteResolver) ([]*Scenario, error
 		return nil, fmt.Errorf("load scenarios: %w", err)
 	}
 	return out, nil
+}
+
+// relativeResolver resolves a reference whose file is in fsys relative to
+// dir against fsys, and any other with resolve.
+func relativeResolver(fsys fs.FS, dir string, resolve CassetteResolver) CassetteResolver {
+	return func(ref string) ([]byte, error) {
+		file, num, ok := strings.Cut(ref, "#")
+		if ok && !path.IsAbs(file) {
+			local := path.Join(dir, file)
+			if fi, err := fs.Stat(fsys, local); err == nil && fi.Mode().IsRegular() {
+				return FSResolver(fsys)(local + "#" + num)
+			}
+		}
+		if resolve == nil {
+			return nil, fmt.Errorf("resolve cassette %q: no file %s beside the scenario, and no cassette resolver given", ref, file)
+		}
+		return resolve(ref)
+	}
 }
 
 // ErrNameClash is wrapped by NameClashError.

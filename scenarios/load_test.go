@@ -155,3 +155,41 @@ func TestCheckRejectsNameClashAcrossLoads(t *testing.T) {
 		t.Errorf("Check returned %d results beside the clash, want none", len(results))
 	}
 }
+
+// TestLoadResolvesBesideTheScenario: a cassette reference names a file
+// relative to the scenario that makes it, which may sit in the scenario
+// directory; a reference with no such file goes to the resolver given.
+func TestLoadResolvesBesideTheScenario(t *testing.T) {
+	cassette := []byte("version: 2\ninteractions:\n- response:\n    body: |\n      data: {}\n\n")
+	fsys := fstest.MapFS{
+		"cases/openai-chat/streaming/x.txtar":  {Data: []byte(goodHeader + "cassette: x.yaml#0\n")},
+		"cases/openai-chat/streaming/x.yaml":   {Data: cassette},
+		"cases/openai-chat/streaming/up.txtar": {Data: []byte(goodHeader + "cassette: ../shared/s.yaml#0\n")},
+		"cases/openai-chat/shared/s.yaml":      {Data: cassette},
+		"cases/openai-chat/streaming/c.txtar":  {Data: []byte(goodHeader + "cassette: corpus/c.yaml#0\n")},
+	}
+	var asked []string
+	corpus := func(ref string) ([]byte, error) {
+		asked = append(asked, ref)
+		return []byte("data: corpus\n\n"), nil
+	}
+	cases, err := Load(fsys, "cases", corpus)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, sc := range cases {
+		got[sc.Name] = string(sc.Body)
+	}
+	want := map[string]string{
+		"openai-chat/streaming/x":  "data: {}\n",
+		"openai-chat/streaming/up": "data: {}\n",
+		"openai-chat/streaming/c":  "data: corpus\n\n",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("bodies (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"corpus/c.yaml#0"}, asked); diff != "" {
+		t.Errorf("references given to the resolver (-want +got):\n%s", diff)
+	}
+}

@@ -1,10 +1,12 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -42,7 +44,7 @@ func TestScripts(t *testing.T) {
 		Dir:                 "testdata/script",
 		RequireExplicitExec: true,
 		UpdateScripts:       *update,
-		Cmds:                map[string]func(ts *testscript.TestScript, neg bool, args []string){"exitcode": cmdExitcode, "gone": cmdGone},
+		Cmds:                map[string]func(ts *testscript.TestScript, neg bool, args []string){"exitcode": cmdExitcode, "gone": cmdGone, "serve-bg": cmdServeBg},
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("ROOT", root)
 			env.Setenv("CORPUS", filepath.Join(root, "testdata", "corpus"))
@@ -134,4 +136,32 @@ func TestCheckStatus(t *testing.T) {
 			t.Errorf("checkStatus(a program that did not start, %d) = nil", want)
 		}
 	}
+}
+
+// cmdServeBg runs conform serve with the given flags in the background of
+// a script, on 127.0.0.1 port 0, sets the variable VAR to its URL once it
+// listens, and stops it when the script ends.
+func cmdServeBg(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 1 {
+		ts.Fatalf("usage: serve-bg VAR [SERVE FLAGS...]")
+	}
+	pr, pw := io.Pipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan int, 1)
+	go func() {
+		done <- Run(ctx, append([]string{"serve", "--addr", "127.0.0.1:0"}, args[1:]...), strings.NewReader(""), pw, io.Discard)
+		pw.Close()
+	}()
+	line, err := bufio.NewReader(pr).ReadString('\n')
+	url, ok := strings.CutPrefix(strings.TrimSpace(line), "conform serve: listening on ")
+	if err != nil || !ok {
+		cancel()
+		ts.Fatalf("serve-bg: conform serve did not say where it listens: %q, %v (status %d)", line, err, <-done)
+	}
+	go io.Copy(io.Discard, pr)
+	ts.Setenv(args[0], url)
+	ts.Defer(func() {
+		cancel()
+		<-done
+	})
 }
