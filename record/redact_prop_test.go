@@ -1,6 +1,8 @@
 package record
 
 import (
+	"encoding/base64"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -86,6 +88,66 @@ func FuzzEscapeLabel(f *testing.F) {
 		back, err := url.PathUnescape(e)
 		if err != nil || back != s {
 			t.Fatalf("escapeLabel(%q) = %q unescapes to %q, %v", s, e, back, err)
+		}
+	})
+}
+
+// TestRedactEncodedKeyProperty plants one key in the bodies, the status
+// line and a header value, each time in a randomly drawn encoding: raw,
+// URL-escaped, JSON-escaped with \/ or with a random set of bytes as \u
+// escapes in either case, or base64 in any alphabet after random bytes
+// (any alignment) and before others. After Redact no encoding of the key
+// that keyForms works out is left, and the bodies keep their length.
+func TestRedactEncodedKeyProperty(t *testing.T) {
+	encs := []*base64.Encoding{base64.StdEncoding, base64.URLEncoding, base64.RawStdEncoding, base64.RawURLEncoding}
+	rapid.Check(t, func(t *rapid.T) {
+		key := rapid.StringMatching(`[A-Za-z0-9/+=_-]{12,40}`).Draw(t, "key")
+		encode := func(label string) string {
+			switch rapid.IntRange(0, 4).Draw(t, label+" encoding") {
+			case 0:
+				return key
+			case 1:
+				return url.QueryEscape(key)
+			case 2:
+				return strings.ReplaceAll(key, "/", `\/`)
+			case 3:
+				var b strings.Builder
+				for _, c := range []byte(key) {
+					switch rapid.IntRange(0, 2).Draw(t, label+" escape") {
+					case 0:
+						b.WriteByte(c)
+					case 1:
+						fmt.Fprintf(&b, `\u%04x`, c)
+					default:
+						fmt.Fprintf(&b, `\u%04X`, c)
+					}
+				}
+				return b.String()
+			default:
+				before := rapid.StringMatching(`[ -~]{0,5}`).Draw(t, label+" before")
+				after := rapid.StringMatching(`[ -~]{0,5}`).Draw(t, label+" after")
+				return rapid.SampledFrom(encs).Draw(t, label+" alphabet").EncodeToString([]byte(before + key + after))
+			}
+		}
+		i := &cassette.Interaction{
+			Request: cassette.Request{URL: "https://h/p", Body: `{"k":"` + encode("request body") + `"}`},
+			Response: cassette.Response{
+				Status:  "200 OK " + encode("status"),
+				Body:    "data: " + encode("response body") + "\n\n",
+				Headers: http.Header{"X-Echo": {encode("header")}},
+			},
+		}
+		reqLen, respLen := len(i.Request.Body), len(i.Response.Body)
+		Redact(i, key)
+		for where, text := range map[string]string{"request body": i.Request.Body, "response body": i.Response.Body, "status line": i.Response.Status, "header": i.Response.Headers.Get("X-Echo")} {
+			for _, f := range keyForms(key) {
+				if len(f) >= 8 && strings.Contains(text, f) {
+					t.Fatalf("key %q left in the %s as %q: %q", key, where, f, text)
+				}
+			}
+		}
+		if len(i.Request.Body) != reqLen || len(i.Response.Body) != respLen {
+			t.Fatalf("body lengths %d, %d became %d, %d", reqLen, respLen, len(i.Request.Body), len(i.Response.Body))
 		}
 	})
 }
