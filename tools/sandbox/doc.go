@@ -33,6 +33,10 @@
 //     in its own process group. Killing it (a cancelled context does)
 //     ends every process in the namespace, including children that hold
 //     the program's pipes; Cmd.WaitDelay bounds the wait for the pipes.
+//   - Parent: the first process gets SIGKILL when the thread that started
+//     it ends (Pdeathsig), so a sandbox does not outlive a crashed caller;
+//     Go ends a thread only when a goroutine that locked it exits locked,
+//     so start long-lived sandboxes (MCP servers) from unlocked goroutines.
 //   - Limits: RLIMIT_CPU, RLIMIT_AS, RLIMIT_FSIZE, RLIMIT_NOFILE and
 //     RLIMIT_NPROC, soft and hard. RLIMIT_NPROC does not bind root, but
 //     the sandbox user is not root, and the kernel counts processes per
