@@ -99,9 +99,10 @@ const MaxDepth = jsondepth.Max
 var ErrTooDeep = jsondepth.ErrTooDeep
 
 // CheckDepth reports whether data nests arrays and objects deeper than
-// MaxDepth, without recursion: it counts brackets outside strings and
-// returns an error wrapping ErrTooDeep that names the byte offset of the
-// bracket that goes one level too deep. It does not check that data is
+// MaxDepth, without recursion: it counts brackets outside strings (a
+// closer without an opener is ignored) and returns an error wrapping
+// ErrTooDeep that names the byte offset of the bracket that goes one level
+// too deep. It does not check that data is
 // valid JSON.
 func CheckDepth(data []byte) error {
 	return jsondepth.Check(data, false)

@@ -29,7 +29,8 @@ func (e *Error) Error() string {
 func (e *Error) Unwrap() error { return ErrTooDeep }
 
 // Check returns an *Error when data nests arrays and objects deeper than
-// Max, counting brackets outside double-quoted strings. With single set,
+// Max, counting brackets outside double-quoted strings; a closer without
+// an opener is ignored. With single set,
 // single-quoted strings count as strings too (for repair's model-made
 // input). It does not check that data is valid JSON.
 func Check[T ~string | ~[]byte](data T, single bool) error {
@@ -55,7 +56,9 @@ func Check[T ~string | ~[]byte](data T, single bool) error {
 			if depth > Max {
 				return &Error{Offset: i}
 			}
-		case c == ']' || c == '}':
+		case (c == ']' || c == '}') && depth > 0:
+			// A closer without an opener (invalid JSON) is ignored, so
+			// that it cannot buy room for deeper nesting after it.
 			depth--
 		}
 	}
