@@ -37,9 +37,13 @@ import (
 // report.
 func TestLoopSandboxedPrograms(t *testing.T) {
 	policy := sandbox.Policy{Env: []string{"PATH"}, Limits: sandbox.Limits{AddressSpace: 2 << 30, Processes: 16}}
-	if _, err := sandbox.Prepare(context.Background(), policy, "/bin/true"); errors.Is(err, sandbox.ErrUnavailable) {
+	c, err := sandbox.Prepare(context.Background(), policy, "/bin/true")
+	if errors.Is(err, sandbox.ErrUnavailable) {
 		t.Skipf("refused on this machine, as it must be: %v", err)
+	} else if err != nil {
+		t.Fatal(err)
 	}
+	c.Cleanup()
 	prog := filepath.Join(t.TempDir(), "prog")
 	if out, err := exec.Command("go", "build", "-o", prog, "../tools/sandbox/testdata/prog").CombinedOutput(); err != nil {
 		t.Fatalf("build prog: %v\n%s", err, out)

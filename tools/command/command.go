@@ -68,7 +68,8 @@ type Config struct {
 	Require map[core.Risk]bool
 	// Observe, if set, is called after each sandboxed run with the call
 	// it ran (from core.CallFromContext; zero outside a registry) and
-	// what the sandbox enforced, once every process of the run is gone.
+	// what the sandbox enforced, once every process of the run is gone
+	// and its working directory removed.
 	Observe func(call core.Call, report sandbox.Report)
 }
 
@@ -167,13 +168,14 @@ func (p *Program) Run(ctx context.Context, args json.RawMessage) (*Outcome, erro
 	defer kill(nil)
 
 	var cmd *exec.Cmd
+	var sc *sandbox.Command
 	out := &Outcome{}
 	if policy != nil {
-		sc, err := sandbox.Prepare(ctx, *policy, p.Argv[0], p.Argv[1:]...)
-		if err != nil {
+		var err error
+		if sc, err = sandbox.Prepare(ctx, *policy, p.Argv[0], p.Argv[1:]...); err != nil {
 			return nil, err
 		}
-		defer sc.Cleanup()
+		defer sc.Cleanup() // after a panic; otherwise done below
 		cmd = sc.Cmd
 		rep := sc.Report
 		out.Sandbox = &rep
@@ -196,6 +198,11 @@ func (p *Program) Run(ctx context.Context, args json.RawMessage) (*Outcome, erro
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	err := cmd.Run()
 	out.Stdout, out.Stderr = stdout.buf.Bytes(), stderr.buf.String()
+	if sc != nil {
+		if cerr := sc.Cleanup(); cerr != nil && err == nil {
+			err = cerr
+		}
+	}
 	if out.Sandbox != nil && cfg.Observe != nil {
 		call, _ := core.CallFromContext(ctx)
 		cfg.Observe(call, *out.Sandbox)

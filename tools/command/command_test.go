@@ -256,6 +256,11 @@ func TestSandboxThroughRegistry(t *testing.T) {
 	if r := reports["c2"]; r.Network != sandbox.NetworkNone || !r.ReadOnlyTree || !r.PIDNamespace {
 		t.Errorf("report of c2: %s", r)
 	}
+	for id, r := range reports {
+		if _, err := os.Stat(r.WorkDir); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s: working directory %q still there: %v", id, r.WorkDir, err)
+		}
+	}
 }
 
 // TestRegistryTimeout runs the holding program through a registry with a
@@ -265,13 +270,20 @@ func TestRegistryTimeout(t *testing.T) {
 	policy := sandboxOrSkip(t, sandbox.Policy{})
 	reg := registry(t, mustTool(t, "hold", command.Program{Argv: []string{prog, "hold"}, Sandbox: policy}))
 	ended := make(chan core.Call, 1)
-	ctx := command.WithConfig(context.Background(), command.Config{Observe: func(c core.Call, _ sandbox.Report) { ended <- c }})
+	var workDir string
+	ctx := command.WithConfig(context.Background(), command.Config{Observe: func(c core.Call, r sandbox.Report) {
+		workDir = r.WorkDir
+		ended <- c
+	}})
 	res := reg.ExecuteWith(ctx, core.Call{ID: "h1", Name: "hold", Arguments: json.RawMessage(`{"city":"x"}`)}, core.ExecOptions{Timeout: 500 * time.Millisecond})
 	if want := `tool "hold" timed out after 500ms`; !res.IsError || res.Text() != want {
 		t.Errorf("got %q, want %q", res.Text(), want)
 	}
 	if c := <-ended; c.ID != "h1" {
 		t.Errorf("observed call %q, want h1", c.ID)
+	}
+	if _, err := os.Stat(workDir); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("working directory %q still there when the run reported its end: %v", workDir, err)
 	}
 }
 
