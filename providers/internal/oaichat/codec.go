@@ -104,6 +104,10 @@ type wireRequest struct {
 	MaxCompletionTokens *int                `json:"max_completion_tokens,omitempty"`
 	Stream              bool                `json:"stream,omitempty"`
 	StreamOptions       *wireStreamOptions  `json:"stream_options,omitempty"`
+	// Functions and FunctionCall are the legacy forms of tools and
+	// tool_choice (see legacy.go); they are read, never written.
+	Functions    []wireFunction  `json:"functions,omitempty"`
+	FunctionCall json.RawMessage `json:"function_call,omitempty"`
 }
 
 type wireStreamOptions struct {
@@ -118,6 +122,9 @@ type wireMessage struct {
 	ToolCalls        []wireToolCall  `json:"tool_calls,omitempty"`
 	ToolCallID       *string         `json:"tool_call_id,omitempty"`
 	Name             string          `json:"name,omitempty"`
+	// FunctionCall is the legacy single call of an assistant message or
+	// delta (see legacy.go); it is read, never written.
+	FunctionCall *wireFunctionArg `json:"function_call,omitempty"`
 }
 
 type wireToolCall struct {

@@ -127,4 +127,14 @@
 // Config.IDs, when set, maps ids the protocol rejects to valid ones on every
 // encode (requests, responses, streams) and back on every decode, so that a
 // canonical conversation keeps its own ids end to end (D04, D05).
+//
+// # Legacy function calling
+//
+// The pre-tools form (functions, function_call, role "function") is read
+// everywhere and never written: a message's function_call is one call with
+// the generated id "function_call_<12 hex digits>" (a hash of the response
+// id, else of the call), a request's legacy calls get "function_call_<t>",
+// t counting them, and a function message answers the open call of its
+// name. EncodeRequest writes tools and tool_choice, which every server that
+// reads tools accepts (legacy.go).
 package oaichat

@@ -234,7 +234,7 @@ var (
 	// never skipped.
 	chunkNames    = []string{"id", "object", "model", "choices", "usage", "error", "message", "type", "code"}
 	choiceNames   = []string{"index", "message", "delta", "finish_reason"}
-	deltaNames    = []string{"role", "content", "reasoning_content", "reasoning", "tool_calls", "tool_call_id", "name"}
+	deltaNames    = []string{"role", "content", "reasoning_content", "reasoning", "tool_calls", "tool_call_id", "name", "function_call"}
 	toolCallNames = []string{"index", "id", "type", "function", "extra_content"}
 	functionNames = []string{"name", "arguments"}
 )

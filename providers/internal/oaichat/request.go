@@ -270,12 +270,44 @@ func (c *Codec) DecodeRequest(body []byte) (*core.Request, error) {
 	case w.MaxCompletionTokens != nil:
 		req.MaxTokens = *w.MaxCompletionTokens
 	}
+	var legacy legacyPairing
 	for i, wm := range w.Messages {
-		m, err := c.decodeMessage(op, pathf("messages[%d]", i), wm)
+		path := pathf("messages[%d]", i)
+		var m core.Message
+		var err error
+		if wm.Role == "function" {
+			m, err = c.decodeFunctionResult(op, path, wm, &legacy)
+		} else {
+			m, err = c.decodeMessage(op, path, wm)
+		}
 		if err != nil {
 			return nil, err
 		}
+		if wm.Role == "assistant" {
+			if id := legacy.assistant(wm.FunctionCall); id != "" {
+				call, _, err := c.decodeCall(legacyCall(wm.FunctionCall))
+				if err != nil {
+					return nil, fieldError(op, path+".function_call.arguments", err)
+				}
+				call.ID = id
+				m.Parts = append(m.Parts, core.CallPart(call))
+			}
+		}
 		req.Messages = append(req.Messages, m)
+	}
+	if len(w.Tools) == 0 && len(w.Functions) > 0 {
+		tools, err := decodeFunctions(op, w.Functions)
+		if err != nil {
+			return nil, err
+		}
+		req.Tools = tools
+	}
+	if fc := bytes.TrimSpace(w.FunctionCall); len(w.ToolChoice) == 0 && len(fc) > 0 && string(fc) != "null" {
+		choice, err := decodeFunctionChoice(fc)
+		if err != nil {
+			return nil, fieldError(op, "function_call", err)
+		}
+		req.ToolChoice = choice
 	}
 	for i, t := range w.Tools {
 		if t.Type != "" && t.Type != "function" {

@@ -92,6 +92,18 @@ func (c *Codec) DecodeResponse(body []byte) (*core.Response, error) {
 		}
 		resp.Message.Parts = append(resp.Message.Parts, core.CallPart(call))
 	}
+	if fc := wm.FunctionCall; fc != nil {
+		call, complete, err := c.decodeCall(legacyCall(fc))
+		if err != nil {
+			return nil, fieldError(op, path+".function_call.arguments", err)
+		}
+		call.ID = legacyResponseID(w.ID, fc)
+		if !complete {
+			resp.Incomplete = append(resp.Incomplete, call)
+		} else {
+			resp.Message.Parts = append(resp.Message.Parts, core.CallPart(call))
+		}
+	}
 	return resp, nil
 }
 

@@ -363,6 +363,11 @@ func (s *stream) choice(ch *wireChoice, off int64, i int) error {
 			s.queue = append(s.queue, core.Event{Kind: kind, Chunk: &chunk})
 		}
 	}
+	if d := ch.Delta; d != nil && d.FunctionCall != nil {
+		if err := s.legacyDelta(d.FunctionCall, off, i); err != nil {
+			return err
+		}
+	}
 	if ch.FinishReason != nil && *ch.FinishReason != "" {
 		s.queue = append(s.queue, core.Event{Kind: core.EventFinish, Finish: FinishReason(*ch.FinishReason), ProviderFinish: *ch.FinishReason})
 		s.finished = true
@@ -493,5 +498,35 @@ func (c *Codec) EncodeStream(w io.Writer, events []core.Event) error {
 	if err := enc.Encode(sse.Event{Data: "[DONE]"}); err != nil {
 		return &Error{Op: op, Offset: -1, Err: err}
 	}
+	return nil
+}
+
+// legacyDelta queues a piece of a streamed legacy function_call. A message
+// has at most one, so every piece is routed to index 0; the piece that
+// names the function starts the call, with the id legacyResponseID gives
+// the response's id (none when the stream has no id: the Buffer then
+// generates one).
+func (s *stream) legacyDelta(fc *wireFunctionArg, off int64, i int) error {
+	chunk := core.Chunk{HasIndex: true}
+	if fc.Name != nil && *fc.Name != "" {
+		chunk.Name, chunk.Start = *fc.Name, true
+		if s.id != "" {
+			chunk.ID = legacyResponseID(s.id, nil)
+		}
+	}
+	if raw := bytes.TrimSpace(fc.Arguments); len(raw) > 0 && string(raw) != "null" {
+		if raw[0] == '"' {
+			if err := json.Unmarshal(raw, &chunk.ArgsDelta); err != nil {
+				return &Error{Op: s.op, Offset: off, Path: pathf("choices[%d].delta.function_call.arguments", i), Err: fmt.Errorf("%w: %v", ErrBadField, err)}
+			}
+		} else {
+			chunk.ArgsDelta = scalarText(raw)
+		}
+	}
+	kind := core.EventCallDelta
+	if chunk.Start {
+		kind = core.EventCallStart
+	}
+	s.queue = append(s.queue, core.Event{Kind: kind, Chunk: &chunk})
 	return nil
 }
