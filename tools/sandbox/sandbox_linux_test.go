@@ -174,6 +174,32 @@ func TestWriteOutsideWorkDir(t *testing.T) {
 	}
 }
 
+// TestUnprivilegedUser plants a key in a file only its owner may read, in
+// a directory anyone may search: the caller reads it, the sandbox user
+// may not (EACCES), even as root of its own user namespace.
+func TestUnprivilegedUser(t *testing.T) {
+	dir, err := os.MkdirTemp("", "sandbox-key-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	key := filepath.Join(dir, "key")
+	if err := os.WriteFile(key, []byte("planted-secret"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if out := unsandboxed(t, "read", key); out != "planted-secret" {
+		t.Fatalf("unsandboxed read: %q", out)
+	}
+	out, code, rep := run(t, sandbox.Policy{}, "read", key)
+	denied(t, out, code, "EACCES")
+	if rep.UID == os.Geteuid() && os.Geteuid() == 0 {
+		t.Errorf("report says the sandbox ran as uid %d", rep.UID)
+	}
+}
+
 // TestLimits runs each resource limit against a program that passes it,
 // and the same program without the limit.
 func TestLimits(t *testing.T) {

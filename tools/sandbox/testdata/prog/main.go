@@ -62,6 +62,12 @@ func main() {
 		for _, e := range env {
 			fmt.Println(e)
 		}
+	case "read":
+		b, err := os.ReadFile(os.Args[2])
+		if err != nil {
+			deny(err)
+		}
+		os.Stdout.Write(b)
 	case "write":
 		if err := os.WriteFile(os.Args[2], []byte("escaped\n"), 0o644); err != nil {
 			deny(err)
