@@ -132,6 +132,13 @@
 // responses, calls with their validation, refusals, results and the
 // answer.
 //
+// A registry name the provider's own rules refuse (the adapter's
+// core.NameRules: Cohere allows no dash, Gemini no leading digit) is sent
+// under the name tools/names maps it to, in the tools, the tool choice and
+// the history, and the provider's calls to that name run the registry's
+// tool; the mapping is built from all the registry's names at once, so a
+// valid name is never renamed.
+//
 // Tools that run programs (tools/command) run under Loop.Sandbox, a
 // command.Config: a default sandbox policy for programs without their
 // own, and the risk levels that require a sandbox. A call at such a level

@@ -143,6 +143,9 @@ func (l *Loop) Run(ctx context.Context, msgs []core.Message) (*Outcome, error) {
 	viaTool := out.Mode == ModeStructured && !carriesResponseFormat(l.Adapter)
 	tr := out.Trace
 	retries := 0
+	// Tool names the provider's rules refuse travel under mapped names
+	// (tools/names); the trace shows the request and response as sent.
+	wire := wireNames(l.Adapter, l.Registry)
 	for step := 1; step <= maxSteps; step++ {
 		if err := ctx.Err(); err != nil {
 			return out, fmt.Errorf("agent step %d: %w", step, err)
@@ -157,6 +160,7 @@ func (l *Loop) Run(ctx context.Context, msgs []core.Message) (*Outcome, error) {
 			wreq = stepToolRequest(wreq)
 		}
 		removed := caps.Apply(wreq)
+		wreq = toWire(wreq, wire)
 		tr.add(Entry{Step: step, Kind: KindRequest, Request: wreq, Removed: removed})
 		resp, err := send(ctx, l.Adapter, l.Endpoint, wreq)
 		if err != nil {
@@ -166,6 +170,13 @@ func (l *Loop) Run(ctx context.Context, msgs []core.Message) (*Outcome, error) {
 			return out, fmt.Errorf("agent step %d: %w", step, err)
 		}
 		tr.add(Entry{Step: step, Kind: KindResponse, Response: resp})
+		if wire != nil {
+			c := *resp
+			c.Message.Parts = slices.Clone(resp.Message.Parts)
+			c.Incomplete = slices.Clone(resp.Incomplete)
+			fromWire(&c, wire)
+			resp = &c
+		}
 		out.Finish = resp.Finish
 		if resp.Error != nil {
 			return out, fmt.Errorf("agent step %d: %w", step, resp.Error)
