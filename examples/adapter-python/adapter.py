@@ -129,8 +129,20 @@ def parse_event(data, line_at, data_at):
 def decode_stream(body, events):
     """Appends the events of body to events; raises DecodeError at a fault,
     with the events before it kept."""
+    # The argument text so far of each call, by index: a gateway that
+    # repeats the whole text in a final chunk (B02) sends a copy, which
+    # replaces the text rather than being appended to it.
+    so_far, finished = {}, False
     for line_at, data_at, data in sse_events(body):
-        if data.strip() in (b"", b"[DONE]"):
+        if data.strip() == b"[DONE]":
+            if not finished:
+                # The stream ended normally but never said why: a finish
+                # with no reason, so that calls still open are complete (a
+                # stream cut before [DONE] gets none, B09).
+                events.append({"kind": "finish", "finish_reason": "other"})
+                finished = True
+            continue
+        if data.strip() == b"":
             continue
         chunk = parse_event(data, line_at, data_at)
         if not isinstance(chunk, dict):
@@ -149,9 +161,15 @@ def decode_stream(body, events):
                 events.append({"kind": "text", "text": delta["content"]})
             for tc in delta.get("tool_calls") or []:
                 fn = tc.get("function") or {}
-                c = {"args_delta": arguments_text(fn.get("arguments"))}
+                text = arguments_text(fn.get("arguments"))
+                c = {"args_delta": text}
                 if isinstance(tc.get("index"), int):
                     c["index"], c["has_index"] = tc["index"], True
+                    prev = so_far.get(tc["index"], "")
+                    if text and text == prev and is_json(prev):
+                        c = {"args": text, "index": tc["index"], "has_index": True}
+                    else:
+                        so_far[tc["index"]] = prev + text
                 if tc.get("id"):
                     c["id"] = tc["id"]
                 if fn.get("name"):
@@ -163,9 +181,18 @@ def decode_stream(body, events):
                 events.append({"kind": kind, "chunk": c})
             if choice.get("finish_reason"):
                 events.append(finish_event(choice["finish_reason"]))
+                finished = True
         if chunk.get("usage"):
             events.append({"kind": "usage", "usage": usage_of(chunk["usage"])})
     return events
+
+
+def is_json(text):
+    try:
+        json.loads(text)
+        return True
+    except json.JSONDecodeError:
+        return False
 
 
 def decode_response(body):
@@ -347,8 +374,25 @@ def encode_messages(messages):
     return out
 
 
+def results_in_call_order(messages):
+    """Puts the tool messages that follow an assistant message in the order
+    of its calls (G05): servers that pair them by position would otherwise
+    swap the answers."""
+    for i, m in enumerate(messages):
+        if m["role"] != "assistant" or not m.get("tool_calls"):
+            continue
+        order = [c["id"] for c in m["tool_calls"]]
+        j = i + 1
+        while j < len(messages) and messages[j]["role"] == "tool":
+            j += 1
+        run = messages[i + 1 : j]
+        run.sort(key=lambda t: order.index(t["tool_call_id"]) if t["tool_call_id"] in order else len(order))
+        messages[i + 1 : j] = run
+    return messages
+
+
 def encode_request(req):
-    out = {"model": req.get("model", ""), "messages": encode_messages(req.get("messages") or [])}
+    out = {"model": req.get("model", ""), "messages": results_in_call_order(encode_messages(req.get("messages") or []))}
     check_history(req.get("messages") or [])
     tools = []
     for i, t in enumerate(req.get("tools") or []):
