@@ -65,6 +65,18 @@ def arguments_text(args):
     return json.dumps(args, separators=(",", ":"))
 
 
+def legacy_id(response_id, fc):
+    """The id of a legacy function_call, which has none on the wire (F03):
+    "function_call_" and 12 hex digits of SHA-256 of the response id, or of
+    the call's name and arguments for a response without one, as the
+    built-in adapter makes it, so streamed and whole responses agree."""
+    if response_id:
+        key = "id:" + response_id
+    else:
+        key = "call:" + (fc.get("name") or "") + "\x00" + json.dumps(fc.get("arguments"), separators=(",", ":"))
+    return "function_call_" + hashlib.sha256(key.encode("utf-8")).hexdigest()[:12]
+
+
 def signature_of(tc):
     """The thought signature Gemini's OpenAI-compatible API puts on a call."""
     extra = tc.get("extra_content") or {}
@@ -179,6 +191,12 @@ def decode_stream(body, events):
                     c["signature"] = sig
                 kind = "call_start" if tc.get("id") or fn.get("name") else "call_delta"
                 events.append({"kind": kind, "chunk": c})
+            fc = delta.get("function_call")
+            if isinstance(fc, dict) and not delta.get("tool_calls"):
+                c = {"id": legacy_id(chunk.get("id", ""), fc), "args_delta": arguments_text(fc.get("arguments"))}
+                if fc.get("name"):
+                    c["name"] = fc["name"]
+                events.append({"kind": "call_start" if fc.get("name") else "call_delta", "chunk": c})
             if choice.get("finish_reason"):
                 events.append(finish_event(choice["finish_reason"]))
                 finished = True
@@ -215,7 +233,12 @@ def decode_response(body):
     if isinstance(msg.get("content"), str) and msg["content"]:
         parts.append({"kind": "text", "text": msg["content"]})
     incomplete = []
-    for tc in msg.get("tool_calls") or []:
+    tool_calls = msg.get("tool_calls") or []
+    fc = msg.get("function_call")
+    if not tool_calls and isinstance(fc, dict):
+        # The legacy form: one call, given the id the stream would get.
+        tool_calls = [{"id": legacy_id(doc.get("id", ""), fc), "function": fc}]
+    for tc in tool_calls:
         fn = tc.get("function") or {}
         text = arguments_text(fn.get("arguments"))
         call = {"id": tc.get("id", ""), "name": fn.get("name", "")}
