@@ -12,6 +12,7 @@ import (
 
 	"github.com/toolconform/conform/core"
 	"github.com/toolconform/conform/providers"
+	"github.com/toolconform/conform/reduce"
 	"github.com/toolconform/conform/scenarios"
 )
 
@@ -57,8 +58,11 @@ type ClientRun struct {
 	// Panic is the line of stderr that says why the program crashed (a
 	// Go panic or fatal error, an uncaught JavaScript error, a Python
 	// exception), which the stack after it pushes out of a short tail.
-	Panic   string `json:"panic,omitempty"`
-	Elapsed string `json:"elapsed"`
+	Panic string `json:"panic,omitempty"`
+	// Reduction is what ReduceClient found for a failed run: the
+	// simplifications that make it pass and those that keep it failing.
+	Reduction *reduce.Result `json:"reduction,omitempty"`
+	Elapsed   string         `json:"elapsed"`
 }
 
 // ClientSpec says what RunClient runs.

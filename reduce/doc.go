@@ -1,0 +1,52 @@
+// Package reduce reduces a failed stream case to its cause, as a fuzzer's
+// minimiser reduces a crashing input: it tries simpler variants of the
+// case and reports the change that makes the subject pass and the
+// smallest variant that still fails.
+//
+//	res := reduce.Reduce(sc, "anthropic", "split=7", 0, func(v reduce.Variant) bool {
+//		return runClient(v.Scenario, v.Chaos) != "pass"
+//	})
+//	fmt.Println(res.Cause()) // fails on content block indices 1, 2; passes with block indices renumbered from 0 (0, 1)
+//
+// # The algorithm
+//
+// Greedy, one pass: starting from the case as it failed, each applicable
+// simplification is applied to the current variant and the subject is run
+// on it. A variant that still fails becomes the current one (it is
+// smaller); one that passes names a cause, and the current variant stays.
+// At most a budget of runs is spent (DefaultBudget, 8, one per
+// simplification); what the budget leaves untried is listed.
+//
+// # The simplifications, in the order tried
+//
+//   - no-chaos: the failing run's chaos option removed (every protocol).
+//   - de-interleave: each content block's events together, in order of
+//     first appearance (Anthropic).
+//   - renumber: content block indices renumbered 0, 1, … in order of
+//     first appearance (Anthropic).
+//   - no-text: text and thinking blocks removed; blocks numbered from 0
+//     stay so numbered, so removal never opens a gap (Anthropic).
+//   - one-call: the first tool_use block kept, the other calls removed;
+//     the expected calls become the first one (Anthropic).
+//   - whole-arguments: each call's input_json_delta fragments joined into
+//     its first (Anthropic).
+//   - re-encode: the stream decoded and encoded again by conform's own
+//     adapter, a coarse catch-all for wire quirks; tried only when nothing
+//     more precise made the case pass (every protocol whose encoder keeps
+//     the calls, text and finish the recording decodes to).
+//
+// A simplification applies only where it changes the bytes, and only to
+// bytes it can write back exactly: an SSE body whose events are one
+// optional event line and one data line each (a body with comments, CRLF
+// or multi-line data is left alone), of one message (block indices
+// restart with each message). Within a data line only the value a
+// simplification names is replaced; every other byte stays. Streams
+// broken on purpose (want/error.txt, incomplete calls) are not reduced.
+// The other protocols' content simplifications (Chat Completions tool
+// call indices, Gemini chunks, Bedrock frames, Ollama lines) are not
+// written yet; they get no-chaos and re-encode.
+//
+// Every simplification is checked by TestSimplificationsKeepCalls: the
+// reference adapter decodes every variant of every built-in stream case
+// to the expected calls (the first, for one-call).
+package reduce

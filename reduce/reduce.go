@@ -1,0 +1,150 @@
+package reduce
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/toolconform/conform/scenarios"
+)
+
+// DefaultBudget is the number of re-runs Reduce spends on a case when the
+// caller sets none: at most one per simplification.
+const DefaultBudget = 8
+
+// Variant is a scenario as served: its case and whether the chaos option
+// of the failing run still applies.
+type Variant struct {
+	Scenario *scenarios.Scenario
+	// Chaos is true while the failing run's chaos option is kept.
+	Chaos bool
+}
+
+// Step is one simplification that changed the bytes of a variant.
+type Step struct {
+	// Name is the simplification's name (see Names).
+	Name string `json:"name"`
+	// Has says what the variant before the step had, such as "content
+	// block indices 1, 2".
+	Has string `json:"has"`
+	// Becomes says what the step made of it, such as "block indices
+	// renumbered from 0 (0, 1)".
+	Becomes string `json:"becomes"`
+}
+
+func (s Step) String() string { return s.Has + " → " + s.Becomes }
+
+// Result is what a reduction found.
+type Result struct {
+	// Causes are the simplifications with which the case passes: each
+	// alone, applied to the smallest failing variant, made the client
+	// pass.
+	Causes []Step `json:"causes,omitempty"`
+	// Kept are the simplifications of the smallest failing variant: the
+	// case still failed with all of them applied.
+	Kept []Step `json:"kept,omitempty"`
+	// Untried names the applicable simplifications the budget left
+	// untried.
+	Untried []string `json:"untried,omitempty"`
+	// Runs is the number of re-runs spent; Budget the most allowed.
+	Runs   int `json:"runs"`
+	Budget int `json:"budget"`
+}
+
+// Cause is the report's cause line, such as "fails on content block
+// indices 1, 2; passes with block indices renumbered from 0 (0, 1)", or
+// says that no simplification made the case pass.
+func (r *Result) Cause() string {
+	if len(r.Causes) == 0 {
+		return "not found: every simplification tried still fails"
+	}
+	var has, with []string
+	for _, c := range r.Causes {
+		has = append(has, c.Has)
+		with = append(with, c.Becomes)
+	}
+	if len(r.Causes) == 1 {
+		return "fails on " + has[0] + "; passes with " + with[0]
+	}
+	return "fails on each of " + strings.Join(has, "; ") + "; passes with any one of " + strings.Join(with, "; ")
+}
+
+// Smallest is the report's line for the smallest failing variant.
+func (r *Result) Smallest() string {
+	if len(r.Kept) == 0 {
+		return "the case as served"
+	}
+	var s []string
+	for _, k := range r.Kept {
+		s = append(s, k.Becomes)
+	}
+	return "the case with " + strings.Join(s, ", ")
+}
+
+// Summary says how many re-runs were spent and which simplifications the
+// budget left untried.
+func (r *Result) Summary() string {
+	s := fmt.Sprintf("%d of at most %d re-runs", r.Runs, r.Budget)
+	if len(r.Untried) > 0 {
+		s += "; untried: " + strings.Join(r.Untried, ", ")
+	}
+	return s
+}
+
+// Fails runs a variant and reports whether it still fails.
+type Fails func(v Variant) bool
+
+// Reduce reduces a failing case to its cause, greedily as a fuzzer's
+// minimiser does: starting from the case as it failed (chaos reports
+// whether the run had a chaos option that changed the bytes), it applies
+// each applicable simplification to the current variant in turn and runs
+// it; a variant that still fails becomes the current one (smaller), one
+// that passes records its simplification as a cause. chaos names the
+// failing run's chaos option, "" for none. At most budget runs are spent
+// (0 means DefaultBudget); simplifications left over are named in
+// Result.Untried.
+func Reduce(sc *scenarios.Scenario, protocol, chaos string, budget int, fails Fails) *Result {
+	if budget <= 0 {
+		budget = DefaultBudget
+	}
+	res := &Result{Budget: budget}
+	cur := Variant{Scenario: sc, Chaos: chaos != ""}
+	for _, s := range simplifications {
+		if s.catchAll && len(res.Causes) > 0 {
+			// A cause is named already; the coarse catch-all would
+			// only repeat it less precisely.
+			continue
+		}
+		next, step, ok := s.apply(cur, protocol, chaos)
+		if !ok {
+			continue
+		}
+		if res.Runs == budget {
+			res.Untried = append(res.Untried, s.name)
+			continue
+		}
+		res.Runs++
+		step.Name = s.name
+		if fails(next) {
+			cur = next
+			res.Kept = append(res.Kept, step)
+		} else {
+			res.Causes = append(res.Causes, step)
+		}
+	}
+	return res
+}
+
+// Reducible reports whether a scenario's failures can be reduced: a stream
+// that is not broken on purpose (no want/error.txt, no incomplete calls).
+func Reducible(sc *scenarios.Scenario) bool {
+	return sc.Kind == scenarios.KindStream && sc.Want.Error == nil && len(sc.Want.Incomplete) == 0 && (len(sc.Body) > 0 || len(sc.Events) > 0)
+}
+
+// Names lists the simplifications in the order Reduce tries them.
+func Names() []string {
+	var out []string
+	for _, s := range simplifications {
+		out = append(out, s.name)
+	}
+	return out
+}

@@ -1,0 +1,196 @@
+package reduce
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/toolconform/conform/cassettes"
+	"github.com/toolconform/conform/core"
+	"github.com/toolconform/conform/providers"
+	"github.com/toolconform/conform/scenarios"
+)
+
+func builtin(t *testing.T) []*scenarios.Scenario {
+	t.Helper()
+	cases, err := scenarios.LoadBuiltin(scenarios.VCRResolver(cassettes.Load))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cases
+}
+
+// check grades a variant with the reference adapter and returns its
+// problems, "" when it passes.
+func check(a core.Adapter, sc *scenarios.Scenario) string {
+	r := scenarios.CheckOne(a, sc, scenarios.Options{})
+	if r.Status == scenarios.StatusPass {
+		return ""
+	}
+	var s []string
+	for _, p := range r.Problems {
+		s = append(s, p.String())
+	}
+	return fmt.Sprintf("%s: %s", r.Status, strings.Join(s, "; "))
+}
+
+// TestSimplificationsKeepCalls applies every simplification, alone and
+// chained as Reduce chains them, to every built-in stream case the
+// reference adapter passes, and checks that the reference adapter still
+// passes the variant: it decodes the same calls, or the one call kept.
+func TestSimplificationsKeepCalls(t *testing.T) {
+	applied := map[string]int{}
+	for _, sc := range builtin(t) {
+		if !Reducible(sc) {
+			continue
+		}
+		for _, a := range providers.All() {
+			if !sc.AppliesTo(a) || check(a, sc) != "" {
+				continue
+			}
+			name := sc.NameFor(a.Name())
+			for _, s := range simplifications {
+				v, step, ok := s.apply(Variant{Scenario: sc}, a.Name(), "")
+				if !ok {
+					continue
+				}
+				applied[s.name+" "+a.Name()]++
+				if step.Has == "" || step.Becomes == "" {
+					t.Errorf("%s, %s: step %+v does not say what changed", name, s.name, step)
+				}
+				if p := check(a, v.Scenario); p != "" {
+					t.Errorf("%s, %s (%s): the reference adapter fails the variant: %s", name, s.name, step, p)
+				}
+			}
+			// Chained: every variant kept as failing.
+			Reduce(sc, a.Name(), "", 0, func(v Variant) bool {
+				if p := check(a, v.Scenario); p != "" {
+					t.Errorf("%s, chained: the reference adapter fails a variant: %s", name, p)
+				}
+				return true
+			})
+		}
+	}
+	var keys []string
+	for k := range applied {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		t.Logf("%s: %d cases", k, applied[k])
+	}
+	for _, s := range simplifications {
+		if s.name != "no-chaos" && applied[s.name+" anthropic"] == 0 {
+			t.Errorf("%s never applied to an Anthropic case", s.name)
+		}
+	}
+}
+
+func find(t *testing.T, cases []*scenarios.Scenario, name string) *scenarios.Scenario {
+	t.Helper()
+	for _, sc := range cases {
+		if sc.Name == name {
+			return sc
+		}
+	}
+	t.Fatalf("no scenario %s", name)
+	return nil
+}
+
+// TestReduceSteps reduces named cases with a subject that always fails
+// and one that fails on a single feature, and checks the steps found.
+func TestReduceSteps(t *testing.T) {
+	cases := builtin(t)
+	always := func(Variant) bool { return true }
+	tests := []struct {
+		name, protocol, chaos string
+		fails                 Fails
+		want                  *Result
+	}{
+		{
+			name: "anthropic/streaming/A21-content-block-indices-start-at-1", protocol: "anthropic", chaos: "split=7", fails: always,
+			want: &Result{Kept: []Step{
+				{"no-chaos", "chaos option split=7", "the chaos option removed"},
+				{"renumber", "content block indices 1, 2", "block indices renumbered from 0 (0, 1)"},
+				{"one-call", "2 tool calls", "one call (the first)"},
+				{"whole-arguments", "arguments in fragments (2 per call)", "whole arguments in one fragment per call"},
+				{"re-encode", "the case's own bytes", "re-encoded by conform's anthropic encoder"},
+			}, Runs: 5, Budget: DefaultBudget},
+		},
+		{
+			// Fails while the first block is not block 0.
+			name: "anthropic/streaming/A21-content-block-indices-start-at-1", protocol: "anthropic",
+			fails: func(v Variant) bool {
+				_, after, _ := strings.Cut(string(v.Scenario.Body), `"content_block_start","index":`)
+				return !strings.HasPrefix(after, "0")
+			},
+			want: &Result{
+				Causes: []Step{{"renumber", "content block indices 1, 2", "block indices renumbered from 0 (0, 1)"}},
+				Kept: []Step{
+					{"one-call", "2 tool calls", "one call (the first)"},
+					{"whole-arguments", "arguments in fragments (2 per call)", "whole arguments in one fragment per call"},
+				},
+				Runs: 3, Budget: DefaultBudget,
+			},
+		},
+		{
+			name: "anthropic/streaming/A19-interleaved-content-blocks", protocol: "anthropic", fails: always,
+			want: &Result{Kept: []Step{
+				{"de-interleave", "content blocks interleaved (order 0, 1, 0, 1, 0, 1, 0)", "each block's events together"},
+				{"one-call", "2 tool calls", "one call (the first)"},
+				{"whole-arguments", "arguments in fragments (2 per call)", "whole arguments in one fragment per call"},
+			}, Untried: []string{"re-encode"}, Runs: 3, Budget: 3},
+		},
+	}
+	for _, tt := range tests {
+		budget := tt.want.Budget
+		got := Reduce(find(t, cases, tt.name), tt.protocol, tt.chaos, budget, tt.fails)
+		if diff := cmp.Diff(tt.want, got); diff != "" {
+			t.Errorf("%s: Reduce (-want +got):\n%s", tt.name, diff)
+		}
+	}
+}
+
+func TestParseSSE(t *testing.T) {
+	tests := []struct {
+		body string
+		ok   bool
+	}{
+		{"event: a\ndata: {}\n\ndata: {\"x\":1}\n\n", true},
+		{"event: a\r\ndata: {}\r\n\r\n", false},     // CRLF
+		{": ping\n\nevent: a\ndata: {}\n\n", false}, // a comment
+		{"event: a\ndata: {\ndata: }\n\n", false},   // data over two lines
+		{"event: a\ndata: {}\n", false},             // no closing blank line
+		{"", true},
+	}
+	for _, tt := range tests {
+		if _, ok := parseSSE([]byte(tt.body)); ok != tt.ok {
+			t.Errorf("parseSSE(%q): ok %v, want %v", tt.body, ok, tt.ok)
+		}
+	}
+}
+
+func TestSplice(t *testing.T) {
+	tests := []struct {
+		data  string
+		value string
+		path  []string
+		want  string
+		ok    bool
+	}{
+		{`{"type":"x","index":1,"a":{"index":7}}`, `0`, []string{"index"}, `{"type":"x","index":0,"a":{"index":7}}`, true},
+		{`{"delta":{"type":"input_json_delta", "partial_json" : "{\"a\""}}`, `"{}"`, []string{"delta", "partial_json"}, `{"delta":{"type":"input_json_delta", "partial_json" : "{}"}}`, true},
+		{`{"a":1}`, `2`, []string{"b"}, ``, false},
+		{`[1]`, `2`, []string{"a"}, ``, false},
+		{`{"a":`, `2`, []string{"a"}, ``, false},
+	}
+	for _, tt := range tests {
+		got, ok := splice([]byte(tt.data), []byte(tt.value), tt.path...)
+		if ok != tt.ok || string(got) != tt.want {
+			t.Errorf("splice(%s, %s, %v) = %s, %v; want %s, %v", tt.data, tt.value, tt.path, got, ok, tt.want, tt.ok)
+		}
+	}
+}
