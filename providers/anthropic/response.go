@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/toolconform/conform/core"
+	"github.com/toolconform/conform/providers/internal/wire"
 )
 
 type wireUsage struct {
@@ -88,6 +89,9 @@ func usageOf(u *wireUsage) *core.Usage {
 // tool_use, that call goes to Response.Incomplete (B11).
 func (a *Adapter) DecodeResponse(body []byte) (*core.Response, error) {
 	const op = "decode response"
+	if err := wire.CheckUTF8(protocolName, op, body); err != nil {
+		return nil, err
+	}
 	var w wireResponse
 	if err := json.Unmarshal(body, &w); err != nil {
 		return nil, decodeErr(op, 0, "", err)

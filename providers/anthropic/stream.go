@@ -105,7 +105,7 @@ var knownEvents = map[string]bool{
 // the protocol: a *DecodeError wrapping ErrMalformed and core.ErrNotStream
 // at the offset of the first event it could not use, or byte 0.
 func (a *Adapter) DecodeStream(r io.Reader) core.EventStream {
-	return &stream{a: a, sse: wire.NewSSEReader(r, a.maxEvent, protocolName, ErrTooLarge), blocks: map[int]*blockState{}, ids: map[string]bool{}}
+	return wire.CheckText(protocolName, &stream{a: a, sse: wire.NewSSEReader(r, a.maxEvent, protocolName, ErrTooLarge), blocks: map[int]*blockState{}, ids: map[string]bool{}})
 }
 
 func (s *stream) emit(e core.Event) {

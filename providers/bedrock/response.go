@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/toolconform/conform/core"
+	"github.com/toolconform/conform/providers/internal/wire"
 )
 
 type cvResponse struct {
@@ -67,6 +68,9 @@ func (a *Adapter) EncodeResponse(resp *core.Response) ([]byte, error) {
 // incomplete call keeps its input as received in Original. Earlier calls
 // of the message were finished before the model went on, and stand.
 func (a *Adapter) DecodeResponse(body []byte) (*core.Response, error) {
+	if bad := wire.InvalidUTF8At(body); bad >= 0 {
+		return nil, &DecodeError{Op: "decode response", Offset: int64(bad), Err: core.ErrInvalidUTF8}
+	}
 	var probe map[string]json.RawMessage
 	if err := unmarshal("decode response", body, &probe); err != nil {
 		return nil, err

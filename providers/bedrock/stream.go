@@ -114,7 +114,7 @@ type eventStream struct {
 // a *FrameError wrapping ErrMalformed and ErrInputConflict (A18); the
 // package documentation gives both rules.
 func (a *Adapter) DecodeStream(r io.Reader) core.EventStream {
-	return &eventStream{fr: newFrameReader(r, a.maxFrame), blocks: map[int]*block{}, foreign: -1}
+	return wire.CheckText("bedrock", &eventStream{fr: newFrameReader(r, a.maxFrame), blocks: map[int]*block{}, foreign: -1})
 }
 
 // Next returns the next event, io.EOF after the last one, or the error that
@@ -349,8 +349,11 @@ func inputFragment(raw json.RawMessage) (string, error) {
 		return "", nil
 	}
 	if t[0] == '"' {
-		var s string
-		if err := json.Unmarshal(t, &s); err != nil {
+		// Bytes that are not UTF-8 are kept: a character split
+		// between deltas comes out whole (B05), and an invalid one is
+		// refused (wire.CheckText) rather than replaced.
+		s, err := wire.UnquoteRaw(t)
+		if err != nil {
 			return "", fmt.Errorf("payload field delta.toolUse.input: %w", err)
 		}
 		return s, nil

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/toolconform/conform/core"
+	"github.com/toolconform/conform/providers/internal/wire"
 )
 
 // responseWire is a chat response with its message field left raw,
@@ -50,6 +51,9 @@ func (a *Adapter) EncodeResponse(resp *core.Response) ([]byte, error) {
 // "message" is a string) becomes Response.Error. Tool plans become plan
 // parts, never answer text; citations are not modelled and are ignored.
 func (a *Adapter) DecodeResponse(body []byte) (*core.Response, error) {
+	if bad := wire.InvalidUTF8At(body); bad >= 0 {
+		return nil, &DecodeError{Op: "decode response", Offset: int64(bad), Err: core.ErrInvalidUTF8}
+	}
 	var in responseWire
 	if err := unmarshal("decode response", body, &in); err != nil {
 		return nil, err

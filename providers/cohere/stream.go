@@ -42,8 +42,8 @@ type contentDelta struct {
 type toolCallDelta struct {
 	ID       string `json:"id"`
 	Function *struct {
-		Name      string  `json:"name"`
-		Arguments *string `json:"arguments"`
+		Name      string          `json:"name"`
+		Arguments *wire.RawString `json:"arguments"`
 	} `json:"function"`
 }
 
@@ -90,7 +90,7 @@ func (a *Adapter) DecodeStream(r io.Reader) core.EventStream {
 		opts = append(opts, sse.MaxEventSize(a.maxEvent))
 	}
 	in := wire.NewStreamInput(r)
-	return &eventStream{in: in, dec: sse.NewDecoder(in, opts...), calls: map[int]int{}}
+	return wire.CheckText("cohere", &eventStream{in: in, dec: sse.NewDecoder(in, opts...), calls: map[int]int{}})
 }
 
 // atEOF gives the error that ends the stream at the end of its input:
@@ -209,7 +209,7 @@ func (s *eventStream) event(raw sse.Event) error {
 			if tc.Function != nil {
 				c.Name = tc.Function.Name
 				if a := tc.Function.Arguments; a != nil && *a != "null" {
-					c.ArgsDelta = *a
+					c.ArgsDelta = string(*a)
 					s.calls[c.Index] += len(*a)
 				}
 			}
@@ -219,7 +219,7 @@ func (s *eventStream) event(raw sse.Event) error {
 		if tcall == nil || tcall.Function == nil || tcall.Function.Arguments == nil {
 			return nil
 		}
-		frag := *tcall.Function.Arguments
+		frag := string(*tcall.Function.Arguments)
 		c := chunkAt(ev.Index)
 		n, open := s.calls[c.Index]
 		if !open && len(s.calls) >= maxOpenCalls {

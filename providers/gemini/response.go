@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/toolconform/conform/core"
+	"github.com/toolconform/conform/providers/internal/wire"
 )
 
 // DecodeResponse decodes a generateContent response body.
@@ -23,6 +24,9 @@ import (
 // body {"error":{…}} becomes Response.Error.
 func (a *Adapter) DecodeResponse(body []byte) (*core.Response, error) {
 	const op = "gemini: decode response"
+	if bad := wire.InvalidUTF8At(body); bad >= 0 {
+		return nil, &OffsetError{Op: op, Offset: int64(bad), Err: core.ErrInvalidUTF8}
+	}
 	var w wireResponse
 	if err := json.Unmarshal(body, &w); err != nil {
 		return nil, syntaxError(op, 0, err)

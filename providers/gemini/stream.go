@@ -25,10 +25,11 @@ import (
 // core.ErrNotStream at the first event or element it could not use, else
 // at its first byte that is not white space.
 func (a *Adapter) DecodeStream(r io.Reader) core.EventStream {
-	br := bufio.NewReader(r)
-	s := &stream{a: a, br: br}
-	return s
+	return wire.CheckText(Name, a.newStream(r))
 }
+
+// newStream returns the decoder of a stream, before its text is checked.
+func (a *Adapter) newStream(r io.Reader) *stream { return &stream{a: a, br: bufio.NewReader(r)} }
 
 const streamOp = "gemini: decode stream"
 

@@ -318,7 +318,7 @@ func TestArrayStreamMemoryBounded(t *testing.T) {
 		b.WriteString(`{"candidates":[{"content":{"parts":[{"text":"token "}]}}]}`)
 	}
 	b.WriteString("]")
-	st := New().DecodeStream(strings.NewReader(b.String())).(*stream)
+	st := New().newStream(strings.NewReader(b.String()))
 	texts := 0
 	for {
 		ev, err := st.Next()

@@ -466,6 +466,9 @@ func rawFinish(f core.FinishReason, provider string) string {
 // without a message is an error wrapping ErrSyntax.
 func (a *Adapter) DecodeResponse(body []byte) (*core.Response, error) {
 	const op = "ollama: decode response"
+	if bad := wire.InvalidUTF8At(body); bad >= 0 {
+		return nil, &OffsetError{Op: op, Offset: int64(bad), Err: core.ErrInvalidUTF8}
+	}
 	var w wireResponse
 	if err := json.Unmarshal(body, &w); err != nil {
 		return nil, syntaxError(op, 0, err)

@@ -30,7 +30,7 @@ const streamOp = "ollama: decode stream"
 // line (model, created_at, message, done or error) are not an Ollama
 // stream: an error wrapping core.ErrNotStream names the first of them.
 func (a *Adapter) DecodeStream(r io.Reader) core.EventStream {
-	return &stream{lines: ndjson.NewReader(r, a.maxLine), foreign: -1}
+	return wire.CheckText(Name, &stream{lines: ndjson.NewReader(r, a.maxLine), foreign: -1})
 }
 
 type stream struct {

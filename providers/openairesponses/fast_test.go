@@ -18,7 +18,7 @@ import (
 // returns its events, the text of the error that ended it ("" for io.EOF)
 // and how many events the fast path decoded.
 func decodeWith(a *Adapter, body []byte, fast bool) ([]core.Event, string, int) {
-	st := a.DecodeStream(bytes.NewReader(body)).(*stream)
+	st := a.newStream(bytes.NewReader(body))
 	st.noFast = !fast
 	var evs []core.Event
 	for {

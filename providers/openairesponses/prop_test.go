@@ -13,14 +13,22 @@ import (
 	"pgregory.net/rapid"
 )
 
-func argText() *rapid.Generator[string] {
-	return rapid.Custom(func(t *rapid.T) string {
-		s := rapid.SampledFrom([]string{`{"a":`, `"x\"y"`, `ä`, `😀`, `\n`, `}`, `1`, ` `, "\t", `\u00e9`}).Draw(t, "piece")
-		if rapid.Bool().Draw(t, "cut") && len(s) > 1 {
-			s = s[:rapid.IntRange(1, len(s)-1).Draw(t, "at")]
-		}
-		return s
-	})
+// argFragments draws argument text made of whole pieces (valid UTF-8, as
+// any text on the wire must be) and cuts it into fragments at any bytes,
+// so that a character may be split between two deltas (B05). The
+// fragments are never empty.
+func argFragments(t *rapid.T, label string) []string {
+	var text string
+	for j := rapid.IntRange(0, 4).Draw(t, label+"Pieces"); j > 0; j-- {
+		text += rapid.SampledFrom([]string{`{"a":`, `"x\"y"`, `ä`, `😀`, `\n`, `}`, `1`, ` `, "\t", `\u00e9`}).Draw(t, label+"Piece")
+	}
+	var frags []string
+	for len(text) > 0 {
+		n := rapid.IntRange(1, len(text)).Draw(t, label+"Cut")
+		frags = append(frags, text[:n])
+		text = text[n:]
+	}
+	return frags
 }
 
 // reasoningIDs are the reasoning item ids thinking events carry; a stream
@@ -42,15 +50,15 @@ func genEvents(t *rapid.T) []core.Event {
 		idx := (k + 1) * 1000
 		item := fmt.Sprintf("fc_%d", k)
 		p := &plan{}
+		frags := argFragments(t, "args")
 		first := ""
-		if rapid.IntRange(0, 3).Draw(t, "inAdded") == 0 {
-			first = argText().Draw(t, "first")
+		if len(frags) > 0 && rapid.IntRange(0, 3).Draw(t, "inAdded") == 0 {
+			first, frags = frags[0], frags[1:]
 		}
 		p.events = append(p.events, core.Event{Kind: core.EventCallStart, Chunk: &core.Chunk{Index: idx, HasIndex: true, ItemID: item,
 			ID: fmt.Sprintf("call_%d", k), Name: rapid.StringMatching(`[a-z_]{1,8}`).Draw(t, "name"), Start: true, ArgsDelta: first}})
 		args := first
-		for j := rapid.IntRange(0, 4).Draw(t, "ndeltas"); j > 0; j-- {
-			d := argText().Draw(t, "delta")
+		for _, d := range frags {
 			args += d
 			p.events = append(p.events, core.Event{Kind: core.EventCallDelta, Chunk: &core.Chunk{Index: idx, HasIndex: true, ItemID: item, ArgsDelta: d}})
 		}

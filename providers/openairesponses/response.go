@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/toolconform/conform/core"
+	"github.com/toolconform/conform/providers/internal/wire"
 )
 
 type wireUsage struct {
@@ -131,6 +132,9 @@ func callOf(it wireItem) (c core.Call, ok bool) {
 // an error wrapping ErrMalformed.
 func (a *Adapter) DecodeResponse(body []byte) (*core.Response, error) {
 	const op = "decode response"
+	if err := wire.CheckUTF8(protocolName, op, body); err != nil {
+		return nil, err
+	}
 	var w wireResponse
 	if err := json.Unmarshal(body, &w); err != nil {
 		return nil, decodeErr(op, 0, "", err)

@@ -64,6 +64,11 @@ type stream struct {
 // the protocol: a *DecodeError wrapping ErrMalformed and core.ErrNotStream
 // at the offset of the first event it could not use, or byte 0.
 func (a *Adapter) DecodeStream(r io.Reader) core.EventStream {
+	return wire.CheckText(protocolName, a.newStream(r))
+}
+
+// newStream returns the decoder of a stream, before its text is checked.
+func (a *Adapter) newStream(r io.Reader) *stream {
 	return &stream{a: a, sse: wire.NewSSEReader(r, a.maxEvent, protocolName, ErrTooLarge), calls: map[string]*callState{}, callIDs: map[string]bool{}}
 }
 

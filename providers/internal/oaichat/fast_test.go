@@ -18,7 +18,7 @@ func fastTestCodec() *Codec {
 
 // decodeWith decodes a whole stream with the fast path on or off.
 func decodeWith(c *Codec, body []byte, fast bool) ([]core.Event, string) {
-	st := c.DecodeStream(bytes.NewReader(body)).(*stream)
+	st := c.newStream(bytes.NewReader(body))
 	st.noFast = !fast
 	var evs []core.Event
 	for {
@@ -81,7 +81,7 @@ func corpusBodies(t testing.TB) map[string][]byte {
 // fastHits decodes a whole stream and returns how many events the fast
 // path decoded, and the error that ended the stream, if any.
 func fastHits(c *Codec, body []byte) (int, error) {
-	st := c.DecodeStream(bytes.NewReader(body)).(*stream)
+	st := c.newStream(bytes.NewReader(body))
 	for {
 		if _, err := st.Next(); err == io.EOF {
 			return st.fastHits, nil

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/toolconform/conform/core"
+	"github.com/toolconform/conform/providers/internal/wire"
 )
 
 // pickChoice returns the choice with index 0, or the first choice when none
@@ -28,6 +29,9 @@ func pickChoice(cs []wireChoice) *wireChoice {
 // complete JSON go to Response.Incomplete, never to the message.
 func (c *Codec) DecodeResponse(body []byte) (*core.Response, error) {
 	op := c.op("decode response")
+	if bad := wire.InvalidUTF8At(body); bad >= 0 {
+		return nil, &Error{Op: op, Offset: int64(bad), Err: core.ErrInvalidUTF8}
+	}
 	var w wireResponse
 	if err := json.Unmarshal(body, &w); err != nil {
 		return nil, jsonError(op, 0, err)

@@ -22,6 +22,11 @@ import (
 // *Error wrapping core.ErrNotStream at the offset of the first event it
 // could not use, or byte 0.
 func (c *Codec) DecodeStream(r io.Reader) core.EventStream {
+	return wire.CheckText(c.cfg.Name, c.newStream(r))
+}
+
+// newStream returns the decoder of a stream, before its text is checked.
+func (c *Codec) newStream(r io.Reader) *stream {
 	in := wire.NewStreamInput(r)
 	return &stream{c: c, op: c.op("decode stream"), in: in, dec: sse.NewDecoder(in, sse.FlushAtEOF(), sse.MaxEventSize(c.cfg.MaxEventSize))}
 }
@@ -345,7 +350,13 @@ func (s *stream) choice(ch *wireChoice, off int64, i int) error {
 			if raw := bytes.TrimSpace(tc.Function.Arguments); len(raw) > 0 && string(raw) != "null" {
 				hasArgs = true
 				if raw[0] == '"' {
-					if err := json.Unmarshal(raw, &chunk.ArgsDelta); err != nil {
+					// Bytes that are not UTF-8 are kept, so that a
+					// character split between deltas comes out whole
+					// (B05) and one that is invalid is refused
+					// (wire.CheckText), not replaced by U+FFFD.
+					d, err := wire.UnquoteRaw(raw)
+					chunk.ArgsDelta = d
+					if err != nil {
 						return &Error{Op: s.op, Offset: off, Path: pathf("choices[%d].delta.tool_calls[%d].function.arguments", i, j), Err: fmt.Errorf("%w: %v", ErrBadField, err)}
 					}
 				} else {

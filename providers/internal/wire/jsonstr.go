@@ -151,3 +151,14 @@ func QuoteRaw(s string) []byte {
 	}
 	return append(out, '"')
 }
+
+// RawString is a JSON string decoded with UnquoteRaw: bytes that are not
+// UTF-8 are kept, for CheckText to refuse, instead of becoming U+FFFD.
+type RawString string
+
+// UnmarshalJSON decodes a JSON string literal.
+func (s *RawString) UnmarshalJSON(b []byte) error {
+	v, err := UnquoteRaw(b)
+	*s = RawString(v)
+	return err
+}
