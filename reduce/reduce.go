@@ -1,9 +1,11 @@
 package reduce
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 
+	"github.com/toolconform/conform/core"
 	"github.com/toolconform/conform/scenarios"
 )
 
@@ -90,6 +92,17 @@ func (r *Result) Summary() string {
 	return s
 }
 
+// MarshalJSON writes the result with its two report lines, "cause" and
+// "smallest_failing_variant".
+func (r *Result) MarshalJSON() ([]byte, error) {
+	type plain Result
+	return json.Marshal(struct {
+		Cause    string `json:"cause"`
+		Smallest string `json:"smallest_failing_variant"`
+		*plain
+	}{r.Cause(), r.Smallest(), (*plain)(r)})
+}
+
 // Fails runs a variant and reports whether it still fails.
 type Fails func(v Variant) bool
 
@@ -147,4 +160,21 @@ func Names() []string {
 		out = append(out, s.name)
 	}
 	return out
+}
+
+// Adapter reduces a case an adapter fails: each variant is graded as the
+// case is (scenarios.CheckOne with opts), so no program is run and the
+// reduction costs a few decodes. It returns nil when the case passes or
+// cannot be simplified.
+func Adapter(a core.Adapter, sc *scenarios.Scenario, opts scenarios.Options) *Result {
+	if !Reducible(sc) {
+		return nil
+	}
+	opts.Run, opts.Skip, opts.KnownFailing, opts.Progress = nil, nil, nil, nil
+	if scenarios.CheckOne(a, sc, opts).Status != scenarios.StatusFail {
+		return nil
+	}
+	return Reduce(sc, a.Name(), "", 0, func(v Variant) bool {
+		return scenarios.CheckOne(a, v.Scenario, opts).Status != scenarios.StatusPass
+	})
 }

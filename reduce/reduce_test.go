@@ -1,7 +1,10 @@
 package reduce
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
+	"io"
 	"sort"
 	"strings"
 	"testing"
@@ -192,5 +195,54 @@ func TestSplice(t *testing.T) {
 		if ok != tt.ok || string(got) != tt.want {
 			t.Errorf("splice(%s, %s, %v) = %s, %v; want %s, %v", tt.data, tt.value, tt.path, got, ok, tt.want, tt.ok)
 		}
+	}
+}
+
+// indexStrict is a wrong Anthropic adapter with one planted cause: its
+// stream decoder refuses a stream whose first content block is not block 0.
+type indexStrict struct{ core.Adapter }
+
+type refused struct{ err error }
+
+func (r refused) Next() (core.Event, error) { return core.Event{}, r.err }
+
+func (a indexStrict) DecodeStream(r io.Reader) core.EventStream {
+	body, err := io.ReadAll(r)
+	if err != nil {
+		return refused{err}
+	}
+	_, after, _ := strings.Cut(string(body), `"content_block_start","index":`)
+	if !strings.HasPrefix(after, "0") {
+		return refused{errors.New("content block 0 expected")}
+	}
+	return a.Adapter.DecodeStream(bytes.NewReader(body))
+}
+
+// TestAdapterPlantedCause reduces the failures of an adapter with one
+// planted cause on a case that carries several features.
+func TestAdapterPlantedCause(t *testing.T) {
+	cases := builtin(t)
+	ref, err := providers.Lookup("anthropic")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := indexStrict{ref}
+	sc := find(t, cases, "anthropic/streaming/A21-content-block-indices-start-at-1")
+	got := Adapter(a, sc, scenarios.Options{})
+	want := &Result{
+		Causes: []Step{{"renumber", "content block indices 1, 2", "block indices renumbered from 0 (0, 1)"}},
+		Kept: []Step{
+			{"one-call", "2 tool calls", "one call (the first)"},
+			{"whole-arguments", "arguments in fragments (2 per call)", "whole arguments in one fragment per call"},
+		},
+		Runs: 3, Budget: DefaultBudget,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Adapter (-want +got):\n%s", diff)
+	}
+	t.Logf("cause: %s; smallest failing variant: %s", got.Cause(), got.Smallest())
+	// A case the adapter passes is not reduced.
+	if r := Adapter(a, find(t, cases, "anthropic/streaming/A19-interleaved-content-blocks"), scenarios.Options{}); r != nil {
+		t.Errorf("a passing case was reduced: %+v", r)
 	}
 }

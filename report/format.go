@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/toolconform/conform/reduce"
 	"github.com/toolconform/conform/scenarios"
 )
 
@@ -60,6 +61,9 @@ func (rep *Report) WriteText(w io.Writer) error {
 		if r.Scenario != nil && r.Scenario.File != "" {
 			fmt.Fprintf(w, "    scenario: %s\n", r.Scenario.File)
 		}
+		if red := rep.Reduction(r); red != nil {
+			fmt.Fprintf(w, "    cause: %s\n    smallest failing variant: %s (%s)\n", red.Cause(), red.Smallest(), red.Summary())
+		}
 		for _, p := range r.Problems {
 			fmt.Fprintf(w, "    %s\n", indent(p.String(), "    "))
 		}
@@ -106,6 +110,8 @@ type jsonResult struct {
 	File     string        `json:"file,omitempty"`
 	Guards   []string      `json:"guards,omitempty"`
 	Problems []jsonProblem `json:"problems,omitempty"`
+	// Reduction is the failure reduced to its cause, when it could be.
+	Reduction *reduce.Result `json:"reduction,omitempty"`
 }
 
 type jsonProblem struct {
@@ -161,7 +167,7 @@ func (rep *Report) WriteJSON(w io.Writer) error {
 	for _, r := range rep.Results {
 		jr := jsonResult{
 			Name: r.Name, Adapter: r.Adapter, Category: Category(r.Name), Severity: string(r.Severity),
-			Status: string(r.Status), Reason: r.Reason,
+			Status: string(r.Status), Reason: r.Reason, Reduction: rep.Reduction(r),
 		}
 		if r.Status == scenarios.StatusFail {
 			counted := rep.Fails(r)
@@ -245,6 +251,9 @@ func (rep *Report) WriteJUnit(w io.Writer) error {
 		s := &out.Suites[i]
 		jc := junitCase{Name: CaseName(r.Name), Classname: r.Adapter + "." + Category(r.Name)}
 		var text strings.Builder
+		if red := rep.Reduction(r); red != nil {
+			fmt.Fprintf(&text, "cause: %s\nsmallest failing variant: %s (%s)\n", red.Cause(), red.Smallest(), red.Summary())
+		}
 		for _, p := range r.Problems {
 			text.WriteString(p.String())
 			text.WriteString("\n")

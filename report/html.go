@@ -4,6 +4,7 @@ import (
 	"html/template"
 	"io"
 
+	"github.com/toolconform/conform/reduce"
 	"github.com/toolconform/conform/scenarios"
 )
 
@@ -21,9 +22,10 @@ type htmlRow struct {
 }
 
 type htmlFailure struct {
-	Result  scenarios.Result
-	Counted bool
-	Anchor  string
+	Result    scenarios.Result
+	Counted   bool
+	Anchor    string
+	Reduction *reduce.Result
 }
 
 type htmlGroup struct {
@@ -72,7 +74,7 @@ func (rep *Report) WriteHTML(w io.Writer) error {
 			groups[a] = g
 			order = append(order, a)
 		}
-		g.Failures = append(g.Failures, htmlFailure{Result: r, Counted: rep.Fails(r), Anchor: anchor(r.Adapter, r.Name)})
+		g.Failures = append(g.Failures, htmlFailure{Result: r, Counted: rep.Fails(r), Anchor: anchor(r.Adapter, r.Name), Reduction: rep.Reduction(r)})
 	}
 	var list []*htmlGroup
 	for _, a := range order {
@@ -146,6 +148,7 @@ pre { background: #f9fafb; padding: .6em; overflow-x: auto; font-size: 12.5px; }
 {{range .Groups}}<h3 id="{{.Anchor}}">{{.Adapter}} / {{.Category}}</h3>
 {{range .Failures}}<details id="{{.Anchor}}" class="{{if .Counted}}counted{{else}}uncounted{{end}}"><summary>{{.Result.Name}} [{{.Result.Severity}}] {{.Result.Status}}{{if .Result.Reason}} — {{.Result.Reason}}{{end}}</summary>
 {{if .Result.Scenario}}<p>{{.Result.Scenario.File}}{{if .Result.Scenario.Guards}} — guards {{range .Result.Scenario.Guards}}{{.}} {{end}}{{end}}</p>{{end}}
+{{with .Reduction}}<p class="cause">cause: {{.Cause}}<br>smallest failing variant: {{.Smallest}} ({{.Summary}})</p>{{end}}
 {{range .Result.Problems}}<pre>{{.String}}</pre>{{end}}
 </details>
 {{end}}{{end}}

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/toolconform/conform/reduce"
 	"github.com/toolconform/conform/scenarios"
 )
 
@@ -30,6 +31,17 @@ type Report struct {
 	// protocol that do not apply to it, by reason (see
 	// scenarios.NotApplicable); it goes into the coverage lines.
 	NotApplicable map[string]map[string]int
+	// Reductions holds what reduce found for failed results, under
+	// ReductionKey(adapter label, result name).
+	Reductions map[string]*reduce.Result
+}
+
+// ReductionKey is the key of a result's reduction in Report.Reductions.
+func ReductionKey(adapter, name string) string { return adapter + "\x00" + name }
+
+// Reduction returns the reduction of r, or nil.
+func (rep *Report) Reduction(r scenarios.Result) *reduce.Result {
+	return rep.Reductions[ReductionKey(r.Adapter, r.Name)]
 }
 
 // Counts tallies results.

@@ -10,10 +10,13 @@ import (
 // ReduceClient reduces a failed client run to its cause (package reduce):
 // it re-runs the client on simpler variants of the scenario, at most
 // budget times (0 means reduce.DefaultBudget), and returns what it found,
-// or nil when the run did not fail or its scenario cannot be simplified
-// (not a stream, or a stream broken on purpose).
+// or nil when the run did not fail on what was served (it passed, timed
+// out, or never sent its first request) or its scenario cannot be
+// simplified (not a stream, or a stream broken on purpose).
 func ReduceClient(ctx context.Context, spec ClientSpec, failed ClientRun, budget int) *reduce.Result {
-	if failed.Status != "fail" || failed.TimedOut {
+	if failed.Status != "fail" || failed.TimedOut || failed.Verdict.Served == 0 {
+		// A client that never read the stream did not fail on its
+		// features.
 		return nil
 	}
 	srv, err := New(Options{Scenarios: spec.Scenarios, Scenario: spec.Scenario})

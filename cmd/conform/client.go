@@ -46,6 +46,10 @@ type clientOptions struct {
 	Strict bool
 	// Parallel runs that many clients at once; 0 or 1 means one at a time.
 	Parallel int
+	// Reduce reduces each failed stream run to its cause
+	// (serve.ReduceClient), at the cost of up to reduce.DefaultBudget
+	// more runs of the client.
+	Reduce bool
 }
 
 // clientResult is the outcome of one client run.
@@ -191,7 +195,11 @@ func runClient(ctx context.Context, e *env, cmd string, opts clientOptions) int 
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			res := serve.RunClient(ctx, serve.ClientSpec{Command: cmd, Scenarios: cases, Scenario: j.name, Chaos: j.chaos, Timeout: timeout})
+			spec := serve.ClientSpec{Command: cmd, Scenarios: cases, Scenario: j.name, Chaos: j.chaos, Timeout: timeout}
+			res := serve.RunClient(ctx, spec)
+			if opts.Reduce {
+				res.Reduction = serve.ReduceClient(ctx, spec, res, 0)
+			}
 			fixed := applyKnown(&res, opts.KnownFailing)
 			if res.Status == "fail" {
 				counted := fixed || res.Severity == scenarios.MUST || res.Severity == "" || (res.Severity == scenarios.SHOULD && opts.Strict)
@@ -264,6 +272,9 @@ func printClientResult(w io.Writer, r clientResult) {
 	}
 	for _, reason := range r.Reasons {
 		fmt.Fprintf(w, "\t%s\n", reason)
+	}
+	if red := r.Reduction; red != nil {
+		fmt.Fprintf(w, "\tcause: %s\n\tsmallest failing variant: %s (%s)\n", red.Cause(), red.Smallest(), red.Summary())
 	}
 	tail := lastLines(r.Stderr, 5)
 	if r.Panic != "" && !strings.Contains(tail, r.Panic) {

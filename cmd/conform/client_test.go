@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -27,7 +28,8 @@ import (
 // CONFORM_HELPER set), it is a client that follows docs/client-protocol.md
 // with conform's own adapters, or breaks it the way CONFORM_HELPER says:
 // good, swap (results in reverse order), drop (last result left out),
-// exit1 (all right, then exit 1), hang (never answers).
+// exit1 (all right, then exit 1), hang (never answers), first-index
+// (refuses a stream whose first content block is not block 0).
 func TestHelperClient(t *testing.T) {
 	mode := os.Getenv("CONFORM_HELPER")
 	if mode == "" {
@@ -87,6 +89,18 @@ func helperClient(mode string) error {
 		if resp.StatusCode != 200 {
 			b, _ := io.ReadAll(resp.Body)
 			return nil, fmt.Errorf("status %d: %s", resp.StatusCode, b)
+		}
+		if stream && mode == "first-index" {
+			// Refuses a stream whose first content block is not block
+			// 0, as accumulators that append blocks by position do.
+			b, err := io.ReadAll(resp.Body)
+			if err != nil {
+				return nil, err
+			}
+			if m := regexp.MustCompile(`"content_block_start","index":(\d+)`).FindSubmatch(b); m != nil && string(m[1]) != "0" {
+				return nil, fmt.Errorf("content block 0 expected, got %s", m[1])
+			}
+			return core.Collect(a.DecodeStream(bytes.NewReader(b)))
 		}
 		if stream {
 			return core.Collect(a.DecodeStream(resp.Body))
@@ -391,5 +405,38 @@ func TestGoClientEndToEnd(t *testing.T) {
 				t.Errorf("output does not say %q:\n%s", want, stdout.String())
 			}
 		})
+	}
+}
+
+// TestRunClientReduces runs a client with one planted cause (it refuses a
+// first content block other than block 0) on a case that also carries
+// interleaving-free fragments and two calls, with split chaos, and checks
+// that the report names that cause, in text and in JSON; --reduce=false
+// (Reduce unset) reports none.
+func TestRunClientReduces(t *testing.T) {
+	const a21 = "anthropic/streaming/A21-content-block-indices-start-at-1"
+	const cause = "fails on content block indices 1, 2; passes with block indices renumbered from 0 (0, 1)"
+	for _, format := range []string{"text", "json"} {
+		for _, reduce := range []bool{true, false} {
+			var stdout, stderr bytes.Buffer
+			e := &env{stdout: &stdout, stderr: &stderr}
+			opts := clientOptions{Run: pats(t, a21), Chaos: []serve.Chaos{{}, {Split: true, Seed: 7}}, Timeout: 20 * time.Second, Format: format, Reduce: reduce, Parallel: 2}
+			runClient(context.Background(), e, helperCmd("first-index"), opts)
+			out := stdout.String()
+			if n := strings.Count(out, cause); reduce && n != 2 || !reduce && n != 0 {
+				t.Errorf("format %s, reduce %v: the cause appears %d times:\n%s", format, reduce, n, out)
+			}
+			if reduce && format == "text" {
+				for _, want := range []string{
+					"\tsmallest failing variant: the case with one call (the first), whole arguments in one fragment per call (3 of at most 8 re-runs)\n",
+					"\tsmallest failing variant: the case with the chaos option removed, one call (the first), whole arguments in one fragment per call (4 of at most 8 re-runs)\n",
+				} {
+					if !strings.Contains(out, want) {
+						t.Errorf("text report lacks %q:\n%s", want, out)
+					}
+				}
+				t.Logf("%s", out)
+			}
+		}
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/toolconform/conform/core"
 	"github.com/toolconform/conform/providers"
 	"github.com/toolconform/conform/providers/subprocess"
+	"github.com/toolconform/conform/reduce"
 	"github.com/toolconform/conform/report"
 	"github.com/toolconform/conform/scenarios"
 	"github.com/toolconform/conform/serve"
@@ -66,6 +67,7 @@ func runRun(ctx context.Context, e *env, args []string) int {
 	fs.Var(&chaosFlags, "chaos", "with --client, also run each scenario with these chaos `OPTIONS` (comma-separated: "+strings.Join(serve.ChaosNames(), ", ")+"); repeat for more variants")
 	clientTimeout := fs.Duration("client-timeout", 0, "with --client, the time one client run may take (default 60s)")
 	parallel := fs.Int("parallel", 1, "with --client, how many client runs at once")
+	reduceFlag := fs.Bool("reduce", true, "reduce each failed stream case to its cause by trying simpler variants of it (with --client, up to 8 more runs of the client per failed case); --reduce=false to skip")
 	var clientProtocols listFlag
 	fs.Var(&clientProtocols, "protocol", "with --client, run only the scenarios of protocol `P` (repeatable, or comma-separated)")
 	if ok, status := parseFlags(fs, args); !ok {
@@ -138,7 +140,7 @@ func runRun(ctx context.Context, e *env, args []string) int {
 		case *seed != 0 || *splits != 3:
 			return usageError(e, fs, "run: --splits and --seed do not go with --client")
 		}
-		copts := clientOptions{Protocols: clientProtocols, Run: opts.Run, Skip: opts.Skip, KnownFailing: opts.KnownFailing, Timeout: *clientTimeout, Format: *format, Out: *out, Strict: *strict, Parallel: *parallel}
+		copts := clientOptions{Protocols: clientProtocols, Run: opts.Run, Skip: opts.Skip, KnownFailing: opts.KnownFailing, Timeout: *clientTimeout, Format: *format, Out: *out, Strict: *strict, Parallel: *parallel, Reduce: *reduceFlag}
 		for _, c := range chaosFlags {
 			chaos, err := serve.ParseChaos(c)
 			if err != nil {
@@ -217,6 +219,9 @@ func runRun(ctx context.Context, e *env, args []string) int {
 	for _, a := range adapters {
 		rep.NotApplicable[scenarios.Label(a)] = scenarios.NotApplicable(a, cases)
 	}
+	if *reduceFlag {
+		rep.Reductions = reduceFailures(adapters, results, opts)
+	}
 	w := e.stdout
 	var file *os.File
 	if *out != "" {
@@ -248,6 +253,26 @@ func runRun(ctx context.Context, e *env, args []string) int {
 		return exitFail
 	}
 	return exitOK
+}
+
+// reduceFailures reduces each failed or known-failing stream result to its
+// cause (reduce.Adapter: the adapter decodes simpler variants of the case).
+func reduceFailures(adapters []core.Adapter, results []scenarios.Result, opts scenarios.Options) map[string]*reduce.Result {
+	byLabel := map[string]core.Adapter{}
+	for _, a := range adapters {
+		byLabel[scenarios.Label(a)] = a
+	}
+	out := map[string]*reduce.Result{}
+	for _, r := range results {
+		a, ok := byLabel[r.Adapter]
+		if !ok || r.Scenario == nil || (r.Status != scenarios.StatusFail && r.Status != scenarios.StatusKnownFailing) {
+			continue
+		}
+		if red := reduce.Adapter(a, r.Scenario, opts); red != nil {
+			out[report.ReductionKey(r.Adapter, r.Name)] = red
+		}
+	}
+	return out
 }
 
 // uniqueChaos returns variants without repeats, in first-seen order.

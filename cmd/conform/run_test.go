@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/xml"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -15,6 +16,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/toolconform/conform/core"
+	"github.com/toolconform/conform/providers"
+	"github.com/toolconform/conform/report"
 	"github.com/toolconform/conform/scenarios"
 )
 
@@ -301,5 +305,50 @@ func TestIsTerminal(t *testing.T) {
 	defer f.Close()
 	if isTerminal(&bytes.Buffer{}) || isTerminal(f) {
 		t.Error("a buffer or a regular file taken for a terminal")
+	}
+}
+
+// firstBlockStrict is a wrong Anthropic adapter with one planted cause: it
+// refuses a stream whose first content block is not block 0.
+type firstBlockStrict struct{ core.Adapter }
+
+type refusedStream struct{}
+
+func (refusedStream) Next() (core.Event, error) {
+	return core.Event{}, errors.New("content block 0 expected")
+}
+
+func (a firstBlockStrict) DecodeStream(r io.Reader) core.EventStream {
+	body, err := io.ReadAll(r)
+	if _, after, _ := strings.Cut(string(body), `"content_block_start","index":`); err != nil || !strings.HasPrefix(after, "0") {
+		return refusedStream{}
+	}
+	return a.Adapter.DecodeStream(bytes.NewReader(body))
+}
+
+// TestReduceFailures checks that run reduces an adapter's failed stream
+// cases to their cause and leaves the rest alone.
+func TestReduceFailures(t *testing.T) {
+	cases, err := loadScenarios("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref, _ := providers.Lookup("anthropic")
+	features, _ := providers.Features("anthropic")
+	adapters := []core.Adapter{scenarios.NewSubject(firstBlockStrict{ref}, "anthropic", features, "first-block-strict")}
+	opts := scenarios.Options{Run: pats(t, "anthropic/streaming/^A(19|21)-")}
+	results, err := scenarios.Check(adapters, cases, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for key, red := range reduceFailures(adapters, results, opts) {
+		got[key] = red.Cause()
+	}
+	want := map[string]string{
+		report.ReductionKey("first-block-strict", "anthropic/streaming/A21-content-block-indices-start-at-1"): "fails on content block indices 1, 2; passes with block indices renumbered from 0 (0, 1)",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("reductions (-want +got):\n%s", diff)
 	}
 }
