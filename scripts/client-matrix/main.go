@@ -37,6 +37,7 @@ import (
 
 	"github.com/toolconform/conform/cassettes"
 	"github.com/toolconform/conform/providers"
+	"github.com/toolconform/conform/reduce"
 	"github.com/toolconform/conform/scenarios"
 	"github.com/toolconform/conform/serve"
 )
@@ -53,6 +54,9 @@ const defaultPerProtocol = 20
 // timeout bounds one client run.
 var timeout time.Duration
 
+// reduceFailures reduces each failing run to its cause (serve.ReduceClient).
+var reduceFailures bool
+
 // variants are the stream variants every scenario is served with.
 var variants = []string{"none", "split=7", "crlf,ping", "keepalive", "multiline"}
 
@@ -65,6 +69,7 @@ func main() {
 		only = append(only, v)
 		return nil
 	})
+	flag.BoolVar(&reduceFailures, "reduce", true, "reduce each failing stream run to its cause by re-running the client on up to 8 simpler variants (-reduce=false to skip)")
 	flag.DurationVar(&timeout, "timeout", 15*time.Second, "bound one client run to `DURATION` (loopback answers in milliseconds; a client that hangs is a finding)")
 	flag.Parse()
 	// An interrupt stops the runs (their process groups are killed) and
@@ -288,7 +293,11 @@ func run(ctx context.Context, perProtocol, parallel int, out string, only []stri
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			r := serve.RunClient(ctx, serve.ClientSpec{Command: j.s.command, Dir: j.s.dir, Scenarios: cases, Scenario: j.name, Chaos: ch, Timeout: timeout})
+			spec := serve.ClientSpec{Command: j.s.command, Dir: j.s.dir, Scenarios: cases, Scenario: j.name, Chaos: ch, Timeout: timeout}
+			r := serve.RunClient(ctx, spec)
+			if reduceFailures {
+				r.Reduction = serve.ReduceClient(ctx, spec, r, 0)
+			}
 			mu.Lock()
 			results[i] = r
 			done++
@@ -350,7 +359,7 @@ func run(ctx context.Context, perProtocol, parallel int, out string, only []stri
 		}
 		fmt.Fprintf(&b, "* %s: %s\n", p, "`"+strings.Join(chosen[p], "`, `")+"`")
 	}
-	fmt.Fprintf(&b, "\n## Failures\n\nOne line per failing run: set-up, scenario [variant], the first reasons, the last line of the client's stderr.\n\n")
+	fmt.Fprintf(&b, "\n## Failures\n\nOne line per failing run: set-up, scenario [variant], the first reasons, the last line of the client's stderr; under it, for a stream the client read, what its reduction found (package reduce): the cause, a simplification of the stream with which the client passes, and the smallest failing variant, the simplifications with which it still fails.\n\n")
 	nf := 0
 	for i, j := range jobs {
 		r := results[i]
@@ -373,6 +382,7 @@ func run(ctx context.Context, perProtocol, parallel int, out string, only []stri
 			fmt.Fprintf(&b, " — stderr: `%s`", esc(clip(tail, 240)))
 		}
 		b.WriteString("\n")
+		b.WriteString(reductionLines(r.Reduction))
 	}
 	if nf == 0 {
 		b.WriteString("None.\n")
@@ -562,6 +572,16 @@ func usedProtocol(setups []setup, p string) bool {
 		}
 	}
 	return false
+}
+
+// reductionLines are the lines under a failure that say what its
+// reduction found: the cause (the simplifications that make it pass) and
+// the smallest failing variant (those that kept it failing).
+func reductionLines(r *reduce.Result) string {
+	if r == nil {
+		return ""
+	}
+	return fmt.Sprintf("  * cause: %s\n  * smallest failing variant: %s (%s)\n", esc(r.Cause()), esc(r.Smallest()), esc(r.Summary()))
 }
 
 func lastLine(s string) string {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/toolconform/conform/cassettes"
+	"github.com/toolconform/conform/reduce"
 	"github.com/toolconform/conform/scenarios"
 )
 
@@ -209,5 +210,21 @@ func TestHashFiles(t *testing.T) {
 	}
 	if _, err := hashFiles("", filepath.Join(dir, "missing")); err == nil {
 		t.Error("a missing file hashes")
+	}
+}
+
+func TestReductionLines(t *testing.T) {
+	r := &reduce.Result{
+		Causes: []reduce.Step{{Name: "renumber", Has: "content block indices 1, 2", Becomes: "block indices renumbered from 0 (0, 1)"}},
+		Kept:   []reduce.Step{{Name: "no-chaos", Has: "chaos option split=7", Becomes: "the chaos option removed"}},
+		Runs:   2, Budget: 8,
+	}
+	want := "  * cause: fails on content block indices 1, 2; passes with block indices renumbered from 0 (0, 1)\n" +
+		"  * smallest failing variant: the case with the chaos option removed (2 of at most 8 re-runs)\n"
+	if got := reductionLines(r); got != want {
+		t.Errorf("reductionLines:\n%s\nwant:\n%s", got, want)
+	}
+	if got := reductionLines(nil); got != "" {
+		t.Errorf("reductionLines(nil) = %q", got)
 	}
 }
