@@ -45,6 +45,11 @@ type Endpoint struct {
 	// StreamDefault reports that a request without a stream flag streams
 	// (Ollama).
 	StreamDefault bool
+	// BlockIndexes reports that a stream numbers a call by its position
+	// among the content blocks (Anthropic, Bedrock) or output items
+	// (OpenAI Responses), text and thinking included, rather than among
+	// the calls.
+	BlockIndexes bool
 }
 
 // endpoints is the literal table of HTTP facts, one row per protocol.
@@ -52,13 +57,13 @@ var endpoints = []Endpoint{
 	{
 		Protocol: "anthropic", Method: "POST", Path: "/v1/messages",
 		ContentType: "application/json", StreamContentType: "text/event-stream",
-		KeyHeader: "x-api-key", ExtraHeaders: map[string]string{"anthropic-version": "2023-06-01"},
+		KeyHeader: "x-api-key", ExtraHeaders: map[string]string{"anthropic-version": "2023-06-01"}, BlockIndexes: true,
 		KeyEnv: []string{"ANTHROPIC_API_KEY"}, BaseURL: "https://api.anthropic.com",
 		DefaultModel: "claude-sonnet-4-6", // not in the deprecated list of the pinned @anthropic-ai/sdk
 	},
 	{
 		Protocol: "bedrock", Method: "POST", Path: "/model/{model}/converse", StreamPath: "/model/{model}/converse-stream",
-		ContentType: "application/json", StreamContentType: "application/vnd.amazon.eventstream",
+		ContentType: "application/json", StreamContentType: "application/vnd.amazon.eventstream", BlockIndexes: true,
 		KeyEnv: []string{"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN"}, BaseURL: "https://bedrock-runtime.us-east-1.amazonaws.com",
 		DefaultModel: "anthropic.claude-haiku-4-5-20251001-v1:0",
 	},
@@ -98,7 +103,7 @@ var endpoints = []Endpoint{
 		DefaultModel: "gpt-4o-mini",
 	},
 	{
-		Protocol: "openai-responses", Method: "POST", Path: "/v1/responses",
+		Protocol: "openai-responses", Method: "POST", Path: "/v1/responses", BlockIndexes: true,
 		ContentType: "application/json", StreamContentType: "text/event-stream",
 		KeyHeader: "Authorization", KeyPrefix: "Bearer ",
 		KeyEnv: []string{"OPENAI_API_KEY"}, BaseURL: "https://api.openai.com",

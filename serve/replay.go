@@ -55,7 +55,7 @@ func eventsOf(a core.Adapter, sc *scenarios.Scenario) ([]core.Event, error) {
 	if err != nil {
 		return nil, err
 	}
-	return ResponseEvents(a.Name(), resp), nil
+	return providers.ResponseEvents(a.Name(), resp), nil
 }
 
 // responseOf returns the scenario's response as a canonical response. A
@@ -79,49 +79,6 @@ func responseOf(a core.Adapter, sc *scenarios.Scenario) (*core.Response, error) 
 	resp, _ := core.Collect(core.SliceStream(evs))
 	resp.Incomplete = nil
 	return resp, nil
-}
-
-// ResponseEvents returns the events of a stream that carries resp in the
-// named protocol: its parts in order (each call as start, one delta with
-// its whole arguments, end), then usage and finish. The response id and
-// model ride on the first event. A call's index is its position among the
-// content blocks where the protocol numbers blocks (Anthropic, Bedrock,
-// OpenAI Responses output items), else among the calls.
-func ResponseEvents(protocol string, resp *core.Response) []core.Event {
-	var evs []core.Event
-	byBlock := protocol == "anthropic" || protocol == "bedrock" || protocol == "openai-responses"
-	idx := 0
-	for i, p := range resp.Message.Parts {
-		if byBlock {
-			idx = i
-		}
-		switch p.Kind {
-		case core.PartText:
-			evs = append(evs, core.Event{Kind: core.EventText, Text: p.Text})
-		case core.PartThinking:
-			evs = append(evs, core.Event{Kind: core.EventThinking, Text: p.Text, Signature: p.Signature})
-		case core.PartPlan:
-			evs = append(evs, core.Event{Kind: core.EventPlan, Text: p.Text})
-		case core.PartToolCall:
-			if p.Call == nil {
-				continue
-			}
-			c := p.Call
-			evs = append(evs,
-				core.Event{Kind: core.EventCallStart, Chunk: &core.Chunk{Index: idx, HasIndex: true, ID: c.ID, ItemID: c.ItemID, Name: c.Name, Start: true, Signature: c.Signature}},
-				core.Event{Kind: core.EventCallDelta, Chunk: &core.Chunk{Index: idx, HasIndex: true, ID: c.ID, ItemID: c.ItemID, ArgsDelta: string(c.Arguments)}},
-				core.Event{Kind: core.EventCallEnd, Chunk: &core.Chunk{Index: idx, HasIndex: true, ID: c.ID, ItemID: c.ItemID, Done: true}},
-			)
-			idx++
-		}
-	}
-	if resp.Usage != nil {
-		u := *resp.Usage
-		evs = append(evs, core.Event{Kind: core.EventUsage, Usage: &u})
-	}
-	evs = append(evs, core.Event{Kind: core.EventFinish, Finish: resp.Finish, ProviderFinish: resp.ProviderFinish})
-	evs[0].ID, evs[0].Model = resp.ID, resp.Model
-	return evs
 }
 
 // servedBody returns the bytes that answer a request for the scenario and
@@ -418,7 +375,7 @@ func (s *Server) followUp(w http.ResponseWriter, r *http.Request, name string, e
 	ctype := ep.ContentType
 	if stream {
 		var b bytes.Buffer
-		err = a.EncodeStream(&b, ResponseEvents(e.protocol, final))
+		err = a.EncodeStream(&b, providers.ResponseEvents(e.protocol, final))
 		out = b.Bytes()
 		if !arrayForm {
 			ctype = ep.StreamContentType

@@ -1,0 +1,315 @@
+package proxy
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/toolconform/conform/core"
+	"github.com/toolconform/conform/providers"
+)
+
+// Limits of the proxy.
+const (
+	// MaxBody bounds a request body and a whole upstream response.
+	MaxBody = 16 << 20
+	// MaxEvents bounds the events collected from one upstream stream.
+	MaxEvents = 1 << 20
+	// DefaultTimeout bounds one upstream exchange.
+	DefaultTimeout = 2 * time.Minute
+)
+
+// ErrTooLarge reports a body or stream past the proxy's limits.
+var ErrTooLarge = errors.New("proxy: too large")
+
+// Options configure a proxy.
+type Options struct {
+	// Front and Upstream name the protocols (providers.Names).
+	Front, Upstream string
+	// UpstreamURL is the upstream's base URL, such as http://127.0.0.1:8080.
+	UpstreamURL string
+	// Key is the upstream API key when none of the upstream protocol's
+	// key variables is set; "" sends none.
+	Key string
+	// Client sends upstream requests; nil means a client with
+	// DefaultTimeout.
+	Client *http.Client
+	// Log receives one line per request (method, path, status, never a
+	// header); nil discards.
+	Log io.Writer
+}
+
+// Proxy is the reference gateway; it is an http.Handler.
+type Proxy struct {
+	opts            Options
+	front, upstream core.Adapter
+	frontEP, upEP   providers.Endpoint
+	key             string
+	client          *http.Client
+}
+
+// New returns a proxy, or an error naming an unknown protocol or a bad
+// upstream URL.
+func New(opts Options) (*Proxy, error) {
+	front, err := providers.Lookup(opts.Front)
+	if err != nil {
+		return nil, fmt.Errorf("proxy: front: %w", err)
+	}
+	upstream, err := providers.Lookup(opts.Upstream)
+	if err != nil {
+		return nil, fmt.Errorf("proxy: upstream: %w", err)
+	}
+	if !strings.HasPrefix(opts.UpstreamURL, "http://") && !strings.HasPrefix(opts.UpstreamURL, "https://") {
+		return nil, fmt.Errorf("proxy: upstream URL %q: want http:// or https://", opts.UpstreamURL)
+	}
+	fe, _ := providers.HTTP(opts.Front)
+	ue, _ := providers.HTTP(opts.Upstream)
+	p := &Proxy{opts: opts, front: front, upstream: upstream, frontEP: fe, upEP: ue, key: opts.Key, client: opts.Client}
+	for _, name := range ue.KeyEnv {
+		if v := os.Getenv(name); v != "" {
+			p.key = v
+			break
+		}
+	}
+	if p.client == nil {
+		p.client = &http.Client{Timeout: DefaultTimeout}
+	}
+	return p, nil
+}
+
+// proxyError is a failure of the proxy itself, answered with status.
+type proxyError struct {
+	status int
+	err    error
+}
+
+func (e *proxyError) Error() string { return e.err.Error() }
+
+func failf(status int, format string, args ...any) *proxyError {
+	return &proxyError{status: status, err: fmt.Errorf(format, args...)}
+}
+
+// ServeHTTP translates one request.
+func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	status, err := p.serve(w, r)
+	if err != nil {
+		var pe *proxyError
+		if errors.As(err, &pe) {
+			status = pe.status
+		} else {
+			status = http.StatusBadGateway
+		}
+		if status != 0 {
+			body, _ := json.Marshal(map[string]any{"error": map[string]string{"type": "proxy_error", "message": err.Error()}})
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(status)
+			w.Write(body)
+		}
+	}
+	if p.opts.Log != nil {
+		msg := ""
+		if err != nil {
+			msg = ": " + err.Error()
+		}
+		fmt.Fprintf(p.opts.Log, "conform proxy: %s %s %d%s\n", r.Method, r.URL.Path, status, msg)
+	}
+}
+
+// serve answers r and returns the status written. A returned error
+// with status 0 means the answer was already under way.
+func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) (int, error) {
+	route, ok := providers.MatchPath(r.URL.Path)
+	if !ok || !slices.Contains(route.Protocols, p.opts.Front) {
+		return 0, failf(http.StatusNotFound, "path %s is not a %s path (want %s)", r.URL.Path, p.opts.Front, p.frontEP.Path)
+	}
+	if r.Method != p.frontEP.Method {
+		return 0, failf(http.StatusMethodNotAllowed, "method %s, want %s", r.Method, p.frontEP.Method)
+	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, MaxBody+1))
+	if err != nil {
+		return 0, failf(http.StatusBadRequest, "read request body: %v", err)
+	}
+	if len(body) > MaxBody {
+		return 0, failf(http.StatusRequestEntityTooLarge, "request body: %w (more than %d bytes)", ErrTooLarge, MaxBody)
+	}
+	req, err := p.front.DecodeRequest(body)
+	if err != nil {
+		return 0, failf(http.StatusBadRequest, "decode %s request: %v", p.opts.Front, err)
+	}
+	stream := req.Stream
+	if route.ByPath {
+		stream = route.Stream
+	}
+	req.Stream = stream
+	model := req.Model
+	if model == "" {
+		model = route.Model
+	}
+	if model == "" {
+		model = p.upEP.DefaultModel
+	}
+	req.Model = model
+	out, err := p.upstream.EncodeRequest(req)
+	if err != nil {
+		return 0, failf(http.StatusBadRequest, "encode %s request: %v", p.opts.Upstream, err)
+	}
+	ureq, err := http.NewRequestWithContext(r.Context(), p.upEP.Method, p.upEP.URL(p.opts.UpstreamURL, model, stream), bytes.NewReader(out))
+	if err != nil {
+		return 0, failf(http.StatusBadGateway, "upstream request: %v", err)
+	}
+	ureq.Header.Set("Content-Type", p.upEP.ContentType)
+	if p.key != "" && p.upEP.KeyHeader != "" {
+		ureq.Header.Set(p.upEP.KeyHeader, p.upEP.KeyPrefix+p.key)
+	}
+	for k, v := range p.upEP.ExtraHeaders {
+		ureq.Header.Set(k, v)
+	}
+	for k, vs := range r.Header {
+		if strings.HasPrefix(http.CanonicalHeaderKey(k), "X-Conform-") {
+			ureq.Header[k] = slices.Clone(vs)
+		}
+	}
+	resp, err := p.client.Do(ureq)
+	if err != nil {
+		return 0, failf(http.StatusBadGateway, "upstream: %v", err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, MaxBody))
+		if ct := resp.Header.Get("Content-Type"); ct != "" {
+			w.Header().Set("Content-Type", ct)
+		}
+		w.WriteHeader(resp.StatusCode)
+		w.Write(b)
+		return resp.StatusCode, nil
+	}
+	if !stream {
+		return p.whole(w, resp.Body)
+	}
+	return p.stream(w, resp.Body)
+}
+
+// whole translates a whole response.
+func (p *Proxy) whole(w http.ResponseWriter, body io.Reader) (int, error) {
+	b, err := io.ReadAll(io.LimitReader(body, MaxBody+1))
+	if err != nil {
+		return 0, fmt.Errorf("read upstream response: %w", err)
+	}
+	if len(b) > MaxBody {
+		return 0, fmt.Errorf("upstream response: %w (more than %d bytes)", ErrTooLarge, MaxBody)
+	}
+	resp, err := p.upstream.DecodeResponse(b)
+	if err != nil {
+		return 0, fmt.Errorf("decode %s response: %w", p.opts.Upstream, err)
+	}
+	p.normalise(resp)
+	out, err := p.front.EncodeResponse(resp)
+	if err != nil {
+		return 0, fmt.Errorf("encode %s response: %w", p.opts.Front, err)
+	}
+	w.Header().Set("Content-Type", p.frontEP.ContentType)
+	w.WriteHeader(http.StatusOK)
+	w.Write(out)
+	return http.StatusOK, nil
+}
+
+// stream translates a stream: the upstream events are collected into a
+// response (core.Collect), which is written as the front protocol's stream
+// (see the package documentation).
+func (p *Proxy) stream(w http.ResponseWriter, body io.Reader) (int, error) {
+	events, err := Events(p.upstream.DecodeStream(body))
+	resp, cerr := core.Collect(&sliceStream{events: events})
+	if err == nil && resp.Error == nil && len(resp.Incomplete) > 0 {
+		err = fmt.Errorf("%d call(s) incomplete at the end: %w", len(resp.Incomplete), cerr)
+	}
+	p.normalise(resp)
+	out := providers.ResponseEvents(p.opts.Front, resp)
+	switch {
+	case resp.Error != nil:
+		if resp.Finish == core.FinishError {
+			out = out[:len(out)-1] // the error ends the stream, not a finish
+		}
+		out = append(out, core.Event{Kind: core.EventError, Error: resp.Error})
+	case err != nil:
+		if out[len(out)-1].Finish == "" {
+			out = out[:len(out)-1]
+		}
+		out = append(out, core.Event{Kind: core.EventError, Error: &core.ProviderError{Type: "proxy_error", Message: fmt.Sprintf("upstream %s stream: %v", p.opts.Upstream, err)}})
+	}
+	if len(out) > 0 && out[0].ID == "" && len(events) > 0 {
+		out[0].ID = events[0].ID
+	}
+	var b bytes.Buffer
+	if err := p.front.EncodeStream(&b, out); err != nil {
+		return 0, fmt.Errorf("encode %s stream: %w", p.opts.Front, err)
+	}
+	w.Header().Set("Content-Type", p.frontEP.StreamContentType)
+	w.WriteHeader(http.StatusOK)
+	w.Write(b.Bytes())
+	return http.StatusOK, nil
+}
+
+// normalise readies an upstream response for the front encoder: the
+// upstream's raw finish value means nothing in the front protocol (its
+// encoder writes its own for the normalised reason), and a stop finish
+// that came with calls becomes tool_calls, which a client of any protocol
+// needs to run them (F01). Repaired arguments are logged (C09).
+func (p *Proxy) normalise(resp *core.Response) {
+	resp.ProviderFinish = ""
+	calls := resp.Calls()
+	if len(calls) > 0 && resp.Finish == core.FinishStop {
+		resp.Finish = core.FinishToolCalls
+		p.logf("finish stop with %d call(s) sent as tool_calls (F01)", len(calls))
+	}
+	for _, c := range calls {
+		if c.Repaired {
+			p.logf("call %s %s: arguments %q repaired to %s (C09)", c.ID, c.Name, c.Original, c.Arguments)
+		}
+	}
+}
+
+func (p *Proxy) logf(format string, args ...any) {
+	if p.opts.Log != nil {
+		fmt.Fprintf(p.opts.Log, "conform proxy: "+format+"\n", args...)
+	}
+}
+
+// sliceStream yields collected events again.
+type sliceStream struct {
+	events []core.Event
+	next   int
+}
+
+func (s *sliceStream) Next() (core.Event, error) {
+	if s.next == len(s.events) {
+		return core.Event{}, io.EOF
+	}
+	s.next++
+	return s.events[s.next-1], nil
+}
+
+// Events drains s, at most MaxEvents events. The error is the stream's,
+// or ErrTooLarge; the events before it stand.
+func Events(s core.EventStream) ([]core.Event, error) {
+	var events []core.Event
+	for {
+		e, err := s.Next()
+		if errors.Is(err, io.EOF) {
+			return events, nil
+		}
+		if err != nil {
+			return events, err
+		}
+		if len(events) == MaxEvents {
+			return events, fmt.Errorf("stream: %w (more than %d events)", ErrTooLarge, MaxEvents)
+		}
+		events = append(events, e)
+	}
+}
