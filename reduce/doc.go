@@ -19,32 +19,40 @@
 //
 // # The simplifications, in the order tried
 //
-//   - no-chaos: the failing run's chaos option removed (every protocol).
-//   - de-interleave: each content block's events together, in order of
-//     first appearance (Anthropic).
-//   - renumber: content block indices renumbered 0, 1, … in order of
-//     first appearance (Anthropic).
-//   - no-text: text and thinking blocks removed; blocks numbered from 0
-//     stay so numbered, so removal never opens a gap (Anthropic).
-//   - one-call: the first tool_use block kept, the other calls removed;
-//     the expected calls become the first one (Anthropic).
-//   - whole-arguments: each call's input_json_delta fragments joined into
-//     its first (Anthropic).
+//   - no-chaos: the failing run's chaos option removed.
+//   - de-interleave: each content block's (each call's) events together,
+//     in order of first appearance.
+//   - renumber: content block (call) indices renumbered 0, 1, … in order
+//     of first appearance.
+//   - no-text: text and thinking removed; blocks numbered from 0 stay so
+//     numbered, so removal never opens a gap.
+//   - one-call: the first call kept, the others removed; the expected
+//     calls become the first one.
+//   - whole-arguments: each call's argument fragments joined into its
+//     first.
 //   - re-encode: the stream decoded and encoded again by conform's own
 //     adapter, a coarse catch-all for wire quirks; tried only when nothing
-//     more precise made the case pass (every protocol whose encoder keeps
-//     the calls, text and finish the recording decodes to).
+//     more precise made the case pass, and only where the encoder keeps
+//     the calls, text and finish the case decodes to.
 //
-// A simplification applies only where it changes the bytes, and only to
-// bytes it can write back exactly: an SSE body whose events are one
-// optional event line and one data line each (a body with comments, CRLF
-// or multi-line data is left alone), of one message (block indices
-// restart with each message). Within a data line only the value a
-// simplification names is replaced; every other byte stays. Streams
-// broken on purpose (want/error.txt, incomplete calls) are not reduced.
-// The other protocols' content simplifications (Chat Completions tool
-// call indices, Gemini chunks, Bedrock frames, Ollama lines) are not
-// written yet; they get no-chaos and re-encode.
+// Which protocols get which: no-chaos and re-encode apply to every
+// protocol. The five content simplifications apply to recorded Anthropic
+// streams as edits of the SSE data (block indices, input_json_delta
+// fragments, whole blocks), and to canonical cases (events.json, any/...)
+// in every protocol as edits of the events, which the protocol's encoder
+// writes as it writes the case; each applies only where the bytes change
+// (Gemini, which writes every call whole, gets one-call and no-text but
+// not whole-arguments). Recorded bytes of the other protocols (Chat
+// Completions and Mistral chunks, Responses and Cohere events, Gemini
+// chunks, Bedrock frames, Ollama lines) get no-chaos and re-encode only.
+//
+// A byte edit applies only to bytes it can write back exactly: an SSE
+// body whose events are one optional event line and one data line each (a
+// body with comments, CRLF or multi-line data is left alone), of one
+// message (block indices restart with each message). Within a data line
+// only the value a simplification names is replaced; every other byte
+// stays. Streams broken on purpose (want/error.txt, incomplete calls) are
+// not reduced.
 //
 // Every simplification is checked by TestSimplificationsKeepCalls: the
 // reference adapter decodes every variant of every built-in stream case

@@ -147,6 +147,22 @@ func TestReduceSteps(t *testing.T) {
 				{"whole-arguments", "arguments in fragments (2 per call)", "whole arguments in one fragment per call"},
 			}, Untried: []string{"re-encode"}, Runs: 3, Budget: 3},
 		},
+		{
+			// A canonical case: the events are edited, each step only
+			// where the protocol's encoder writes other bytes.
+			name: "any/streaming/A05-round-robin-interleaving", protocol: "openai-chat", fails: always,
+			want: &Result{Kept: []Step{
+				{"de-interleave", "call events interleaved (3 calls in 12 alternating runs)", "each call's events together"},
+				{"one-call", "3 tool calls", "one call (the first)"},
+				{"whole-arguments", "arguments in fragments (2 per call)", "whole arguments in one fragment per call"},
+			}, Runs: 3, Budget: DefaultBudget},
+		},
+		{
+			// Gemini writes each call whole, in one chunk: only the
+			// number of calls changes its bytes.
+			name: "any/streaming/A05-round-robin-interleaving", protocol: "gemini", fails: always,
+			want: &Result{Kept: []Step{{"one-call", "3 tool calls", "one call (the first)"}}, Runs: 1, Budget: DefaultBudget},
+		},
 	}
 	for _, tt := range tests {
 		budget := tt.want.Budget

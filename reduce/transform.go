@@ -30,12 +30,25 @@ type simplification struct {
 // and last the coarse catch-all, conform's own encoding.
 var simplifications = []simplification{
 	{"no-chaos", noChaos, false},
-	{"de-interleave", onBlocks(deinterleave), false},
-	{"renumber", onBlocks(renumber), false},
-	{"no-text", onBlocks(noText), false},
-	{"one-call", onBlocks(oneCall), false},
-	{"whole-arguments", onBlocks(wholeArguments), false},
+	{"de-interleave", either(onBlocks(deinterleave), onEvents(eventsDeinterleave)), false},
+	{"renumber", either(onBlocks(renumber), onEvents(eventsRenumber)), false},
+	{"no-text", either(onBlocks(noText), onEvents(eventsNoText)), false},
+	{"one-call", either(onBlocks(oneCall), onEvents(eventsOneCall)), false},
+	{"whole-arguments", either(onBlocks(wholeArguments), onEvents(eventsWholeArguments)), false},
 	{"re-encode", reencode, true},
+}
+
+// either applies the first of the forms that applies: a case holds
+// provider bytes or canonical events, never both.
+func either(forms ...func(Variant, string, string) (Variant, Step, bool)) func(Variant, string, string) (Variant, Step, bool) {
+	return func(v Variant, protocol, chaos string) (Variant, Step, bool) {
+		for _, f := range forms {
+			if next, step, ok := f(v, protocol, chaos); ok {
+				return next, step, true
+			}
+		}
+		return v, Step{}, false
+	}
 }
 
 func noChaos(v Variant, _, chaos string) (Variant, Step, bool) {
