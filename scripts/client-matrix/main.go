@@ -335,7 +335,9 @@ func run(ctx context.Context, perProtocol, parallel int, out string, only []stri
 		for _, v := range variants {
 			p, n := 0, 0
 			for i, j := range jobs {
-				if j.s.name == s.name && j.variant == v {
+				// A run whose scenario does not apply to what the
+				// client asked for is neither a pass nor a failure.
+				if j.s.name == s.name && j.variant == v && results[i].Status != serve.StatusNotApplicable {
 					n++
 					if results[i].Status == "pass" {
 						p++
@@ -359,11 +361,20 @@ func run(ctx context.Context, perProtocol, parallel int, out string, only []stri
 		}
 		fmt.Fprintf(&b, "* %s: %s\n", p, "`"+strings.Join(chosen[p], "`, `")+"`")
 	}
+	var notApplicable []string
+	for i, j := range jobs {
+		if r := results[i]; r.Status == serve.StatusNotApplicable {
+			notApplicable = append(notApplicable, fmt.Sprintf("* **%s** `%s` [%s]: %s\n", j.s.name, j.name, j.variant, esc(strings.Join(r.Reasons, "; "))))
+		}
+	}
+	if len(notApplicable) > 0 {
+		fmt.Fprintf(&b, "\n## Not applicable\n\nRuns left out of the counts above: the scenario depends on a request option the client did not send.\n\n%s", strings.Join(notApplicable, ""))
+	}
 	fmt.Fprintf(&b, "\n## Failures\n\nOne line per failing run: set-up, scenario [variant], the first reasons, the last line of the client's stderr; under it, for a stream the client read, what its reduction found (package reduce): the cause, a simplification of the stream with which the client passes, and the smallest failing variant, the simplifications with which it still fails.\n\n")
 	nf := 0
 	for i, j := range jobs {
 		r := results[i]
-		if r.Status == "pass" {
+		if r.Status == "pass" || r.Status == serve.StatusNotApplicable {
 			continue
 		}
 		nf++
