@@ -395,9 +395,10 @@ const EchoRule = "echo"
 func GradeEcho(req *core.Request) []Problem {
 	var out []Problem
 	args := map[string]json.RawMessage{}
+	names := map[string]string{}
 	for _, m := range req.Messages {
 		for _, c := range m.Calls() {
-			args[c.ID] = c.Arguments
+			args[c.ID], names[c.ID] = c.Arguments, c.Name
 		}
 		for _, r := range m.Results() {
 			want, ok := args[r.CallID]
@@ -411,7 +412,7 @@ func GradeEcho(req *core.Request) []Problem {
 			switch {
 			case r.IsError:
 				out = append(out, Problem{Rule: EchoRule, Message: fmt.Sprintf("result for call %s is marked as an error; the echo tool never fails", r.CallID)})
-			case !jsonEqual(json.RawMessage(text.String()), want):
+			case !echoes(text.String(), names[r.CallID], want):
 				got := text.String()
 				if len(got) > 200 {
 					got = got[:200] + "…"
@@ -421,6 +422,47 @@ func GradeEcho(req *core.Request) []Problem {
 		}
 	}
 	return out
+}
+
+// echoes reports whether a result's text is the echo of a call's
+// arguments: the arguments themselves, or wrapped as unwrapResult reads.
+func echoes(text, name string, args json.RawMessage) bool {
+	if jsonEqual(json.RawMessage(text), args) {
+		return true
+	}
+	inner := unwrapResult(text, name)
+	return inner != nil && jsonEqual(inner, args)
+}
+
+// unwrapResult returns what a tool result's text wraps in an envelope
+// that SDKs put around a result where the wire wants an object (Gemini's
+// functionResponse.response): {"name": call name, "content": X}, as
+// @ai-sdk/google sends, or {"output": X}, the key the Google Gen AI SDKs
+// document. X is returned as JSON, or as the JSON it holds when it is a
+// string. Any other text gives nil.
+func unwrapResult(text, name string) json.RawMessage {
+	var env map[string]json.RawMessage
+	if json.Unmarshal([]byte(text), &env) != nil {
+		return nil
+	}
+	var inner json.RawMessage
+	switch {
+	case len(env) == 1 && env["output"] != nil:
+		inner = env["output"]
+	case len(env) == 2 && env["content"] != nil:
+		var got string
+		if json.Unmarshal(env["name"], &got) != nil || got != name {
+			return nil
+		}
+		inner = env["content"]
+	default:
+		return nil
+	}
+	var s string
+	if json.Unmarshal(inner, &s) == nil {
+		return json.RawMessage(s)
+	}
+	return inner
 }
 
 // gradeThinking checks that signed thinking served with the calls comes
