@@ -56,6 +56,28 @@ def provider_error(err):
     return out
 
 
+def vendor_error(doc):
+    """The provider error of a vendor error body ({"detail": ...} from
+    FastAPI servers, {"errors": [...]} envelopes), or None."""
+    detail = doc.get("detail")
+    if isinstance(detail, str) and detail:
+        return {"message": detail}
+    if isinstance(detail, list) and detail:
+        msgs = []
+        for d in detail:
+            if not isinstance(d, dict) or not d.get("msg"):
+                return None
+            loc = ".".join(str(x) for x in d.get("loc") or [])
+            msgs.append(loc + ": " + d["msg"] if loc else d["msg"])
+        return {"message": "; ".join(msgs)}
+    errors = doc.get("errors")
+    if isinstance(errors, list) and errors:
+        msgs = [e.get("message") if isinstance(e, dict) else e for e in errors]
+        if all(isinstance(m, str) and m for m in msgs):
+            return {"message": "; ".join(msgs)}
+    return None
+
+
 def arguments_text(args):
     """Arguments arrive as a string, or (some servers) as an object."""
     if args is None:
@@ -162,6 +184,9 @@ def decode_stream(body, events):
         if chunk.get("error"):
             events.append({"kind": "error", "error": provider_error(chunk["error"])})
             continue
+        if not events and vendor_error(chunk):
+            events.append({"kind": "error", "error": vendor_error(chunk)})
+            continue
         for choice in chunk.get("choices") or []:
             if choice.get("index", 0) != 0:
                 continue
@@ -222,6 +247,8 @@ def decode_response(body):
         raise DecodeError("the response is not a JSON object", 0)
     if doc.get("error"):
         return {"message": {"role": "assistant", "parts": []}, "error": provider_error(doc["error"])}
+    if not doc.get("choices") and vendor_error(doc):
+        return {"message": {"role": "assistant", "parts": []}, "finish_reason": "error", "error": vendor_error(doc)}
     choices = doc.get("choices") or []
     if not choices:
         raise DecodeError("the response has no choices")

@@ -87,7 +87,8 @@ func usageOf(u *wireUsage) *core.Usage {
 // calls. Two tool_use blocks with one id are an error wrapping
 // ErrDuplicateID. When stop_reason is max_tokens and the last block is a
 // tool_use, that call goes to Response.Incomplete (B11).
-func (a *Adapter) DecodeResponse(body []byte) (*core.Response, error) {
+func (a *Adapter) DecodeResponse(body []byte) (resp *core.Response, err error) {
+	defer wire.VendorFallback(body, &resp, &err)
 	const op = "decode response"
 	if err := wire.CheckUTF8(protocolName, op, body); err != nil {
 		return nil, err
@@ -110,7 +111,7 @@ func (a *Adapter) DecodeResponse(body []byte) (*core.Response, error) {
 		// the body is not a message, and an empty answer would be a guess.
 		return nil, &DecodeError{Protocol: protocolName, Op: op, Offset: -1, Path: "content", Err: fmt.Errorf("%w: missing, and the body is not an error body", ErrMalformed)}
 	}
-	resp := &core.Response{
+	resp = &core.Response{
 		ID: w.ID, Model: w.Model,
 		Message:        core.Message{Role: core.RoleAssistant, Parts: []core.Part{}},
 		Finish:         finishOf(w.StopReason),

@@ -67,7 +67,8 @@ func (a *Adapter) EncodeResponse(resp *core.Response) ([]byte, error) {
 // {"path":"a.md"} of {"path":"a.md","body":"..."} looks complete. The
 // incomplete call keeps its input as received in Original. Earlier calls
 // of the message were finished before the model went on, and stand.
-func (a *Adapter) DecodeResponse(body []byte) (*core.Response, error) {
+func (a *Adapter) DecodeResponse(body []byte) (resp *core.Response, err error) {
+	defer wire.VendorFallback(body, &resp, &err)
 	if bad := wire.InvalidUTF8At(body); bad >= 0 {
 		return nil, &DecodeError{Op: "decode response", Offset: int64(bad), Err: core.ErrInvalidUTF8}
 	}
@@ -96,7 +97,7 @@ func (a *Adapter) DecodeResponse(body []byte) (*core.Response, error) {
 	if err := unmarshal("decode response", body, &in); err != nil {
 		return nil, err
 	}
-	resp := &core.Response{Message: core.Message{Role: core.RoleAssistant, Parts: []core.Part{}}}
+	resp = &core.Response{Message: core.Message{Role: core.RoleAssistant, Parts: []core.Part{}}}
 	if in.Output == nil || in.Output.Message == nil {
 		if in.Message == "" && in.Type == "" {
 			return nil, &DecodeError{Op: "decode response", Path: "output.message", Err: fmt.Errorf("missing, and the body is not an error body")}

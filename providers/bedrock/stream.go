@@ -114,6 +114,11 @@ type eventStream struct {
 // a *FrameError wrapping ErrMalformed and ErrInputConflict (A18); the
 // package documentation gives both rules.
 func (a *Adapter) DecodeStream(r io.Reader) core.EventStream {
+	return wire.GuardStream(r, a.decodeStream)
+}
+
+// decodeStream decodes a stream of the protocol's own events.
+func (a *Adapter) decodeStream(r io.Reader) core.EventStream {
 	return wire.CheckText("bedrock", &eventStream{fr: newFrameReader(r, a.maxFrame), blocks: map[int]*block{}, foreign: -1})
 }
 

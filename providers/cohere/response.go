@@ -50,7 +50,8 @@ func (a *Adapter) EncodeResponse(resp *core.Response) ([]byte, error) {
 // DecodeResponse reads a Cohere v2 chat response. An error body (whose
 // "message" is a string) becomes Response.Error. Tool plans become plan
 // parts, never answer text; citations are not modelled and are ignored.
-func (a *Adapter) DecodeResponse(body []byte) (*core.Response, error) {
+func (a *Adapter) DecodeResponse(body []byte) (resp *core.Response, err error) {
+	defer wire.VendorFallback(body, &resp, &err)
 	if bad := wire.InvalidUTF8At(body); bad >= 0 {
 		return nil, &DecodeError{Op: "decode response", Offset: int64(bad), Err: core.ErrInvalidUTF8}
 	}
@@ -58,7 +59,7 @@ func (a *Adapter) DecodeResponse(body []byte) (*core.Response, error) {
 	if err := unmarshal("decode response", body, &in); err != nil {
 		return nil, err
 	}
-	resp := &core.Response{ID: in.ID, Message: core.Message{Role: core.RoleAssistant, Parts: []core.Part{}}}
+	resp = &core.Response{ID: in.ID, Message: core.Message{Role: core.RoleAssistant, Parts: []core.Part{}}}
 	if len(in.Message) > 0 && in.Message[0] == '"' {
 		var s string
 		if err := json.Unmarshal(in.Message, &s); err != nil {

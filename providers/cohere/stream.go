@@ -85,6 +85,11 @@ var knownEvents = map[string]bool{
 // *StreamError wrapping core.ErrNotStream at the offset of the first event
 // it could not use, or byte 0.
 func (a *Adapter) DecodeStream(r io.Reader) core.EventStream {
+	return wire.GuardStream(r, a.decodeStream)
+}
+
+// decodeStream decodes a stream of the protocol's own events.
+func (a *Adapter) decodeStream(r io.Reader) core.EventStream {
 	opts := []sse.Option{sse.FlushAtEOF()}
 	if a.maxEvent > 0 {
 		opts = append(opts, sse.MaxEventSize(a.maxEvent))

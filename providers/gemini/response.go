@@ -22,7 +22,8 @@ import (
 // whose promptFeedback has a blockReason is a content_filter finish; any
 // other body without candidates is an error wrapping ErrSyntax. An error
 // body {"error":{…}} becomes Response.Error.
-func (a *Adapter) DecodeResponse(body []byte) (*core.Response, error) {
+func (a *Adapter) DecodeResponse(body []byte) (resp *core.Response, err error) {
+	defer wire.VendorFallback(body, &resp, &err)
 	const op = "gemini: decode response"
 	if bad := wire.InvalidUTF8At(body); bad >= 0 {
 		return nil, &OffsetError{Op: op, Offset: int64(bad), Err: core.ErrInvalidUTF8}
@@ -31,7 +32,7 @@ func (a *Adapter) DecodeResponse(body []byte) (*core.Response, error) {
 	if err := json.Unmarshal(body, &w); err != nil {
 		return nil, syntaxError(op, 0, err)
 	}
-	resp := &core.Response{ID: w.ResponseID, Model: w.ModelVersion, Message: core.Message{Role: core.RoleAssistant, Parts: []core.Part{}}}
+	resp = &core.Response{ID: w.ResponseID, Model: w.ModelVersion, Message: core.Message{Role: core.RoleAssistant, Parts: []core.Part{}}}
 	if w.Error != nil {
 		resp.Error = providerError(w.Error)
 		resp.Finish = core.FinishError

@@ -25,6 +25,11 @@ import (
 // core.ErrNotStream at the first event or element it could not use, else
 // at its first byte that is not white space.
 func (a *Adapter) DecodeStream(r io.Reader) core.EventStream {
+	return wire.GuardStream(r, a.decodeStream)
+}
+
+// decodeStream decodes a stream of the protocol's own events.
+func (a *Adapter) decodeStream(r io.Reader) core.EventStream {
 	return wire.CheckText(Name, a.newStream(r))
 }
 

@@ -6,6 +6,7 @@ import (
 	"github.com/toolconform/conform/core"
 	"github.com/toolconform/conform/providers/internal/idmap"
 	"github.com/toolconform/conform/providers/internal/oaichat"
+	"github.com/toolconform/conform/providers/internal/wire"
 )
 
 // Errors callers branch on; codec errors wrap one of them in an *Error.
@@ -100,7 +101,9 @@ func (a *Adapter) DecodeResponse(body []byte) (*core.Response, error) {
 }
 
 // DecodeStream reads a Mistral SSE stream one event at a time.
-func (a *Adapter) DecodeStream(r io.Reader) core.EventStream { return a.c.DecodeStream(r) }
+func (a *Adapter) DecodeStream(r io.Reader) core.EventStream {
+	return wire.GuardStream(r, a.c.DecodeStream)
+}
 
 // EncodeStream writes events as a Mistral SSE stream.
 func (a *Adapter) EncodeStream(w io.Writer, events []core.Event) error {

@@ -464,7 +464,8 @@ func rawFinish(f core.FinishReason, provider string) string {
 // without an id get "ollama_call_<k>"; identical calls are all kept (D07).
 // An error body {"error": "..."} becomes Response.Error; any other body
 // without a message is an error wrapping ErrSyntax.
-func (a *Adapter) DecodeResponse(body []byte) (*core.Response, error) {
+func (a *Adapter) DecodeResponse(body []byte) (resp *core.Response, err error) {
+	defer wire.VendorFallback(body, &resp, &err)
 	const op = "ollama: decode response"
 	if bad := wire.InvalidUTF8At(body); bad >= 0 {
 		return nil, &OffsetError{Op: op, Offset: int64(bad), Err: core.ErrInvalidUTF8}
@@ -473,7 +474,7 @@ func (a *Adapter) DecodeResponse(body []byte) (*core.Response, error) {
 	if err := json.Unmarshal(body, &w); err != nil {
 		return nil, syntaxError(op, 0, err)
 	}
-	resp := &core.Response{Model: w.Model, Message: core.Message{Role: core.RoleAssistant, Parts: []core.Part{}}}
+	resp = &core.Response{Model: w.Model, Message: core.Message{Role: core.RoleAssistant, Parts: []core.Part{}}}
 	if w.Error != nil {
 		resp.Error = &core.ProviderError{Message: *w.Error}
 		resp.Finish = core.FinishError

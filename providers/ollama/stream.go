@@ -30,6 +30,11 @@ const streamOp = "ollama: decode stream"
 // line (model, created_at, message, done or error) are not an Ollama
 // stream: an error wrapping core.ErrNotStream names the first of them.
 func (a *Adapter) DecodeStream(r io.Reader) core.EventStream {
+	return wire.GuardStream(r, a.decodeStream)
+}
+
+// decodeStream decodes a stream of the protocol's own events.
+func (a *Adapter) decodeStream(r io.Reader) core.EventStream {
 	return wire.CheckText(Name, &stream{lines: ndjson.NewReader(r, a.maxLine), foreign: -1})
 }
 

@@ -7,6 +7,7 @@ import (
 	"github.com/toolconform/conform/core"
 	"github.com/toolconform/conform/providers/internal/idmap"
 	"github.com/toolconform/conform/providers/internal/oaichat"
+	"github.com/toolconform/conform/providers/internal/wire"
 )
 
 // MaxIDLen is the longest call id OpenAI Chat Completions accepts (D04).
@@ -113,7 +114,9 @@ func (a *Adapter) DecodeResponse(body []byte) (*core.Response, error) {
 // DecodeStream reads a Chat Completions SSE stream one event at a time; a
 // tool call's extra_content thought signature becomes the Signature of a
 // chunk of that call (G13).
-func (a *Adapter) DecodeStream(r io.Reader) core.EventStream { return a.c.DecodeStream(r) }
+func (a *Adapter) DecodeStream(r io.Reader) core.EventStream {
+	return wire.GuardStream(r, a.c.DecodeStream)
+}
 
 // EncodeStream writes events as a Chat Completions SSE stream.
 func (a *Adapter) EncodeStream(w io.Writer, events []core.Event) error {

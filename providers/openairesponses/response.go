@@ -130,7 +130,8 @@ func callOf(it wireItem) (c core.Call, ok bool) {
 // ErrDuplicateID (D06). An error body ({"error": {...}}) or a failed
 // response sets Response.Error; any other body without an output list is
 // an error wrapping ErrMalformed.
-func (a *Adapter) DecodeResponse(body []byte) (*core.Response, error) {
+func (a *Adapter) DecodeResponse(body []byte) (resp *core.Response, err error) {
+	defer wire.VendorFallback(body, &resp, &err)
 	const op = "decode response"
 	if err := wire.CheckUTF8(protocolName, op, body); err != nil {
 		return nil, err
@@ -139,7 +140,7 @@ func (a *Adapter) DecodeResponse(body []byte) (*core.Response, error) {
 	if err := json.Unmarshal(body, &w); err != nil {
 		return nil, decodeErr(op, 0, "", err)
 	}
-	resp := &core.Response{ID: w.ID, Model: w.Model, Message: core.Message{Role: core.RoleAssistant, Parts: []core.Part{}}}
+	resp = &core.Response{ID: w.ID, Model: w.Model, Message: core.Message{Role: core.RoleAssistant, Parts: []core.Part{}}}
 	if w.Error != nil {
 		resp.Error = w.Error.provider()
 		if w.Status == "" {

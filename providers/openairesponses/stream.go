@@ -64,6 +64,11 @@ type stream struct {
 // the protocol: a *DecodeError wrapping ErrMalformed and core.ErrNotStream
 // at the offset of the first event it could not use, or byte 0.
 func (a *Adapter) DecodeStream(r io.Reader) core.EventStream {
+	return wire.GuardStream(r, a.decodeStream)
+}
+
+// decodeStream decodes a stream of the protocol's own events.
+func (a *Adapter) decodeStream(r io.Reader) core.EventStream {
 	return wire.CheckText(protocolName, a.newStream(r))
 }
 

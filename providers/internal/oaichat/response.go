@@ -27,7 +27,8 @@ func pickChoice(cs []wireChoice) *wireChoice {
 // nor an error, or whose choice has neither a message nor a finish_reason,
 // is an error wrapping ErrBadField. Calls whose arguments are not
 // complete JSON go to Response.Incomplete, never to the message.
-func (c *Codec) DecodeResponse(body []byte) (*core.Response, error) {
+func (c *Codec) DecodeResponse(body []byte) (resp *core.Response, err error) {
+	defer wire.VendorFallback(body, &resp, &err)
 	op := c.op("decode response")
 	if bad := wire.InvalidUTF8At(body); bad >= 0 {
 		return nil, &Error{Op: op, Offset: int64(bad), Err: core.ErrInvalidUTF8}
@@ -36,7 +37,7 @@ func (c *Codec) DecodeResponse(body []byte) (*core.Response, error) {
 	if err := json.Unmarshal(body, &w); err != nil {
 		return nil, jsonError(op, 0, err)
 	}
-	resp := &core.Response{ID: w.ID, Model: w.Model, Message: core.Message{Role: core.RoleAssistant}}
+	resp = &core.Response{ID: w.ID, Model: w.Model, Message: core.Message{Role: core.RoleAssistant}}
 	if pe := providerError(w.Error); pe != nil {
 		resp.Error = pe
 	} else if w.Object == "error" {

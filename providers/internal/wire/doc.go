@@ -25,6 +25,10 @@
 //   - DecodeNumbers, JSONEqual, JSONWithin and InputConflict, the A18 rule
 //     for a tool_use whose start carries input and whose deltas follow
 //     (Anthropic, Bedrock InvokeModel);
+//   - VendorError, VendorFallback and GuardStream: the error bodies vendors
+//     send in place of a protocol's (an error object or string, detail,
+//     message, lists of errors), which every adapter reports as provider
+//     errors, whole or in answer to a streaming request;
 //   - ThinkingAfterCall, the G12 check that no thinking part follows a
 //     call in one assistant message (Anthropic, Bedrock).
 //

@@ -1,0 +1,336 @@
+package wire
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/toolconform/conform/core"
+)
+
+// The error bodies vendors send instead of a protocol's own, which every
+// decoder recognises through VendorError when its protocol's decoding
+// fails:
+//
+//   - {"error": {"message", "type", "code", "status"}}: OpenAI, Anthropic,
+//     Gemini (google.rpc.Status with code, message, status), Ollama's
+//     gateway forms;
+//   - {"error": "text", "code": ...}: Ollama, llama.cpp, and xAI's
+//     Responses-compatible endpoint ({"code": "invalid-argument",
+//     "error": "Incorrect API key provided: ..."});
+//   - {"detail": "text"}: Mistral and other FastAPI servers ("Invalid API
+//     Key"), and {"detail": [{"loc", "msg", "type"}]}, FastAPI's request
+//     validation errors;
+//   - {"message": "text"} or {"Message": "text"}: AWS (Bedrock, with
+//     "__type" or a code) and Cohere;
+//   - {"errors": [...]}: a list of errors, each an error object or text
+//     (Cloudflare's envelope, with success, messages and result beside it);
+//   - a JSON array of any of the above: Gemini's streamGenerateContent
+//     without alt=sse answers an error as [{"error": {...}}].
+//
+// A body with any key outside the error vocabulary is not one: a success
+// body a decoder refused must stay refused, never read as an error. Nor is
+// a body that is not valid UTF-8, which every decoder refuses by one rule.
+
+// maxVendorErrorBody bounds the bytes VendorError reads and the bytes
+// GuardStream keeps.
+const maxVendorErrorBody = 1 << 16
+
+// errorKeys are the keys an error body may hold, lower-cased.
+var errorKeys = map[string]bool{
+	"error": true, "errors": true, "detail": true, "message": true, "msg": true,
+	"code": true, "type": true, "status": true, "statuscode": true, "status_code": true,
+	"object": true, "param": true, "title": true, "__type": true,
+	"request_id": true, "requestid": true, "error_type": true, "error_code": true,
+	// Cloudflare's API envelope: {"success": false, "errors": [...],
+	// "messages": [], "result": null}.
+	"success": true, "result": true, "messages": true,
+	// google.rpc.Status details, OpenRouter's metadata, Azure's
+	// innererror.
+	"details": true, "metadata": true, "innererror": true,
+}
+
+// VendorError reads body as one of the vendor error shapes and returns the
+// provider error it states, or nil when body is not one.
+func VendorError(body []byte) *core.ProviderError {
+	body = bytes.TrimSpace(body)
+	if len(body) == 0 || len(body) > maxVendorErrorBody || !utf8.Valid(body) || !json.Valid(body) {
+		return nil
+	}
+	if body[0] == '[' {
+		var items []json.RawMessage
+		if json.Unmarshal(body, &items) != nil || len(items) == 0 {
+			return nil
+		}
+		var all []*core.ProviderError
+		for _, it := range items {
+			pe := errorObject(it)
+			if pe == nil {
+				return nil
+			}
+			all = append(all, pe)
+		}
+		return joinErrors(all)
+	}
+	return errorObject(body)
+}
+
+// errorObject reads one error body object.
+func errorObject(raw json.RawMessage) *core.ProviderError {
+	var obj map[string]json.RawMessage
+	if len(raw) == 0 || raw[0] != '{' || json.Unmarshal(raw, &obj) != nil {
+		return nil
+	}
+	get := func(keys ...string) json.RawMessage {
+		for _, k := range keys {
+			if v, ok := obj[k]; ok {
+				return v
+			}
+		}
+		return nil
+	}
+	for k := range obj {
+		if !errorKeys[strings.ToLower(k)] {
+			return nil
+		}
+	}
+	pe := &core.ProviderError{
+		Type: textOf(get("type", "__type", "error_type", "title")),
+		Code: textOf(get("code", "error_code", "status", "statusCode", "status_code")),
+	}
+	if t := textOf(obj["object"]); pe.Type == "" && t != "" && t != "error" {
+		pe.Type = t
+	}
+	switch {
+	case isString(get("error")):
+		pe.Message = textOf(get("error"))
+	case isObject(get("error")):
+		inner := errorObject(get("error"))
+		if inner == nil {
+			return nil
+		}
+		mergeInto(pe, inner)
+	case isArray(get("errors")):
+		inner := VendorError(get("errors"))
+		if inner == nil {
+			inner = stringList(get("errors"))
+		}
+		if inner == nil {
+			return nil
+		}
+		mergeInto(pe, inner)
+	case get("detail") != nil:
+		msg := detailText(get("detail"))
+		if msg == "" {
+			return nil
+		}
+		pe.Message = msg
+	case isString(get("message", "Message", "msg")):
+		pe.Message = textOf(get("message", "Message", "msg"))
+	default:
+		return nil
+	}
+	if pe.Message == "" {
+		return nil
+	}
+	return pe
+}
+
+// mergeInto fills pe from an inner error; the inner error's type and code
+// win, being the more specific.
+func mergeInto(pe, inner *core.ProviderError) {
+	pe.Message = inner.Message
+	if inner.Type != "" {
+		pe.Type = inner.Type
+	}
+	if inner.Code != "" {
+		pe.Code = inner.Code
+	}
+}
+
+// detailText reads a detail value: text, an object with a message, or
+// FastAPI's list of {"loc": [...], "msg": ..., "type": ...}, each as
+// "loc.path: msg", joined with "; ".
+func detailText(raw json.RawMessage) string {
+	switch {
+	case isString(raw):
+		return textOf(raw)
+	case isObject(raw):
+		if pe := errorObject(raw); pe != nil {
+			return pe.Message
+		}
+		return ""
+	case !isArray(raw):
+		return ""
+	}
+	var items []struct {
+		Loc     []json.RawMessage `json:"loc"`
+		Msg     json.RawMessage   `json:"msg"`
+		Message json.RawMessage   `json:"message"`
+	}
+	if json.Unmarshal(raw, &items) != nil {
+		if pe := stringList(raw); pe != nil {
+			return pe.Message
+		}
+		return ""
+	}
+	var parts []string
+	for _, it := range items {
+		msg := textOf(it.Msg)
+		if msg == "" {
+			msg = textOf(it.Message)
+		}
+		if msg == "" {
+			return ""
+		}
+		var loc []string
+		for _, l := range it.Loc {
+			loc = append(loc, textOf(l))
+		}
+		if len(loc) > 0 {
+			msg = strings.Join(loc, ".") + ": " + msg
+		}
+		parts = append(parts, msg)
+	}
+	return strings.Join(parts, "; ")
+}
+
+// stringList reads a list of texts as one error.
+func stringList(raw json.RawMessage) *core.ProviderError {
+	var ss []string
+	if json.Unmarshal(raw, &ss) != nil || len(ss) == 0 {
+		return nil
+	}
+	return &core.ProviderError{Message: strings.Join(ss, "; ")}
+}
+
+// joinErrors makes one error of several: the first one's type and code,
+// the messages joined with "; ".
+func joinErrors(all []*core.ProviderError) *core.ProviderError {
+	out := *all[0]
+	for _, pe := range all[1:] {
+		out.Message += "; " + pe.Message
+	}
+	return &out
+}
+
+func isString(raw json.RawMessage) bool { return len(raw) > 0 && raw[0] == '"' }
+func isObject(raw json.RawMessage) bool { return len(raw) > 0 && raw[0] == '{' }
+func isArray(raw json.RawMessage) bool  { return len(raw) > 0 && raw[0] == '[' }
+
+// textOf returns a JSON string's value or a number's literal; "" for
+// anything else.
+func textOf(raw json.RawMessage) string {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return ""
+	}
+	switch c := raw[0]; {
+	case c == '"':
+		var s string
+		if json.Unmarshal(raw, &s) == nil {
+			return s
+		}
+	case c == '-' || c >= '0' && c <= '9':
+		return string(raw)
+	}
+	return ""
+}
+
+// VendorFallback is deferred by a DecodeResponse with named results: when
+// the protocol's decoding failed and body is a vendor error body (see
+// VendorError), the response becomes that provider error and the error
+// nil.
+func VendorFallback(body []byte, resp **core.Response, err *error) {
+	if *err == nil {
+		return
+	}
+	if pe := VendorError(body); pe != nil {
+		*resp = &core.Response{Message: core.Message{Role: core.RoleAssistant}, Finish: core.FinishError, Error: pe}
+		*err = nil
+	}
+}
+
+// GuardStream returns the stream decode gives for r, except that when the
+// stream fails before its first event and the bytes it read are a vendor
+// error body (see VendorError), whole or as the data of the first SSE
+// event, the stream yields that provider error as an error event and ends:
+// a server that answers a streaming request with a JSON error body has
+// said something, which is not a malformed stream.
+func GuardStream(r io.Reader, decode func(io.Reader) core.EventStream) core.EventStream {
+	g := &guardedStream{src: r}
+	g.inner = decode(g)
+	return g
+}
+
+type guardedStream struct {
+	src     io.Reader
+	inner   core.EventStream
+	kept    []byte
+	started bool
+	ended   bool
+}
+
+// Read keeps the first bytes read, up to maxVendorErrorBody.
+func (g *guardedStream) Read(p []byte) (int, error) {
+	n, err := g.src.Read(p)
+	if !g.started && len(g.kept) < maxVendorErrorBody {
+		g.kept = append(g.kept, p[:min(n, maxVendorErrorBody-len(g.kept))]...)
+	}
+	return n, err
+}
+
+func (g *guardedStream) Next() (core.Event, error) {
+	if g.ended {
+		return core.Event{}, io.EOF
+	}
+	ev, err := g.inner.Next()
+	if err == nil {
+		g.started, g.kept = true, nil
+		return ev, nil
+	}
+	if g.started || errors.Is(err, io.EOF) {
+		return ev, err
+	}
+	g.started = true
+	if pe := g.vendorError(); pe != nil {
+		g.ended = true
+		return core.Event{Kind: core.EventError, Error: pe}, nil
+	}
+	return ev, err
+}
+
+// vendorError reads the kept bytes as a vendor error body, after reading
+// the rest of a body that starts as JSON (a decoder that reads fixed-size
+// frames may have stopped early), or as the data of the first SSE event.
+func (g *guardedStream) vendorError() *core.ProviderError {
+	kept := bytes.TrimSpace(g.kept)
+	if len(kept) == 0 {
+		return nil
+	}
+	if kept[0] == '{' || kept[0] == '[' {
+		if pe := VendorError(kept); pe != nil || bytes.IndexByte(kept, '\n') >= 0 || json.Valid(kept) {
+			return pe
+		}
+		// One JSON value cut short by a fixed-size read, with no line
+		// break in it: an error body, not a stream of lines, so its
+		// end is near.
+		rest, _ := io.ReadAll(io.LimitReader(g.src, int64(maxVendorErrorBody-len(g.kept))))
+		return VendorError(append(g.kept, rest...))
+	}
+	var data []byte
+	for _, line := range bytes.Split(kept, []byte("\n")) {
+		line = bytes.TrimRight(line, "\r")
+		if len(line) == 0 && data != nil {
+			break
+		}
+		if d, ok := bytes.CutPrefix(line, []byte("data:")); ok {
+			data = append(data, bytes.TrimPrefix(d, []byte(" "))...)
+			data = append(data, '\n')
+		}
+	}
+	return VendorError(data)
+}

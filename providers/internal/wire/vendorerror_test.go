@@ -1,0 +1,125 @@
+package wire
+
+import (
+	"io"
+	"strings"
+	"testing"
+	"testing/iotest"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/toolconform/conform/core"
+)
+
+func TestVendorError(t *testing.T) {
+	tests := []struct {
+		name string
+		body string
+		want *core.ProviderError // nil: not an error body
+	}{
+		{"mistral detail", `{"detail": "Invalid API Key"}`, &core.ProviderError{Message: "Invalid API Key"}},
+		{"fastapi validation list", `{"detail":[{"loc":["body","messages",0,"role"],"msg":"field required","type":"value_error.missing"},{"loc":["body","model"],"msg":"str type expected","type":"type_error.str"}]}`,
+			&core.ProviderError{Message: "body.messages.0.role: field required; body.model: str type expected"}},
+		{"xai error string", `{"code": "invalid-argument", "error": "Incorrect API key provided: xa***. You can obtain an API key from https://console.x.ai."}`,
+			&core.ProviderError{Code: "invalid-argument", Message: "Incorrect API key provided: xa***. You can obtain an API key from https://console.x.ai."}},
+		{"openai object", `{"error":{"message":"Incorrect API key provided","type":"invalid_request_error","param":null,"code":"invalid_api_key"}}`,
+			&core.ProviderError{Type: "invalid_request_error", Code: "invalid_api_key", Message: "Incorrect API key provided"}},
+		{"google rpc status", `{"error":{"code":400,"message":"API key not valid. Please pass a valid API key.","status":"INVALID_ARGUMENT"}}`,
+			&core.ProviderError{Code: "400", Message: "API key not valid. Please pass a valid API key."}},
+		{"google array", `[{"error":{"code":429,"message":"Resource exhausted","status":"RESOURCE_EXHAUSTED","details":[{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"7s"}]}}]`,
+			&core.ProviderError{Code: "429", Message: "Resource exhausted"}},
+		{"aws message", `{"message":"The security token included in the request is invalid."}`, &core.ProviderError{Message: "The security token included in the request is invalid."}},
+		{"aws Message and __type", `{"__type":"com.amazon.coral.service#AccessDeniedException","Message":"User is not authorized"}`,
+			&core.ProviderError{Type: "com.amazon.coral.service#AccessDeniedException", Message: "User is not authorized"}},
+		{"errors list", `{"errors":[{"message":"first"},{"message":"second"}]}`, &core.ProviderError{Message: "first; second"}},
+		{"errors of text", `{"errors":["first","second"]}`, &core.ProviderError{Message: "first; second"}},
+		{"anthropic", `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`, &core.ProviderError{Type: "overloaded_error", Message: "Overloaded"}},
+		{"mistral object error", `{"object":"error","message":"Unauthorized","type":"invalid_request_error","param":null,"code":null}`,
+			&core.ProviderError{Type: "invalid_request_error", Message: "Unauthorized"}},
+
+		{"a success body", `{"id":"x","message":{"role":"assistant","content":"hi"}}`, nil},
+		{"an extra key", `{"detail":"x","choices":[]}`, nil},
+		{"message not text", `{"message":{"role":"assistant"}}`, nil},
+		{"empty message", `{"error":""}`, nil},
+		{"no message", `{"code":400}`, nil},
+		{"an array with a success item", `[{"error":{"message":"x"}},{"candidates":[]}]`, nil},
+		{"empty array", `[]`, nil},
+		{"not JSON", `{"detail": "cut`, nil},
+		{"not an object", `"Invalid API Key"`, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, VendorError([]byte(tt.body))); diff != "" {
+				t.Errorf("VendorError(%s) (-want +got):\n%s", tt.body, diff)
+			}
+		})
+	}
+}
+
+// failing is a stream decoder that reads its input n bytes at a time, as
+// a frame decoder does, and fails before its first event.
+type failing struct {
+	r io.Reader
+	n int
+}
+
+func (f *failing) Next() (core.Event, error) {
+	buf := make([]byte, f.n)
+	io.ReadFull(f.r, buf)
+	return core.Event{}, io.ErrUnexpectedEOF
+}
+
+// passing yields one text event and ends.
+type passing struct{ done bool }
+
+func (p *passing) Next() (core.Event, error) {
+	if p.done {
+		return core.Event{}, io.ErrUnexpectedEOF
+	}
+	p.done = true
+	return core.Event{Kind: core.EventText, Text: "x"}, nil
+}
+
+func TestGuardStream(t *testing.T) {
+	pe := &core.ProviderError{Message: "Invalid API Key"}
+	tests := []struct {
+		name   string
+		in     string
+		decode func(io.Reader) core.EventStream
+		want   *core.ProviderError // nil: the decoder's own error
+	}{
+		{"a JSON body read 12 bytes at a time", `{"detail": "Invalid API Key"}`, func(r io.Reader) core.EventStream { return &failing{r, 12} }, pe},
+		{"a JSON body read whole", `{"detail": "Invalid API Key"}`, func(r io.Reader) core.EventStream { return &failing{r, 4096} }, pe},
+		{"an SSE event cut by a line that is no data line", "data: {\"detail\":\n data: \"Invalid API Key\"}\n\n", func(r io.Reader) core.EventStream { return &failing{r, 4096} }, nil},
+		{"an SSE event on one line", "event: error\ndata: {\"detail\": \"Invalid API Key\"}\n\n", func(r io.Reader) core.EventStream { return &failing{r, 4096} }, pe},
+		{"not an error body", `{"detail": "x", "id": 1}`, func(r io.Reader) core.EventStream { return &failing{r, 4096} }, nil},
+		{"an error after an event stays the decoder's", `{"detail": "Invalid API Key"}`, func(io.Reader) core.EventStream { return &passing{} }, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := GuardStream(iotest.OneByteReader(strings.NewReader(tt.in)), tt.decode)
+			var got *core.ProviderError
+			var last error
+			for range 4 {
+				ev, err := s.Next()
+				if err != nil {
+					last = err
+					break
+				}
+				if ev.Kind == core.EventError {
+					got = ev.Error
+				}
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("provider error (-want +got):\n%s", diff)
+			}
+			wantLast := io.ErrUnexpectedEOF
+			if tt.want != nil {
+				wantLast = io.EOF
+			}
+			if last != wantLast {
+				t.Errorf("stream ended with %v, want %v", last, wantLast)
+			}
+		})
+	}
+}
