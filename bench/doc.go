@@ -1,6 +1,6 @@
 // Package bench measures how fast conform turns streamed tool calls into
-// complete calls, against the peer Go SDKs, a naive decoder and the floor,
-// on the same bytes in one benchmark run. It is its own module, so that
+// complete calls, against the official and other peer Go SDKs and a naive
+// decoder, on the same bytes in one benchmark run. It is its own module, so that
 // the peer SDKs never enter conform's go.mod; bench/run reproduces the
 // figures in README.md.
 //
@@ -19,6 +19,9 @@
 //     as OpenAI sends them). The deltas stay interleaved in both: each
 //     event names its block or item, so the wire allows it, though the
 //     providers send blocks one after another in practice.
+//   - the tiny stream (openai-chat-1x20B): one call of 20 bytes of
+//     arguments (TinyCall) in one delta, 1,750 bytes, where per-stream
+//     setup is most of the cost.
 //   - (c) every streamed response body recorded in the project's
 //     cassettes (CorpusStreams) for openai-chat, anthropic,
 //     openai-responses, gemini, cohere, bedrock, mistral and Google's
@@ -31,10 +34,9 @@
 //     every subject rebuilds conform's calls, with every subject; and
 //     "<protocol>-corpus-all", every recorded body, with conform alone, so
 //     that the bodies a peer misreads are measured too and no recorded
-//     body goes untimed. Bedrock, whose only subject is conform, has only
-//     the second. There is no Ollama recording among the cassettes (the
-//     Ollama package's NDJSON fixtures are constructed, not recorded), so
-//     Ollama is not benchmarked.
+//     body goes untimed. There is no Ollama recording among the cassettes
+//     (the Ollama package's NDJSON fixtures are constructed, not
+//     recorded), so Ollama is not benchmarked.
 //
 // Arguments are ASCII JSON holding quotes, backslashes and newlines, so
 // every delta needs unescaping, as real ones do.
@@ -59,6 +61,22 @@
 //     per-stream cost includes encoding a one-message request and building
 //     the http.Request, a few microseconds against a stream of hundreds of
 //     kilobytes. Calls are accumulated by hand by tool call index.
+//   - genai (google.golang.org/genai) for Gemini: a Gemini API client
+//     whose http.Client has a memTransport, Models.GenerateContentStream
+//     with automatic continuation off, and every functionCall part taken
+//     as one whole call. genai exports no decoder over an io.Reader; its
+//     stream reader is reached only through a request of its own. It
+//     reads SSE only, so the JSON-array bodies are left to corpus-all.
+//   - aws-sdk-go-v2 (service/bedrockruntime) for Bedrock: a client with
+//     static credentials, a base endpoint and a memTransport,
+//     ConverseStream (request serialised and SigV4-signed per stream),
+//     and the calls rebuilt from its tool-use contentBlockStart and
+//     contentBlockDelta events. It reads Converse streams; the
+//     InvokeModelWithResponseStream recordings are left to corpus-all.
+//   - conform-http: conform reached the way go-openai, genai and
+//     aws-sdk-go-v2 are, an http.Client POST answered by a memTransport,
+//     its DecodeStream reading the response body; conform's ratio to an
+//     SDK driven over HTTP is conform-http's.
 //   - naive: bufio.Scanner lines, encoding/json into map[string]any for
 //     each data payload, calls accumulated in maps. For Gemini every named
 //     functionCall part is one whole call, its args re-encoded with
@@ -73,15 +91,20 @@
 //     Bedrock has none: its body is binary AWS event-stream frames
 //     (length prelude, headers, CRCs, and for InvokeModel a base64 payload
 //     inside JSON), which a line split cannot read, and a decoder that
-//     parses the frames is no longer naive. No peer SDK is measured for
-//     Gemini, Cohere, Bedrock or Mistral: their Go SDKs
-//     (google.golang.org/genai, cohere-go, aws-sdk-go-v2's bedrockruntime)
-//     are not dependencies of this module; adding them, driven through an
-//     in-memory transport as go-openai is, is left for later.
-//   - floor: lines split with bytes.IndexByte and nothing else. It rebuilds
-//     no calls by definition; TestFloor checks that it counts every line.
-//     For Bedrock's binary frames it is the same scan: it touches every
-//     byte, as any decoder that checks the frames' CRCs must.
+//     parses the frames is no longer naive.
+//
+// cohere-go v2.15.3 (github.com/cohere-ai/cohere-go/v2) was tried and is
+// not a subject: its V2.ChatStream reader fails on every recorded Cohere
+// stream with "unexpected end of JSON input" partway through (after 37
+// events on one), so it rebuilds no calls to compare. Mistral and Gemini
+// Interactions have no official Go SDK in the race; the Ollama client
+// (github.com/ollama/ollama/api) is served by the module proxy but has no
+// recorded stream to read.
+//
+// The reference: before the streams, each pass times bytes.IndexByte
+// splitting stream (a) into lines (Floor, which rebuilds nothing;
+// TestFloor checks that it counts every line). It is shown once, as a
+// measure of the machine in that pass, not as a bound for any subject.
 //
 // Before anything is timed, TestSubjectsAgreeGenerated checks that every
 // subject rebuilds exactly the generated calls from every framing, and
@@ -101,7 +124,9 @@
 //
 // # Figures
 //
-// MB/s comes from b.SetBytes with the size of the bodies; allocs/op and
+// cmd/table gives every ratio as the median of the per-pass ratios, with
+// their min–max range: within a pass the subjects of a stream run
+// back to back, so load that comes and goes cancels in the ratio. MB/s comes from b.SetBytes with the size of the bodies; allocs/op and
 // B/op are per pass over all the bodies of a benchmark, and the "streams"
 // metric is their number, by which cmd/table divides to give figures per
 // stream. allocs/event divides the mallocs counted by runtime.MemStats
@@ -126,13 +151,13 @@
 //
 // # Running
 //
-// bench/run builds the test binary once and runs every benchmark in ten
-// passes of -count 1, appended to results.txt with each pass's load
-// average, instead of -count 10: with -count 10 each benchmark runs ten
-// times back to back, so load that comes and goes on a shared machine
-// lands on whichever subject is running; in passes, the subjects of a
-// stream alternate and the drift spreads over all of them. benchstat reads
-// the passes as ten samples of each benchmark.
+// bench/run builds the test binary once and runs every benchmark in
+// passes of -count 1 (ten by default), appended to results.txt with each
+// pass's load average, instead of -count 10: with -count 10 each
+// benchmark runs ten times back to back, so load that comes and goes on a
+// shared machine lands on whichever subject is running; in passes, the
+// subjects of a stream alternate and the drift spreads over all of them.
+// benchstat reads the passes as samples of each benchmark.
 //
 // # What made conform fast
 //

@@ -33,6 +33,12 @@ func MakeArgs(seed, n int) string {
 	return b.String()
 }
 
+// TinyCall is the call of the tiny stream: 20 bytes of arguments, the
+// size of a typical lookup, whose cost is mostly per-stream setup.
+func TinyCall() Call {
+	return Call{ID: "call_000000000000000000007919", Name: "get_weather", Args: `{"city":"Paris, FR"}`}
+}
+
 // MakeCalls returns n calls with distinct ids and names whose arguments are
 // at least argBytes bytes each.
 func MakeCalls(n, argBytes int) []Call {

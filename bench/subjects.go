@@ -67,6 +67,7 @@ func Subjects(protocol string) []Subject {
 	case OpenAIChat:
 		return []Subject{
 			{"conform", Conform(openaichat.New())},
+			{"conform-http", ConformHTTP(openaichat.New(), "text/event-stream")},
 			{"openai-go", OpenAIGoChat},
 			{"go-openai", GoOpenAI()},
 			{"naive", NaiveChat},
@@ -86,6 +87,8 @@ func Subjects(protocol string) []Subject {
 	case Gemini:
 		return []Subject{
 			{"conform", Conform(gemini.New())},
+			{"conform-http", ConformHTTP(gemini.New(), "text/event-stream")},
+			{"genai", Genai()},
 			{"naive", NaiveGemini},
 		}
 	case Cohere:
@@ -96,7 +99,11 @@ func Subjects(protocol string) []Subject {
 	case Bedrock:
 		// No naive subject: the body is binary AWS event-stream frames,
 		// which no line split reads (see doc.go).
-		return []Subject{{"conform", Conform(bedrock.New())}}
+		return []Subject{
+			{"conform", Conform(bedrock.New())},
+			{"conform-http", ConformHTTP(bedrock.New(), "application/vnd.amazon.eventstream")},
+			{"aws-sdk-go-v2", BedrockSDK()},
+		}
 	case Mistral:
 		// Mistral streams OpenAI's chat chunk format.
 		return []Subject{
@@ -136,26 +143,36 @@ func Conform(a core.Adapter, opts ...core.BufferOption) func([]byte) ([]Call, er
 // errors.
 func ConformDecoder(name string, decode func(io.Reader) core.EventStream, opts ...core.BufferOption) func([]byte) ([]Call, error) {
 	return func(body []byte) ([]Call, error) {
-		resp, err := core.Collect(decode(bytes.NewReader(body)), opts...)
-		if err != nil {
-			return nil, fmt.Errorf("conform %s: %w", name, err)
-		}
-		var calls []Call
-		for _, p := range resp.Message.Parts {
-			if p.Kind == core.PartToolCall && p.Call != nil {
-				calls = append(calls, Call{ID: p.Call.ID, Name: p.Call.Name, Args: string(p.Call.Arguments)})
-			}
-		}
-		return calls, nil
+		return collect(name, decode(bytes.NewReader(body)), opts...)
 	}
+}
+
+// collect runs core.Collect over a stream and returns its calls.
+func collect(name string, stream core.EventStream, opts ...core.BufferOption) ([]Call, error) {
+	resp, err := core.Collect(stream, opts...)
+	if err != nil {
+		return nil, fmt.Errorf("conform %s: %w", name, err)
+	}
+	var calls []Call
+	for _, p := range resp.Message.Parts {
+		if p.Kind == core.PartToolCall && p.Call != nil {
+			calls = append(calls, Call{ID: p.Call.ID, Name: p.Call.Name, Args: string(p.Call.Arguments)})
+		}
+	}
+	return calls, nil
 }
 
 // sseResponse wraps a body as the HTTP response the SDK stream decoders
 // take. No network is involved: the body is read from memory.
 func sseResponse(body []byte) *http.Response {
+	return response(body, "text/event-stream")
+}
+
+// response wraps a body as an HTTP response of the given content type.
+func response(body []byte, contentType string) *http.Response {
 	return &http.Response{
 		StatusCode: http.StatusOK,
-		Header:     http.Header{"Content-Type": {"text/event-stream"}},
+		Header:     http.Header{"Content-Type": {contentType}},
 		Body:       io.NopCloser(bytes.NewReader(body)),
 	}
 }
@@ -233,15 +250,23 @@ func AnthropicSDK(body []byte) ([]Call, error) {
 // an HTTP response, and an in-memory transport keeps sockets and goroutines
 // out of the figures. The request go-openai encodes and the response it
 // wraps are part of what is measured; they are a few hundred bytes against
-// a stream of hundreds of kilobytes.
-type memTransport struct{ body []byte }
+// a stream of hundreds of kilobytes. The response's content type is
+// contentType, text/event-stream when empty.
+type memTransport struct {
+	body        []byte
+	contentType string
+}
 
 func (t *memTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if req.Body != nil {
 		_, _ = io.Copy(io.Discard, req.Body)
 		_ = req.Body.Close()
 	}
-	res := sseResponse(t.body)
+	ct := t.contentType
+	if ct == "" {
+		ct = "text/event-stream"
+	}
+	res := response(t.body, ct)
 	res.Request = req
 	return res, nil
 }

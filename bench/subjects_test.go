@@ -30,6 +30,9 @@ func TestGeneratedShape(t *testing.T) {
 	if events < 2050 || events > 2150 {
 		t.Errorf("stream (a) has %d events, want about 2,100 (2,050 to 2,150)", events)
 	}
+	if n := len(TinyCall().Args); n != 20 {
+		t.Errorf("the tiny call has %d bytes of arguments, want 20", n)
+	}
 	for _, s := range []struct {
 		name string
 		body []byte
@@ -108,8 +111,11 @@ func TestSubjectsAgreeGenerated(t *testing.T) {
 	}
 	for _, s := range generated() {
 		want := calls
-		if s.proto == Anthropic {
+		switch {
+		case s.proto == Anthropic:
 			want = anth
+		case strings.HasSuffix(s.name, "-1x20B"):
+			want = []Call{TinyCall()}
 		}
 		for _, sub := range Subjects(s.proto) {
 			got, err := sub.Run(s.bodies[0])

@@ -1,0 +1,147 @@
+package bench
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/bedrockruntime"
+	bedrocktypes "github.com/aws/aws-sdk-go-v2/service/bedrockruntime/types"
+	"google.golang.org/genai"
+
+	"github.com/toolconform/conform/core"
+)
+
+// The official SDKs of Gemini and Bedrock build their stream
+// readers only from an HTTP response to a request they make themselves:
+// none exports a decoder that takes an io.Reader. Each is driven as its
+// documentation shows, through a client whose transport is a memTransport
+// that answers with the recorded body; so the SDK's request building
+// (and, for Bedrock, SigV4 signing) is measured with it, and no socket is.
+// ConformHTTP gives conform the same path, so that the ratios to these
+// SDKs compare like with like.
+
+// ConformHTTP is Conform reached the way the SDK subjects are: an
+// http.Client whose transport is a memTransport sends one POST, and the
+// adapter's DecodeStream reads the response body.
+func ConformHTTP(a core.Adapter, contentType string) func([]byte) ([]Call, error) {
+	tr := &memTransport{contentType: contentType}
+	client := &http.Client{Transport: tr}
+	decode := func(r io.Reader) core.EventStream { return a.DecodeStream(r) }
+	return func(body []byte) ([]Call, error) {
+		tr.body = body
+		resp, err := client.Post("http://bench.invalid/v1/stream", "application/json", nil)
+		if err != nil {
+			return nil, fmt.Errorf("conform-http %s: %w", a.Name(), err)
+		}
+		defer resp.Body.Close()
+		return collect(a.Name(), decode(resp.Body))
+	}
+}
+
+// Genai returns the google.golang.org/genai subject: a Gemini API client
+// whose HTTP client answers from memory, Models.GenerateContentStream
+// (which asks for alt=sse), and every functionCall part of the first
+// candidate taken as one whole call, its args encoded with json.Marshal,
+// as the naive decoder does. Automatic continuation is off, so a stream
+// is one request.
+func Genai() func([]byte) ([]Call, error) {
+	tr := &memTransport{}
+	client, err := genai.NewClient(context.Background(), &genai.ClientConfig{
+		APIKey:      "bench",
+		Backend:     genai.BackendGeminiAPI,
+		HTTPClient:  &http.Client{Transport: tr},
+		HTTPOptions: genai.HTTPOptions{BaseURL: "http://bench.invalid/"},
+	})
+	config := &genai.GenerateContentConfig{AutomaticContinuation: genai.Ptr(false)}
+	contents := genai.Text("go")
+	return func(body []byte) ([]Call, error) {
+		if err != nil {
+			return nil, fmt.Errorf("genai: %w", err)
+		}
+		tr.body = body
+		var calls []Call
+		for resp, err := range client.Models.GenerateContentStream(context.Background(), "gemini-2.5-flash", contents, config) {
+			if err != nil {
+				return nil, fmt.Errorf("genai: %w", err)
+			}
+			if len(resp.Candidates) == 0 || resp.Candidates[0].Content == nil {
+				continue
+			}
+			for _, part := range resp.Candidates[0].Content.Parts {
+				fc := part.FunctionCall
+				if fc == nil || fc.Name == "" {
+					continue
+				}
+				args := []byte("{}")
+				if fc.Args != nil {
+					if args, err = json.Marshal(fc.Args); err != nil {
+						return nil, fmt.Errorf("genai: %w", err)
+					}
+				}
+				calls = append(calls, Call{ID: fc.ID, Name: fc.Name, Args: string(args)})
+			}
+		}
+		return calls, nil
+	}
+}
+
+// BedrockSDK returns the aws-sdk-go-v2 subject: a bedrockruntime client
+// with static credentials, a base endpoint and an HTTP client that answers
+// from memory with the recorded AWS event-stream body, ConverseStream, and
+// the calls rebuilt from its contentBlockStart (tool use) and
+// contentBlockDelta (tool use input) events by block index. It reads
+// Converse streams only: an InvokeModelWithResponseStream body carries
+// another model's events inside base64 chunks, which ConverseStream does
+// not read.
+func BedrockSDK() func([]byte) ([]Call, error) {
+	tr := &memTransport{contentType: "application/vnd.amazon.eventstream"}
+	client := bedrockruntime.NewFromConfig(aws.Config{
+		Region:      "us-east-1",
+		Credentials: credentials.NewStaticCredentialsProvider("AKIDBENCH", "bench", ""),
+		HTTPClient:  &http.Client{Transport: tr},
+	}, func(o *bedrockruntime.Options) { o.BaseEndpoint = aws.String("http://bench.invalid") })
+	input := &bedrockruntime.ConverseStreamInput{
+		ModelId:  aws.String("anthropic.claude-haiku-4-5"),
+		Messages: []bedrocktypes.Message{{Role: bedrocktypes.ConversationRoleUser, Content: []bedrocktypes.ContentBlock{&bedrocktypes.ContentBlockMemberText{Value: "go"}}}},
+	}
+	return func(body []byte) ([]Call, error) {
+		tr.body = body
+		out, err := client.ConverseStream(context.Background(), input)
+		if err != nil {
+			return nil, fmt.Errorf("aws-sdk-go-v2: %w", err)
+		}
+		stream := out.GetStream()
+		defer stream.Close()
+		var acc accumulator[int32]
+		for ev := range stream.Events() {
+			switch e := ev.(type) {
+			case *bedrocktypes.ConverseStreamOutputMemberContentBlockStart:
+				if tu, ok := e.Value.Start.(*bedrocktypes.ContentBlockStartMemberToolUse); ok {
+					acc.open(aws.ToInt32(e.Value.ContentBlockIndex), aws.ToString(tu.Value.ToolUseId), aws.ToString(tu.Value.Name))
+				}
+			case *bedrocktypes.ConverseStreamOutputMemberContentBlockDelta:
+				if tu, ok := e.Value.Delta.(*bedrocktypes.ContentBlockDeltaMemberToolUse); ok {
+					acc.add(aws.ToInt32(e.Value.ContentBlockIndex), aws.ToString(tu.Value.Input))
+				}
+			}
+		}
+		if err := stream.Err(); err != nil {
+			return nil, fmt.Errorf("aws-sdk-go-v2: %w", err)
+		}
+		return acc.calls(), nil
+	}
+}
+
+// deref returns *p, or the zero value for nil.
+func deref[T any](p *T) T {
+	var zero T
+	if p == nil {
+		return zero
+	}
+	return *p
+}
