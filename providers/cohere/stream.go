@@ -33,10 +33,13 @@ type streamEvent struct {
 	} `json:"delta"`
 }
 
+// contentDelta is a content delta. Its strings keep bytes that are not
+// UTF-8 (wire.RawString): a character split between deltas comes out whole
+// (B05), and one that is invalid is refused by wire.CheckText.
 type contentDelta struct {
-	Type     string  `json:"type"`
-	Text     *string `json:"text"`
-	Thinking *string `json:"thinking"`
+	Type     string          `json:"type"`
+	Text     *wire.RawString `json:"text"`
+	Thinking *wire.RawString `json:"thinking"`
 }
 
 type toolCallDelta struct {
@@ -192,10 +195,10 @@ func (s *eventStream) event(raw sse.Event) error {
 		}
 		c := content
 		if c.Text != nil && *c.Text != "" {
-			s.emit(core.Event{Kind: core.EventText, Text: *c.Text})
+			s.emit(core.Event{Kind: core.EventText, Text: string(*c.Text)})
 		}
 		if c.Thinking != nil && *c.Thinking != "" {
-			s.emit(core.Event{Kind: core.EventThinking, Text: *c.Thinking})
+			s.emit(core.Event{Kind: core.EventThinking, Text: string(*c.Thinking)})
 		}
 	case "tool-plan-delta":
 		if msg() && ev.Delta.Message.ToolPlan != nil && *ev.Delta.Message.ToolPlan != "" {

@@ -310,3 +310,25 @@ func TestDecodeStreamNotAStreamSplits(t *testing.T) {
 		}
 	}
 }
+
+// TestTextDeltaUTF8 checks that a character split between two content
+// deltas comes out whole (B05) and that a byte that is not UTF-8 is refused
+// with core.ErrInvalidUTF8, not replaced by U+FFFD.
+func TestTextDeltaUTF8(t *testing.T) {
+	stream := func(deltas ...string) string {
+		var b strings.Builder
+		for _, d := range deltas {
+			fmt.Fprintf(&b, "event: content-delta\ndata: {\"type\":\"content-delta\",\"index\":0,\"delta\":{\"message\":{\"content\":{\"text\":\"%s\"}}}}\n\n", d)
+		}
+		b.WriteString("event: message-end\ndata: {\"type\":\"message-end\",\"delta\":{\"finish_reason\":\"COMPLETE\"}}\n\n")
+		return b.String()
+	}
+	resp, err := core.Collect(New().DecodeStream(strings.NewReader(stream("Z\xc3", "\xa4ri"))))
+	if err != nil || resp.Text() != "Zäri" {
+		t.Errorf("split character: text %q, error %v; want \"Zäri\"", resp.Text(), err)
+	}
+	_, err = core.Collect(New().DecodeStream(strings.NewReader(stream("a\xffb"))))
+	if !errors.Is(err, core.ErrInvalidUTF8) {
+		t.Errorf("invalid byte: error %v, want one wrapping core.ErrInvalidUTF8", err)
+	}
+}

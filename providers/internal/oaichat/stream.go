@@ -308,12 +308,31 @@ func (s *stream) meta() {
 	}
 }
 
+// deltaContent is decodeContent for a stream delta: a string is unquoted
+// with its bytes kept (wire.UnquoteRaw), so that a character split between
+// deltas comes out whole (B05) and one that is not UTF-8 is refused by
+// wire.CheckText instead of being replaced by U+FFFD.
+func deltaContent(op string, raw json.RawMessage, path string) ([]core.Part, error) {
+	t := bytes.TrimSpace(raw)
+	if len(t) == 0 || t[0] != '"' {
+		return decodeContent(op, raw, path)
+	}
+	text, err := wire.UnquoteRaw(t)
+	if err != nil {
+		return nil, fieldError(op, path, fmt.Errorf("%w: %v", ErrBadField, err))
+	}
+	if text == "" {
+		return nil, nil
+	}
+	return []core.Part{core.TextPart(text)}, nil
+}
+
 func (s *stream) choice(ch *wireChoice, off int64, i int) error {
 	if d := ch.Delta; d != nil {
 		if t := s.c.thinking(*d); t != "" {
 			s.queue = append(s.queue, core.Event{Kind: core.EventThinking, Text: t})
 		}
-		parts, err := decodeContent(s.op, d.Content, pathf("choices[%d].delta.content", i))
+		parts, err := deltaContent(s.op, d.Content, pathf("choices[%d].delta.content", i))
 		if err != nil {
 			var ce *Error
 			if errors.As(err, &ce) {

@@ -131,3 +131,26 @@ func TestDecodeStreamNotAStreamProperty(t *testing.T) {
 		}
 	})
 }
+
+// TestTextDeltaUTF8 checks that a character split between two content
+// deltas comes out whole (B05) and that a byte that is not UTF-8 is refused
+// with core.ErrInvalidUTF8, not replaced by U+FFFD.
+func TestTextDeltaUTF8(t *testing.T) {
+	c := New(Config{Name: "openai-chat"})
+	stream := func(deltas ...string) string {
+		var b strings.Builder
+		for _, d := range deltas {
+			fmt.Fprintf(&b, "data: {\"id\":\"c\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"%s\"}}]}\n\n", d)
+		}
+		b.WriteString("data: {\"id\":\"c\",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n")
+		return b.String()
+	}
+	resp, err := core.Collect(c.DecodeStream(strings.NewReader(stream("Z\xc3", "\xa4ri"))))
+	if err != nil || resp.Text() != "Zäri" {
+		t.Errorf("split character: text %q, error %v; want \"Zäri\"", resp.Text(), err)
+	}
+	_, err = core.Collect(c.DecodeStream(strings.NewReader(stream("a\xffb"))))
+	if !errors.Is(err, core.ErrInvalidUTF8) {
+		t.Errorf("invalid byte: error %v, want one wrapping core.ErrInvalidUTF8", err)
+	}
+}
