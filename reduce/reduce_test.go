@@ -148,6 +148,25 @@ func TestReduceSteps(t *testing.T) {
 			}, Untried: []string{"re-encode"}, Runs: 3, Budget: 3},
 		},
 		{
+			name: "openai-chat/streaming/A21-call-indices-skip-a-number", protocol: "openai-chat",
+			// Fails while the second call's index is not 1.
+			fails: func(v Variant) bool { return !strings.Contains(string(v.Scenario.Body), `"tool_calls":[{"index":1`) },
+			want: &Result{
+				Causes: []Step{{"renumber", "tool call indices 0, 2", "tool call indices renumbered from 0 (0, 1)"}},
+				Kept:   []Step{{"one-call", "2 tool calls", "one call (the first)"}},
+				Runs:   2, Budget: DefaultBudget,
+			},
+		},
+		{
+			name: "openai-chat/streaming/A05-three-calls-round-robin-id-on-first-chunk", protocol: "openai-chat", fails: always,
+			want: &Result{Kept: []Step{
+				{"de-interleave", "tool call chunks interleaved (call order 0, 1, 2, 0, 1, 2, 0, 1, 2)", "each call's chunks together"},
+				{"one-call", "3 tool calls", "one call (the first)"},
+				{"whole-arguments", "arguments in fragments (2 per call)", "whole arguments in one fragment per call"},
+				{"re-encode", "the case's own bytes", "re-encoded by conform's openai-chat encoder"},
+			}, Runs: 4, Budget: DefaultBudget},
+		},
+		{
 			// A canonical case: the events are edited, each step only
 			// where the protocol's encoder writes other bytes.
 			name: "any/streaming/A05-round-robin-interleaving", protocol: "openai-chat", fails: always,
@@ -196,15 +215,17 @@ func TestSplice(t *testing.T) {
 	tests := []struct {
 		data  string
 		value string
-		path  []string
+		path  []any
 		want  string
 		ok    bool
 	}{
-		{`{"type":"x","index":1,"a":{"index":7}}`, `0`, []string{"index"}, `{"type":"x","index":0,"a":{"index":7}}`, true},
-		{`{"delta":{"type":"input_json_delta", "partial_json" : "{\"a\""}}`, `"{}"`, []string{"delta", "partial_json"}, `{"delta":{"type":"input_json_delta", "partial_json" : "{}"}}`, true},
-		{`{"a":1}`, `2`, []string{"b"}, ``, false},
-		{`[1]`, `2`, []string{"a"}, ``, false},
-		{`{"a":`, `2`, []string{"a"}, ``, false},
+		{`{"type":"x","index":1,"a":{"index":7}}`, `0`, []any{"index"}, `{"type":"x","index":0,"a":{"index":7}}`, true},
+		{`{"delta":{"type":"input_json_delta", "partial_json" : "{\"a\""}}`, `"{}"`, []any{"delta", "partial_json"}, `{"delta":{"type":"input_json_delta", "partial_json" : "{}"}}`, true},
+		{`{"a":1}`, `2`, []any{"b"}, ``, false},
+		{`{"choices":[{"delta":{"tool_calls":[{"index":1},{"index":3}]}}]}`, `0`, []any{"choices", 0, "delta", "tool_calls", 1, "index"}, `{"choices":[{"delta":{"tool_calls":[{"index":1},{"index":0}]}}]}`, true},
+		{`{"a":[1]}`, `2`, []any{"a", 1}, ``, false},
+		{`[1]`, `2`, []any{"a"}, ``, false},
+		{`{"a":`, `2`, []any{"a"}, ``, false},
 	}
 	for _, tt := range tests {
 		got, ok := splice([]byte(tt.data), []byte(tt.value), tt.path...)

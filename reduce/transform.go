@@ -30,11 +30,11 @@ type simplification struct {
 // and last the coarse catch-all, conform's own encoding.
 var simplifications = []simplification{
 	{"no-chaos", noChaos, false},
-	{"de-interleave", either(onBlocks(deinterleave), onEvents(eventsDeinterleave)), false},
-	{"renumber", either(onBlocks(renumber), onEvents(eventsRenumber)), false},
+	{"de-interleave", either(onBlocks(deinterleave), onChat(chatDeinterleave), onEvents(eventsDeinterleave)), false},
+	{"renumber", either(onBlocks(renumber), onChat(chatRenumber), onEvents(eventsRenumber)), false},
 	{"no-text", either(onBlocks(noText), onEvents(eventsNoText)), false},
-	{"one-call", either(onBlocks(oneCall), onEvents(eventsOneCall)), false},
-	{"whole-arguments", either(onBlocks(wholeArguments), onEvents(eventsWholeArguments)), false},
+	{"one-call", either(onBlocks(oneCall), onChat(chatOneCall), onEvents(eventsOneCall)), false},
+	{"whole-arguments", either(onBlocks(wholeArguments), onChat(chatWholeArguments), onEvents(eventsWholeArguments)), false},
 	{"re-encode", reencode, true},
 }
 
@@ -187,16 +187,25 @@ func writeSSE(evs []sseEvent) []byte {
 	return b.Bytes()
 }
 
-// span returns where the value at path (object keys) lies in data.
-func span(data []byte, path ...string) (start, end int, ok bool) {
+// span returns where the value at path lies in data: each element of
+// path is an object key (string) or an array position (int).
+func span(data []byte, path ...any) (start, end int, ok bool) {
 	dec := json.NewDecoder(bytes.NewReader(data))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+	t, err := dec.Token()
+	if err != nil {
 		return 0, 0, false
 	}
-	for dec.More() {
-		t, err := dec.Token()
-		if err != nil {
-			return 0, 0, false
+	key, isKey := path[0].(string)
+	pos, isPos := path[0].(int)
+	if !(isKey && t == json.Delim('{')) && !(isPos && t == json.Delim('[')) {
+		return 0, 0, false
+	}
+	for i := 0; dec.More(); i++ {
+		var name any = i
+		if isKey {
+			if name, err = dec.Token(); err != nil {
+				return 0, 0, false
+			}
 		}
 		var raw json.RawMessage
 		if err := dec.Decode(&raw); err != nil {
@@ -204,7 +213,7 @@ func span(data []byte, path ...string) (start, end int, ok bool) {
 		}
 		end := int(dec.InputOffset())
 		start := end - len(raw)
-		if t != path[0] {
+		if (isKey && name != key) || (isPos && i != pos) {
 			continue
 		}
 		if len(path) == 1 {
@@ -217,7 +226,7 @@ func span(data []byte, path ...string) (start, end int, ok bool) {
 }
 
 // splice returns data with the value at path replaced by value.
-func splice(data []byte, value []byte, path ...string) ([]byte, bool) {
+func splice(data []byte, value []byte, path ...any) ([]byte, bool) {
 	s, e, ok := span(data, path...)
 	if !ok {
 		return nil, false
