@@ -316,6 +316,8 @@ func (s *stream) handle(ev wire.SSEEvent) error {
 		pe := &core.ProviderError{Message: "error event without error object"}
 		if se.Error != nil {
 			pe = &core.ProviderError{Type: se.Error.Type, Message: se.Error.Message}
+		} else if ve := wire.VendorError(ev.Data); ve != nil {
+			pe = ve // another vendor's error body as the event's data
 		}
 		s.emit(core.Event{Kind: core.EventError, Error: pe})
 	default:
