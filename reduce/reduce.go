@@ -64,10 +64,8 @@ func (r *Result) Cause() string {
 		has = append(has, c.Has)
 		with = append(with, c.Becomes)
 	}
-	if len(r.Causes) == 1 {
-		return "fails on " + has[0] + "; passes with " + with[0]
-	}
-	return "fails on each of " + strings.Join(has, "; ") + "; passes with any one of " + strings.Join(with, "; ")
+	// Each cause alone makes the case pass: the failure needs them all.
+	return "fails on " + strings.Join(has, " together with ") + "; passes with " + strings.Join(with, ", or with ")
 }
 
 // Smallest is the report's line for the smallest failing variant.
@@ -114,7 +112,7 @@ type Fails func(v Variant) bool
 // that passes records its simplification as a cause. chaos names the
 // failing run's chaos option, "" for none. At most budget runs are spent
 // (0 means DefaultBudget); simplifications left over are named in
-// Result.Untried.
+// Result.Untried. It returns nil when no simplification applies.
 func Reduce(sc *scenarios.Scenario, protocol, chaos string, budget int, fails Fails) *Result {
 	if budget <= 0 {
 		budget = DefaultBudget
@@ -143,6 +141,9 @@ func Reduce(sc *scenarios.Scenario, protocol, chaos string, budget int, fails Fa
 		} else {
 			res.Causes = append(res.Causes, step)
 		}
+	}
+	if res.Runs == 0 && len(res.Untried) == 0 {
+		return nil
 	}
 	return res
 }

@@ -120,7 +120,7 @@ func TestReduceSteps(t *testing.T) {
 				{"renumber", "content block indices 1, 2", "block indices renumbered from 0 (0, 1)"},
 				{"one-call", "2 tool calls", "one call (the first)"},
 				{"whole-arguments", "arguments in fragments (2 per call)", "whole arguments in one fragment per call"},
-				{"re-encode", "the case's own bytes", "re-encoded by conform's anthropic encoder"},
+				{"re-encode", "the case's own bytes", "the stream re-encoded by conform's anthropic encoder"},
 			}, Runs: 5, Budget: DefaultBudget},
 		},
 		{
@@ -163,7 +163,7 @@ func TestReduceSteps(t *testing.T) {
 				{"de-interleave", "tool call chunks interleaved (call order 0, 1, 2, 0, 1, 2, 0, 1, 2)", "each call's chunks together"},
 				{"one-call", "3 tool calls", "one call (the first)"},
 				{"whole-arguments", "arguments in fragments (2 per call)", "whole arguments in one fragment per call"},
-				{"re-encode", "the case's own bytes", "re-encoded by conform's openai-chat encoder"},
+				{"re-encode", "the case's own bytes", "the stream re-encoded by conform's openai-chat encoder"},
 			}, Runs: 4, Budget: DefaultBudget},
 		},
 		{
@@ -281,5 +281,33 @@ func TestAdapterPlantedCause(t *testing.T) {
 	// A case the adapter passes is not reduced.
 	if r := Adapter(a, find(t, cases, "anthropic/streaming/A19-interleaved-content-blocks"), scenarios.Options{}); r != nil {
 		t.Errorf("a passing case was reduced: %+v", r)
+	}
+}
+
+func TestResultLines(t *testing.T) {
+	renumber := Step{"renumber", "tool call indices 0, 2", "tool call indices renumbered from 0 (0, 1)"}
+	one := Step{"one-call", "2 tool calls", "one call (the first)"}
+	tests := []struct {
+		r               Result
+		cause, smallest string
+	}{
+		{Result{Causes: []Step{renumber}, Kept: []Step{one}},
+			"fails on tool call indices 0, 2; passes with tool call indices renumbered from 0 (0, 1)", "the case with one call (the first)"},
+		{Result{Causes: []Step{renumber, one}},
+			"fails on tool call indices 0, 2 together with 2 tool calls; passes with tool call indices renumbered from 0 (0, 1), or with one call (the first)", "the case as served"},
+		{Result{Kept: []Step{one, renumber}},
+			"not found: every simplification tried still fails", "the case with one call (the first), tool call indices renumbered from 0 (0, 1)"},
+	}
+	for _, tt := range tests {
+		if got := tt.r.Cause(); got != tt.cause {
+			t.Errorf("Cause() = %q, want %q", got, tt.cause)
+		}
+		if got := tt.r.Smallest(); got != tt.smallest {
+			t.Errorf("Smallest() = %q, want %q", got, tt.smallest)
+		}
+	}
+	// A case no simplification applies to has no reduction.
+	if r := Reduce(find(t, builtin(t), "any/streaming/B07-raw-newline-in-argument-string"), "anthropic", "", 0, func(Variant) bool { return true }); r != nil {
+		t.Errorf("Reduce with nothing to simplify = %+v, want nil", r)
 	}
 }

@@ -109,7 +109,7 @@ func reencode(v Variant, protocol, _ string) (Variant, Step, bool) {
 		return v, Step{}, false
 	}
 	v.Scenario = withBody(sc, b.Bytes())
-	return v, Step{Has: "the case's own bytes", Becomes: "re-encoded by conform's " + protocol + " encoder"}, true
+	return v, Step{Has: "the case's own bytes", Becomes: "the stream re-encoded by conform's " + protocol + " encoder"}, true
 }
 
 // outcome is what a stream decodes to, as JSON to compare.
