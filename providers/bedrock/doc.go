@@ -55,9 +55,12 @@
 // in Original; any other input is an error naming its JSON path, never a
 // call.
 //
-// Provider-run tools in Anthropic bodies (server_tool_use and its result
-// blocks) are not client calls: they are dropped from responses and their
-// streamed input is not emitted.
+// Provider-run tools are not client calls: in Anthropic bodies
+// (server_tool_use and its result blocks) and in Converse, where a toolUse
+// (or a ConverseStream contentBlockStart.start.toolUse) of type
+// "server_tool_use" and the toolResult answering it are Bedrock's own (Nova
+// web grounding, Nova code interpreter), they are dropped from responses
+// and decoded requests and their streamed input is not emitted.
 //
 // A call cut by the token limit is never a call to run (B11), and streamed
 // and whole messages agree on it. In a body (DecodeResponse) whose stop

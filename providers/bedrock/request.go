@@ -50,7 +50,19 @@ type cvToolUse struct {
 	ToolUseID string          `json:"toolUseId"`
 	Name      string          `json:"name"`
 	Input     json.RawMessage `json:"input"`
+	// Type is "server_tool_use" for a tool Bedrock runs itself (ToolUseType,
+	// API reference ToolUseBlock); absent for a client call.
+	Type string `json:"type,omitempty"`
 }
+
+// serverToolUse is the ToolUseBlock type of a tool Bedrock runs itself
+// (Nova web grounding, Nova code interpreter): its toolUse and the
+// toolResult that answers it are the provider's, never a call for the
+// client nor a result the client sent.
+const serverToolUse = "server_tool_use"
+
+// clientCall reports whether a Converse block is a call the client runs.
+func (b cvBlock) clientCall() bool { return b.ToolUse != nil && b.ToolUse.Type != serverToolUse }
 
 type cvToolResult struct {
 	ToolUseID string          `json:"toolUseId"`
@@ -572,10 +584,17 @@ func decodeMessage(m cvMessage) ([]core.Message, error) {
 		}
 		out = append(out, core.Message{Role: r, Parts: []core.Part{p}})
 	}
+	// server holds the ids of the provider-run tool uses of the message,
+	// whose toolResults are the provider's too.
+	server := map[string]bool{}
 	for j, b := range m.Content {
 		switch {
 		case b.Text != nil:
 			add(role, core.TextPart(*b.Text))
+		case b.ToolUse != nil && b.ToolUse.Type == serverToolUse:
+			server[b.ToolUse.ToolUseID] = true
+		case b.ToolResult != nil && server[b.ToolResult.ToolUseID]:
+			// The result of a provider-run tool, in the assistant's turn.
 		case b.ToolUse != nil:
 			if b.ToolUse.Name == "" {
 				return nil, fmt.Errorf(".content[%d].toolUse.name: missing", j)

@@ -119,7 +119,7 @@ func (a *Adapter) DecodeResponse(body []byte) (resp *core.Response, err error) {
 		resp.Usage = &core.Usage{InputTokens: in.Usage.InputTokens, OutputTokens: in.Usage.OutputTokens}
 	}
 	content := in.Output.Message.Content
-	cutLastCall(resp, len(content) > 0 && content[len(content)-1].ToolUse != nil)
+	cutLastCall(resp, len(content) > 0 && content[len(content)-1].clientCall())
 	return resp, nil
 }
 

@@ -42,6 +42,7 @@ type cvStreamEvent struct {
 		ToolUse *struct {
 			ToolUseID string `json:"toolUseId"`
 			Name      string `json:"name"`
+			Type      string `json:"type"`
 		} `json:"toolUse"`
 	} `json:"start"`
 	Delta *struct {
@@ -279,6 +280,10 @@ func (s *eventStream) converse(et string, ev *cvStreamEvent) error {
 	case "contentBlockStart":
 		if ev.Start == nil || ev.Start.ToolUse == nil {
 			_, err := s.open(ev.ContentBlockIndex, blockOther)
+			return err
+		}
+		if ev.Start.ToolUse.Type == serverToolUse {
+			_, err := s.open(ev.ContentBlockIndex, blockServer)
 			return err
 		}
 		b, err := s.open(ev.ContentBlockIndex, blockTool)
