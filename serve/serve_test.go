@@ -320,8 +320,8 @@ func TestReplayAndGrade(t *testing.T) {
 		}
 	}
 	t.Logf("%d servable scenarios, %d conversations graded, %d faulty-stream runs; %d scenarios not applicable without a request option, %d to any request", len(cases), graded, faulty, len(notApplicable), len(neverApplicable))
-	if len(notApplicable) != 16 || len(neverApplicable) != 2 {
-		t.Errorf("%d scenarios not applicable without a request option, %d to any request; want 16 and 2: %v %v", len(notApplicable), len(neverApplicable), notApplicable, neverApplicable)
+	if len(notApplicable) != 17 || len(neverApplicable) != 3 {
+		t.Errorf("%d scenarios not applicable without a request option, %d to any request; want 17 and 3: %v %v", len(notApplicable), len(neverApplicable), notApplicable, neverApplicable)
 	}
 }
 
