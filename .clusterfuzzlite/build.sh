@@ -305,6 +305,7 @@ fuzzer providers/openairesponses FuzzDecodeResponse
 fuzzer providers/openairesponses FuzzDecodeStream
 fuzzer providers/openairesponses FuzzFastPath
 fuzzer record FuzzEscapeLabel
+fuzzer reduce FuzzSimplify
 fuzzer scenarios FuzzParse
 fuzzer serve FuzzGradeBody
 fuzzer serve FuzzHandler
