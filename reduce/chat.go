@@ -29,6 +29,10 @@ type chatChunk struct {
 	// has one.
 	args    string
 	present bool
+	// text is set when the chunk carries visible text: textAlone when
+	// it carries nothing else (a delta of content alone, no finish
+	// reason, no usage).
+	text, textAlone bool
 }
 
 // readChat reads a Chat Completions body into chunks, or reports false
@@ -65,6 +69,15 @@ func readChat(body []byte) ([]chatChunk, bool) {
 			continue
 		}
 		ch := c.Choices[0]
+		noUsage := len(c.Usage) == 0 || string(c.Usage) == "null"
+		if raw, ok := ch.Delta["content"]; ok {
+			var text *string
+			if err := json.Unmarshal(raw, &text); err != nil {
+				return nil, false
+			}
+			out[i].text = text != nil && *text != ""
+			out[i].textAlone = out[i].text && len(ch.Delta) == 1 && ch.FinishReason == nil && noUsage
+		}
 		var entries []struct {
 			Index    *int   `json:"index"`
 			ID       string `json:"id"`
@@ -93,7 +106,7 @@ func readChat(body []byte) ([]chatChunk, bool) {
 		if e.Function.Arguments != nil {
 			out[i].args, out[i].present = *e.Function.Arguments, true
 		}
-		out[i].alone = len(entries) == 1 && len(ch.Delta) == 1 && ch.FinishReason == nil && (len(c.Usage) == 0 || string(c.Usage) == "null")
+		out[i].alone = len(entries) == 1 && len(ch.Delta) == 1 && ch.FinishReason == nil && noUsage
 	}
 	return out, true
 }
@@ -287,4 +300,33 @@ func chatWholeArguments(cs []chatChunk, sc *scenarios.Scenario) ([]chatChunk, *s
 		}
 	}
 	return out, sc, Step{Has: "arguments in fragments (" + strings.Join(frags, ", ") + " per call)", Becomes: "whole arguments in one fragment per call"}, true
+}
+
+// chatNoText drops the chunks that carry text alone; text that shares a
+// chunk with anything else leaves the stream as it is.
+func chatNoText(cs []chatChunk, sc *scenarios.Scenario) ([]chatChunk, *scenarios.Scenario, Step, bool) {
+	if len(chatCalls(cs)) == 0 {
+		return nil, nil, Step{}, false
+	}
+	var out []chatChunk
+	n := 0
+	for _, c := range cs {
+		switch {
+		case c.textAlone:
+			n++
+		case c.text:
+			return nil, nil, Step{}, false
+		default:
+			out = append(out, c)
+		}
+	}
+	if n == 0 {
+		return nil, nil, Step{}, false
+	}
+	c := *sc
+	if c.Want.Text != nil {
+		empty := ""
+		c.Want.Text = &empty
+	}
+	return out, &c, Step{Has: strconv.Itoa(n) + " text chunk(s)", Becomes: "text and thinking removed"}, true
 }

@@ -36,19 +36,18 @@
 //     the calls, text and finish the case decodes to.
 //
 // Which protocols get which: no-chaos and re-encode apply to every
-// protocol. The five content simplifications apply to recorded Anthropic
-// streams as edits of the SSE data (block indices, input_json_delta
-// fragments, whole blocks); de-interleave, renumber, one-call and
-// whole-arguments to recorded Chat Completions and Mistral streams of one
-// choice (tool_calls indices, argument fragments, whole chunks, where a
-// chunk to move or drop carries one call entry and nothing else); and all
-// five to canonical cases (events.json, any/...) in every protocol as
-// edits of the events, which the protocol's encoder writes as it writes
-// the case. Each applies only where the bytes change (Gemini, which writes
-// every call whole, gets one-call and no-text but not whole-arguments).
-// Recorded bytes of the other protocols (Responses and Cohere events,
-// Gemini chunks, Bedrock frames, Ollama lines) get no-chaos and re-encode
-// only.
+// protocol. The five content simplifications apply as byte edits to
+// recorded Anthropic streams (block indices, input_json_delta fragments,
+// whole blocks) and to recorded Chat Completions and Mistral streams of
+// one choice (tool_calls indices, argument fragments, whole chunks, where
+// a chunk to move or drop carries one call entry, or text, and nothing
+// else); and as edits of the events to canonical cases (events.json,
+// any/...) in every protocol, whose encoder writes the edited events as
+// it writes the case. Each applies only where the bytes change (Gemini,
+// which writes every call whole, gets one-call and no-text but not
+// whole-arguments). Recorded bytes of the other protocols (Responses and
+// Cohere events, Gemini chunks, Bedrock frames, Ollama lines) get
+// no-chaos and re-encode only.
 //
 // A byte edit applies only to bytes it can write back exactly: an SSE
 // body whose events are one optional event line and one data line each (a

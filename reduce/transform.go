@@ -32,7 +32,7 @@ var simplifications = []simplification{
 	{"no-chaos", noChaos, false},
 	{"de-interleave", either(onBlocks(deinterleave), onChat(chatDeinterleave), onEvents(eventsDeinterleave)), false},
 	{"renumber", either(onBlocks(renumber), onChat(chatRenumber), onEvents(eventsRenumber)), false},
-	{"no-text", either(onBlocks(noText), onEvents(eventsNoText)), false},
+	{"no-text", either(onBlocks(noText), onChat(chatNoText), onEvents(eventsNoText)), false},
 	{"one-call", either(onBlocks(oneCall), onChat(chatOneCall), onEvents(eventsOneCall)), false},
 	{"whole-arguments", either(onBlocks(wholeArguments), onChat(chatWholeArguments), onEvents(eventsWholeArguments)), false},
 	{"re-encode", reencode, true},
