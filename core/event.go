@@ -10,6 +10,15 @@ import "encoding/json"
 // ID means "none"), else by (Turn, Index) when HasIndex is set. A chunk with
 // neither continues the most recently started call of its turn, the only
 // reading that provider streams without ids or indexes allow (A06, A07).
+//
+// Index is a routing key and nothing more: the index the provider gave the
+// call's chunks (Chat Completions tool_calls[].index, an Anthropic or
+// Bedrock content block index, a Responses output index), which need not
+// start at 0, be contiguous, or differ from the index of a text block
+// (A21). Decoders set it as the wire says; stream encoders use it to tell
+// calls apart and write it as the wire index where that index is free,
+// else the next free one, so that every adapter accepts a call at Index 0
+// after text.
 type Chunk struct {
 	Turn     int    `json:"turn,omitempty"`
 	Index    int    `json:"index"`

@@ -70,7 +70,9 @@ type encCall struct {
 // its own and comes back as an event with only Data, followed by its text
 // and signature in a new thinking block; a call without deltas carries its
 // final Args in the start's input; Args on a call that had deltas is dropped;
-// calls without HasIndex take the next free block index; ProviderError.Code
+// a call takes its Index as block index when that is free, else (as a call
+// without HasIndex) the next free one, and its chunks are routed by Index
+// (see core.Chunk); ProviderError.Code
 // is dropped.
 //
 // As in every recorded Anthropic stream, message_start carries usage (the
@@ -177,12 +179,9 @@ func (a *Adapter) EncodeStream(w io.Writer, events []core.Event) error {
 				return fmt.Errorf("anthropic: encode stream: event %d: call start without chunk", i)
 			}
 			closeCur()
-			idx := 0
+			var idx int
 			if e.Chunk.HasIndex {
-				idx = e.Chunk.Index
-				if !indexes.Take(idx) {
-					return fmt.Errorf("anthropic: encode stream: event %d: block index %d already used or negative", i, idx)
-				}
+				idx = indexes.Place(e.Chunk.Index)
 			} else {
 				idx = indexes.Alloc()
 			}
@@ -213,7 +212,11 @@ func (a *Adapter) EncodeStream(w io.Writer, events []core.Event) error {
 					break look
 				}
 			}
-			calls[idx], last = ec, ec
+			key := idx
+			if e.Chunk.HasIndex {
+				key = e.Chunk.Index
+			}
+			calls[key], last = ec, ec
 			if ec.id != "" {
 				byID[ec.id] = ec
 			}

@@ -152,8 +152,9 @@ const createdAt = 0
 // item (ItemID; one made up as rs_<output index> when they had none, and a
 // new item starts where the id changes); a call end always carries the complete arguments
 // (Args, the deltas joined when it had none); call deltas and ends carry the
-// item id and output index, never the call id; calls without HasIndex take
-// the next free output index; a usage event is written only with a finish;
+// item id and output index, never the call id; a call takes its Index as
+// output index when that is free, else (as a call without HasIndex) the
+// next free one, and its chunks are routed by Index (see core.Chunk); a usage event is written only with a finish;
 // plan events and chunk fields other than routing, name and arguments are
 // dropped.
 func (a *Adapter) EncodeStream(w io.Writer, events []core.Event) error {
@@ -269,12 +270,9 @@ func (a *Adapter) EncodeStream(w io.Writer, events []core.Event) error {
 				return fmt.Errorf("openai-responses: encode stream: event %d: call start without chunk", i)
 			}
 			closeCur()
-			idx := 0
+			var idx int
 			if c.HasIndex {
-				idx = c.Index
-				if !indexes.Take(idx) {
-					return fmt.Errorf("openai-responses: encode stream: event %d: output index %d already used or negative", i, idx)
-				}
+				idx = indexes.Place(c.Index)
 			} else {
 				idx = indexes.Alloc()
 			}
@@ -283,7 +281,11 @@ func (a *Adapter) EncodeStream(w io.Writer, events []core.Event) error {
 				it.itemID = fmt.Sprintf("fc_%d", idx)
 			}
 			it.args.WriteString(c.ArgsDelta)
-			calls[idx], byItem[it.itemID], last = it, it, it
+			key := idx
+			if c.HasIndex {
+				key = c.Index
+			}
+			calls[key], byItem[it.itemID], last = it, it, it
 			if it.callID != "" {
 				byID[it.callID] = it
 			}

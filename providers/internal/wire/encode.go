@@ -34,6 +34,17 @@ func (x *Indexes) Take(i int) bool {
 	return true
 }
 
+// Place claims and returns the wire index of a call whose chunk asks for
+// index i (core.Chunk.Index, a routing key): i itself when it is free and
+// not negative, so that a stream the protocol sent re-encodes with its own
+// indexes, else the index Alloc gives.
+func (x *Indexes) Place(i int) int {
+	if x.Take(i) {
+		return i
+	}
+	return x.Alloc()
+}
+
 // Alloc claims and returns the lowest free index at or above the last one
 // allocated.
 func (x *Indexes) Alloc() int {
