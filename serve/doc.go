@@ -144,6 +144,15 @@
 // and the verdict notes it). A recorded response keeps its recorded id, so
 // serving it again replaces the conversation kept under that id.
 //
+// # Failures reduced to their cause
+//
+// ReduceClient re-runs a client that failed a stream scenario on simpler
+// variants of it (package reduce), each served by a fresh server as the
+// scenario is, at most reduce.DefaultBudget (8) times, and returns the
+// simplification with which the client passes and the smallest variant it
+// still fails; RunClient's caller puts it in ClientRun.Reduction. A run
+// that timed out or never sent its first request is not reduced.
+//
 // # Bounds
 //
 // Memory follows the scenarios, not the requests: a request that names no
