@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -28,6 +29,9 @@ const (
 
 // MaxEvidence bounds the bytes of each body a Result quotes.
 const MaxEvidence = 2 << 10
+
+// MaxEvents bounds the events read from one answer.
+const MaxEvents = 1 << 20
 
 // MaxResponse bounds a gateway's answer.
 const MaxResponse = 16 << 20
@@ -180,19 +184,25 @@ func (c *checker) run(sc *scenarios.Scenario, name string) {
 	}
 	first := exs[0]
 	c.gradeUpstreamRequest(upstream, want, first)
+	served := decodeBody(upstream, first.Response, c.res.Stream)
 	if status != http.StatusOK {
-		if first.Status == http.StatusOK {
+		if first.Status == http.StatusOK && !servedFailed(served, c.res.Stream) && served.Finish != "" {
 			c.add("I03", "the gateway answered %d to a request serve answered with 200: %.300s", status, answer)
 			c.evidence("gateway answer", answer)
 		}
+		c.res.Held = append(c.res.Held, fmt.Sprintf("serve's answer did not decode, the gateway answered %d", status))
 		return
 	}
-	served := decodeBody(upstream, first.Response, c.res.Stream)
 	got, ok := c.decodeFront(front, answer)
 	if !ok {
 		return
 	}
+	n := len(c.res.Problems)
 	c.compare(served, got, first.Response)
+	if len(c.res.Problems) > n && len(c.res.Evidence) == 0 {
+		c.evidence("gateway answer", answer)
+		c.evidence("served upstream", first.Response)
+	}
 	c.res.Held = append(c.res.Held, fmt.Sprintf("upstream request: %d tool(s), tool choice and parallel flag as sent", len(req.Tools)),
 		fmt.Sprintf("answer: %d call(s), text and finish %q as served", len(got.Calls()), got.Finish))
 	if len(got.Calls()) == 0 || len(served.Calls()) == 0 || served.Error != nil {
@@ -217,6 +227,38 @@ func FirstRequest(sc *scenarios.Scenario, front string, stream bool) *core.Reque
 		req.ToolChoice, req.ParallelToolCalls = sc.Request.ToolChoice, sc.Request.ParallelToolCalls
 	}
 	return req
+}
+
+// eventList replays decoded events.
+type eventList struct {
+	events []core.Event
+	next   int
+}
+
+func (l *eventList) Next() (core.Event, error) {
+	if l.next == len(l.events) {
+		return core.Event{}, io.EOF
+	}
+	l.next++
+	return l.events[l.next-1], nil
+}
+
+// drain decodes every event of s, at most MaxEvents.
+func drain(s core.EventStream) (eventList, error) {
+	var l eventList
+	for {
+		e, err := s.Next()
+		if errors.Is(err, io.EOF) {
+			return l, nil
+		}
+		if err != nil {
+			return l, err
+		}
+		if len(l.events) == MaxEvents {
+			return l, fmt.Errorf("more than %d events", MaxEvents)
+		}
+		l.events = append(l.events, e)
+	}
 }
 
 func roundTrip(a core.Adapter, req *core.Request) (*core.Request, error) {
@@ -290,9 +332,15 @@ func (c *checker) decodeFront(front core.Adapter, answer []byte) (*core.Response
 	for _, p := range CheckStream(c.t.Front, answer) {
 		c.res.Problems = append(c.res.Problems, p)
 	}
-	resp, err := core.Collect(front.DecodeStream(bytes.NewReader(answer)))
-	if err != nil && resp.Error == nil {
+	events, err := drain(front.DecodeStream(bytes.NewReader(answer)))
+	if err != nil {
 		c.add("I01", "the gateway's %s stream is not valid: %v", c.t.Front, err)
+	}
+	// Calls that came back broken are graded against the served ones
+	// (compare); a stream without a finish is invalid in itself.
+	resp, err := core.Collect(&events)
+	if errors.Is(err, core.ErrNoFinish) && resp.Error == nil {
+		c.add("I01", "the gateway's %s stream ends without a finish", c.t.Front)
 	}
 	if len(c.res.Problems) > 0 {
 		c.evidence("gateway stream", answer)
@@ -305,6 +353,11 @@ func (c *checker) decodeFront(front core.Adapter, answer []byte) (*core.Response
 // of the incomplete ones, the same text and a finish that agrees.
 func (c *checker) compare(served, got *core.Response, sentBytes []byte) {
 	want, have := served.Calls(), got.Calls()
+	for _, inc := range got.Incomplete {
+		if i := slices.IndexFunc(want, func(w core.Call) bool { return w.ID == inc.ID || w.Name == inc.Name }); i >= 0 {
+			c.add("B08", "call %d (%s): arguments %s served, came back incomplete as %q", i, inc.Name, compact(want[i].Arguments), inc.Original)
+		}
+	}
 	if len(want) != len(have) {
 		c.add("C03", "%d complete call(s) served upstream, %d came back: %s", len(want), len(have), callList(have))
 	}
@@ -330,19 +383,49 @@ func (c *checker) compare(served, got *core.Response, sentBytes []byte) {
 	if served.Text() != got.Text() {
 		c.add("F06", "text differs from what was served (-served +came back):\n%s", cmp.Diff(served.Text(), got.Text()))
 	}
+	failed := got.Error != nil || got.Finish == core.FinishError
 	switch {
-	case served.Error != nil && got.Error == nil && got.Finish != core.FinishError:
-		c.add("I03", "serve sent an error (%s), the gateway's answer carries none (finish %q)", served.Error.Message, got.Finish)
+	case servedFailed(served, c.res.Stream):
+		// An upstream error, an error finish or a stream cut before its
+		// finish: the front must say the turn failed.
+		if !failed {
+			c.add("I03", "serve's answer failed (%s), the gateway's carries no error (finish %q)", failure(served), got.Finish)
+		}
 	case got.Finish == served.Finish:
-	case len(have) > 0 && got.Finish == core.FinishToolCalls && served.Finish == core.FinishStop:
-		// A gateway may correct a stop finish that came with calls (F01).
-	case len(have) > 0 && got.Finish == core.FinishStop:
+	case len(have) > 0 && got.Finish == core.FinishToolCalls:
+		// A gateway may correct a finish that came with calls (F01).
+	case len(have) == 0 && got.Text() == "" && got.Finish == core.FinishOther && (served.Finish == core.FinishStop || served.Finish == core.FinishToolCalls):
+		// An empty stop: Gemini's reference decoder reads a STOP with no
+		// part as other (F05).
+	case len(have) == 0 && served.Finish == core.FinishToolCalls && got.Finish == core.FinishStop:
+		// A tool_calls finish without a call, corrected to stop (F03).
+	case len(have) > 0:
 		c.add("F01", "finish %q with %d call(s); serve sent %q", got.Finish, len(have), served.Finish)
-	case len(have) == 0 && got.Finish == core.FinishToolCalls:
+	case got.Finish == core.FinishToolCalls:
 		c.add("F03", "finish %q without calls; serve sent %q", got.Finish, served.Finish)
 	default:
 		c.add("F04", "finish %q, serve sent %q", got.Finish, served.Finish)
 	}
+}
+
+// servedFailed reports whether serve's answer failed: an error, an error
+// finish, a stream cut before its finish, or a tool_calls finish whose
+// calls all arrived incomplete. A gateway must say so, by an error in its
+// answer or (for a whole response) an error status.
+func servedFailed(r *core.Response, stream bool) bool {
+	return r.Error != nil || r.Finish == core.FinishError || r.Finish == "" && stream ||
+		r.Finish == core.FinishToolCalls && len(r.Calls()) == 0 && len(r.Incomplete) > 0
+}
+
+// failure says how a served answer failed.
+func failure(r *core.Response) string {
+	switch {
+	case r.Error != nil:
+		return "error: " + r.Error.Message
+	case r.Finish == "":
+		return "no finish"
+	}
+	return "finish " + string(r.Finish)
 }
 
 // carries reports whether the front protocol's wire carries call's id as

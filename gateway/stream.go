@@ -66,6 +66,7 @@ func checkAnthropic(body []byte) []serve.Problem {
 		kind    string
 		text    bool // a non-empty text delta or start text
 		stopped bool
+		late    int // deltas after the stop
 	}
 	var blocks []block
 	open := -1
@@ -130,7 +131,9 @@ func checkAnthropic(body []byte) []serve.Problem {
 				continue
 			}
 			if blocks[i].stopped {
-				c.add("A19", "event %d: %s for content block %d after its content_block_stop", n, e.Delta.Type, i)
+				if blocks[i].late++; blocks[i].late == 1 {
+					c.add("A19", "event %d: %s for content block %d after its content_block_stop", n, e.Delta.Type, i)
+				}
 			} else if i != open {
 				c.add("A19", "event %d: delta for content block %d while block %d is open", n, i, open)
 			}
@@ -169,6 +172,9 @@ func checkAnthropic(body []byte) []serve.Problem {
 	}
 	calls := 0
 	for i, b := range blocks {
+		if b.late > 1 {
+			c.add("A19", "content block %d: %d deltas in all after its content_block_stop", i, b.late)
+		}
 		if !b.stopped && !sawError {
 			c.add("I01", "content block %d never stopped", i)
 		}

@@ -10,6 +10,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/toolconform/conform/core"
@@ -53,6 +54,8 @@ type Proxy struct {
 	frontEP, upEP   providers.Endpoint
 	key             string
 	client          *http.Client
+	frontPlans      bool // the front protocol has a place for a plan
+	memory          memory
 }
 
 // New returns a proxy, or an error naming an unknown protocol or a bad
@@ -72,6 +75,14 @@ func New(opts Options) (*Proxy, error) {
 	fe, _ := providers.HTTP(opts.Front)
 	ue, _ := providers.HTTP(opts.Upstream)
 	p := &Proxy{opts: opts, front: front, upstream: upstream, frontEP: fe, upEP: ue, key: opts.Key, client: opts.Client}
+	// Whether the front protocol has a place for a plan: its encoder
+	// writes one that its decoder reads back as a plan, not as text.
+	if b, err := front.EncodeResponse(&core.Response{Message: core.Message{Role: core.RoleAssistant, Parts: []core.Part{{Kind: core.PartPlan, Text: "plan"}}}, Finish: core.FinishStop}); err == nil {
+		fresh, _ := providers.Lookup(opts.Front)
+		if r, err := fresh.DecodeResponse(b); err == nil && len(r.Message.Parts) == 1 && r.Message.Parts[0].Kind == core.PartPlan {
+			p.frontPlans = true
+		}
+	}
 	for _, name := range ue.KeyEnv {
 		if v := os.Getenv(name); v != "" {
 			p.key = v
@@ -156,6 +167,7 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) (int, error) {
 		model = p.upEP.DefaultModel
 	}
 	req.Model = model
+	p.restore(req)
 	out, err := p.upstream.EncodeRequest(req)
 	if err != nil {
 		return 0, failf(http.StatusBadRequest, "encode %s request: %v", p.opts.Upstream, err)
@@ -210,10 +222,17 @@ func (p *Proxy) whole(w http.ResponseWriter, body io.Reader) (int, error) {
 		return 0, fmt.Errorf("decode %s response: %w", p.opts.Upstream, err)
 	}
 	p.normalise(resp)
+	switch {
+	case resp.Error != nil:
+		return 0, fmt.Errorf("upstream %s error: %s", p.opts.Upstream, resp.Error.Message)
+	case resp.Finish == "":
+		return 0, fmt.Errorf("upstream %s response has no finish: it was cut", p.opts.Upstream)
+	}
 	out, err := p.front.EncodeResponse(resp)
 	if err != nil {
 		return 0, fmt.Errorf("encode %s response: %w", p.opts.Front, err)
 	}
+	p.rememberWireIDs(resp, out, false)
 	w.Header().Set("Content-Type", p.frontEP.ContentType)
 	w.WriteHeader(http.StatusOK)
 	w.Write(out)
@@ -226,8 +245,8 @@ func (p *Proxy) whole(w http.ResponseWriter, body io.Reader) (int, error) {
 func (p *Proxy) stream(w http.ResponseWriter, body io.Reader) (int, error) {
 	events, err := Events(p.upstream.DecodeStream(body))
 	resp, cerr := core.Collect(&sliceStream{events: events})
-	if err == nil && resp.Error == nil && len(resp.Incomplete) > 0 {
-		err = fmt.Errorf("%d call(s) incomplete at the end: %w", len(resp.Incomplete), cerr)
+	if err == nil && resp.Error == nil && errors.Is(cerr, core.ErrNoFinish) {
+		err = cerr
 	}
 	p.normalise(resp)
 	out := providers.ResponseEvents(p.opts.Front, resp)
@@ -250,29 +269,232 @@ func (p *Proxy) stream(w http.ResponseWriter, body io.Reader) (int, error) {
 	if err := p.front.EncodeStream(&b, out); err != nil {
 		return 0, fmt.Errorf("encode %s stream: %w", p.opts.Front, err)
 	}
+	p.rememberWireIDs(resp, b.Bytes(), true)
 	w.Header().Set("Content-Type", p.frontEP.StreamContentType)
 	w.WriteHeader(http.StatusOK)
 	w.Write(b.Bytes())
 	return http.StatusOK, nil
 }
 
-// normalise readies an upstream response for the front encoder: the
-// upstream's raw finish value means nothing in the front protocol (its
-// encoder writes its own for the normalised reason), and a stop finish
-// that came with calls becomes tool_calls, which a client of any protocol
-// needs to run them (F01). Repaired arguments are logged (C09).
+// normalise readies an upstream response for the front encoder:
+//
+//   - the upstream's raw finish value is dropped: it means nothing in the
+//     front protocol, whose encoder writes its own for the normalised
+//     reason;
+//   - calls that came with a finish other than tool_calls, length,
+//     content_filter or error get tool_calls, which a client of any
+//     protocol needs to run them (F01); a tool_calls finish without a
+//     complete call becomes stop (F03), or an error when calls were left
+//     incomplete (B09, B10);
+//   - an error finish without an error gets one naming the upstream's
+//     reason (F04), so that the front says the turn failed;
+//   - plan parts are dropped when the front protocol has no place for
+//     them (G16: a plan is not answer text);
+//   - call signatures and the thinking before the calls are remembered
+//     for the follow-up (G12, G13, G14);
+//   - repaired arguments are logged (C09).
 func (p *Proxy) normalise(resp *core.Response) {
+	raw := resp.ProviderFinish
 	resp.ProviderFinish = ""
 	calls := resp.Calls()
-	if len(calls) > 0 && resp.Finish == core.FinishStop {
+	switch {
+	case len(calls) > 0 && !slices.Contains([]core.FinishReason{core.FinishToolCalls, core.FinishLength, core.FinishContentFilter, core.FinishError}, resp.Finish):
+		p.logf("finish %q (%s) with %d call(s) sent as tool_calls (F01)", resp.Finish, raw, len(calls))
 		resp.Finish = core.FinishToolCalls
-		p.logf("finish stop with %d call(s) sent as tool_calls (F01)", len(calls))
+	case len(calls) == 0 && resp.Finish == core.FinishToolCalls && len(resp.Incomplete) > 0 && resp.Error == nil:
+		resp.Finish = core.FinishError
+		resp.Error = &core.ProviderError{Type: "proxy_error", Message: fmt.Sprintf("the upstream's %d call(s) arrived incomplete", len(resp.Incomplete))}
+	case len(calls) == 0 && resp.Finish == core.FinishToolCalls:
+		p.logf("finish tool_calls without a call sent as stop (F03)")
+		resp.Finish = core.FinishStop
 	}
+	if resp.Finish == core.FinishError && resp.Error == nil {
+		resp.Error = &core.ProviderError{Type: "upstream_error", Message: fmt.Sprintf("the upstream ended the turn with %q", raw)}
+	}
+	if !p.frontPlans {
+		parts := resp.Message.Parts[:0]
+		for _, part := range resp.Message.Parts {
+			if part.Kind != core.PartPlan {
+				parts = append(parts, part)
+			}
+		}
+		resp.Message.Parts = parts
+	}
+	p.remember(resp)
 	for _, c := range calls {
 		if c.Repaired {
 			p.logf("call %s %s: arguments %q repaired to %s (C09)", c.ID, c.Name, c.Original, c.Arguments)
 		}
 	}
+}
+
+// restore gives a follow-up back what the front protocol could not carry
+// (see remember): call ids its wire rewrote (D05), call signatures (G13)
+// and the thinking that came with the calls (G12, G14).
+func (p *Proxy) restore(req *core.Request) {
+	for mi := range req.Messages {
+		m := &req.Messages[mi]
+		firstCall := -1
+		signed, thinking := false, false
+		for pi := range m.Parts {
+			part := &m.Parts[pi]
+			if c := part.Call; c != nil {
+				if id, ok := p.memory.get("id:" + c.ID); ok {
+					c.ID = id.(string)
+				}
+				if c.Signature == "" {
+					if sig, ok := p.memory.get("sig:" + c.ID); ok {
+						c.Signature = sig.(string)
+					}
+				}
+				if firstCall < 0 {
+					firstCall = pi
+				}
+			}
+			if r := part.Result; r != nil {
+				if id, ok := p.memory.get("id:" + r.CallID); ok {
+					r.CallID = id.(string)
+				}
+			}
+			if part.Kind == core.PartThinking {
+				thinking = true
+				signed = signed || part.Signature != "" || part.Data != ""
+			}
+		}
+		if m.Role != core.RoleAssistant || firstCall < 0 {
+			continue
+		}
+		kept, ok := p.memory.get("thinking:" + m.Parts[firstCall].Call.ID)
+		if !ok {
+			continue
+		}
+		parts := kept.([]core.Part)
+		keptSigned := slices.ContainsFunc(parts, func(t core.Part) bool { return t.Signature != "" || t.Data != "" })
+		if thinking && (signed || !keptSigned) {
+			continue
+		}
+		var out []core.Part
+		for pi, part := range m.Parts {
+			if pi == firstCall {
+				out = append(out, parts...)
+			}
+			if part.Kind != core.PartThinking {
+				out = append(out, part)
+			}
+		}
+		m.Parts = out
+	}
+}
+
+// remember keeps what a follow-up may need that the front protocol cannot
+// carry: each call's signature, and the thinking before the first call
+// under that call's id.
+func (p *Proxy) remember(resp *core.Response) {
+	var thinking []core.Part
+	first := true
+	for _, part := range resp.Message.Parts {
+		switch {
+		case part.Kind == core.PartThinking:
+			thinking = append(thinking, part)
+		case part.Call != nil && part.Call.ID != "":
+			if part.Call.Signature != "" {
+				p.memory.put("sig:"+part.Call.ID, part.Call.Signature)
+			}
+			if first && len(thinking) > 0 {
+				p.memory.put("thinking:"+part.Call.ID, thinking)
+			}
+			first = false
+		}
+	}
+}
+
+// rememberWireIDs decodes what the proxy wrote with a fresh front adapter
+// and remembers each call id the front's wire rewrote, to give the
+// original back in the follow-up.
+func (p *Proxy) rememberWireIDs(resp *core.Response, written []byte, stream bool) {
+	fresh, err := providers.Lookup(p.opts.Front)
+	if err != nil {
+		return
+	}
+	var wire *core.Response
+	if stream {
+		wire, _ = core.Collect(fresh.DecodeStream(bytes.NewReader(written)))
+	} else if wire, err = fresh.DecodeResponse(written); err != nil {
+		return
+	}
+	orig, seen := resp.Calls(), wire.Calls()
+	for i := range min(len(orig), len(seen)) {
+		if orig[i].ID != "" && seen[i].ID != orig[i].ID {
+			p.memory.put("id:"+seen[i].ID, orig[i].ID)
+		}
+	}
+	// A client of the front protocol may rewrite the ids once more when
+	// it sends them back (Bedrock's Converse takes only [a-zA-Z0-9_-]{1,64},
+	// D04): send the calls through a fresh adapter's request encoder.
+	if len(seen) == 0 {
+		return
+	}
+	asst := core.Message{Role: core.RoleAssistant}
+	results := core.Message{Role: core.RoleTool}
+	for _, c := range seen {
+		asst.Parts = append(asst.Parts, core.CallPart(c))
+		results.Parts = append(results.Parts, core.ResultPart(core.Result{CallID: c.ID, Name: c.Name, Content: []core.Part{core.TextPart("r")}}))
+	}
+	enc, _ := providers.Lookup(p.opts.Front)
+	dec, _ := providers.Lookup(p.opts.Front)
+	b, err := enc.EncodeRequest(&core.Request{Model: p.frontEP.DefaultModel, Messages: []core.Message{{Role: core.RoleUser, Parts: []core.Part{core.TextPart("u")}}, asst, results}})
+	if err != nil {
+		return
+	}
+	req, err := dec.DecodeRequest(b)
+	if err != nil || len(req.Messages) < 2 {
+		return
+	}
+	for _, m := range req.Messages {
+		if m.Role != core.RoleAssistant {
+			continue
+		}
+		back := m.Calls()
+		for i := range min(len(orig), len(back)) {
+			if orig[i].ID != "" && back[i].ID != orig[i].ID {
+				p.memory.put("id:"+back[i].ID, orig[i].ID)
+			}
+		}
+	}
+}
+
+// MaxRemembered bounds the entries a proxy remembers for follow-ups
+// (call ids, signatures, thinking); past it the oldest are forgotten.
+const MaxRemembered = 10000
+
+// memory is a bounded map, the oldest key forgotten first.
+type memory struct {
+	mu    sync.Mutex
+	byKey map[string]any
+	order []string
+}
+
+func (m *memory) put(key string, v any) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.byKey == nil {
+		m.byKey = map[string]any{}
+	}
+	if _, ok := m.byKey[key]; !ok {
+		m.order = append(m.order, key)
+	}
+	m.byKey[key] = v
+	if len(m.order) > MaxRemembered {
+		delete(m.byKey, m.order[0])
+		m.order = m.order[1:]
+	}
+}
+
+func (m *memory) get(key string) (any, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	v, ok := m.byKey[key]
+	return v, ok
 }
 
 func (p *Proxy) logf(format string, args ...any) {

@@ -1,0 +1,210 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/toolconform/conform/gateway"
+	"github.com/toolconform/conform/providers"
+	"github.com/toolconform/conform/proxy"
+	"github.com/toolconform/conform/scenarios"
+	"github.com/toolconform/conform/serve"
+)
+
+// runGateway grades a translating gateway: the reference proxy
+// (--reference) or one described by a spec file (--spec), over each
+// upstream protocol, every servable scenario of that protocol, whole and
+// streamed. docs/gateway.md describes it.
+func runGateway(ctx context.Context, e *env, args []string) int {
+	fs := newFlagSet(e, "gateway")
+	reference := fs.Bool("reference", false, "grade conform's own reference proxy (conform proxy)")
+	specFile := fs.String("spec", "", "grade the gateway the spec `FILE` describes (docs/gateway.md)")
+	front := fs.String("front", "", "the front `PROTOCOL` of the reference proxy")
+	var upstreams, runPatterns listFlag
+	fs.Var(&upstreams, "upstream", "grade only these upstream `PROTOCOLS`, comma-separated (default: all the gateway has)")
+	fs.Var(&runPatterns, "run", "grade only the scenarios whose names (upstream/category/case) match the `PATTERN`")
+	chaos := fs.String("chaos", "", "chaos `OPTIONS` for serve's responses: "+strings.Join(serve.ChaosNames(), ", "))
+	format := fs.String("format", "text", "output `FORMAT`: text or json")
+	out := fs.String("out", "", "write the results to `FILE` instead of stdout")
+	strict := fs.Bool("strict", false, "count failed SHOULD cases")
+	if ok, status := parseFlags(fs, args); !ok {
+		return status
+	}
+	if fs.NArg() > 0 {
+		return usageError(e, fs, "gateway: unexpected argument %q", fs.Arg(0))
+	}
+	if *reference == (*specFile != "") {
+		return usageError(e, fs, "gateway: give exactly one of --reference and --spec")
+	}
+	if *format != "text" && *format != "json" {
+		return usageError(e, fs, "gateway: --format %q: want text or json", *format)
+	}
+	ch, err := serve.ParseChaos(*chaos)
+	if err != nil {
+		return usageError(e, fs, "gateway: %v", err)
+	}
+	var spec *gateway.Spec
+	var available []string
+	if *reference {
+		if _, err := providers.Lookup(*front); err != nil {
+			return usageError(e, fs, "gateway: --front: %v", err)
+		}
+		available = providers.Names()
+	} else {
+		if *front != "" {
+			return usageError(e, fs, "gateway: --front is the spec's (front) with --spec")
+		}
+		if spec, err = gateway.LoadSpec(*specFile); err != nil {
+			return usageError(e, fs, "gateway: %v", err)
+		}
+		*front = spec.Front
+		available = spec.UpstreamNames()
+	}
+	chosen := available
+	if len(upstreams) > 0 {
+		for _, q := range upstreams {
+			if !slices.Contains(available, q) {
+				return usageError(e, fs, "gateway: --upstream %q: the gateway has %s", q, strings.Join(available, ", "))
+			}
+		}
+		chosen = upstreams
+	}
+	var pats []scenarios.Pattern
+	for _, s := range runPatterns {
+		p, err := scenarios.CompilePattern(s)
+		if err != nil {
+			return usageError(e, fs, "gateway: --run: %v", err)
+		}
+		pats = append(pats, p)
+	}
+	cases, err := loadServable()
+	if err != nil {
+		e.errorf("gateway: load scenarios: %v", err)
+		return exitFail
+	}
+	up, err := gateway.NewUpstream(cases, ch)
+	if err != nil {
+		e.errorf("gateway: %v", err)
+		return exitFail
+	}
+	ln, err := serve.Listen("127.0.0.1:0")
+	if err != nil {
+		e.errorf("gateway: %v", err)
+		return exitFail
+	}
+	upURL := serve.URL(ln)
+	sctx, stopUp := context.WithCancel(ctx)
+	defer stopUp()
+	go serveUntil(sctx, ln, up)
+
+	used := make([]bool, len(pats))
+	var results []gateway.Result
+	for _, q := range chosen {
+		var names []string
+		for _, n := range up.Names(q) {
+			if len(pats) == 0 {
+				names = append(names, n)
+			}
+			for i, p := range pats {
+				if p.Match(n) {
+					used[i] = true
+					names = append(names, n)
+					break
+				}
+			}
+		}
+		if len(names) == 0 {
+			continue
+		}
+		target, stop, err := startGateway(sctx, e, spec, *front, q, upURL)
+		if err != nil {
+			e.errorf("gateway: %v", err)
+			return exitFail
+		}
+		results = append(results, gateway.Run(ctx, up, target, names)...)
+		stop()
+	}
+	for i, p := range pats {
+		if !used[i] {
+			return usageError(e, fs, "gateway: --run %q matches no scenario of %s", p.String(), strings.Join(chosen, ", "))
+		}
+	}
+	w := e.stdout
+	if *out != "" {
+		f, err := os.Create(*out)
+		if err != nil {
+			e.errorf("gateway: %v", err)
+			return exitFail
+		}
+		defer f.Close()
+		w = f
+	}
+	if *format == "json" {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(results); err != nil {
+			e.errorf("gateway: %v", err)
+			return exitFail
+		}
+	} else {
+		writeGatewayText(w, results)
+	}
+	for _, r := range results {
+		if gateway.Counted(r, *strict) {
+			return exitFail
+		}
+	}
+	return exitOK
+}
+
+// startGateway starts the gateway for upstream q: the reference proxy in
+// process, or the spec's command.
+func startGateway(ctx context.Context, e *env, spec *gateway.Spec, front, q, upURL string) (gateway.Target, func(), error) {
+	if spec != nil {
+		p, err := spec.Start(ctx, q, upURL)
+		if err != nil {
+			return gateway.Target{}, nil, err
+		}
+		return p.Target, func() { p.Stop() }, nil
+	}
+	px, err := proxy.New(proxy.Options{Front: front, Upstream: q, UpstreamURL: upURL})
+	if err != nil {
+		return gateway.Target{}, nil, err
+	}
+	ln, err := serve.Listen("127.0.0.1:0")
+	if err != nil {
+		return gateway.Target{}, nil, err
+	}
+	pctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		serveUntil(pctx, ln, px)
+		close(done)
+	}()
+	return gateway.Target{Front: front, Upstream: q, URL: serve.URL(ln), Header: http.Header{}}, func() { cancel(); <-done }, nil
+}
+
+// writeGatewayText writes one line per failed case with its problems and
+// quoted bytes, then the count per (front, upstream) pair.
+func writeGatewayText(w io.Writer, results []gateway.Result) {
+	for _, r := range results {
+		if r.Status != gateway.StatusFail {
+			continue
+		}
+		fmt.Fprintf(w, "FAIL %s [%s]\n", r.Name, r.Severity)
+		for _, p := range r.Problems {
+			fmt.Fprintf(w, "    [%s] %s\n", p.Rule, strings.ReplaceAll(p.Message, "\n", "\n    "))
+		}
+		for _, ev := range r.Evidence {
+			fmt.Fprintf(w, "    %s:\n        %s\n", ev.What, strings.ReplaceAll(strings.TrimRight(ev.Bytes, "\n"), "\n", "\n        "))
+		}
+	}
+	gateway.Summary(w, results)
+}

@@ -1,0 +1,110 @@
+// Command faultygw is a deliberately faulty Anthropic Messages gateway for
+// the tests of package gateway: it passes requests to an Anthropic upstream
+// unchanged and rewrites the stream with one fault.
+//
+//	faultygw --addr 127.0.0.1:PORT --upstream-url URL --fault drop-second-fragment|early-stop
+//
+// drop-second-fragment drops the second input_json_delta of every tool_use
+// block; early-stop closes every tool_use block right after its start,
+// before its input_json_delta events.
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"net/http"
+	"os"
+
+	"github.com/toolconform/conform/sse"
+)
+
+func main() {
+	addr := flag.String("addr", "127.0.0.1:0", "listen address")
+	upstream := flag.String("upstream-url", "", "upstream base URL")
+	fault := flag.String("fault", "", "drop-second-fragment or early-stop")
+	flag.Parse()
+	if *fault != "drop-second-fragment" && *fault != "early-stop" {
+		fmt.Fprintf(os.Stderr, "faultygw: unknown fault %q\n", *fault)
+		os.Exit(2)
+	}
+	http.HandleFunc("/health", func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("ok")) })
+	http.HandleFunc("/v1/messages", func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		req, _ := http.NewRequest(http.MethodPost, *upstream+"/v1/messages", bytes.NewReader(body))
+		for _, h := range []string{"Content-Type", "Anthropic-Version", "X-Api-Key"} {
+			req.Header.Set(h, r.Header.Get(h))
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadGateway)
+			return
+		}
+		defer resp.Body.Close()
+		w.Header().Set("Content-Type", resp.Header.Get("Content-Type"))
+		w.WriteHeader(resp.StatusCode)
+		if resp.Header.Get("Content-Type") != "text/event-stream" {
+			io.Copy(w, resp.Body)
+			return
+		}
+		if err := rewrite(w, resp.Body, *fault); err != nil {
+			log.Printf("faultygw: %v", err)
+		}
+	})
+	log.Fatal(http.ListenAndServe(*addr, nil))
+}
+
+// rewrite copies an Anthropic stream from r to w with the fault.
+func rewrite(w io.Writer, r io.Reader, fault string) error {
+	dec, enc := sse.NewDecoder(r), sse.NewEncoder(w)
+	toolBlocks := map[int]int{} // tool_use block index -> input_json_delta events seen
+	for {
+		ev, err := dec.Next()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		var e struct {
+			Type         string `json:"type"`
+			Index        int    `json:"index"`
+			ContentBlock struct {
+				Type string `json:"type"`
+			} `json:"content_block"`
+			Delta struct {
+				Type string `json:"type"`
+			} `json:"delta"`
+		}
+		json.Unmarshal([]byte(ev.Data), &e)
+		switch {
+		case e.Type == "content_block_start" && e.ContentBlock.Type == "tool_use":
+			toolBlocks[e.Index] = 0
+			if fault == "early-stop" {
+				if err := enc.Encode(ev); err != nil {
+					return err
+				}
+				ev = sse.Event{Type: "content_block_stop", Data: fmt.Sprintf(`{"type":"content_block_stop","index":%d}`, e.Index)}
+			}
+		case e.Type == "content_block_delta" && e.Delta.Type == "input_json_delta":
+			toolBlocks[e.Index]++
+			if fault == "drop-second-fragment" && toolBlocks[e.Index] == 2 {
+				continue
+			}
+		case e.Type == "content_block_stop" && fault == "early-stop":
+			if _, ok := toolBlocks[e.Index]; ok {
+				continue // already closed
+			}
+		}
+		if err := enc.Encode(ev); err != nil {
+			return err
+		}
+		if f, ok := w.(http.Flusher); ok {
+			f.Flush()
+		}
+	}
+}
