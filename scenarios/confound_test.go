@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"slices"
@@ -8,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/toolconform/conform/cassettes"
+	"github.com/toolconform/conform/core"
+	"github.com/toolconform/conform/providers"
 )
 
 // TestCasesDeclareTheirFeatures is the confound lint: a scenario must test
@@ -29,40 +32,67 @@ func TestCasesDeclareTheirFeatures(t *testing.T) {
 	}
 	checked := 0
 	for _, s := range cases {
-		if s.Kind != KindStream || s.Body == nil || len(s.Protocols) != 1 {
+		if s.Kind != KindStream {
 			continue
 		}
-		protocol := s.Protocols[0]
-		if protocol == "ollama" {
+		if s.Body != nil && len(s.Protocols) == 1 {
+			checked += lintBytes(t, s, s.Protocols[0], caseURL(t, s), s.Body, s.File)
 			continue
 		}
-		x, err := extract(protocol, caseURL(t, s), s.Body)
-		var sk errSkip
-		if errors.As(err, &sk) || err != nil && s.Want.Error != nil {
+		if s.Events == nil {
 			continue
 		}
-		if err != nil {
-			t.Errorf("%s: read its bytes: %v", s.File, err)
-			continue
-		}
-		checked++
-		for i, id := range x.guards {
-			if slices.Contains(protocolNorms[protocol], id) {
+		// A case declared once is checked in the bytes each adapter's
+		// encoder writes for it.
+		for _, a := range providers.All() {
+			enc, ok := a.(core.StreamEncoder)
+			if !ok || !s.AppliesTo(a) {
 				continue
 			}
-			if slices.Contains(s.Guards, id) || slices.ContainsFunc(x.alts[id], func(alt string) bool { return slices.Contains(s.Guards, alt) }) {
+			var buf bytes.Buffer
+			if err := enc.EncodeStream(&buf, s.Events); err != nil {
 				continue
 			}
-			also := ""
-			if alts := x.alts[id]; len(alts) > 0 {
-				also = fmt.Sprintf(" (or %s)", strings.Join(alts, ", "))
-			}
-			t.Errorf("%s: %s, which %s%s guards, but the case does not declare it", s.File, x.notes[i], id, also)
+			url := "/model/m/converse-stream"
+			checked += lintBytes(t, s, a.Name(), url, buf.Bytes(), s.File+" as "+a.Name()+" encodes it")
 		}
 	}
 	if checked < 100 {
 		t.Errorf("the lint read %d streamed cases; the tree has more than 100", checked)
 	}
+}
+
+// lintBytes reads one case's bytes in the named protocol and reports every
+// feature whose failure mode the case does not declare; it returns 1 if it
+// read the bytes, 0 if they are not read.
+func lintBytes(t *testing.T, s *Scenario, protocol, url string, body []byte, where string) int {
+	t.Helper()
+	if protocol == "ollama" {
+		return 0
+	}
+	x, err := extract(protocol, url, body)
+	var sk errSkip
+	if errors.As(err, &sk) || err != nil && s.Want.Error != nil {
+		return 0
+	}
+	if err != nil {
+		t.Errorf("%s: read its bytes: %v", where, err)
+		return 0
+	}
+	for i, id := range x.guards {
+		if slices.Contains(protocolNorms[protocol], id) {
+			continue
+		}
+		if slices.Contains(s.Guards, id) || slices.ContainsFunc(x.alts[id], func(alt string) bool { return slices.Contains(s.Guards, alt) }) {
+			continue
+		}
+		also := ""
+		if alts := x.alts[id]; len(alts) > 0 {
+			also = fmt.Sprintf(" (or %s)", strings.Join(alts, ", "))
+		}
+		t.Errorf("%s: %s, which %s%s guards, but the case does not declare it", where, x.notes[i], id, also)
+	}
+	return 1
 }
 
 // protocolNorms are features every stream of a protocol has, which the
