@@ -4,8 +4,10 @@
 //
 // # Importing
 //
-// Import (and ImportFile, ImportPath) detects the format of a file and turns
-// it into a cassette:
+// Import (and ImportFile, ImportPath) detects the format of a file from its
+// content, the name only a hint (a .chunks.txt file; an SSE body named
+// .json is SSE), decompresses a gzip file first (.yaml.gz), and turns it
+// into a cassette:
 //
 //   - go-vcr v2 YAML (version: 2, requests with url). Its layout is the one
 //     go-vcr v4 still writes, so interactions are decoded as they are;
@@ -17,7 +19,12 @@
 //     parsed_body (pydantic-ai's serializer, beside body or inside it) is
 //     written back as compact JSON in document order. Transfer-Encoding
 //     moves from the header to the response's transfer_encoding, as Go's
-//     client reports it.
+//     client reports it. VCR.py's cassette dictionary persisted as is,
+//     requests and responses lists side by side (langchain-aws), pairs the
+//     n-th response with the n-th request.
+//   - Ruby VCR YAML (http_interactions, recorded_with; ruby_llm and most
+//     Ruby projects): read as VCR.py's layout, with bodies under string or
+//     base64_string and methods written upper case.
 //   - httprr trace v1: the raw HTTP/1.1 exchanges are parsed with net/http,
 //     so chunked responses are de-chunked; a length that runs past the end
 //     of the file is ErrTruncated naming the byte offset.

@@ -2,6 +2,7 @@ package cassettes
 
 import (
 	"bytes"
+	"compress/gzip"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -20,7 +21,8 @@ type Format string
 // The formats Import detects.
 const (
 	FormatGoVCR  Format = "go-vcr" // go-vcr v2 YAML (version: 2)
-	FormatVCRPy  Format = "vcrpy"  // VCR.py YAML (interactions with uri)
+	FormatVCRPy  Format = "vcrpy"  // VCR.py YAML (interactions with uri, or requests and responses lists)
+	FormatVCR    Format = "vcr"    // Ruby VCR YAML (http_interactions)
 	FormatHTTPRR Format = "httprr" // httprr trace v1
 	FormatChunks Format = "chunks" // one SSE data payload (or Bedrock event) per line
 	FormatJSON   Format = "json"   // a non-streaming response body
@@ -120,6 +122,17 @@ func Import(name string, data []byte, opts ...Option) (*Result, error) {
 	if len(data) > MaxFileSize {
 		return nil, inFile(name, fmt.Errorf("file larger than %d bytes: %w", MaxFileSize, ErrTooLarge))
 	}
+	var notes []string
+	if bytes.HasPrefix(data, []byte("\x1f\x8b")) {
+		// A gzip-compressed recording (langchain-aws keeps its cassettes
+		// as .yaml.gz): what is inside is imported, by its content.
+		plain, err := gunzip(data)
+		if err != nil {
+			return nil, inFile(name, err)
+		}
+		notes = append(notes, fmt.Sprintf("gzip file decompressed (%d to %d bytes)", len(data), len(plain)))
+		data, name = plain, strings.TrimSuffix(strings.TrimSuffix(name, ".gz"), ".GZ")
+	}
 	format := o.format
 	// root is the parsed YAML of a cassette, kept from detection so that
 	// the file is parsed once.
@@ -130,19 +143,21 @@ func Import(name string, data []byte, opts ...Option) (*Result, error) {
 			return nil, err
 		}
 	}
-	if root == nil && (format == FormatGoVCR || format == FormatVCRPy) {
+	if root == nil && (format == FormatGoVCR || format == FormatVCRPy || format == FormatVCR) {
 		var err error
 		if root, err = parseYAMLRoot(data); err != nil {
 			return nil, yamlErr(name, err)
 		}
 	}
-	res := &Result{Format: format, Protocol: o.protocol}
+	res := &Result{Format: format, Protocol: o.protocol, Notes: notes}
 	var err error
 	switch format {
 	case FormatGoVCR:
 		err = importGoVCR(name, root, res)
 	case FormatVCRPy:
 		err = importVCRPy(name, root, res)
+	case FormatVCR:
+		err = importRubyVCR(name, root, res)
 	case FormatHTTPRR:
 		err = importHTTPRR(name, data, res)
 	case FormatChunks, FormatJSON, FormatSSE:
@@ -178,8 +193,10 @@ func Import(name string, data []byte, opts ...Option) (*Result, error) {
 }
 
 // DetectFormat tells the recording format of data, read from the file
-// called name: by content where the content says (httprr's first line, a
-// YAML cassette's keys), else by extension.
+// called name, by its content: httprr's first line, a YAML cassette's
+// keys, SSE fields, a JSON document. The name is a hint only, for what
+// content cannot tell: a .chunks.txt file (JSON lines) and the error for
+// a file that is none of these.
 func DetectFormat(name string, data []byte) (Format, error) {
 	f, _, err := detectFormat(name, data)
 	return f, err
@@ -193,13 +210,20 @@ func detectFormat(name string, data []byte) (Format, *yaml.Node, error) {
 		return FormatHTTPRR, nil, nil
 	case strings.HasSuffix(lower, ".chunks.txt"):
 		return FormatChunks, nil, nil
+	}
+	if f, root, ok := detectYAML(data); ok {
+		return f, root, nil
+	}
+	trimmed := bytes.TrimSpace(data)
+	switch {
+	case bytes.HasPrefix(trimmed, []byte("data:")), bytes.HasPrefix(trimmed, []byte("event:")):
+		return FormatSSE, nil, nil
+	case len(trimmed) > 0 && (trimmed[0] == '{' || trimmed[0] == '[') && json.Valid(trimmed):
+		return FormatJSON, nil, nil
 	case strings.HasSuffix(lower, ".sse"):
 		return FormatSSE, nil, nil
 	case strings.HasSuffix(lower, ".json"):
 		return FormatJSON, nil, nil
-	}
-	if f, root, ok := detectYAML(data); ok {
-		return f, root, nil
 	}
 	if strings.HasSuffix(lower, ".yaml") || strings.HasSuffix(lower, ".yml") {
 		// Say why a YAML file is not a cassette, rather than that its
@@ -208,24 +232,17 @@ func detectFormat(name string, data []byte) (Format, *yaml.Node, error) {
 		if err != nil {
 			return "", nil, yamlErr(name, err)
 		}
-		return "", nil, atLine(name, root.Line, fmt.Errorf("%w: YAML without an interactions list", ErrUnknownFormat))
+		return "", nil, atLine(name, root.Line, fmt.Errorf("%w: YAML without an interactions, http_interactions or requests and responses list", ErrUnknownFormat))
 	}
-	trimmed := bytes.TrimSpace(data)
-	switch {
-	case bytes.HasPrefix(trimmed, []byte("data:")), bytes.HasPrefix(trimmed, []byte("event:")):
-		return FormatSSE, nil, nil
-	case len(trimmed) > 0 && (trimmed[0] == '{' || trimmed[0] == '[') && json.Valid(trimmed):
-		return FormatJSON, nil, nil
-	}
-	return "", nil, inFile(name, fmt.Errorf("%w: not go-vcr or VCR.py YAML, httprr, .chunks.txt, .json or .sse", ErrUnknownFormat))
+	return "", nil, inFile(name, fmt.Errorf("%w: not go-vcr, VCR.py or Ruby VCR YAML, httprr, .chunks.txt, JSON or SSE", ErrUnknownFormat))
 }
 
 // CassetteName returns the file name conform gives the cassette imported
 // from the file called name: name itself when it ends in .yaml, else name
-// with ".yaml" added, so that fixtures differing only in extension
+// with ".yaml" added (a .gz suffix dropped first), so that fixtures differing only in extension
 // (x.json, x.chunks.txt) stay apart and the source stays recognisable.
 func CassetteName(name string) string {
-	base := filepath.Base(name)
+	base := strings.TrimSuffix(filepath.Base(name), ".gz")
 	if strings.HasSuffix(base, ".yaml") {
 		return base
 	}
@@ -240,4 +257,20 @@ func sortedKeys(m map[string]bool) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// gunzip decompresses a gzip file of at most MaxFileSize bytes inside.
+func gunzip(data []byte) ([]byte, error) {
+	zr, err := gzip.NewReader(bytes.NewReader(data))
+	if err != nil {
+		return nil, fmt.Errorf("%w: gzip: %v", ErrMalformed, err)
+	}
+	out, err := io.ReadAll(io.LimitReader(zr, MaxFileSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("%w: gzip: %v", ErrMalformed, err)
+	}
+	if len(out) > MaxFileSize {
+		return nil, fmt.Errorf("gzip file larger than %d bytes inside: %w", MaxFileSize, ErrTooLarge)
+	}
+	return out, nil
 }

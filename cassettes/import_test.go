@@ -273,7 +273,7 @@ func TestImportErrors(t *testing.T) {
 		{
 			name: "unknown format", file: "notes.txt", data: "hello",
 			sentinel: ErrUnknownFormat,
-			msg:      "import notes.txt: unknown recording format: not go-vcr or VCR.py YAML, httprr, .chunks.txt, .json or .sse",
+			msg:      "import notes.txt: unknown recording format: not go-vcr, VCR.py or Ruby VCR YAML, httprr, .chunks.txt, JSON or SSE",
 		},
 		{
 			name: "truncated httprr", file: "t.httprr",
@@ -393,7 +393,7 @@ func TestImportErrors(t *testing.T) {
 			name: "YAML that is not a cassette", file: "s.yml",
 			data:     "\nfoo: 1\n",
 			sentinel: ErrUnknownFormat,
-			msg:      "import s.yml:2: unknown recording format: YAML without an interactions list",
+			msg:      "import s.yml:2: unknown recording format: YAML without an interactions, http_interactions or requests and responses list",
 		},
 		{
 			name: "parsed_body nested too deeply", file: "p.yaml",

@@ -3,6 +3,7 @@ package cassettes
 import (
 	"bytes"
 	"compress/gzip"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -49,17 +50,25 @@ func mapValue(m *yaml.Node, key string) *yaml.Node {
 	return nil
 }
 
-// detectYAML reports whether data is a go-vcr or a VCR.py cassette: both
-// have a top-level interactions list; go-vcr requests carry url, VCR.py
-// requests uri. An empty list is told apart by version (2 is go-vcr). The
+// detectYAML reports whether data is a go-vcr, VCR.py or Ruby VCR
+// cassette: Ruby VCR has a top-level http_interactions list; go-vcr and
+// VCR.py an interactions list, go-vcr requests carrying url, VCR.py
+// requests uri; VCR.py's cassette dictionary as some projects persist it
+// (langchain-aws) has requests and responses lists side by side. An empty list is told apart by version (2 is go-vcr). The
 // parsed document is returned with the format, for the importer to use.
 func detectYAML(data []byte) (Format, *yaml.Node, bool) {
-	if !bytes.Contains(data, []byte("interactions:")) {
+	if !bytes.Contains(data, []byte("interactions:")) && !bytes.Contains(data, []byte("responses:")) {
 		return "", nil, false
 	}
 	root, err := parseYAMLRoot(data)
 	if err != nil {
 		return "", nil, false
+	}
+	if mapValue(root, "http_interactions") != nil {
+		return FormatVCR, root, true
+	}
+	if mapValue(root, "interactions") == nil && isList(mapValue(root, "requests")) && isList(mapValue(root, "responses")) {
+		return FormatVCRPy, root, true
 	}
 	list := mapValue(root, "interactions")
 	if list == nil {
@@ -194,6 +203,9 @@ func newCassette() *cassette.Cassette {
 // or a JSON document stored as a YAML mapping under parsed_body (beside
 // body, or inside it), which is written back as JSON.
 func importVCRPy(name string, root *yaml.Node, res *Result) error {
+	if mapValue(root, "interactions") == nil && isList(mapValue(root, "requests")) {
+		return importVCRPyLists(name, root, res)
+	}
 	items, err := interactionsOf(name, root)
 	if err != nil {
 		return err
@@ -211,7 +223,57 @@ func importVCRPy(name string, root *yaml.Node, res *Result) error {
 }
 
 func vcrpyInteraction(name string, item *yaml.Node, res *Result) (*cassette.Interaction, error) {
-	reqN, respN := mapValue(item, "request"), mapValue(item, "response")
+	return vcrpyPair(mapValue(item, "request"), mapValue(item, "response"), res)
+}
+
+// importVCRPyLists reads VCR.py's cassette dictionary persisted as is:
+// requests and responses lists of the same length, the n-th response
+// answering the n-th request.
+func importVCRPyLists(name string, root *yaml.Node, res *Result) error {
+	reqs, resps := mapValue(root, "requests"), mapValue(root, "responses")
+	if !isList(resps) || len(reqs.Content) != len(resps.Content) {
+		return atLine(name, root.Line, fmt.Errorf("%w: %d requests but not as many responses", ErrMalformed, len(reqs.Content)))
+	}
+	c := newCassette()
+	for n, reqN := range reqs.Content {
+		i, err := vcrpyPair(reqN, resps.Content[n], res)
+		if err != nil {
+			return atLine(name, reqN.Line, fmt.Errorf("request %d: %w", n, err))
+		}
+		c.Interactions = append(c.Interactions, i)
+	}
+	res.Cassette = c
+	return nil
+}
+
+// importRubyVCR reads a Ruby VCR cassette: http_interactions of request
+// {method, uri, body {encoding, string or base64_string}, headers} and
+// response {status {code, message}, headers, body}, beside recorded_with.
+// Its methods are lower case (post); they are written upper case.
+func importRubyVCR(name string, root *yaml.Node, res *Result) error {
+	list := mapValue(root, "http_interactions")
+	if !isList(list) {
+		return atLine(name, root.Line, fmt.Errorf("%w: http_interactions is not a list", ErrMalformed))
+	}
+	c := newCassette()
+	for n, item := range list.Content {
+		i, err := vcrpyInteraction(name, item, res)
+		if err != nil {
+			return atLine(name, item.Line, fmt.Errorf("interaction %d: %w", n, err))
+		}
+		i.Request.Method = strings.ToUpper(i.Request.Method)
+		c.Interactions = append(c.Interactions, i)
+	}
+	res.Cassette = c
+	return nil
+}
+
+// isList reports whether n is a YAML sequence.
+func isList(n *yaml.Node) bool { return n != nil && n.Kind == yaml.SequenceNode }
+
+// vcrpyPair reads one request and its response, in the VCR.py (and Ruby
+// VCR) layout.
+func vcrpyPair(reqN, respN *yaml.Node, res *Result) (*cassette.Interaction, error) {
 	if reqN == nil || respN == nil {
 		return nil, fmt.Errorf("%w: request or response missing", ErrMalformed)
 	}
@@ -329,6 +391,16 @@ func vcrpyBody(n *yaml.Node) (string, error) {
 	case yaml.MappingNode:
 		if pb := mapValue(b, "parsed_body"); pb != nil {
 			return nodeJSON(pb)
+		}
+		if b64 := mapValue(b, "base64_string"); b64 != nil {
+			// Ruby VCR's form of a body that is not UTF-8 (or, with
+			// preserve_exact_body_bytes, any body): base64 with line
+			// breaks.
+			raw, err := base64.StdEncoding.DecodeString(strings.Join(strings.Fields(scalar(b64)), ""))
+			if err != nil {
+				return "", fmt.Errorf("%w: line %d: base64_string: %v", ErrMalformed, b64.Line, err)
+			}
+			return string(raw), nil
 		}
 		s := mapValue(b, "string")
 		if s == nil {

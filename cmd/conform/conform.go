@@ -51,7 +51,7 @@ func commands() []command {
 		{"record", "--protocol P --scenario NAME [--base-url URL] [--force] [-o FILE]", "send a scenario's request to a live API and save a redacted cassette", runRecord},
 		{"tools", "[--protocol P]... [--strict] [--format text|json] (FILE | --mcp CMD | --mcp-url URL)", "check tool definitions (a file, or a live MCP server) against each provider's name and schema rules", runTools},
 		{"scenario", "new --from FILE#N [--protocol P] [--dir DIR] [--name CATEGORY/CASE] [--severity S] [--force]", "turn one recorded exchange into a regression case, its expectations read by the reference decoder", runScenario},
-		{"import", "[-o DIR] [--protocol P] [--force] FILE...", "turn foreign recordings (go-vcr, VCR.py, httprr, chunk fixtures) into conform cassettes", runImport},
+		{"import", "[-o DIR] [--protocol P] [--force] FILE...", "turn foreign recordings (go-vcr, VCR.py, Ruby VCR, httprr, chunk fixtures; gzip too) into conform cassettes", runImport},
 		{"list", "[--scenarios DIR] [scenarios|adapters|failure-modes]...", "list scenarios, adapters and failure modes with how many scenarios guard each", runList},
 		{"help", "[COMMAND]", "show help for conform or one command", runHelp},
 		{"version", "", "print the version of conform", runVersion},
