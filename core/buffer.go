@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/toolconform/conform/core/repair"
 )
@@ -685,6 +686,12 @@ func finalArgs(raw []byte, patch map[string]json.RawMessage) (args json.RawMessa
 // textArgs is finalArgs without patches. Valid text is handed back without
 // a copy: the buffer gives up raw to it.
 func textArgs(raw []byte) (json.RawMessage, bool, error) {
+	// Each delta was checked on its own, allowing a character cut at its
+	// edges (B05); the whole text is checked here, where a sequence spread
+	// over two deltas that never forms a character shows.
+	if !utf8.Valid(raw) {
+		return nil, false, fmt.Errorf("%w: the arguments at byte %d", ErrInvalidUTF8, firstInvalidUTF8(raw))
+	}
 	t := bytes.TrimSpace(raw)
 	if len(t) == 0 {
 		return json.RawMessage("{}"), false, nil
@@ -704,6 +711,19 @@ func textArgs(raw []byte) (json.RawMessage, bool, error) {
 		return nil, false, fmt.Errorf("%w: %.40q", ErrNotObject, fixed)
 	}
 	return json.RawMessage(fixed), true, nil
+}
+
+// firstInvalidUTF8 returns the offset of the first byte of b that does not
+// start a valid UTF-8 character.
+func firstInvalidUTF8(b []byte) int {
+	for i := 0; i < len(b); {
+		r, n := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && n <= 1 {
+			return i
+		}
+		i += n
+	}
+	return len(b)
 }
 
 // appendArgs appends s to dst, doubling the capacity when it must grow (but

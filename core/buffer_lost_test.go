@@ -276,3 +276,23 @@ func countIncomplete(b *Buffer) int {
 	inc, _ := b.Finish()
 	return len(inc)
 }
+
+// TestArgumentsInvalidAcrossDeltas checks that a byte sequence spread over
+// two deltas that never forms a character fails the call: each delta alone
+// passes the per-delta check, which allows a character cut at its edges.
+func TestArgumentsInvalidAcrossDeltas(t *testing.T) {
+	b := NewBuffer()
+	for _, c := range []Chunk{
+		{ID: "c1", Name: "f", ArgsDelta: "{\"a\":\"\xe6"},
+		{ID: "c1", ArgsDelta: "\x97\"}"},
+		{ID: "c1", Done: true},
+	} {
+		if _, err := b.Add(c); err != nil {
+			if !errors.Is(err, ErrInvalidUTF8) || !strings.Contains(err.Error(), "byte 6") {
+				t.Fatalf("Add: %v, want ErrInvalidUTF8 at byte 6", err)
+			}
+			return
+		}
+	}
+	t.Fatalf("the call completed with arguments that are not UTF-8: %+v", b.Calls())
+}
