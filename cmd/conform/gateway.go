@@ -1,12 +1,16 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -15,6 +19,7 @@ import (
 	"github.com/toolconform/conform/proxy"
 	"github.com/toolconform/conform/scenarios"
 	"github.com/toolconform/conform/serve"
+	"github.com/toolconform/conform/tools/sandbox"
 )
 
 // runGateway grades a translating gateway: the reference proxy
@@ -33,6 +38,8 @@ func runGateway(ctx context.Context, e *env, args []string) int {
 	format := fs.String("format", "text", "output `FORMAT`: text or json")
 	out := fs.String("out", "", "write the results to `FILE` instead of stdout")
 	strict := fs.Bool("strict", false, "count failed SHOULD cases")
+	isolate := fs.Bool("isolate", true, "with --spec: run serve, the gateway and the grading in a network namespace with only loopback and a private HOME (tools/sandbox); --isolate=false runs them on the host's loopback")
+	inNamespace := fs.Bool("in-namespace", false, "set by conform when it runs itself inside the namespace of --isolate")
 	if ok, status := parseFlags(fs, args); !ok {
 		return status
 	}
@@ -74,6 +81,21 @@ func runGateway(ctx context.Context, e *env, args []string) int {
 			}
 		}
 		chosen = upstreams
+	}
+	if spec != nil && *isolate && !*inNamespace {
+		inner := []string{"gateway", "--in-namespace", "--format", "json", "--spec", *specFile, "--upstream", strings.Join(chosen, ",")}
+		for _, p := range runPatterns {
+			inner = append(inner, "--run", p)
+		}
+		if *chaos != "" {
+			inner = append(inner, "--chaos", *chaos)
+		}
+		results, err := runIsolated(ctx, e, inner)
+		if err != nil {
+			e.errorf("gateway: %v", err)
+			return exitUsage
+		}
+		return writeGatewayResults(e, results, *format, *out, *strict)
 	}
 	var pats []scenarios.Pattern
 	for _, s := range runPatterns {
@@ -128,16 +150,26 @@ func runGateway(ctx context.Context, e *env, args []string) int {
 			return exitFail
 		}
 		results = append(results, gateway.Run(ctx, up, target, names)...)
-		stop()
+		if output := stop(); output != "" {
+			if f, ok := gateway.OutboundFinding(target, output); ok {
+				results = append(results, f)
+			}
+		}
 	}
 	for i, p := range pats {
 		if !used[i] {
 			return usageError(e, fs, "gateway: --run %q matches no scenario of %s", p.String(), strings.Join(chosen, ", "))
 		}
 	}
+	return writeGatewayResults(e, results, *format, *out, *strict)
+}
+
+// writeGatewayResults writes the results in the format asked for and
+// returns the exit status they give.
+func writeGatewayResults(e *env, results []gateway.Result, format, out string, strict bool) int {
 	w := e.stdout
-	if *out != "" {
-		f, err := os.Create(*out)
+	if out != "" {
+		f, err := os.Create(out)
 		if err != nil {
 			e.errorf("gateway: %v", err)
 			return exitFail
@@ -145,7 +177,7 @@ func runGateway(ctx context.Context, e *env, args []string) int {
 		defer f.Close()
 		w = f
 	}
-	if *format == "json" {
+	if format == "json" {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		enc.SetEscapeHTML(false)
@@ -157,22 +189,61 @@ func runGateway(ctx context.Context, e *env, args []string) int {
 		writeGatewayText(w, results)
 	}
 	for _, r := range results {
-		if gateway.Counted(r, *strict) {
+		if gateway.Counted(r, strict) {
 			return exitFail
 		}
 	}
 	return exitOK
 }
 
+// runIsolated runs conform with args inside a sandbox (tools/sandbox)
+// with its own network namespace, where only loopback is up, and reads
+// the JSON results it writes. serve, the gateway and the grading share
+// that loopback; nothing in it reaches the host's loopback or beyond.
+func runIsolated(ctx context.Context, e *env, args []string) ([]gateway.Result, error) {
+	self := os.Args[0]
+	if _, err := exec.LookPath(self); err != nil {
+		if self, err = os.Executable(); err != nil {
+			return nil, err
+		}
+	}
+	for i, a := range args {
+		if i > 0 && args[i-1] == "--spec" {
+			abs, err := filepath.Abs(a)
+			if err != nil {
+				return nil, err
+			}
+			args[i] = abs
+		}
+	}
+	c, err := sandbox.Prepare(ctx, sandbox.Policy{Network: sandbox.NetworkLoopback, Env: []string{"PATH", "LANG"}}, self, args...)
+	if err != nil {
+		return nil, fmt.Errorf("--isolate: %w (--isolate=false runs the gateway on the host's loopback, without a namespace)", err)
+	}
+	defer c.Cleanup()
+	var stdout bytes.Buffer
+	c.Cmd.Stdout, c.Cmd.Stderr = &stdout, e.stderr
+	err = c.Cmd.Run()
+	var exit *exec.ExitError
+	if err != nil && !(errors.As(err, &exit) && exit.ExitCode() == exitFail) {
+		return nil, fmt.Errorf("the isolated run failed: %w", err)
+	}
+	var results []gateway.Result
+	if err := json.Unmarshal(stdout.Bytes(), &results); err != nil {
+		return nil, fmt.Errorf("the isolated run's results: %w", err)
+	}
+	return results, nil
+}
+
 // startGateway starts the gateway for upstream q: the reference proxy in
-// process, or the spec's command.
-func startGateway(ctx context.Context, e *env, spec *gateway.Spec, front, q, upURL string) (gateway.Target, func(), error) {
+// process, or the spec's command. stop stops it and returns what it wrote.
+func startGateway(ctx context.Context, e *env, spec *gateway.Spec, front, q, upURL string) (gateway.Target, func() string, error) {
 	if spec != nil {
 		p, err := spec.Start(ctx, q, upURL)
 		if err != nil {
 			return gateway.Target{}, nil, err
 		}
-		return p.Target, func() { p.Stop() }, nil
+		return p.Target, func() string { p.Stop(); return p.Output() }, nil
 	}
 	px, err := proxy.New(proxy.Options{Front: front, Upstream: q, UpstreamURL: upURL})
 	if err != nil {
@@ -188,7 +259,7 @@ func startGateway(ctx context.Context, e *env, spec *gateway.Spec, front, q, upU
 		serveUntil(pctx, ln, px)
 		close(done)
 	}()
-	return gateway.Target{Front: front, Upstream: q, URL: serve.URL(ln), Header: http.Header{}}, func() { cancel(); <-done }, nil
+	return gateway.Target{Front: front, Upstream: q, URL: serve.URL(ln), Header: http.Header{}}, func() string { cancel(); <-done; return "" }, nil
 }
 
 // writeGatewayText writes one line per failed case with its problems and

@@ -2,11 +2,13 @@
 // the tests of package gateway: it passes requests to an Anthropic upstream
 // unchanged and rewrites the stream with one fault.
 //
-//	faultygw --addr 127.0.0.1:PORT --upstream-url URL --fault drop-second-fragment|early-stop
+//	faultygw --addr 127.0.0.1:PORT --upstream-url URL --fault drop-second-fragment|early-stop [--dial HOST:PORT]
 //
 // drop-second-fragment drops the second input_json_delta of every tool_use
 // block; early-stop closes every tool_use block right after its start,
-// before its input_json_delta events.
+// before its input_json_delta events. --dial makes it try a TCP connection
+// to HOST:PORT at start and log the outcome, as a gateway that phones home
+// would.
 package main
 
 import (
@@ -17,8 +19,10 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"net"
 	"net/http"
 	"os"
+	"time"
 
 	"github.com/toolconform/conform/sse"
 )
@@ -27,7 +31,16 @@ func main() {
 	addr := flag.String("addr", "127.0.0.1:0", "listen address")
 	upstream := flag.String("upstream-url", "", "upstream base URL")
 	fault := flag.String("fault", "", "drop-second-fragment or early-stop")
+	dial := flag.String("dial", "", "try a TCP connection to HOST:PORT at start")
 	flag.Parse()
+	if *dial != "" {
+		if c, err := net.DialTimeout("tcp", *dial, 2*time.Second); err != nil {
+			log.Printf("faultygw: %v", err)
+		} else {
+			c.Close()
+			log.Printf("faultygw: connected to %s", *dial)
+		}
+	}
 	if *fault != "drop-second-fragment" && *fault != "early-stop" {
 		fmt.Fprintf(os.Stderr, "faultygw: unknown fault %q\n", *fault)
 		os.Exit(2)
