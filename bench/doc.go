@@ -68,11 +68,15 @@
 //     stream reader is reached only through a request of its own. It
 //     reads SSE only, so the JSON-array bodies are left to corpus-all.
 //   - aws-sdk-go-v2 (service/bedrockruntime) for Bedrock: a client with
-//     static credentials, a base endpoint and a memTransport,
-//     ConverseStream (request serialised and SigV4-signed per stream),
-//     and the calls rebuilt from its tool-use contentBlockStart and
-//     contentBlockDelta events. It reads Converse streams; the
-//     InvokeModelWithResponseStream recordings are left to corpus-all.
+//     static credentials, a base endpoint and a memTransport (request
+//     serialised and SigV4-signed per stream). A Converse recording is
+//     read with ConverseStream, the calls rebuilt from its tool-use
+//     contentBlockStart and contentBlockDelta events; an
+//     InvokeModelWithResponseStream recording (frames carrying
+//     {"bytes": base64}) with InvokeModelWithResponseStream, each chunk's
+//     Anthropic event decoded into a map as the naive Anthropic decoder
+//     does, since the SDK leaves the payload to the caller. The SDK's
+//     AWS event-stream decoder and CRC checks are what is measured.
 //   - conform-http: conform reached the way go-openai, genai and
 //     aws-sdk-go-v2 are, an http.Client POST answered by a memTransport,
 //     its DecodeStream reading the response body; conform's ratio to an

@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -92,12 +93,14 @@ func Genai() func([]byte) ([]Call, error) {
 
 // BedrockSDK returns the aws-sdk-go-v2 subject: a bedrockruntime client
 // with static credentials, a base endpoint and an HTTP client that answers
-// from memory with the recorded AWS event-stream body, ConverseStream, and
-// the calls rebuilt from its contentBlockStart (tool use) and
-// contentBlockDelta (tool use input) events by block index. It reads
-// Converse streams only: an InvokeModelWithResponseStream body carries
-// another model's events inside base64 chunks, which ConverseStream does
-// not read.
+// from memory with the recorded AWS event-stream body. A recorded
+// InvokeModelWithResponseStream body (its frames carry {"bytes": base64})
+// is read with InvokeModelWithResponseStream, each chunk's payload, an
+// Anthropic stream event, decoded with encoding/json into a map as the
+// naive Anthropic decoder does (the SDK leaves the payload to the caller);
+// any other body with ConverseStream, the calls rebuilt from its tool-use
+// contentBlockStart and contentBlockDelta events by block index. Each
+// request is serialised and SigV4-signed, as the SDK does for every call.
 func BedrockSDK() func([]byte) ([]Call, error) {
 	tr := &memTransport{contentType: "application/vnd.amazon.eventstream"}
 	client := bedrockruntime.NewFromConfig(aws.Config{
@@ -105,36 +108,79 @@ func BedrockSDK() func([]byte) ([]Call, error) {
 		Credentials: credentials.NewStaticCredentialsProvider("AKIDBENCH", "bench", ""),
 		HTTPClient:  &http.Client{Transport: tr},
 	}, func(o *bedrockruntime.Options) { o.BaseEndpoint = aws.String("http://bench.invalid") })
-	input := &bedrockruntime.ConverseStreamInput{
-		ModelId:  aws.String("anthropic.claude-haiku-4-5"),
+	model := aws.String("anthropic.claude-haiku-4-5")
+	converse := &bedrockruntime.ConverseStreamInput{
+		ModelId:  model,
 		Messages: []bedrocktypes.Message{{Role: bedrocktypes.ConversationRoleUser, Content: []bedrocktypes.ContentBlock{&bedrocktypes.ContentBlockMemberText{Value: "go"}}}},
+	}
+	invoke := &bedrockruntime.InvokeModelWithResponseStreamInput{
+		ModelId:     model,
+		ContentType: aws.String("application/json"),
+		Body:        []byte(`{"anthropic_version":"bedrock-2023-05-31","max_tokens":64,"messages":[{"role":"user","content":"go"}]}`),
 	}
 	return func(body []byte) ([]Call, error) {
 		tr.body = body
-		out, err := client.ConverseStream(context.Background(), input)
-		if err != nil {
-			return nil, fmt.Errorf("aws-sdk-go-v2: %w", err)
+		if bytes.Contains(body, []byte(`{"bytes":`)) {
+			return bedrockInvoke(client, invoke)
 		}
-		stream := out.GetStream()
-		defer stream.Close()
-		var acc accumulator[int32]
-		for ev := range stream.Events() {
-			switch e := ev.(type) {
-			case *bedrocktypes.ConverseStreamOutputMemberContentBlockStart:
-				if tu, ok := e.Value.Start.(*bedrocktypes.ContentBlockStartMemberToolUse); ok {
-					acc.open(aws.ToInt32(e.Value.ContentBlockIndex), aws.ToString(tu.Value.ToolUseId), aws.ToString(tu.Value.Name))
-				}
-			case *bedrocktypes.ConverseStreamOutputMemberContentBlockDelta:
-				if tu, ok := e.Value.Delta.(*bedrocktypes.ContentBlockDeltaMemberToolUse); ok {
-					acc.add(aws.ToInt32(e.Value.ContentBlockIndex), aws.ToString(tu.Value.Input))
-				}
-			}
-		}
-		if err := stream.Err(); err != nil {
-			return nil, fmt.Errorf("aws-sdk-go-v2: %w", err)
-		}
-		return acc.calls(), nil
+		return bedrockConverse(client, converse)
 	}
+}
+
+// bedrockConverse reads one ConverseStream response.
+func bedrockConverse(client *bedrockruntime.Client, input *bedrockruntime.ConverseStreamInput) ([]Call, error) {
+	out, err := client.ConverseStream(context.Background(), input)
+	if err != nil {
+		return nil, fmt.Errorf("aws-sdk-go-v2: %w", err)
+	}
+	stream := out.GetStream()
+	defer stream.Close()
+	var acc accumulator[int32]
+	for ev := range stream.Events() {
+		switch e := ev.(type) {
+		case *bedrocktypes.ConverseStreamOutputMemberContentBlockStart:
+			if tu, ok := e.Value.Start.(*bedrocktypes.ContentBlockStartMemberToolUse); ok {
+				acc.open(aws.ToInt32(e.Value.ContentBlockIndex), aws.ToString(tu.Value.ToolUseId), aws.ToString(tu.Value.Name))
+			}
+		case *bedrocktypes.ConverseStreamOutputMemberContentBlockDelta:
+			if tu, ok := e.Value.Delta.(*bedrocktypes.ContentBlockDeltaMemberToolUse); ok {
+				acc.add(aws.ToInt32(e.Value.ContentBlockIndex), aws.ToString(tu.Value.Input))
+			}
+		case *bedrocktypes.UnknownUnionMember:
+			return nil, fmt.Errorf("aws-sdk-go-v2: %q is not a ConverseStream event", e.Tag)
+		}
+	}
+	if err := stream.Err(); err != nil {
+		return nil, fmt.Errorf("aws-sdk-go-v2: %w", err)
+	}
+	return acc.calls(), nil
+}
+
+// bedrockInvoke reads one InvokeModelWithResponseStream response of an
+// Anthropic model.
+func bedrockInvoke(client *bedrockruntime.Client, input *bedrockruntime.InvokeModelWithResponseStreamInput) ([]Call, error) {
+	out, err := client.InvokeModelWithResponseStream(context.Background(), input)
+	if err != nil {
+		return nil, fmt.Errorf("aws-sdk-go-v2: %w", err)
+	}
+	stream := out.GetStream()
+	defer stream.Close()
+	var acc accumulator[int]
+	for ev := range stream.Events() {
+		chunk, ok := ev.(*bedrocktypes.ResponseStreamMemberChunk)
+		if !ok {
+			return nil, fmt.Errorf("aws-sdk-go-v2: %T is not a chunk event", ev)
+		}
+		var m map[string]any
+		if err := json.Unmarshal(chunk.Value.Bytes, &m); err != nil {
+			return nil, fmt.Errorf("aws-sdk-go-v2: chunk payload: %w", err)
+		}
+		anthropicEvent(&acc, m)
+	}
+	if err := stream.Err(); err != nil {
+		return nil, fmt.Errorf("aws-sdk-go-v2: %w", err)
+	}
+	return acc.calls(), nil
 }
 
 // deref returns *p, or the zero value for nil.

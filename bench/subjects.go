@@ -457,20 +457,25 @@ func NaiveAnthropic(body []byte) ([]Call, error) {
 		if err := json.Unmarshal(p, &m); err != nil {
 			return fmt.Errorf("naive: %w", err)
 		}
-		idx, _ := num(m, "index")
-		switch str(m, "type") {
-		case "content_block_start":
-			if cb := obj(m, "content_block"); str(cb, "type") == "tool_use" {
-				acc.open(idx, str(cb, "id"), str(cb, "name"))
-			}
-		case "content_block_delta":
-			if d := obj(m, "delta"); str(d, "type") == "input_json_delta" {
-				acc.add(idx, str(d, "partial_json"))
-			}
-		}
+		anthropicEvent(&acc, m)
 		return nil
 	})
 	return acc.calls(), err
+}
+
+// anthropicEvent adds one decoded Anthropic stream event to acc.
+func anthropicEvent(acc *accumulator[int], m map[string]any) {
+	idx, _ := num(m, "index")
+	switch str(m, "type") {
+	case "content_block_start":
+		if cb := obj(m, "content_block"); str(cb, "type") == "tool_use" {
+			acc.open(idx, str(cb, "id"), str(cb, "name"))
+		}
+	case "content_block_delta":
+		if d := obj(m, "delta"); str(d, "type") == "input_json_delta" {
+			acc.add(idx, str(d, "partial_json"))
+		}
+	}
 }
 
 // NaiveResponses is NaiveChat for Responses events: output_item.added of a

@@ -295,3 +295,59 @@ func TestStreamEvents(t *testing.T) {
 		}
 	}
 }
+
+// TestOfficialSDKsReadWhatTheyHandle checks that each official SDK driven
+// over HTTP rebuilds conform's calls from every recorded stream of the
+// form it reads, and that it fails on or misreads the others, which
+// doc.go names: genai reads Gemini's SSE form, not the one-JSON-array form
+// nor Vertex partialArgs. aws-sdk-go-v2 reads every recorded Bedrock
+// stream, Converse and InvokeModelWithResponseStream alike.
+func TestOfficialSDKsReadWhatTheyHandle(t *testing.T) {
+	for _, tc := range []struct {
+		protocol, sdk string
+		handles       func(body []byte) bool
+	}{
+		{Gemini, "genai", func(b []byte) bool {
+			return bytes.HasPrefix(bytes.TrimSpace(b), []byte("data:")) && !bytes.Contains(b, []byte("partialArgs"))
+		}},
+		{Bedrock, "aws-sdk-go-v2", func([]byte) bool { return true }},
+	} {
+		var sdk Subject
+		subs := Subjects(tc.protocol)
+		for _, s := range subs {
+			if s.Name == tc.sdk {
+				sdk = s
+			}
+		}
+		if sdk.Run == nil {
+			t.Fatalf("%s: no subject %s", tc.protocol, tc.sdk)
+		}
+		bodies, err := CorpusStreams(tc.protocol)
+		if err != nil {
+			t.Fatal(err)
+		}
+		handled, calls := 0, 0
+		for _, body := range bodies {
+			want, err := subs[0].Run(body.Data)
+			if err != nil {
+				continue // a recorded provider error
+			}
+			got, err := sdk.Run(body.Data)
+			agrees := err == nil && diffCalls(want, got, tc.protocol) == ""
+			switch {
+			case tc.handles(body.Data) && !agrees:
+				t.Errorf("%s: %s does not rebuild conform's calls from a stream it reads: error %v, calls %s", body.Name, tc.sdk, err, diffCalls(want, got, tc.protocol))
+			case !tc.handles(body.Data) && agrees && len(want) > 0:
+				t.Errorf("%s: %s rebuilds conform's calls from a stream doc.go says it does not read", body.Name, tc.sdk)
+			}
+			if tc.handles(body.Data) {
+				handled++
+				calls += len(want)
+			}
+		}
+		t.Logf("%s: %s reads %d of %d recorded streams, %d calls", tc.protocol, tc.sdk, handled, len(bodies), calls)
+		if calls == 0 {
+			t.Errorf("%s: %s reads no recorded call", tc.protocol, tc.sdk)
+		}
+	}
+}
