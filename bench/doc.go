@@ -20,8 +20,8 @@
 //     event names its block or item, so the wire allows it, though the
 //     providers send blocks one after another in practice.
 //   - the tiny stream (openai-chat-1x20B): one call of 20 bytes of
-//     arguments (TinyCall) in one delta, 1,750 bytes, where per-stream
-//     setup is most of the cost.
+//     arguments (TinyCall) in one delta, 1,702 bytes in 6 events, where
+//     per-stream setup is most of the cost.
 //   - (c) every streamed response body recorded in the project's
 //     cassettes (CorpusStreams) for openai-chat, anthropic,
 //     openai-responses, gemini, cohere, bedrock, mistral and Google's
@@ -163,20 +163,20 @@
 // subjects of a stream alternate and the drift spreads over all of them.
 // benchstat reads the passes as samples of each benchmark.
 //
-// # What made conform fast
+// # Why the fast paths are shaped as they are
 //
-// The first version decoded every chunk with encoding/json into the full
-// wire struct and copied each SSE event's data into a string: about 27
-// allocations per event. Profiles showed encoding/json and its allocations
-// dominating, so providers/internal/oaichat gained a fast path (fast.go): a
-// scanner over the common chunk shape (one text delta or one argument
-// delta of one call, with the usual envelope) that allocates nothing per
-// event. Anything outside that shape falls back to the general path, and
-// tests compare the two on the whole corpus, on edge cases and under a
-// fuzz target. Chunks come from slabs of 64, short strings from an
-// append-only arena of 8 KB blocks (unsafe.String over bytes never written
-// again), and package sse gained NextRaw, which hands out each
-// event's data without a copy. Rejected: reusing one Chunk for every event
-// (a caller keeping events would see them change) and one string
-// allocation per delta (one allocation per event, above the target).
+// Decoding every chunk with encoding/json into the full wire struct, with
+// each SSE event's data copied into a string, costs about 27 allocations
+// per event, and profiles show encoding/json and its allocations
+// dominating. providers/internal/oaichat's fast path (fast.go) scans the
+// common chunk shape (one text delta or one argument delta of one call,
+// with the usual envelope) without allocating per event; anything outside
+// that shape falls back to the general path, and tests compare the two on
+// the whole corpus, on edge cases and under a fuzz target. Chunks come
+// from slabs of 64, short strings from an append-only arena of 8 KB blocks
+// (unsafe.String over bytes never written again), and sse's NextRaw hands
+// out each event's data without a copy. Rejected: reusing one Chunk for
+// every event (a caller keeping events would see them change) and one
+// string allocation per delta (one allocation per event, above the
+// target).
 package bench
