@@ -355,7 +355,7 @@ func (c *checker) compare(served, got *core.Response, sentBytes []byte) {
 	want, have := served.Calls(), got.Calls()
 	for _, inc := range got.Incomplete {
 		if i := slices.IndexFunc(want, func(w core.Call) bool { return w.ID == inc.ID || w.Name == inc.Name }); i >= 0 {
-			c.add("B08", "call %d (%s): arguments %s served, came back incomplete as %q", i, inc.Name, compact(want[i].Arguments), inc.Original)
+			c.add("I04", "call %d (%s): arguments %s served, came back incomplete as %q", i, inc.Name, compact(want[i].Arguments), inc.Original)
 		}
 	}
 	if len(want) != len(have) {
@@ -364,10 +364,10 @@ func (c *checker) compare(served, got *core.Response, sentBytes []byte) {
 	for i := range min(len(want), len(have)) {
 		w, h := want[i], have[i]
 		if w.Name != h.Name {
-			c.add("A10", "call %d: name %q served, %q came back", i, w.Name, h.Name)
+			c.add("I06", "call %d: name %q served, %q came back", i, w.Name, h.Name)
 		}
 		if !jsonEqual(w.Arguments, h.Arguments) {
-			c.add("B08", "call %d (%s): arguments %s served, %s came back", i, w.Name, compact(w.Arguments), compact(h.Arguments))
+			c.add("I04", "call %d (%s): arguments %s served, %s came back", i, w.Name, compact(w.Arguments), compact(h.Arguments))
 		}
 		if w.ID != "" && bytes.Contains(sentBytes, []byte(w.ID)) && carries(c.t.Front, w) && h.ID != w.ID {
 			c.add("D03", "call %d (%s): id %q served, %q came back", i, w.Name, w.ID, h.ID)
@@ -400,7 +400,7 @@ func (c *checker) compare(served, got *core.Response, sentBytes []byte) {
 	case len(have) == 0 && served.Finish == core.FinishToolCalls && got.Finish == core.FinishStop:
 		// A tool_calls finish without a call, corrected to stop (F03).
 	case len(have) > 0:
-		c.add("F01", "finish %q with %d call(s); serve sent %q", got.Finish, len(have), served.Finish)
+		c.add("I05", "finish %q with %d call(s); serve sent %q", got.Finish, len(have), served.Finish)
 	case got.Finish == core.FinishToolCalls:
 		c.add("F03", "finish %q without calls; serve sent %q", got.Finish, served.Finish)
 	default:

@@ -16,14 +16,14 @@
 //     schemas (H01), tool choice (F08), parallel flag (H04);
 //  3. reads the gateway's answer strictly: CheckStream's rules of P's
 //     stream (block order and indexes A19/A21, tool_use start input I01,
-//     empty text blocks G11, finish against calls F01/F03, terminators
+//     empty text blocks I05, finish against calls I05/F03, terminators
 //     I01), then P's reference decoder, where any error is a problem;
 //  4. holds the answer to what serve sent, decoded by Q's reference
 //     decoder (which the scenario tests hold to the scenario's
-//     expectations): the same complete calls (C03), names (A10), arguments
-//     as JSON (B08), ids where both wires carry them (D03), no call that
+//     expectations): the same complete calls (C03), names (I06), arguments
+//     as JSON (I04), ids where both wires carry them (D03), no call that
 //     was incomplete upstream (B09), the same text (F06), a finish that
-//     agrees (F01, F03, F04), an upstream error passed on (I03);
+//     agrees (I05, F03, F04), an upstream error passed on (I03);
 //  5. when calls came back, sends the follow-up in P (the assistant turn as
 //     received, one result per call echoing its arguments) and takes
 //     serve's grade of what the gateway sent upstream (serve.Grade: ids,

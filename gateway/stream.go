@@ -18,7 +18,7 @@ import (
 // must keep: Anthropic content blocks opened in index order from 0, one at
 // a time, their deltas of the block's type, each closed before the next
 // opens, a tool_use start with an empty input, no empty text block, a
-// stop_reason that agrees with the blocks, message_start first and
+// stop_reason that agrees with the blocks (I05), message_start first and
 // message_stop last; Chat Completions (and Mistral) call indexes from 0
 // in order, a call's first chunk with its id and name, a finish_reason
 // that agrees with the calls, and data: [DONE] last. Other protocols have
@@ -182,12 +182,12 @@ func checkAnthropic(body []byte) []serve.Problem {
 			calls++
 		}
 		if b.kind == "text" && !b.text {
-			c.add("G11", "content block %d is an empty text block", i)
+			c.add("I05", "content block %d is an empty text block", i)
 		}
 	}
 	switch {
 	case calls > 0 && stopReason != "tool_use" && stopReason != "max_tokens" && !sawError:
-		c.add("F01", "stop_reason %q with %d tool_use block(s)", stopReason, calls)
+		c.add("I05", "stop_reason %q with %d tool_use block(s)", stopReason, calls)
 	case calls == 0 && stopReason == "tool_use":
 		c.add("F03", "stop_reason tool_use without a tool_use block")
 	}
@@ -266,7 +266,7 @@ func checkChat(body []byte) []serve.Problem {
 	}
 	switch {
 	case len(calls) > 0 && finish == "stop":
-		c.add("F01", "finish_reason %q with %d call(s)", finish, len(calls))
+		c.add("I05", "finish_reason %q with %d call(s)", finish, len(calls))
 	case len(calls) == 0 && finish == "tool_calls":
 		c.add("F03", "finish_reason tool_calls without calls")
 	}
