@@ -112,6 +112,11 @@ func servedBody(a core.Adapter, e entry, stream, arrayForm bool, id string) ([]b
 		ctype = "application/json"
 	}
 	if sc.Kind == scenarios.KindStream && len(sc.Body) > 0 {
+		if sc.BodySection == "response.ndjson" && strings.HasPrefix(ctype, "text/event-stream") {
+			// An NDJSON stream of an SSE protocol (Cohere Chat v1) is
+			// served as it was sent, as NDJSON.
+			return sc.Body, "application/x-ndjson", nil
+		}
 		if e.protocol != "gemini" || geminiArray(sc.Body) == arrayForm {
 			body, _ := frameRecorded(e.protocol, sc, strings.HasPrefix(ctype, "text/event-stream"))
 			return body, ctype, nil

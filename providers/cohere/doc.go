@@ -1,5 +1,7 @@
 // Package cohere is conform's adapter for the Cohere v2 chat API
 // (/v2/chat), in both directions: requests, responses and SSE streams.
+// Chat v1 (/v1/chat) responses and NDJSON streams are read too, told apart
+// by the body (v1.go); the encoders write v2.
 //
 // Usage:
 //

@@ -47,13 +47,17 @@ func (a *Adapter) EncodeResponse(resp *core.Response) ([]byte, error) {
 	return json.Marshal(responseWire{ID: resp.ID, Message: raw, FinishReason: finish, Usage: wireUsage(resp.Usage)})
 }
 
-// DecodeResponse reads a Cohere v2 chat response. An error body (whose
+// DecodeResponse reads a Cohere v2 chat response, or a v1 one (see v1.go). An error body (whose
 // "message" is a string) becomes Response.Error. Tool plans become plan
 // parts, never answer text; citations are not modelled and are ignored.
 func (a *Adapter) DecodeResponse(body []byte) (resp *core.Response, err error) {
 	defer wire.VendorFallback(body, &resp, &err)
 	if bad := wire.InvalidUTF8At(body); bad >= 0 {
 		return nil, &DecodeError{Op: "decode response", Offset: int64(bad), Err: core.ErrInvalidUTF8}
+	}
+	var probe map[string]json.RawMessage
+	if json.Unmarshal(body, &probe) == nil && isV1Response(probe) {
+		return decodeV1Response(body)
 	}
 	var in responseWire
 	if err := unmarshal("decode response", body, &in); err != nil {

@@ -1,6 +1,7 @@
 package cohere
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -91,8 +92,14 @@ func (a *Adapter) DecodeStream(r io.Reader) core.EventStream {
 	return wire.GuardStream(r, a.decodeStream)
 }
 
-// decodeStream decodes a stream of the protocol's own events.
+// decodeStream decodes a stream of the protocol's own events, v2 SSE or
+// v1 NDJSON (see v1.go), told apart by its first byte.
 func (a *Adapter) decodeStream(r io.Reader) core.EventStream {
+	return &dialectStream{a: a, br: bufio.NewReader(r)}
+}
+
+// decodeSSE decodes a Cohere v2 SSE stream.
+func (a *Adapter) decodeSSE(r io.Reader) core.EventStream {
 	opts := []sse.Option{sse.FlushAtEOF()}
 	if a.maxEvent > 0 {
 		opts = append(opts, sse.MaxEventSize(a.maxEvent))
