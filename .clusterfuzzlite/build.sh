@@ -266,14 +266,9 @@ fuzzer cassettes FuzzRedactURL
 fuzzer cassettes FuzzImportPlantedSecret
 fuzzer core FuzzBuffer
 fuzzer core FuzzBufferSplice
-fuzzer core FuzzFromMCP
-fuzzer core FuzzSanitize
-fuzzer core FuzzValidate
 fuzzer core/repair FuzzPreview
 fuzzer core/repair FuzzRepair
 fuzzer core/repair FuzzRepairDeep
-fuzzer core/schema FuzzCompile
-fuzzer core/schema FuzzDecodeDeep
 fuzzer fuzz FuzzDecodeCollect
 fuzzer fuzz FuzzRecordedSplit
 fuzzer fuzz FuzzStreamRoundTrip
@@ -310,4 +305,9 @@ fuzzer scenarios FuzzParse
 fuzzer serve FuzzGradeBody
 fuzzer serve FuzzHandler
 fuzzer sse FuzzDecoder
+fuzzer tools FuzzFromMCP
+fuzzer tools FuzzSanitize
+fuzzer tools FuzzValidate
 fuzzer tools/names FuzzMap
+fuzzer tools/schema FuzzCompile
+fuzzer tools/schema FuzzDecodeDeep

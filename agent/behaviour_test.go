@@ -20,9 +20,10 @@ import (
 	"github.com/toolconform/conform/agent/fakeprovider"
 	"github.com/toolconform/conform/core"
 	"github.com/toolconform/conform/providers"
+	"github.com/toolconform/conform/tools"
 )
 
-func runLoop(t *testing.T, protocol string, mode agent.Mode, stream bool, reg *core.Registry, turns []turn, edit func(*agent.Loop)) (*agent.Outcome, *fakeprovider.Server, error) {
+func runLoop(t *testing.T, protocol string, mode agent.Mode, stream bool, reg *tools.Registry, turns []turn, edit func(*agent.Loop)) (*agent.Outcome, *fakeprovider.Server, error) {
 	t.Helper()
 	adapter, err := providers.Lookup(protocol)
 	if err != nil {
@@ -59,7 +60,7 @@ func TestRefusedApproval(t *testing.T) {
 					{text: "I did not delete it."},
 				}
 				out, srv, err := runLoop(t, protocol, mode, protocol == "anthropic", f.reg, turns, func(l *agent.Loop) {
-					l.Approve = func(ctx context.Context, c core.Call, risk core.Risk) (bool, error) {
+					l.Approve = func(ctx context.Context, c core.Call, risk tools.Risk) (bool, error) {
 						asked = append(asked, fmt.Sprintf("%s %s %s", c.Name, c.Arguments, risk))
 						return false, nil
 					}
@@ -94,7 +95,7 @@ func TestRefusedApproval(t *testing.T) {
 // a policy can ask for read-only calls too.
 func TestApprovedRuns(t *testing.T) {
 	f := newFixture(t)
-	var asked []core.Risk
+	var asked []tools.Risk
 	turns := []turn{
 		{calls: []core.Call{
 			{ID: "call00001", Name: "get_weather", Arguments: json.RawMessage(`{"city":"Oslo"}`)},
@@ -103,8 +104,8 @@ func TestApprovedRuns(t *testing.T) {
 		{text: "done"},
 	}
 	_, _, err := runLoop(t, "openai-chat", agent.ModeNative, false, f.reg, turns, func(l *agent.Loop) {
-		l.Policy = agent.ApprovalPolicy{core.RiskReadOnly: true, core.RiskDestructive: true}
-		l.Approve = func(ctx context.Context, c core.Call, risk core.Risk) (bool, error) {
+		l.Policy = agent.ApprovalPolicy{tools.RiskReadOnly: true, tools.RiskDestructive: true}
+		l.Approve = func(ctx context.Context, c core.Call, risk tools.Risk) (bool, error) {
 			asked = append(asked, risk)
 			return true, nil
 		}
@@ -112,7 +113,7 @@ func TestApprovedRuns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]core.Risk{core.RiskReadOnly, core.RiskDestructive}, asked); diff != "" {
+	if diff := cmp.Diff([]tools.Risk{tools.RiskReadOnly, tools.RiskDestructive}, asked); diff != "" {
 		t.Errorf("approvals (-want +got):\n%s", diff)
 	}
 	if f.deletes.Load() != 1 || f.weather.Load() != 1 {
@@ -127,7 +128,7 @@ func TestApproveError(t *testing.T) {
 	boom := errors.New("approval service down")
 	turns := []turn{{calls: []core.Call{{ID: "call00001", Name: "delete_file", Arguments: json.RawMessage(`{"path":"x"}`)}}}}
 	_, _, err := runLoop(t, "anthropic", agent.ModeNative, false, f.reg, turns, func(l *agent.Loop) {
-		l.Approve = func(context.Context, core.Call, core.Risk) (bool, error) { return false, boom }
+		l.Approve = func(context.Context, core.Call, tools.Risk) (bool, error) { return false, boom }
 	})
 	if !errors.Is(err, boom) || f.deletes.Load() != 0 {
 		t.Fatalf("got %v with %d deletes, want the callback's error and none", err, f.deletes.Load())
@@ -141,17 +142,17 @@ func TestApproveError(t *testing.T) {
 func TestParallelResultsInCallOrder(t *testing.T) {
 	for _, protocol := range providers.Names() {
 		t.Run(protocol, func(t *testing.T) {
-			reg := core.NewRegistry()
+			reg := tools.NewRegistry()
 			var started sync.WaitGroup
 			started.Add(3)
-			tool, err := core.NewTool("wait", "Waits.", func(ctx context.Context, in struct {
+			tool, err := tools.NewTool("wait", "Waits.", func(ctx context.Context, in struct {
 				MS int `json:"ms"`
 			}) (map[string]int, error) {
 				started.Done()
 				started.Wait() // all three must be running at once
 				time.Sleep(time.Duration(in.MS) * time.Millisecond)
 				return map[string]int{"ms": in.MS}, nil
-			}, core.WithRisk(core.RiskReadOnly))
+			}, tools.WithRisk(tools.RiskReadOnly))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -163,7 +164,7 @@ func TestParallelResultsInCallOrder(t *testing.T) {
 				calls = append(calls, core.Call{ID: fmt.Sprintf("callPAR0%d", i+1), Name: "wait", Arguments: json.RawMessage(fmt.Sprintf(`{"ms":%d}`, ms))})
 			}
 			out, srv, err := runLoop(t, protocol, agent.ModeNative, true, reg, []turn{{calls: calls}, {text: "ok"}}, func(l *agent.Loop) {
-				l.Exec = core.ExecOptions{Concurrency: 3, Timeout: 5 * time.Second}
+				l.Exec = tools.ExecOptions{Concurrency: 3, Timeout: 5 * time.Second}
 			})
 			if err != nil {
 				t.Fatalf("Run: %v\n%s", err, traceText(out))
@@ -363,10 +364,10 @@ const cancelBound = 2 * time.Second
 // no goroutine is left behind.
 func TestCancelDuringSlowTool(t *testing.T) {
 	base := runtime.NumGoroutine()
-	reg := core.NewRegistry()
+	reg := tools.NewRegistry()
 	running := make(chan struct{})
 	toolDone := make(chan struct{})
-	slow, err := core.NewTool("slow", "Takes forever.", func(ctx context.Context, in struct{}) (struct{}, error) {
+	slow, err := tools.NewTool("slow", "Takes forever.", func(ctx context.Context, in struct{}) (struct{}, error) {
 		defer close(toolDone)
 		close(running)
 		select {
@@ -375,7 +376,7 @@ func TestCancelDuringSlowTool(t *testing.T) {
 		case <-time.After(time.Minute):
 			return struct{}{}, nil
 		}
-	}, core.WithRisk(core.RiskReadOnly))
+	}, tools.WithRisk(tools.RiskReadOnly))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -508,20 +509,20 @@ func TestTruncatedCallsNeverRun(t *testing.T) {
 func TestSideEffectsRunInOrder(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
-		risk     core.Risk
+		risk     tools.Risk
 		parallel *bool
 		wantMax  int32
 	}{
-		{"side effects", core.RiskSideEffects, nil, 1},
-		{"read-only with parallel_tool_calls false", core.RiskReadOnly, new(false), 1},
-		{"read-only", core.RiskReadOnly, nil, 3},
+		{"side effects", tools.RiskSideEffects, nil, 1},
+		{"read-only with parallel_tool_calls false", tools.RiskReadOnly, new(false), 1},
+		{"read-only", tools.RiskReadOnly, nil, 3},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			reg := core.NewRegistry()
+			reg := tools.NewRegistry()
 			var mu sync.Mutex
 			var order []int
 			var now, peak atomic.Int32
-			tool, err := core.NewTool("step", "A step.", func(ctx context.Context, in struct {
+			tool, err := tools.NewTool("step", "A step.", func(ctx context.Context, in struct {
 				N int `json:"n"`
 			}) (struct{}, error) {
 				if v := now.Add(1); v > peak.Load() {
@@ -533,7 +534,7 @@ func TestSideEffectsRunInOrder(t *testing.T) {
 				mu.Unlock()
 				now.Add(-1)
 				return struct{}{}, nil
-			}, core.WithRisk(tc.risk))
+			}, tools.WithRisk(tc.risk))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -544,7 +545,7 @@ func TestSideEffectsRunInOrder(t *testing.T) {
 			}
 			_, _, err = runLoop(t, "openai-chat", agent.ModeNative, false, reg, []turn{{calls: calls}, {text: "ok"}}, func(l *agent.Loop) {
 				l.ParallelToolCalls = tc.parallel
-				l.Exec = core.ExecOptions{Concurrency: 3}
+				l.Exec = tools.ExecOptions{Concurrency: 3}
 			})
 			if err != nil {
 				t.Fatal(err)

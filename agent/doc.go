@@ -7,7 +7,7 @@
 // # Modes and strategies
 //
 // A Strategy formats the canonical request for its Mode, extracts an
-// Extraction from the response and validates each call (a core.Validation):
+// Extraction from the response and validates each call (a tools.Validation):
 //
 //   - ModeNative sends Request.Tools through the provider's own tool
 //     calling. When a response has no native calls but its text holds a

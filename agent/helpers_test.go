@@ -9,6 +9,7 @@ import (
 
 	"github.com/toolconform/conform/agent"
 	"github.com/toolconform/conform/core"
+	"github.com/toolconform/conform/tools"
 )
 
 type weatherIn struct {
@@ -31,28 +32,28 @@ type deleteOut struct {
 // fixture is a registry with a read-only weather tool and a destructive
 // delete tool, counting the runs of each.
 type fixture struct {
-	reg              *core.Registry
+	reg              *tools.Registry
 	weather, deletes atomic.Int32
 }
 
 func newFixture(t testing.TB) *fixture {
 	t.Helper()
-	f := &fixture{reg: core.NewRegistry()}
-	w, err := core.NewTool("get_weather", "Current weather in a city.", func(ctx context.Context, in weatherIn) (weatherOut, error) {
+	f := &fixture{reg: tools.NewRegistry()}
+	w, err := tools.NewTool("get_weather", "Current weather in a city.", func(ctx context.Context, in weatherIn) (weatherOut, error) {
 		f.weather.Add(1)
 		return weatherOut{City: in.City, TempC: 21}, nil
-	}, core.WithRisk(core.RiskReadOnly))
+	}, tools.WithRisk(tools.RiskReadOnly))
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := core.NewTool("delete_file", "Delete a file.", func(ctx context.Context, in deleteIn) (deleteOut, error) {
+	d, err := tools.NewTool("delete_file", "Delete a file.", func(ctx context.Context, in deleteIn) (deleteOut, error) {
 		f.deletes.Add(1)
 		return deleteOut{Deleted: true}, nil
-	}, core.WithRisk(core.RiskDestructive))
+	}, tools.WithRisk(tools.RiskDestructive))
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, tool := range []*core.Tool{w, d} {
+	for _, tool := range []*tools.Tool{w, d} {
 		if err := f.reg.Add(tool); err != nil {
 			t.Fatal(err)
 		}

@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/toolconform/conform/core"
+	"github.com/toolconform/conform/tools"
 	"github.com/toolconform/conform/tools/command"
 	"github.com/toolconform/conform/tools/sandbox"
 )
@@ -36,15 +37,15 @@ var ErrSandboxRequired = command.ErrSandboxRequired
 var ErrIncomplete = errors.New("response has incomplete calls")
 
 // ApprovalPolicy says which risk levels need approval before a call runs.
-type ApprovalPolicy map[core.Risk]bool
+type ApprovalPolicy map[tools.Risk]bool
 
 // DefaultPolicy asks for approval of destructive calls only.
-func DefaultPolicy() ApprovalPolicy { return ApprovalPolicy{core.RiskDestructive: true} }
+func DefaultPolicy() ApprovalPolicy { return ApprovalPolicy{tools.RiskDestructive: true} }
 
 // ApproveFunc is asked before a call whose tool's risk the policy names.
 // It returns false to refuse; the refusal is sent to the model as an error
 // result. An error ends the loop.
-type ApproveFunc func(ctx context.Context, call core.Call, risk core.Risk) (bool, error)
+type ApproveFunc func(ctx context.Context, call core.Call, risk tools.Risk) (bool, error)
 
 // Loop runs a conversation with a model and a registry of tools: it calls
 // the model, runs the calls it asks for, sends the results back, and
@@ -56,7 +57,7 @@ type ApproveFunc func(ctx context.Context, call core.Call, risk core.Risk) (bool
 type Loop struct {
 	Adapter  core.Adapter
 	Endpoint Endpoint
-	Registry *core.Registry
+	Registry *tools.Registry
 	Model    string
 	// Mode is how tools are offered; "" means ModeAuto.
 	Mode Mode
@@ -79,7 +80,7 @@ type Loop struct {
 	// once (up to Exec.Concurrency) when all are read-only and
 	// ParallelToolCalls is not false; otherwise one at a time, in order.
 	// Results are always in call order.
-	Exec core.ExecOptions
+	Exec tools.ExecOptions
 	// Policy names the risk levels that need approval; nil means
 	// DefaultPolicy. Approve is asked for those calls; a nil Approve
 	// refuses them all.
@@ -361,7 +362,7 @@ func (l *Loop) runCalls(ctx context.Context, step int, strat Strategy, policy Ap
 // sandboxed reports whether a call of t in ctx would run in a sandbox:
 // only a tool that runs a program, and says so through its Program's
 // Sandboxed method (tools/command does), can.
-func sandboxed(ctx context.Context, t *core.Tool) bool {
+func sandboxed(ctx context.Context, t *tools.Tool) bool {
 	f, ok := t.Program().(interface{ Sandboxed(context.Context) bool })
 	return ok && f.Sandboxed(ctx)
 }
@@ -375,7 +376,7 @@ func (l *Loop) parallel(calls []core.Call) bool {
 		return false
 	}
 	for _, c := range calls {
-		if t, ok := l.Registry.Lookup(c.Name); !ok || t.Risk() != core.RiskReadOnly {
+		if t, ok := l.Registry.Lookup(c.Name); !ok || t.Risk() != tools.RiskReadOnly {
 			return false
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/toolconform/conform/core"
+	"github.com/toolconform/conform/tools"
 	"github.com/toolconform/conform/tools/names"
 )
 
@@ -14,7 +15,7 @@ import (
 // common rule ^[a-zA-Z0-9_-]{1,64}$; a provider with a narrower one
 // (Cohere: no dash, no leading digit; Gemini: no leading digit) sees them
 // renamed, and its calls are read back under the registry's names.
-func wireNames(a core.Adapter, reg *core.Registry) *names.Mapping {
+func wireNames(a core.Adapter, reg *tools.Registry) *names.Mapping {
 	rules, ok := names.For(a)
 	if !ok || reg == nil {
 		return nil

@@ -12,6 +12,7 @@ import (
 	"github.com/toolconform/conform/agent/fakeprovider"
 	"github.com/toolconform/conform/core"
 	"github.com/toolconform/conform/providers"
+	"github.com/toolconform/conform/tools"
 )
 
 // TestLoopWireNames: a registry name the provider's rules refuse travels
@@ -34,15 +35,15 @@ func TestLoopWireNames(t *testing.T) {
 				t.Fatal(err)
 			}
 			var ran atomic.Int32
-			tool, err := core.NewRawTool(tt.tool, "a tool", json.RawMessage(`{"type":"object","properties":{"q":{"type":"string"}}}`),
+			tool, err := tools.NewRawTool(tt.tool, "a tool", json.RawMessage(`{"type":"object","properties":{"q":{"type":"string"}}}`),
 				func(context.Context, json.RawMessage) (json.RawMessage, error) {
 					ran.Add(1)
 					return json.RawMessage(`{"ok":true}`), nil
-				}, core.WithRisk(core.RiskReadOnly))
+				}, tools.WithRisk(tools.RiskReadOnly))
 			if err != nil {
 				t.Fatal(err)
 			}
-			reg := core.NewRegistry()
+			reg := tools.NewRegistry()
 			if err := reg.Add(tool); err != nil {
 				t.Fatal(err)
 			}

@@ -24,6 +24,7 @@ import (
 	"github.com/toolconform/conform/providers"
 	"github.com/toolconform/conform/scenarios"
 	"github.com/toolconform/conform/serve"
+	"github.com/toolconform/conform/tools"
 	"github.com/toolconform/conform/tools/command"
 	"github.com/toolconform/conform/tools/sandbox"
 )
@@ -74,7 +75,7 @@ func TestLoopSandboxedPrograms(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	reg := core.NewRegistry()
+	reg := tools.NewRegistry()
 	empty := json.RawMessage(`{"type":"object"}`)
 	programs := map[string][]string{
 		"connect": {"net", ln.Addr().String()},
@@ -85,7 +86,7 @@ func TestLoopSandboxedPrograms(t *testing.T) {
 		"hold":    {"hold"},
 	}
 	for name, args := range programs {
-		tool, err := command.New(name, "test program", empty, command.Program{Argv: append([]string{prog}, args...)}, core.WithRisk(core.RiskReadOnly))
+		tool, err := command.New(name, "test program", empty, command.Program{Argv: append([]string{prog}, args...)}, tools.WithRisk(tools.RiskReadOnly))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -94,10 +95,10 @@ func TestLoopSandboxedPrograms(t *testing.T) {
 		}
 	}
 	var deleted atomic.Int32
-	del, err := core.NewTool("delete_file", "Delete a file.", func(ctx context.Context, in deleteIn) (deleteOut, error) {
+	del, err := tools.NewTool("delete_file", "Delete a file.", func(ctx context.Context, in deleteIn) (deleteOut, error) {
 		deleted.Add(1)
 		return deleteOut{Deleted: true}, nil
-	}, core.WithRisk(core.RiskDestructive))
+	}, tools.WithRisk(tools.RiskDestructive))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,11 +138,11 @@ func TestLoopSandboxedPrograms(t *testing.T) {
 		Model:    "fake-model",
 		Mode:     agent.ModeNative,
 		Stream:   true,
-		Exec:     core.ExecOptions{Timeout: 3 * time.Second, Concurrency: len(calls)},
-		Approve:  func(context.Context, core.Call, core.Risk) (bool, error) { return true, nil },
+		Exec:     tools.ExecOptions{Timeout: 3 * time.Second, Concurrency: len(calls)},
+		Approve:  func(context.Context, core.Call, tools.Risk) (bool, error) { return true, nil },
 		Sandbox: command.Config{
 			Default: &policy,
-			Require: map[core.Risk]bool{core.RiskDestructive: true},
+			Require: map[tools.Risk]bool{tools.RiskDestructive: true},
 			Observe: func(c core.Call, _ sandbox.Report) {
 				mu.Lock()
 				defer mu.Unlock()
@@ -238,11 +239,11 @@ func callsScenario(t *testing.T, calls []core.Call) *scenarios.Scenario {
 func TestLoopSandboxUnavailable(t *testing.T) {
 	marker := filepath.Join(t.TempDir(), "ran")
 	tool, err := command.New("touch", "test program", json.RawMessage(`{"type":"object"}`),
-		command.Program{Argv: []string{"/bin/sh", "-c", "echo ran > " + marker}}, core.WithRisk(core.RiskReadOnly))
+		command.Program{Argv: []string{"/bin/sh", "-c", "echo ran > " + marker}}, tools.WithRisk(tools.RiskReadOnly))
 	if err != nil {
 		t.Fatal(err)
 	}
-	reg := core.NewRegistry()
+	reg := tools.NewRegistry()
 	if err := reg.Add(tool); err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/toolconform/conform/core"
 	"github.com/toolconform/conform/providers/openaichat"
+	"github.com/toolconform/conform/tools"
 )
 
 // Mode is how tools are offered to a model.
@@ -51,7 +52,7 @@ type Strategy interface {
 	// Extract reads a response to a request built from req.
 	Extract(req *core.Request, resp *core.Response) (Extraction, error)
 	// Validate checks one extracted call.
-	Validate(reg *core.Registry, call core.Call) core.Validation
+	Validate(reg *tools.Registry, call core.Call) tools.Validation
 }
 
 // NewStrategy returns the strategy of a concrete mode. ModeAuto is an
@@ -106,7 +107,9 @@ func (native) Extract(req *core.Request, resp *core.Response) (Extraction, error
 	return textExtract(resp.Text(), readOpts{tools: toolNames(req), tagsOnly: true})
 }
 
-func (native) Validate(reg *core.Registry, call core.Call) core.Validation { return reg.Validate(call) }
+func (native) Validate(reg *tools.Registry, call core.Call) tools.Validation {
+	return reg.Validate(call)
+}
 
 // textual offers the tools in the system prompt and reads the calls from
 // the text; validate says whether calls are checked against their schema
@@ -147,7 +150,7 @@ func (textual) Extract(req *core.Request, resp *core.Response) (Extraction, erro
 	return ex, nil
 }
 
-func (t textual) Validate(reg *core.Registry, call core.Call) core.Validation {
+func (t textual) Validate(reg *tools.Registry, call core.Call) tools.Validation {
 	if t.validate {
 		return reg.Validate(call)
 	}
@@ -166,26 +169,26 @@ func textExtract(text string, o readOpts) (Extraction, error) {
 
 // parseOnly checks that a call's arguments are a JSON object, without its
 // schema (ModeParsed).
-func parseOnly(call core.Call) core.Validation {
+func parseOnly(call core.Call) tools.Validation {
 	args := bytes.TrimSpace(call.Arguments)
 	if len(args) == 0 || string(args) == "null" {
-		return core.Validation{Valid: true, Arguments: json.RawMessage("{}")}
+		return tools.Validation{Valid: true, Arguments: json.RawMessage("{}")}
 	}
 	var v any
 	d := json.NewDecoder(bytes.NewReader(args))
 	if err := d.Decode(&v); err != nil {
 		msg := fmt.Sprintf("arguments of %q are not valid JSON: %v", call.Name, jsonFault(string(args), err))
-		return core.Validation{Message: msg, Arguments: bytes.Clone(call.Arguments),
-			Problems: []core.Problem{{Message: msg}}, Err: fmt.Errorf("parse call %q: %w", call.Name, core.ErrMalformedArguments)}
+		return tools.Validation{Message: msg, Arguments: bytes.Clone(call.Arguments),
+			Problems: []tools.Problem{{Message: msg}}, Err: fmt.Errorf("parse call %q: %w", call.Name, tools.ErrMalformedArguments)}
 	}
 	if _, ok := v.(map[string]any); !ok || d.More() {
 		msg := fmt.Sprintf("arguments of %q are not one JSON object", call.Name)
-		return core.Validation{Message: msg, Arguments: bytes.Clone(call.Arguments),
-			Problems: []core.Problem{{Message: msg}}, Err: fmt.Errorf("parse call %q: %w", call.Name, core.ErrInvalidArguments)}
+		return tools.Validation{Message: msg, Arguments: bytes.Clone(call.Arguments),
+			Problems: []tools.Problem{{Message: msg}}, Err: fmt.Errorf("parse call %q: %w", call.Name, tools.ErrInvalidArguments)}
 	}
 	var b bytes.Buffer
 	_ = json.Compact(&b, args) // args decoded above, so it is JSON
-	return core.Validation{Valid: true, Arguments: b.Bytes()}
+	return tools.Validation{Valid: true, Arguments: b.Bytes()}
 }
 
 // textInstructions is the system prompt that offers the tools as text.
@@ -522,7 +525,7 @@ func (structured) Extract(req *core.Request, resp *core.Response) (Extraction, e
 // Validate undoes the strict rewrite before checking: strict mode makes
 // optional properties nullable, so a top-level null for a property the
 // tool does not require means "absent" and is dropped.
-func (structured) Validate(reg *core.Registry, call core.Call) core.Validation {
+func (structured) Validate(reg *tools.Registry, call core.Call) tools.Validation {
 	if t, ok := reg.Lookup(call.Name); ok {
 		call.Arguments = dropOptionalNulls(t.InputSchema(), call.Arguments)
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/toolconform/conform/core"
+	"github.com/toolconform/conform/tools"
 	"github.com/toolconform/conform/tools/sandbox"
 )
 
@@ -31,15 +32,15 @@ const (
 // Entry is one thing that happened in a Run, at a step (1 for the first
 // model call).
 type Entry struct {
-	Step       int              `json:"step"`
-	Kind       EntryKind        `json:"kind"`
-	Request    *core.Request    `json:"request,omitempty"`
-	Removed    []string         `json:"removed,omitempty"`
-	Response   *core.Response   `json:"response,omitempty"`
-	Call       *core.Call       `json:"call,omitempty"`
-	Validation *core.Validation `json:"validation,omitempty"`
-	Result     *core.Result     `json:"result,omitempty"`
-	Sandbox    *sandbox.Report  `json:"sandbox,omitempty"`
+	Step       int               `json:"step"`
+	Kind       EntryKind         `json:"kind"`
+	Request    *core.Request     `json:"request,omitempty"`
+	Removed    []string          `json:"removed,omitempty"`
+	Response   *core.Response    `json:"response,omitempty"`
+	Call       *core.Call        `json:"call,omitempty"`
+	Validation *tools.Validation `json:"validation,omitempty"`
+	Result     *core.Result      `json:"result,omitempty"`
+	Sandbox    *sandbox.Report   `json:"sandbox,omitempty"`
 	// Text is the answer, scratchpad or malformed text; on a call entry,
 	// a note that the loop replaced the call's id (a duplicate); on a
 	// refusal for want of a sandbox, the reason.

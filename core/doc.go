@@ -1,13 +1,14 @@
-// Package core is the vocabulary of conform: tools and their registry, calls
-// and results, the canonical conversation (Request, Message, Response), the
-// canonical stream Event, the streaming Buffer that reassembles tool calls
-// from chunks, and the Adapter interface every wire protocol implements.
+// Package core is the vocabulary of conform: calls and results, the
+// canonical conversation (Request, Message, Response), the canonical stream
+// Event, the streaming Buffer that reassembles tool calls from chunks,
+// Collect, history checks, the Adapter interface every wire protocol
+// implements, features, the tool-name rule every provider accepts, and the
+// limits (Limits, MaxDepth).
 //
-// The design decisions of the tool side (schemas, names, validation,
-// execution) are written in tool_doc.go, and those of the streaming Buffer
-// (one decision per stream-level failure mode) in buffer_doc.go.
+// The tool runtime (Tool, Registry, validation, execution) is package
+// tools, above core. The design decisions of the streaming Buffer (one
+// decision per stream-level failure mode) are written in buffer_doc.go.
 //
 // core imports only the standard library and its own sub-packages
-// (core/schema for schema inference and validation, core/repair for JSON
-// repair).
+// (core/repair for JSON repair); TestImports keeps it so.
 package core

@@ -15,10 +15,12 @@ const SingleCallIndex = -1
 
 // The sentinel errors of the limits a Buffer and Collect enforce. Each
 // error returned for a limit wraps one of them, so callers can branch with
-// errors.Is. A call whose arguments would grow beyond Limits.MaxArgBytes is
-// reported with ErrArgumentsTooLarge, the sentinel validate.go declares for
-// the same condition.
+// errors.Is.
 var (
+	// ErrArgumentsTooLarge reports a call whose arguments would grow
+	// beyond Limits.MaxArgBytes; tools.Validate wraps it too, for
+	// arguments longer than DefaultMaxArgBytes.
+	ErrArgumentsTooLarge = errors.New("arguments too large")
 	// ErrTooManyCalls reports a chunk that would open more calls than
 	// Limits.MaxCalls.
 	ErrTooManyCalls = errors.New("too many tool calls")
@@ -90,19 +92,23 @@ func (l Limits) withDefaults() Limits {
 // reads or writes anywhere: in arguments, schemas, repair, provider bodies
 // and decode's output. Real tool arguments and schemas stay within a few
 // dozen levels; the bound keeps every recursive reader's stack and every
-// indented rendering small. core/repair and core/schema enforce the same
+// indented rendering small. core/repair and tools/schema enforce the same
 // constant (repair.MaxDepth).
 const MaxDepth = jsondepth.Max
 
 // ErrTooDeep reports JSON nested deeper than MaxDepth. Errors from
-// core/repair and core/schema for the same condition wrap it too.
+// core/repair and tools/schema for the same condition wrap it too.
 var ErrTooDeep = jsondepth.ErrTooDeep
+
+// DepthError is the error CheckDepth returns: Offset is the byte offset of
+// the bracket that opens level MaxDepth+1.
+type DepthError = jsondepth.Error
 
 // CheckDepth reports whether data nests arrays and objects deeper than
 // MaxDepth, without recursion: it counts brackets outside strings (a
 // closer without an opener is ignored) and returns an error wrapping
-// ErrTooDeep that names the byte offset of the bracket that goes one level
-// too deep. It does not check that data is
+// ErrTooDeep, a *DepthError naming the byte offset of the bracket that goes
+// one level too deep. It does not check that data is
 // valid JSON.
 func CheckDepth(data []byte) error {
 	return jsondepth.Check(data, false)

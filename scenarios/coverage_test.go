@@ -46,7 +46,7 @@ var notApplicable = []struct {
 	{"B13", "openai-responses anthropic gemini cohere bedrock mistral ollama", "Azure content-filter chunks exist only in Azure Chat Completions"},
 	{"C04", "anthropic gemini bedrock ollama", "arguments are a JSON object on the wire already"},
 	{"C07", "openai-chat openai-responses anthropic gemini cohere bedrock mistral ollama",
-		"a value of the wrong type against the schema is argument validation's job (core/schema), not a wire adapter's"},
+		"a value of the wrong type against the schema is argument validation's job (tools/schema), not a wire adapter's"},
 	{"D01", "openai-chat openai-responses anthropic cohere bedrock mistral", "the protocol always sends call ids"},
 	{"D02", "openai-chat openai-responses anthropic cohere bedrock mistral ollama", "Gemini functionResponse ids; ids round-trip in every history case of this protocol"},
 	{"E03", "openai-chat openai-responses anthropic gemini cohere bedrock mistral ollama", "an over-strict client-side validator, not a wire adapter"},

@@ -19,6 +19,7 @@ import (
 	"github.com/toolconform/conform/record"
 	"github.com/toolconform/conform/serve"
 	"github.com/toolconform/conform/sse"
+	"github.com/toolconform/conform/tools"
 )
 
 // readmeLimits are the constants the README's table of limits names, with
@@ -44,8 +45,8 @@ var readmeLimits = map[string]int{
 	"record.DefaultMaxBody":               record.DefaultMaxBody,
 	"cassettes.MaxFileSize":               cassettes.MaxFileSize,
 	"cassettes.MaxBodySize":               cassettes.MaxBodySize,
-	"core.MaxSchemaBytes":                 core.MaxSchemaBytes,
-	"core.DefaultMaxOutputBytes":          core.DefaultMaxOutputBytes,
+	"tools.MaxSchemaBytes":                tools.MaxSchemaBytes,
+	"tools.DefaultMaxOutputBytes":         tools.DefaultMaxOutputBytes,
 }
 
 // TestReadmeLimits reads the table of limits in README.md and checks each

@@ -16,6 +16,7 @@ import (
 
 	"github.com/toolconform/conform/core"
 	"github.com/toolconform/conform/providers"
+	"github.com/toolconform/conform/tools"
 	"github.com/toolconform/conform/tools/mcp"
 	"github.com/toolconform/conform/tools/names"
 )
@@ -241,7 +242,7 @@ func checkTools(defs []toolDef, protocols []string, strict bool) ([]toolVerdict,
 	invalid := make([]error, len(defs))
 	for i, d := range defs {
 		all[i] = d.Name
-		_, invalid[i] = core.FromMCP(mustJSON(d), refuseRun, core.WithNameMapper(core.NewNameMapper()))
+		_, invalid[i] = tools.FromMCP(mustJSON(d), refuseRun, tools.WithNameMapper(tools.NewNameMapper()))
 	}
 	var out []toolVerdict
 	for _, p := range protocols {
@@ -265,7 +266,7 @@ func checkTools(defs []toolDef, protocols []string, strict bool) ([]toolVerdict,
 }
 
 // checkTool gives one tool's verdict for one protocol. invalid is the
-// error of core.FromMCP for the definition: a schema that is not a valid
+// error of tools.FromMCP for the definition: a schema that is not a valid
 // object schema is refused by every protocol.
 func checkTool(adapter core.Adapter, protocol string, rules core.NameRules, mapping *names.Mapping, d toolDef, invalid error, strict bool) toolVerdict {
 	v := toolVerdict{Protocol: protocol, Tool: d.Name, Verdict: verdictAccepted, WireName: d.Name}
@@ -309,7 +310,7 @@ func checkTool(adapter core.Adapter, protocol string, rules core.NameRules, mapp
 }
 
 // refuseRun is the handler of the tools conform tools builds to check
-// their definitions with core.FromMCP; they are never run.
+// their definitions with tools.FromMCP; they are never run.
 func refuseRun(context.Context, json.RawMessage) (json.RawMessage, error) {
 	return nil, errors.New("conform tools checks definitions and runs no tool")
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/toolconform/conform/agent/fakeprovider"
 	"github.com/toolconform/conform/core"
 	"github.com/toolconform/conform/providers"
+	"github.com/toolconform/conform/tools"
 )
 
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
@@ -74,7 +75,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "agent: %v\n", err)
 		return 2
 	}
-	reg, err := tools()
+	reg, err := newRegistry()
 	if err != nil {
 		fmt.Fprintf(stderr, "agent: %v\n", err)
 		return 1
@@ -89,7 +90,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		Mode:         mode,
 		Capabilities: caps,
 		Stream:       *stream,
-		Exec:         core.ExecOptions{Timeout: 5 * time.Second},
+		Exec:         tools.ExecOptions{Timeout: 5 * time.Second},
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -107,24 +108,24 @@ func run(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// tools registers a read-only weather tool and a unit converter.
-func tools() (*core.Registry, error) {
-	weather, err := core.NewTool("get_weather", "Current temperature in a city.",
+// newRegistry registers a read-only weather tool and a unit converter.
+func newRegistry() (*tools.Registry, error) {
+	weather, err := tools.NewTool("get_weather", "Current temperature in a city.",
 		func(ctx context.Context, in weatherIn) (weatherOut, error) {
 			return weatherOut{City: in.City, TempC: 22}, nil
-		}, core.WithRisk(core.RiskReadOnly))
+		}, tools.WithRisk(tools.RiskReadOnly))
 	if err != nil {
 		return nil, err
 	}
-	convert, err := core.NewTool("to_fahrenheit", "Converts Celsius to Fahrenheit.",
+	convert, err := tools.NewTool("to_fahrenheit", "Converts Celsius to Fahrenheit.",
 		func(ctx context.Context, in convertIn) (convertOut, error) {
 			return convertOut{Fahrenheit: in.Celsius*9/5 + 32}, nil
-		}, core.WithRisk(core.RiskReadOnly))
+		}, tools.WithRisk(tools.RiskReadOnly))
 	if err != nil {
 		return nil, err
 	}
-	reg := core.NewRegistry()
-	for _, t := range []*core.Tool{weather, convert} {
+	reg := tools.NewRegistry()
+	for _, t := range []*tools.Tool{weather, convert} {
 		if err := reg.Add(t); err != nil {
 			return nil, err
 		}

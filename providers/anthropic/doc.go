@@ -27,7 +27,7 @@
 //     beside this package's sentinel; the next-message rule and ids unique
 //     over the whole conversation are Anthropic's own.
 //   - E01, E02: a tool name outside ^[a-zA-Z0-9_-]{1,64}$ is refused,
-//     naming the tool (core.NameMapper maps such names).
+//     naming the tool (tools.NameMapper maps such names).
 //   - G05: tool_result blocks are reordered into the order of the preceding
 //     tool_use blocks and written before any text of the turn. Reordering
 //     was chosen over an error because the pairing is by id and unambiguous;

@@ -377,7 +377,7 @@ func ownSentinel(he *core.HistoryError) error {
 // preceding tool_use blocks (G05), whatever their canonical order. Call
 // arguments must be a JSON object (empty means {}), else the error names the
 // message and the call (G09). A tool name outside ^[a-zA-Z0-9_-]{1,64}$ is
-// refused, naming the tool (E01, E02; core.NameMapper maps such names), and
+// refused, naming the tool (E01, E02; tools.NameMapper maps such names), and
 // so is an input schema with oneOf, allOf or anyOf at its top level, which
 // the API answers with a 400 ("input_schema does not support oneOf, allOf,
 // or anyOf at the top level", anthropics/claude-code #5319,

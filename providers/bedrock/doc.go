@@ -122,7 +122,7 @@
 // result, a result without a call id: G01, G02, G03, G06; the
 // *core.HistoryError is wrapped, and checked after the parts so that a
 // fault inside one part is named by its path first), and a tool name
-// outside ^[a-zA-Z0-9_-]{1,64}$ (E01, E02; core.NameMapper maps such
+// outside ^[a-zA-Z0-9_-]{1,64}$ (E01, E02; tools.NameMapper maps such
 // names). Empty and white-space-only text parts are left out of a request
 // (system text, every turn's text and plan parts, tool-result text), since
 // Converse and Anthropic reject such text blocks (G11: "text content blocks

@@ -284,7 +284,7 @@ func nonBlank(parts []core.Part, jsonResults bool) ([]core.Part, bool) {
 }
 
 // checkNames refuses a tool name outside ^[a-zA-Z0-9_-]{1,64}$, which
-// Bedrock rejects with a 400 (E01, E02); core.NameMapper maps such names.
+// Bedrock rejects with a 400 (E01, E02); tools.NameMapper maps such names.
 func checkNames(tools []core.ToolSpec) error {
 	for i, t := range tools {
 		if err := core.CheckName(t.Name); err != nil {

@@ -87,7 +87,7 @@ func (a *Adapter) EncodeRequest(req *core.Request) ([]byte, error) {
 		// Cohere's own alphabet is narrower still (letters, digits and
 		// "_"); the common rule catches the slashes, dots and spaces of
 		// MCP names (E01) and over-long prefixed names (E02) before a
-		// 400. core.NameMapper maps such names.
+		// 400. tools.NameMapper maps such names.
 		if err := core.CheckName(t.Name); err != nil {
 			return nil, fmt.Errorf("cohere: encode request: tools[%d]: %w", i, err)
 		}

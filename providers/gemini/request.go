@@ -143,7 +143,7 @@ func (p *wirePart) UnmarshalJSON(b []byte) error {
 // body and are not written.
 //
 // What Gemini answers with a 400 is refused: a tool name outside
-// ^[a-zA-Z0-9_.:-]{1,64}$ (E01, E02; core.NameMapper maps such names), and
+// ^[a-zA-Z0-9_.:-]{1,64}$ (E01, E02; tools.NameMapper maps such names), and
 // a history that core.CheckHistory faults (G01, G02, G03, G06), such as a
 // call followed by a user turn instead of its result; the
 // *core.HistoryError is wrapped.

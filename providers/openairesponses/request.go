@@ -349,7 +349,7 @@ func validate(msgs []core.Message, base int, stored map[string]bool) error {
 // the whole conversation in input (stateless replay). It fails with a
 // *HistoryError when a function_call has no function_call_output (G07) or
 // an output has no call. A tool name outside ^[a-zA-Z0-9_-]{1,64}$ is
-// refused, naming the tool (E01, E02; core.NameMapper maps such names), and
+// refused, naming the tool (E01, E02; tools.NameMapper maps such names), and
 // so is a tool whose parameters hold one of oaichat.OpenAIRootKeywords
 // (oneOf, anyOf, allOf, enum, const, not) at the top level, which OpenAI
 // answers with a 400. A call id over MaxCallIDLen characters is sent

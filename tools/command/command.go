@@ -12,6 +12,7 @@ import (
 	"syscall"
 
 	"github.com/toolconform/conform/core"
+	"github.com/toolconform/conform/tools"
 	"github.com/toolconform/conform/tools/sandbox"
 )
 
@@ -48,11 +49,11 @@ type Program struct {
 	// MaxOutputBytes bounds standard output, counted while it is read;
 	// past it the program is killed and the run fails with
 	// ErrOutputLimit. Zero means the registry's limit
-	// (ExecOptions.MaxOutputBytes, through core.OutputLimit), or
-	// core.DefaultMaxOutputBytes when the registry sets none.
+	// (ExecOptions.MaxOutputBytes, through tools.OutputLimit), or
+	// tools.DefaultMaxOutputBytes when the registry sets none.
 	MaxOutputBytes int
 
-	risk core.Risk // the tool's, set by New
+	risk tools.Risk // the tool's, set by New
 }
 
 // Config is how the caller of a registry fences program tools: a default
@@ -65,9 +66,9 @@ type Config struct {
 	// Require names the risk levels whose tools must run sandboxed: a
 	// program without a policy, here or its own, is refused with
 	// ErrSandboxRequired before it runs.
-	Require map[core.Risk]bool
+	Require map[tools.Risk]bool
 	// Observe, if set, is called after each sandboxed run with the call
-	// it ran (from core.CallFromContext; zero outside a registry) and
+	// it ran (from tools.CallFromContext; zero outside a registry) and
 	// what the sandbox enforced, once every process of the run is gone
 	// and its working directory removed.
 	Observe func(call core.Call, report sandbox.Report)
@@ -89,8 +90,8 @@ func ConfigFrom(ctx context.Context) Config {
 // New builds a tool that runs p for each call. Arguments are validated
 // against inputSchema first, as for every tool; the registry's timeout
 // cancels the run, which kills every process it started. The tool's
-// Program (core.Tool.Program) is a copy of p.
-func New(name, description string, inputSchema json.RawMessage, p Program, opts ...core.ToolOption) (*core.Tool, error) {
+// Program (tools.Tool.Program) is a copy of p.
+func New(name, description string, inputSchema json.RawMessage, p Program, opts ...tools.ToolOption) (*tools.Tool, error) {
 	if len(p.Argv) == 0 || p.Argv[0] == "" {
 		return nil, fmt.Errorf("command tool %q: empty command line", name)
 	}
@@ -103,8 +104,8 @@ func New(name, description string, inputSchema json.RawMessage, p Program, opts 
 		}
 		return out.Stdout, nil
 	}
-	opts = append([]core.ToolOption{core.WithOrigin("command " + strings.Join(prog.Argv, " ")), core.WithProgram(&prog)}, opts...)
-	t, err := core.NewRawTool(name, description, inputSchema, handler, opts...)
+	opts = append([]tools.ToolOption{tools.WithOrigin("command " + strings.Join(prog.Argv, " ")), tools.WithProgram(&prog)}, opts...)
+	t, err := tools.NewRawTool(name, description, inputSchema, handler, opts...)
 	if err != nil {
 		return nil, err
 	}
@@ -187,10 +188,10 @@ func (p *Program) Run(ctx context.Context, args json.RawMessage) (*Outcome, erro
 	}
 	limit := p.MaxOutputBytes
 	if limit <= 0 {
-		limit = core.OutputLimit(ctx)
+		limit = tools.OutputLimit(ctx)
 	}
 	if limit < 0 {
-		limit = core.DefaultMaxOutputBytes
+		limit = tools.DefaultMaxOutputBytes
 	}
 	stdout := &capped{limit: limit, over: func() { kill(ErrOutputLimit) }}
 	stderr := &capped{limit: MaxStderrBytes}
@@ -204,7 +205,7 @@ func (p *Program) Run(ctx context.Context, args json.RawMessage) (*Outcome, erro
 		}
 	}
 	if out.Sandbox != nil && cfg.Observe != nil {
-		call, _ := core.CallFromContext(ctx)
+		call, _ := tools.CallFromContext(ctx)
 		cfg.Observe(call, *out.Sandbox)
 	}
 	if cause := context.Cause(ctx); err != nil && cause != nil {

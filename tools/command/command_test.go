@@ -21,6 +21,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/toolconform/conform/core"
+	"github.com/toolconform/conform/tools"
 	"github.com/toolconform/conform/tools/command"
 	"github.com/toolconform/conform/tools/sandbox"
 )
@@ -61,10 +62,10 @@ func sandboxOrSkip(t *testing.T, p sandbox.Policy) *sandbox.Policy {
 	return &p
 }
 
-func registry(t *testing.T, tools ...*core.Tool) *core.Registry {
+func registry(t *testing.T, ts ...*tools.Tool) *tools.Registry {
 	t.Helper()
-	r := core.NewRegistry()
-	for _, tool := range tools {
+	r := tools.NewRegistry()
+	for _, tool := range ts {
 		if err := r.Add(tool); err != nil {
 			t.Fatal(err)
 		}
@@ -72,7 +73,7 @@ func registry(t *testing.T, tools ...*core.Tool) *core.Registry {
 	return r
 }
 
-func mustTool(t *testing.T, name string, p command.Program, opts ...core.ToolOption) *core.Tool {
+func mustTool(t *testing.T, name string, p command.Program, opts ...tools.ToolOption) *tools.Tool {
 	t.Helper()
 	tool, err := command.New(name, "test tool", citySchema, p, opts...)
 	if err != nil {
@@ -137,7 +138,7 @@ func TestOutputLimit(t *testing.T) {
 // registry's MaxOutputBytes is the program's limit.
 func TestRegistryOutputLimit(t *testing.T) {
 	reg := registry(t, mustTool(t, "flood", command.Program{Argv: []string{prog, "flood"}}))
-	res := reg.ExecuteWith(context.Background(), core.Call{ID: "1", Name: "flood", Arguments: json.RawMessage(`{"city":"x"}`)}, core.ExecOptions{MaxOutputBytes: 1000})
+	res := reg.ExecuteWith(context.Background(), core.Call{ID: "1", Name: "flood", Arguments: json.RawMessage(`{"city":"x"}`)}, tools.ExecOptions{MaxOutputBytes: 1000})
 	if want := `tool "flood" failed: program output passed the limit: 1000 bytes`; !res.IsError || res.Text() != want {
 		t.Errorf("got %q, want %q", res.Text(), want)
 	}
@@ -239,7 +240,7 @@ func TestSandboxThroughRegistry(t *testing.T) {
 		Default: policy,
 		Observe: func(c core.Call, r sandbox.Report) { reports[c.ID] = r },
 	})
-	res := reg.ExecuteWith(ctx, core.Call{ID: "c1", Name: "connect", Arguments: json.RawMessage(`{"city":"x"}`)}, core.ExecOptions{Concurrency: 1})
+	res := reg.ExecuteWith(ctx, core.Call{ID: "c1", Name: "connect", Arguments: json.RawMessage(`{"city":"x"}`)}, tools.ExecOptions{Concurrency: 1})
 	if want := `tool "connect" failed: exited with status 3: denied: ENETUNREACH`; !res.IsError || res.Text() != want {
 		t.Errorf("connect: got %q, want %q", res.Text(), want)
 	}
@@ -275,7 +276,7 @@ func TestRegistryTimeout(t *testing.T) {
 		workDir = r.WorkDir
 		ended <- c
 	}})
-	res := reg.ExecuteWith(ctx, core.Call{ID: "h1", Name: "hold", Arguments: json.RawMessage(`{"city":"x"}`)}, core.ExecOptions{Timeout: 500 * time.Millisecond})
+	res := reg.ExecuteWith(ctx, core.Call{ID: "h1", Name: "hold", Arguments: json.RawMessage(`{"city":"x"}`)}, tools.ExecOptions{Timeout: 500 * time.Millisecond})
 	if want := `tool "hold" timed out after 500ms`; !res.IsError || res.Text() != want {
 		t.Errorf("got %q, want %q", res.Text(), want)
 	}
@@ -293,9 +294,9 @@ func TestRequired(t *testing.T) {
 	dir := t.TempDir()
 	marker := filepath.Join(dir, "ran")
 	reg := registry(t,
-		mustTool(t, "rm", command.Program{Argv: []string{prog, "write", marker}}, core.WithRisk(core.RiskDestructive)),
-		mustTool(t, "look", command.Program{Argv: []string{prog, "echo"}}, core.WithRisk(core.RiskReadOnly)))
-	ctx := command.WithConfig(context.Background(), command.Config{Require: map[core.Risk]bool{core.RiskDestructive: true}})
+		mustTool(t, "rm", command.Program{Argv: []string{prog, "write", marker}}, tools.WithRisk(tools.RiskDestructive)),
+		mustTool(t, "look", command.Program{Argv: []string{prog, "echo"}}, tools.WithRisk(tools.RiskReadOnly)))
+	ctx := command.WithConfig(context.Background(), command.Config{Require: map[tools.Risk]bool{tools.RiskDestructive: true}})
 	res := reg.Execute(ctx, core.Call{ID: "1", Name: "rm", Arguments: json.RawMessage(`{"city":"x"}`)})
 	if want := `tool "rm" failed: sandbox required: destructive tools must run in a sandbox, and "` + prog + `" has no sandbox policy`; res.Text() != want {
 		t.Errorf("got %q, want %q", res.Text(), want)

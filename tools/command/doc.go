@@ -5,13 +5,13 @@
 //
 //	tool, err := command.New("lookup", "Look a word up.", schema,
 //		command.Program{Argv: []string{"dict", "--json"}, Sandbox: &sandbox.Policy{Env: []string{"PATH"}}},
-//		core.WithRisk(core.RiskReadOnly))
+//		tools.WithRisk(tools.RiskReadOnly))
 //
 // A run is bounded like a Go function tool's call: the registry's timeout
 // cancels it, which kills its whole process group (and, sandboxed, its
 // PID namespace), and Run returns even when a child still holds the
 // program's pipes; standard output is counted while it is read, and past
-// the registry's output limit (core.OutputLimit; Program.MaxOutputBytes
+// the registry's output limit (tools.OutputLimit; Program.MaxOutputBytes
 // overrides it) the program is killed (ErrOutputLimit) rather than its
 // output kept and cut later.
 //
@@ -22,6 +22,6 @@
 // program runs. Config.Observe receives, per call, what the sandbox
 // enforced. The agent loop sets the Config from its Programs field.
 //
-// The tool's core.Tool.Program is the *Program, whose Sandboxed method
+// The tool's tools.Tool.Program is the *Program, whose Sandboxed method
 // tells the agent loop whether a call would run fenced.
 package command

@@ -12,6 +12,7 @@ import (
 	"github.com/toolconform/conform/agent/fakeprovider"
 	"github.com/toolconform/conform/core"
 	"github.com/toolconform/conform/providers"
+	"github.com/toolconform/conform/tools"
 )
 
 // TestAgentLoop runs the agent loop, over real HTTP, against a fake
@@ -21,12 +22,12 @@ import (
 // the follow-up request under the calls' ids.
 func TestAgentLoop(t *testing.T) {
 	s := connectStdio(t)
-	tools, err := s.Tools(context.Background(), core.WithNameMapper(core.NewNameMapper()))
+	ts, err := s.Tools(context.Background(), tools.WithNameMapper(tools.NewNameMapper()))
 	if err != nil {
 		t.Fatal(err)
 	}
-	reg := core.NewRegistry()
-	for _, tool := range tools {
+	reg := tools.NewRegistry()
+	for _, tool := range ts {
 		if err := reg.Add(tool); err != nil {
 			t.Fatal(err)
 		}
@@ -57,7 +58,7 @@ func TestAgentLoop(t *testing.T) {
 					Model:    "fake-model",
 					Mode:     agent.ModeNative,
 					Stream:   stream,
-					Approve: func(_ context.Context, c core.Call, _ core.Risk) (bool, error) {
+					Approve: func(_ context.Context, c core.Call, _ tools.Risk) (bool, error) {
 						approved = append(approved, c.Name)
 						return true, nil
 					},

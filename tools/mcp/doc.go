@@ -1,4 +1,4 @@
-// Package mcp imports the tools of a live MCP server as core Tools, with
+// Package mcp imports the tools of a live MCP server as Tools, with
 // the official Go SDK (github.com/modelcontextprotocol/go-sdk) as client.
 //
 //	cmd := exec.Command("my-mcp-server") // or a sandboxed *exec.Cmd
@@ -7,7 +7,7 @@
 //		return err
 //	}
 //	defer srv.Close()
-//	tools, err := srv.Tools(ctx, core.WithNameMapper(core.NewNameMapper()))
+//	tools, err := srv.Tools(ctx, tools.WithNameMapper(tools.NewNameMapper()))
 //	// tools[i].QualifiedName() is "fs.read_file", tools[i].Name()
 //	// "fs_read_file"; register them and run the agent loop.
 //
@@ -15,7 +15,7 @@
 // has not been started) or streamable HTTP (ConnectURL). Tools and
 // Definitions read every page of tools/list, up to MaxTools tools.
 //
-// Every tool takes the server's name as its source (core.WithSource), so
+// Every tool takes the server's name as its source (tools.WithSource), so
 // that the tools of several servers in one Registry keep apart by their
 // qualified names, "<server>.<tool>". The handler of a tool calls
 // tools/call with the tool's own name. The three outcomes stay distinct

@@ -10,7 +10,8 @@ import (
 	"strings"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/toolconform/conform/core"
+
+	"github.com/toolconform/conform/tools"
 )
 
 // MaxTools bounds how many tools one server may list; a server that lists
@@ -110,11 +111,11 @@ func (s *Server) Definitions(ctx context.Context) ([]json.RawMessage, error) {
 	return defs, nil
 }
 
-// Tools returns the server's tools as core Tools whose handlers call
-// tools/call on this server. Each is built with core.FromMCP (risk from
+// Tools returns the server's tools as Tools whose handlers call
+// tools/call on this server. Each is built with tools.FromMCP (risk from
 // the annotations), with the server's name as source: its qualified name
 // is "<server>.<tool>". opts are added to every tool; pass
-// core.WithNameMapper to accept the qualified names, which hold a dot.
+// tools.WithNameMapper to accept the qualified names, which hold a dot.
 //
 // A handler returns the call's structured content when the tool has an
 // output schema, and the text of its text content (parts joined by
@@ -122,17 +123,17 @@ func (s *Server) Definitions(ctx context.Context) ([]json.RawMessage, error) {
 // failure of the server or its transport an error wrapping ErrServer;
 // either way the Registry reports an error result to the model.
 //
-// A definition core.FromMCP refuses (a schema that does not compile, a
+// A definition tools.FromMCP refuses (a schema that does not compile, a
 // name that is not valid) is left out: Tools returns the other tools and
 // an error joining one error per refused definition, each naming the
 // server, the tool's index and the JSON pointer of the fault.
-func (s *Server) Tools(ctx context.Context, opts ...core.ToolOption) ([]*core.Tool, error) {
+func (s *Server) Tools(ctx context.Context, opts ...tools.ToolOption) ([]*tools.Tool, error) {
 	defs, err := s.Definitions(ctx)
 	if err != nil {
 		return nil, err
 	}
 	var refused []error
-	tools := make([]*core.Tool, 0, len(defs))
+	built := make([]*tools.Tool, 0, len(defs))
 	for i, def := range defs {
 		var head struct {
 			Name         string          `json:"name"`
@@ -143,18 +144,18 @@ func (s *Server) Tools(ctx context.Context, opts ...core.ToolOption) ([]*core.To
 			continue
 		}
 		structured := len(head.OutputSchema) > 0 && string(head.OutputSchema) != "null"
-		all := append([]core.ToolOption{core.WithSource(s.name), core.WithOrigin("MCP server " + s.name)}, opts...)
-		t, err := core.FromMCP(def, s.handler(head.Name, structured), all...)
+		all := append([]tools.ToolOption{tools.WithSource(s.name), tools.WithOrigin("MCP server " + s.name)}, opts...)
+		t, err := tools.FromMCP(def, s.handler(head.Name, structured), all...)
 		if err != nil {
 			refused = append(refused, fmt.Errorf("mcp server %q: tools[%d]: %w", s.name, i, err))
 			continue
 		}
-		tools = append(tools, t)
+		built = append(built, t)
 	}
-	return tools, errors.Join(refused...)
+	return built, errors.Join(refused...)
 }
 
-func (s *Server) handler(tool string, structured bool) core.Handler {
+func (s *Server) handler(tool string, structured bool) tools.Handler {
 	return func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
 		res, err := s.session.CallTool(ctx, &sdk.CallToolParams{Name: tool, Arguments: args})
 		if err != nil {

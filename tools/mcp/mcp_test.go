@@ -15,6 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolconform/conform/core"
+	"github.com/toolconform/conform/tools"
 	"github.com/toolconform/conform/tools/mcp"
 	"github.com/toolconform/conform/tools/mcp/internal/testserver"
 )
@@ -90,14 +91,14 @@ func TestTools(t *testing.T) {
 	}{{"stdio", connectStdio}, {"http", connectHTTP}} {
 		t.Run(tr.name, func(t *testing.T) {
 			s := tr.connect(t)
-			tools, err := s.Tools(context.Background(), core.WithNameMapper(core.NewNameMapper()))
+			ts, err := s.Tools(context.Background(), tools.WithNameMapper(tools.NewNameMapper()))
 			if err != nil {
 				t.Fatal(err)
 			}
 			type row struct{ Name, Qualified, Source, Original, Risk string }
 			var got []row
-			reg := core.NewRegistry()
-			for _, tool := range tools {
+			reg := tools.NewRegistry()
+			for _, tool := range ts {
 				got = append(got, row{tool.Name(), tool.QualifiedName(), tool.Source(), tool.OriginalName(), tool.Risk().String()})
 				if err := reg.Add(tool); err != nil {
 					t.Fatal(err)
@@ -149,12 +150,12 @@ func result(text string, isError bool) core.Result {
 // error naming the server and wrapping ErrServer, not a tool error.
 func TestServerFailure(t *testing.T) {
 	s := connectStdio(t)
-	tools, err := s.Tools(context.Background(), core.WithNameMapper(core.NewNameMapper()))
+	ts, err := s.Tools(context.Background(), tools.WithNameMapper(tools.NewNameMapper()))
 	if err != nil {
 		t.Fatal(err)
 	}
-	reg := core.NewRegistry()
-	for _, tool := range tools {
+	reg := tools.NewRegistry()
+	for _, tool := range ts {
 		reg.Add(tool)
 	}
 	res := reg.Execute(context.Background(), core.Call{ID: "1", Name: "local_exit", Arguments: json.RawMessage(`{}`)})
@@ -191,9 +192,9 @@ func TestRefusedDefinition(t *testing.T) {
 	srv.AddTool(&sdk.Tool{Name: "good", InputSchema: json.RawMessage(`{"type":"object"}`)}, none)
 	srv.AddTool(&sdk.Tool{Name: "broken", InputSchema: json.RawMessage(`{"type":"object","properties":{"n":{"type":"integr"}}}`)}, none)
 	s := serveHTTP(t, "remote", srv)
-	tools, err := s.Tools(context.Background(), core.WithNameMapper(core.NewNameMapper()))
-	if len(tools) != 1 || tools[0].QualifiedName() != "remote.good" {
-		t.Errorf("tools = %v, want remote.good only", tools)
+	ts, err := s.Tools(context.Background(), tools.WithNameMapper(tools.NewNameMapper()))
+	if len(ts) != 1 || ts[0].QualifiedName() != "remote.good" {
+		t.Errorf("tools = %v, want remote.good only", ts)
 	}
 	if err == nil || !strings.Contains(err.Error(), `mcp server "remote": tools[0]: tool from mcp "broken"`) || !strings.Contains(err.Error(), "/inputSchema/properties/n/type") {
 		t.Errorf("err = %v, want one naming the server, broken and /inputSchema/properties/n/type", err)

@@ -13,10 +13,11 @@ import (
 	"github.com/toolconform/conform/providers"
 	"github.com/toolconform/conform/scenarios"
 	"github.com/toolconform/conform/serve"
+	"github.com/toolconform/conform/tools"
 )
 
 // mcpScenario is a case for conform serve whose response calls two tools
-// of the stdio test server, under the names core.NameMapper gives them.
+// of the stdio test server, under the names tools.NameMapper gives them.
 const mcpScenario = `The model calls two tools imported from an MCP server.
 
 severity: MUST
@@ -46,12 +47,12 @@ kind: response
 // and answers. The MCP server's answers are checked in the conversation.
 func TestAgentLoopServe(t *testing.T) {
 	s := connectStdio(t)
-	tools, err := s.Tools(context.Background(), core.WithNameMapper(core.NewNameMapper()))
+	ts, err := s.Tools(context.Background(), tools.WithNameMapper(tools.NewNameMapper()))
 	if err != nil {
 		t.Fatal(err)
 	}
-	reg := core.NewRegistry()
-	for _, tool := range tools {
+	reg := tools.NewRegistry()
+	for _, tool := range ts {
 		if err := reg.Add(tool); err != nil {
 			t.Fatal(err)
 		}
@@ -81,7 +82,7 @@ func TestAgentLoopServe(t *testing.T) {
 					Model:    "fake-model",
 					Mode:     agent.ModeNative,
 					Stream:   stream,
-					Approve:  func(context.Context, core.Call, core.Risk) (bool, error) { return true, nil },
+					Approve:  func(context.Context, core.Call, tools.Risk) (bool, error) { return true, nil },
 				}
 				out, err := loop.Run(context.Background(), []core.Message{{Role: core.RoleUser, Parts: []core.Part{core.TextPart("Read notes.txt")}}})
 				if err != nil {

@@ -17,6 +17,6 @@
 //
 // A Mapping is built from the whole set, so a valid name always maps to
 // itself and no mapping depends on the order in which names were added:
-// core.NameMapper, which maps names one at a time, gives a valid "a_b"
+// tools.NameMapper, which maps names one at a time, gives a valid "a_b"
 // another name when "a.b" took "a_b" first; Map never does.
 package names

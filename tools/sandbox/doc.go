@@ -11,7 +11,7 @@
 //	err = c.Cmd.Run()
 //
 // For an MCP server, hand c.Cmd to tools/mcp.ConnectCommand and give its
-// tools core.WithProgram(c): the agent loop then counts them as sandboxed
+// tools tools.WithProgram(c): the agent loop then counts them as sandboxed
 // where its configuration requires a sandbox (Command.Sandboxed).
 //
 // What a Policy enforces:

@@ -19,6 +19,7 @@ import (
 	"github.com/toolconform/conform/providers"
 	"github.com/toolconform/conform/scenarios"
 	"github.com/toolconform/conform/serve"
+	"github.com/toolconform/conform/tools"
 	"github.com/toolconform/conform/tools/command"
 	"github.com/toolconform/conform/tools/mcp"
 	"github.com/toolconform/conform/tools/sandbox"
@@ -82,14 +83,14 @@ func hostListener(t *testing.T) (string, *atomic.Int32, <-chan struct{}) {
 	return ln.Addr().String(), &accepted, events
 }
 
-func mcpRegistry(t *testing.T, s *mcp.Server, opts ...core.ToolOption) *core.Registry {
+func mcpRegistry(t *testing.T, s *mcp.Server, opts ...tools.ToolOption) *tools.Registry {
 	t.Helper()
-	tools, err := s.Tools(context.Background(), append([]core.ToolOption{core.WithNameMapper(core.NewNameMapper())}, opts...)...)
+	ts, err := s.Tools(context.Background(), append([]tools.ToolOption{tools.WithNameMapper(tools.NewNameMapper())}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	reg := core.NewRegistry()
-	for _, tool := range tools {
+	reg := tools.NewRegistry()
+	for _, tool := range ts {
 		if err := reg.Add(tool); err != nil {
 			t.Fatal(err)
 		}
@@ -184,15 +185,15 @@ kind: response
 // loopback listener) and env; the results sent back say ECONNREFUSED and
 // hold no planted key, and serve grades the follow-up as passing. The loop
 // requires a sandbox at every risk level: the tools pass, marked with
-// core.WithProgram(the sandbox's Command); the same tools unmarked are
+// tools.WithProgram(the sandbox's Command); the same tools unmarked are
 // refused.
 func TestMCPServerInSandboxAgentLoop(t *testing.T) {
 	t.Setenv("CONFORM_TEST_API_KEY", "planted-secret")
 	addr, accepted, _ := hostListener(t)
 	s, c := sandboxedMCP(t, sandbox.Policy{Network: sandbox.NetworkLoopback, Env: []string{"PATH"}})
-	reg := mcpRegistry(t, s, core.WithProgram(c))
+	reg := mcpRegistry(t, s, tools.WithProgram(c))
 	unmarked := mcpRegistry(t, s)
-	requireAll := command.Config{Require: map[core.Risk]bool{core.RiskReadOnly: true, core.RiskSideEffects: true, core.RiskDestructive: true}}
+	requireAll := command.Config{Require: map[tools.Risk]bool{tools.RiskReadOnly: true, tools.RiskSideEffects: true, tools.RiskDestructive: true}}
 	sc, err := scenarios.Parse("any/response/fenced-mcp", "fenced-mcp.txtar", []byte(strings.ReplaceAll(fencedScenario, "ADDR", addr)), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -214,7 +215,7 @@ func TestMCPServerInSandboxAgentLoop(t *testing.T) {
 				loop := &agent.Loop{
 					Adapter: adapter, Endpoint: agent.Endpoint{BaseURL: ts.URL, Client: ts.Client()},
 					Registry: reg, Model: "fake-model", Mode: agent.ModeNative, Stream: stream,
-					Approve: func(context.Context, core.Call, core.Risk) (bool, error) { return true, nil },
+					Approve: func(context.Context, core.Call, tools.Risk) (bool, error) { return true, nil },
 					Sandbox: requireAll,
 				}
 				out, err := loop.Run(context.Background(), []core.Message{{Role: core.RoleUser, Parts: []core.Part{core.TextPart("Try it.")}}})
@@ -244,7 +245,7 @@ func TestMCPServerInSandboxAgentLoop(t *testing.T) {
 	if n := accepted.Load(); n != 0 {
 		t.Errorf("the host listener accepted %d connections", n)
 	}
-	// The same tools without core.WithProgram cannot show they are
+	// The same tools without tools.WithProgram cannot show they are
 	// sandboxed, and the requirement refuses them.
 	t.Run("unmarked", func(t *testing.T) {
 		adapter, err := providers.Lookup("anthropic")
@@ -261,7 +262,7 @@ func TestMCPServerInSandboxAgentLoop(t *testing.T) {
 		loop := &agent.Loop{
 			Adapter: adapter, Endpoint: agent.Endpoint{BaseURL: ts.URL, Client: ts.Client()},
 			Registry: unmarked, Model: "fake-model", Mode: agent.ModeNative,
-			Approve: func(context.Context, core.Call, core.Risk) (bool, error) { return true, nil },
+			Approve: func(context.Context, core.Call, tools.Risk) (bool, error) { return true, nil },
 			Sandbox: requireAll,
 		}
 		out, err := loop.Run(context.Background(), []core.Message{{Role: core.RoleUser, Parts: []core.Part{core.TextPart("Try it.")}}})

@@ -205,8 +205,8 @@ type Command struct {
 	closeFiles func()
 }
 
-// Sandboxed reports true. A tool whose core.Tool.Program is a Command
-// runs in it: give core.WithProgram(c) to the tools of an MCP server
+// Sandboxed reports true. A tool whose tools.Tool.Program is a Command
+// runs in it: give tools.WithProgram(c) to the tools of an MCP server
 // started with c, and the agent loop counts them as sandboxed where its
 // configuration requires a sandbox.
 func (c *Command) Sandboxed(context.Context) bool { return true }

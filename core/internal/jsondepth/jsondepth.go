@@ -1,6 +1,6 @@
-// Package jsondepth holds the one bound on JSON nesting that core,
-// core/repair and core/schema share (core.MaxDepth re-exports it), and the
-// check that enforces it without recursion.
+// Package jsondepth holds the one bound on JSON nesting that core and
+// core/repair share (core.MaxDepth and core.CheckDepth re-export it for
+// every other package), and the check that enforces it without recursion.
 package jsondepth
 
 import (

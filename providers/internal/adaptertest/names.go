@@ -11,7 +11,7 @@ import (
 // CheckToolNames checks E01 and E02 for an adapter that follows the common
 // provider rule ^[a-zA-Z0-9_-]{1,64}$: a tool name outside it is refused by
 // EncodeRequest before sending, with an error that starts with prefix, names
-// the tool at field (such as "tools[1]" or "tools[1].name") and core.NameMapper,
+// the tool at field (such as "tools[1]" or "tools[1].name") and tools.NameMapper,
 // and wraps a *core.NameError; valid names, digit-leading ones included
 // (E03), are encoded.
 func CheckToolNames(t *testing.T, a core.Adapter, prefix, field string) {

@@ -47,7 +47,7 @@
 // run of tool messages in the order of the calls before it (G05), since
 // chat-template servers pair them by position; a turn that repeats an id
 // keeps the order given. A tool name outside ^[a-zA-Z0-9_-]{1,64}$ is
-// refused naming the tool (E01, E02; core.NameMapper maps such names).
+// refused naming the tool (E01, E02; tools.NameMapper maps such names).
 //
 // Tools are function tools; a strict tool's schema is rewritten by
 // StrictSchema on encoding (H03), so the wire always carries a schema

@@ -14,7 +14,7 @@ import (
 
 // EncodeRequest writes req as a Chat Completions request body. It refuses
 // a history CheckHistory faults and a tool name outside
-// ^[a-zA-Z0-9_-]{1,64}$ (E01, E02; core.NameMapper maps such names), with
+// ^[a-zA-Z0-9_-]{1,64}$ (E01, E02; tools.NameMapper maps such names), with
 // the *core.NameError wrapped. A strict tool whose schema StrictSchema
 // cannot rewrite (H03) is refused with an *Error whose place names the tool
 // by index and name (tools[1] "echo") and which wraps the

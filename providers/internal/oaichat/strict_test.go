@@ -10,7 +10,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/toolconform/conform/core"
-	"github.com/toolconform/conform/core/schema"
+	"github.com/toolconform/conform/tools/schema"
 )
 
 func parse(t testing.TB, s string) any {

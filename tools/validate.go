@@ -1,4 +1,4 @@
-package core
+package tools
 
 import (
 	"bytes"
@@ -8,15 +8,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/toolconform/conform/core/internal/jsondepth"
-	"github.com/toolconform/conform/core/schema"
+	"github.com/toolconform/conform/core"
+	"github.com/toolconform/conform/tools/schema"
 )
-
-// MaxArgumentsBytes is the largest argument text Validate accepts. Larger
-// arguments are invalid, with a message that says so. It is the Buffer's
-// default limit, so that a call the Buffer completes is never refused for
-// its size alone.
-const MaxArgumentsBytes = DefaultMaxArgBytes
 
 // MaxProblemsInMessage is how many problems Validation.Message lists; the
 // rest are counted ("and 3 more problems"). Validation.Problems has them
@@ -62,7 +56,7 @@ var ErrInvalidArguments = errors.New("invalid arguments")
 // Validate checks a call: the tool must be registered (an unknown name gets
 // a message naming the available tools and the closest match, E04) and the
 // arguments must match its schema, as (*Tool).Validate checks them.
-func (r *Registry) Validate(call Call) Validation {
+func (r *Registry) Validate(call core.Call) Validation {
 	t, ok := r.Lookup(call.Name)
 	if !ok {
 		r.mu.RLock()
@@ -82,7 +76,7 @@ func (r *Registry) Validate(call Call) Validation {
 // with required parameters then reports each of them missing.
 //
 // Arguments that are not JSON are invalid with a message naming the byte
-// offset of the fault. Arguments larger than MaxArgumentsBytes, or nested
+// offset of the fault. Arguments larger than core.DefaultMaxArgBytes, or nested
 // deeper than MaxDepth, are invalid.
 //
 // Arguments that are a JSON string holding a JSON object (double-encoded,
@@ -99,12 +93,12 @@ func (t *Tool) Validate(args json.RawMessage) Validation {
 	}
 	if err != nil {
 		msg := fmt.Sprintf("arguments of %q are not valid JSON: %v", t.name, err)
-		var de *jsondepth.Error
+		var de *core.DepthError
 		switch {
-		case errors.Is(err, ErrArgumentsTooLarge):
-			msg = fmt.Sprintf("arguments of %q are %d bytes, more than the limit of %d", t.name, len(args), MaxArgumentsBytes)
+		case errors.Is(err, core.ErrArgumentsTooLarge):
+			msg = fmt.Sprintf("arguments of %q are %d bytes, more than the limit of %d", t.name, len(args), core.DefaultMaxArgBytes)
 		case errors.As(err, &de):
-			msg = fmt.Sprintf("arguments of %q are nested more than %d levels deep (at byte %d)", t.name, MaxDepth, de.Offset)
+			msg = fmt.Sprintf("arguments of %q are nested more than %d levels deep (at byte %d)", t.name, core.MaxDepth, de.Offset)
 		}
 		return Validation{Message: msg, Problems: []Problem{{Message: msg}}, Arguments: norm,
 			Err: fmt.Errorf("validate %q: %w", t.name, err)}
@@ -176,19 +170,15 @@ func (e *ArgumentsError) Error() string {
 // Unwrap returns ErrMalformedArguments.
 func (e *ArgumentsError) Unwrap() error { return ErrMalformedArguments }
 
-// ErrArgumentsTooLarge is wrapped by Validation.Err for arguments longer
-// than MaxArgumentsBytes.
-var ErrArgumentsTooLarge = errors.New("arguments too large")
-
 // normaliseArguments returns compact arguments, {} for "no arguments". When
 // args are not JSON it returns a copy of them and an *ArgumentsError; when
 // they are too large or too deep, a copy and an error wrapping
 // ErrArgumentsTooLarge or ErrTooDeep.
 func normaliseArguments(args json.RawMessage) (json.RawMessage, error) {
-	if len(args) > MaxArgumentsBytes {
-		return bytes.Clone(args), fmt.Errorf("normalise arguments: %w: %d bytes, limit %d", ErrArgumentsTooLarge, len(args), MaxArgumentsBytes)
+	if len(args) > core.DefaultMaxArgBytes {
+		return bytes.Clone(args), fmt.Errorf("normalise arguments: %w: %d bytes, limit %d", core.ErrArgumentsTooLarge, len(args), core.DefaultMaxArgBytes)
 	}
-	if err := jsondepth.Check(args, false); err != nil {
+	if err := core.CheckDepth(args); err != nil {
 		return bytes.Clone(args), fmt.Errorf("normalise arguments: %w", err)
 	}
 	trimmed := bytes.TrimSpace(args)

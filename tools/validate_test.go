@@ -1,4 +1,4 @@
-package core
+package tools
 
 import (
 	"bytes"
@@ -11,6 +11,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/toolconform/conform/core"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -48,83 +50,83 @@ func TestValidate(t *testing.T) {
 	r := testRegistry(t)
 	tests := []struct {
 		name string
-		call Call
+		call core.Call
 		want Validation
 		is   error
 	}{
-		{"valid, compacted", Call{Name: "get_weather", Arguments: json.RawMessage(" { \"city\" : \"Paris\" } ")},
+		{"valid, compacted", core.Call{Name: "get_weather", Arguments: json.RawMessage(" { \"city\" : \"Paris\" } ")},
 			Validation{Valid: true, Arguments: json.RawMessage(`{"city":"Paris"}`)}, nil},
-		{"C01 empty string, no-parameter tool", Call{Name: "get_time", Arguments: json.RawMessage(``)},
+		{"C01 empty string, no-parameter tool", core.Call{Name: "get_time", Arguments: json.RawMessage(``)},
 			Validation{Valid: true, Arguments: json.RawMessage(`{}`)}, nil},
-		{"C01 JSON empty string", Call{Name: "get_time", Arguments: json.RawMessage(`""`)},
+		{"C01 JSON empty string", core.Call{Name: "get_time", Arguments: json.RawMessage(`""`)},
 			Validation{Valid: true, Arguments: json.RawMessage(`{}`)}, nil},
-		{"C06 null", Call{Name: "get_time", Arguments: json.RawMessage(`null`)},
+		{"C06 null", core.Call{Name: "get_time", Arguments: json.RawMessage(`null`)},
 			Validation{Valid: true, Arguments: json.RawMessage(`{}`)}, nil},
-		{"whitespace", Call{Name: "get_time", Arguments: json.RawMessage(" \n\t")},
+		{"whitespace", core.Call{Name: "get_time", Arguments: json.RawMessage(" \n\t")},
 			Validation{Valid: true, Arguments: json.RawMessage(`{}`)}, nil},
-		{"empty object", Call{Name: "get_time", Arguments: json.RawMessage(`{}`)},
+		{"empty object", core.Call{Name: "get_time", Arguments: json.RawMessage(`{}`)},
 			Validation{Valid: true, Arguments: json.RawMessage(`{}`)}, nil},
-		{"no-parameter tool given a parameter", Call{Name: "get_time", Arguments: json.RawMessage(`{"tz":"UTC"}`)},
+		{"no-parameter tool given a parameter", core.Call{Name: "get_time", Arguments: json.RawMessage(`{"tz":"UTC"}`)},
 			Validation{
 				Message:   `arguments do not match the schema of "get_time": /tz: unknown property, not allowed`,
 				Problems:  []Problem{{"/tz", "unknown property, not allowed"}},
 				Arguments: json.RawMessage(`{"tz":"UTC"}`),
 			}, ErrInvalidArguments},
-		{"empty arguments, required parameter", Call{Name: "get_weather", Arguments: json.RawMessage(``)},
+		{"empty arguments, required parameter", core.Call{Name: "get_weather", Arguments: json.RawMessage(``)},
 			Validation{
 				Message:   `arguments do not match the schema of "get_weather": /city: missing`,
 				Problems:  []Problem{{"/city", "missing"}},
 				Arguments: json.RawMessage(`{}`),
 			}, ErrInvalidArguments},
-		{"every problem in one message", Call{Name: "get_weather", Arguments: json.RawMessage(`{"unit":"k","extra":true}`)},
+		{"every problem in one message", core.Call{Name: "get_weather", Arguments: json.RawMessage(`{"unit":"k","extra":true}`)},
 			Validation{
 				Message:   `arguments do not match the schema of "get_weather": /city: missing; /extra: unknown property, not allowed; /unit: value must be one of "c", "f"`,
 				Problems:  []Problem{{"/city", "missing"}, {"/extra", "unknown property, not allowed"}, {"/unit", `value must be one of "c", "f"`}},
 				Arguments: json.RawMessage(`{"unit":"k","extra":true}`),
 			}, ErrInvalidArguments},
-		{"C07 number for string", Call{Name: "get_weather", Arguments: json.RawMessage(`{"city":42}`)},
+		{"C07 number for string", core.Call{Name: "get_weather", Arguments: json.RawMessage(`{"city":42}`)},
 			Validation{
 				Message:   `arguments do not match the schema of "get_weather": /city: got number, want string`,
 				Problems:  []Problem{{"/city", "got number, want string"}},
 				Arguments: json.RawMessage(`{"city":42}`),
 			}, ErrInvalidArguments},
-		{"array at the top", Call{Name: "get_weather", Arguments: json.RawMessage(`["Paris"]`)},
+		{"array at the top", core.Call{Name: "get_weather", Arguments: json.RawMessage(`["Paris"]`)},
 			Validation{
 				Message:   `arguments do not match the schema of "get_weather": got array, want object`,
 				Problems:  []Problem{{"", "got array, want object"}},
 				Arguments: json.RawMessage(`["Paris"]`),
 			}, ErrInvalidArguments},
-		{"truncated JSON", Call{Name: "get_weather", Arguments: json.RawMessage(`{"city":"Par`)},
+		{"truncated JSON", core.Call{Name: "get_weather", Arguments: json.RawMessage(`{"city":"Par`)},
 			Validation{
 				Message:   `arguments of "get_weather" are not valid JSON: at byte 12: unexpected end of JSON input`,
 				Problems:  []Problem{{"", `arguments of "get_weather" are not valid JSON: at byte 12: unexpected end of JSON input`}},
 				Arguments: json.RawMessage(`{"city":"Par`),
 			}, ErrMalformedArguments},
-		{"trailing data", Call{Name: "get_weather", Arguments: json.RawMessage(`{"city":"Paris"}{"city":"Rome"}`)},
+		{"trailing data", core.Call{Name: "get_weather", Arguments: json.RawMessage(`{"city":"Paris"}{"city":"Rome"}`)},
 			Validation{
 				Message:   `arguments of "get_weather" are not valid JSON: at byte 16: invalid character '{' after top-level value`,
 				Problems:  []Problem{{"", `arguments of "get_weather" are not valid JSON: at byte 16: invalid character '{' after top-level value`}},
 				Arguments: json.RawMessage(`{"city":"Paris"}{"city":"Rome"}`),
 			}, ErrMalformedArguments},
-		{"C05 double-encoded object", Call{Name: "get_weather", Arguments: json.RawMessage(`"{\"city\":\"Paris\"}"`)},
+		{"C05 double-encoded object", core.Call{Name: "get_weather", Arguments: json.RawMessage(`"{\"city\":\"Paris\"}"`)},
 			Validation{
 				Message:   `arguments of "get_weather" are a string holding an object encoded as JSON, not an object; send the object itself`,
 				Problems:  []Problem{{"", `arguments of "get_weather" are a string holding an object encoded as JSON, not an object; send the object itself`}},
 				Arguments: json.RawMessage(`"{\"city\":\"Paris\"}"`),
 			}, ErrInvalidArguments},
-		{"C05 double-encoded array", Call{Name: "get_weather", Arguments: json.RawMessage(`" [1] "`)},
+		{"C05 double-encoded array", core.Call{Name: "get_weather", Arguments: json.RawMessage(`" [1] "`)},
 			Validation{
 				Message:   `arguments of "get_weather" are a string holding an array encoded as JSON, not an object; send the object itself`,
 				Problems:  []Problem{{"", `arguments of "get_weather" are a string holding an array encoded as JSON, not an object; send the object itself`}},
 				Arguments: json.RawMessage(`" [1] "`),
 			}, ErrInvalidArguments},
-		{"plain string", Call{Name: "get_weather", Arguments: json.RawMessage(`"Paris"`)},
+		{"plain string", core.Call{Name: "get_weather", Arguments: json.RawMessage(`"Paris"`)},
 			Validation{
 				Message:   `arguments do not match the schema of "get_weather": got string, want object`,
 				Problems:  []Problem{{"", "got string, want object"}},
 				Arguments: json.RawMessage(`"Paris"`),
 			}, ErrInvalidArguments},
-		{"C05 nested parameters", Call{Name: "search", Arguments: json.RawMessage(`{"query":"q","filter":"{\"a\":1}","tags":"[\"x\"]"}`)},
+		{"C05 nested parameters", core.Call{Name: "search", Arguments: json.RawMessage(`{"query":"q","filter":"{\"a\":1}","tags":"[\"x\"]"}`)},
 			Validation{
 				Message: `arguments do not match the schema of "search": /filter: got string, want object (it is JSON encoded as a string; send the value itself); /tags: got string, want null or array (it is JSON encoded as a string; send the value itself)`,
 				Problems: []Problem{
@@ -133,18 +135,18 @@ func TestValidate(t *testing.T) {
 				},
 				Arguments: json.RawMessage(`{"query":"q","filter":"{\"a\":1}","tags":"[\"x\"]"}`),
 			}, ErrInvalidArguments},
-		{"string that is not encoded JSON", Call{Name: "search", Arguments: json.RawMessage(`{"query":"q","filter":"{a"}`)},
+		{"string that is not encoded JSON", core.Call{Name: "search", Arguments: json.RawMessage(`{"query":"q","filter":"{a"}`)},
 			Validation{
 				Message:   `arguments do not match the schema of "search": /filter: got string, want object`,
 				Problems:  []Problem{{"/filter", "got string, want object"}},
 				Arguments: json.RawMessage(`{"query":"q","filter":"{a"}`),
 			}, ErrInvalidArguments},
-		{"E04 unknown tool", Call{Name: "get_wether", Arguments: json.RawMessage(`{ }`)},
+		{"E04 unknown tool", core.Call{Name: "get_wether", Arguments: json.RawMessage(`{ }`)},
 			Validation{
 				Message:   `unknown tool "get_wether"; did you mean "get_weather"?; available tools: get_time, get_weather, search`,
 				Arguments: json.RawMessage(`{}`),
 			}, ErrUnknownTool},
-		{"E04 hallucinated tool", Call{Name: "multi_tool_use.parallel"},
+		{"E04 hallucinated tool", core.Call{Name: "multi_tool_use.parallel"},
 			Validation{
 				Message:   `unknown tool "multi_tool_use.parallel"; available tools: get_time, get_weather, search`,
 				Arguments: json.RawMessage(`{}`),
@@ -177,12 +179,12 @@ func TestValidateMalformedOffset(t *testing.T) {
 
 func TestValidateTooLarge(t *testing.T) {
 	tool, _ := testRegistry(t).Lookup("search")
-	big := []byte(`{"query":"` + strings.Repeat("x", MaxArgumentsBytes) + `"}`)
+	big := []byte(`{"query":"` + strings.Repeat("x", core.DefaultMaxArgBytes) + `"}`)
 	v := tool.Validate(big)
-	if v.Valid || !errors.Is(v.Err, ErrArgumentsTooLarge) {
+	if v.Valid || !errors.Is(v.Err, core.ErrArgumentsTooLarge) {
 		t.Fatalf("Valid = %v, Err = %v; want invalid with ErrArgumentsTooLarge", v.Valid, v.Err)
 	}
-	want := fmt.Sprintf(`arguments of "search" are %d bytes, more than the limit of %d`, len(big), MaxArgumentsBytes)
+	want := fmt.Sprintf(`arguments of "search" are %d bytes, more than the limit of %d`, len(big), core.DefaultMaxArgBytes)
 	if v.Message != want {
 		t.Errorf("Message = %s\nwant      %s", v.Message, want)
 	}
@@ -194,20 +196,20 @@ func TestValidateTooLarge(t *testing.T) {
 
 func TestValidateTooDeep(t *testing.T) {
 	tool, _ := testRegistry(t).Lookup("search")
-	for _, depth := range []int{MaxDepth, 100_000} {
+	for _, depth := range []int{core.MaxDepth, 100_000} {
 		args := []byte(`{"query":"x","extra":` + strings.Repeat("[", depth) + strings.Repeat("]", depth) + "}")
 		v := tool.Validate(args)
-		if v.Valid || !errors.Is(v.Err, ErrTooDeep) {
+		if v.Valid || !errors.Is(v.Err, core.ErrTooDeep) {
 			t.Fatalf("depth %d: Valid = %v, Err = %v; want invalid with ErrTooDeep", depth, v.Valid, v.Err)
 		}
-		want := fmt.Sprintf(`arguments of "search" are nested more than %d levels deep (at byte %d)`, MaxDepth, 21+MaxDepth-1)
+		want := fmt.Sprintf(`arguments of "search" are nested more than %d levels deep (at byte %d)`, core.MaxDepth, 21+core.MaxDepth-1)
 		if v.Message != want {
 			t.Errorf("depth %d: Message = %s\nwant      %s", depth, v.Message, want)
 		}
 	}
-	ok := []byte(`{"query":"x","extra":` + strings.Repeat("[", MaxDepth-1) + strings.Repeat("]", MaxDepth-1) + "}")
-	if v := tool.Validate(ok); errors.Is(v.Err, ErrTooDeep) {
-		t.Errorf("arguments %d levels deep: %v, want no depth error", MaxDepth, v.Err)
+	ok := []byte(`{"query":"x","extra":` + strings.Repeat("[", core.MaxDepth-1) + strings.Repeat("]", core.MaxDepth-1) + "}")
+	if v := tool.Validate(ok); errors.Is(v.Err, core.ErrTooDeep) {
+		t.Errorf("arguments %d levels deep: %v, want no depth error", core.MaxDepth, v.Err)
 	}
 }
 
@@ -290,7 +292,7 @@ func FuzzValidate(f *testing.F) {
 	}
 	r := testRegistry(f)
 	f.Fuzz(func(t *testing.T, name string, args []byte) {
-		v := r.Validate(Call{Name: name, Arguments: args})
+		v := r.Validate(core.Call{Name: name, Arguments: args})
 		if v.Valid {
 			if v.Err != nil || v.Message != "" || len(v.Problems) != 0 {
 				t.Fatalf("valid with Err %v, Message %q, Problems %v", v.Err, v.Message, v.Problems)
@@ -376,7 +378,7 @@ func BenchmarkValidate(b *testing.B) {
 		{"malformed", `{"city":"Par`},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
-			call := Call{Name: "get_weather", Arguments: json.RawMessage(bc.args)}
+			call := core.Call{Name: "get_weather", Arguments: json.RawMessage(bc.args)}
 			b.ReportAllocs()
 			for b.Loop() {
 				r.Validate(call)

@@ -1,4 +1,4 @@
-package core
+package tools
 
 import (
 	"bytes"
@@ -12,6 +12,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/toolconform/conform/core"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -79,8 +81,8 @@ func execRegistry(t testing.TB) *Registry {
 	return r
 }
 
-func textResult(id, name, text string, isErr bool) Result {
-	return Result{CallID: id, Name: name, Content: []Part{TextPart(text)}, IsError: isErr}
+func textResult(id, name, text string, isErr bool) core.Result {
+	return core.Result{CallID: id, Name: name, Content: []core.Part{core.TextPart(text)}, IsError: isErr}
 }
 
 func TestExecute(t *testing.T) {
@@ -88,56 +90,56 @@ func TestExecute(t *testing.T) {
 	short := ExecOptions{Timeout: 30 * time.Millisecond}
 	tests := []struct {
 		name string
-		call Call
+		call core.Call
 		opts ExecOptions
-		want Result
+		want core.Result
 	}{
-		{"ok", Call{ID: "c1", Name: "get_weather", Arguments: json.RawMessage(`{"city":"Paris"}`)}, ExecOptions{},
+		{"ok", core.Call{ID: "c1", Name: "get_weather", Arguments: json.RawMessage(`{"city":"Paris"}`)}, ExecOptions{},
 			textResult("c1", "get_weather", `{"temp_c":21.5}`, false)},
-		{"C01 empty arguments run", Call{ID: "c2", Name: "get_time", Arguments: json.RawMessage(``)}, ExecOptions{},
+		{"C01 empty arguments run", core.Call{ID: "c2", Name: "get_time", Arguments: json.RawMessage(``)}, ExecOptions{},
 			textResult("c2", "get_time", `"noon"`, false)},
-		{"unknown tool", Call{ID: "c3", Name: "get_wether"}, ExecOptions{},
+		{"unknown tool", core.Call{ID: "c3", Name: "get_wether"}, ExecOptions{},
 			textResult("c3", "get_wether", `unknown tool "get_wether"; did you mean "get_weather"?; available tools: accents, bad_output, big, boom, fail, get_time, get_weather, good_output, pointers, search, stubborn, text_output, wait`, true)},
-		{"invalid arguments", Call{ID: "c4", Name: "get_weather", Arguments: json.RawMessage(`{"unit":"k"}`)}, ExecOptions{},
+		{"invalid arguments", core.Call{ID: "c4", Name: "get_weather", Arguments: json.RawMessage(`{"unit":"k"}`)}, ExecOptions{},
 			textResult("c4", "get_weather", `arguments do not match the schema of "get_weather": /city: missing; /unit: value must be one of "c", "f"`, true)},
-		{"malformed arguments", Call{ID: "c5", Name: "get_weather", Arguments: json.RawMessage(`{"city":`)}, ExecOptions{},
+		{"malformed arguments", core.Call{ID: "c5", Name: "get_weather", Arguments: json.RawMessage(`{"city":`)}, ExecOptions{},
 			textResult("c5", "get_weather", `arguments of "get_weather" are not valid JSON: at byte 8: unexpected end of JSON input`, true)},
-		{"handler error", Call{ID: "c6", Name: "get_weather", Arguments: json.RawMessage(`{"city":""}`)}, ExecOptions{},
+		{"handler error", core.Call{ID: "c6", Name: "get_weather", Arguments: json.RawMessage(`{"city":""}`)}, ExecOptions{},
 			textResult("c6", "get_weather", `tool "get_weather" failed: no city`, true)},
-		{"typed decode error", Call{ID: "c7", Name: "search", Arguments: json.RawMessage(`{"query":"q","limit":1e400}`)}, ExecOptions{},
+		{"typed decode error", core.Call{ID: "c7", Name: "search", Arguments: json.RawMessage(`{"query":"q","limit":1e400}`)}, ExecOptions{},
 			textResult("c7", "search", `tool "search" failed: decode arguments: json: cannot unmarshal number 1e400 into Go struct field searchIn.limit of type int`, true)},
-		{"timeout, handler honours context", Call{ID: "c8", Name: "wait"}, short,
+		{"timeout, handler honours context", core.Call{ID: "c8", Name: "wait"}, short,
 			textResult("c8", "wait", `tool "wait" timed out after 30ms`, true)},
-		{"timeout, handler ignores context", Call{ID: "c9", Name: "stubborn"}, short,
+		{"timeout, handler ignores context", core.Call{ID: "c9", Name: "stubborn"}, short,
 			textResult("c9", "stubborn", `tool "stubborn" timed out after 30ms`, true)},
-		{"panic", Call{ID: "c10", Name: "boom"}, ExecOptions{},
+		{"panic", core.Call{ID: "c10", Name: "boom"}, ExecOptions{},
 			textResult("c10", "boom", `tool "boom" panicked: kaboom`, true)},
-		{"truncated output", Call{ID: "c11", Name: "big"}, ExecOptions{MaxOutputBytes: 10},
+		{"truncated output", core.Call{ID: "c11", Name: "big"}, ExecOptions{MaxOutputBytes: 10},
 			textResult("c11", "big", "xxxxxxxxxx\n[output truncated: 10 of 100 bytes]", false)},
-		{"truncated on a rune boundary", Call{ID: "c12", Name: "accents"}, ExecOptions{MaxOutputBytes: 3},
+		{"truncated on a rune boundary", core.Call{ID: "c12", Name: "accents"}, ExecOptions{MaxOutputBytes: 3},
 			textResult("c12", "accents", "é\n[output truncated: 2 of 10 bytes]", false)},
-		{"output at the limit", Call{ID: "c13", Name: "big"}, ExecOptions{MaxOutputBytes: 100},
+		{"output at the limit", core.Call{ID: "c13", Name: "big"}, ExecOptions{MaxOutputBytes: 100},
 			textResult("c13", "big", strings.Repeat("x", 100), false)},
-		{"no limit", Call{ID: "c14", Name: "big"}, ExecOptions{MaxOutputBytes: -1},
+		{"no limit", core.Call{ID: "c14", Name: "big"}, ExecOptions{MaxOutputBytes: -1},
 			textResult("c14", "big", strings.Repeat("x", 100), false)},
-		{"error text truncated too", Call{ID: "c15", Name: "fail"}, ExecOptions{MaxOutputBytes: 20},
+		{"error text truncated too", core.Call{ID: "c15", Name: "fail"}, ExecOptions{MaxOutputBytes: 20},
 			textResult("c15", "fail", `tool "fail" failed: `+"\n[output truncated: 20 of 70 bytes]", true)},
-		{"output does not match its schema", Call{ID: "c16", Name: "bad_output"}, ExecOptions{},
+		{"output does not match its schema", core.Call{ID: "c16", Name: "bad_output"}, ExecOptions{},
 			textResult("c16", "bad_output", `tool "bad_output" returned output that does not match its output schema: /n: got string, want integer`, true)},
-		{"output not JSON", Call{ID: "c17", Name: "text_output"}, ExecOptions{},
+		{"output not JSON", core.Call{ID: "c17", Name: "text_output"}, ExecOptions{},
 			textResult("c17", "text_output", `tool "text_output" returned output that is not JSON, but it has an output schema: invalid character 'p' looking for beginning of value`, true)},
-		{"output matches its schema", Call{ID: "c18", Name: "good_output"}, ExecOptions{},
+		{"output matches its schema", core.Call{ID: "c18", Name: "good_output"}, ExecOptions{},
 			textResult("c18", "good_output", `{"n":3}`, false)},
-		{"pointer input and output", Call{ID: "c20", Name: "pointers", Arguments: json.RawMessage(`{"city":"Oslo"}`)}, ExecOptions{},
+		{"pointer input and output", core.Call{ID: "c20", Name: "pointers", Arguments: json.RawMessage(`{"city":"Oslo"}`)}, ExecOptions{},
 			textResult("c20", "pointers", `{"temp_c":4}`, false)},
-		{"nil pointer output", Call{ID: "c21", Name: "pointers", Arguments: json.RawMessage(`{"city":"nowhere"}`)}, ExecOptions{},
+		{"nil pointer output", core.Call{ID: "c21", Name: "pointers", Arguments: json.RawMessage(`{"city":"nowhere"}`)}, ExecOptions{},
 			textResult("c21", "pointers", `tool "pointers" returned output that does not match its output schema: got null, want object`, true)},
-		{"no timeout", Call{ID: "c19", Name: "get_time"}, ExecOptions{Timeout: -1},
+		{"no timeout", core.Call{ID: "c19", Name: "get_time"}, ExecOptions{Timeout: -1},
 			textResult("c19", "get_time", `"noon"`, false)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := executeOrHang(t, func() Result { return r.ExecuteWith(context.Background(), tt.call, tt.opts) })
+			got := executeOrHang(t, func() core.Result { return r.ExecuteWith(context.Background(), tt.call, tt.opts) })
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("ExecuteWith mismatch (-want +got):\n%s", diff)
 			}
@@ -148,22 +150,22 @@ func TestExecute(t *testing.T) {
 // executeOrHang runs f and fails the test if it has not returned after 10
 // seconds, which only happens if execution waits for a handler that ignores
 // its context.
-func executeOrHang(t *testing.T, f func() Result) Result {
+func executeOrHang(t *testing.T, f func() core.Result) core.Result {
 	t.Helper()
-	done := make(chan Result, 1)
+	done := make(chan core.Result, 1)
 	go func() { done <- f() }()
 	select {
 	case r := <-done:
 		return r
 	case <-time.After(10 * time.Second):
 		t.Fatal("execution waited for a handler that ignores its context")
-		return Result{}
+		return core.Result{}
 	}
 }
 
 func TestExecuteDefaults(t *testing.T) {
 	r := execRegistry(t)
-	got := r.Execute(context.Background(), Call{ID: "a", Name: "get_weather", Arguments: json.RawMessage(`{"city":"Rome"}`)})
+	got := r.Execute(context.Background(), core.Call{ID: "a", Name: "get_weather", Arguments: json.RawMessage(`{"city":"Rome"}`)})
 	if diff := cmp.Diff(textResult("a", "get_weather", `{"temp_c":21.5}`, false), got); diff != "" {
 		t.Errorf("Execute mismatch (-want +got):\n%s", diff)
 	}
@@ -177,20 +179,20 @@ func TestExecuteCancelled(t *testing.T) {
 	r := execRegistry(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	got := r.Execute(ctx, Call{ID: "a", Name: "get_time"})
+	got := r.Execute(ctx, core.Call{ID: "a", Name: "get_time"})
 	if diff := cmp.Diff(textResult("a", "get_time", `tool "get_time" was not run: context canceled`, true), got); diff != "" {
 		t.Errorf("before start (-want +got):\n%s", diff)
 	}
 
 	ctx, cancel = context.WithCancel(context.Background())
 	time.AfterFunc(20*time.Millisecond, cancel)
-	got = r.Execute(ctx, Call{ID: "b", Name: "wait"})
+	got = r.Execute(ctx, core.Call{ID: "b", Name: "wait"})
 	if diff := cmp.Diff(textResult("b", "wait", `tool "wait" was cancelled: context canceled`, true), got); diff != "" {
 		t.Errorf("during the call (-want +got):\n%s", diff)
 	}
 	ctx, cancel = context.WithCancel(context.Background())
 	time.AfterFunc(20*time.Millisecond, cancel)
-	got = executeOrHang(t, func() Result { return r.Execute(ctx, Call{ID: "c", Name: "stubborn"}) })
+	got = executeOrHang(t, func() core.Result { return r.Execute(ctx, core.Call{ID: "c", Name: "stubborn"}) })
 	if diff := cmp.Diff(textResult("c", "stubborn", `tool "stubborn" was cancelled: context canceled`, true), got); diff != "" {
 		t.Errorf("handler ignoring its context (-want +got):\n%s", diff)
 	}
@@ -198,11 +200,11 @@ func TestExecuteCancelled(t *testing.T) {
 
 func TestExecuteOnPanic(t *testing.T) {
 	r := execRegistry(t)
-	var gotCall Call
+	var gotCall core.Call
 	var gotValue any
 	var gotStack string
-	r.ExecuteWith(context.Background(), Call{ID: "p", Name: "boom"}, ExecOptions{
-		OnPanic: func(c Call, v any, stack []byte) { gotCall, gotValue, gotStack = c, v, string(stack) },
+	r.ExecuteWith(context.Background(), core.Call{ID: "p", Name: "boom"}, ExecOptions{
+		OnPanic: func(c core.Call, v any, stack []byte) { gotCall, gotValue, gotStack = c, v, string(stack) },
 	})
 	if gotCall.ID != "p" || gotValue != "kaboom" || !strings.Contains(gotStack, "execRegistry") {
 		t.Errorf("OnPanic got call %q, value %v, stack without the handler:\n%s", gotCall.ID, gotValue, gotStack)
@@ -251,11 +253,11 @@ func TestExecuteAll(t *testing.T) {
 	if err := r.Add(tool); err != nil {
 		t.Fatal(err)
 	}
-	var calls []Call
-	var want []Result
+	var calls []core.Call
+	var want []core.Result
 	for i := range 20 {
 		id := fmt.Sprint("call_", i)
-		calls = append(calls, Call{ID: id, Name: "sleepy", Arguments: json.RawMessage(fmt.Sprintf(`{"n":%d}`, i))})
+		calls = append(calls, core.Call{ID: id, Name: "sleepy", Arguments: json.RawMessage(fmt.Sprintf(`{"n":%d}`, i))})
 		switch i {
 		case 7:
 			want = append(want, textResult(id, "sleepy", `tool "sleepy" panicked: seven`, true))
@@ -263,7 +265,7 @@ func TestExecuteAll(t *testing.T) {
 			want = append(want, textResult(id, "sleepy", fmt.Sprint(i*i), false))
 		}
 	}
-	calls = append(calls, Call{ID: "x", Name: "nope"})
+	calls = append(calls, core.Call{ID: "x", Name: "nope"})
 	want = append(want, textResult("x", "nope", `unknown tool "nope"; available tools: sleepy`, true))
 
 	got := r.ExecuteAll(context.Background(), calls, ExecOptions{Concurrency: 3})
@@ -279,9 +281,9 @@ func TestExecuteAllCancelled(t *testing.T) {
 	r := execRegistry(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	calls := []Call{{ID: "a", Name: "get_time"}, {ID: "b", Name: "wait"}, {ID: "c", Name: "get_time"}}
+	calls := []core.Call{{ID: "a", Name: "get_time"}, {ID: "b", Name: "wait"}, {ID: "c", Name: "get_time"}}
 	got := r.ExecuteAll(ctx, calls, ExecOptions{Concurrency: 1})
-	want := []Result{
+	want := []core.Result{
 		textResult("a", "get_time", `tool "get_time" was not run: context canceled`, true),
 		textResult("b", "wait", `tool "wait" was not run: context canceled`, true),
 		textResult("c", "get_time", `tool "get_time" was not run: context canceled`, true),
@@ -331,7 +333,7 @@ func TestExecuteGoexit(t *testing.T) {
 	}
 	want := `tool "quit": ` + ErrHandlerExited.Error()
 	for _, timeout := range []time.Duration{-1, 0, time.Hour} {
-		res := r.ExecuteWith(context.Background(), Call{ID: "c1", Name: "quit", Arguments: json.RawMessage(`{}`)}, ExecOptions{Timeout: timeout})
+		res := r.ExecuteWith(context.Background(), core.Call{ID: "c1", Name: "quit", Arguments: json.RawMessage(`{}`)}, ExecOptions{Timeout: timeout})
 		if diff := cmp.Diff(textResult("c1", "quit", want, true), res); diff != "" {
 			t.Errorf("Timeout %v: result (-want +got):\n%s", timeout, diff)
 		}
@@ -411,9 +413,9 @@ func TestExecuteStopsAtOutputCap(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var res Result
+			var res core.Result
 			n := allocatedBy(func() {
-				res = r.Execute(context.Background(), Call{ID: "c", Name: tt.name, Arguments: json.RawMessage(`{}`)})
+				res = r.Execute(context.Background(), core.Call{ID: "c", Name: tt.name, Arguments: json.RawMessage(`{}`)})
 			})
 			text := res.Content[0].Text
 			if res.IsError != tt.isError || !strings.HasPrefix(text, tt.wantText) {
@@ -432,7 +434,7 @@ func TestExecuteStopsAtOutputCap(t *testing.T) {
 
 func BenchmarkExecute(b *testing.B) {
 	r := testRegistry(b)
-	call := Call{ID: "c", Name: "get_weather", Arguments: json.RawMessage(`{"city":"Paris"}`)}
+	call := core.Call{ID: "c", Name: "get_weather", Arguments: json.RawMessage(`{"city":"Paris"}`)}
 	b.ReportAllocs()
 	for b.Loop() {
 		r.Execute(context.Background(), call)
@@ -441,9 +443,9 @@ func BenchmarkExecute(b *testing.B) {
 
 func BenchmarkExecuteAll(b *testing.B) {
 	r := testRegistry(b)
-	calls := make([]Call, 16)
+	calls := make([]core.Call, 16)
 	for i := range calls {
-		calls[i] = Call{ID: fmt.Sprint(i), Name: "get_weather", Arguments: json.RawMessage(`{"city":"Paris"}`)}
+		calls[i] = core.Call{ID: fmt.Sprint(i), Name: "get_weather", Arguments: json.RawMessage(`{"city":"Paris"}`)}
 	}
 	b.ReportAllocs()
 	for b.Loop() {
@@ -455,7 +457,7 @@ func BenchmarkExecuteAll(b *testing.B) {
 // context, and that a tool keeps the program WithProgram gave it.
 func TestHandlerSeesItsCall(t *testing.T) {
 	type prog struct{ argv string }
-	seen := make(chan Call, 1)
+	seen := make(chan core.Call, 1)
 	tool, err := NewRawTool("which", "", json.RawMessage(`{"type":"object"}`), func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
 		c, ok := CallFromContext(ctx)
 		if !ok {
@@ -477,7 +479,7 @@ func TestHandlerSeesItsCall(t *testing.T) {
 	if err := r.Add(tool); err != nil {
 		t.Fatal(err)
 	}
-	call := Call{ID: "call_7", Name: "which", Arguments: json.RawMessage(`{}`)}
+	call := core.Call{ID: "call_7", Name: "which", Arguments: json.RawMessage(`{}`)}
 	if res := r.Execute(context.Background(), call); res.IsError {
 		t.Fatalf("error result: %s", res.Text())
 	}

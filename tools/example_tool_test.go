@@ -1,10 +1,11 @@
-package core_test
+package tools_test
 
 import (
 	"context"
 	"fmt"
 
 	"github.com/toolconform/conform/core"
+	"github.com/toolconform/conform/tools"
 )
 
 // WeatherArgs are the parameters of the get_weather tool. The jsonschema tag
@@ -21,10 +22,10 @@ type Weather struct {
 }
 
 func ExampleNewTool() {
-	tool, err := core.NewTool("get_weather", "Current weather for a city.",
+	tool, err := tools.NewTool("get_weather", "Current weather for a city.",
 		func(ctx context.Context, in WeatherArgs) (Weather, error) {
 			return Weather{Temp: 21.5, Unit: "c"}, nil
-		}, core.WithRisk(core.RiskReadOnly))
+		}, tools.WithRisk(tools.RiskReadOnly))
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -38,7 +39,7 @@ func ExampleNewTool() {
 }
 
 func ExampleRegistry_Execute() {
-	tool, err := core.NewTool("get_weather", "Current weather for a city.",
+	tool, err := tools.NewTool("get_weather", "Current weather for a city.",
 		func(ctx context.Context, in WeatherArgs) (Weather, error) {
 			return Weather{Temp: 21.5, Unit: "c"}, nil
 		})
@@ -46,7 +47,7 @@ func ExampleRegistry_Execute() {
 		fmt.Println(err)
 		return
 	}
-	r := core.NewRegistry()
+	r := tools.NewRegistry()
 	if err := r.Add(tool); err != nil {
 		fmt.Println(err)
 		return
@@ -57,7 +58,7 @@ func ExampleRegistry_Execute() {
 		{ID: "call_2", Name: "get_weather", Arguments: []byte(`{"unit":"k"}`)},
 		{ID: "call_3", Name: "get_wether", Arguments: []byte(`{"city":"Rome"}`)},
 	}
-	for _, res := range r.ExecuteAll(ctx, calls, core.ExecOptions{}) {
+	for _, res := range r.ExecuteAll(ctx, calls, tools.ExecOptions{}) {
 		fmt.Println(res.CallID, res.IsError, res.Text())
 	}
 	// Output:

@@ -1,4 +1,4 @@
-package core_test
+package tools_test
 
 import (
 	"context"
@@ -7,7 +7,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/toolconform/conform/core"
+
+	"github.com/toolconform/conform/tools"
 )
 
 // TestWithSource: a source qualifies the name; the model's name is made
@@ -15,10 +16,10 @@ import (
 func TestWithSource(t *testing.T) {
 	h := func(context.Context, json.RawMessage) (json.RawMessage, error) { return nil, nil }
 	schema := json.RawMessage(`{"type":"object"}`)
-	m := core.NewNameMapper()
+	m := tools.NewNameMapper()
 	var got [][3]string
 	for _, src := range []string{"github", "fs", ""} {
-		tool, err := core.NewRawTool("read", "", schema, h, core.WithSource(src), core.WithNameMapper(m))
+		tool, err := tools.NewRawTool("read", "", schema, h, tools.WithSource(src), tools.WithNameMapper(m))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -28,10 +29,10 @@ func TestWithSource(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
-	if _, err := core.NewRawTool("read", "", schema, h, core.WithSource("fs")); err == nil || !strings.Contains(err.Error(), `"fs.read"`) {
+	if _, err := tools.NewRawTool("read", "", schema, h, tools.WithSource("fs")); err == nil || !strings.Contains(err.Error(), `"fs.read"`) {
 		t.Errorf("a qualified name without a mapper: err = %v, want the name refused", err)
 	}
-	if _, err := core.NewRawTool("read", "", schema, h, core.WithSource("a.b"), core.WithNameMapper(m)); err == nil || !strings.Contains(err.Error(), "holds a dot") {
+	if _, err := tools.NewRawTool("read", "", schema, h, tools.WithSource("a.b"), tools.WithNameMapper(m)); err == nil || !strings.Contains(err.Error(), "holds a dot") {
 		t.Errorf("a source with a dot: err = %v, want it refused", err)
 	}
 }

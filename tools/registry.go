@@ -1,4 +1,4 @@
-package core
+package tools
 
 import (
 	"errors"
@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/toolconform/conform/core"
 )
 
 // ErrDuplicateTool is wrapped by the error of Registry.Add for a name that
@@ -109,9 +111,9 @@ func (r *Registry) All() []*Tool {
 }
 
 // Specs returns the request form of every tool, sorted by name.
-func (r *Registry) Specs() []ToolSpec {
+func (r *Registry) Specs() []core.ToolSpec {
 	all := r.All()
-	specs := make([]ToolSpec, len(all))
+	specs := make([]core.ToolSpec, len(all))
 	for i, t := range all {
 		specs[i] = t.Spec()
 	}

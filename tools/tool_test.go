@@ -1,4 +1,4 @@
-package core
+package tools
 
 import (
 	"context"
@@ -7,8 +7,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/toolconform/conform/core"
+
 	"github.com/google/go-cmp/cmp"
-	"github.com/toolconform/conform/core/schema"
+	"github.com/toolconform/conform/tools/schema"
 )
 
 type weatherIn struct {
@@ -45,7 +47,7 @@ func nopHandler(context.Context, json.RawMessage) (json.RawMessage, error) {
 
 func TestNewTool(t *testing.T) {
 	tool := mustTool(t)(NewTool("get_weather", "Current weather.", getWeather))
-	want := ToolSpec{
+	want := core.ToolSpec{
 		Name:        "get_weather",
 		Description: "Current weather.",
 		InputSchema: json.RawMessage(`{"type":"object","properties":{"city":{"type":"string","description":"the city name"},"unit":{"type":"string","enum":["c","f"]}},"required":["city"],"additionalProperties":false}`),
@@ -59,7 +61,7 @@ func TestNewTool(t *testing.T) {
 	if tool.Risk() != RiskDestructive {
 		t.Errorf("default Risk = %v, want destructive", tool.Risk())
 	}
-	if !strings.Contains(tool.Origin(), "core.getWeather") {
+	if !strings.Contains(tool.Origin(), "tools.getWeather") {
 		t.Errorf("Origin = %q, want the Go function name", tool.Origin())
 	}
 	if tool.Name() != "get_weather" || tool.OriginalName() != "get_weather" || tool.Description() != "Current weather." {
@@ -119,10 +121,10 @@ func TestNewToolRejects(t *testing.T) {
 		}, nil, `new tool "t": nil function`},
 		{"invalid name", func() (*Tool, error) {
 			return NewTool("get.weather", "", getWeather)
-		}, ErrInvalidName, `new tool: check tool name "get.weather": character '.' at byte 3 not allowed`},
+		}, core.ErrInvalidName, `new tool: check tool name "get.weather": character '.' at byte 3 not allowed`},
 		{"long name", func() (*Tool, error) {
 			return NewTool(strings.Repeat("x", 65), "", getWeather)
-		}, ErrInvalidName, `65 bytes long`},
+		}, core.ErrInvalidName, `65 bytes long`},
 		{"bad risk", func() (*Tool, error) {
 			return NewTool("t", "", getWeather, WithRisk(Risk(9)))
 		}, nil, `new tool "t": unknown risk level 9`},
@@ -186,7 +188,7 @@ func TestNameMapperOption(t *testing.T) {
 	if plain := mustTool(t)(NewTool("ok_name", "", getWeather)); plain.Name() != "ok_name" {
 		t.Errorf("without a mapper: Name = %q", plain.Name())
 	}
-	if _, err := NewTool("ok.name", "", getWeather); !errors.Is(err, ErrInvalidName) {
+	if _, err := NewTool("ok.name", "", getWeather); !errors.Is(err, core.ErrInvalidName) {
 		t.Errorf("without a mapper: NewTool(ok.name) error = %v, want ErrInvalidName", err)
 	}
 }
@@ -281,14 +283,14 @@ func TestFromMCPRejects(t *testing.T) {
 		{"not json", `{"name":"x",`, ErrInvalidDefinition, `tool from mcp: at byte 12: invalid tool definition`},
 		{"name not a string", `{"name":5,"inputSchema":{"type":"object"}}`, ErrInvalidDefinition, `tool from mcp: at /name: invalid tool definition: number is not a string`},
 		{"hint not a bool", `{"name":"x","inputSchema":{"type":"object"},"annotations":{"readOnlyHint":"yes"}}`, ErrInvalidDefinition, `at /annotations/readOnlyHint: invalid tool definition: string is not a bool`},
-		{"array", `[]`, ErrInvalidDefinition, `tool from mcp: at the top level: invalid tool definition: array is not a core.mcpDefinition`},
+		{"array", `[]`, ErrInvalidDefinition, `tool from mcp: at the top level: invalid tool definition: array is not a tools.mcpDefinition`},
 		{"missing name", `{"inputSchema":{"type":"object"}}`, ErrInvalidDefinition, `tool from mcp: at /name: invalid tool definition: missing`},
 		{"missing input schema", `{"name":"x"}`, ErrInvalidDefinition, `tool from mcp "x": at /inputSchema: invalid tool definition: missing`},
 		{"null input schema", `{"name":"x","inputSchema":null}`, ErrInvalidDefinition, `at /inputSchema: invalid tool definition: missing`},
 		{"input not object", `{"name":"x","inputSchema":{"type":"string"}}`, ErrInvalidSchema, `tool from mcp "x": input schema: compile schema: at /inputSchema/type: "string"; a tool schema must have "type": "object"`},
 		{"input nested fault", `{"name":"x","inputSchema":{"type":"object","properties":{"a":{"type":"strin"}}}}`, ErrInvalidSchema, `at /inputSchema/properties/a/type: not valid against the metaschema`},
 		{"output not object", `{"name":"x","inputSchema":{"type":"object"},"outputSchema":{"type":"array"}}`, ErrInvalidSchema, `tool from mcp "x": output schema: compile schema: at /outputSchema/type`},
-		{"dotted name without mapper", `{"name":"a.b","inputSchema":{"type":"object"}}`, ErrInvalidName, `tool from mcp: check tool name "a.b"`},
+		{"dotted name without mapper", `{"name":"a.b","inputSchema":{"type":"object"}}`, core.ErrInvalidName, `tool from mcp: check tool name "a.b"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -336,12 +338,12 @@ func FuzzFromMCP(f *testing.F) {
 		tool, err := FromMCP(def, nopHandler, opts...)
 		if err != nil {
 			if !errors.Is(err, ErrInvalidDefinition) && !errors.Is(err, ErrInvalidSchema) &&
-				!errors.Is(err, ErrInvalidName) && !errors.Is(err, ErrSchemaTooLarge) {
+				!errors.Is(err, core.ErrInvalidName) && !errors.Is(err, ErrSchemaTooLarge) {
 				t.Fatalf("FromMCP error %v wraps no named cause", err)
 			}
 			return
 		}
-		if err := CheckName(tool.Name()); err != nil {
+		if err := core.CheckName(tool.Name()); err != nil {
 			t.Fatalf("tool name: %v", err)
 		}
 		var s map[string]any

@@ -1,4 +1,4 @@
-package core
+package tools
 
 import (
 	"bytes"
@@ -10,7 +10,9 @@ import (
 	"runtime"
 	"strings"
 
-	"github.com/toolconform/conform/core/schema"
+	"github.com/toolconform/conform/core"
+
+	"github.com/toolconform/conform/tools/schema"
 )
 
 // ErrInvalidSchema is wrapped by the error of a tool whose schema cannot be
@@ -109,7 +111,7 @@ func WithOutputSchema(s json.RawMessage) ToolOption {
 }
 
 // WithProgram records what a tool runs outside this process for each call
-// (a command line, a server), for the layers above core that fence or
+// (a command line, a server), for the layers above that fence or
 // report such tools; tools/command sets it. A tool without one runs its
 // handler in-process.
 func WithProgram(p any) ToolOption { return func(c *toolConfig) { c.program = p } }
@@ -173,14 +175,14 @@ func (t *Tool) InputSchema() json.RawMessage { return bytes.Clone(t.input) }
 func (t *Tool) OutputSchema() json.RawMessage { return bytes.Clone(t.output) }
 
 // Spec returns the tool as it travels in a request.
-func (t *Tool) Spec() ToolSpec {
-	return ToolSpec{Name: t.name, Description: t.description, InputSchema: bytes.Clone(t.input)}
+func (t *Tool) Spec() core.ToolSpec {
+	return core.ToolSpec{Name: t.name, Description: t.description, InputSchema: bytes.Clone(t.input)}
 }
 
 // NewTool builds a tool from a Go function. The input schema is inferred
 // from In, which must be a struct (or a pointer to one): field descriptions
 // come from `jsonschema:"..."` tags, enumerations from `enum:"a,b,c"` tags
-// (see core/schema). Fields without omitempty or omitzero in their json
+// (see tools/schema). Fields without omitempty or omitzero in their json
 // tag are required; unknown fields are not allowed. The output schema is
 // inferred from Out when Out is a struct. A type that cannot be a parameter (channel, func, complex, map
 // with non-string keys, interface, recursive type) is rejected with an error
@@ -312,7 +314,7 @@ func buildTool(op, name, description, origin string, in, out json.RawMessage, ha
 	// sanitises to the same text gets another (E01–E03).
 	if cfg.mapper != nil {
 		t.name = cfg.mapper.Sanitize(t.name)
-	} else if err := CheckName(t.name); err != nil {
+	} else if err := core.CheckName(t.name); err != nil {
 		return nil, fmt.Errorf("%s: %w", op, err)
 	}
 	inPrefix, outPrefix := "", ""

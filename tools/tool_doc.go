@@ -1,6 +1,6 @@
-package core
+package tools
 
-// Design notes for the tool side of core: Tool, NameMapper, Registry,
+// Design notes for the tool runtime: Tool, NameMapper, Registry,
 // Validate and Execute. (The package comment is in doc.go; these notes are
 // kept beside the code they explain.)
 //

@@ -1,4 +1,4 @@
-package core
+package tools
 
 import (
 	"context"
@@ -10,6 +10,8 @@ import (
 	"sync"
 	"time"
 	"unicode/utf8"
+
+	"github.com/toolconform/conform/core"
 )
 
 // The defaults of ExecOptions.
@@ -36,7 +38,7 @@ type ExecOptions struct {
 	MaxOutputBytes int
 	// OnPanic, if set, is called with the call, the panic value and the
 	// stack of a handler that panicked; the model only sees the value.
-	OnPanic func(call Call, value any, stack []byte)
+	OnPanic func(call core.Call, value any, stack []byte)
 }
 
 func (o ExecOptions) timeout() time.Duration {
@@ -61,7 +63,7 @@ func (o ExecOptions) concurrency() int {
 }
 
 // Execute runs a call with the default ExecOptions. See ExecuteWith.
-func (r *Registry) Execute(ctx context.Context, call Call) Result {
+func (r *Registry) Execute(ctx context.Context, call core.Call) core.Result {
 	return r.ExecuteWith(ctx, call, ExecOptions{})
 }
 
@@ -76,14 +78,14 @@ func (r *Registry) Execute(ctx context.Context, call Call) Result {
 // On a timeout the handler's context is cancelled and ExecuteWith returns
 // at once; a handler that ignores its context keeps running in its own
 // goroutine until it returns, and its output is dropped.
-func (r *Registry) ExecuteWith(ctx context.Context, call Call, opts ExecOptions) Result {
+func (r *Registry) ExecuteWith(ctx context.Context, call core.Call, opts ExecOptions) core.Result {
 	res := r.execute(ctx, call, opts)
 	res.CallID = call.ID
 	res.Name = call.Name
 	return res
 }
 
-func (r *Registry) execute(ctx context.Context, call Call, opts ExecOptions) Result {
+func (r *Registry) execute(ctx context.Context, call core.Call, opts ExecOptions) core.Result {
 	limit := opts.maxOutput()
 	if err := ctx.Err(); err != nil {
 		return errorResult(limit, "tool %q was not run: %v", call.Name, err)
@@ -182,7 +184,7 @@ func (r *Registry) execute(ctx context.Context, call Call, opts ExecOptions) Res
 			return errorResult(limit, "tool %q returned output that does not match its output schema: %s", call.Name, strings.Join(parts, "; "))
 		}
 	}
-	return Result{Content: []Part{TextPart(string(o.out))}}
+	return core.Result{Content: []core.Part{core.TextPart(string(o.out))}}
 }
 
 // callKey is the context key of the call a handler runs.
@@ -190,8 +192,8 @@ type callKey struct{}
 
 // CallFromContext returns the call whose handler got ctx from
 // Registry.ExecuteWith (its id names the call in reports a handler makes).
-func CallFromContext(ctx context.Context) (Call, bool) {
-	c, ok := ctx.Value(callKey{}).(Call)
+func CallFromContext(ctx context.Context) (core.Call, bool) {
+	c, ok := ctx.Value(callKey{}).(core.Call)
 	return c, ok
 }
 
@@ -199,7 +201,7 @@ func CallFromContext(ctx context.Context) (Call, bool) {
 // limit, of which kept holds the first limit+1 bytes. Nothing past the cap is
 // read: no copy of the whole output, and no check of it against an output
 // schema, which would parse all of it.
-func capped(name string, t *Tool, kept []byte, size, limit int) Result {
+func capped(name string, t *Tool, kept []byte, size, limit int) core.Result {
 	if t.outputCheck != nil {
 		return errorResult(limit, "tool %q returned %d bytes of output, more than the limit of %d: %v", name, size, limit, ErrOutputTooLarge)
 	}
@@ -207,7 +209,7 @@ func capped(name string, t *Tool, kept []byte, size, limit int) Result {
 	for cut > 0 && !utf8.RuneStart(kept[cut]) {
 		cut--
 	}
-	return Result{Content: []Part{TextPart(fmt.Sprintf("%s\n[output truncated: %d of %d bytes]", kept[:cut], cut, size))}}
+	return core.Result{Content: []core.Part{core.TextPart(fmt.Sprintf("%s\n[output truncated: %d of %d bytes]", kept[:cut], cut, size))}}
 }
 
 // outputLimitKey is the context key under which ExecuteWith passes
@@ -288,15 +290,15 @@ var ErrOutputTooLarge = errors.New("output too large to check against the output
 
 // stopped is the result of a call whose context ended before its handler
 // returned.
-func stopped(parent context.Context, limit int, name string, timeout time.Duration) Result {
+func stopped(parent context.Context, limit int, name string, timeout time.Duration) core.Result {
 	if err := parent.Err(); err != nil {
 		return errorResult(limit, "tool %q was cancelled: %v", name, err)
 	}
 	return errorResult(limit, "tool %q timed out after %v", name, timeout)
 }
 
-func errorResult(limit int, format string, args ...any) Result {
-	return Result{IsError: true, Content: []Part{TextPart(truncateOutput([]byte(fmt.Sprintf(format, args...)), limit))}}
+func errorResult(limit int, format string, args ...any) core.Result {
+	return core.Result{IsError: true, Content: []core.Part{core.TextPart(truncateOutput([]byte(fmt.Sprintf(format, args...)), limit))}}
 }
 
 // truncateOutput returns at most limit bytes of out, cut on a UTF-8
@@ -316,8 +318,8 @@ func truncateOutput(out []byte, limit int) string {
 // ExecuteAll runs calls in parallel, at most opts.Concurrency at a time, and
 // returns their results in call order. Calls not yet started when ctx ends
 // get an error result saying they were not run.
-func (r *Registry) ExecuteAll(ctx context.Context, calls []Call, opts ExecOptions) []Result {
-	results := make([]Result, len(calls))
+func (r *Registry) ExecuteAll(ctx context.Context, calls []core.Call, opts ExecOptions) []core.Result {
+	results := make([]core.Result, len(calls))
 	sem := make(chan struct{}, opts.concurrency())
 	var wg sync.WaitGroup
 	for i, c := range calls {

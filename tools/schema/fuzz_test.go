@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/toolconform/conform/core/internal/jsondepth"
+	"github.com/toolconform/conform/core"
 )
 
 // FuzzCompile checks that any document either compiles, and then validates
@@ -63,7 +63,7 @@ func FuzzDecodeDeep(f *testing.F) {
 		}
 		n := int(count) % ((4<<20)/len(unit) + 2)
 		doc := []byte(strings.Repeat(unit, n) + tail)
-		deep := jsondepth.Check(doc, false) != nil
+		deep := core.CheckDepth(doc) != nil
 		_, cerr := Compile(doc)
 		var se *SchemaError
 		if cerr != nil && !errors.As(cerr, &se) {

@@ -1,4 +1,4 @@
-package core
+package tools
 
 import (
 	"bufio"
@@ -11,8 +11,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/toolconform/conform/core"
+
 	"github.com/google/go-cmp/cmp"
-	"github.com/toolconform/conform/core/schema"
+	"github.com/toolconform/conform/tools/schema"
 	"gopkg.in/yaml.v3"
 )
 
@@ -258,7 +260,7 @@ func TestRecordedCalls(t *testing.T) {
 					return // a provider-run tool (web search, code execution)
 				}
 				checked++
-				if val := r.Validate(Call{Name: name, Arguments: args}); !val.Valid {
+				if val := r.Validate(core.Call{Name: name, Arguments: args}); !val.Valid {
 					t.Errorf("%s: %s(%s): %s", file, name, args, val.Message)
 				}
 			})

@@ -12,7 +12,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
-	"github.com/toolconform/conform/core/internal/jsondepth"
+	"github.com/toolconform/conform/core"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
 )
@@ -66,11 +66,11 @@ func (p Problem) String() string {
 
 // MaxDepth is the deepest nesting of arrays and objects Decode accepts, in
 // schemas and in values: core.MaxDepth.
-const MaxDepth = jsondepth.Max
+const MaxDepth = core.MaxDepth
 
 // ErrTooDeep is wrapped by the error for a value or schema nested deeper
 // than MaxDepth; it is core.ErrTooDeep.
-var ErrTooDeep = jsondepth.ErrTooDeep
+var ErrTooDeep = core.ErrTooDeep
 
 // Validator is a compiled schema. It is safe for concurrent use.
 type Validator struct {
@@ -184,7 +184,7 @@ func decodeError(err error) *SchemaError {
 	if errors.As(err, &se) {
 		return &SchemaError{Offset: FaultOffset(se), Msg: se.Error()}
 	}
-	var de *jsondepth.Error
+	var de *core.DepthError
 	if errors.As(err, &de) {
 		return &SchemaError{Offset: int64(de.Offset), Msg: fmt.Sprintf("%v: more than %d levels", ErrTooDeep, MaxDepth), Err: err}
 	}
@@ -198,7 +198,7 @@ func decodeError(err error) *SchemaError {
 // that names the byte offset, so that neither the decoder nor the
 // validator, both recursive, ever meets it.
 func Decode(data []byte) (any, error) {
-	if err := jsondepth.Check(data, false); err != nil {
+	if err := core.CheckDepth(data); err != nil {
 		return nil, err
 	}
 	if !json.Valid(data) {

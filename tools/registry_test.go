@@ -1,4 +1,4 @@
-package core
+package tools
 
 import (
 	"encoding/json"
@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/toolconform/conform/core"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -204,7 +206,7 @@ func TestRegistryConcurrent(t *testing.T) {
 				}
 				_ = r.All()
 				_ = r.Clone().Len()
-				if v := r.Validate(Call{Name: tool.Name(), Arguments: json.RawMessage(`{}`)}); !v.Valid {
+				if v := r.Validate(core.Call{Name: tool.Name(), Arguments: json.RawMessage(`{}`)}); !v.Valid {
 					t.Errorf("Validate(%s) = %s", tool.Name(), v.Message)
 				}
 				if i%2 == 1 && !r.Remove(tool.Name()) {
