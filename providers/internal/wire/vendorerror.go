@@ -303,34 +303,94 @@ func (g *guardedStream) Next() (core.Event, error) {
 	return ev, err
 }
 
-// vendorError reads the kept bytes as a vendor error body, after reading
-// the rest of a body that starts as JSON (a decoder that reads fixed-size
-// frames may have stopped early), or as the data of the first SSE event.
+// vendorError reads the first unit of the body (see firstUnit) as a vendor
+// error body. The decoder that failed may have stopped reading anywhere in
+// that unit, so the rest of it is read first: what is decided never depends
+// on the sizes of the reads that brought the bytes.
 func (g *guardedStream) vendorError() *core.ProviderError {
-	kept := bytes.TrimSpace(g.kept)
-	if len(kept) == 0 {
-		return nil
-	}
-	if kept[0] == '{' || kept[0] == '[' {
-		if pe := VendorError(kept); pe != nil || bytes.IndexByte(kept, '\n') >= 0 || json.Valid(kept) {
-			return pe
+	atEOF := false
+	buf := make([]byte, 4096)
+	for empty := 0; ; {
+		unit, done := firstUnit(g.kept, atEOF)
+		if done {
+			return VendorError(unit)
 		}
-		// One JSON value cut short by a fixed-size read, with no line
-		// break in it: an error body, not a stream of lines, so its
-		// end is near.
-		rest, _ := io.ReadAll(io.LimitReader(g.src, int64(maxVendorErrorBody-len(g.kept))))
-		return VendorError(append(g.kept, rest...))
+		if len(g.kept) >= maxVendorErrorBody {
+			return nil
+		}
+		n, err := g.src.Read(buf[:min(len(buf), maxVendorErrorBody-len(g.kept))])
+		g.kept = append(g.kept, buf[:n]...)
+		if n == 0 && err == nil {
+			empty++
+		} else {
+			empty = 0
+		}
+		// A read error ends the body as EOF does; so do 100 reads in a
+		// row that bring nothing, as io.ReadAtLeast decides.
+		atEOF = err != nil || empty >= 100
+	}
+}
+
+// firstUnit returns the part of body a vendor error is read from: the
+// first JSON value when the body starts with { or [, else the data of the
+// first SSE event (its data lines up to the blank line ending it). done
+// reports that the unit is whole in body, or that no more bytes will come
+// (atEOF) and it is as whole as it will be.
+func firstUnit(body []byte, atEOF bool) (unit []byte, done bool) {
+	b := bytes.TrimLeft(body, " \t\r\n")
+	if len(b) == 0 {
+		return nil, atEOF
+	}
+	if b[0] == '{' || b[0] == '[' {
+		if end := jsonValueEnd(b); end > 0 {
+			return b[:end], true
+		}
+		return b, atEOF
 	}
 	var data []byte
-	for _, line := range bytes.Split(kept, []byte("\n")) {
+	for len(b) > 0 {
+		line, rest, complete := bytes.Cut(b, []byte("\n"))
+		if !complete && !atEOF {
+			return nil, false
+		}
+		b = rest
 		line = bytes.TrimRight(line, "\r")
 		if len(line) == 0 && data != nil {
-			break
+			return data, true
 		}
 		if d, ok := bytes.CutPrefix(line, []byte("data:")); ok {
 			data = append(data, bytes.TrimPrefix(d, []byte(" "))...)
 			data = append(data, '\n')
 		}
 	}
-	return VendorError(data)
+	return data, atEOF
+}
+
+// jsonValueEnd returns the length of the JSON object or array b starts
+// with, or 0 when it does not end in b. It counts brackets outside strings
+// and checks nothing else (VendorError validates the value); a counter, not
+// a recursion, so no depth bound is needed.
+func jsonValueEnd(b []byte) int {
+	depth, inString, escaped := 0, false, false
+	for i, c := range b {
+		switch {
+		case inString && escaped:
+			escaped = false
+		case inString && c == '\\':
+			escaped = true
+		case inString && c == '"':
+			inString = false
+		case inString:
+		case c == '"':
+			inString = true
+		case c == '{' || c == '[':
+			depth++
+		case c == '}' || c == ']':
+			depth--
+			if depth == 0 {
+				return i + 1
+			}
+		}
+	}
+	return 0
 }

@@ -92,6 +92,11 @@ func TestGuardStream(t *testing.T) {
 		{"a JSON body read whole", `{"detail": "Invalid API Key"}`, func(r io.Reader) core.EventStream { return &failing{r, 4096} }, pe},
 		{"an SSE event cut by a line that is no data line", "data: {\"detail\":\n data: \"Invalid API Key\"}\n\n", func(r io.Reader) core.EventStream { return &failing{r, 4096} }, nil},
 		{"an SSE event on one line", "event: error\ndata: {\"detail\": \"Invalid API Key\"}\n\n", func(r io.Reader) core.EventStream { return &failing{r, 4096} }, pe},
+		{"an SSE event of which the decoder read 1 byte", "event: error\ndata: {\"detail\": \"Invalid API Key\"}\n\n", func(r io.Reader) core.EventStream { return &failing{r, 1} }, pe},
+		{"an SSE event followed by another, read whole", "data: {\"detail\": \"Invalid API Key\"}\n\ndata: {}\n\n", func(r io.Reader) core.EventStream { return &failing{r, 4096} }, pe},
+		{"an indented JSON body read 6 bytes at a time", "{\n  \"detail\": \"Invalid API Key\"\n}\n", func(r io.Reader) core.EventStream { return &failing{r, 6} }, pe},
+		{"a JSON error line before another line, read whole", "{\"detail\": \"Invalid API Key\"}\n{\"done\": true}\n", func(r io.Reader) core.EventStream { return &failing{r, 4096} }, pe},
+		{"a JSON body cut short", `{"detail": "Invalid API Key"`, func(r io.Reader) core.EventStream { return &failing{r, 5} }, nil},
 		{"not an error body", `{"detail": "x", "id": 1}`, func(r io.Reader) core.EventStream { return &failing{r, 4096} }, nil},
 		{"an error after an event stays the decoder's", `{"detail": "Invalid API Key"}`, func(io.Reader) core.EventStream { return &passing{} }, nil},
 	}
