@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"strings"
+	"unsafe"
 )
 
 // StreamError is a problem Collect met at one event of a stream: the stream's
@@ -141,7 +141,8 @@ type collector struct {
 	// building is set while the last part is a text, thinking or plan
 	// part whose text is still in sb.
 	building bool
-	sb       strings.Builder
+	// tb holds the text of the part being built; see write.
+	tb []byte
 	// callSeq holds, for each call part in order, the call's position in
 	// order of first appearance.
 	callSeq []int
@@ -302,7 +303,7 @@ func (c *collector) delta(ev *Event) {
 	parts := c.resp.Message.Parts
 	if c.building && continues(&parts[len(parts)-1], kind, ev) {
 		last := &parts[len(parts)-1]
-		c.sb.WriteString(ev.Text)
+		c.write(ev.Text)
 		if ev.Signature != "" {
 			last.Signature = ev.Signature
 		}
@@ -316,8 +317,21 @@ func (c *collector) delta(ev *Event) {
 	}
 	c.flush()
 	c.resp.Message.Parts = append(parts, Part{Kind: kind, Signature: ev.Signature, Data: ev.Data, ItemID: ev.ItemID})
-	c.sb.WriteString(ev.Text)
+	c.write(ev.Text)
 	c.building = true
+}
+
+// write appends s to the text of the part being built. The buffer doubles
+// when it must grow, as a strings.Builder does, but never beyond the text
+// limit unless s needs it, so that a response whose text reaches the limit
+// holds about the limit, not twice it.
+func (c *collector) write(s string) {
+	if need := len(c.tb) + len(s); need > cap(c.tb) {
+		grown := make([]byte, len(c.tb), max(min(2*cap(c.tb), c.lim), need, 64))
+		copy(grown, c.tb)
+		c.tb = grown
+	}
+	c.tb = append(c.tb, s...)
 }
 
 // continues reports whether a delta event extends the part being built: the
@@ -336,8 +350,10 @@ func (c *collector) flush() {
 		return
 	}
 	parts := c.resp.Message.Parts
-	parts[len(parts)-1].Text = c.sb.String()
-	c.sb.Reset()
+	// The part takes tb's bytes without a copy; tb is dropped, never
+	// written again.
+	parts[len(parts)-1].Text = unsafe.String(unsafe.SliceData(c.tb), len(c.tb))
+	c.tb = nil
 	c.building = false
 }
 

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -378,4 +379,44 @@ func TestCollectManyDeltas(t *testing.T) {
 	if got := resp.Text(); got != strings.Repeat("ab", 10000) {
 		t.Errorf("Text() has %d bytes, want 20000", len(got))
 	}
+}
+
+// TestCollectTextAtLimitAllocates checks that text built up to the text
+// limit costs about twice the limit in allocations, not the builder's
+// usual overshoot: the buffer doubles but never grows past the limit.
+func TestCollectTextAtLimitAllocates(t *testing.T) {
+	const limit = 4 << 20
+	delta := strings.Repeat("x", 1<<10)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	s := &repeatStream{ev: Event{Kind: EventText, Text: delta}, n: limit / len(delta)}
+	resp, err := Collect(s, WithLimits(Limits{MaxTextBytes: limit}))
+	runtime.ReadMemStats(&after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := len(resp.Text()); got != limit {
+		t.Fatalf("text of %d bytes, want %d", got, limit)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 2*limit+limit/2 {
+		t.Errorf("collecting %d bytes of text allocated %d bytes, want at most %d", limit, alloc, 2*limit+limit/2)
+	}
+}
+
+// repeatStream yields one event n times, a stop finish, then io.EOF.
+type repeatStream struct {
+	ev Event
+	n  int
+}
+
+func (s *repeatStream) Next() (Event, error) {
+	switch {
+	case s.n > 0:
+		s.n--
+		return s.ev, nil
+	case s.n == 0:
+		s.n--
+		return Event{Kind: EventFinish, Finish: FinishStop}, nil
+	}
+	return Event{}, io.EOF
 }

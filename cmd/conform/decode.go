@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/toolconform/conform/cassettes"
 	"github.com/toolconform/conform/core"
@@ -120,7 +121,7 @@ func runDecode(ctx context.Context, e *env, args []string) int {
 // status: nothing is printed for a body that failed and yielded nothing.
 func printDecoded(e *env, name string, out *decodeOutput, err error) int {
 	if out != nil {
-		if werr := writeJSON(e.stdout, out); werr != nil {
+		if werr := out.write(e.stdout); werr != nil {
 			e.errorf("decode: %v", werr)
 			return exitFail
 		}
@@ -223,7 +224,7 @@ func decodeRecording(e *env, adapter core.Adapter, name string, data []byte) int
 		if out != nil {
 			n := i
 			out.Interaction = &n
-			if werr := writeJSON(e.stdout, out); werr != nil {
+			if werr := out.write(e.stdout); werr != nil {
 				e.errorf("decode: %v", werr)
 				return exitFail
 			}
@@ -327,10 +328,37 @@ func (c *countingStream) Next() (core.Event, error) {
 	return ev, err
 }
 
-func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
+// write prints o as indented JSON. The text, which may be as long as
+// core.Limits.MaxTextBytes, is escaped in pieces straight to w, so that
+// printing it costs no copy of it: the rest of the document is encoded with
+// the text left empty and the text goes in its place.
+func (o *decodeOutput) write(w io.Writer) error {
+	text := o.Text
+	o.Text = ""
+	doc, err := json.MarshalIndent(o, "", "  ")
+	o.Text = text
+	if err != nil {
+		return err
+	}
+	const field = "\n  \"text\": \"\""
+	at := bytes.Index(doc, []byte(field))
+	if at < 0 {
+		return fmt.Errorf("decode output has no text field")
+	}
+	bw := bufio.NewWriter(w)
+	bw.Write(doc[:at+len(field)-1])
+	for len(text) > 0 {
+		n := min(len(text), 32<<10)
+		for n < len(text) && !utf8.RuneStart(text[n]) {
+			n++
+		}
+		piece, _ := json.Marshal(text[:n]) // a string always marshals
+		bw.Write(piece[1 : len(piece)-1])
+		text = text[n:]
+	}
+	bw.Write(doc[at+len(field)-1:])
+	bw.WriteByte('\n')
+	return bw.Flush()
 }
 
 func decodedCalls(calls []core.Call) []decodedCall {

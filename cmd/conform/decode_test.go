@@ -15,7 +15,9 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/toolconform/conform/core"
 	"github.com/toolconform/conform/providers"
+	"pgregory.net/rapid"
 )
 
 // TestDecodeCorpus decodes every corpus file of every built-in protocol with
@@ -234,4 +236,26 @@ func TestDecodeFailurePrintsNothing(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestDecodeOutputWrite checks that writing the text in pieces gives the
+// bytes the encoder gives for the whole document, whatever the text: pieces
+// end at character boundaries and escape as one string would.
+func TestDecodeOutputWrite(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		unit := rapid.SampledFrom([]string{"a", "é", "日本", "🌧", "\"", "\\", "\n", "<&>", "\u2028", "\x01", "\xff"}).Draw(t, "unit")
+		n := rapid.IntRange(0, 70<<10).Draw(t, "n")
+		out := &decodeOutput{Protocol: "openai-chat", Stream: true, Text: strings.Repeat(unit, n/len(unit)+1) + rapid.String().Draw(t, "tail"), FinishReason: core.FinishStop}
+		want, err := json.MarshalIndent(out, "", "  ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got bytes.Buffer
+		if err := out.write(&got); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got.Bytes(), append(want, '\n')) {
+			t.Fatalf("write differs from MarshalIndent for %d bytes of %q", len(out.Text), unit)
+		}
+	})
 }
