@@ -23,10 +23,13 @@ var (
 	drawIDs   = []string{"call_Yj1", "toolu_01A09q90qw90lq917835lq9", "fc_6f0b", "7"}
 )
 
-// argsObject returns s when it is a JSON object whose numbers fit a
+// argsObject returns s, made UTF-8, when it is a JSON object whose numbers fit a
 // float64, and otherwise {"s": s}, so that every fuzz input makes a call
 // with valid arguments.
 func argsObject(s string) string {
+	// Canonical text is UTF-8: a decoder refuses other bytes
+	// (core.ErrInvalidUTF8), which the adapters' own tests check.
+	s = strings.ToValidUTF8(s, "\uFFFD")
 	var m map[string]any
 	if strings.HasPrefix(strings.TrimLeft(s, " \t\r\n"), "{") && json.Unmarshal([]byte(s), &m) == nil {
 		return s
