@@ -14,6 +14,8 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws/protocol/eventstream"
 	"gopkg.in/dnaeon/go-vcr.v4/pkg/cassette"
+
+	"github.com/toolconform/conform/providers/protocol"
 )
 
 // importFixture reads a response-only fixture (.chunks.txt, .json or .sse)
@@ -60,11 +62,11 @@ func importFixture(name string, data []byte, res *Result) error {
 		if res.Protocol == "" {
 			res.Protocol = guessProtocolFromBody(first)
 		}
-		if res.Protocol == "bedrock" {
+		if ep, _ := protocol.Lookup(res.Protocol); ep.Framing == protocol.FramingEventStream {
 			if body, err = eventStreamBody(name, lines); err != nil {
 				return err
 			}
-			contentType = "application/vnd.amazon.eventstream"
+			contentType = ep.StreamContentType
 		} else {
 			var b bytes.Buffer
 			for _, l := range lines {
@@ -81,25 +83,33 @@ func importFixture(name string, data []byte, res *Result) error {
 	if res.Protocol == "" {
 		return inFile(name, fmt.Errorf("response-only fixture: %w: cannot tell it from the payload; give one (known: %s)", ErrUnknownProtocol, strings.Join(Protocols(), ", ")))
 	}
-	ep := endpoints[res.Protocol]
-	path := ep.path
-	if stream {
-		path = ep.streamPath
+	ep, err := protocol.Lookup(res.Protocol)
+	if err != nil {
+		return inFile(name, fmt.Errorf("response-only fixture: %w", err))
+	}
+	path := ep.Path
+	switch {
+	case jsonArray && ep.JSONArrayStream:
+		path = ep.StreamPath // a stream asked for without StreamQuery
+	case stream:
+		if ep.StreamPath != "" {
+			path = ep.StreamPath
+		}
+		if ep.StreamQuery != "" {
+			path += "?" + ep.StreamQuery
+		}
 	}
 	model := modelOf(first)
 	if model == "" {
 		model = "unknown-model"
 	}
-	if jsonArray && res.Protocol == "gemini" {
-		path = strings.TrimSuffix(ep.streamPath, "?alt=sse")
-	}
 	path = strings.ReplaceAll(path, "{model}", url.PathEscape(model))
-	u := "https://" + ep.host + path
+	u := "https://" + ep.Host() + path
 
 	i := &cassette.Interaction{}
 	i.Request = cassette.Request{
 		Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
-		Host: ep.host,
+		Host: ep.Host(),
 		Headers: http.Header{
 			"Content-Type":     {"application/json"},
 			ResponseOnlyHeader: {"true"},

@@ -16,18 +16,36 @@ import (
 	"github.com/toolconform/conform/providers/ollama"
 	"github.com/toolconform/conform/providers/openaichat"
 	"github.com/toolconform/conform/providers/openairesponses"
+	"github.com/toolconform/conform/providers/protocol"
 )
 
-// builtins maps each protocol name to the constructor of its adapter.
-var builtins = map[string]func() core.Adapter{
-	"anthropic":        func() core.Adapter { return anthropic.New() },
-	"bedrock":          func() core.Adapter { return bedrock.New() },
-	"cohere":           func() core.Adapter { return cohere.New() },
-	"gemini":           func() core.Adapter { return gemini.New() },
-	"mistral":          func() core.Adapter { return mistral.New() },
-	"ollama":           func() core.Adapter { return ollama.New() },
-	"openai-chat":      func() core.Adapter { return openaichat.New() },
-	"openai-responses": func() core.Adapter { return openairesponses.New() },
+// builtins is the list: each built-in protocol's descriptor, by name.
+var builtins = byName(
+	anthropic.Protocol,
+	bedrock.Protocol,
+	cohere.Protocol,
+	gemini.Protocol,
+	mistral.Protocol,
+	ollama.Protocol,
+	openaichat.Protocol,
+	openairesponses.Protocol,
+)
+
+// Protocol is a wire protocol's descriptor (see package protocol).
+type Protocol = protocol.Protocol
+
+// Requirement is a request option a recorded response depends on.
+type Requirement = protocol.Requirement
+
+func byName(list ...Protocol) map[string]Protocol {
+	m := make(map[string]Protocol, len(list))
+	for _, p := range list {
+		if _, dup := m[p.Protocol]; dup || p.Protocol == "" {
+			panic(fmt.Sprintf("providers: protocol %q listed twice or unnamed", p.Protocol))
+		}
+		m[p.Protocol] = p
+	}
+	return m
 }
 
 // Names returns the names of the built-in adapters, sorted.
@@ -43,18 +61,38 @@ func Names() []string {
 // Lookup returns a new adapter for the named protocol. An unknown name is an
 // error that lists the known ones.
 func Lookup(name string) (core.Adapter, error) {
-	newAdapter, ok := builtins[name]
-	if !ok {
-		return nil, fmt.Errorf("unknown protocol %q; known: %s", name, strings.Join(Names(), ", "))
+	p, err := Describe(name)
+	if err != nil {
+		return nil, err
 	}
-	return newAdapter(), nil
+	return p.New(), nil
+}
+
+// Describe returns the descriptor of the named protocol. An unknown name
+// is an error that lists the known ones.
+func Describe(name string) (Protocol, error) {
+	p, ok := builtins[name]
+	if !ok {
+		return Protocol{}, fmt.Errorf("unknown protocol %q; known: %s", name, strings.Join(Names(), ", "))
+	}
+	return p, nil
+}
+
+// Protocols returns the descriptor of every built-in protocol, in name
+// order.
+func Protocols() []Protocol {
+	var all []Protocol
+	for _, name := range Names() {
+		all = append(all, builtins[name])
+	}
+	return all
 }
 
 // All returns a new instance of every built-in adapter, in name order.
 func All() []core.Adapter {
 	var all []core.Adapter
 	for _, name := range Names() {
-		all = append(all, builtins[name]())
+		all = append(all, builtins[name].New())
 	}
 	return all
 }

@@ -93,7 +93,7 @@ func Record(ctx context.Context, opts Options) (*cassette.Cassette, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", op, err)
 	}
-	signed := opts.Protocol == "bedrock"
+	signed := ep.SigV4Service != ""
 	if ep.KeyHeader == "" && !signed {
 		return nil, fmt.Errorf("%s %s: %w: it has no key header and is not SigV4-signed", op, opts.Protocol, ErrUnsupported)
 	}
@@ -176,7 +176,7 @@ func Record(ctx context.Context, opts Options) (*cassette.Cassette, error) {
 	}
 	if signed {
 		// Signed last, over every header set above and the body as sent.
-		sig, err := signSigV4(ctx, hr, body, opts.AWS, time.Now())
+		sig, err := signSigV4(ctx, hr, body, opts.AWS, ep.SigV4Service, time.Now())
 		if err != nil {
 			return nil, fmt.Errorf("%s %s: %w", op, opts.Protocol, scrubErr(err, secrets...))
 		}
@@ -328,7 +328,7 @@ func KeyFromEnv(protocol string, getenv func(string) string) (key, variable stri
 			return key, v, nil
 		}
 	}
-	if protocol == "ollama" {
+	if ep.KeyOptional {
 		return "", "", nil
 	}
 	return "", "", fmt.Errorf("record %s: %w: set %s", protocol, ErrNoKey, strings.Join(ep.KeyEnv, " or "))

@@ -14,9 +14,6 @@ import (
 	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
 )
 
-// SigV4Service is the service name Bedrock requests are signed for.
-const SigV4Service = "bedrock"
-
 // Errors of Bedrock signing, for callers that branch on them.
 var (
 	// ErrNoCredentials: an AWS access key id or secret access key is
@@ -29,8 +26,8 @@ var (
 	ErrNotKeyed = errors.New("protocol takes no API key")
 )
 
-// AWSCredentials are what a Bedrock request is signed with (SigV4, service
-// SigV4Service). SessionToken is optional; it travels in the
+// AWSCredentials are what a Bedrock request is signed with (SigV4, for the
+// service its Endpoint.SigV4Service names). SessionToken is optional; it travels in the
 // X-Amz-Security-Token header, which redaction removes.
 type AWSCredentials struct {
 	AccessKeyID     string
@@ -145,14 +142,14 @@ func escapeLabel(s string) string {
 	return b.String()
 }
 
-// signSigV4 signs hr in place for Bedrock: it sets X-Amz-Date, the
+// signSigV4 signs hr in place for the AWS service: it sets X-Amz-Date, the
 // session token if there is one, and Authorization. body must be exactly
 // the bytes hr sends; their SHA-256 is part of the signature. It returns
 // the signature, a secret of its own to scrub from what is kept.
-func signSigV4(ctx context.Context, hr *http.Request, body []byte, c *AWSCredentials, now time.Time) (string, error) {
+func signSigV4(ctx context.Context, hr *http.Request, body []byte, c *AWSCredentials, service string, now time.Time) (string, error) {
 	sum := sha256.Sum256(body)
 	creds := aws.Credentials{AccessKeyID: c.AccessKeyID, SecretAccessKey: c.SecretAccessKey, SessionToken: c.SessionToken, Source: "conform record"}
-	if err := v4.NewSigner().SignHTTP(ctx, creds, hr, hex.EncodeToString(sum[:]), SigV4Service, c.Region, now); err != nil {
+	if err := v4.NewSigner().SignHTTP(ctx, creds, hr, hex.EncodeToString(sum[:]), service, c.Region, now); err != nil {
 		return "", fmt.Errorf("sign request: %w", err)
 	}
 	_, sig, ok := strings.Cut(hr.Header.Get("Authorization"), "Signature=")

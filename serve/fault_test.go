@@ -40,7 +40,7 @@ func TestPlantedFaults(t *testing.T) {
 		// call of the same name (the echo shows it), unless the calls are
 		// all the same.
 		{faultReversed, func(p string, calls []core.Call, ids bool) bool {
-			return strictOrder[p] && len(calls) > 1 && (ids || !allSame(calls))
+			return descriptor(p).Grading.ResultsInOrder && len(calls) > 1 && (ids || !allSame(calls))
 		}, func(_ string, ids bool) string {
 			if ids {
 				return "G05"

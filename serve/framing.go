@@ -7,22 +7,9 @@ import (
 	"strings"
 
 	"github.com/toolconform/conform/cassettes"
+	"github.com/toolconform/conform/providers"
 	"github.com/toolconform/conform/scenarios"
 )
-
-// namedEvents lists the SSE protocols whose every event carries an
-// "event:" line naming it, the same name as its payload's "type": Anthropic
-// Messages (event: message_start …), OpenAI Responses (event:
-// response.created …) and Cohere v2 (event: message-start …). SDKs that
-// dispatch on the name stop at an unnamed event. Chat Completions,
-// Mistral and Gemini send data lines only; Bedrock and Ollama do not use
-// SSE.
-var namedEvents = map[string]bool{"anthropic": true, "openai-responses": true, "cohere": true}
-
-// doneTerminated lists the protocols whose streams end with "data: [DONE]":
-// Chat Completions, at OpenAI and at every compatible provider recorded
-// (DeepSeek, Groq, xAI, Alibaba), and Mistral.
-var doneTerminated = map[string]bool{"openai-chat": true, "mistral": true}
 
 // frameRecorded returns a recorded stream body with the framing its
 // protocol defines, and whether it had to change it. Recordings that
@@ -40,7 +27,7 @@ func frameRecorded(protocol string, sc *scenarios.Scenario, isSSE bool) ([]byte,
 	}
 	if strings.Contains(sc.Cassette, ".chunks.txt") {
 		body, changed = nameEvents(protocol, body)
-		if doneTerminated[protocol] && !bytes.Contains(body, []byte("data: [DONE]")) {
+		if descriptor(protocol).SSE.Done && !bytes.Contains(body, []byte("data: [DONE]")) {
 			body = append(slices.Clip(body), "data: [DONE]\n\n"...)
 			changed = true
 		}
@@ -58,13 +45,14 @@ func frameRecorded(protocol string, sc *scenarios.Scenario, isSSE bool) ([]byte,
 }
 
 // nameEvents returns a recorded SSE body with the framing its protocol
-// defines: every data event of a namedEvents protocol that has no "event:"
+// defines: every data event of a protocol whose events are named
+// (SSE.NamedEvents) that has no "event:"
 // line gets one, named by its JSON payload's "type", in the event's own
 // line ending. Recordings that arrived as one JSON payload per line (the
 // chunk fixtures) lost their names; the rest of the bytes are kept as
 // recorded. It reports whether any event was renamed.
 func nameEvents(protocol string, body []byte) ([]byte, bool) {
-	if !namedEvents[protocol] {
+	if !descriptor(protocol).SSE.NamedEvents {
 		return body, false
 	}
 	frames := cassettes.SplitStream("text/event-stream", body)
@@ -123,4 +111,11 @@ func unnamedType(frame []byte) (name, eol string) {
 // non-empty, with no line break.
 func validEventName(s string) bool {
 	return s != "" && !bytes.ContainsAny([]byte(s), "\r\n")
+}
+
+// descriptor returns the descriptor of a built-in protocol; an unknown name
+// gives the zero descriptor, which asks for no framing and no rules.
+func descriptor(name string) providers.Protocol {
+	p, _ := providers.Describe(name)
+	return p
 }

@@ -29,7 +29,7 @@ func TestServedFraming(t *testing.T) {
 	renamed := map[string]int{}
 	for _, name := range s.Names() {
 		e := s.index[name]
-		if !namedEvents[e.protocol] && !doneTerminated[e.protocol] || e.sc.Kind != scenarios.KindStream || e.sc.BodySection == "response.ndjson" {
+		if !descriptor(e.protocol).SSE.NamedEvents && !descriptor(e.protocol).SSE.Done || e.sc.Kind != scenarios.KindStream || e.sc.BodySection == "response.ndjson" {
 			continue // not SSE (Cohere v1's NDJSON streams are served as NDJSON)
 		}
 		if _, changed := frameRecorded(e.protocol, e.sc, true); changed {
@@ -70,7 +70,7 @@ func TestServedFraming(t *testing.T) {
 				}
 				n++
 				last = ev.Data
-				if !namedEvents[e.protocol] {
+				if !descriptor(e.protocol).SSE.NamedEvents {
 					continue
 				}
 				var p struct {
@@ -86,7 +86,7 @@ func TestServedFraming(t *testing.T) {
 			if n == 0 {
 				t.Errorf("no event served")
 			}
-			if doneTerminated[e.protocol] && e.sc.Want.Error == nil && last != "[DONE]" {
+			if descriptor(e.protocol).SSE.Done && e.sc.Want.Error == nil && last != "[DONE]" {
 				t.Errorf("the stream ends with %.80q, not [DONE]", last)
 			}
 		})

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -106,21 +105,11 @@ func (s *Server) Verdict(name string) (Verdict, bool) {
 	return c, true
 }
 
-// strictOrder lists the protocols that require tool results in the order
-// of the calls (G05): Anthropic and Bedrock reject another order, Gemini
-// pairs positionally.
-var strictOrder = map[string]bool{"anthropic": true, "bedrock": true, "gemini": true}
-
 // missingRule is the failure mode of a call left without a result, by
-// protocol.
+// protocol: G03 unless the protocol names another.
 func missingRule(protocol string) string {
-	switch protocol {
-	case "anthropic", "bedrock":
-		return "G01"
-	case "gemini":
-		return "G04"
-	case "openai-responses":
-		return "G07"
+	if r := descriptor(protocol).Grading.MissingResult; r != "" {
+		return r
 	}
 	return "G03"
 }
@@ -150,10 +139,6 @@ func inventedIDs(calls []core.Call, sent []byte) map[string]bool {
 	return out
 }
 
-// mistralID matches the call ids Mistral accepts (D05): a client may
-// translate other ids to this form, as long as its results follow.
-var mistralID = regexp.MustCompile(`^[A-Za-z0-9]{9}$`)
-
 // Grade checks a follow-up request against the response that was served:
 // the last assistant turn with calls must carry every complete call served
 // (same id, name and arguments as JSON, the signatures the protocol needs
@@ -178,6 +163,7 @@ func Grade(protocol string, served *core.Response, req *core.Request) []Problem 
 // distinct (D06), and every result must name the id the client gave the
 // call it answers, after it.
 func GradeInvented(protocol string, served *core.Response, req *core.Request, invented map[string]bool) []Problem {
+	rules := descriptor(protocol).Grading
 	var out []Problem
 	add := func(rule, format string, args ...any) {
 		out = append(out, Problem{Rule: rule, Message: fmt.Sprintf(format, args...)})
@@ -283,7 +269,7 @@ func GradeInvented(protocol string, served *core.Response, req *core.Request, in
 			continue
 		}
 		pair[i], used[i] = i, true
-		translated := protocol == "mistral" && mistralID.MatchString(got[i].ID)
+		translated := rules.TranslatedID != nil && rules.TranslatedID.MatchString(got[i].ID)
 		if !invented[w.ID] && !generatedID(got[i].ID) && !translated {
 			add("D02", "call %d (%s): id %q sent back as %q", i, w.Name, w.ID, got[i].ID)
 		}
@@ -322,13 +308,13 @@ func GradeInvented(protocol string, served *core.Response, req *core.Request, in
 			add("G09", "assistant turn carries call %s (%s), which was not served", g.ID, g.Name)
 		}
 	}
-	if protocol == "anthropic" || protocol == "bedrock" {
+	if rules.SignedThinking {
 		gradeThinking(served, turn, add)
 	}
-	if protocol == "openai-chat" && reasoningReplayed(served.Model, req.Model) {
+	if rules.ReasoningReplayed && reasoningReplayed(served.Model, req.Model) {
 		gradeReasoning(served, req.Messages[u+1:], u+1, add)
 	}
-	if protocol == "cohere" {
+	if rules.Plans {
 		gradePlan(served, turn, add)
 	}
 
@@ -359,7 +345,7 @@ func GradeInvented(protocol string, served *core.Response, req *core.Request, in
 				}
 				continue
 			}
-			if (protocol == "anthropic" || protocol == "bedrock") && k != after[r.CallID]+1 {
+			if rules.ResultsNextMessage && k != after[r.CallID]+1 {
 				add("G01", "result for %s is in message %d, not in the message right after the tool use (%d)", r.CallID, k, after[r.CallID]+1)
 			}
 			count[i]++
@@ -377,7 +363,7 @@ func GradeInvented(protocol string, served *core.Response, req *core.Request, in
 			add(missingRule(protocol), "call %s (%s) has %d tool results; want one", got[pair[i]].ID, w.Name, count[i])
 		}
 	}
-	if strictOrder[protocol] && !sort.IntsAreSorted(order) {
+	if rules.ResultsInOrder && !sort.IntsAreSorted(order) {
 		add("G05", "tool results are not in the order of the calls (result order by call position: %v)", order)
 	}
 	return out

@@ -11,22 +11,21 @@ import (
 	"github.com/toolconform/conform/cassettes"
 	"github.com/toolconform/conform/core"
 	"github.com/toolconform/conform/providers"
-	"github.com/toolconform/conform/providers/gemini"
 	"github.com/toolconform/conform/scenarios"
 )
 
-// adapterFor returns the adapter that writes a protocol's bytes; Gemini's
-// writes the one-JSON-array stream form when arrayForm is set.
+// adapterFor returns the adapter that writes a protocol's bytes, in the
+// one-JSON-array stream form when arrayForm is set.
 func adapterFor(protocol string, arrayForm bool) (core.Adapter, error) {
-	if protocol == "gemini" && arrayForm {
-		return gemini.New(gemini.WithJSONArrayStream()), nil
+	if p := descriptor(protocol); arrayForm && p.NewJSONArrayStream != nil {
+		return p.NewJSONArrayStream(), nil
 	}
 	return providers.Lookup(protocol)
 }
 
-// geminiArray reports whether a Gemini stream body is the one-JSON-array
-// form.
-func geminiArray(body []byte) bool {
+// jsonArray reports whether a stream body is the one-JSON-array form
+// (Endpoint.JSONArrayStream).
+func jsonArray(body []byte) bool {
 	t := bytes.TrimLeft(body, " \t\r\n\ufeff")
 	return len(t) > 0 && t[0] == '['
 }
@@ -117,7 +116,7 @@ func servedBody(a core.Adapter, e entry, stream, arrayForm bool, id string) ([]b
 			// served as it was sent, as NDJSON.
 			return sc.Body, "application/x-ndjson", nil
 		}
-		if e.protocol != "gemini" || geminiArray(sc.Body) == arrayForm {
+		if !descriptor(e.protocol).JSONArrayStream || jsonArray(sc.Body) == arrayForm {
 			body, _ := frameRecorded(e.protocol, sc, strings.HasPrefix(ctype, "text/event-stream"))
 			return body, ctype, nil
 		}
@@ -246,7 +245,7 @@ func (s *Server) initial(w http.ResponseWriter, r *http.Request, name string, e 
 			notes = append(notes, note)
 		}
 	}
-	if e.protocol == "openai-responses" {
+	if descriptor(e.protocol).Grading.StoredResponses {
 		if note := s.storeResponse(resp.ID, name, st, append(slices.Clone(req.Messages), resp.Message)); note != "" {
 			notes = append(notes, note)
 		}
@@ -370,7 +369,7 @@ func (s *Server) followUp(w http.ResponseWriter, r *http.Request, name string, e
 			s.verdict(name, e.protocol, func(v *Verdict) { v.Notes = appendNew(v.Notes, note) })
 		}
 	}
-	if e.protocol == "openai-responses" {
+	if descriptor(e.protocol).Grading.StoredResponses {
 		if note := s.storeResponse(final.ID, name, st, append(slices.Clone(req.Messages), final.Message)); note != "" {
 			s.verdict(name, e.protocol, func(v *Verdict) { v.Notes = appendNew(v.Notes, note) })
 		}

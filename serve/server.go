@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"slices"
 	"sort"
 	"strconv"
@@ -428,7 +429,7 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request, name string, e e
 	if route.ByPath {
 		stream = route.Stream
 	}
-	arrayForm := e.protocol == "gemini" && stream && r.URL.Query().Get("alt") != "sse"
+	arrayForm := arrayAsked(descriptor(e.protocol).Endpoint, stream, r.URL.Query())
 	chaos := s.opts.Chaos
 	if h := r.Header.Get(ChaosHeader); h != "" {
 		if chaos, err = ParseChaos(h); err != nil {
@@ -491,20 +492,39 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request, name string, e e
 
 // idPrefix is the prefix of the response ids the server makes up.
 func idPrefix(protocol string) string {
-	if protocol == "openai-responses" {
-		return "resp_"
+	if p := descriptor(protocol).Grading.ResponseIDPrefix; p != "" {
+		return p
 	}
 	return "msg_"
 }
 
-// threadParam is the thread parameter of an Anthropic request.
+// arrayAsked reports whether a streaming request asks for the one JSON
+// array form: the protocol has it (Endpoint.JSONArrayStream) and the
+// query lacks the parameter of Endpoint.StreamQuery ("alt=sse").
+func arrayAsked(ep providers.Endpoint, stream bool, query url.Values) bool {
+	if !ep.JSONArrayStream || !stream {
+		return false
+	}
+	want, err := url.ParseQuery(ep.StreamQuery)
+	if err != nil {
+		return false
+	}
+	for k := range want {
+		if query.Get(k) != want.Get(k) {
+			return true
+		}
+	}
+	return false
+}
+
+// threadParam is the thread parameter of a request (Grading.Threads).
 type threadParam struct {
 	create, cont bool
 	previous     string
 }
 
 func (s *Server) threadOf(protocol string, body []byte) (threadParam, *httpError) {
-	if protocol != "anthropic" || !bytes.Contains(body, []byte(`"thread"`)) {
+	if !descriptor(protocol).Grading.Threads || !bytes.Contains(body, []byte(`"thread"`)) {
 		return threadParam{}, nil
 	}
 	var w struct {

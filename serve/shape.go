@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/toolconform/conform/providers/protocol"
 )
 
 // GradeBody checks the rules a follow-up breaks in its wire form that the
@@ -15,15 +17,15 @@ import (
 // Completions protocols) and Cohere's v2 shape rules (G16). Each problem
 // names the JSON path of the fault. A body that is not JSON gives no
 // problems here; the adapter reports it.
-func GradeBody(protocol string, body []byte) []Problem {
+func GradeBody(name string, body []byte) []Problem {
 	var out []Problem
 	add := func(rule, format string, args ...any) {
 		out = append(out, Problem{Rule: rule, Message: fmt.Sprintf(format, args...)})
 	}
-	switch protocol {
-	case "anthropic":
+	switch descriptor(name).Grading.Shape {
+	case protocol.ShapeMessages:
 		anthropicShape(body, add)
-	case "bedrock":
+	case protocol.ShapeConverse:
 		var probe struct {
 			AnthropicVersion *string `json:"anthropic_version"`
 		}
@@ -32,9 +34,9 @@ func GradeBody(protocol string, body []byte) []Problem {
 		} else {
 			converseShape(body, add)
 		}
-	case "openai-chat", "mistral", "ollama":
-		chatShape(protocol, body, add)
-	case "cohere":
+	case protocol.ShapeChat:
+		chatShape(name, body, add)
+	case protocol.ShapeCohere:
 		cohereShape(body, add)
 	}
 	return out
@@ -219,7 +221,7 @@ func stringifiedParts(s string, types ...string) bool {
 // form their servers misread or refuse (G10): content that is the JSON text
 // of a list of parts, and, for Ollama, whose content field is a string,
 // any list at all.
-func chatShape(protocol string, body []byte, add addFunc) {
+func chatShape(name string, body []byte, add addFunc) {
 	var w struct {
 		Messages []rawMessage `json:"messages"`
 	}
@@ -236,7 +238,7 @@ func chatShape(protocol string, body []byte, add addFunc) {
 		}
 		switch c[0] {
 		case '[':
-			if protocol == "ollama" {
+			if descriptor(name).Grading.ToolResultText {
 				add("G10", "messages[%d].content: a list of parts; Ollama takes a tool result's content as a string and refuses a list", i)
 			}
 		case '"':

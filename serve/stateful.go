@@ -22,7 +22,7 @@ type statefulParam struct {
 // The adapter's canonical request has neither, so they come from the raw
 // body.
 func statefulOf(protocol string, body []byte) (statefulParam, *httpError) {
-	if protocol != "openai-responses" {
+	if !descriptor(protocol).Grading.StoredResponses {
 		return statefulParam{}, nil
 	}
 	var w struct {

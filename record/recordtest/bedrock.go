@@ -26,6 +26,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws/protocol/eventstream"
 
 	"github.com/toolconform/conform/providers"
+	"github.com/toolconform/conform/providers/bedrock"
 )
 
 // MaxRequestBody bounds the request body the stand-in reads.
@@ -106,14 +107,14 @@ func (b *Bedrock) serve(w http.ResponseWriter, r *http.Request) {
 		b.fail(w, r, 400, "ValidationException", fmt.Sprintf("request body unreadable or over %d bytes", MaxRequestBody))
 		return
 	}
-	if err := VerifySigV4(r, body, b.cfg.Credentials, "bedrock", time.Now()); err != nil {
+	if err := VerifySigV4(r, body, b.cfg.Credentials, bedrock.Protocol.SigV4Service, time.Now()); err != nil {
 		b.fail(w, r, 403, "InvalidSignatureException", "The request signature we calculated does not match the signature you provided: "+err.Error())
 		return
 	}
 	// Routed by the path as sent, as AWS does: a model id (an ARN, say)
 	// may hold an escaped "/".
 	route, ok := providers.MatchPath(r.URL.EscapedPath())
-	if r.Method != http.MethodPost || !ok || len(route.Protocols) != 1 || route.Protocols[0] != "bedrock" || route.Model == "" {
+	if r.Method != http.MethodPost || !ok || len(route.Protocols) != 1 || route.Protocols[0] != bedrock.Protocol.Protocol || route.Model == "" {
 		b.fail(w, r, 404, "UnknownOperationException", r.Method+" "+r.URL.Path+" is not Converse or ConverseStream")
 		return
 	}

@@ -1,0 +1,20 @@
+package anthropic
+
+import (
+	"github.com/toolconform/conform/core"
+	"github.com/toolconform/conform/providers/protocol"
+)
+
+// Protocol describes the Anthropic Messages protocol to the rest of conform:
+// its endpoint, framing and what a fake provider needs to replay and grade
+// it.
+var Protocol = protocol.Protocol{
+	Endpoint: protocol.MustLookup("anthropic"),
+	New:      func() core.Adapter { return New() },
+	SSE:      protocol.SSE{NamedEvents: true},
+	Grading: protocol.Grading{
+		Shape: protocol.ShapeMessages, MissingResult: "G01", ResultsInOrder: true, ResultsNextMessage: true,
+		SignedThinking: true, ResponseIDPrefix: "msg_", Threads: true,
+	},
+	Requirements: requirements,
+}

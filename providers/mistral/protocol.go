@@ -1,0 +1,23 @@
+package mistral
+
+import (
+	"regexp"
+
+	"github.com/toolconform/conform/core"
+	"github.com/toolconform/conform/providers/protocol"
+)
+
+// Protocol describes the Mistral chat completions protocol to the rest of conform:
+// its endpoint, framing and what a fake provider needs to replay and grade
+// it.
+var Protocol = protocol.Protocol{
+	Endpoint: protocol.MustLookup("mistral"),
+	New:      func() core.Adapter { return New() },
+	SSE:      protocol.SSE{Done: true},
+	Grading: protocol.Grading{
+		Shape: protocol.ShapeChat, MissingResult: "G03", ResponseIDPrefix: "msg_",
+		// Mistral accepts only nine-character ids (D05): a client may send
+		// back such an id in place of a longer served one.
+		TranslatedID: regexp.MustCompile(`^[A-Za-z0-9]{9}$`),
+	},
+}

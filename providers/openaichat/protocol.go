@@ -1,0 +1,16 @@
+package openaichat
+
+import (
+	"github.com/toolconform/conform/core"
+	"github.com/toolconform/conform/providers/protocol"
+)
+
+// Protocol describes the OpenAI Chat Completions protocol to the rest of conform:
+// its endpoint, framing and what a fake provider needs to replay and grade
+// it.
+var Protocol = protocol.Protocol{
+	Endpoint: protocol.MustLookup("openai-chat"),
+	New:      func() core.Adapter { return New() },
+	SSE:      protocol.SSE{Done: true},
+	Grading:  protocol.Grading{Shape: protocol.ShapeChat, MissingResult: "G03", ReasoningReplayed: true, ResponseIDPrefix: "msg_"},
+}
