@@ -37,6 +37,15 @@ type Protocol = protocol.Protocol
 // Requirement is a request option a recorded response depends on.
 type Requirement = protocol.Requirement
 
+// StreamEvents names the event vocabulary of a protocol's stream.
+type StreamEvents = protocol.StreamEvents
+
+// The stream vocabularies code outside the adapters reads.
+const (
+	EventsMessages   = protocol.EventsMessages
+	EventsChatChunks = protocol.EventsChatChunks
+)
+
 func byName(list ...Protocol) map[string]Protocol {
 	m := make(map[string]Protocol, len(list))
 	for _, p := range list {

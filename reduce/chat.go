@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/toolconform/conform/providers"
 	"github.com/toolconform/conform/scenarios"
 )
 
@@ -114,7 +115,7 @@ func readChat(body []byte) ([]chatChunk, bool) {
 // onChat applies an edit of a Chat Completions or Mistral stream.
 func onChat(edit func(cs []chatChunk, sc *scenarios.Scenario) ([]chatChunk, *scenarios.Scenario, Step, bool)) func(Variant, string, string) (Variant, Step, bool) {
 	return func(v Variant, protocol, _ string) (Variant, Step, bool) {
-		if (protocol != "openai-chat" && protocol != "mistral") || len(v.Scenario.Body) == 0 {
+		if streamEvents(protocol) != providers.EventsChatChunks || len(v.Scenario.Body) == 0 {
 			return v, Step{}, false
 		}
 		cs, ok := readChat(v.Scenario.Body)

@@ -10,7 +10,6 @@ import (
 
 	"github.com/toolconform/conform/core"
 	"github.com/toolconform/conform/providers"
-	"github.com/toolconform/conform/providers/gemini"
 	"github.com/toolconform/conform/scenarios"
 )
 
@@ -79,10 +78,14 @@ func reencode(v Variant, protocol, _ string) (Variant, Step, bool) {
 	// A fresh adapter for each use: some keep state between calls (the
 	// Mistral adapter maps the ids it encodes back when it decodes).
 	fresh := func() (core.Adapter, error) {
-		if protocol == "gemini" && bytes.HasPrefix(bytes.TrimLeft(sc.Body, " \t\r\n"), []byte("[")) {
-			return gemini.New(gemini.WithJSONArrayStream()), nil
+		p, err := providers.Describe(protocol)
+		if err != nil {
+			return nil, err
 		}
-		return providers.Lookup(protocol)
+		if p.NewJSONArrayStream != nil && bytes.HasPrefix(bytes.TrimLeft(sc.Body, " \t\r\n"), []byte("[")) {
+			return p.NewJSONArrayStream(), nil
+		}
+		return p.New(), nil
 	}
 	a, err := fresh()
 	if err != nil {
@@ -260,7 +263,7 @@ type blockEvent struct {
 // messages are left alone.
 func onBlocks(edit func(evs []blockEvent, sc *scenarios.Scenario) ([]blockEvent, *scenarios.Scenario, Step, bool)) func(Variant, string, string) (Variant, Step, bool) {
 	return func(v Variant, protocol, _ string) (Variant, Step, bool) {
-		if protocol != "anthropic" || len(v.Scenario.Body) == 0 {
+		if streamEvents(protocol) != providers.EventsMessages || len(v.Scenario.Body) == 0 {
 			return v, Step{}, false
 		}
 		plain, ok := parseSSE(v.Scenario.Body)
@@ -508,4 +511,11 @@ func wholeArguments(evs []blockEvent, sc *scenarios.Scenario) ([]blockEvent, *sc
 		}
 	}
 	return out, sc, Step{Has: "arguments in fragments (" + strings.Join(frags, ", ") + " per call)", Becomes: "whole arguments in one fragment per call"}, true
+}
+
+// streamEvents returns the event vocabulary of a protocol's stream; an
+// unknown protocol's is its own.
+func streamEvents(protocol string) providers.StreamEvents {
+	p, _ := providers.Describe(protocol)
+	return p.SSE.Events
 }

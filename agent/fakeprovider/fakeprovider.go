@@ -3,9 +3,9 @@
 // adapter, records it, and answers the next scripted canonical response
 // encoded with the same adapter, as a JSON body or as a stream.
 //
-// It knows only what the agent loop needs of each protocol's HTTP shape:
-// Gemini and Bedrock say "stream" in the path (:streamGenerateContent,
-// /converse-stream), the others in the body.
+// A stream is asked for in the path where the protocol's endpoint says so
+// (providers.MatchPath), else in the body; it carries the scripted
+// response as providers.ResponseEvents turns it into events.
 package fakeprovider
 
 import (
@@ -15,10 +15,10 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"strings"
 	"sync"
 
 	"github.com/toolconform/conform/core"
+	"github.com/toolconform/conform/providers"
 )
 
 // Received is one request the fake provider got.
@@ -76,8 +76,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	req, derr := s.adapter.DecodeRequest(body)
-	stream := strings.Contains(r.URL.Path, ":streamGenerateContent") || strings.HasSuffix(r.URL.Path, "/converse-stream") ||
-		(req != nil && req.Stream)
+	stream := req != nil && req.Stream
+	if route, ok := providers.MatchPath(r.URL.Path); ok && route.ByPath {
+		stream = route.Stream
+	}
 	s.mu.Lock()
 	s.received = append(s.received, Received{Path: r.URL.RequestURI(), Stream: stream, Body: body, Request: req, Err: derr})
 	if derr != nil {
@@ -112,11 +114,16 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var buf bytes.Buffer
-	if err := s.adapter.EncodeStream(&buf, Events(resp)); err != nil {
+	if err := s.adapter.EncodeStream(&buf, providers.ResponseEvents(s.adapter.Name(), scripted(resp))); err != nil {
 		http.Error(w, "encode stream: "+err.Error(), http.StatusInternalServerError)
 		return
 	}
-	w.Header().Set("Content-Type", contentType(s.adapter.Name()))
+	ep, err := providers.HTTP(s.adapter.Name())
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", ep.StreamContentType)
 	b := buf.Bytes()
 	if stall {
 		_, _ = w.Write(b[:len(b)/2])
@@ -129,64 +136,35 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	_, _ = w.Write(b)
 }
 
-func contentType(protocol string) string {
-	switch protocol {
-	case "bedrock":
-		return "application/vnd.amazon.eventstream"
-	case "ollama":
-		return "application/x-ndjson"
-	}
-	return "text/event-stream"
-}
-
-// Events returns the stream events of a response: text and thinking
-// deltas, each call as start, one argument delta and end, then usage and
-// the finish.
-func Events(resp *core.Response) []core.Event {
-	evs := []core.Event{}
-	first := true
-	meta := func(e core.Event) core.Event {
-		if first {
-			e.ID, e.Model = resp.ID, resp.Model
-			first = false
+// scripted returns a scripted response in the form a stream carries it:
+// a call's arguments compact JSON ("{}" when empty), and a finish reason
+// (tool_calls when it has calls, else stop) when the script gives none.
+func scripted(resp *core.Response) *core.Response {
+	c := *resp
+	c.Message.Parts = append([]core.Part(nil), resp.Message.Parts...)
+	calls := 0
+	for i, p := range c.Message.Parts {
+		if p.Kind != core.PartToolCall || p.Call == nil {
+			continue
 		}
-		return e
+		calls++
+		call := *p.Call
+		args := string(call.Arguments)
+		if args == "" {
+			args = "{}"
+		}
+		var b bytes.Buffer
+		if json.Compact(&b, []byte(args)) == nil {
+			args = b.String()
+		}
+		call.Arguments = json.RawMessage(args)
+		c.Message.Parts[i].Call = &call
 	}
-	idx := 0
-	for _, p := range resp.Message.Parts {
-		switch p.Kind {
-		case core.PartText:
-			evs = append(evs, meta(core.Event{Kind: core.EventText, Text: p.Text}))
-		case core.PartThinking:
-			evs = append(evs, meta(core.Event{Kind: core.EventThinking, Text: p.Text, Signature: p.Signature}))
-		case core.PartToolCall:
-			c := p.Call
-			args := string(c.Arguments)
-			if args == "" {
-				args = "{}"
-			}
-			var b bytes.Buffer
-			if json.Compact(&b, []byte(args)) == nil {
-				args = b.String()
-			}
-			evs = append(evs,
-				meta(core.Event{Kind: core.EventCallStart, Chunk: &core.Chunk{ID: c.ID, Name: c.Name, Start: true}}),
-				core.Event{Kind: core.EventCallDelta, Chunk: &core.Chunk{ID: c.ID, ArgsDelta: args}},
-				core.Event{Kind: core.EventCallEnd, Chunk: &core.Chunk{ID: c.ID, Done: true}},
-			)
-			idx++
+	if c.Finish == "" {
+		c.Finish = core.FinishStop
+		if calls > 0 {
+			c.Finish = core.FinishToolCalls
 		}
 	}
-	if resp.Usage != nil {
-		evs = append(evs, core.Event{Kind: core.EventUsage, Usage: resp.Usage})
-	}
-	finish := resp.Finish
-	if finish == "" {
-		finish = core.FinishStop
-		if idx > 0 {
-			finish = core.FinishToolCalls
-		}
-	}
-	evs = append(evs, core.Event{Kind: core.EventFinish, Finish: finish, ProviderFinish: resp.ProviderFinish})
-	return evs
+	return &c
 }

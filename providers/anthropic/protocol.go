@@ -11,7 +11,7 @@ import (
 var Protocol = protocol.Protocol{
 	Endpoint: protocol.MustLookup("anthropic"),
 	New:      func() core.Adapter { return New() },
-	SSE:      protocol.SSE{NamedEvents: true},
+	SSE:      protocol.SSE{NamedEvents: true, Events: protocol.EventsMessages},
 	Grading: protocol.Grading{
 		Shape: protocol.ShapeMessages, MissingResult: "G01", ResultsInOrder: true, ResultsNextMessage: true,
 		SignedThinking: true, ResponseIDPrefix: "msg_", Threads: true,

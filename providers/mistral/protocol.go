@@ -13,7 +13,7 @@ import (
 var Protocol = protocol.Protocol{
 	Endpoint: protocol.MustLookup("mistral"),
 	New:      func() core.Adapter { return New() },
-	SSE:      protocol.SSE{Done: true},
+	SSE:      protocol.SSE{Done: true, Events: protocol.EventsChatChunks},
 	Grading: protocol.Grading{
 		Shape: protocol.ShapeChat, MissingResult: "G03", ResponseIDPrefix: "msg_",
 		// Mistral accepts only nine-character ids (D05): a client may send

@@ -11,6 +11,6 @@ import (
 var Protocol = protocol.Protocol{
 	Endpoint: protocol.MustLookup("openai-chat"),
 	New:      func() core.Adapter { return New() },
-	SSE:      protocol.SSE{Done: true},
+	SSE:      protocol.SSE{Done: true, Events: protocol.EventsChatChunks},
 	Grading:  protocol.Grading{Shape: protocol.ShapeChat, MissingResult: "G03", ReasoningReplayed: true, ResponseIDPrefix: "msg_"},
 }

@@ -38,7 +38,26 @@ type SSE struct {
 	NamedEvents bool
 	// Done reports that a stream ends with "data: [DONE]".
 	Done bool
+	// Events is the event vocabulary of the stream, for code outside the
+	// adapters that reads or edits stream bytes (failure reduction,
+	// gateway stream checks).
+	Events StreamEvents
 }
+
+// StreamEvents names the event vocabulary of an SSE stream that several
+// protocols share or that code outside the adapters reads byte by byte.
+type StreamEvents int
+
+const (
+	// EventsOwn: the protocol's own events, read only by its adapter.
+	EventsOwn StreamEvents = iota
+	// EventsMessages: Anthropic Messages events (message_start,
+	// content_block_start/delta/stop, message_delta, message_stop).
+	EventsMessages
+	// EventsChatChunks: Chat Completions chunks (choices[].delta with
+	// tool_calls by index), ending with data: [DONE].
+	EventsChatChunks
+)
 
 // BodyShape names the shape rules a request body of the protocol is
 // graded by (serve.GradeBody).
