@@ -1,5 +1,3 @@
-// Package providers is the literal list of conform's built-in adapters, one
-// per wire protocol.
 package providers
 
 import (
