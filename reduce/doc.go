@@ -57,6 +57,10 @@
 // stays. Streams broken on purpose (want/error.txt, incomplete calls) are
 // not reduced.
 //
+// Result.Changes quotes the bytes: for each cause, the first served line
+// it changed and the line it became, from the variant the cause was
+// applied to (the kept simplifications replayed; they are pure).
+//
 // Every simplification is checked by TestSimplificationsKeepCalls: the
 // reference adapter decodes every variant of every built-in stream case
 // to the expected calls (the first, for one-call).

@@ -34,6 +34,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/toolconform/conform/cassettes"
 	"github.com/toolconform/conform/providers"
@@ -275,6 +276,8 @@ func run(ctx context.Context, perProtocol, parallel int, out string, only []stri
 	}
 	fmt.Fprintf(os.Stderr, "client-matrix: %d set-ups, %d runs\n", len(setups), len(jobs))
 	results := make([]serve.ClientRun, len(jobs))
+	// changes are the served lines each run's reduction changed.
+	changes := make([][]reduce.Change, len(jobs))
 	sem := make(chan struct{}, parallel)
 	var wg sync.WaitGroup
 	var mu sync.Mutex
@@ -295,11 +298,16 @@ func run(ctx context.Context, perProtocol, parallel int, out string, only []stri
 			defer func() { <-sem }()
 			spec := serve.ClientSpec{Command: j.s.command, Dir: j.s.dir, Scenarios: cases, Scenario: j.name, Chaos: ch, Timeout: timeout}
 			r := serve.RunClient(ctx, spec)
+			var ch []reduce.Change
 			if reduceFailures {
 				r.Reduction = serve.ReduceClient(ctx, spec, r, 0)
+				if r.Reduction != nil {
+					ch = r.Reduction.Changes(byName[j.name], j.s.protocol, chaosName(spec.Chaos))
+				}
 			}
 			mu.Lock()
 			results[i] = r
+			changes[i] = ch
 			done++
 			if done%50 == 0 {
 				fmt.Fprintf(os.Stderr, "client-matrix: %d/%d runs (%s)\n", done, len(jobs), time.Since(start).Round(time.Second))
@@ -393,7 +401,7 @@ func run(ctx context.Context, perProtocol, parallel int, out string, only []stri
 			fmt.Fprintf(&b, " — stderr: `%s`", esc(clip(tail, 240)))
 		}
 		b.WriteString("\n")
-		b.WriteString(reductionLines(r.Reduction))
+		b.WriteString(reductionLines(r.Reduction, changes[i]))
 	}
 	if nf == 0 {
 		b.WriteString("None.\n")
@@ -586,13 +594,66 @@ func usedProtocol(setups []setup, p string) bool {
 }
 
 // reductionLines are the lines under a failure that say what its
-// reduction found: the cause (the simplifications that make it pass) and
-// the smallest failing variant (those that kept it failing).
-func reductionLines(r *reduce.Result) string {
+// reduction found: the cause (the simplifications that make it pass), the
+// served line each cause changed, and the smallest failing variant (those
+// that kept it failing).
+func reductionLines(r *reduce.Result, changes []reduce.Change) string {
 	if r == nil {
 		return ""
 	}
-	return fmt.Sprintf("  * cause: %s\n  * smallest failing variant: %s (%s)\n", esc(r.Cause()), esc(r.Smallest()), esc(r.Summary()))
+	var b strings.Builder
+	fmt.Fprintf(&b, "  * cause: %s\n", esc(r.Cause()))
+	for _, c := range changes {
+		fmt.Fprintf(&b, "  * %s: %s\n", esc(c.Step.Name), changedLine(c))
+	}
+	fmt.Fprintf(&b, "  * smallest failing variant: %s (%s)\n", esc(r.Smallest()), esc(r.Summary()))
+	return b.String()
+}
+
+// changedLine quotes the first served line a cause changed and the line
+// it became. Of two long lines with a long common start, both are quoted
+// from a little before the first byte that differs.
+func changedLine(c reduce.Change) string {
+	from := 0
+	if c.Before != "" && c.After != "" {
+		p := 0
+		for p < len(c.Before) && p < len(c.After) && c.Before[p] == c.After[p] {
+			p++
+		}
+		from = max(p-quoteContext, 0)
+		for from > 0 && !utf8.RuneStart(c.Before[from]) {
+			from--
+		}
+	}
+	quote := func(l string, n int) string {
+		q := "`" + esc(clip(l[from:], 240)) + "`"
+		if from > 0 {
+			q = "`…" + esc(clip(l[from:], 240)) + "`"
+		}
+		if n > 1 {
+			q += fmt.Sprintf(" (first of %d lines)", n)
+		}
+		return q
+	}
+	switch {
+	case c.Before == "":
+		return "passes with " + quote(c.After, c.Added) + " added"
+	case c.After == "":
+		return "served " + quote(c.Before, c.Removed) + "; passes without it"
+	}
+	return "served " + quote(c.Before, c.Removed) + "; passes with " + quote(c.After, c.Added)
+}
+
+// quoteContext is how many bytes before the first that differs a quoted
+// line keeps.
+const quoteContext = 100
+
+// chaosName is the chaos option as reduce names it, "" for none.
+func chaosName(c serve.Chaos) string {
+	if c == (serve.Chaos{}) {
+		return ""
+	}
+	return c.String()
 }
 
 func lastLine(s string) string {

@@ -213,18 +213,56 @@ func TestHashFiles(t *testing.T) {
 	}
 }
 
+// TestReductionLines checks the lines under a failure: the cause, the
+// served line it changed, quoted, and the smallest failing variant, for a
+// reduction of A21 by a subject that fails while the first block is not
+// block 0.
 func TestReductionLines(t *testing.T) {
-	r := &reduce.Result{
-		Causes: []reduce.Step{{Name: "renumber", Has: "content block indices 1, 2", Becomes: "block indices renumbered from 0 (0, 1)"}},
-		Kept:   []reduce.Step{{Name: "no-chaos", Has: "chaos option split=7", Becomes: "the chaos option removed"}},
-		Runs:   2, Budget: 8,
+	cases, err := scenarios.LoadBuiltin(scenarios.VCRResolver(cassettes.Load))
+	if err != nil {
+		t.Fatal(err)
 	}
+	var sc *scenarios.Scenario
+	for _, c := range cases {
+		if c.NameFor("anthropic") == "anthropic/streaming/A21-content-block-indices-start-at-1" {
+			sc = c
+		}
+	}
+	if sc == nil {
+		t.Fatal("A21 not found")
+	}
+	r := reduce.Reduce(sc, "anthropic", "split=7", 0, func(v reduce.Variant) bool {
+		_, after, _ := strings.Cut(string(v.Scenario.Body), `"content_block_start","index":`)
+		return !strings.HasPrefix(after, "0")
+	})
 	want := "  * cause: fails on content block indices 1, 2; passes with block indices renumbered from 0 (0, 1)\n" +
-		"  * smallest failing variant: the case with the chaos option removed (2 of at most 8 re-runs)\n"
-	if got := reductionLines(r); got != want {
-		t.Errorf("reductionLines:\n%s\nwant:\n%s", got, want)
+		"  * renumber: served `data: {\"type\":\"content_block_start\",\"index\":1,\"content_block\":{\"type\":\"tool_use\",\"id\":\"toolu_01Blk1\",\"name\":\"add\",\"input\":{}}}` (first of 22 lines)" +
+		"; passes with `data: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"tool_use\",\"id\":\"toolu_01Blk1\",\"name\":\"add\",\"input\":{}}}` (first of 22 lines)\n" +
+		"  * smallest failing variant: the case with the chaos option removed, one call (the first), whole arguments in one fragment per call (4 of at most 8 re-runs)\n"
+	if diff := cmp.Diff(want, reductionLines(r, r.Changes(sc, "anthropic", "split=7"))); diff != "" {
+		t.Errorf("reductionLines (-want +got):\n%s", diff)
 	}
-	if got := reductionLines(nil); got != "" {
+	if got := reductionLines(nil, nil); got != "" {
 		t.Errorf("reductionLines(nil) = %q", got)
+	}
+}
+
+func TestChangedLine(t *testing.T) {
+	tests := []struct {
+		c    reduce.Change
+		want string
+	}{
+		{reduce.Change{Before: "data: {\"index\":1}", After: "data: {\"index\":0}", Removed: 1, Added: 1}, "served `data: {\"index\":1}`; passes with `data: {\"index\":0}`"},
+		{reduce.Change{Before: "data: {\"a\":1}", Removed: 6}, "served `data: {\"a\":1}` (first of 6 lines); passes without it"},
+		{reduce.Change{After: "data: {}", Added: 1}, "passes with `data: {}` added"},
+		{reduce.Change{Before: "data: `x` | y", After: "data: z", Removed: 1, Added: 1}, "served `data: 'x' \\| y`; passes with `data: z`"},
+		// A long common start: quoted from 100 bytes before the change.
+		{reduce.Change{Before: "data: " + strings.Repeat("a", 150) + "1}", After: "data: " + strings.Repeat("a", 150) + "0}", Removed: 1, Added: 1},
+			"served `…" + strings.Repeat("a", 100) + "1}`; passes with `…" + strings.Repeat("a", 100) + "0}`"},
+	}
+	for _, tt := range tests {
+		if got := changedLine(tt.c); got != tt.want {
+			t.Errorf("changedLine(%+v) = %q, want %q", tt.c, got, tt.want)
+		}
 	}
 }
