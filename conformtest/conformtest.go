@@ -210,7 +210,7 @@ func newPlan[A any](newAdapter func() A, opts []Option) (*plan[A], error) {
 	subject := p.subject()
 	p.notApplicable = scenarios.NotApplicable(subject, cases)
 	for _, sc := range cases {
-		if !sc.AppliesTo(subject) {
+		if !sc.Applies(subject) {
 			continue
 		}
 		name := sc.NameFor(p.protocol)

@@ -295,7 +295,7 @@ func TestRequestFor(t *testing.T) {
 	byName := map[string]*scenarios.Scenario{}
 	for _, sc := range all {
 		for _, a := range providers.All() {
-			if sc.AppliesTo(a) {
+			if sc.Applies(a) {
 				byName[sc.NameFor(a.Name())] = sc
 			}
 		}

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/toolconform/conform/cassettes"
+	"github.com/toolconform/conform/core"
+	"github.com/toolconform/conform/providers"
 	"github.com/toolconform/conform/scenarios"
 )
 
@@ -17,12 +19,20 @@ func FuzzSimplify(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
+	var adapters []core.Adapter
+	for _, p := range fuzzProtocols {
+		a, err := providers.Lookup(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		adapters = append(adapters, a)
+	}
 	for _, sc := range cases {
 		if sc.Kind != scenarios.KindStream || len(sc.Body) == 0 || len(sc.Body) > 1<<14 {
 			continue
 		}
-		for i, p := range fuzzProtocols {
-			if sc.Applies(p) {
+		for i, a := range adapters {
+			if sc.Applies(a) {
 				f.Add(uint8(i), sc.Body)
 			}
 		}

@@ -51,7 +51,7 @@ func TestSimplificationsKeepCalls(t *testing.T) {
 			continue
 		}
 		for _, a := range providers.All() {
-			if !sc.AppliesTo(a) || check(a, sc) != "" {
+			if !sc.Applies(a) || check(a, sc) != "" {
 				continue
 			}
 			name := sc.NameFor(a.Name())

@@ -46,7 +46,7 @@ func TestCasesDeclareTheirFeatures(t *testing.T) {
 		// encoder writes for it.
 		for _, a := range providers.All() {
 			enc, ok := a.(core.StreamEncoder)
-			if !ok || !s.AppliesTo(a) {
+			if !ok || !s.Applies(a) {
 				continue
 			}
 			var buf bytes.Buffer

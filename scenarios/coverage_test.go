@@ -118,9 +118,9 @@ func TestCoverage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	features := map[string][]core.Feature{}
+	adapters := map[string]core.Adapter{}
 	for _, p := range coverageProtocols {
-		if features[p], err = providers.Features(p); err != nil {
+		if adapters[p], err = providers.Lookup(p); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -145,7 +145,7 @@ func TestCoverage(t *testing.T) {
 				count[g] = map[string][]string{}
 			}
 			for _, p := range coverageProtocols {
-				if sc.AppliesWith(p, features[p]) {
+				if sc.Applies(adapters[p]) {
 					count[g][p] = append(count[g][p], sc.NameFor(p))
 				}
 			}

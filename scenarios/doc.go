@@ -54,7 +54,7 @@
 // over adapters; its results carry the adapter's name in place of "any".
 // Two cases must never produce one result name: a case declared for every
 // protocol and a protocol-specific case of the same category and case name
-// would, so Load (CheckNames) and Check reject them with a NameClashError
+// would, so Load and Check reject them with a NameClashError
 // naming both files. A protocol-specific case that covers the same failure
 // mode as a declared-once case describes its own bytes in its name
 // (openai-chat/streaming/A05-three-calls-round-robin-id-on-first-chunk

@@ -132,7 +132,7 @@ func (e *UnmatchedPatternError) Error() string {
 // Check runs every case that applies to each adapter and returns one result
 // per (case, adapter), in case order then adapter order. A pattern in opts
 // that matches no case is an error, returned with the results. Two cases
-// that produce one result name (NameClashError, see CheckNames) are
+// that produce one result name (NameClashError) are
 // rejected before anything runs, with no results.
 func Check(adapters []core.Adapter, cases []*Scenario, opts Options) ([]Result, error) {
 	used := func(ps []Pattern) []bool { return make([]bool, len(ps)) }
@@ -147,7 +147,7 @@ func Check(adapters []core.Adapter, cases []*Scenario, opts Options) ([]Result, 
 	seen := map[string]*Scenario{}
 	for _, sc := range cases {
 		for _, a := range adapters {
-			if !sc.AppliesTo(a) {
+			if !sc.Applies(a) {
 				continue
 			}
 			name := sc.NameFor(a.Name())
@@ -229,16 +229,6 @@ func applyKnownFailing(res Result, p Pattern) Result {
 		})
 	}
 	return res
-}
-
-// KnownFailingMatch returns the first pattern of list that matches name.
-func KnownFailingMatch(list []Pattern, name string) (Pattern, bool) {
-	for _, p := range list {
-		if p.Match(name) {
-			return p, true
-		}
-	}
-	return Pattern{}, false
 }
 
 // ApplyKnownFailing adjusts a result for a known-failing entry, as Check
@@ -738,20 +728,6 @@ func safeArgs(raw json.RawMessage) json.RawMessage {
 	}
 	b, _ := json.Marshal("<invalid JSON> " + string(raw))
 	return b
-}
-
-// HasDiffLine reports whether a cmp.Diff text has a line marked sign ('-'
-// for want, '+' for got) whose content, trimmed of spaces, is content. It
-// lets tests check diff text without depending on cmp's spacing, which cmp
-// varies on purpose.
-func HasDiffLine(diff string, sign byte, content string) bool {
-	for _, line := range strings.Split(diff, "\n") {
-		line = strings.TrimLeft(strings.ReplaceAll(line, "\u00a0", " "), " \t")
-		if len(line) > 0 && line[0] == sign && strings.TrimSpace(line[1:]) == content {
-			return true
-		}
-	}
-	return false
 }
 
 // WantCalls returns calls in the form of want/calls.json (complete set)

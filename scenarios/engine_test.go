@@ -97,7 +97,7 @@ tool_calls tool_calls
 			t.Errorf("calls problem lacks %q:\n%s", s, calls)
 		}
 	}
-	if !HasDiffLine(calls, '-', `"id": "c2",`) {
+	if !hasDiffLine(calls, '-', `"id": "c2",`) {
 		t.Errorf("calls diff lacks a -want line for call c2:\n%s", calls)
 	}
 }
@@ -173,7 +173,7 @@ kind: request
 	if diff := cmp.Diff(want, summarize(results)); diff != "" {
 		t.Errorf("results (-want +got):\n%s", diff)
 	}
-	if d := results[1].Problems[0].Diff; !HasDiffLine(d, '-', `"tools": [`) {
+	if d := results[1].Problems[0].Diff; !hasDiffLine(d, '-', `"tools": [`) {
 		t.Errorf("round-trip diff does not show the lost tools:\n%s", d)
 	}
 }

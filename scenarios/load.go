@@ -99,7 +99,7 @@ func Load(fsys fs.FS, root string, resolve CassetteResolver) ([]*Scenario, error
 		return nil, errors.Join(errs...)
 	}
 	slices.SortFunc(out, func(a, b *Scenario) int { return strings.Compare(a.Name, b.Name) })
-	if err := CheckNames(out); err != nil {
+	if err := checkNames(out); err != nil {
 		return nil, fmt.Errorf("load scenarios: %w", err)
 	}
 	return out, nil
@@ -143,17 +143,17 @@ func (e *NameClashError) Error() string {
 
 func (e *NameClashError) Unwrap() error { return ErrNameClash }
 
-// CheckNames returns a NameClashError (joined, one per clash) for every
+// checkNames returns a NameClashError (joined, one per clash) for every
 // pair of cases whose result names coincide on a protocol: a case expanded
 // over adapters whose name, with the protocol in place of "any", is the
 // name of a protocol-specific case it applies to, or two cases of the same
 // name (from separate loads). Load calls it; Check checks the names it
 // actually produces as well.
-func CheckNames(cases []*Scenario) error {
+func checkNames(cases []*Scenario) error {
 	specific := map[string]*Scenario{}
 	var errs []error
 	for _, sc := range cases {
-		if sc.Canonical() {
+		if sc.ForAnyProtocol() {
 			continue
 		}
 		if prev, ok := specific[sc.Name]; ok {
@@ -169,7 +169,7 @@ func CheckNames(cases []*Scenario) error {
 	}
 	canonical := map[string]*Scenario{}
 	for _, sc := range cases {
-		if !sc.Canonical() {
+		if !sc.ForAnyProtocol() {
 			continue
 		}
 		if prev, ok := canonical[sc.Name]; ok {
@@ -180,7 +180,7 @@ func CheckNames(cases []*Scenario) error {
 		rest := strings.TrimPrefix(sc.Name, AnyProtocol+"/")
 		for _, other := range bySuffix[rest] {
 			proto, _, _ := strings.Cut(other.Name, "/")
-			if sc.Applies(proto) {
+			if sc.declaredFor(proto) {
 				errs = append(errs, &NameClashError{Name: other.Name, Files: [2]string{sc.File, other.File}})
 			}
 		}

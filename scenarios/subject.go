@@ -144,14 +144,12 @@ func NotApplicable(a core.Adapter, cases []*Scenario) map[string]int {
 		features = d.Features()
 	}
 	for _, sc := range cases {
-		if !sc.Applies(a.Name()) || sc.AppliesTo(a) {
+		if !sc.declaredFor(a.Name()) || sc.Applies(a) {
 			continue
 		}
 		var missing []string
-		for _, f := range sc.Requires {
-			if !slices.Contains(features, f) {
-				missing = append(missing, string(f))
-			}
+		for _, f := range sc.missing(features) {
+			missing = append(missing, string(f))
 		}
 		out["the protocol has no "+strings.Join(missing, ", no ")]++
 	}

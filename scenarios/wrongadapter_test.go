@@ -219,7 +219,7 @@ func TestWrongAdapterFailsInterleaving(t *testing.T) {
 	} {
 		found := false
 		for _, p := range r.Problems {
-			if HasDiffLine(p.Diff, line.sign, line.content) {
+			if hasDiffLine(p.Diff, line.sign, line.content) {
 				found = true
 			}
 		}

@@ -136,7 +136,7 @@ func New(opts Options) (*Server, error) {
 			continue
 		}
 		for _, a := range providers.All() {
-			if sc.AppliesTo(a) {
+			if sc.Applies(a) {
 				s.index[sc.NameFor(a.Name())] = entry{sc: sc, protocol: a.Name(), requires: requirementsOf(a.Name(), sc)}
 			}
 		}

@@ -51,7 +51,7 @@ func runList(_ context.Context, e *env, args []string) int {
 			for _, a := range providers.All() {
 				n := 0
 				for _, sc := range cases {
-					if sc.AppliesTo(a) {
+					if sc.Applies(a) {
 						n++
 					}
 				}

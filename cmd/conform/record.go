@@ -74,14 +74,14 @@ func runRecord(ctx context.Context, e *env, args []string) int {
 		e.errorf("record: load scenarios: %v", err)
 		return exitFail
 	}
-	features, err := providers.Features(*protocol)
+	adapter, err := providers.Lookup(*protocol)
 	if err != nil {
 		return usageError(e, fs, "record: %v", err)
 	}
 	var sc *scenarios.Scenario
 	var known []string
 	for _, c := range cases {
-		if !c.AppliesWith(*protocol, features) {
+		if !c.Applies(adapter) {
 			continue
 		}
 		n := c.NameFor(*protocol)

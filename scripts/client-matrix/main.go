@@ -253,7 +253,7 @@ func run(ctx context.Context, perProtocol, parallel int, out string, only []stri
 	byName := map[string]*scenarios.Scenario{}
 	for _, sc := range cases {
 		for _, a := range providers.All() {
-			if sc.AppliesTo(a) {
+			if sc.Applies(a) {
 				byName[sc.NameFor(a.Name())] = sc
 			}
 		}
@@ -451,7 +451,7 @@ func candidates(cases []*scenarios.Scenario) []candidate {
 			continue
 		}
 		for _, a := range providers.All() {
-			if sc.AppliesTo(a) {
+			if sc.Applies(a) {
 				out = append(out, candidate{name: sc.NameFor(a.Name()), protocol: a.Name(), stream: sc.Kind == scenarios.KindStream, calls: len(sc.Want.Calls) > 0})
 			}
 		}
