@@ -422,9 +422,13 @@ type wireChunkChoce struct {
 
 // EncodeStream writes events as a Chat Completions stream: one chunk per
 // event, the first delta naming the role "assistant", then "data: [DONE]"
-// when the events hold a finish. What the wire cannot carry is normalised (see
-// the package documentation); argument patches are refused with
-// ErrUnsupported.
+// when the events hold a finish (a finish "other" without a provider reason
+// is [DONE] alone). What the wire cannot carry is normalised: a chunk's
+// Turn, ItemID, Signature and Done and an event's Signature, Data and ItemID
+// are dropped; an EventCallEnd without content writes nothing; Chunk.Args is
+// written as argument text; a call event reads back as a start exactly when
+// it has an id or a name; plan deltas are written as reasoning and read back
+// as thinking. Argument patches are refused with ErrUnsupported.
 func (c *Codec) EncodeStream(w io.Writer, events []core.Event) error {
 	op := c.op("encode stream")
 	enc := sse.NewEncoder(w)
