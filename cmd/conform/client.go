@@ -50,6 +50,9 @@ type clientOptions struct {
 	// (serve.ReduceClient), at the cost of up to reduce.DefaultBudget
 	// more runs of the client.
 	Reduce bool
+	// Shard makes only this shard's share of the (scenario, chaos
+	// variant) runs.
+	Shard shardFlag
 }
 
 // clientResult is the outcome of one client run.
@@ -163,15 +166,20 @@ func runClient(ctx context.Context, e *env, cmd string, opts clientOptions) int 
 		name  string
 		chaos serve.Chaos
 	}
-	var jobs []job
+	var all, jobs []job
 	for _, name := range names {
-		jobs = append(jobs, job{name, serve.Chaos{}})
+		all = append(all, job{name, serve.Chaos{}})
 		sc, _ := probe.Scenario(name)
 		protocol, _ := probe.Protocol(name)
 		for _, c := range opts.Chaos {
 			if serve.ChaosChanges(c, sc, protocol) {
-				jobs = append(jobs, job{name, c})
+				all = append(all, job{name, c})
 			}
+		}
+	}
+	for k, j := range all {
+		if opts.Shard.keep(k) {
+			jobs = append(jobs, j)
 		}
 	}
 

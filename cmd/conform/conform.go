@@ -43,10 +43,11 @@ type command struct {
 // because help refers to it.
 func commands() []command {
 	return []command{
-		{"run", "[--adapter NAME | --exec CMD | --client CMD [--protocol P] [--chaos OPTIONS]] [--run PATTERN] [--skip PATTERN] [--known-failing FILE] [--strict] [--format FORMAT] [--out FILE]", "run every scenario against every built-in adapter, or against yours", runRun},
+		{"run", "[--adapter NAME | --exec CMD | --client CMD [--protocol P] [--chaos OPTIONS] [--shard I/N]] [--run PATTERN] [--skip PATTERN] [--known-failing FILE] [--strict] [--format FORMAT] [--out FILE]", "run every scenario against every built-in adapter, or against yours", runRun},
 		{"decode", "--protocol P [FILE]", "decode one captured response body into canonical JSON", runDecode},
 		{"serve", "[--addr HOST:PORT] [--scenario NAME] [--chaos OPTIONS] [--for DURATION] [--list]", "run a fake provider on loopback that replays scenarios and grades follow-up requests", runServe},
-		{"gateway", "(--reference --front P | --spec FILE) [--upstream Q,...] [--run PATTERN] [--chaos OPTIONS] [--strict] [--format text|json] [--out FILE]", "grade a translating gateway: conform is the client in the front protocol and the upstream provider (serve) in the other", runGateway},
+		{"gateway", "(--reference --front P | --spec FILE) [--upstream Q,...] [--run PATTERN] [--chaos OPTIONS] [--shard I/N] [--strict] [--format text|json] [--out FILE]", "grade a translating gateway: conform is the client in the front protocol and the upstream provider (serve) in the other", runGateway},
+		{"merge", "[--strict] [--format text|json|html] [--out FILE] FILE...", "join the JSON results of the shards of run --client or of gateway (--shard I/N) into one report", runMerge},
 		{"proxy", "--front P --upstream Q --upstream-url URL [--addr HOST:PORT] [--key KEY]", "run the reference gateway: take requests in protocol P, send them on in protocol Q with conform's adapters (streams are collected, then re-encoded)", runProxy},
 		{"record", "--protocol P --scenario NAME [--base-url URL] [--force] [-o FILE]", "send a scenario's request to a live API and save a redacted cassette", runRecord},
 		{"tools", "[--protocol P]... [--strict] [--format text|json] (FILE | --mcp CMD | --mcp-url URL)", "check tool definitions (a file, or a live MCP server) against each provider's name and schema rules", runTools},

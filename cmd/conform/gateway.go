@@ -39,6 +39,8 @@ func runGateway(ctx context.Context, e *env, args []string) int {
 	out := fs.String("out", "", "write the results to `FILE` instead of stdout")
 	strict := fs.Bool("strict", false, "count failed SHOULD cases")
 	isolate := fs.Bool("isolate", true, "with --spec: run serve, the gateway and the grading in a network namespace with only loopback and a private HOME (tools/sandbox); --isolate=false runs them on the host's loopback")
+	var shard shardFlag
+	fs.Var(&shard, "shard", "grade only shard `I/N` of the (upstream, scenario) runs: the k-th when k mod N is I-1 (conform merge joins the shards' JSON results)")
 	inNamespace := fs.Bool("in-namespace", false, "set by conform when it runs itself inside the namespace of --isolate")
 	if ok, status := parseFlags(fs, args); !ok {
 		return status
@@ -90,6 +92,9 @@ func runGateway(ctx context.Context, e *env, args []string) int {
 		if *chaos != "" {
 			inner = append(inner, "--chaos", *chaos)
 		}
+		if shard.n > 0 {
+			inner = append(inner, "--shard", shard.String())
+		}
 		results, err := runIsolated(ctx, e, inner)
 		if err != nil {
 			e.errorf("gateway: %v", err)
@@ -126,21 +131,28 @@ func runGateway(ctx context.Context, e *env, args []string) int {
 	go serveUntil(sctx, ln, up)
 
 	used := make([]bool, len(pats))
-	var results []gateway.Result
+	perUpstream := map[string][]string{}
+	k := 0
 	for _, q := range chosen {
-		var names []string
 		for _, n := range up.Names(q) {
-			if len(pats) == 0 {
-				names = append(names, n)
-			}
+			sel := len(pats) == 0
 			for i, p := range pats {
 				if p.Match(n) {
-					used[i] = true
-					names = append(names, n)
+					used[i], sel = true, true
 					break
 				}
 			}
+			if sel {
+				if shard.keep(k) {
+					perUpstream[q] = append(perUpstream[q], n)
+				}
+				k++
+			}
 		}
+	}
+	var results []gateway.Result
+	for _, q := range chosen {
+		names := perUpstream[q]
 		if len(names) == 0 {
 			continue
 		}

@@ -70,6 +70,8 @@ func runRun(ctx context.Context, e *env, args []string) int {
 	reduceFlag := fs.Bool("reduce", true, "reduce each failed stream case to its cause by trying simpler variants of it (with --client, up to 8 more runs of the client per failed case); --reduce=false to skip")
 	var clientProtocols listFlag
 	fs.Var(&clientProtocols, "protocol", "with --client, run only the scenarios of protocol `P` (repeatable, or comma-separated)")
+	var shard shardFlag
+	fs.Var(&shard, "shard", "with --client, make only shard `I/N` of the (scenario, chaos variant) runs: the k-th run when k mod N is I-1 (conform merge joins the shards' JSON reports)")
 	if ok, status := parseFlags(fs, args); !ok {
 		return status
 	}
@@ -79,8 +81,8 @@ func runRun(ctx context.Context, e *env, args []string) int {
 	if !slices.Contains(report.Formats, *format) {
 		return usageError(e, fs, "run: unknown format %q; known: %s", *format, strings.Join(report.Formats, ", "))
 	}
-	if *clientCmd == "" && (len(chaosFlags) > 0 || *clientTimeout != 0 || *parallel != 1 || len(clientProtocols) > 0) {
-		return usageError(e, fs, "run: --chaos, --client-timeout, --parallel and --protocol go with --client")
+	if *clientCmd == "" && (len(chaosFlags) > 0 || *clientTimeout != 0 || *parallel != 1 || len(clientProtocols) > 0 || shard.n > 0) {
+		return usageError(e, fs, "run: --chaos, --client-timeout, --parallel, --protocol and --shard go with --client")
 	}
 	if *clientTimeout < 0 {
 		return usageError(e, fs, "run: --client-timeout %v: a duration cannot be negative", *clientTimeout)
@@ -140,7 +142,7 @@ func runRun(ctx context.Context, e *env, args []string) int {
 		case *seed != 0 || *splits != 3:
 			return usageError(e, fs, "run: --splits and --seed do not go with --client")
 		}
-		copts := clientOptions{Protocols: clientProtocols, Run: opts.Run, Skip: opts.Skip, KnownFailing: opts.KnownFailing, Timeout: *clientTimeout, Format: *format, Out: *out, Strict: *strict, Parallel: *parallel, Reduce: *reduceFlag}
+		copts := clientOptions{Protocols: clientProtocols, Run: opts.Run, Skip: opts.Skip, KnownFailing: opts.KnownFailing, Timeout: *clientTimeout, Format: *format, Out: *out, Strict: *strict, Parallel: *parallel, Reduce: *reduceFlag, Shard: shard}
 		for _, c := range chaosFlags {
 			chaos, err := serve.ParseChaos(c)
 			if err != nil {
