@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 
 	"github.com/toolconform/conform/core"
 	"github.com/toolconform/conform/providers/internal/idmap"
@@ -55,40 +54,17 @@ var (
 	ErrInvalidArguments = errors.New("tool call arguments are not a JSON object")
 )
 
-// FrameError reports a fault in one event-stream frame, with the byte offset
-// of the frame's first byte in the stream.
-type FrameError struct {
-	Offset    int64
-	EventType string
-	Err       error
+// DecodeError is every decode fault of the adapter: a body that is not the
+// JSON the adapter expects, or a stream frame that breaks, with the byte
+// offset of the fault (of the frame's first byte for a stream), the frame's
+// event type and the JSON path of the field where known.
+type DecodeError = wire.DecodeError
+
+// streamError is a fault in the stream frame at byte off, of event type
+// event when known.
+func streamError(off int64, event string, err error) *DecodeError {
+	return &DecodeError{Protocol: "bedrock", Op: "decode stream", Offset: off, Event: event, Err: err}
 }
-
-func (e *FrameError) Error() string {
-	if e.EventType != "" {
-		return fmt.Sprintf("bedrock: decode stream: frame at byte %d (%s): %v", e.Offset, e.EventType, e.Err)
-	}
-	return fmt.Sprintf("bedrock: decode stream: frame at byte %d: %v", e.Offset, e.Err)
-}
-
-func (e *FrameError) Unwrap() error { return e.Err }
-
-// DecodeError reports a body that is not the JSON the adapter expects, with
-// the byte offset of the fault and, where known, the JSON path of the field.
-type DecodeError struct {
-	Op     string
-	Offset int64
-	Path   string
-	Err    error
-}
-
-func (e *DecodeError) Error() string {
-	if e.Path != "" {
-		return fmt.Sprintf("bedrock: %s: at byte %d, field %s: %v", e.Op, e.Offset, e.Path, e.Err)
-	}
-	return fmt.Sprintf("bedrock: %s: at byte %d: %v", e.Op, e.Offset, e.Err)
-}
-
-func (e *DecodeError) Unwrap() error { return e.Err }
 
 // Option configures an Adapter.
 type Option func(*Adapter)
@@ -157,7 +133,7 @@ func (a *Adapter) Name() string { return "bedrock" }
 // failure into a DecodeError naming the byte offset and field.
 func unmarshal(op string, body []byte, v any) error {
 	if off, field, err := wire.StrictUnmarshal(body, v); err != nil {
-		return &DecodeError{Op: op, Offset: off, Path: field, Err: err}
+		return &DecodeError{Protocol: "bedrock", Op: op, Offset: off, Path: field, Err: err}
 	}
 	return nil
 }

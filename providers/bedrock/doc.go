@@ -12,7 +12,7 @@
 // stream, a "chunk" frame carries a base64 Anthropic event and every other
 // frame is a ConverseStream event; exception and error frames become
 // EventError. Frames are read one at a time and bounded
-// (DefaultMaxFrameSize); a framing fault is a *FrameError with the byte
+// (DefaultMaxFrameSize); a framing fault is a *DecodeError with the byte
 // offset of its frame.
 //
 // Decisions, by failure mode:
@@ -28,7 +28,7 @@
 //   - An InvokeModel tool_use start that already carries input (A18, I01):
 //     deltas, when any come, are the input, never appended to the start's;
 //     deltas that drop or change a member of it end the stream with a
-//     *FrameError wrapping ErrInputConflict, and the call is incomplete.
+//     *DecodeError wrapping ErrInputConflict, and the call is incomplete.
 //   - A client toolUse cut by max_tokens or model_context_window_exceeded is
 //     never a call (B11): in a body it goes to Response.Incomplete; in a
 //     stream its end is held back until a later frame shows the message

@@ -45,23 +45,23 @@ func (fr *frameReader) next() (eventstream.Message, int64, error) {
 	case err == io.EOF:
 		return eventstream.Message{}, start, io.EOF
 	case err == io.ErrUnexpectedEOF:
-		return eventstream.Message{}, start, &FrameError{Offset: start, Err: fmt.Errorf("%w: stream ends after %d of %d prelude bytes", ErrTruncated, n, preludeLen)}
+		return eventstream.Message{}, start, streamError(start, "", fmt.Errorf("%w: stream ends after %d of %d prelude bytes", ErrTruncated, n, preludeLen))
 	case err != nil:
-		return eventstream.Message{}, start, &FrameError{Offset: start, Err: err}
+		return eventstream.Message{}, start, streamError(start, "", err)
 	}
 	total := binary.BigEndian.Uint32(prelude[0:4])
 	headers := binary.BigEndian.Uint32(prelude[4:8])
 	if got, want := crc32.ChecksumIEEE(prelude[:8]), binary.BigEndian.Uint32(prelude[8:12]); got != want {
-		return eventstream.Message{}, start, &FrameError{Offset: start, Err: fmt.Errorf("%w: prelude crc is %08x, bytes give %08x", ErrChecksum, want, got)}
+		return eventstream.Message{}, start, streamError(start, "", fmt.Errorf("%w: prelude crc is %08x, bytes give %08x", ErrChecksum, want, got))
 	}
 	if total < minFrame {
-		return eventstream.Message{}, start, &FrameError{Offset: start, Err: fmt.Errorf("%w: total length %d is below the minimum %d", ErrBadFrame, total, minFrame)}
+		return eventstream.Message{}, start, streamError(start, "", fmt.Errorf("%w: total length %d is below the minimum %d", ErrBadFrame, total, minFrame))
 	}
 	if int64(total) > int64(fr.max) {
-		return eventstream.Message{}, start, &FrameError{Offset: start, Err: fmt.Errorf("%w: %d bytes, limit %d", ErrFrameTooLarge, total, fr.max)}
+		return eventstream.Message{}, start, streamError(start, "", fmt.Errorf("%w: %d bytes, limit %d", ErrFrameTooLarge, total, fr.max))
 	}
 	if headers > total-minFrame {
-		return eventstream.Message{}, start, &FrameError{Offset: start, Err: fmt.Errorf("%w: headers length %d does not fit in frame length %d", ErrBadFrame, headers, total)}
+		return eventstream.Message{}, start, streamError(start, "", fmt.Errorf("%w: headers length %d does not fit in frame length %d", ErrBadFrame, headers, total))
 	}
 	if cap(fr.buf) < int(total) {
 		fr.buf = make([]byte, total)
@@ -71,18 +71,18 @@ func (fr *frameReader) next() (eventstream.Message, int64, error) {
 	n, err = io.ReadFull(fr.r, frame[preludeLen:])
 	fr.off += int64(n)
 	if err == io.EOF || err == io.ErrUnexpectedEOF {
-		return eventstream.Message{}, start, &FrameError{Offset: start, Err: fmt.Errorf("%w: stream ends after %d of %d frame bytes", ErrTruncated, preludeLen+n, total)}
+		return eventstream.Message{}, start, streamError(start, "", fmt.Errorf("%w: stream ends after %d of %d frame bytes", ErrTruncated, preludeLen+n, total))
 	}
 	if err != nil {
-		return eventstream.Message{}, start, &FrameError{Offset: start, Err: err}
+		return eventstream.Message{}, start, streamError(start, "", err)
 	}
 	msg, err := fr.dec.Decode(bytes.NewReader(frame), fr.payload[:0])
 	if err != nil {
 		var ce eventstream.ChecksumError
 		if errors.As(err, &ce) {
-			return eventstream.Message{}, start, &FrameError{Offset: start, Err: fmt.Errorf("%w: message crc does not match", ErrChecksum)}
+			return eventstream.Message{}, start, streamError(start, "", fmt.Errorf("%w: message crc does not match", ErrChecksum))
 		}
-		return eventstream.Message{}, start, &FrameError{Offset: start, Err: fmt.Errorf("%w: %v", ErrBadFrame, err)}
+		return eventstream.Message{}, start, streamError(start, "", fmt.Errorf("%w: %v", ErrBadFrame, err))
 	}
 	if cap(msg.Payload) > cap(fr.payload) {
 		fr.payload = msg.Payload[:0]

@@ -9,7 +9,7 @@ import (
 )
 
 // FuzzDecodeStream checks that DecodeStream never panics, ends every
-// failure with a *FrameError, and that no event is larger than the frame
+// failure with a *DecodeError, and that no event is larger than the frame
 // that carried it allows.
 func FuzzDecodeStream(f *testing.F) {
 	adaptertest.SeedCorpus(f, "bedrock", true)
@@ -42,9 +42,9 @@ func FuzzDecodeStream(f *testing.F) {
 	f.Fuzz(func(t *testing.T, body []byte) {
 		evs, err := adaptertest.Drain(New(WithMaxFrameSize(max)).DecodeStream(bytes.NewReader(body)))
 		if err != nil {
-			var fe *FrameError
+			var fe *DecodeError
 			if !errors.As(err, &fe) {
-				t.Fatalf("error %v is not a *FrameError", err)
+				t.Fatalf("error %v is not a *DecodeError", err)
 			}
 			if fe.Offset < 0 || fe.Offset > int64(len(body)) {
 				t.Fatalf("error offset %d outside the %d-byte body", fe.Offset, len(body))

@@ -362,7 +362,7 @@ func decodeInvokeResponse(body []byte) (*core.Response, error) {
 		return resp, nil
 	}
 	if in.Content == nil {
-		return nil, &DecodeError{Op: "decode response", Path: "content", Err: fmt.Errorf("null, and the body is not an error body")}
+		return nil, &DecodeError{Protocol: "bedrock", Op: "decode response", Offset: -1, Path: "content", Err: fmt.Errorf("null, and the body is not an error body")}
 	}
 	msgs, err := decodeAnBlocks("assistant", in.Content)
 	if err != nil {

@@ -305,9 +305,9 @@ func TestDecodeErrors(t *testing.T) {
 		name, body, want string
 	}{
 		{"syntax error names the byte", `{"output":{"message":{"role":"assistant",]}}}`, "at byte 41"},
-		{"wrong type names the field", `{"output":{"message":{"role":"assistant","content":[]}},"usage":{"inputTokens":"x"}}`, "field usage.inputTokens"},
+		{"wrong type names the field", `{"output":{"message":{"role":"assistant","content":[]}},"usage":{"inputTokens":"x"}}`, "at byte 82: at usage.inputTokens"},
 		{"cut body", `{"output":{"message":`, "unexpected end of JSON input"},
-		{"neither output nor error", `{"stopReason":"end_turn"}`, "field output.message: missing"},
+		{"neither output nor error", `{"stopReason":"end_turn"}`, "at output.message: missing"},
 		{"unknown role", `{"output":{"message":{"role":"robot","content":[]}}}`, `output.message.role: unknown role "robot"`},
 		{"G15 input that is not an object is not a call", `{"output":{"message":{"role":"assistant","content":[{"toolUse":{"toolUseId":"a","name":"f","input":[1]}}]}}}`, "output.message.content[0].toolUse.input: tool call arguments are not a JSON object"},
 		{"InvokeModel input that is a plain string", `{"type":"message","content":[{"type":"tool_use","id":"a","name":"f","input":"x"}]}`, "content[0].input: tool call arguments are not a JSON object"},

@@ -70,7 +70,7 @@ func (a *Adapter) EncodeResponse(resp *core.Response) ([]byte, error) {
 func (a *Adapter) DecodeResponse(body []byte) (resp *core.Response, err error) {
 	defer wire.VendorFallback(body, &resp, &err)
 	if bad := wire.InvalidUTF8At(body); bad >= 0 {
-		return nil, &DecodeError{Op: "decode response", Offset: int64(bad), Err: core.ErrInvalidUTF8}
+		return nil, &DecodeError{Protocol: "bedrock", Op: "decode response", Offset: int64(bad), Err: core.ErrInvalidUTF8}
 	}
 	var probe map[string]json.RawMessage
 	if err := unmarshal("decode response", body, &probe); err != nil {
@@ -100,7 +100,7 @@ func (a *Adapter) DecodeResponse(body []byte) (resp *core.Response, err error) {
 	resp = &core.Response{Message: core.Message{Role: core.RoleAssistant, Parts: []core.Part{}}}
 	if in.Output == nil || in.Output.Message == nil {
 		if in.Message == "" && in.Type == "" {
-			return nil, &DecodeError{Op: "decode response", Path: "output.message", Err: fmt.Errorf("missing, and the body is not an error body")}
+			return nil, &DecodeError{Protocol: "bedrock", Op: "decode response", Offset: -1, Path: "output.message", Err: fmt.Errorf("missing, and the body is not an error body")}
 		}
 		resp.Error = &core.ProviderError{Type: in.Type, Message: in.Message}
 		resp.Finish = core.FinishError

@@ -107,12 +107,12 @@ type eventStream struct {
 // InvokeModelWithResponseStream body whose "chunk" frames carry Anthropic
 // stream events, and yields canonical events one frame at a time. Frames
 // larger than the maximum frame size, cut frames and bad CRCs end the stream
-// with a *FrameError naming the frame's byte offset. Exception frames become
+// with a *DecodeError naming the frame's byte offset. Exception frames become
 // EventError events. A client tool call that the token limit cut while it
 // was the block written last never ends, so core.Collect reports it
 // incomplete as DecodeResponse does (B11), and an InvokeModel tool_use whose
 // input deltas contradict the input its start carried ends the stream with
-// a *FrameError wrapping ErrMalformed and ErrInputConflict (A18); the
+// a *DecodeError wrapping ErrMalformed and ErrInputConflict (A18); the
 // package documentation gives both rules.
 func (a *Adapter) DecodeStream(r io.Reader) core.EventStream {
 	return wire.GuardStream(r, a.decodeStream)
@@ -142,7 +142,7 @@ func (s *eventStream) Next() (core.Event, error) {
 			if !s.known && s.foreign >= 0 {
 				// Frames, but none of a Converse or InvokeModel
 				// stream: not a Bedrock response stream.
-				s.err = &FrameError{Offset: s.foreign, Err: fmt.Errorf("no bedrock event frame (an exception, or an event of a type Converse or InvokeModel streams send): %w", core.ErrNotStream)}
+				s.err = streamError(s.foreign, "", fmt.Errorf("no bedrock event frame (an exception, or an event of a type Converse or InvokeModel streams send): %w", core.ErrNotStream))
 			}
 			continue
 		}
@@ -222,10 +222,10 @@ func (s *eventStream) frame(msg eventstream.Message, off int64) error {
 	s.known = true
 	var ev cvStreamEvent
 	if err := json.Unmarshal(msg.Payload, &ev); err != nil {
-		return &FrameError{Offset: off, EventType: et, Err: payloadError(err)}
+		return streamError(off, et, payloadError(err))
 	}
 	if err := s.converse(et, &ev); err != nil {
-		return &FrameError{Offset: off, EventType: et, Err: err}
+		return streamError(off, et, err)
 	}
 	return nil
 }

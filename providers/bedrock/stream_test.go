@@ -192,9 +192,9 @@ func TestDecodeStreamFrameErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			evs, err := adaptertest.Drain(New().DecodeStream(bytes.NewReader(tt.body)))
-			var fe *FrameError
+			var fe *DecodeError
 			if !errors.As(err, &fe) {
-				t.Fatalf("error %v is not a *FrameError", err)
+				t.Fatalf("error %v is not a *DecodeError", err)
 			}
 			if tt.wantErr != nil && !errors.Is(err, tt.wantErr) {
 				t.Errorf("error %v does not wrap %v", err, tt.wantErr)
@@ -304,9 +304,9 @@ func TestDecodeStreamTooManyBlocks(t *testing.T) {
 	}
 	body := frames(t, pairs...)
 	evs, err := adaptertest.Drain(New().DecodeStream(bytes.NewReader(body)))
-	var fe *FrameError
+	var fe *DecodeError
 	if !errors.Is(err, ErrTooManyBlocks) || !errors.As(err, &fe) {
-		t.Fatalf("error %v, want a *FrameError wrapping ErrTooManyBlocks", err)
+		t.Fatalf("error %v, want a *DecodeError wrapping ErrTooManyBlocks", err)
 	}
 	if len(evs) != maxOpenBlocks {
 		t.Errorf("%d events before the limit, want %d", len(evs), maxOpenBlocks)
@@ -321,7 +321,7 @@ func TestDecodeStreamTooManyBlocks(t *testing.T) {
 // fragments (A18): the deltas are the input, never appended to the start's,
 // when they repeat or extend it (compared as JSON); when they drop or
 // change a member of the start's input the stream ends at the block's
-// content_block_stop with a *FrameError wrapping ErrMalformed and
+// content_block_stop with a *DecodeError wrapping ErrMalformed and
 // ErrInputConflict that names the block index and the call id, and the
 // call is incomplete.
 func TestInvokeStreamA18(t *testing.T) {
@@ -376,9 +376,9 @@ func TestInvokeStreamA18(t *testing.T) {
 					t.Fatal(err)
 				}
 			} else {
-				var fe *FrameError
+				var fe *DecodeError
 				if !errors.As(err, &fe) || !errors.Is(err, ErrMalformed) || !errors.Is(err, ErrInputConflict) {
-					t.Fatalf("error %v, want a *FrameError wrapping ErrMalformed and ErrInputConflict", err)
+					t.Fatalf("error %v, want a *DecodeError wrapping ErrMalformed and ErrInputConflict", err)
 				}
 				if off := int64(len(chunkFrames(t, pre...))); fe.Offset != off {
 					t.Errorf("offset %d, want %d, the content_block_stop frame", fe.Offset, off)
@@ -420,9 +420,9 @@ func TestInvokeStreamA18Limit(t *testing.T) {
 		events = append(events, `{"type":"content_block_delta","index":2,"delta":{"type":"input_json_delta","partial_json":"`+piece+`"}}`)
 	}
 	_, err := adaptertest.Drain(New().DecodeStream(bytes.NewReader(chunkFrames(t, events...))))
-	var fe *FrameError
+	var fe *DecodeError
 	if !errors.As(err, &fe) || !errors.Is(err, core.ErrArgumentsTooLarge) {
-		t.Fatalf("error %v, want a *FrameError wrapping core.ErrArgumentsTooLarge", err)
+		t.Fatalf("error %v, want a *DecodeError wrapping core.ErrArgumentsTooLarge", err)
 	}
 	if off := int64(len(chunkFrames(t, events[:len(events)-1]...))); fe.Offset != off {
 		t.Errorf("offset %d, want %d, the frame over the limit", fe.Offset, off)
@@ -439,9 +439,9 @@ func TestInvokeStreamA18Limit(t *testing.T) {
 func TestStreamNotBedrock(t *testing.T) {
 	foreign := frames(t, "somethingElse", `{}`, "anotherThing", `{}`)
 	_, err := core.Collect(New().DecodeStream(bytes.NewReader(foreign)))
-	var fe *FrameError
+	var fe *DecodeError
 	if !errors.Is(err, core.ErrNotStream) || !errors.As(err, &fe) || fe.Offset != 0 {
-		t.Fatalf("error %v, want a *FrameError at byte 0 wrapping core.ErrNotStream", err)
+		t.Fatalf("error %v, want a *DecodeError at byte 0 wrapping core.ErrNotStream", err)
 	}
 	mixed := frames(t, "somethingElse", `{}`,
 		"contentBlockDelta", `{"contentBlockIndex":0,"delta":{"text":"hi"}}`,

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 
 	"github.com/toolconform/conform/core"
 	"github.com/toolconform/conform/providers/internal/wire"
@@ -26,43 +25,17 @@ var (
 	ErrInvalidArguments = errors.New("tool call arguments are not a JSON object")
 )
 
-// StreamError reports a fault in a stream, with the byte offset of the event
-// (or of the fault, for framing errors) and the event's type when known.
-type StreamError struct {
-	Offset    int64
-	EventType string
-	Err       error
+// DecodeError is every decode fault of the adapter: a body that is not the
+// JSON the adapter expects, or a stream that breaks, with the byte offset
+// of the fault (of the event holding it, for a stream), the event's type
+// and the JSON path of the field where known.
+type DecodeError = wire.DecodeError
+
+// streamError is a fault in the stream at byte off, in an event of type
+// event when known.
+func streamError(off int64, event string, err error) *DecodeError {
+	return &DecodeError{Protocol: "cohere", Op: "decode stream", Offset: off, Event: event, Err: err}
 }
-
-func (e *StreamError) Error() string {
-	if e.EventType != "" {
-		return fmt.Sprintf("cohere: decode stream: event at byte %d (%s): %v", e.Offset, e.EventType, e.Err)
-	}
-	return fmt.Sprintf("cohere: decode stream: at byte %d: %v", e.Offset, e.Err)
-}
-
-func (e *StreamError) Unwrap() error { return e.Err }
-
-// DecodeError reports a body that is not the JSON the adapter expects, with
-// the byte offset of the fault and, where known, the JSON path of the field.
-type DecodeError struct {
-	Op     string
-	Offset int64
-	Path   string
-	Err    error
-}
-
-func (e *DecodeError) Error() string {
-	switch {
-	case e.Path != "" && e.Offset > 0:
-		return fmt.Sprintf("cohere: %s: at byte %d, field %s: %v", e.Op, e.Offset, e.Path, e.Err)
-	case e.Path != "":
-		return fmt.Sprintf("cohere: %s: field %s: %v", e.Op, e.Path, e.Err)
-	}
-	return fmt.Sprintf("cohere: %s: at byte %d: %v", e.Op, e.Offset, e.Err)
-}
-
-func (e *DecodeError) Unwrap() error { return e.Err }
 
 // Option configures an Adapter.
 type Option func(*Adapter)
@@ -94,7 +67,7 @@ func (a *Adapter) Name() string { return "cohere" }
 // failure into a DecodeError naming the byte offset and field.
 func unmarshal(op string, body []byte, v any) error {
 	if off, field, err := wire.StrictUnmarshal(body, v); err != nil {
-		return &DecodeError{Op: op, Offset: off, Path: field, Err: err}
+		return &DecodeError{Protocol: "cohere", Op: op, Offset: off, Path: field, Err: err}
 	}
 	return nil
 }

@@ -23,7 +23,7 @@
 // from the payload's "type", else the event name; "[DONE]", citations and
 // unknown events are ignored. Chunks carry the index as sent; a call whose
 // start and end carry no argument text ends with Args "{}" (C02). A fault
-// is a *StreamError with a byte offset; input holding no v2 chat event wraps
+// is a *DecodeError with a byte offset; input holding no v2 chat event wraps
 // core.ErrNotStream. Events and open calls are bounded (WithMaxEventSize,
 // ErrEventTooLarge; ErrTooManyCalls).
 //

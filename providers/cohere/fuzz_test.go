@@ -10,7 +10,7 @@ import (
 )
 
 // FuzzDecodeStream checks that DecodeStream never panics, ends every
-// failure with a *StreamError inside the body, never yields a delta larger
+// failure with a *DecodeError inside the body, never yields a delta larger
 // than the event size limit allows, ends blank input cleanly, and says
 // core.ErrNotStream only for a body it yielded no event from.
 func FuzzDecodeStream(f *testing.F) {
@@ -35,9 +35,9 @@ func FuzzDecodeStream(f *testing.F) {
 			t.Fatalf("%d events, then %v", len(evs), err)
 		}
 		if err != nil {
-			var se *StreamError
+			var se *DecodeError
 			if !errors.As(err, &se) {
-				t.Fatalf("error %v is not a *StreamError", err)
+				t.Fatalf("error %v is not a *DecodeError", err)
 			}
 			if se.Offset < 0 || se.Offset > int64(len(body)) {
 				t.Fatalf("error offset %d outside the %d-byte body", se.Offset, len(body))

@@ -256,7 +256,7 @@ func (a *Adapter) DecodeRequest(body []byte) (*core.Request, error) {
 	strict := in.StrictTools != nil && *in.StrictTools
 	for i, t := range in.Tools {
 		if t.Function.Name == "" {
-			return nil, &DecodeError{Op: "decode request", Path: fmt.Sprintf("tools[%d].function.name", i), Err: fmt.Errorf("missing")}
+			return nil, &DecodeError{Protocol: "cohere", Op: "decode request", Offset: -1, Path: fmt.Sprintf("tools[%d].function.name", i), Err: fmt.Errorf("missing")}
 		}
 		req.Tools = append(req.Tools, core.ToolSpec{Name: t.Function.Name, Description: t.Function.Description, InputSchema: t.Function.Parameters, Strict: strict})
 	}
@@ -267,7 +267,7 @@ func (a *Adapter) DecodeRequest(body []byte) (*core.Request, error) {
 		req.ToolChoice = &core.ToolChoice{Mode: core.ToolChoiceNone}
 	case "":
 	default:
-		return nil, &DecodeError{Op: "decode request", Path: "tool_choice", Err: fmt.Errorf("unknown value %q", in.ToolChoice)}
+		return nil, &DecodeError{Protocol: "cohere", Op: "decode request", Offset: -1, Path: "tool_choice", Err: fmt.Errorf("unknown value %q", in.ToolChoice)}
 	}
 	if rf := in.ResponseFormat; rf != nil && rf.Type == "json_object" && len(rf.JSONSchema) > 0 {
 		req.ResponseFormat = &core.ResponseFormat{Schema: rf.JSONSchema}

@@ -148,7 +148,7 @@ func TestDecodeResponseErrors(t *testing.T) {
 		{"arguments that are an array are not a call", `{"message":{"role":"assistant","tool_calls":[{"id":"c","type":"function","function":{"name":"f","arguments":"[1]"}}]}}`, "message.tool_calls[0].function.arguments"},
 		{"syntax error names the byte", `{"message":{"role":"assistant",}}`, "at byte 31"},
 		{"wrong type names the field", `{"message":{"role":"assistant"},"usage":{"tokens":{"input_tokens":"x"}}}`, "usage.tokens.input_tokens"},
-		{"missing message", `{"id":"x"}`, "field message: missing"},
+		{"missing message", `{"id":"x"}`, "at message: missing"},
 		{"trailing data", `{"message":"x"} {}`, "unexpected data after the JSON value"},
 	}
 	for _, tt := range tests {

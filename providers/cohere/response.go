@@ -53,7 +53,7 @@ func (a *Adapter) EncodeResponse(resp *core.Response) ([]byte, error) {
 func (a *Adapter) DecodeResponse(body []byte) (resp *core.Response, err error) {
 	defer wire.VendorFallback(body, &resp, &err)
 	if bad := wire.InvalidUTF8At(body); bad >= 0 {
-		return nil, &DecodeError{Op: "decode response", Offset: int64(bad), Err: core.ErrInvalidUTF8}
+		return nil, &DecodeError{Protocol: "cohere", Op: "decode response", Offset: int64(bad), Err: core.ErrInvalidUTF8}
 	}
 	var probe map[string]json.RawMessage
 	if json.Unmarshal(body, &probe) == nil && isV1Response(probe) {
@@ -67,18 +67,18 @@ func (a *Adapter) DecodeResponse(body []byte) (resp *core.Response, err error) {
 	if len(in.Message) > 0 && in.Message[0] == '"' {
 		var s string
 		if err := json.Unmarshal(in.Message, &s); err != nil {
-			return nil, &DecodeError{Op: "decode response", Path: "message", Err: err}
+			return nil, &DecodeError{Protocol: "cohere", Op: "decode response", Offset: -1, Path: "message", Err: err}
 		}
 		resp.Error = &core.ProviderError{Message: s}
 		resp.Finish = core.FinishError
 		return resp, nil
 	}
 	if len(in.Message) == 0 || string(in.Message) == "null" {
-		return nil, &DecodeError{Op: "decode response", Path: "message", Err: fmt.Errorf("missing")}
+		return nil, &DecodeError{Protocol: "cohere", Op: "decode response", Offset: -1, Path: "message", Err: fmt.Errorf("missing")}
 	}
 	var m message
 	if err := json.Unmarshal(in.Message, &m); err != nil {
-		return nil, &DecodeError{Op: "decode response", Path: "message", Err: err}
+		return nil, &DecodeError{Protocol: "cohere", Op: "decode response", Offset: -1, Path: "message", Err: err}
 	}
 	m.Role = "assistant"
 	msg, err := decodeMessage(m)

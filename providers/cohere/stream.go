@@ -86,7 +86,7 @@ var knownEvents = map[string]bool{
 // "data: [DONE]" is accepted and ignored. Input that is not blank but holds
 // no v2 chat event is not a stream of the protocol ("[DONE]", which Cohere
 // does not send, is no such event: OpenAI's streams end with it): a
-// *StreamError wrapping core.ErrNotStream at the offset of the first event
+// *DecodeError wrapping core.ErrNotStream at the offset of the first event
 // it could not use, or byte 0.
 func (a *Adapter) DecodeStream(r io.Reader) core.EventStream {
 	return wire.GuardStream(r, a.decodeStream)
@@ -109,14 +109,14 @@ func (a *Adapter) decodeSSE(r io.Reader) core.EventStream {
 }
 
 // atEOF gives the error that ends the stream at the end of its input:
-// io.EOF, or a *StreamError wrapping core.ErrNotStream for input that is
+// io.EOF, or a *DecodeError wrapping core.ErrNotStream for input that is
 // not blank but held no event of the protocol.
 func (s *eventStream) atEOF() error {
 	off, n, ok := s.in.NotStream()
 	if !ok {
 		return io.EOF
 	}
-	return &StreamError{Offset: off, Err: fmt.Errorf("no cohere event in %d bytes: %w", n, core.ErrNotStream)}
+	return streamError(off, "", fmt.Errorf("no cohere event in %d bytes: %w", n, core.ErrNotStream))
 }
 
 // unknown notes an event that is not one of the protocol's, the first of
@@ -146,11 +146,11 @@ func (s *eventStream) Next() (core.Event, error) {
 			if errors.As(err, &se) {
 				off = se.Offset
 			}
-			s.err = &StreamError{Offset: off, Err: err}
+			s.err = streamError(off, "", err)
 			return core.Event{}, s.err
 		}
 		if err := s.event(ev); err != nil {
-			s.err = &StreamError{Offset: s.dec.Offset(), EventType: ev.Type, Err: err}
+			s.err = streamError(s.dec.Offset(), ev.Type, err)
 			return core.Event{}, s.err
 		}
 	}

@@ -163,9 +163,9 @@ func TestDecodeStreamErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			evs, err := adaptertest.Drain(New(tt.opts...).DecodeStream(strings.NewReader(tt.body)))
-			var se *StreamError
+			var se *DecodeError
 			if !errors.As(err, &se) {
-				t.Fatalf("error %v is not a *StreamError", err)
+				t.Fatalf("error %v is not a *DecodeError", err)
 			}
 			if tt.wantErr != nil && !errors.Is(err, tt.wantErr) {
 				t.Errorf("error %v does not wrap %v", err, tt.wantErr)
@@ -222,9 +222,9 @@ func TestDecodeStreamTooManyCalls(t *testing.T) {
 		payloads = append(payloads, callStart(i, fmt.Sprint("c", i), "f", `""`))
 	}
 	evs, err := adaptertest.Drain(New().DecodeStream(bytes.NewReader(sseBody(false, payloads...))))
-	var se *StreamError
+	var se *DecodeError
 	if !errors.Is(err, ErrTooManyCalls) || !errors.As(err, &se) {
-		t.Fatalf("error %v, want a *StreamError wrapping ErrTooManyCalls", err)
+		t.Fatalf("error %v, want a *DecodeError wrapping ErrTooManyCalls", err)
 	}
 	if len(evs) != maxOpenCalls {
 		t.Errorf("%d events before the limit, want %d", len(evs), maxOpenCalls)
@@ -247,7 +247,7 @@ func TestDecodeStreamWithoutFinalBlankLine(t *testing.T) {
 }
 
 // TestDecodeStreamNotAStream checks that input with no v2 chat event is a
-// *StreamError wrapping core.ErrNotStream that names the offset of the
+// *DecodeError wrapping core.ErrNotStream that names the offset of the
 // first event the decoder could not use, or byte 0, while blank input and
 // streams with an event of the protocol are not refused.
 func TestDecodeStreamNotAStream(t *testing.T) {
@@ -281,9 +281,9 @@ func TestDecodeStreamNotAStream(t *testing.T) {
 				}
 				return
 			}
-			var se *StreamError
+			var se *DecodeError
 			if !errors.Is(err, core.ErrNotStream) || !errors.As(err, &se) {
-				t.Fatalf("error %v, want a *StreamError wrapping core.ErrNotStream", err)
+				t.Fatalf("error %v, want a *DecodeError wrapping core.ErrNotStream", err)
 			}
 			if se.Offset != tt.want {
 				t.Errorf("offset %d, want %d: %v", se.Offset, tt.want, err)

@@ -108,7 +108,7 @@ func decodeV1Response(body []byte) (*core.Response, error) {
 	for k, tc := range in.ToolCalls {
 		c, err := v1Call(k, tc)
 		if err != nil {
-			return nil, &DecodeError{Op: "decode response", Offset: -1, Path: pathOf(err), Err: err}
+			return nil, &DecodeError{Protocol: "cohere", Op: "decode response", Offset: -1, Path: pathOf(err), Err: err}
 		}
 		resp.Message.Parts = append(resp.Message.Parts, core.CallPart(c))
 	}
@@ -203,7 +203,7 @@ func (s *v1Stream) Next() (core.Event, error) {
 		if err != nil {
 			var le *ndjson.Error
 			if errors.As(err, &le) && errors.Is(le.Err, ndjson.ErrLineTooLong) {
-				err = &StreamError{Offset: le.Offset, Err: fmt.Errorf("%w: %v", ErrEventTooLarge, le.Err)}
+				err = streamError(le.Offset, "", fmt.Errorf("%w: %v", ErrEventTooLarge, le.Err))
 			}
 			s.err = err
 			continue
@@ -218,7 +218,7 @@ func (s *v1Stream) Next() (core.Event, error) {
 func (s *v1Stream) line(line []byte, off int64) error {
 	var ev v1Event
 	if err := json.Unmarshal(line, &ev); err != nil {
-		return &StreamError{Offset: off, Err: fmt.Errorf("v1 stream line: %w", err)}
+		return streamError(off, "", fmt.Errorf("v1 stream line: %w", err))
 	}
 	switch ev.EventType {
 	case "stream-start":
@@ -232,7 +232,7 @@ func (s *v1Stream) line(line []byte, off int64) error {
 			k := s.calls
 			c, err := v1Call(k, tc)
 			if err != nil {
-				return &StreamError{Offset: off, EventType: ev.EventType, Err: err}
+				return streamError(off, ev.EventType, err)
 			}
 			s.calls++
 			args := string(c.Arguments)
@@ -247,7 +247,7 @@ func (s *v1Stream) line(line []byte, off int64) error {
 		}
 		s.emit(core.Event{Kind: core.EventFinish, Finish: v1Finish(ev.FinishReason, s.calls > 0), ProviderFinish: ev.FinishReason})
 	case "":
-		return &StreamError{Offset: off, Err: fmt.Errorf("v1 stream line without event_type: %w", core.ErrNotStream)}
+		return streamError(off, "", fmt.Errorf("v1 stream line without event_type: %w", core.ErrNotStream))
 	}
 	// Other events (search-queries-generation, search-results,
 	// citation-generation, tool-calls-chunk) carry nothing modelled.

@@ -17,8 +17,6 @@ import (
 	"github.com/toolconform/conform/core"
 	"github.com/toolconform/conform/providers"
 	"github.com/toolconform/conform/providers/anthropic"
-	"github.com/toolconform/conform/providers/bedrock"
-	"github.com/toolconform/conform/providers/cohere"
 	"github.com/toolconform/conform/providers/gemini"
 	"github.com/toolconform/conform/providers/internal/adaptertest"
 	"github.com/toolconform/conform/providers/internal/oaichat"
@@ -31,13 +29,9 @@ import (
 // whichever of the adapters' error types carries it.
 func offsetOf(err error) (int64, bool) {
 	var (
-		de  *wire.DecodeError
-		oe  *wire.OffsetError
-		ce  *oaichat.Error
-		be  *bedrock.DecodeError
-		bf  *bedrock.FrameError
-		coe *cohere.DecodeError
-		cse *cohere.StreamError
+		de *wire.DecodeError
+		oe *wire.OffsetError
+		ce *oaichat.Error
 	)
 	switch {
 	case errors.As(err, &de):
@@ -46,14 +40,6 @@ func offsetOf(err error) (int64, bool) {
 		return oe.Offset, true
 	case errors.As(err, &ce):
 		return ce.Offset, true
-	case errors.As(err, &be):
-		return be.Offset, true
-	case errors.As(err, &coe):
-		return coe.Offset, true
-	case errors.As(err, &bf):
-		return bf.Offset, true
-	case errors.As(err, &cse):
-		return cse.Offset, true
 	}
 	return 0, false
 }

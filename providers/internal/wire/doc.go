@@ -32,23 +32,28 @@
 //   - ThinkingAfterCall, the G12 check that no thinking part follows a
 //     call in one assistant message (Anthropic, Bedrock).
 //
-// Each adapter keeps its own sentinel errors (ErrMalformed, ErrTooLarge, ...)
-// so that callers branch on the adapter they use; the error structs are
-// shared and carry the protocol name, so an adapter re-exports them as type
-// aliases (type DecodeError = wire.DecodeError) and errors.As keeps working
-// with the adapter's name for the type.
+// Errors. A decode fault is a *DecodeError (protocol, operation, byte
+// offset, event or frame type, JSON path, and the sentinel it wraps) in
+// Anthropic, OpenAI Responses, Bedrock and Cohere, which re-export it as a
+// type alias (type DecodeError = wire.DecodeError) so that errors.As works
+// with the adapter's name for the type; Gemini and Ollama use OffsetError
+// and PathError, the Chat Completions adapters oaichat.Error. A history
+// fault wraps the *core.HistoryError of core's rule where one applies;
+// Anthropic and OpenAI Responses report theirs as a *HistoryError.
 //
-// Rejected alternative: one set of sentinels for all adapters. It would make
-// errors.Is(err, anthropic.ErrTruncated) true for an OpenAI Responses
-// stream, which callers that hold several adapters could misread.
+// Sentinel policy. A condition that means the same in every protocol is one
+// of core's sentinels, wrapped by every adapter alike: core.ErrNotStream
+// (no event of the protocol), core.ErrInvalidUTF8 and core.ErrTooDeep (the
+// text and nesting rules), core.ErrArgumentsTooLarge and the other limits
+// of core/limits.go, core's history sentinels (ErrMissingResult, ...). A
+// condition worded in one protocol's terms is that adapter's own sentinel
+// (anthropic.ErrTruncated: a stream ended before message_stop;
+// bedrock.ErrChecksum), wrapping core's where one exists, so that callers
+// branch on the adapter they use and errors.Is(err, anthropic.ErrTruncated)
+// is never true of another protocol's stream.
 //
-// Not shared: the Cohere and Bedrock error structs (StreamError,
-// FrameError, DecodeError), the Anthropic and Bedrock ThinkingOrderError
-// types (their messages name the place and the block kinds in each
-// protocol's words) and the Option types. The structs have the
-// same shape but word their messages differently (an event or a frame; an
-// offset of 0 shown or not), and merging them would change messages
-// callers may match; what fills them (StrictUnmarshal) is shared. An
-// Option is a func(*Adapter) of its own package's Adapter, one line that
+// Not shared: the Anthropic and Bedrock ThinkingOrderError types (their
+// messages name the place and the block kinds in each protocol's words)
+// and the Option types. An Option is a func(*Adapter) of its own package's Adapter, one line that
 // cannot be shared without a type parameter that would only add noise.
 package wire

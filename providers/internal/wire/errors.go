@@ -2,13 +2,18 @@ package wire
 
 import "fmt"
 
-// DecodeError is a failure to decode bytes. Protocol names the adapter;
-// Offset is the byte offset of the fault in the body or stream (-1 when
-// unknown); Path is the JSON path of the faulty value when known.
+// DecodeError is a failure to decode bytes, the one decode error of every
+// built-in adapter. Protocol names the adapter and Op the operation
+// ("decode response", "decode stream"); Offset is the byte offset of the
+// fault in the body or stream, or of the stream event or frame holding it
+// (-1 when unknown); Event is that event's or frame's type when known;
+// Path is the JSON path of the faulty value when known. Err wraps the
+// sentinel the fault is (see the sentinel policy in doc.go).
 type DecodeError struct {
 	Protocol string
 	Op       string
 	Offset   int64
+	Event    string
 	Path     string
 	Err      error
 }
@@ -17,6 +22,9 @@ func (e *DecodeError) Error() string {
 	s := e.Protocol + ": " + e.Op
 	if e.Offset >= 0 {
 		s += fmt.Sprintf(": at byte %d", e.Offset)
+	}
+	if e.Event != "" {
+		s += " (" + e.Event + ")"
 	}
 	if e.Path != "" {
 		s += ": at " + e.Path
