@@ -13,8 +13,9 @@ import (
 	"github.com/toolconform/conform/providers"
 )
 
-// coverageProtocols are the columns of COVERAGE.md.
-var coverageProtocols = []string{"openai-chat", "openai-responses", "anthropic", "gemini", "cohere", "bedrock", "mistral", "ollama"}
+// coverageProtocols are the columns of COVERAGE.md: the built-in
+// protocols, in name order.
+var coverageProtocols = providers.Names()
 
 // notApplicable says, for a failure mode and the protocols listed, why no
 // scenario can guard it there. A cell that has a scenario shows the count
