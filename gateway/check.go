@@ -534,17 +534,11 @@ func (c *checker) followUp(front core.Adapter, first *core.Request, got *core.Re
 	c.res.Held = append(c.res.Held, fmt.Sprintf("follow-up graded upstream: %d result(s), history as served", len(got.Calls())))
 }
 
-// missingRule names the rule a missing follow-up breaks in protocol p.
+// missingRule names the rule a missing follow-up breaks in protocol p, as
+// its descriptor says (Grading.MissingResult).
 func missingRule(p string) string {
-	switch p {
-	case "anthropic", "bedrock":
-		return "G01"
-	case "gemini":
-		return "G04"
-	case "openai-responses":
-		return "G07"
-	}
-	return "G03"
+	d, _ := providers.Describe(p)
+	return d.Grading.MissingResult
 }
 
 func toolNames(tools []core.ToolSpec) []string {

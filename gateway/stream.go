@@ -8,6 +8,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/toolconform/conform/providers"
 	"github.com/toolconform/conform/serve"
 	"github.com/toolconform/conform/sse"
 )
@@ -24,10 +25,11 @@ import (
 // that agrees with the calls, and data: [DONE] last. Other protocols have
 // no rule here beyond their decoders.
 func CheckStream(protocol string, body []byte) []serve.Problem {
-	switch protocol {
-	case "anthropic":
+	p, _ := providers.Describe(protocol)
+	switch p.SSE.Events {
+	case providers.EventsMessages:
 		return checkAnthropic(body)
-	case "openai-chat", "mistral":
+	case providers.EventsChatChunks:
 		return checkChat(body)
 	}
 	return nil

@@ -11,8 +11,9 @@
 // needs to grade a follow-up (body shape rules, the failure mode of a
 // missing result, result order, ids, thinking, plans, stored responses,
 // threads) and which request options a recorded body depends on. serve,
-// cassettes, record, reduce and agent ask the descriptor instead of
-// comparing protocol names.
+// cassettes, record, reduce, gateway and agent ask the descriptor; no
+// non-test file outside providers/ names a protocol in a string literal
+// (TestNoProtocolLiteralsOutsideProviders).
 //
 // The endpoint rows live in the leaf package providers/protocol, which
 // imports only core, so that cassettes can read them without importing
