@@ -148,8 +148,8 @@
 // machine cannot enforce refuses the call too. The trace has a
 // KindSandbox entry with each sandboxed call's report.
 //
-// The request paths live here until the shared table of HTTP shapes lands
-// in providers; Path is the only place that knows them.
+// Path builds a request path from the protocol's endpoint (providers.HTTP);
+// the agent knows no protocol of its own.
 //
 // Package layout: one package, since strategies, capabilities and the loop
 // share the Extraction and Mode vocabulary and none is used without the
