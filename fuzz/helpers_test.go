@@ -42,7 +42,8 @@ func TestArgsObject(t *testing.T) {
 		{`[1]`, `{"s":"[1]"}`},
 		{``, `{"s":""}`},
 		{`{"n":1e400}`, `{"s":"{\"n\":1e400}"}`},
-		{"\xff", `{"s":"\ufffd"}`},
+		{"\xff", "{\"s\":\"\uFFFD\"}"},
+		{"{\"\x8c\":\"\"}", "{\"\uFFFD\":\"\"}"},
 	} {
 		got := argsObject(tc.in)
 		if got != tc.want {
