@@ -42,7 +42,7 @@
 // Streams are SSE (alt=sse) or one JSON array, told apart by the first
 // byte and read element by element, never whole; each event is bounded
 // (DefaultMaxEventSize, ErrTooLarge), and malformed bytes give an
-// *OffsetError. A functionCall arrives whole and becomes a call start and
+// *DecodeError. A functionCall arrives whole and becomes a call start and
 // end with no index (A15); chunks route by id. usageMetadata is cumulative,
 // so the last one is emitted once at the end, then the finish.
 //

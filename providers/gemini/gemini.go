@@ -42,12 +42,21 @@ var ErrSyntax = errors.New("gemini: malformed input")
 // breaks Gemini's history rules (G04).
 var ErrHistory = errors.New("gemini: invalid history")
 
-// OffsetError is an error about the byte at Offset of a body or stream.
-type OffsetError = wire.OffsetError
+// DecodeError is every fault of the adapter that has a place: the byte
+// offset in a body or stream, or the JSON path of a value in a body or of
+// a canonical value that cannot be written (Op "encode request").
+type DecodeError = wire.DecodeError
 
-// PathError is an error about the value at a JSON path of a body or a
-// canonical value.
-type PathError = wire.PathError
+// offsetError is a fault of operation op ("gemini: decode stream") at
+// byte off.
+func offsetError(op string, off int64, err error) *DecodeError {
+	return &DecodeError{Protocol: "gemini", Op: strings.TrimPrefix(op, "gemini: "), Offset: off, Err: err}
+}
+
+// pathError is a fault of operation op at the JSON path path.
+func pathError(op, path string, err error) *DecodeError {
+	return &DecodeError{Protocol: "gemini", Op: strings.TrimPrefix(op, "gemini: "), Offset: -1, Path: path, Err: err}
+}
 
 // Option configures an Adapter.
 type Option func(*Adapter)
@@ -317,7 +326,7 @@ func wireErrorFrom(e *core.ProviderError) *wireError {
 	return w
 }
 
-// syntaxError turns an encoding/json error into an OffsetError when it
+// syntaxError turns an encoding/json error into a DecodeError when it
 // knows its offset, adding base to it.
 func syntaxError(op string, base int64, err error) error {
 	var se *json.SyntaxError
@@ -327,7 +336,7 @@ func syntaxError(op string, base int64, err error) error {
 		if off > 0 {
 			off--
 		}
-		return &OffsetError{Op: op, Offset: base + off, Err: fmt.Errorf("%w: %v", ErrSyntax, err)}
+		return offsetError(op, base+off, fmt.Errorf("%w: %v", ErrSyntax, err))
 	}
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
@@ -335,7 +344,7 @@ func syntaxError(op string, base int64, err error) error {
 		if path == "" {
 			path = "(top level)"
 		}
-		return &OffsetError{Op: op, Offset: base + te.Offset, Err: fmt.Errorf("%w: value ending here, field %s: %v", ErrSyntax, path, err)}
+		return offsetError(op, base+te.Offset, fmt.Errorf("%w: value ending here, field %s: %v", ErrSyntax, path, err))
 	}
 	return fmt.Errorf("%s: %w: %v", op, ErrSyntax, err)
 }

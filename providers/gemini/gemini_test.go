@@ -166,7 +166,7 @@ func TestDecodeResponseBadInput(t *testing.T) {
 		name, body, wantIn string
 	}{
 		{"truncated", `{"candidates":[{"content":`, "gemini: decode response"},
-		{"syntax error names offset", `{"candidates":[}`, "byte offset 15"},
+		{"syntax error names offset", `{"candidates":[}`, "at byte 15"},
 		{"wrong type names field", `{"candidates":[{"content":{"parts":"x"}}]}`, "candidates.content.parts"},
 		{"args not an object", `{"candidates":[{"content":{"parts":[{"functionCall":{"name":"f","args":[1]}}]}}]}`, "candidates[0].content.parts[0]"},
 	}

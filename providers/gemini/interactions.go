@@ -115,7 +115,7 @@ func (a *Adapter) DecodeInteraction(body []byte) (*core.Response, error) {
 		case "function_call":
 			args, err := argsOf(s.Arguments)
 			if err != nil {
-				return nil, &PathError{Op: op, Path: "steps[" + strconv.Itoa(i) + "].arguments", Err: err}
+				return nil, pathError(op, "steps["+strconv.Itoa(i)+"].arguments", err)
 			}
 			id := s.ID
 			if id == "" {
@@ -217,7 +217,7 @@ func (s *interactionStream) Next() (core.Event, error) {
 				if errors.Is(err, sse.ErrEventTooLarge) {
 					e = fmt.Errorf("%w: %v", ErrTooLarge, err)
 				}
-				s.err = &OffsetError{Op: op, Offset: se.Offset, Err: e}
+				s.err = offsetError(op, se.Offset, e)
 			} else {
 				s.err = fmt.Errorf("%s: %w", op, err)
 			}
@@ -236,7 +236,7 @@ func (s *interactionStream) Next() (core.Event, error) {
 			continue
 		}
 		if err := s.event(&w); err != nil {
-			s.err = &OffsetError{Op: op, Offset: off, Err: err}
+			s.err = offsetError(op, off, err)
 			s.abandonHeld()
 		}
 	}

@@ -159,7 +159,7 @@ func TestInteractionStream(t *testing.T) {
 	}
 	errTests := []struct{ name, body, wantIn string }{
 		{"delta with no step", sseBody(`{"index":1,"delta":{"type":"text","text":"x"},"event_type":"step.delta"}`), "no open step"},
-		{"malformed data", "data: {\"index\":\n\n", "at byte offset"},
+		{"malformed data", "data: {\"index\":\n\n", "at byte"},
 		{"bad start arguments", sseBody(`{"index":0,"step":{"type":"function_call","name":"f","arguments":[1]},"event_type":"step.start"}`, `{"index":0,"event_type":"step.stop"}`), "args must be a JSON object"},
 	}
 	for _, tt := range errTests {

@@ -21,7 +21,7 @@ import (
 // sequence of JSON objects, anything else SSE. See the package
 // documentation for the events produced. Input that is neither blank nor
 // an empty array but holds no chunk of a GenerateContentResponse is not a
-// stream of the protocol: an *OffsetError wrapping ErrSyntax and
+// stream of the protocol: an *DecodeError wrapping ErrSyntax and
 // core.ErrNotStream at the first event or element it could not use, else
 // at its first byte that is not white space.
 func (a *Adapter) DecodeStream(r io.Reader) core.EventStream {
@@ -123,7 +123,7 @@ func (s *stream) pull() {
 		if s.sawUnknown {
 			at = s.unknownAt
 		}
-		s.err = &OffsetError{Op: streamOp, Offset: at, Err: fmt.Errorf("%w: no gemini event: %w", ErrSyntax, core.ErrNotStream)}
+		s.err = offsetError(streamOp, at, fmt.Errorf("%w: no gemini event: %w", ErrSyntax, core.ErrNotStream))
 		return
 	}
 	if err == io.EOF {
@@ -156,7 +156,7 @@ func (s *stream) pull() {
 	}
 	if err := s.chunk(w); err != nil {
 		s.abandon()
-		s.err = &OffsetError{Op: streamOp, Offset: off, Err: err}
+		s.err = offsetError(streamOp, off, err)
 	}
 }
 
@@ -171,7 +171,7 @@ func (s *stream) detect() error {
 				s.next = func() (json.RawMessage, int64, error) { return nil, 0, io.EOF }
 				return nil
 			}
-			return &OffsetError{Op: streamOp, Offset: int64(skipped), Err: err}
+			return offsetError(streamOp, int64(skipped), err)
 		}
 		c := b[skipped]
 		if c == ' ' || c == '\t' || c == '\r' || c == '\n' {
@@ -198,7 +198,7 @@ func (s *stream) detectAfter(base int64) error {
 				s.next = func() (json.RawMessage, int64, error) { return nil, 0, io.EOF }
 				return nil
 			}
-			return &OffsetError{Op: streamOp, Offset: base, Err: err}
+			return offsetError(streamOp, base, err)
 		}
 		if c := b[0]; c == ' ' || c == '\t' || c == '\r' || c == '\n' {
 			_, _ = s.br.Discard(1)
@@ -240,9 +240,9 @@ func (s *stream) nextSSE() (json.RawMessage, int64, error) {
 			var se *sse.Error
 			if errors.As(err, &se) {
 				if errors.Is(err, sse.ErrEventTooLarge) {
-					return nil, 0, &OffsetError{Op: streamOp, Offset: se.Offset, Err: fmt.Errorf("%w: %v", ErrTooLarge, err)}
+					return nil, 0, offsetError(streamOp, se.Offset, fmt.Errorf("%w: %v", ErrTooLarge, err))
 				}
-				return nil, 0, &OffsetError{Op: streamOp, Offset: se.Offset, Err: err}
+				return nil, 0, offsetError(streamOp, se.Offset, err)
 			}
 			return nil, 0, fmt.Errorf("%s: %w", streamOp, err)
 		}
@@ -265,13 +265,13 @@ func (s *stream) nextJSON() (json.RawMessage, int64, error) {
 		if s.inArray {
 			tok, err := s.dec.Token()
 			if err == io.EOF {
-				return nil, 0, &OffsetError{Op: streamOp, Offset: s.dec.InputOffset() + s.lim.base, Err: fmt.Errorf("%w: stream ended before the closing ] of the JSON array", ErrSyntax)}
+				return nil, 0, offsetError(streamOp, s.dec.InputOffset()+s.lim.base, fmt.Errorf("%w: stream ended before the closing ] of the JSON array", ErrSyntax))
 			}
 			if err != nil {
 				return nil, 0, syntaxError(streamOp, s.lim.base, err)
 			}
 			if d, ok := tok.(json.Delim); !ok || d != ']' {
-				return nil, 0, &OffsetError{Op: streamOp, Offset: s.dec.InputOffset() + s.lim.base, Err: fmt.Errorf("%w: unexpected %v in the JSON array", ErrSyntax, tok)}
+				return nil, 0, offsetError(streamOp, s.dec.InputOffset()+s.lim.base, fmt.Errorf("%w: unexpected %v in the JSON array", ErrSyntax, tok))
 			}
 			s.inArray = false
 			s.lim.mark(s.dec.InputOffset())
@@ -280,7 +280,7 @@ func (s *stream) nextJSON() (json.RawMessage, int64, error) {
 		if _, err := s.dec.Token(); err != io.EOF {
 			if err == nil {
 				err = fmt.Errorf("%w: data after the end of the stream", ErrSyntax)
-				return nil, 0, &OffsetError{Op: streamOp, Offset: s.dec.InputOffset() + s.lim.base, Err: err}
+				return nil, 0, offsetError(streamOp, s.dec.InputOffset()+s.lim.base, err)
 			}
 			return nil, 0, syntaxError(streamOp, s.lim.base, err)
 		}
@@ -289,19 +289,19 @@ func (s *stream) nextJSON() (json.RawMessage, int64, error) {
 	var raw json.RawMessage
 	from := s.dec.InputOffset()
 	if err := s.dec.Decode(&raw); err != nil {
-		var oe *OffsetError
+		var oe *DecodeError
 		if errors.As(err, &oe) {
 			return nil, 0, err
 		}
 		if err == io.EOF || errors.Is(err, io.ErrUnexpectedEOF) {
-			return nil, 0, &OffsetError{Op: streamOp, Offset: s.dec.InputOffset() + s.lim.base, Err: fmt.Errorf("%w: stream ended inside a JSON value", ErrSyntax)}
+			return nil, 0, offsetError(streamOp, s.dec.InputOffset()+s.lim.base, fmt.Errorf("%w: stream ended inside a JSON value", ErrSyntax))
 		}
 		// The Decoder's own SyntaxError offsets are not stream offsets;
 		// place the error by scanning the kept bytes of this value.
 		if off, ok := s.lim.errorOffset(from, s.inArray && s.elems > 0); ok {
-			return nil, 0, &OffsetError{Op: streamOp, Offset: off, Err: fmt.Errorf("%w: %v", ErrSyntax, err)}
+			return nil, 0, offsetError(streamOp, off, fmt.Errorf("%w: %v", ErrSyntax, err))
 		}
-		return nil, 0, &OffsetError{Op: streamOp, Offset: s.lim.base + from, Err: fmt.Errorf("%w: in the JSON value starting after this offset: %v", ErrSyntax, err)}
+		return nil, 0, offsetError(streamOp, s.lim.base+from, fmt.Errorf("%w: in the JSON value starting after this offset: %v", ErrSyntax, err))
 	}
 	end := s.dec.InputOffset()
 	s.lim.mark(end)
@@ -365,7 +365,7 @@ func (l *limitReader) errorOffset(from int64, separated bool) (int64, bool) {
 func (l *limitReader) Read(p []byte) (int, error) {
 	room := l.max - (l.n - l.last)
 	if room <= 0 {
-		return 0, &OffsetError{Op: streamOp, Offset: l.base + l.last, Err: fmt.Errorf("%w: JSON value starting near here exceeds %d bytes", ErrTooLarge, l.max)}
+		return 0, offsetError(streamOp, l.base+l.last, fmt.Errorf("%w: JSON value starting near here exceeds %d bytes", ErrTooLarge, l.max))
 	}
 	if int64(len(p)) > room {
 		p = p[:room]

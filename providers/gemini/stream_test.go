@@ -197,9 +197,9 @@ func TestDecodeStreamNotAStream(t *testing.T) {
 				}
 				return
 			}
-			var oe *OffsetError
+			var oe *DecodeError
 			if !errors.Is(err, core.ErrNotStream) || !errors.Is(err, ErrSyntax) || !errors.As(err, &oe) {
-				t.Fatalf("error %v, want an *OffsetError wrapping ErrSyntax and core.ErrNotStream", err)
+				t.Fatalf("error %v, want a *DecodeError wrapping ErrSyntax and core.ErrNotStream", err)
 			}
 			if oe.Offset != tt.want {
 				t.Errorf("offset %d, want %d: %v", oe.Offset, tt.want, err)
@@ -214,9 +214,9 @@ func TestDecodeStreamNotAStream(t *testing.T) {
 func TestDecodeStreamDataOffset(t *testing.T) {
 	in := "event: x\ndata: {\"a\": x}\n\n"
 	_, err := adaptertest.Drain(New().DecodeStream(strings.NewReader(in)))
-	var oe *OffsetError
+	var oe *DecodeError
 	if !errors.As(err, &oe) || oe.Offset != int64(strings.Index(in, " x}")+1) {
-		t.Fatalf("error %v, want an *OffsetError at byte %d", err, strings.Index(in, " x}")+1)
+		t.Fatalf("error %v, want a *DecodeError at byte %d", err, strings.Index(in, " x}")+1)
 	}
 }
 
@@ -230,15 +230,15 @@ func TestDecodeStreamErrors(t *testing.T) {
 		wantIs     error
 		wantIn     string
 	}{
-		{"SSE data not JSON names its offset", "data: {\"candidates\":[]}\n\ndata: {oops}\n\n", nil, 0, ErrSyntax, "at byte offset 32"},
-		{"array element malformed", `[{"candidates":[]},{"candidates":[}]`, nil, 0, ErrSyntax, "at byte offset 34"},
-		{"comma before the first element", `[,{"candidates":[]}]`, nil, 0, ErrSyntax, "at byte offset 1: gemini: malformed input: invalid character ','"},
-		{"two commas between elements", `[{"candidates":[]},,{"candidates":[]}]`, nil, 0, ErrSyntax, "at byte offset 19: gemini: malformed input: invalid character ','"},
+		{"SSE data not JSON names its offset", "data: {\"candidates\":[]}\n\ndata: {oops}\n\n", nil, 0, ErrSyntax, "at byte 32"},
+		{"array element malformed", `[{"candidates":[]},{"candidates":[}]`, nil, 0, ErrSyntax, "at byte 34"},
+		{"comma before the first element", `[,{"candidates":[]}]`, nil, 0, ErrSyntax, "at byte 1: gemini: malformed input: invalid character ','"},
+		{"two commas between elements", `[{"candidates":[]},,{"candidates":[]}]`, nil, 0, ErrSyntax, "at byte 19: gemini: malformed input: invalid character ','"},
 		{"array not closed: events before stand", `[{"candidates":[{"content":{"parts":[{"text":"a"}]}}]}`, nil, 1, ErrSyntax, "before the closing ]"},
 		{"array cut inside a value", `[{"candidates":[{"content":{"parts":[{"te`, nil, 0, ErrSyntax, "ended inside a JSON value"},
 		{"data after the array", `[{"candidates":[]}] {"x":1}`, nil, 0, ErrSyntax, "data after the end"},
-		{"element of the wrong type", `["text"]`, nil, 0, ErrSyntax, "at byte offset 7: gemini: malformed input: value ending here"},
-		{"SSE event too large", sseBody(big), []Option{WithMaxEventSize(100)}, 0, ErrTooLarge, "at byte offset 0"},
+		{"element of the wrong type", `["text"]`, nil, 0, ErrSyntax, "at byte 7: gemini: malformed input: value ending here"},
+		{"SSE event too large", sseBody(big), []Option{WithMaxEventSize(100)}, 0, ErrTooLarge, "at byte 0"},
 		{"array element too large", "[" + big + "]", []Option{WithMaxEventSize(100)}, 0, ErrTooLarge, "exceeds 100 bytes"},
 		{"partialArgs bad jsonPath", sseBody(`{"candidates":[{"content":{"parts":[{"functionCall":{"name":"w","willContinue":true}}]}}]}`, `{"candidates":[{"content":{"parts":[{"functionCall":{"partialArgs":[{"jsonPath":"q","stringValue":"a"}],"willContinue":true}}]}}]}`), nil, 1, ErrSyntax, `partialArgs[0] (q)`},
 		{"partialArgs index skips", sseBody(`{"candidates":[{"content":{"parts":[{"functionCall":{"name":"w","willContinue":true,"partialArgs":[{"jsonPath":"$.l[3]","numberValue":1}]}}]}}]}`), nil, 1, ErrSyntax, "skips elements"},
@@ -263,9 +263,9 @@ func TestDecodeStreamErrors(t *testing.T) {
 			if len(evs) != tt.wantEvents {
 				t.Errorf("%d events before the error, want %d", len(evs), tt.wantEvents)
 			}
-			var oe *OffsetError
+			var oe *DecodeError
 			if !errors.As(err, &oe) {
-				t.Errorf("error %q is not an *OffsetError", err)
+				t.Errorf("error %q is not a *DecodeError", err)
 			}
 			// Read one byte at a time, the stream fails the same way.
 			_, splitErr := adaptertest.Drain(New(tt.opts...).DecodeStream(iotest.OneByteReader(strings.NewReader(tt.body))))

@@ -37,7 +37,7 @@
 // error wrapping core.ErrNoFinish.
 //
 // Streams are read line by line, each line bounded (DefaultMaxLine,
-// ErrTooLarge); a malformed line is an *OffsetError with its byte offset.
+// ErrTooLarge); a malformed line is an *DecodeError with its byte offset.
 // EncodeStream writes a call whole at its end event and the finish as the
 // done line; usage without a finish, the response id and calls without an
 // end are dropped.

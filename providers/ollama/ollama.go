@@ -31,12 +31,21 @@ var ErrSyntax = errors.New("ollama: malformed input")
 // ErrTooLarge is wrapped when a stream line exceeds its limit.
 var ErrTooLarge = errors.New("ollama: too large")
 
-// OffsetError is an error about the byte at Offset of a body or stream.
-type OffsetError = wire.OffsetError
+// DecodeError is every fault of the adapter that has a place: the byte
+// offset in a body or stream, or the JSON path of a value in a body or of
+// a canonical value that cannot be written (Op "encode request").
+type DecodeError = wire.DecodeError
 
-// PathError is an error about the value at a JSON path of a body or a
-// canonical value.
-type PathError = wire.PathError
+// offsetError is a fault of operation op ("ollama: decode stream") at
+// byte off.
+func offsetError(op string, off int64, err error) *DecodeError {
+	return &DecodeError{Protocol: "ollama", Op: strings.TrimPrefix(op, "ollama: "), Offset: off, Err: err}
+}
+
+// pathError is a fault of operation op at the JSON path path.
+func pathError(op, path string, err error) *DecodeError {
+	return &DecodeError{Protocol: "ollama", Op: strings.TrimPrefix(op, "ollama: "), Offset: -1, Path: path, Err: err}
+}
 
 // Option configures an Adapter.
 type Option func(*Adapter)
@@ -177,7 +186,7 @@ func callsOf(tcs []wireToolCall, gen func(k int) string, path string, op string)
 	for k, tc := range tcs {
 		args, repaired, orig, err := DecodeArguments(tc.Function.Arguments)
 		if err != nil {
-			return nil, &PathError{Op: op, Path: path + ".tool_calls[" + strconv.Itoa(k) + "].function.arguments", Err: err}
+			return nil, pathError(op, path+".tool_calls["+strconv.Itoa(k)+"].function.arguments", err)
 		}
 		id := tc.ID
 		if id == "" {
@@ -224,7 +233,7 @@ func (a *Adapter) EncodeRequest(req *core.Request) ([]byte, error) {
 	if tc := req.ToolChoice; tc != nil && (tc.Mode == core.ToolChoiceTool || tc.Mode == core.ToolChoiceRequired) {
 		// Dropping a forced choice would let the model answer in text
 		// while the caller believes a call is forced (F08).
-		return nil, &PathError{Op: op, Path: "tool_choice.mode", Err: fmt.Errorf("%w: Ollama has no tool choice, so mode %q cannot be sent", errors.ErrUnsupported, tc.Mode)}
+		return nil, pathError(op, "tool_choice.mode", fmt.Errorf("%w: Ollama has no tool choice, so mode %q cannot be sent", errors.ErrUnsupported, tc.Mode))
 	}
 	stream := req.Stream
 	w := wireRequest{Model: req.Model, Messages: []wireMessage{}, Stream: &stream}
@@ -245,16 +254,16 @@ func (a *Adapter) EncodeRequest(req *core.Request) ([]byte, error) {
 					wm.Thinking += p.Text
 				case core.PartToolCall:
 					if p.Call == nil {
-						return nil, &PathError{Op: op, Path: path + ".parts[" + strconv.Itoa(j) + "]", Err: errors.New("tool_call part without a call")}
+						return nil, pathError(op, path+".parts["+strconv.Itoa(j)+"]", errors.New("tool_call part without a call"))
 					}
 					tc, err := wireCall(*p.Call)
 					if err != nil {
-						return nil, &PathError{Op: op, Path: path + ".parts[" + strconv.Itoa(j) + "].call.arguments", Err: err}
+						return nil, pathError(op, path+".parts["+strconv.Itoa(j)+"].call.arguments", err)
 					}
 					names[p.Call.ID] = p.Call.Name
 					wm.ToolCalls = append(wm.ToolCalls, tc)
 				case core.PartToolResult:
-					return nil, &PathError{Op: op, Path: path + ".parts[" + strconv.Itoa(j) + "]", Err: errors.New("tool results belong in a tool message")}
+					return nil, pathError(op, path+".parts["+strconv.Itoa(j)+"]", errors.New("tool results belong in a tool message"))
 				}
 			}
 			if m.Role == core.RoleAssistant {
@@ -276,13 +285,13 @@ func (a *Adapter) EncodeRequest(req *core.Request) ([]byte, error) {
 				w.Messages = append(w.Messages, wireMessage{Role: "tool", Content: content, ToolName: name, ToolCallID: wireID(r.CallID)})
 			}
 		default:
-			return nil, &PathError{Op: op, Path: path + ".role", Err: fmt.Errorf("unknown role %q", m.Role)}
+			return nil, pathError(op, path+".role", fmt.Errorf("unknown role %q", m.Role))
 		}
 	}
 	for i, t := range req.Tools {
 		params := t.InputSchema
 		if len(bytes.TrimSpace(params)) > 0 && !json.Valid(params) {
-			return nil, &PathError{Op: op, Path: "tools[" + strconv.Itoa(i) + "].input_schema", Err: errors.New("schema is not valid JSON")}
+			return nil, pathError(op, "tools["+strconv.Itoa(i)+"].input_schema", errors.New("schema is not valid JSON"))
 		}
 		w.Tools = append(w.Tools, wireTool{Type: "function", Function: wireFunction{Name: t.Name, Description: t.Description, Parameters: params}})
 	}
@@ -401,7 +410,7 @@ func (a *Adapter) DecodeRequest(body []byte) (*core.Request, error) {
 				req.Messages = append(req.Messages, core.Message{Role: core.RoleTool, Parts: []core.Part{core.ResultPart(r)}})
 			}
 		default:
-			return nil, &PathError{Op: op, Path: path + ".role", Err: fmt.Errorf("unknown role %q", m.Role)}
+			return nil, pathError(op, path+".role", fmt.Errorf("unknown role %q", m.Role))
 		}
 	}
 	for _, t := range w.Tools {
@@ -468,7 +477,7 @@ func (a *Adapter) DecodeResponse(body []byte) (resp *core.Response, err error) {
 	defer wire.VendorFallback(body, &resp, &err)
 	const op = "ollama: decode response"
 	if bad := wire.InvalidUTF8At(body); bad >= 0 {
-		return nil, &OffsetError{Op: op, Offset: int64(bad), Err: core.ErrInvalidUTF8}
+		return nil, offsetError(op, int64(bad), core.ErrInvalidUTF8)
 	}
 	var w wireResponse
 	if err := json.Unmarshal(body, &w); err != nil {
@@ -481,7 +490,7 @@ func (a *Adapter) DecodeResponse(body []byte) (resp *core.Response, err error) {
 		return resp, nil
 	}
 	if w.Message == nil {
-		return nil, &PathError{Op: op, Path: "message", Err: fmt.Errorf("%w: missing, and the body is not an error body", ErrSyntax)}
+		return nil, pathError(op, "message", fmt.Errorf("%w: missing, and the body is not an error body", ErrSyntax))
 	}
 	m := w.Message
 	if m.Thinking != "" {
@@ -505,7 +514,7 @@ func (a *Adapter) DecodeResponse(body []byte) (resp *core.Response, err error) {
 		// A whole /api/chat response says done: true. done false is
 		// one line of a stream that was cut before its done line: what
 		// it carried is kept, and the cut is an error, as for a stream.
-		return resp, &PathError{Op: op, Path: "done", Err: fmt.Errorf("false: a stream line cut before its done line, not a whole response: %w", core.ErrNoFinish)}
+		return resp, pathError(op, "done", fmt.Errorf("false: a stream line cut before its done line, not a whole response: %w", core.ErrNoFinish))
 	}
 	resp.ProviderFinish = w.DoneReason
 	resp.Finish = NormalizeFinish(w.DoneReason, hasCalls)
@@ -538,11 +547,11 @@ func (a *Adapter) EncodeResponse(resp *core.Response) ([]byte, error) {
 			m.Thinking += p.Text
 		case core.PartToolCall:
 			if p.Call == nil {
-				return nil, &PathError{Op: op, Path: "message.parts[" + strconv.Itoa(i) + "]", Err: errors.New("tool_call part without a call")}
+				return nil, pathError(op, "message.parts["+strconv.Itoa(i)+"]", errors.New("tool_call part without a call"))
 			}
 			tc, err := wireCall(*p.Call)
 			if err != nil {
-				return nil, &PathError{Op: op, Path: "message.parts[" + strconv.Itoa(i) + "].call.arguments", Err: err}
+				return nil, pathError(op, "message.parts["+strconv.Itoa(i)+"].call.arguments", err)
 			}
 			m.ToolCalls = append(m.ToolCalls, tc)
 		}
@@ -565,13 +574,13 @@ func syntaxError(op string, base int64, err error) error {
 		if off > 0 {
 			off--
 		}
-		return &OffsetError{Op: op, Offset: base + off, Err: fmt.Errorf("%w: %v", ErrSyntax, err)}
+		return offsetError(op, base+off, fmt.Errorf("%w: %v", ErrSyntax, err))
 	}
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
-		return &OffsetError{Op: op, Offset: base + te.Offset, Err: fmt.Errorf("%w: value ending here, field %s: %v", ErrSyntax, te.Field, err)}
+		return offsetError(op, base+te.Offset, fmt.Errorf("%w: value ending here, field %s: %v", ErrSyntax, te.Field, err))
 	}
-	return &OffsetError{Op: op, Offset: base, Err: fmt.Errorf("%w: %v", ErrSyntax, err)}
+	return offsetError(op, base, fmt.Errorf("%w: %v", ErrSyntax, err))
 }
 
 // resultText joins the text parts of a tool result with a newline (G10):

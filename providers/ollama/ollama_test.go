@@ -204,7 +204,7 @@ func TestDecodeResponseFailureModes(t *testing.T) {
 			name:   "not done is a cut stream",
 			body:   `{"message":{"role":"assistant","content":"par","tool_calls":[{"function":{"name":"f","arguments":{"a":1}}}]},"done":false}`,
 			want:   []call{{"ollama_call_0", "f", `{"a":1}`, ""}},
-			cutErr: "ollama: decode response: done: false: a stream line cut before its done line, not a whole response: stream ended without a finish event",
+			cutErr: "ollama: decode response: at done: false: a stream line cut before its done line, not a whole response: stream ended without a finish event",
 		},
 		{name: "error body", body: `{"error":"model not found"}`, finish: core.FinishError, wantErrMsg: "model not found"},
 	}
@@ -256,8 +256,8 @@ func TestDecodeBadInput(t *testing.T) {
 	}{
 		{"C05 string that is not an object", `{"message":{"role":"assistant","tool_calls":[{"function":{"name":"f","arguments":"a=1"}}]}}`, "message.tool_calls[0].function.arguments"},
 		{"array arguments", `{"message":{"role":"assistant","tool_calls":[{"function":{"name":"f","arguments":[1]}}]}}`, "must be a JSON object, got an array"},
-		{"syntax error offset", `{"message":{"role":}}`, "at byte offset 19"},
-		{"truncated", `{"message":{"role":"assistant"`, "ollama: decode response: at byte offset"},
+		{"syntax error offset", `{"message":{"role":}}`, "at byte 19"},
+		{"truncated", `{"message":{"role":"assistant"`, "ollama: decode response: at byte"},
 	}
 	a := New()
 	for _, tt := range tests {
@@ -328,10 +328,10 @@ func TestDecodeStreamErrors(t *testing.T) {
 		wantIs     error
 		wantIn     string
 	}{
-		{"malformed second line names its offset", `{"message":{"role":"assistant","content":"a"}}` + "\n" + `{"message":}` + "\n", nil, 1, ErrSyntax, "at byte offset 58"},
-		{"line too long", `{"message":{"role":"assistant","content":"` + strings.Repeat("x", 200) + `"}}`, []Option{WithMaxLine(64)}, 0, ErrTooLarge, "at byte offset 0"},
+		{"malformed second line names its offset", `{"message":{"role":"assistant","content":"a"}}` + "\n" + `{"message":}` + "\n", nil, 1, ErrSyntax, "at byte 58"},
+		{"line too long", `{"message":{"role":"assistant","content":"` + strings.Repeat("x", 200) + `"}}`, []Option{WithMaxLine(64)}, 0, ErrTooLarge, "at byte 0"},
 		{"bad arguments", `{"message":{"role":"assistant","tool_calls":[{"function":{"name":"f","arguments":7}}]}}`, nil, 0, ErrSyntax, "message.tool_calls[0].function.arguments"},
-		{"not an object", "[1,2]\n", nil, 0, ErrSyntax, "at byte offset"},
+		{"not an object", "[1,2]\n", nil, 0, ErrSyntax, "at byte"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

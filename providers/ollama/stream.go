@@ -77,7 +77,7 @@ func (s *stream) pull() {
 		s.err = io.EOF
 		if !s.known && s.foreign >= 0 {
 			// JSON lines, but none of /api/chat: not an Ollama stream.
-			s.err = &OffsetError{Op: streamOp, Offset: s.foreign, Err: fmt.Errorf("no ollama line (one with model, created_at, message, done or error): %w", core.ErrNotStream)}
+			s.err = offsetError(streamOp, s.foreign, fmt.Errorf("no ollama line (one with model, created_at, message, done or error): %w", core.ErrNotStream))
 		}
 		return
 	}
@@ -88,7 +88,7 @@ func (s *stream) pull() {
 			if errors.Is(err, ndjson.ErrLineTooLong) {
 				e = fmt.Errorf("%w: %v", ErrTooLarge, ne.Err)
 			}
-			s.err = &OffsetError{Op: streamOp, Offset: ne.Offset, Err: e}
+			s.err = offsetError(streamOp, ne.Offset, e)
 			return
 		}
 		s.err = fmt.Errorf("%s: %w", streamOp, err)
@@ -123,7 +123,7 @@ func (s *stream) pull() {
 		for k, tc := range m.ToolCalls {
 			args, repaired, _, err := DecodeArguments(tc.Function.Arguments)
 			if err != nil {
-				s.err = &OffsetError{Op: streamOp, Offset: off, Err: fmt.Errorf("message.tool_calls[%d].function.arguments: %w", k, err)}
+				s.err = offsetError(streamOp, off, fmt.Errorf("message.tool_calls[%d].function.arguments: %w", k, err))
 				return
 			}
 			if repaired {

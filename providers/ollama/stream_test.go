@@ -21,7 +21,7 @@ func TestStreamNotOllama(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := core.Collect(New().DecodeStream(strings.NewReader(tt.body)))
-			var oe *OffsetError
+			var oe *DecodeError
 			if !errors.Is(err, core.ErrNotStream) || !errors.As(err, &oe) || oe.Offset != tt.offset {
 				t.Fatalf("error %v, want one wrapping core.ErrNotStream at byte %d", err, tt.offset)
 			}

@@ -7,8 +7,8 @@
 //     under UnquoteRaw that the Chat Completions fast path (oaichat) also
 //     calls, with a reused buffer and its report of lone surrogates;
 //   - DecodeError and HistoryError (carrying the protocol's name, a byte
-//     offset, a JSON path, a message index and call id), OffsetError and
-//     PathError, and JSONError, which turns an encoding/json error into a
+//     offset, an event or frame type, a JSON path, a message index and
+//     call id), and JSONError, which turns an encoding/json error into a
 //     DecodeError at the offset in the whole body;
 //   - SSEReader, the shared SSE decoder with the adapters' error types, and
 //     NextEvent, the Next loop of an SSE stream decoder;
@@ -34,10 +34,10 @@
 //
 // Errors. A decode fault is a *DecodeError (protocol, operation, byte
 // offset, event or frame type, JSON path, and the sentinel it wraps) in
-// Anthropic, OpenAI Responses, Bedrock and Cohere, which re-export it as a
-// type alias (type DecodeError = wire.DecodeError) so that errors.As works
-// with the adapter's name for the type; Gemini and Ollama use OffsetError
-// and PathError, the Chat Completions adapters oaichat.Error. A history
+// Anthropic, OpenAI Responses, Bedrock, Cohere, Gemini and Ollama, which
+// re-export it as a type alias (type DecodeError = wire.DecodeError) so
+// that errors.As works with the adapter's name for the type; the Chat
+// Completions adapters (openai-chat, mistral) use oaichat.Error. A history
 // fault wraps the *core.HistoryError of core's rule where one applies;
 // Anthropic and OpenAI Responses report theirs as a *HistoryError.
 //

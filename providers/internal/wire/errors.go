@@ -78,30 +78,3 @@ func JSONError(protocol, op string, base int64, path string, malformed, err erro
 	}
 	return &DecodeError{Protocol: protocol, Op: op, Offset: off, Path: path, Err: fmt.Errorf("%w: %v", malformed, err)}
 }
-
-// OffsetError is an error about the byte at Offset of a body or stream, for
-// adapters whose errors name the operation and offset only (Gemini,
-// Ollama).
-type OffsetError struct {
-	Op     string
-	Offset int64
-	Err    error
-}
-
-func (e *OffsetError) Error() string {
-	return fmt.Sprintf("%s: at byte offset %d: %v", e.Op, e.Offset, e.Err)
-}
-
-func (e *OffsetError) Unwrap() error { return e.Err }
-
-// PathError is an error about the value at a JSON path of a body or a
-// canonical value.
-type PathError struct {
-	Op   string
-	Path string
-	Err  error
-}
-
-func (e *PathError) Error() string { return fmt.Sprintf("%s: %s: %v", e.Op, e.Path, e.Err) }
-
-func (e *PathError) Unwrap() error { return e.Err }

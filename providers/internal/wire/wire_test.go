@@ -234,15 +234,15 @@ func TestSSEReaderTooLarge(t *testing.T) {
 	}
 }
 
-func TestOffsetAndPathError(t *testing.T) {
-	oe := &OffsetError{Op: "gemini: decode stream", Offset: 12, Err: errMalformed}
-	pe := &PathError{Op: "ollama: decode request", Path: "messages[1].tool_calls[0]", Err: errMalformed}
+func TestDecodeErrorText(t *testing.T) {
 	tests := []struct {
-		err  error
+		err  *DecodeError
 		want string
 	}{
-		{oe, "gemini: decode stream: at byte offset 12: malformed"},
-		{pe, "ollama: decode request: messages[1].tool_calls[0]: malformed"},
+		{&DecodeError{Protocol: "gemini", Op: "decode stream", Offset: 12, Err: errMalformed}, "gemini: decode stream: at byte 12: malformed"},
+		{&DecodeError{Protocol: "ollama", Op: "decode request", Offset: -1, Path: "messages[1].tool_calls[0]", Err: errMalformed}, "ollama: decode request: at messages[1].tool_calls[0]: malformed"},
+		{&DecodeError{Protocol: "bedrock", Op: "decode stream", Offset: 0, Event: "contentBlockDelta", Err: errMalformed}, "bedrock: decode stream: at byte 0 (contentBlockDelta): malformed"},
+		{&DecodeError{Protocol: "cohere", Op: "decode response", Offset: 82, Path: "usage.tokens", Err: errMalformed}, "cohere: decode response: at byte 82: at usage.tokens: malformed"},
 	}
 	for _, tt := range tests {
 		if got := tt.err.Error(); got != tt.want {
