@@ -26,13 +26,13 @@ var (
 	// ErrInvalidPatch reports a patch value that is not valid JSON, or a
 	// patch applied to arguments that are not a JSON object.
 	ErrInvalidPatch = errors.New("invalid tool call argument patch")
-	// ErrFinished reports a chunk added after Finish.
-	ErrFinished = errors.New("buffer is finished")
+	// errFinished reports a chunk added after Finish.
+	errFinished = errors.New("buffer is finished")
 	// ErrNotObject reports invalid argument text that repair could only
 	// turn into something other than a JSON object, such as a bare string.
 	ErrNotObject = errors.New("repaired arguments are not a JSON object")
-	// ErrIncomplete reports calls still open when the stream ended; it is
-	// wrapped by *IncompleteError.
+	// ErrIncomplete reports calls still open when the stream ended; the
+	// error of Buffer.Finish wraps it.
 	ErrIncomplete = errors.New("tool calls incomplete")
 )
 
@@ -74,19 +74,19 @@ func (e *CallError) Error() string {
 
 func (e *CallError) Unwrap() error { return e.Err }
 
-// IncompleteError lists the calls still open when Buffer.Finish ended the
+// incompleteError lists the calls still open when Buffer.Finish ended the
 // stream (B09–B11), and the calls that lost a chunk. Each holds its id and
 // name and, in Original, the argument text received so far (up to the lost
 // chunk); Arguments is nil. They must never be run.
-type IncompleteError struct {
+type incompleteError struct {
 	Calls []Call
 	// Lost holds, for each call of Calls, why it lost bytes: nil for a
-	// call the end of the stream cut off, a *LostError otherwise. It is
+	// call the end of the stream cut off, a *lostError otherwise. It is
 	// nil when no call was lost.
-	Lost []*LostError
+	Lost []*lostError
 }
 
-func (e *IncompleteError) Error() string {
+func (e *incompleteError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "buffer finish: %d tool call", len(e.Calls))
 	if len(e.Calls) != 1 {
@@ -105,8 +105,8 @@ func (e *IncompleteError) Error() string {
 	return b.String()
 }
 
-// Unwrap returns ErrIncomplete and the *LostError of each lost call.
-func (e *IncompleteError) Unwrap() []error {
+// Unwrap returns ErrIncomplete and the *lostError of each lost call.
+func (e *incompleteError) Unwrap() []error {
 	errs := []error{ErrIncomplete}
 	for _, l := range e.Lost {
 		if l != nil {
@@ -116,25 +116,25 @@ func (e *IncompleteError) Unwrap() []error {
 	return errs
 }
 
-// ErrLostChunk is wrapped by a *LostError: a call one of whose chunks Add
-// rejected, which can therefore never be complete.
+// ErrLostChunk is wrapped by the error of Buffer.Finish for a call one of
+// whose chunks Add rejected, which can therefore never be complete.
 var ErrLostChunk = errors.New("tool call lost a chunk")
 
-// LostError says why a call is incomplete although its stream may have
+// lostError says why a call is incomplete although its stream may have
 // gone on: Add rejected one of its chunks (Chunk, wrapping the reason:
 // ErrArgumentsTooLarge, ErrConflict, …) and dropped the Dropped chunks
 // routed to it afterwards.
-type LostError struct {
+type lostError struct {
 	Chunk   *ChunkError
 	Dropped int
 }
 
-func (e *LostError) Error() string {
+func (e *lostError) Error() string {
 	return fmt.Sprintf("%v: chunk %d rejected: %v; %d later chunks dropped", ErrLostChunk, e.Chunk.Chunk, e.Chunk.Err, e.Dropped)
 }
 
 // Unwrap returns ErrLostChunk and the rejected chunk's error.
-func (e *LostError) Unwrap() []error { return []error{ErrLostChunk, e.Chunk} }
+func (e *lostError) Unwrap() []error { return []error{ErrLostChunk, e.Chunk} }
 
 // BufferOption configures a Buffer.
 type BufferOption func(*Buffer)
@@ -197,7 +197,7 @@ type callState struct {
 // says otherwise.
 func NewBuffer(opts ...BufferOption) *Buffer {
 	b := &Buffer{
-		lim:     DefaultLimits(),
+		lim:     Limits{}.withDefaults(),
 		byID:    make(map[string]*callState),
 		byItem:  make(map[string]*callState),
 		byIndex: make(map[turnIndex]*callState),
@@ -213,17 +213,6 @@ func NewBuffer(opts ...BufferOption) *Buffer {
 // Calls returns the calls completed so far, in the order they completed.
 func (b *Buffer) Calls() []Call { return append([]Call(nil), b.completed...) }
 
-// Failed returns the calls that ended with arguments that could not be
-// repaired, in the order they ended.
-func (b *Buffer) Failed() []*CallError { return append([]*CallError(nil), b.failed...) }
-
-// Pending returns the number of calls still open, lost calls included.
-func (b *Buffer) Pending() int { return len(b.open) }
-
-// Dropped returns the number of chunks dropped because the call they route
-// to had lost an earlier chunk (see Add).
-func (b *Buffer) Dropped() int { return b.dropped }
-
 // Add feeds one chunk to the buffer and returns the calls this chunk
 // completed: none, or the one call it routes to when that call has both its
 // Done and its name. A chunk never completes another call.
@@ -231,14 +220,14 @@ func (b *Buffer) Dropped() int { return b.dropped }
 // A *ChunkError means the chunk was rejected (a limit, a conflict, a chunk
 // after Done or after Finish): nothing of it is kept, and the open call it
 // routes to, or would have opened, is lost: it never completes, later
-// chunks routed to it are dropped (counted by Dropped), and Finish reports
-// it incomplete with the rejection. A *CallError means the chunk was taken
-// but ended a call whose arguments could not be repaired; that call is
-// reported by Failed and never completes, and the other calls go on.
+// chunks routed to it are dropped (counted), and Finish reports it
+// incomplete with the rejection. A *CallError means the chunk was taken but
+// ended a call whose arguments could not be repaired; that call never
+// completes (the *CallError holds it), and the other calls go on.
 func (b *Buffer) Add(c Chunk) ([]Call, error) {
 	b.nchunks++
 	if b.finished {
-		return nil, b.chunkErr(&c, ErrFinished, "")
+		return nil, b.chunkErr(&c, errFinished, "")
 	}
 	cs, displaced := b.route(&c)
 	if cs != nil && (cs.lost != nil || (cs.shadowed && byLatest(&c))) {
@@ -277,8 +266,8 @@ func (b *Buffer) Add(c Chunk) ([]Call, error) {
 // check returns the error of a chunk that must be rejected, routed to the
 // open call cs (nil for a new call), or nil.
 func (b *Buffer) check(cs *callState, c *Chunk) *ChunkError {
-	if c.HasIndex && (c.Index < SingleCallIndex || c.Index > b.lim.MaxIndex) {
-		return b.chunkErr(c, ErrIndexOutOfRange, fmt.Sprintf("index %d, allowed 0 to %d, or %d for a lone call", c.Index, b.lim.MaxIndex, SingleCallIndex))
+	if c.HasIndex && (c.Index < singleCallIndex || c.Index > b.lim.MaxIndex) {
+		return b.chunkErr(c, ErrIndexOutOfRange, fmt.Sprintf("index %d, allowed 0 to %d, or %d for a lone call", c.Index, b.lim.MaxIndex, singleCallIndex))
 	}
 	if c.Args != nil && c.ArgsDelta != "" {
 		return b.chunkErr(c, ErrConflict, "both Args and ArgsDelta are set")
@@ -349,7 +338,7 @@ func (b *Buffer) lose(cs, displaced *callState, c *Chunk, err *ChunkError) {
 		cs.lost = err
 		return
 	}
-	validIndex := c.HasIndex && c.Index >= SingleCallIndex && c.Index <= b.lim.MaxIndex
+	validIndex := c.HasIndex && c.Index >= singleCallIndex && c.Index <= b.lim.MaxIndex
 	switch {
 	case errors.Is(err, ErrTooManyCalls):
 		if x := b.latestOpen(c.Turn); x != nil && byLatest(c) {
@@ -495,7 +484,7 @@ func (b *Buffer) afterDone(cs *callState, c *Chunk) error {
 
 // displace takes the index route away from an open call whose index a new
 // call takes over (A01, A02). The call stays open, routed by its id (and
-// item id) only, and ends like any other: on its own Done, on DoneAll, or
+// item id) only, and ends like any other: on its own Done, at a finish (doneAll), or
 // as incomplete on Finish. It is never completed here, whatever its
 // arguments look like: an A01 stream may send more of them after the new
 // call opened, and text that parses so far (empty, or a valid prefix, B09)
@@ -765,12 +754,12 @@ func jsonEqual(a string, b json.RawMessage) bool {
 	return bytes.Equal(x.Bytes(), y.Bytes())
 }
 
-// DoneAll ends every open call that has a name as if it had received Done,
+// doneAll ends every open call that has a name as if it had received Done,
 // for protocols where the end of the response ends its calls (a Chat
 // Completions finish_reason). Calls without a name, and lost calls, stay
 // open. It returns
 // the calls it completed and, joined, the *CallError of each that failed.
-func (b *Buffer) DoneAll() ([]Call, error) {
+func (b *Buffer) doneAll() ([]Call, error) {
 	var out []Call
 	var errs []error
 	for _, cs := range append([]*callState(nil), b.open...) {
@@ -791,9 +780,9 @@ func (b *Buffer) DoneAll() ([]Call, error) {
 // Finish ends the stream. Calls still open, lost calls among them, become
 // incomplete: they are returned, in order of appearance, with their text so
 // far in Original, no Arguments and, when the provider sent none, a
-// generated id; an *IncompleteError reports them, with the rejected chunk
-// of each lost call; they never become complete. Later chunks are rejected
-// with ErrFinished. Finish may be called again and returns the same.
+// generated id; the error, wrapping ErrIncomplete, reports them, with the
+// rejected chunk of each lost call (wrapping ErrLostChunk); they never
+// become complete. Later chunks are rejected. Finish may be called again and returns the same.
 func (b *Buffer) Finish() ([]Call, error) {
 	if !b.finished {
 		b.finished = true
@@ -803,9 +792,9 @@ func (b *Buffer) Finish() ([]Call, error) {
 			text := string(cs.args)
 			cs.args, cs.text = nil, text
 			b.incomplete = append(b.incomplete, Call{ID: b.callID(cs), ItemID: cs.itemID, Name: cs.name, Signature: cs.sig, Original: text})
-			var le *LostError
+			var le *lostError
 			if cs.lost != nil {
-				le, anyLost = &LostError{Chunk: cs.lost, Dropped: cs.dropped}, true
+				le, anyLost = &lostError{Chunk: cs.lost, Dropped: cs.dropped}, true
 			}
 			b.lostReasons = append(b.lostReasons, le)
 		}
@@ -817,7 +806,7 @@ func (b *Buffer) Finish() ([]Call, error) {
 		return nil, nil
 	}
 	inc := append([]Call(nil), b.incomplete...)
-	return inc, &IncompleteError{Calls: append([]Call(nil), b.incomplete...), Lost: append([]*LostError(nil), b.lostReasons...)}
+	return inc, &incompleteError{Calls: append([]Call(nil), b.incomplete...), Lost: append([]*lostError(nil), b.lostReasons...)}
 }
 
 // Preview returns a best-effort view of the arguments of the open call that

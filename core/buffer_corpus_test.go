@@ -216,7 +216,7 @@ func TestBufferCorpus(t *testing.T) {
 						t.Fatalf("chunk %d %+v: %v", i, c, err)
 					}
 					if s.finishAt[i+1] {
-						if _, err := b.DoneAll(); err != nil {
+						if _, err := b.doneAll(); err != nil {
 							t.Fatal(err)
 						}
 					}

@@ -9,7 +9,7 @@ package core
 //		done, err := b.Add(c) // done: the calls this chunk completed
 //		...
 //	}
-//	incomplete, err := b.Finish() // an *IncompleteError if a call was cut off
+//	incomplete, err := b.Finish() // wraps ErrIncomplete if a call was cut off
 //
 // # Routing
 //
@@ -23,7 +23,7 @@ package core
 //     stays one call; so does a call first seen by item id that later shows
 //     its call id (A16).
 //  2. Else by (Turn, Index) when HasIndex is set. An index is never below
-//     SingleCallIndex, -1 (A11), nor above Limits.MaxIndex (A12):
+//     -1, a lone call's index (A11), nor above Limits.MaxIndex (A12):
 //     ErrIndexOutOfRange.
 //  3. Else the most recent open call of the turn (A06, A07), unless the
 //     chunk has Start or a name other than that call's, which opens a new
@@ -40,7 +40,7 @@ package core
 //	A01/A02 new id on the index of an open call  the new id opens a new call that takes
 //	                                             the index; the old call stays open,
 //	                                             routed by its id only, and ends like any
-//	                                             call: on its own Done, on DoneAll, or as
+//	                                             call: on its own Done, at a finish, or as
 //	                                             incomplete on Finish; it is never
 //	                                             completed by the takeover, whatever its
 //	                                             arguments (A20: more may follow by id)
@@ -77,10 +77,10 @@ package core
 //	                                             once, reported as a repair
 //	B03 empty delta after Done                   no-op
 //	B09 valid-looking prefix                     never completed early: a call completes
-//	                                             only on Done or DoneAll, and a chunk
+//	                                             only on Done or at a finish, and a chunk
 //	                                             completes only the call it routes to
-//	B09-B11 stream ends with calls open          Finish returns them and an
-//	                                             *IncompleteError; never complete
+//	B09-B11 stream ends with calls open          Finish returns them and an error
+//	                                             wrapping ErrIncomplete; never complete
 //	C01 arguments ""                             {} (not reported as a repair)
 //	C02 no argument chunk at all                 {}
 //	C09 invalid arguments at Done                core/repair; Repaired set and Original
@@ -95,8 +95,8 @@ package core
 //	a patch value that is not JSON               ErrInvalidPatch, chunk rejected, call lost
 //	a chunk over MaxArgBytes                     ErrArgumentsTooLarge, chunk rejected,
 //	                                             call lost
-//	any chunk of a lost call                     dropped and counted (Dropped), no error
-//	chunk after Finish                           ErrFinished
+//	any chunk of a lost call                     dropped and counted, no error
+//	chunk after Finish                           rejected: the buffer is finished
 //
 // # Lost calls
 //
@@ -105,9 +105,9 @@ package core
 // lost; a chunk that would have opened a call opens it lost, routed by its
 // id, item id and index, so that the rest of that call is recognised. A lost
 // call keeps the text it had, takes no further chunk (each is dropped and
-// counted by Dropped), is skipped by DoneAll, and ends at Finish among the
-// incomplete calls, its *LostError (wrapping ErrLostChunk and the
-// rejection) in IncompleteError.Lost. Three rejections open no call, since
+// counted), is not ended by a finish, and ends at Finish among the
+// incomplete calls; Finish's error wraps ErrLostChunk and the rejection
+// for it. Three rejections open no call, since
 // every later chunk of theirs is refused the same way: too many calls, an id
 // equal to a generated one, and an index out of range on a chunk with no id.
 // A call routed by neither id nor index that cannot open (too many calls)
@@ -162,5 +162,5 @@ type Buffer struct {
 	completedSeq []int
 	failed       []*CallError
 	incomplete   []Call
-	lostReasons  []*LostError // aligned with incomplete; nil if none lost
+	lostReasons  []*lostError // aligned with incomplete; nil if none lost
 }

@@ -169,7 +169,7 @@ func FuzzBuffer(f *testing.F) {
 			if errors.As(err, &ce) && len(done) > 0 {
 				t.Fatalf("chunk %d rejected (%v) yet completed %d calls", i, err, len(done))
 			}
-			if ce != nil && !errors.Is(err, ErrAfterDone) && !errors.Is(err, ErrFinished) {
+			if ce != nil && !errors.Is(err, ErrAfterDone) && !errors.Is(err, errFinished) {
 				if routed != nil {
 					lost[routed.seq] = true
 				}
@@ -198,7 +198,7 @@ func FuzzBuffer(f *testing.F) {
 			}
 			returned = append(returned, done...)
 		}
-		done, _ := b.DoneAll()
+		done, _ := b.doneAll()
 		returned = append(returned, done...)
 		inc, err := b.Finish()
 		if (len(inc) > 0) != (err != nil) {
@@ -238,7 +238,7 @@ func FuzzBuffer(f *testing.F) {
 			}
 			generated[cs.genID] = true
 		}
-		if n := len(calls) + len(b.Failed()) + len(inc); n != len(b.calls) {
+		if n := len(calls) + len(b.failed) + len(inc); n != len(b.calls) {
 			t.Fatalf("%d calls opened, %d accounted for", len(b.calls), n)
 		}
 		// A call that lost a chunk is never complete.
@@ -292,9 +292,9 @@ func FuzzBufferSplice(f *testing.F) {
 				b.Add(c) // after Done: rejected or a no-op, never appended
 				continue
 			}
-			opened, dropped := len(b.calls), b.Dropped()
+			opened, dropped := len(b.calls), b.dropped
 			_, err := b.Add(c)
-			if b.Dropped() > dropped {
+			if b.dropped > dropped {
 				continue // a lost call's, or a call that could not open
 			}
 			seq := -1
@@ -313,7 +313,7 @@ func FuzzBufferSplice(f *testing.F) {
 				rejected[seq] = true
 			}
 		}
-		b.DoneAll()
+		b.doneAll()
 		b.Finish()
 		for i, call := range b.Calls() {
 			seq := b.completedSeq[i]

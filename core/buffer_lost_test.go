@@ -151,10 +151,10 @@ func TestBufferLost(t *testing.T) {
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("completed (-want +got):\n%s", diff)
 			}
-			if b.Dropped() != tt.dropped {
-				t.Errorf("Dropped() = %d, want %d", b.Dropped(), tt.dropped)
+			if b.dropped != tt.dropped {
+				t.Errorf("Dropped() = %d, want %d", b.dropped, tt.dropped)
 			}
-			done, _ := b.DoneAll()
+			done, _ := b.doneAll()
 			if diff := cmp.Diff(tt.doneAll, done); diff != "" {
 				t.Errorf("DoneAll (-want +got):\n%s", diff)
 			}
@@ -168,7 +168,7 @@ func TestBufferLost(t *testing.T) {
 			if diff := cmp.Diff(tt.incomplete, inc); diff != "" {
 				t.Errorf("Finish (-want +got):\n%s", diff)
 			}
-			var ie *IncompleteError
+			var ie *incompleteError
 			if !errors.As(err, &ie) || !errors.Is(err, ErrLostChunk) || !errors.Is(err, tt.errs[firstKey(tt.errs)]) {
 				t.Errorf("Finish error = %v, want an *IncompleteError wrapping ErrLostChunk and %v", err, tt.errs[firstKey(tt.errs)])
 			}
@@ -248,7 +248,7 @@ func TestPropNoSplice(t *testing.T) {
 				}
 			}
 		}
-		b.DoneAll()
+		b.doneAll()
 		b.Finish()
 		for _, call := range b.Calls() {
 			if rejected[call.ID] {
@@ -266,7 +266,7 @@ func TestPropNoSplice(t *testing.T) {
 				t.Fatalf("call %q completed with %q, its deltas sent %q", call.ID, got, want)
 			}
 		}
-		if n := len(b.Calls()) + len(b.Failed()); n+countIncomplete(b) != len(calls) {
+		if n := len(b.Calls()) + len(b.failed); n+countIncomplete(b) != len(calls) {
 			t.Fatalf("%d calls sent, %d completed or failed, %d incomplete", len(calls), n, countIncomplete(b))
 		}
 	})

@@ -151,8 +151,8 @@ func runChunks(t *rapid.T, chunks []Chunk) []Call {
 			t.Fatalf("Add(chunk %d %+v): %v", i, c, err)
 		}
 	}
-	if b.Pending() != 0 {
-		t.Fatalf("%d calls still open", b.Pending())
+	if len(b.open) != 0 {
+		t.Fatalf("%d calls still open", len(b.open))
 	}
 	got := b.Calls()
 	sort.Slice(got, func(i, j int) bool { return got[i].ID < got[j].ID })
@@ -436,20 +436,20 @@ func TestPropStateMachine(t *testing.T) {
 				}
 			},
 			"bad index": func(t *rapid.T) {
-				rejected(Chunk{HasIndex: true, Index: SingleCallIndex - 1 - rapid.IntRange(0, 5).Draw(t, "neg")}, ErrIndexOutOfRange)
+				rejected(Chunk{HasIndex: true, Index: singleCallIndex - 1 - rapid.IntRange(0, 5).Draw(t, "neg")}, ErrIndexOutOfRange)
 			},
 			"": func(t *rapid.T) {
-				if b.Pending() != len(m.open) {
-					t.Fatalf("Pending() = %d, model has %d open", b.Pending(), len(m.open))
+				if len(b.open) != len(m.open) {
+					t.Fatalf("Pending() = %d, model has %d open", len(b.open), len(m.open))
 				}
 				if diff := cmp.Diff(m.completed, b.Calls()); diff != "" {
 					t.Fatalf("Calls() (-model +buffer):\n%s", diff)
 				}
-				if len(b.Failed()) != m.failed {
-					t.Fatalf("Failed() has %d, model %d", len(b.Failed()), m.failed)
+				if len(b.failed) != m.failed {
+					t.Fatalf("Failed() has %d, model %d", len(b.failed), m.failed)
 				}
-				if b.Dropped() != m.dropped {
-					t.Fatalf("Dropped() = %d, model %d", b.Dropped(), m.dropped)
+				if b.dropped != m.dropped {
+					t.Fatalf("Dropped() = %d, model %d", b.dropped, m.dropped)
 				}
 				for id, c := range m.open {
 					got, ok := b.Preview(Chunk{ID: id})
@@ -476,7 +476,7 @@ func TestPropStateMachine(t *testing.T) {
 				lost++
 			}
 		}
-		var ie *IncompleteError
+		var ie *incompleteError
 		if errors.As(err, &ie) {
 			got := 0
 			for _, l := range ie.Lost {

@@ -573,7 +573,7 @@ func TestBuffer(t *testing.T) {
 				got = append(got, done...)
 			}
 			if tt.doneAll {
-				done, _ := b.DoneAll()
+				done, _ := b.doneAll()
 				got = append(got, done...)
 			}
 			if diff := cmp.Diff(tt.want, got); diff != "" {
@@ -583,7 +583,7 @@ func TestBuffer(t *testing.T) {
 				t.Errorf("Calls() (-want +got):\n%s", diff)
 			}
 			failed := map[string]error{}
-			for _, ce := range b.Failed() {
+			for _, ce := range b.failed {
 				failed[ce.Call.ID] = ce.Err
 				if ce.Call.Arguments != nil {
 					t.Errorf("failed call %q has arguments %s", ce.Call.ID, ce.Call.Arguments)
@@ -604,11 +604,11 @@ func TestBuffer(t *testing.T) {
 			if (err != nil) != (len(tt.incomplete) > 0) || (err != nil && !errors.Is(err, ErrIncomplete)) {
 				t.Errorf("Finish() error = %v", err)
 			}
-			if b.Pending() != 0 {
-				t.Errorf("Pending() after Finish = %d", b.Pending())
+			if len(b.open) != 0 {
+				t.Errorf("Pending() after Finish = %d", len(b.open))
 			}
-			if b.Dropped() != tt.dropped {
-				t.Errorf("Dropped() = %d, want %d", b.Dropped(), tt.dropped)
+			if b.dropped != tt.dropped {
+				t.Errorf("Dropped() = %d, want %d", b.dropped, tt.dropped)
 			}
 		})
 	}
@@ -704,7 +704,8 @@ func TestLimitsDefaults(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("withDefaults (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff(DefaultLimits(), Limits{}.withDefaults()); diff != "" {
+	want = Limits{MaxCalls: 256, MaxArgBytes: 4 << 20, MaxIndex: 1023, MaxTextBytes: 16 << 20}
+	if diff := cmp.Diff(want, Limits{}.withDefaults()); diff != "" {
 		t.Errorf("zero Limits (-want +got):\n%s", diff)
 	}
 }
@@ -720,7 +721,7 @@ func TestBufferErrorsText(t *testing.T) {
 	if _, err := b.Add(Chunk{HasIndex: true, Index: 1, Name: "h"}); err != nil {
 		t.Fatal(err)
 	}
-	_, err := b.DoneAll()
+	_, err := b.doneAll()
 	want := `buffer complete call "a" (f): repair json: at byte 5: input is truncated: it ends with "{" still open` + "\n" +
 		`buffer complete call "b" (g): repair json: at byte 9: input is not repairable: unexpected character "{" at position 9: unexpected character`
 	if err == nil || err.Error() != want {
@@ -737,7 +738,7 @@ func TestBufferErrorsText(t *testing.T) {
 	if err == nil || err.Error() != want || len(inc) != 2 {
 		t.Errorf("Finish error = %v, want %s", err, want)
 	}
-	var ie *IncompleteError
+	var ie *incompleteError
 	if !errors.As(err, &ie) || len(ie.Calls) != 2 {
 		t.Errorf("Finish error %v is not an *IncompleteError with 2 calls", err)
 	}
@@ -750,7 +751,7 @@ func TestBufferErrorsText(t *testing.T) {
 		t.Errorf("Add after Finish = %v, want %s", err, want)
 	}
 
-	one := &IncompleteError{Calls: []Call{{ID: "x", Name: "f"}}}
+	one := &incompleteError{Calls: []Call{{ID: "x", Name: "f"}}}
 	if want := `buffer finish: 1 tool call incomplete: "x" (f) after 0 bytes of arguments`; one.Error() != want {
 		t.Errorf("IncompleteError = %q, want %q", one.Error(), want)
 	}
@@ -799,8 +800,8 @@ func TestBufferPreview(t *testing.T) {
 			t.Errorf("Preview(%+v) = %s, %v, want %q", tt.route, got, ok, tt.want)
 		}
 	}
-	if b.Pending() != 4 {
-		t.Errorf("Pending() = %d after Preview, want 4", b.Pending())
+	if len(b.open) != 4 {
+		t.Errorf("Pending() = %d after Preview, want 4", len(b.open))
 	}
 }
 

@@ -29,14 +29,14 @@ func (e *StreamError) Unwrap() error { return e.Err }
 // without its Chunk, or an unknown kind.
 var ErrMalformedEvent = errors.New("malformed event")
 
-// MaxStreamErrors is how many errors Collect keeps for the events of one
+// maxStreamErrors is how many errors Collect keeps for the events of one
 // stream (rejected chunks, malformed events, calls that failed); the others
 // are counted and reported in one more error wrapping ErrTooManyErrors, so
 // that memory grows with the errors kept, not with the stream. The error
 // that ends a stream and the calls left incomplete are always reported.
-const MaxStreamErrors = 64
+const maxStreamErrors = 64
 
-// ErrTooManyErrors reports the errors of a stream past MaxStreamErrors,
+// ErrTooManyErrors reports the errors of a stream past the first 64,
 // counted but not kept.
 var ErrTooManyErrors = errors.New("too many errors")
 
@@ -61,7 +61,7 @@ var ErrNotStream = errors.New("not a stream of this protocol")
 // (EventCallStart sets Chunk.Start, EventCallEnd sets Chunk.Done); each call
 // becomes a tool-call part where it completes. A finish event records the
 // finish reasons and, unless the reason is length, content_filter or
-// error, ends every open call that has a name (Buffer.DoneAll), as a Chat
+// error, ends every open call that has a name, as a Chat
 // Completions finish_reason does; a "stop" finish that carries calls keeps
 // them and keeps its reason (F01). Usage counts are merged (a later non-zero
 // count replaces), and the response id and model are the first ones seen.
@@ -81,8 +81,8 @@ var ErrNotStream = errors.New("not a stream of this protocol")
 // before any finish event is reported with ErrNoFinish: it was cut off, or
 // it is not a stream of the protocol at all, and its text may be
 // incomplete. Every problem is reported, joined, each as a *StreamError
-// that names its event, up to MaxStreamErrors of them and a count of the
-// rest; the Response is returned in every case.
+// that names its event, up to 64 of them and a count of the rest; the
+// Response is returned in every case.
 //
 //	resp, err := core.Collect(adapter.DecodeStream(body))
 func Collect(s EventStream, opts ...BufferOption) (*Response, error) {
@@ -113,14 +113,14 @@ func Collect(s EventStream, opts ...BufferOption) (*Response, error) {
 	c.orderCalls()
 	if c.omitted > 0 {
 		c.errs = append(c.errs, &StreamError{Event: c.lastOmitted, Err: fmt.Errorf("%w: %d more after the first %d, the last at event %d",
-			ErrTooManyErrors, c.omitted, MaxStreamErrors, c.lastOmitted)})
+			ErrTooManyErrors, c.omitted, maxStreamErrors, c.lastOmitted)})
 	}
 	inc, err := b.Finish()
 	if err != nil {
 		c.failEnd(err)
 	}
 	c.resp.Incomplete = inc
-	for _, ce := range b.Failed() {
+	for _, ce := range b.failed {
 		c.resp.Incomplete = append(c.resp.Incomplete, ce.Call)
 	}
 	return c.resp, errors.Join(c.errs...)
@@ -148,10 +148,10 @@ type collector struct {
 	callSeq []int
 }
 
-// fail records a problem at the current event: the first MaxStreamErrors
+// fail records a problem at the current event: the first maxStreamErrors
 // are kept, the rest only counted.
 func (c *collector) fail(err error) {
-	if c.kept >= MaxStreamErrors {
+	if c.kept >= maxStreamErrors {
 		c.omitted++
 		c.lastOmitted = c.n
 		return
@@ -218,7 +218,7 @@ func (c *collector) event(ev *Event) bool {
 		switch ev.Finish {
 		case FinishLength, FinishContentFilter, FinishError:
 		default:
-			done, err := c.buf.DoneAll()
+			done, err := c.buf.doneAll()
 			c.calls(done)
 			if err != nil {
 				c.fail(err)

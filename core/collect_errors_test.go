@@ -48,17 +48,17 @@ func TestCollectBoundedErrors(t *testing.T) {
 		return resp
 	})
 	errs := err.(interface{ Unwrap() []error }).Unwrap()
-	if len(errs) != MaxStreamErrors+1 {
-		t.Errorf("Collect returned %d errors, want %d and a count", len(errs), MaxStreamErrors)
+	if len(errs) != maxStreamErrors+1 {
+		t.Errorf("Collect returned %d errors, want %d and a count", len(errs), maxStreamErrors)
 	}
 	if !errors.Is(errs[len(errs)-1], ErrTooManyErrors) || !errors.Is(err, ErrIndexOutOfRange) {
 		t.Errorf("Collect error does not end with ErrTooManyErrors: %v", errs[len(errs)-1])
 	}
-	if want := fmt.Sprintf("collect: event %d: too many errors: %d more after the first %d, the last at event %d", n, n-MaxStreamErrors, MaxStreamErrors, n); errs[len(errs)-1].Error() != want {
+	if want := fmt.Sprintf("collect: event %d: too many errors: %d more after the first %d, the last at event %d", n, n-maxStreamErrors, maxStreamErrors, n); errs[len(errs)-1].Error() != want {
 		t.Errorf("last error = %q, want %q", errs[len(errs)-1], want)
 	}
-	if text := len(err.Error()); text > 200*(MaxStreamErrors+1) {
-		t.Errorf("error text is %d bytes, want at most %d", text, 200*(MaxStreamErrors+1))
+	if text := len(err.Error()); text > 200*(maxStreamErrors+1) {
+		t.Errorf("error text is %d bytes, want at most %d", text, 200*(maxStreamErrors+1))
 	}
 	if retained > 1<<20 {
 		t.Errorf("Collect retained %d bytes for %d rejected chunks, want under 1 MiB", retained, n)
@@ -70,7 +70,7 @@ func TestCollectBoundedErrors(t *testing.T) {
 // calls left incomplete are reported even past MaxStreamErrors.
 func TestCollectEndErrorsKept(t *testing.T) {
 	var events []Event
-	for range MaxStreamErrors + 10 {
+	for range maxStreamErrors + 10 {
 		events = append(events, Event{Kind: EventCallDelta})
 	}
 	events = append(events, Event{Kind: EventCallStart, Chunk: &Chunk{ID: "a", Name: "f", ArgsDelta: `{"x":`}})
@@ -80,7 +80,7 @@ func TestCollectEndErrorsKept(t *testing.T) {
 			t.Errorf("Collect error does not wrap %v", want)
 		}
 	}
-	if got := strings.Count(err.Error(), "\n") + 1; got != MaxStreamErrors+3 {
-		t.Errorf("Collect reported %d errors, want %d", got, MaxStreamErrors+3)
+	if got := strings.Count(err.Error(), "\n") + 1; got != maxStreamErrors+3 {
+		t.Errorf("Collect reported %d errors, want %d", got, maxStreamErrors+3)
 	}
 }

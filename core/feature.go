@@ -64,17 +64,3 @@ type FeatureDeclarer interface {
 	// Features returns the features of the adapter's protocol.
 	Features() []Feature
 }
-
-// WithFeatures returns a wrapped so that it declares features: for an
-// adapter of a known protocol that declares none of its own, such as one
-// reached over a subprocess, so that it is held to its protocol's features.
-func WithFeatures(a Adapter, features []Feature) FeatureDeclarer {
-	return declared{a, slices.Clone(features)}
-}
-
-type declared struct {
-	Adapter
-	features []Feature
-}
-
-func (d declared) Features() []Feature { return slices.Clone(d.features) }

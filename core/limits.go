@@ -6,12 +6,12 @@ import (
 	"github.com/toolconform/conform/core/internal/jsondepth"
 )
 
-// SingleCallIndex is the one negative index a Chunk may carry: AWS
+// singleCallIndex is the one negative index a Chunk may carry: AWS
 // Bedrock's OpenAI-compatible endpoint sends index -1 for a lone call (A11;
 // openai-go's stream accumulator reads it as 0 for that reason). The Buffer
 // routes it like any other index, so such a call is assembled, never
 // rejected; an index below it is ErrIndexOutOfRange.
-const SingleCallIndex = -1
+const singleCallIndex = -1
 
 // The sentinel errors of the limits a Buffer and Collect enforce. Each
 // error returned for a limit wraps one of them, so callers can branch with
@@ -24,8 +24,8 @@ var (
 	// ErrTooManyCalls reports a chunk that would open more calls than
 	// Limits.MaxCalls.
 	ErrTooManyCalls = errors.New("too many tool calls")
-	// ErrIndexOutOfRange reports a chunk whose index is below
-	// SingleCallIndex (A11) or larger than Limits.MaxIndex (A12).
+	// ErrIndexOutOfRange reports a chunk whose index is below -1, a lone
+	// call's index (A11), or larger than Limits.MaxIndex (A12).
 	ErrIndexOutOfRange = errors.New("tool call index out of range")
 	// ErrTextTooLarge reports a stream whose text, thinking and plan
 	// deltas together exceed Limits.MaxTextBytes.
@@ -51,7 +51,7 @@ type Limits struct {
 	// accepts.
 	MaxArgBytes int
 	// MaxIndex is the largest call index a chunk may carry. The smallest
-	// is SingleCallIndex (-1, a lone call, A11); an index below it is
+	// is -1, a lone call's index (A11); an index below it is
 	// ErrIndexOutOfRange too. Default 1023.
 	MaxIndex int
 	// MaxTextBytes bounds the text, thinking and plan deltas Collect
@@ -59,31 +59,20 @@ type Limits struct {
 	MaxTextBytes int
 }
 
-// DefaultLimits returns the default limits.
-func DefaultLimits() Limits {
-	return Limits{
-		MaxCalls:     DefaultMaxCalls,
-		MaxArgBytes:  DefaultMaxArgBytes,
-		MaxIndex:     DefaultMaxIndex,
-		MaxTextBytes: DefaultMaxTextBytes,
-	}
-}
-
 // withDefaults returns l with every zero or negative field set to its
 // default.
 func (l Limits) withDefaults() Limits {
-	d := DefaultLimits()
 	if l.MaxCalls <= 0 {
-		l.MaxCalls = d.MaxCalls
+		l.MaxCalls = DefaultMaxCalls
 	}
 	if l.MaxArgBytes <= 0 {
-		l.MaxArgBytes = d.MaxArgBytes
+		l.MaxArgBytes = DefaultMaxArgBytes
 	}
 	if l.MaxIndex <= 0 {
-		l.MaxIndex = d.MaxIndex
+		l.MaxIndex = DefaultMaxIndex
 	}
 	if l.MaxTextBytes <= 0 {
-		l.MaxTextBytes = d.MaxTextBytes
+		l.MaxTextBytes = DefaultMaxTextBytes
 	}
 	return l
 }

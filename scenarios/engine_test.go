@@ -281,6 +281,15 @@ func (refuser) EncodeRequest(*core.Request) ([]byte, error) {
 	return nil, fmt.Errorf("tool choice: %w", errors.ErrUnsupported)
 }
 
+// declaring is an adapter that declares the given features of its
+// protocol (core.FeatureDeclarer).
+type declaring struct {
+	core.Adapter
+	features []core.Feature
+}
+
+func (d declaring) Features() []core.Feature { return d.features }
+
 // TestRequiresFeatures checks that a case requiring a feature runs only on
 // adapters whose protocol has it, that such an adapter cannot skip it by
 // refusing, and that an adapter declaring no features may.
@@ -299,9 +308,9 @@ kind: request
 `)
 	adapters := []core.Adapter{
 		refuser{fakeadapter.New("undeclared")},
-		core.WithFeatures(refuser{fakeadapter.New("declares")}, []core.Feature{core.FeatureNamedToolChoice}),
-		core.WithFeatures(refuser{fakeadapter.New("lacks")}, []core.Feature{core.FeatureArgumentText}),
-		core.WithFeatures(fakeadapter.New("honest"), []core.Feature{core.FeatureNamedToolChoice}),
+		declaring{refuser{fakeadapter.New("declares")}, []core.Feature{core.FeatureNamedToolChoice}},
+		declaring{refuser{fakeadapter.New("lacks")}, []core.Feature{core.FeatureArgumentText}},
+		declaring{fakeadapter.New("honest"), []core.Feature{core.FeatureNamedToolChoice}},
 	}
 	results, err := Check(adapters, []*Scenario{sc}, Options{})
 	if err != nil {

@@ -240,7 +240,7 @@ func TestCollectFailureModes(t *testing.T) {
 			want: []core.Call{{ID: "t1", Name: "now", Arguments: json.RawMessage(`{}`)}},
 		},
 		{
-			// The decoder passes index -1 on as sent. Index -1 is a lone call's index to core (A11, core.SingleCallIndex);
+			// The decoder passes index -1 on as sent. Index -1 is a lone call's index to core (A11);
 			// two calls there are still two calls, told apart by their ids.
 			name: "A11 index -1, two calls with ids",
 			body: frames(t,
