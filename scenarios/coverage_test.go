@@ -53,6 +53,8 @@ var notApplicable = []struct {
 	{"E03", "openai-chat openai-responses anthropic gemini cohere bedrock mistral ollama", "an over-strict client-side validator, not a wire adapter"},
 	{"F02 F04 F05", "openai-responses anthropic cohere bedrock mistral ollama", "Gemini finish reasons and candidate shape"},
 	{"F08", "cohere", "Cohere v2 has no named tool choice; the adapter emulates it with REQUIRED and the one tool, so a round trip cannot be the identity"},
+	{"F09", "openai-chat cohere mistral ollama",
+		"no tool in this protocol runs on the provider's side: every call in a Chat Completions, Cohere v2, Mistral chat or Ollama response is the client's to run"},
 	{"G01 G02 G03 G06", "ollama", "Ollama accepts any history; there is no provider rule to check"},
 	{"G02 G06", "gemini", "Gemini keys functionResponse by name and position (G04, G05)"},
 	{"G04", "openai-chat openai-responses anthropic cohere bedrock mistral ollama", "Gemini's count rule; the id-keyed equivalents are G01 and G03"},
