@@ -48,6 +48,9 @@ type Target struct {
 	URL string
 	// Header is added to every request (a per-request upstream choice).
 	Header http.Header
+	// Model is the model name the requests carry; "" means the front
+	// protocol's default (providers.Endpoint.DefaultModel).
+	Model string
 	// Client sends the requests; nil means one with a 60-second timeout.
 	Client *http.Client
 }
@@ -155,6 +158,9 @@ func (c *checker) run(sc *scenarios.Scenario, name string) {
 		return
 	}
 	req := FirstRequest(sc, c.t.Front, c.res.Stream)
+	if c.t.Model != "" {
+		req.Model = c.t.Model
+	}
 	body, err := front.EncodeRequest(req)
 	if err != nil {
 		c.notApplicable("the %s adapter cannot encode the scenario's request: %v", c.t.Front, err)

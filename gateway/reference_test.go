@@ -1,12 +1,17 @@
 package gateway_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"io"
 	"net"
 	"net/http"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/toolconform/conform/cassettes"
 	"github.com/toolconform/conform/gateway"
@@ -106,5 +111,49 @@ func TestReferenceProxy(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestTargetModel checks that every request sent through the gateway,
+// the first and the follow-up, carries the target's model name.
+func TestTargetModel(t *testing.T) {
+	up, err := gateway.NewUpstream(builtin(t), serve.Chaos{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	upURL := listen(t, up)
+	px, err := proxy.New(proxy.Options{Front: "openai-chat", Upstream: "openai-chat", UpstreamURL: upURL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var models []string
+	front := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, err := io.ReadAll(r.Body)
+		if err != nil {
+			t.Error(err)
+		}
+		var req struct {
+			Model string `json:"model"`
+		}
+		if err := json.Unmarshal(body, &req); err != nil {
+			t.Errorf("request body: %v", err)
+		}
+		mu.Lock()
+		models = append(models, req.Model)
+		mu.Unlock()
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		px.ServeHTTP(w, r)
+	})
+	target := gateway.Target{Front: "openai-chat", Upstream: "openai-chat", URL: listen(t, front), Model: "model-from-the-spec"}
+	for _, r := range gateway.Run(context.Background(), up, target, []string{"openai-chat/response/D07-text-and-two-calls"}) {
+		if r.Status != gateway.StatusPass {
+			t.Errorf("%s: %s %v", r.Name, r.Status, r.Problems)
+		}
+	}
+	// Whole and streamed, each with its follow-up.
+	want := []string{"model-from-the-spec", "model-from-the-spec", "model-from-the-spec", "model-from-the-spec"}
+	if diff := cmp.Diff(want, models); diff != "" {
+		t.Errorf("models of the requests (-want +got):\n%s", diff)
 	}
 }

@@ -219,7 +219,7 @@ func (s *Spec) Start(ctx context.Context, q, upstreamURL string) (*Process, erro
 	for k, v := range up.Header {
 		header.Set(k, r.Replace(v))
 	}
-	p.Target = Target{Front: s.Front, Upstream: q, URL: r.Replace(s.BaseURL), Header: header}
+	p.Target = Target{Front: s.Front, Upstream: q, URL: r.Replace(s.BaseURL), Header: header, Model: up.Model}
 	timeout := 60 * time.Second
 	if s.ReadyTimeout != "" {
 		timeout, _ = time.ParseDuration(s.ReadyTimeout)
