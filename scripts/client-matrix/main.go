@@ -378,7 +378,7 @@ func run(ctx context.Context, perProtocol, parallel int, out string, only []stri
 	if len(notApplicable) > 0 {
 		fmt.Fprintf(&b, "\n## Not applicable\n\nRuns left out of the counts above: the scenario depends on a request option the client did not send.\n\n%s", strings.Join(notApplicable, ""))
 	}
-	fmt.Fprintf(&b, "\n## Failures\n\nOne line per failing run: set-up, scenario [variant], the first reasons, the last line of the client's stderr; under it, for a stream the client read, what its reduction found (package reduce): the cause, a simplification of the stream with which the client passes, and the smallest failing variant, the simplifications with which it still fails.\n\n")
+	fmt.Fprintf(&b, "\n## Failures\n\nOne line per failing run: set-up, scenario [variant], the first reasons, the last line of the client's stderr; under it, for a stream the client read, what its reduction found (package reduce): the cause, a simplification of the stream with which the client passes; for each cause that changed the bytes of the case (not only its chaos option), the first served line it changed and the line with which the client passes; and the smallest failing variant, the simplifications with which it still fails.\n\n")
 	nf := 0
 	for i, j := range jobs {
 		r := results[i]
