@@ -205,7 +205,7 @@ func TestRequestFailureModes(t *testing.T) {
 			{Name: "echo", Strict: true, InputSchema: json.RawMessage(`{"type":"object","properties":{"x":{}}}`)},
 		}
 		out, err := a.EncodeRequest(&core.Request{Tools: tools})
-		want := `openai-chat: encode request: tools[1] "echo": strict schema: #/properties/x: `
+		want := `openai-chat: encode request: at tools[1] "echo": strict schema: #/properties/x: `
 		if err == nil || !strings.HasPrefix(err.Error(), want) {
 			t.Errorf("error %v (body %s), want one starting %q", err, out, want)
 		}

@@ -19,24 +19,17 @@ import (
 	"github.com/toolconform/conform/providers/anthropic"
 	"github.com/toolconform/conform/providers/gemini"
 	"github.com/toolconform/conform/providers/internal/adaptertest"
-	"github.com/toolconform/conform/providers/internal/oaichat"
 	"github.com/toolconform/conform/providers/internal/wire"
 	"github.com/toolconform/conform/providers/openairesponses"
 	"pgregory.net/rapid"
 )
 
-// offsetOf returns the byte offset an adapter's decode error names, from
-// whichever of the adapters' error types carries it.
+// offsetOf returns the byte offset an adapter's decode error names: every
+// built-in adapter's decode error is a *wire.DecodeError.
 func offsetOf(err error) (int64, bool) {
-	var (
-		de *wire.DecodeError
-		ce *oaichat.Error
-	)
-	switch {
-	case errors.As(err, &de):
+	var de *wire.DecodeError
+	if errors.As(err, &de) {
 		return de.Offset, true
-	case errors.As(err, &ce):
-		return ce.Offset, true
 	}
 	return 0, false
 }

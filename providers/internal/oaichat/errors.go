@@ -31,37 +31,21 @@ var (
 	ErrTooManyIDs = idmap.ErrTooMany
 )
 
-// Error is a codec error with its place: a byte offset in the body or
-// stream (-1 when unknown) and a path (empty when unknown).
-type Error struct {
-	// Op is the operation, such as "openai-chat: decode response".
-	Op     string
-	Offset int64
-	// Path is where the fault is: usually a JSON path such as
-	// choices[0].delta.tool_calls[1].function.arguments or
-	// messages[2].parts[0].kind, but for a strict tool schema
-	// EncodeRequest cannot rewrite it names the tool by index and name,
-	// tools[i] "name" (as in tools[1] "echo"), which is no JSON path.
-	Path string
-	Err  error
-}
+// Error is a codec error with its place, wire.DecodeError: a byte offset
+// in the body or stream (-1 when unknown) and a path (empty when unknown).
+// The path is usually a JSON path such as
+// choices[0].delta.tool_calls[1].function.arguments or
+// messages[2].parts[0].kind, but for a strict tool schema EncodeRequest
+// cannot rewrite it names the tool by index and name, tools[i] "name" (as
+// in tools[1] "echo"), which is no JSON path.
+type Error = wire.DecodeError
 
-func (e *Error) Error() string {
-	var b strings.Builder
-	b.WriteString(e.Op)
-	if e.Offset >= 0 {
-		fmt.Fprintf(&b, ": at byte %d", e.Offset)
-	}
-	if e.Path != "" {
-		b.WriteString(": ")
-		b.WriteString(e.Path)
-	}
-	b.WriteString(": ")
-	b.WriteString(e.Err.Error())
-	return b.String()
+// placed returns the *Error of operation op ("openai-chat: decode
+// stream", as Codec.op words it) at byte off and path.
+func placed(op string, off int64, path string, err error) *Error {
+	protocol, what, _ := strings.Cut(op, ": ")
+	return &Error{Protocol: protocol, Op: what, Offset: off, Path: path, Err: err}
 }
-
-func (e *Error) Unwrap() error { return e.Err }
 
 // jsonError turns an encoding/json error into an *Error whose offset is
 // base plus the place wire.JSONPlace finds: the 0-based offset of the bad
@@ -71,14 +55,14 @@ func jsonError(op string, base int64, err error) error {
 	var te *json.UnmarshalTypeError
 	switch {
 	case ok && errors.As(err, &te):
-		return &Error{Op: op, Offset: base + off, Path: field, Err: fmt.Errorf("%w: %s cannot hold JSON %s", ErrBadField, te.Type, te.Value)}
+		return placed(op, base+off, field, fmt.Errorf("%w: %s cannot hold JSON %s", ErrBadField, te.Type, te.Value))
 	case ok:
-		return &Error{Op: op, Offset: base + off, Err: fmt.Errorf("%w: %v", ErrInvalidJSON, err)}
+		return placed(op, base+off, "", fmt.Errorf("%w: %v", ErrInvalidJSON, err))
 	}
-	return &Error{Op: op, Offset: base, Err: fmt.Errorf("%w: %v", ErrInvalidJSON, err)}
+	return placed(op, base, "", fmt.Errorf("%w: %v", ErrInvalidJSON, err))
 }
 
 // fieldError returns an *Error for a field at path.
 func fieldError(op, path string, err error) error {
-	return &Error{Op: op, Offset: -1, Path: path, Err: err}
+	return placed(op, -1, path, err)
 }

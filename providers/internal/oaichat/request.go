@@ -34,7 +34,7 @@ func (c *Codec) EncodeRequest(req *core.Request) ([]byte, error) {
 		w.Messages = append(w.Messages, msgs...)
 	}
 	if err := CheckHistory(req.Messages, HistoryChecks{}); err != nil {
-		return nil, &Error{Op: op, Offset: -1, Path: "messages", Err: err}
+		return nil, placed(op, -1, "messages", err)
 	}
 	toolsInCallOrder(w.Messages)
 	for i, t := range req.Tools {
@@ -89,7 +89,7 @@ func (c *Codec) EncodeRequest(req *core.Request) ([]byte, error) {
 	}
 	b, err := json.Marshal(w)
 	if err != nil {
-		return nil, &Error{Op: op, Offset: -1, Err: err}
+		return nil, placed(op, -1, "", err)
 	}
 	return b, nil
 }

@@ -34,10 +34,9 @@
 //
 // Errors. A decode fault is a *DecodeError (protocol, operation, byte
 // offset, event or frame type, JSON path, and the sentinel it wraps) in
-// Anthropic, OpenAI Responses, Bedrock, Cohere, Gemini and Ollama, which
-// re-export it as a type alias (type DecodeError = wire.DecodeError) so
-// that errors.As works with the adapter's name for the type; the Chat
-// Completions adapters (openai-chat, mistral) use oaichat.Error. A history
+// all eight adapters, which re-export it as a type alias (type DecodeError
+// = wire.DecodeError; openai-chat and mistral call it Error) so that
+// errors.As works with the adapter's name for the type. A history
 // fault wraps the *core.HistoryError of core's rule where one applies;
 // Anthropic and OpenAI Responses report theirs as a *HistoryError.
 //
