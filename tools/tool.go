@@ -184,9 +184,10 @@ func (t *Tool) Spec() core.ToolSpec {
 // come from `jsonschema:"..."` tags, enumerations from `enum:"a,b,c"` tags
 // (see tools/schema). Fields without omitempty or omitzero in their json
 // tag are required; unknown fields are not allowed. The output schema is
-// inferred from Out when Out is a struct. A type that cannot be a parameter (channel, func, complex, map
-// with non-string keys, interface, recursive type) is rejected with an error
-// naming its Go field path, such as In.Filters.Callback.
+// inferred from Out when Out is a struct. A type that cannot be a
+// parameter (channel, func, complex, map with non-string keys, interface,
+// recursive type) is rejected with an error naming its Go field path, such
+// as In.Filters.Callback.
 //
 // The handler decodes the arguments into In, rejecting unknown fields, and
 // encodes Out as the result JSON. When Out is a pointer to a struct, a nil

@@ -92,8 +92,8 @@ func cleanName(s string) string {
 }
 
 // suffixed cuts clean so that "_" and an 8-hex-digit hash fit in
-// core.MaxNameLen. The attempt number enters the hash, so that the rare 32-bit
-// collision gets a new suffix on the next attempt.
+// core.MaxNameLen. The attempt number enters the hash, so that the rare
+// 32-bit collision gets a new suffix on the next attempt.
 func suffixed(clean, original string, attempt int) string {
 	h := sha256.Sum256(fmt.Appendf(nil, "%d\x00%s", attempt, original))
 	suf := "_" + hex.EncodeToString(h[:4])
