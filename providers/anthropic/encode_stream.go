@@ -9,33 +9,11 @@ import (
 
 	"github.com/toolconform/conform/core"
 	"github.com/toolconform/conform/providers/internal/wire"
-	"github.com/toolconform/conform/sse"
 )
 
-type sseWriter struct {
-	enc *sse.Encoder
-	err error
-}
-
-func (sw *sseWriter) write(name string, data []byte) {
-	if sw.err != nil {
-		return
-	}
-	sw.err = sw.enc.Encode(sse.Event{Type: name, Data: string(data)})
-}
-
-func (sw *sseWriter) writeJSON(name string, v any) {
-	data, err := json.Marshal(v)
-	if err != nil {
-		if sw.err == nil {
-			sw.err = err
-		}
-		return
-	}
-	sw.write(name, data)
-}
-
-func (sw *sseWriter) delta(index int, typ, field, value string) {
+// writeDelta writes a content_block_delta event whose delta of type typ holds
+// value in field, its bytes kept as they are (wire.QuoteRaw).
+func writeDelta(sw *wire.SSEWriter, index int, typ, field, value string) {
 	var b bytes.Buffer
 	b.WriteString(`{"type":"content_block_delta","index":`)
 	b.WriteString(strconv.Itoa(index))
@@ -46,7 +24,7 @@ func (sw *sseWriter) delta(index int, typ, field, value string) {
 	b.WriteString(`":`)
 	b.Write(wire.QuoteRaw(value))
 	b.WriteString(`}}`)
-	sw.write("content_block_delta", b.Bytes())
+	sw.Write("content_block_delta", b.Bytes())
 }
 
 type encCall struct {
@@ -82,7 +60,7 @@ type encCall struct {
 // comes back preceded by a usage event with the first usage event's input
 // tokens (zero when there is none) and zero output tokens.
 func (a *Adapter) EncodeStream(w io.Writer, events []core.Event) error {
-	sw := &sseWriter{enc: sse.NewEncoder(w)}
+	sw := wire.NewSSEWriter(w)
 	id, model := wire.ResponseMeta(events)
 	// Real streams always carry usage in message_start (the input tokens
 	// are known before the first block) and in message_delta, and SDKs
@@ -95,7 +73,7 @@ func (a *Adapter) EncodeStream(w io.Writer, events []core.Event) error {
 			break
 		}
 	}
-	sw.writeJSON("message_start", map[string]any{"type": "message_start", "message": map[string]any{
+	sw.WriteJSON("message_start", map[string]any{"type": "message_start", "message": map[string]any{
 		"id": id, "type": "message", "role": "assistant", "model": model, "content": []any{},
 		"stop_reason": nil, "stop_sequence": nil,
 		"usage": map[string]int{"input_tokens": input, "output_tokens": 0},
@@ -109,7 +87,7 @@ func (a *Adapter) EncodeStream(w io.Writer, events []core.Event) error {
 	errored := false
 	closeCur := func() {
 		if cur >= 0 {
-			sw.writeJSON("content_block_stop", map[string]any{"type": "content_block_stop", "index": cur})
+			sw.WriteJSON("content_block_stop", map[string]any{"type": "content_block_stop", "index": cur})
 			cur, curKind = -1, ""
 		}
 	}
@@ -139,7 +117,7 @@ func (a *Adapter) EncodeStream(w io.Writer, events []core.Event) error {
 			usage = nil
 		}
 		m["usage"] = map[string]int{"input_tokens": u.InputTokens, "output_tokens": u.OutputTokens}
-		sw.writeJSON("message_delta", m)
+		sw.WriteJSON("message_delta", m)
 	}
 	for i, e := range events {
 		switch e.Kind {
@@ -148,9 +126,9 @@ func (a *Adapter) EncodeStream(w io.Writer, events []core.Event) error {
 				// Redacted thinking is a block of its own.
 				closeCur()
 				idx := indexes.Alloc()
-				sw.writeJSON("content_block_start", map[string]any{"type": "content_block_start", "index": idx,
+				sw.WriteJSON("content_block_start", map[string]any{"type": "content_block_start", "index": idx,
 					"content_block": map[string]any{"type": "redacted_thinking", "data": e.Data}})
-				sw.writeJSON("content_block_stop", map[string]any{"type": "content_block_stop", "index": idx})
+				sw.WriteJSON("content_block_stop", map[string]any{"type": "content_block_stop", "index": idx})
 				if e.Text == "" && e.Signature == "" {
 					continue
 				}
@@ -166,13 +144,13 @@ func (a *Adapter) EncodeStream(w io.Writer, events []core.Event) error {
 				if kind == "thinking" {
 					block = map[string]any{"type": "thinking", "thinking": "", "signature": ""}
 				}
-				sw.writeJSON("content_block_start", map[string]any{"type": "content_block_start", "index": cur, "content_block": block})
+				sw.WriteJSON("content_block_start", map[string]any{"type": "content_block_start", "index": cur, "content_block": block})
 			}
 			if e.Text != "" {
-				sw.delta(cur, kind+"_delta", kind, e.Text)
+				writeDelta(sw, cur, kind+"_delta", kind, e.Text)
 			}
 			if e.Signature != "" && kind == "thinking" {
-				sw.writeJSON("content_block_delta", map[string]any{"type": "content_block_delta", "index": cur, "delta": map[string]any{"type": "signature_delta", "signature": e.Signature}})
+				sw.WriteJSON("content_block_delta", map[string]any{"type": "content_block_delta", "index": cur, "delta": map[string]any{"type": "signature_delta", "signature": e.Signature}})
 			}
 		case core.EventCallStart:
 			if e.Chunk == nil {
@@ -220,7 +198,7 @@ func (a *Adapter) EncodeStream(w io.Writer, events []core.Event) error {
 			if ec.id != "" {
 				byID[ec.id] = ec
 			}
-			sw.writeJSON("content_block_start", map[string]any{"type": "content_block_start", "index": idx,
+			sw.WriteJSON("content_block_start", map[string]any{"type": "content_block_start", "index": idx,
 				"content_block": map[string]any{"type": "tool_use", "id": e.Chunk.ID, "name": e.Chunk.Name, "input": input}})
 		case core.EventCallDelta:
 			if e.Chunk == nil {
@@ -232,7 +210,7 @@ func (a *Adapter) EncodeStream(w io.Writer, events []core.Event) error {
 			}
 			if e.Chunk.ArgsDelta != "" {
 				ec.deltas = true
-				sw.delta(ec.index, "input_json_delta", "partial_json", e.Chunk.ArgsDelta)
+				writeDelta(sw, ec.index, "input_json_delta", "partial_json", e.Chunk.ArgsDelta)
 			}
 		case core.EventCallEnd:
 			if e.Chunk == nil {
@@ -243,10 +221,10 @@ func (a *Adapter) EncodeStream(w io.Writer, events []core.Event) error {
 				return err
 			}
 			if e.Chunk.Args != nil && !ec.deltas && !ec.inStart && *e.Chunk.Args != "" {
-				sw.delta(ec.index, "input_json_delta", "partial_json", *e.Chunk.Args)
+				writeDelta(sw, ec.index, "input_json_delta", "partial_json", *e.Chunk.Args)
 			}
 			ec.finished = true
-			sw.writeJSON("content_block_stop", map[string]any{"type": "content_block_stop", "index": ec.index})
+			sw.WriteJSON("content_block_stop", map[string]any{"type": "content_block_stop", "index": ec.index})
 		case core.EventUsage:
 			if e.Usage != nil {
 				u := *e.Usage
@@ -262,7 +240,7 @@ func (a *Adapter) EncodeStream(w io.Writer, events []core.Event) error {
 			if e.Error != nil {
 				pe = *e.Error
 			}
-			sw.writeJSON("error", map[string]any{"type": "error", "error": wireError{Type: pe.Type, Message: pe.Message}})
+			sw.WriteJSON("error", map[string]any{"type": "error", "error": wireError{Type: pe.Type, Message: pe.Message}})
 		}
 	}
 	closeCur()
@@ -270,10 +248,10 @@ func (a *Adapter) EncodeStream(w io.Writer, events []core.Event) error {
 		writeUsage("")
 	}
 	if !errored {
-		sw.writeJSON("message_stop", map[string]any{"type": "message_stop"})
+		sw.WriteJSON("message_stop", map[string]any{"type": "message_stop"})
 	}
-	if sw.err != nil {
-		return fmt.Errorf("anthropic: encode stream: %w", sw.err)
+	if err := sw.Err(); err != nil {
+		return fmt.Errorf("anthropic: encode stream: %w", err)
 	}
 	return nil
 }

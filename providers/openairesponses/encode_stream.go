@@ -11,19 +11,19 @@ import (
 
 	"github.com/toolconform/conform/core"
 	"github.com/toolconform/conform/providers/internal/wire"
-	"github.com/toolconform/conform/sse"
 )
 
+// sseWriter numbers the events it writes (sequence_number) on top of the
+// shared writer.
 type sseWriter struct {
-	enc *sse.Encoder
+	*wire.SSEWriter
 	seq int
-	err error
 }
 
 // writeRaw writes an event whose JSON object body (without braces) is
 // given, adding type and sequence_number.
 func (sw *sseWriter) writeRaw(typ string, body string) {
-	if sw.err != nil {
+	if sw.Err() != nil {
 		return
 	}
 	var b bytes.Buffer
@@ -37,16 +37,14 @@ func (sw *sseWriter) writeRaw(typ string, body string) {
 	}
 	b.WriteString("}")
 	sw.seq++
-	sw.err = sw.enc.Encode(sse.Event{Type: typ, Data: b.String()})
+	sw.Write(typ, b.Bytes())
 }
 
 // write writes an event whose fields are the JSON encoding of v's keys.
 func (sw *sseWriter) write(typ string, v map[string]any) {
 	data, err := json.Marshal(v)
 	if err != nil {
-		if sw.err == nil {
-			sw.err = err
-		}
+		sw.Fail(err)
 		return
 	}
 	inner := strings.TrimSuffix(strings.TrimPrefix(string(data), "{"), "}")
@@ -158,7 +156,7 @@ const createdAt = 0
 // plan events and chunk fields other than routing, name and arguments are
 // dropped.
 func (a *Adapter) EncodeStream(w io.Writer, events []core.Event) error {
-	sw := &sseWriter{enc: sse.NewEncoder(w)}
+	sw := &sseWriter{SSEWriter: wire.NewSSEWriter(w)}
 	id, model := wire.ResponseMeta(events)
 	created := map[string]any{"id": id, "object": "response", "created_at": createdAt, "model": model, "status": "in_progress",
 		"output": []any{}, "error": nil, "incomplete_details": nil, "usage": nil}
@@ -362,8 +360,8 @@ func (a *Adapter) EncodeStream(w io.Writer, events []core.Event) error {
 	}
 	_ = sawCall
 	closeCur()
-	if sw.err != nil {
-		return fmt.Errorf("openai-responses: encode stream: %w", sw.err)
+	if err := sw.Err(); err != nil {
+		return fmt.Errorf("openai-responses: encode stream: %w", err)
 	}
 	return nil
 }

@@ -11,7 +11,9 @@
 //     call id), and JSONError, which turns an encoding/json error into a
 //     DecodeError at the offset in the whole body;
 //   - SSEReader, the shared SSE decoder with the adapters' error types, and
-//     NextEvent, the Next loop of an SSE stream decoder;
+//     NextEvent, the Next loop of an SSE stream decoder; SSEWriter, the
+//     writer of the Anthropic and OpenAI Responses stream encoders, which
+//     keeps the first error;
 //   - Queue, the events decoded from one wire event waiting for Next, with
 //     the response id and model stamped on the first;
 //   - ResponseMeta, Indexes and AppendCallArgs (which argument texts a call
