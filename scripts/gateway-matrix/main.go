@@ -345,7 +345,7 @@ func writeResults(b *bytes.Buffer, runs []graded, nodeVersion, commit, keep stri
 			fmt.Fprintf(b, "| %s | %s %s | %s | %d | %d | %d | %d | %s |\n", g.name, g.pkg, g.version, k, c.cases, c.pass, c.fail, c.na, took)
 		}
 	}
-	for _, g := range runs {
+	for i, g := range runs {
 		fmt.Fprintf(b, "\n## %s (%s %s)\n\n", g.name, g.pkg, g.version)
 		if g.setup != "" {
 			fmt.Fprintf(b, "Set-up failed, nothing graded:\n\n```\n%s\n```\n", g.setup)
@@ -356,10 +356,20 @@ func writeResults(b *bytes.Buffer, runs []graded, nodeVersion, commit, keep stri
 			fmt.Fprintf(b, "No failed case.\n")
 			continue
 		}
+		if same := sameFailures(runs[:i], g); same != "" {
+			fmt.Fprintf(b, "The same cases failed with the same failure modes as %s; its section quotes the bytes.\n", same)
+			continue
+		}
 		fmt.Fprintf(b, "Failed cases grouped by upstream and failure mode (a case with several modes is in each group); the\nfirst case of each group is quoted.\n")
 		for _, f := range fs {
 			first := f.cases[0]
-			fmt.Fprintf(b, "\n### %s > %s: %s, %d case(s)\n\n", first.Front, f.upstream, f.rule, len(f.cases))
+			streamed := 0
+			for _, c := range f.cases {
+				if c.Stream {
+					streamed++
+				}
+			}
+			fmt.Fprintf(b, "\n### %s > %s: %s, %d case(s), %d streamed\n\n", first.Front, f.upstream, f.rule, len(f.cases), streamed)
 			var names []string
 			for _, c := range f.cases {
 				names = append(names, "`"+strings.TrimPrefix(c.Name, first.Front+">")+"`")
@@ -379,6 +389,38 @@ func writeResults(b *bytes.Buffer, runs []graded, nodeVersion, commit, keep stri
 			}
 		}
 	}
+}
+
+// failureKey lists a run's failed cases with their failure modes.
+func failureKey(g graded) string {
+	var lines []string
+	for _, r := range g.results {
+		if r.Status != gateway.StatusFail {
+			continue
+		}
+		var rules []string
+		for _, p := range r.Problems {
+			if !slices.Contains(rules, p.Rule) {
+				rules = append(rules, p.Rule)
+			}
+		}
+		sort.Strings(rules)
+		lines = append(lines, r.Name+" "+strings.Join(rules, ","))
+	}
+	sort.Strings(lines)
+	return strings.Join(lines, "\n")
+}
+
+// sameFailures returns the name of an earlier gateway, of the same front,
+// whose failed cases and their failure modes are g's, or "".
+func sameFailures(earlier []graded, g graded) string {
+	key := failureKey(g)
+	for _, e := range earlier {
+		if e.setup == "" && e.spec != nil && g.spec != nil && e.spec.Front == g.spec.Front && failureKey(e) == key {
+			return e.name
+		}
+	}
+	return ""
 }
 
 // cut returns s cut to n bytes, marked when cut.

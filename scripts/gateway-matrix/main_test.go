@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/toolconform/conform/gateway"
+	"github.com/toolconform/conform/serve"
 )
 
 // TestGatewaysArePinned checks every gateway of gateways/: its spec file
@@ -81,5 +82,25 @@ func TestPinnedPackageRefusesRanges(t *testing.T) {
 		if _, _, err := pinnedPackage(dir); err == nil || !strings.Contains(err.Error(), "not a pinned version") {
 			t.Errorf("%q: err %v, want not a pinned version", v, err)
 		}
+	}
+}
+
+func TestSameFailures(t *testing.T) {
+	spec := &gateway.Spec{Front: "anthropic"}
+	fail := func(name string, rules ...string) gateway.Result {
+		r := gateway.Result{Name: name, Status: gateway.StatusFail}
+		for _, rule := range rules {
+			r.Problems = append(r.Problems, serve.Problem{Rule: rule, Message: "m " + name})
+		}
+		return r
+	}
+	a := graded{name: "a", spec: spec, results: []gateway.Result{fail("x", "I04", "C03"), {Name: "y", Status: gateway.StatusPass}}}
+	b := graded{name: "b", spec: spec, results: []gateway.Result{fail("x", "C03", "I04", "C03")}}
+	c := graded{name: "c", spec: spec, results: []gateway.Result{fail("x", "C03")}}
+	if got := sameFailures([]graded{a}, b); got != "a" {
+		t.Errorf("b fails x with the modes a does: got %q, want a", got)
+	}
+	if got := sameFailures([]graded{a}, c); got != "" {
+		t.Errorf("c fails x with fewer modes than a: got %q, want none", got)
 	}
 }
