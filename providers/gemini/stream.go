@@ -96,25 +96,15 @@ type openCall struct {
 	started bool
 }
 
-func (s *stream) Next() (core.Event, error) {
-	for {
-		if e, ok := s.q.Pop(); ok {
-			return e, nil
-		}
-		if s.err != nil {
-			return core.Event{}, s.err
-		}
-		s.pull()
-	}
-}
+func (s *stream) Next() (core.Event, error) { return wire.Pull(&s.q, &s.err, s.pull) }
 
-// pull reads one chunk and queues its events, or sets s.err.
-func (s *stream) pull() {
+// pull reads one chunk and queues its events, or returns the error that
+// ends the stream.
+func (s *stream) pull() error {
 	if !s.started {
 		s.started = true
 		if err := s.detect(); err != nil {
-			s.err = err
-			return
+			return err
 		}
 	}
 	raw, off, err := s.next()
@@ -123,26 +113,22 @@ func (s *stream) pull() {
 		if s.sawUnknown {
 			at = s.unknownAt
 		}
-		s.err = offsetError(streamOp, at, fmt.Errorf("%w: no gemini event: %w", ErrSyntax, core.ErrNotStream))
-		return
+		return offsetError(streamOp, at, fmt.Errorf("%w: no gemini event: %w", ErrSyntax, core.ErrNotStream))
 	}
 	if err == io.EOF {
 		s.finishStream()
-		s.err = io.EOF
-		return
+		return io.EOF
 	}
 	if err != nil {
 		s.abandon()
-		s.err = err
-		return
+		return err
 	}
 	w, ok := s.fastResponse(raw)
 	if !ok {
 		w = new(wireResponse)
 		if err := json.Unmarshal(raw, w); err != nil {
 			s.abandon()
-			s.err = syntaxError(streamOp, off, err)
-			return
+			return syntaxError(streamOp, off, err)
 		}
 	}
 	switch {
@@ -156,8 +142,9 @@ func (s *stream) pull() {
 	}
 	if err := s.chunk(w); err != nil {
 		s.abandon()
-		s.err = offsetError(streamOp, off, err)
+		return offsetError(streamOp, off, err)
 	}
+	return nil
 }
 
 // detect looks at the first non-space byte and sets up the framing.

@@ -51,17 +51,7 @@ type stream struct {
 	foreign int64
 }
 
-func (s *stream) Next() (core.Event, error) {
-	for {
-		if e, ok := s.q.Pop(); ok {
-			return e, nil
-		}
-		if s.err != nil {
-			return core.Event{}, s.err
-		}
-		s.pull()
-	}
-}
+func (s *stream) Next() (core.Event, error) { return wire.Pull(&s.q, &s.err, s.pull) }
 
 func (s *stream) emit(ev core.Event) {
 	if !s.sentMeta && s.model != "" {
@@ -71,15 +61,16 @@ func (s *stream) emit(ev core.Event) {
 	s.q.Push(ev)
 }
 
-func (s *stream) pull() {
+// pull reads one line and queues its events, or returns the error that
+// ends the stream.
+func (s *stream) pull() error {
 	line, off, err := s.lines.Next()
 	if err == io.EOF {
-		s.err = io.EOF
 		if !s.known && s.foreign >= 0 {
 			// JSON lines, but none of /api/chat: not an Ollama stream.
-			s.err = offsetError(streamOp, s.foreign, fmt.Errorf("no ollama line (one with model, created_at, message, done or error): %w", core.ErrNotStream))
+			return offsetError(streamOp, s.foreign, fmt.Errorf("no ollama line (one with model, created_at, message, done or error): %w", core.ErrNotStream))
 		}
-		return
+		return io.EOF
 	}
 	if err != nil {
 		var ne *ndjson.Error
@@ -88,22 +79,19 @@ func (s *stream) pull() {
 			if errors.Is(err, ndjson.ErrLineTooLong) {
 				e = fmt.Errorf("%w: %v", ErrTooLarge, ne.Err)
 			}
-			s.err = offsetError(streamOp, ne.Offset, e)
-			return
+			return offsetError(streamOp, ne.Offset, e)
 		}
-		s.err = fmt.Errorf("%s: %w", streamOp, err)
-		return
+		return fmt.Errorf("%s: %w", streamOp, err)
 	}
 	var w wireResponse
 	if err := json.Unmarshal(line, &w); err != nil {
-		s.err = syntaxError(streamOp, off, err)
-		return
+		return syntaxError(streamOp, off, err)
 	}
 	if w.Model == "" && w.CreatedAt == "" && w.Message == nil && !w.Done && w.Error == nil {
 		if !s.known && s.foreign < 0 {
 			s.foreign = off
 		}
-		return
+		return nil
 	}
 	s.known = true
 	if s.model == "" {
@@ -111,7 +99,7 @@ func (s *stream) pull() {
 	}
 	if w.Error != nil {
 		s.emit(core.Event{Kind: core.EventError, Error: &core.ProviderError{Message: *w.Error}})
-		return
+		return nil
 	}
 	if m := w.Message; m != nil {
 		if m.Thinking != "" {
@@ -123,8 +111,7 @@ func (s *stream) pull() {
 		for k, tc := range m.ToolCalls {
 			args, repaired, _, err := DecodeArguments(tc.Function.Arguments)
 			if err != nil {
-				s.err = offsetError(streamOp, off, fmt.Errorf("message.tool_calls[%d].function.arguments: %w", k, err))
-				return
+				return offsetError(streamOp, off, fmt.Errorf("message.tool_calls[%d].function.arguments: %w", k, err))
 			}
 			if repaired {
 				// A Chunk cannot say that its arguments were repaired, so
@@ -155,6 +142,7 @@ func (s *stream) pull() {
 		}
 		s.emit(core.Event{Kind: core.EventFinish, Finish: NormalizeFinish(w.DoneReason, s.calls > 0), ProviderFinish: w.DoneReason})
 	}
+	return nil
 }
 
 // EncodeStream writes events as an /api/chat NDJSON stream: one line per

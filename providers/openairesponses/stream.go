@@ -83,27 +83,21 @@ func (s *stream) emit(e core.Event) {
 
 // Next returns the next event, io.EOF at the end, or an error that names
 // the byte offset of the fault.
-func (s *stream) Next() (core.Event, error) {
-	for {
-		if e, ok := s.q.Pop(); ok {
-			return e, nil
-		}
-		if s.err != nil {
-			return core.Event{}, s.err
-		}
-		// A view of the decoder's buffer, valid until the next event:
-		// handle decodes it, and keeps none of it, before asking for
-		// another.
-		ev, err := s.sse.NextRaw()
-		switch {
-		case err == io.EOF:
-			s.err = s.atEOF()
-		case err != nil:
-			s.err = err
-		default:
-			s.err = s.handle(ev)
-		}
+func (s *stream) Next() (core.Event, error) { return wire.Pull(&s.q, &s.err, s.pull) }
+
+// pull decodes one SSE event into the queue, or returns the error that ends
+// the stream.
+func (s *stream) pull() error {
+	// A view of the decoder's buffer, valid until the next event: handle
+	// decodes it, and keeps none of it, before asking for another.
+	ev, err := s.sse.NextRaw()
+	switch {
+	case err == io.EOF:
+		return s.atEOF()
+	case err != nil:
+		return err
 	}
+	return s.handle(ev)
 }
 
 // atEOF gives the error that ends the stream at the end of its input.

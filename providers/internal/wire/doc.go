@@ -15,7 +15,9 @@
 //     writer of the Anthropic and OpenAI Responses stream encoders, which
 //     keeps the first error;
 //   - Queue, the events decoded from one wire event waiting for Next, with
-//     the response id and model stamped on the first;
+//     the response id and model stamped on the first, and Pull, the Next
+//     loop over it that Anthropic (through NextEvent), OpenAI Responses,
+//     Gemini and Ollama share;
 //   - ResponseMeta, Indexes and AppendCallArgs (which argument texts a call
 //     delta or end chunk writes) for stream encoders;
 //   - StrictUnmarshal (one JSON value, nothing after it, with the offset

@@ -45,3 +45,20 @@ func (q *Queue) Stamped() bool { return q.stamped }
 
 // Len returns the number of events waiting.
 func (q *Queue) Len() int { return len(q.events) - q.head }
+
+// Pull is the Next of a stream decoder: it returns the oldest event of q,
+// calling pull to decode the next wire event into q while there is none.
+// pull returns the error that ends the stream (io.EOF for a clean end) or
+// nil; the first error is kept in *errp and returned, after the queued
+// events, by every later call.
+func Pull(q *Queue, errp *error, pull func() error) (core.Event, error) {
+	for {
+		if e, ok := q.Pop(); ok {
+			return e, nil
+		}
+		if *errp != nil {
+			return core.Event{}, *errp
+		}
+		*errp = pull()
+	}
+}

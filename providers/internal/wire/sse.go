@@ -96,24 +96,17 @@ func (s *SSEReader) NextRaw() (SSEEvent, error) {
 // io.EOF), or an error for a stream cut short. The first error is kept in
 // *errp and returned, after the queued events, by every later call.
 func NextEvent(q *Queue, r *SSEReader, errp *error, handle func(SSEEvent) error, atEOF func() error) (core.Event, error) {
-	for {
-		if e, ok := q.Pop(); ok {
-			return e, nil
-		}
-		if *errp != nil {
-			return core.Event{}, *errp
-		}
+	return Pull(q, errp, func() error {
 		ev, err := r.Next()
 		switch {
 		case err == io.EOF:
-			*errp = atEOF()
-			if *errp == nil {
-				*errp = io.EOF
+			if err := atEOF(); err != nil {
+				return err
 			}
+			return io.EOF
 		case err != nil:
-			*errp = err
-		default:
-			*errp = handle(ev)
+			return err
 		}
-	}
+		return handle(ev)
+	})
 }
