@@ -47,17 +47,6 @@ var ErrHistory = errors.New("gemini: invalid history")
 // a canonical value that cannot be written (Op "encode request").
 type DecodeError = wire.DecodeError
 
-// offsetError is a fault of operation op ("gemini: decode stream") at
-// byte off.
-func offsetError(op string, off int64, err error) *DecodeError {
-	return &DecodeError{Protocol: "gemini", Op: strings.TrimPrefix(op, "gemini: "), Offset: off, Err: err}
-}
-
-// pathError is a fault of operation op at the JSON path path.
-func pathError(op, path string, err error) *DecodeError {
-	return &DecodeError{Protocol: "gemini", Op: strings.TrimPrefix(op, "gemini: "), Offset: -1, Path: path, Err: err}
-}
-
 // Option configures an Adapter.
 type Option func(*Adapter)
 
@@ -336,7 +325,7 @@ func syntaxError(op string, base int64, err error) error {
 		if off > 0 {
 			off--
 		}
-		return offsetError(op, base+off, fmt.Errorf("%w: %v", ErrSyntax, err))
+		return wire.Placed(op, base+off, "", fmt.Errorf("%w: %v", ErrSyntax, err))
 	}
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
@@ -344,7 +333,7 @@ func syntaxError(op string, base int64, err error) error {
 		if path == "" {
 			path = "(top level)"
 		}
-		return offsetError(op, base+te.Offset, fmt.Errorf("%w: value ending here, field %s: %v", ErrSyntax, path, err))
+		return wire.Placed(op, base+te.Offset, "", fmt.Errorf("%w: value ending here, field %s: %v", ErrSyntax, path, err))
 	}
 	return fmt.Errorf("%s: %w: %v", op, ErrSyntax, err)
 }

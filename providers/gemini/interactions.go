@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/toolconform/conform/core"
+	"github.com/toolconform/conform/providers/internal/wire"
 	"github.com/toolconform/conform/sse"
 )
 
@@ -115,7 +116,7 @@ func (a *Adapter) DecodeInteraction(body []byte) (*core.Response, error) {
 		case "function_call":
 			args, err := argsOf(s.Arguments)
 			if err != nil {
-				return nil, pathError(op, "steps["+strconv.Itoa(i)+"].arguments", err)
+				return nil, wire.Placed(op, -1, "steps["+strconv.Itoa(i)+"].arguments", err)
 			}
 			id := s.ID
 			if id == "" {
@@ -217,7 +218,7 @@ func (s *interactionStream) Next() (core.Event, error) {
 				if errors.Is(err, sse.ErrEventTooLarge) {
 					e = fmt.Errorf("%w: %v", ErrTooLarge, err)
 				}
-				s.err = offsetError(op, se.Offset, e)
+				s.err = wire.Placed(op, se.Offset, "", e)
 			} else {
 				s.err = fmt.Errorf("%s: %w", op, err)
 			}
@@ -236,7 +237,7 @@ func (s *interactionStream) Next() (core.Event, error) {
 			continue
 		}
 		if err := s.event(&w); err != nil {
-			s.err = offsetError(op, off, err)
+			s.err = wire.Placed(op, off, "", err)
 			s.abandonHeld()
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/toolconform/conform/core"
+	"github.com/toolconform/conform/providers/internal/wire"
 )
 
 type wireRequest struct {
@@ -154,7 +155,7 @@ func (a *Adapter) EncodeRequest(req *core.Request) ([]byte, error) {
 	}
 	for i, t := range req.Tools {
 		if err := checkName(t.Name); err != nil {
-			return nil, pathError(op, "tools["+strconv.Itoa(i)+"].name", err)
+			return nil, wire.Placed(op, -1, "tools["+strconv.Itoa(i)+"].name", err)
 		}
 	}
 	w := wireRequest{Contents: []wireContent{}}
@@ -187,7 +188,7 @@ func (a *Adapter) EncodeRequest(req *core.Request) ([]byte, error) {
 				case core.PartText:
 					c.Parts = append(c.Parts, wirePart{Text: ptr(p.Text)})
 				case core.PartToolResult:
-					return nil, pathError(op, path+".parts["+strconv.Itoa(j)+"]", fmt.Errorf("%w: tool results belong in a tool message", ErrHistory))
+					return nil, wire.Placed(op, -1, path+".parts["+strconv.Itoa(j)+"]", fmt.Errorf("%w: tool results belong in a tool message", ErrHistory))
 				}
 			}
 			w.Contents = append(w.Contents, c)
@@ -203,11 +204,11 @@ func (a *Adapter) EncodeRequest(req *core.Request) ([]byte, error) {
 					c.Parts = append(c.Parts, wirePart{Text: ptr(p.Text), Thought: true, ThoughtSignature: p.Signature})
 				case core.PartToolCall:
 					if p.Call == nil {
-						return nil, pathError(op, pp, errors.New("tool_call part without a call"))
+						return nil, wire.Placed(op, -1, pp, errors.New("tool_call part without a call"))
 					}
 					args, err := objectArgs(p.Call.Arguments)
 					if err != nil {
-						return nil, pathError(op, pp+".call.arguments", err)
+						return nil, wire.Placed(op, -1, pp+".call.arguments", err)
 					}
 					c.Parts = append(c.Parts, wirePart{
 						FunctionCall:     &wireFunctionCall{ID: wireID(p.Call.ID), Name: p.Call.Name, Args: args},
@@ -226,12 +227,12 @@ func (a *Adapter) EncodeRequest(req *core.Request) ([]byte, error) {
 			i--
 			parts, err := encodeResults(results, lastCalls, lastCallsAt, first)
 			if err != nil {
-				return nil, pathError(op, "messages["+strconv.Itoa(first)+"]", err)
+				return nil, wire.Placed(op, -1, "messages["+strconv.Itoa(first)+"]", err)
 			}
 			w.Contents = append(w.Contents, wireContent{Role: "user", Parts: parts})
 			lastCalls, lastCallsAt = nil, -1
 		default:
-			return nil, pathError(op, path+".role", fmt.Errorf("unknown role %q", m.Role))
+			return nil, wire.Placed(op, -1, path+".role", fmt.Errorf("unknown role %q", m.Role))
 		}
 	}
 	// Checked after the messages, so that a fault inside one part is
@@ -248,7 +249,7 @@ func (a *Adapter) EncodeRequest(req *core.Request) ([]byte, error) {
 			if len(bytes.TrimSpace(spec.InputSchema)) > 0 && !isEmptyObject(spec.InputSchema) && string(bytes.TrimSpace(spec.InputSchema)) != "null" {
 				params, _, err := SanitizeSchema(spec.InputSchema)
 				if err != nil {
-					return nil, pathError(op, "tools["+strconv.Itoa(i)+"].input_schema", err)
+					return nil, wire.Placed(op, -1, "tools["+strconv.Itoa(i)+"].input_schema", err)
 				}
 				d.Parameters = params
 			}
@@ -267,12 +268,12 @@ func (a *Adapter) EncodeRequest(req *core.Request) ([]byte, error) {
 			f.Mode = "ANY"
 		case core.ToolChoiceTool:
 			if tc.Name == "" {
-				return nil, pathError(op, "tool_choice.name", errors.New("mode tool needs a tool name"))
+				return nil, wire.Placed(op, -1, "tool_choice.name", errors.New("mode tool needs a tool name"))
 			}
 			f.Mode = "ANY"
 			f.AllowedFunctionNames = []string{tc.Name}
 		default:
-			return nil, pathError(op, "tool_choice.mode", fmt.Errorf("unknown mode %q", tc.Mode))
+			return nil, wire.Placed(op, -1, "tool_choice.mode", fmt.Errorf("unknown mode %q", tc.Mode))
 		}
 		w.ToolConfig = &wireToolConfig{FunctionCallingConfig: f}
 	}
@@ -452,7 +453,7 @@ func (a *Adapter) DecodeRequest(body []byte) (*core.Request, error) {
 					}
 					args, err := argsOf(fc.Args)
 					if err != nil {
-						return nil, pathError(op, path+".parts["+strconv.Itoa(pi)+"].functionCall.args", err)
+						return nil, wire.Placed(op, -1, path+".parts["+strconv.Itoa(pi)+"].functionCall.args", err)
 					}
 					call := core.Call{ID: id, Name: fc.Name, Arguments: args, Signature: p.ThoughtSignature}
 					prevCalls = append(prevCalls, call)
@@ -505,7 +506,7 @@ func (a *Adapter) DecodeRequest(body []byte) (*core.Request, error) {
 				req.Messages = append(req.Messages, user)
 			}
 		default:
-			return nil, pathError(op, path+".role", fmt.Errorf("unknown role %q", c.Role))
+			return nil, wire.Placed(op, -1, path+".role", fmt.Errorf("unknown role %q", c.Role))
 		}
 	}
 	for _, t := range w.Tools {

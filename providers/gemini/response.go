@@ -26,7 +26,7 @@ func (a *Adapter) DecodeResponse(body []byte) (resp *core.Response, err error) {
 	defer wire.VendorFallback(body, &resp, &err)
 	const op = "gemini: decode response"
 	if bad := wire.InvalidUTF8At(body); bad >= 0 {
-		return nil, offsetError(op, int64(bad), core.ErrInvalidUTF8)
+		return nil, wire.Placed(op, int64(bad), "", core.ErrInvalidUTF8)
 	}
 	var w wireResponse
 	if err := json.Unmarshal(body, &w); err != nil {
@@ -45,7 +45,7 @@ func (a *Adapter) DecodeResponse(body []byte) (resp *core.Response, err error) {
 		// Only a blocked prompt answers with no candidate; any other body
 		// without one is not a generateContent response.
 		if w.PromptFeedback == nil || w.PromptFeedback.BlockReason == "" {
-			return nil, pathError(op, "candidates", fmt.Errorf("%w: no candidate, and no promptFeedback.blockReason or error says why", ErrSyntax))
+			return nil, wire.Placed(op, -1, "candidates", fmt.Errorf("%w: no candidate, and no promptFeedback.blockReason or error says why", ErrSyntax))
 		}
 		resp.Finish = core.FinishContentFilter
 		resp.ProviderFinish = string(w.PromptFeedback.BlockReason)
@@ -57,7 +57,7 @@ func (a *Adapter) DecodeResponse(body []byte) (resp *core.Response, err error) {
 		for i, p := range c.Content.Parts {
 			part, ok, err := partOf(p, w.ResponseID, &k)
 			if err != nil {
-				return nil, pathError(op, "candidates[0].content.parts["+strconv.Itoa(i)+"]", err)
+				return nil, wire.Placed(op, -1, "candidates[0].content.parts["+strconv.Itoa(i)+"]", err)
 			}
 			if ok {
 				resp.Message.Parts = append(resp.Message.Parts, part)
@@ -145,7 +145,7 @@ func (a *Adapter) EncodeResponse(resp *core.Response) ([]byte, error) {
 	for i, p := range resp.Message.Parts {
 		wp, ok, err := wirePartOf(p)
 		if err != nil {
-			return nil, pathError(op, "message.parts["+strconv.Itoa(i)+"]", err)
+			return nil, wire.Placed(op, -1, "message.parts["+strconv.Itoa(i)+"]", err)
 		}
 		if ok {
 			c.Content.Parts = append(c.Content.Parts, wp)

@@ -113,7 +113,7 @@ func (s *stream) pull() error {
 		if s.sawUnknown {
 			at = s.unknownAt
 		}
-		return offsetError(streamOp, at, fmt.Errorf("%w: no gemini event: %w", ErrSyntax, core.ErrNotStream))
+		return wire.Placed(streamOp, at, "", fmt.Errorf("%w: no gemini event: %w", ErrSyntax, core.ErrNotStream))
 	}
 	if err == io.EOF {
 		s.finishStream()
@@ -142,7 +142,7 @@ func (s *stream) pull() error {
 	}
 	if err := s.chunk(w); err != nil {
 		s.abandon()
-		return offsetError(streamOp, off, err)
+		return wire.Placed(streamOp, off, "", err)
 	}
 	return nil
 }
@@ -158,7 +158,7 @@ func (s *stream) detect() error {
 				s.next = func() (json.RawMessage, int64, error) { return nil, 0, io.EOF }
 				return nil
 			}
-			return offsetError(streamOp, int64(skipped), err)
+			return wire.Placed(streamOp, int64(skipped), "", err)
 		}
 		c := b[skipped]
 		if c == ' ' || c == '\t' || c == '\r' || c == '\n' {
@@ -185,7 +185,7 @@ func (s *stream) detectAfter(base int64) error {
 				s.next = func() (json.RawMessage, int64, error) { return nil, 0, io.EOF }
 				return nil
 			}
-			return offsetError(streamOp, base, err)
+			return wire.Placed(streamOp, base, "", err)
 		}
 		if c := b[0]; c == ' ' || c == '\t' || c == '\r' || c == '\n' {
 			_, _ = s.br.Discard(1)
@@ -227,9 +227,9 @@ func (s *stream) nextSSE() (json.RawMessage, int64, error) {
 			var se *sse.Error
 			if errors.As(err, &se) {
 				if errors.Is(err, sse.ErrEventTooLarge) {
-					return nil, 0, offsetError(streamOp, se.Offset, fmt.Errorf("%w: %v", ErrTooLarge, err))
+					return nil, 0, wire.Placed(streamOp, se.Offset, "", fmt.Errorf("%w: %v", ErrTooLarge, err))
 				}
-				return nil, 0, offsetError(streamOp, se.Offset, err)
+				return nil, 0, wire.Placed(streamOp, se.Offset, "", err)
 			}
 			return nil, 0, fmt.Errorf("%s: %w", streamOp, err)
 		}
@@ -252,13 +252,13 @@ func (s *stream) nextJSON() (json.RawMessage, int64, error) {
 		if s.inArray {
 			tok, err := s.dec.Token()
 			if err == io.EOF {
-				return nil, 0, offsetError(streamOp, s.dec.InputOffset()+s.lim.base, fmt.Errorf("%w: stream ended before the closing ] of the JSON array", ErrSyntax))
+				return nil, 0, wire.Placed(streamOp, s.dec.InputOffset()+s.lim.base, "", fmt.Errorf("%w: stream ended before the closing ] of the JSON array", ErrSyntax))
 			}
 			if err != nil {
 				return nil, 0, syntaxError(streamOp, s.lim.base, err)
 			}
 			if d, ok := tok.(json.Delim); !ok || d != ']' {
-				return nil, 0, offsetError(streamOp, s.dec.InputOffset()+s.lim.base, fmt.Errorf("%w: unexpected %v in the JSON array", ErrSyntax, tok))
+				return nil, 0, wire.Placed(streamOp, s.dec.InputOffset()+s.lim.base, "", fmt.Errorf("%w: unexpected %v in the JSON array", ErrSyntax, tok))
 			}
 			s.inArray = false
 			s.lim.mark(s.dec.InputOffset())
@@ -267,7 +267,7 @@ func (s *stream) nextJSON() (json.RawMessage, int64, error) {
 		if _, err := s.dec.Token(); err != io.EOF {
 			if err == nil {
 				err = fmt.Errorf("%w: data after the end of the stream", ErrSyntax)
-				return nil, 0, offsetError(streamOp, s.dec.InputOffset()+s.lim.base, err)
+				return nil, 0, wire.Placed(streamOp, s.dec.InputOffset()+s.lim.base, "", err)
 			}
 			return nil, 0, syntaxError(streamOp, s.lim.base, err)
 		}
@@ -281,14 +281,14 @@ func (s *stream) nextJSON() (json.RawMessage, int64, error) {
 			return nil, 0, err
 		}
 		if err == io.EOF || errors.Is(err, io.ErrUnexpectedEOF) {
-			return nil, 0, offsetError(streamOp, s.dec.InputOffset()+s.lim.base, fmt.Errorf("%w: stream ended inside a JSON value", ErrSyntax))
+			return nil, 0, wire.Placed(streamOp, s.dec.InputOffset()+s.lim.base, "", fmt.Errorf("%w: stream ended inside a JSON value", ErrSyntax))
 		}
 		// The Decoder's own SyntaxError offsets are not stream offsets;
 		// place the error by scanning the kept bytes of this value.
 		if off, ok := s.lim.errorOffset(from, s.inArray && s.elems > 0); ok {
-			return nil, 0, offsetError(streamOp, off, fmt.Errorf("%w: %v", ErrSyntax, err))
+			return nil, 0, wire.Placed(streamOp, off, "", fmt.Errorf("%w: %v", ErrSyntax, err))
 		}
-		return nil, 0, offsetError(streamOp, s.lim.base+from, fmt.Errorf("%w: in the JSON value starting after this offset: %v", ErrSyntax, err))
+		return nil, 0, wire.Placed(streamOp, s.lim.base+from, "", fmt.Errorf("%w: in the JSON value starting after this offset: %v", ErrSyntax, err))
 	}
 	end := s.dec.InputOffset()
 	s.lim.mark(end)
@@ -352,7 +352,7 @@ func (l *limitReader) errorOffset(from int64, separated bool) (int64, bool) {
 func (l *limitReader) Read(p []byte) (int, error) {
 	room := l.max - (l.n - l.last)
 	if room <= 0 {
-		return 0, offsetError(streamOp, l.base+l.last, fmt.Errorf("%w: JSON value starting near here exceeds %d bytes", ErrTooLarge, l.max))
+		return 0, wire.Placed(streamOp, l.base+l.last, "", fmt.Errorf("%w: JSON value starting near here exceeds %d bytes", ErrTooLarge, l.max))
 	}
 	if int64(len(p)) > room {
 		p = p[:room]

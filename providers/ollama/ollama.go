@@ -36,17 +36,6 @@ var ErrTooLarge = errors.New("ollama: too large")
 // a canonical value that cannot be written (Op "encode request").
 type DecodeError = wire.DecodeError
 
-// offsetError is a fault of operation op ("ollama: decode stream") at
-// byte off.
-func offsetError(op string, off int64, err error) *DecodeError {
-	return &DecodeError{Protocol: "ollama", Op: strings.TrimPrefix(op, "ollama: "), Offset: off, Err: err}
-}
-
-// pathError is a fault of operation op at the JSON path path.
-func pathError(op, path string, err error) *DecodeError {
-	return &DecodeError{Protocol: "ollama", Op: strings.TrimPrefix(op, "ollama: "), Offset: -1, Path: path, Err: err}
-}
-
 // Option configures an Adapter.
 type Option func(*Adapter)
 
@@ -186,7 +175,7 @@ func callsOf(tcs []wireToolCall, gen func(k int) string, path string, op string)
 	for k, tc := range tcs {
 		args, repaired, orig, err := DecodeArguments(tc.Function.Arguments)
 		if err != nil {
-			return nil, pathError(op, path+".tool_calls["+strconv.Itoa(k)+"].function.arguments", err)
+			return nil, wire.Placed(op, -1, path+".tool_calls["+strconv.Itoa(k)+"].function.arguments", err)
 		}
 		id := tc.ID
 		if id == "" {
@@ -233,7 +222,7 @@ func (a *Adapter) EncodeRequest(req *core.Request) ([]byte, error) {
 	if tc := req.ToolChoice; tc != nil && (tc.Mode == core.ToolChoiceTool || tc.Mode == core.ToolChoiceRequired) {
 		// Dropping a forced choice would let the model answer in text
 		// while the caller believes a call is forced (F08).
-		return nil, pathError(op, "tool_choice.mode", fmt.Errorf("%w: Ollama has no tool choice, so mode %q cannot be sent", errors.ErrUnsupported, tc.Mode))
+		return nil, wire.Placed(op, -1, "tool_choice.mode", fmt.Errorf("%w: Ollama has no tool choice, so mode %q cannot be sent", errors.ErrUnsupported, tc.Mode))
 	}
 	stream := req.Stream
 	w := wireRequest{Model: req.Model, Messages: []wireMessage{}, Stream: &stream}
@@ -254,16 +243,16 @@ func (a *Adapter) EncodeRequest(req *core.Request) ([]byte, error) {
 					wm.Thinking += p.Text
 				case core.PartToolCall:
 					if p.Call == nil {
-						return nil, pathError(op, path+".parts["+strconv.Itoa(j)+"]", errors.New("tool_call part without a call"))
+						return nil, wire.Placed(op, -1, path+".parts["+strconv.Itoa(j)+"]", errors.New("tool_call part without a call"))
 					}
 					tc, err := wireCall(*p.Call)
 					if err != nil {
-						return nil, pathError(op, path+".parts["+strconv.Itoa(j)+"].call.arguments", err)
+						return nil, wire.Placed(op, -1, path+".parts["+strconv.Itoa(j)+"].call.arguments", err)
 					}
 					names[p.Call.ID] = p.Call.Name
 					wm.ToolCalls = append(wm.ToolCalls, tc)
 				case core.PartToolResult:
-					return nil, pathError(op, path+".parts["+strconv.Itoa(j)+"]", errors.New("tool results belong in a tool message"))
+					return nil, wire.Placed(op, -1, path+".parts["+strconv.Itoa(j)+"]", errors.New("tool results belong in a tool message"))
 				}
 			}
 			if m.Role == core.RoleAssistant {
@@ -285,13 +274,13 @@ func (a *Adapter) EncodeRequest(req *core.Request) ([]byte, error) {
 				w.Messages = append(w.Messages, wireMessage{Role: "tool", Content: content, ToolName: name, ToolCallID: wireID(r.CallID)})
 			}
 		default:
-			return nil, pathError(op, path+".role", fmt.Errorf("unknown role %q", m.Role))
+			return nil, wire.Placed(op, -1, path+".role", fmt.Errorf("unknown role %q", m.Role))
 		}
 	}
 	for i, t := range req.Tools {
 		params := t.InputSchema
 		if len(bytes.TrimSpace(params)) > 0 && !json.Valid(params) {
-			return nil, pathError(op, "tools["+strconv.Itoa(i)+"].input_schema", errors.New("schema is not valid JSON"))
+			return nil, wire.Placed(op, -1, "tools["+strconv.Itoa(i)+"].input_schema", errors.New("schema is not valid JSON"))
 		}
 		w.Tools = append(w.Tools, wireTool{Type: "function", Function: wireFunction{Name: t.Name, Description: t.Description, Parameters: params}})
 	}
@@ -410,7 +399,7 @@ func (a *Adapter) DecodeRequest(body []byte) (*core.Request, error) {
 				req.Messages = append(req.Messages, core.Message{Role: core.RoleTool, Parts: []core.Part{core.ResultPart(r)}})
 			}
 		default:
-			return nil, pathError(op, path+".role", fmt.Errorf("unknown role %q", m.Role))
+			return nil, wire.Placed(op, -1, path+".role", fmt.Errorf("unknown role %q", m.Role))
 		}
 	}
 	for _, t := range w.Tools {
@@ -477,7 +466,7 @@ func (a *Adapter) DecodeResponse(body []byte) (resp *core.Response, err error) {
 	defer wire.VendorFallback(body, &resp, &err)
 	const op = "ollama: decode response"
 	if bad := wire.InvalidUTF8At(body); bad >= 0 {
-		return nil, offsetError(op, int64(bad), core.ErrInvalidUTF8)
+		return nil, wire.Placed(op, int64(bad), "", core.ErrInvalidUTF8)
 	}
 	var w wireResponse
 	if err := json.Unmarshal(body, &w); err != nil {
@@ -490,7 +479,7 @@ func (a *Adapter) DecodeResponse(body []byte) (resp *core.Response, err error) {
 		return resp, nil
 	}
 	if w.Message == nil {
-		return nil, pathError(op, "message", fmt.Errorf("%w: missing, and the body is not an error body", ErrSyntax))
+		return nil, wire.Placed(op, -1, "message", fmt.Errorf("%w: missing, and the body is not an error body", ErrSyntax))
 	}
 	m := w.Message
 	if m.Thinking != "" {
@@ -514,7 +503,7 @@ func (a *Adapter) DecodeResponse(body []byte) (resp *core.Response, err error) {
 		// A whole /api/chat response says done: true. done false is
 		// one line of a stream that was cut before its done line: what
 		// it carried is kept, and the cut is an error, as for a stream.
-		return resp, pathError(op, "done", fmt.Errorf("false: a stream line cut before its done line, not a whole response: %w", core.ErrNoFinish))
+		return resp, wire.Placed(op, -1, "done", fmt.Errorf("false: a stream line cut before its done line, not a whole response: %w", core.ErrNoFinish))
 	}
 	resp.ProviderFinish = w.DoneReason
 	resp.Finish = NormalizeFinish(w.DoneReason, hasCalls)
@@ -547,11 +536,11 @@ func (a *Adapter) EncodeResponse(resp *core.Response) ([]byte, error) {
 			m.Thinking += p.Text
 		case core.PartToolCall:
 			if p.Call == nil {
-				return nil, pathError(op, "message.parts["+strconv.Itoa(i)+"]", errors.New("tool_call part without a call"))
+				return nil, wire.Placed(op, -1, "message.parts["+strconv.Itoa(i)+"]", errors.New("tool_call part without a call"))
 			}
 			tc, err := wireCall(*p.Call)
 			if err != nil {
-				return nil, pathError(op, "message.parts["+strconv.Itoa(i)+"].call.arguments", err)
+				return nil, wire.Placed(op, -1, "message.parts["+strconv.Itoa(i)+"].call.arguments", err)
 			}
 			m.ToolCalls = append(m.ToolCalls, tc)
 		}
@@ -574,13 +563,13 @@ func syntaxError(op string, base int64, err error) error {
 		if off > 0 {
 			off--
 		}
-		return offsetError(op, base+off, fmt.Errorf("%w: %v", ErrSyntax, err))
+		return wire.Placed(op, base+off, "", fmt.Errorf("%w: %v", ErrSyntax, err))
 	}
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
-		return offsetError(op, base+te.Offset, fmt.Errorf("%w: value ending here, field %s: %v", ErrSyntax, te.Field, err))
+		return wire.Placed(op, base+te.Offset, "", fmt.Errorf("%w: value ending here, field %s: %v", ErrSyntax, te.Field, err))
 	}
-	return offsetError(op, base, fmt.Errorf("%w: %v", ErrSyntax, err))
+	return wire.Placed(op, base, "", fmt.Errorf("%w: %v", ErrSyntax, err))
 }
 
 // resultText joins the text parts of a tool result with a newline (G10):

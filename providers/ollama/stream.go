@@ -68,7 +68,7 @@ func (s *stream) pull() error {
 	if err == io.EOF {
 		if !s.known && s.foreign >= 0 {
 			// JSON lines, but none of /api/chat: not an Ollama stream.
-			return offsetError(streamOp, s.foreign, fmt.Errorf("no ollama line (one with model, created_at, message, done or error): %w", core.ErrNotStream))
+			return wire.Placed(streamOp, s.foreign, "", fmt.Errorf("no ollama line (one with model, created_at, message, done or error): %w", core.ErrNotStream))
 		}
 		return io.EOF
 	}
@@ -79,7 +79,7 @@ func (s *stream) pull() error {
 			if errors.Is(err, ndjson.ErrLineTooLong) {
 				e = fmt.Errorf("%w: %v", ErrTooLarge, ne.Err)
 			}
-			return offsetError(streamOp, ne.Offset, e)
+			return wire.Placed(streamOp, ne.Offset, "", e)
 		}
 		return fmt.Errorf("%s: %w", streamOp, err)
 	}
@@ -111,7 +111,7 @@ func (s *stream) pull() error {
 		for k, tc := range m.ToolCalls {
 			args, repaired, _, err := DecodeArguments(tc.Function.Arguments)
 			if err != nil {
-				return offsetError(streamOp, off, fmt.Errorf("message.tool_calls[%d].function.arguments: %w", k, err))
+				return wire.Placed(streamOp, off, "", fmt.Errorf("message.tool_calls[%d].function.arguments: %w", k, err))
 			}
 			if repaired {
 				// A Chunk cannot say that its arguments were repaired, so

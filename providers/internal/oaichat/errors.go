@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/toolconform/conform/providers/internal/idmap"
 	"github.com/toolconform/conform/providers/internal/wire"
@@ -40,13 +39,6 @@ var (
 // in tools[1] "echo"), which is no JSON path.
 type Error = wire.DecodeError
 
-// placed returns the *Error of operation op ("openai-chat: decode
-// stream", as Codec.op words it) at byte off and path.
-func placed(op string, off int64, path string, err error) *Error {
-	protocol, what, _ := strings.Cut(op, ": ")
-	return &Error{Protocol: protocol, Op: what, Offset: off, Path: path, Err: err}
-}
-
 // jsonError turns an encoding/json error into an *Error whose offset is
 // base plus the place wire.JSONPlace finds: the 0-based offset of the bad
 // byte of a syntax error, the offset a type error names.
@@ -55,14 +47,14 @@ func jsonError(op string, base int64, err error) error {
 	var te *json.UnmarshalTypeError
 	switch {
 	case ok && errors.As(err, &te):
-		return placed(op, base+off, field, fmt.Errorf("%w: %s cannot hold JSON %s", ErrBadField, te.Type, te.Value))
+		return wire.Placed(op, base+off, field, fmt.Errorf("%w: %s cannot hold JSON %s", ErrBadField, te.Type, te.Value))
 	case ok:
-		return placed(op, base+off, "", fmt.Errorf("%w: %v", ErrInvalidJSON, err))
+		return wire.Placed(op, base+off, "", fmt.Errorf("%w: %v", ErrInvalidJSON, err))
 	}
-	return placed(op, base, "", fmt.Errorf("%w: %v", ErrInvalidJSON, err))
+	return wire.Placed(op, base, "", fmt.Errorf("%w: %v", ErrInvalidJSON, err))
 }
 
 // fieldError returns an *Error for a field at path.
 func fieldError(op, path string, err error) error {
-	return placed(op, -1, path, err)
+	return wire.Placed(op, -1, path, err)
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/toolconform/conform/core"
+	"github.com/toolconform/conform/providers/internal/wire"
 )
 
 // EncodeRequest writes req as a Chat Completions request body. It refuses
@@ -34,7 +35,7 @@ func (c *Codec) EncodeRequest(req *core.Request) ([]byte, error) {
 		w.Messages = append(w.Messages, msgs...)
 	}
 	if err := CheckHistory(req.Messages, HistoryChecks{}); err != nil {
-		return nil, placed(op, -1, "messages", err)
+		return nil, wire.Placed(op, -1, "messages", err)
 	}
 	toolsInCallOrder(w.Messages)
 	for i, t := range req.Tools {
@@ -89,7 +90,7 @@ func (c *Codec) EncodeRequest(req *core.Request) ([]byte, error) {
 	}
 	b, err := json.Marshal(w)
 	if err != nil {
-		return nil, placed(op, -1, "", err)
+		return nil, wire.Placed(op, -1, "", err)
 	}
 	return b, nil
 }

@@ -31,7 +31,7 @@ func (c *Codec) DecodeResponse(body []byte) (resp *core.Response, err error) {
 	defer wire.VendorFallback(body, &resp, &err)
 	op := c.op("decode response")
 	if bad := wire.InvalidUTF8At(body); bad >= 0 {
-		return nil, placed(op, int64(bad), "", core.ErrInvalidUTF8)
+		return nil, wire.Placed(op, int64(bad), "", core.ErrInvalidUTF8)
 	}
 	var w wireResponse
 	if err := json.Unmarshal(body, &w); err != nil {
@@ -133,7 +133,7 @@ func (c *Codec) EncodeResponse(resp *core.Response) ([]byte, error) {
 		if len(resp.Message.Parts) == 0 && resp.Finish == core.FinishError {
 			b, err := json.Marshal(out)
 			if err != nil {
-				return nil, placed(op, -1, "", err)
+				return nil, wire.Placed(op, -1, "", err)
 			}
 			return b, nil
 		}
@@ -165,7 +165,7 @@ func (c *Codec) EncodeResponse(resp *core.Response) ([]byte, error) {
 	out["choices"] = []map[string]any{{"index": 0, "message": wm, "finish_reason": finish}}
 	b, err := json.Marshal(out)
 	if err != nil {
-		return nil, placed(op, -1, "", err)
+		return nil, wire.Placed(op, -1, "", err)
 	}
 	return b, nil
 }

@@ -165,7 +165,7 @@ func (s *stream) Next() (core.Event, error) {
 			if errors.As(err, &se) {
 				off = se.Offset
 			}
-			s.err = placed(s.op, off, "", err)
+			s.err = wire.Placed(s.op, off, "", err)
 			continue
 		}
 		if err := s.handle(ev); err != nil {
@@ -182,7 +182,7 @@ func (s *stream) atEOF() error {
 	if !ok {
 		return io.EOF
 	}
-	return placed(s.op, off, "", fmt.Errorf("no %s event in %d bytes: %w", s.c.cfg.Name, n, core.ErrNotStream))
+	return wire.Placed(s.op, off, "", fmt.Errorf("no %s event in %d bytes: %w", s.c.cfg.Name, n, core.ErrNotStream))
 }
 
 // unknown notes an event that is not one of the protocol's, the first of
@@ -264,11 +264,11 @@ func (s *stream) handle(ev sse.RawEvent) error {
 		var te *json.UnmarshalTypeError
 		switch {
 		case errors.As(err, &se):
-			return placed(s.op, at(se.Offset), "", fmt.Errorf("%w: %v (event at byte %d)", ErrInvalidJSON, err, off))
+			return wire.Placed(s.op, at(se.Offset), "", fmt.Errorf("%w: %v (event at byte %d)", ErrInvalidJSON, err, off))
 		case errors.As(err, &te):
-			return placed(s.op, at(te.Offset), te.Field, fmt.Errorf("%w: %s cannot hold JSON %s (event at byte %d)", ErrBadField, te.Type, te.Value, off))
+			return wire.Placed(s.op, at(te.Offset), te.Field, fmt.Errorf("%w: %s cannot hold JSON %s (event at byte %d)", ErrBadField, te.Type, te.Value, off))
 		}
-		return placed(s.op, off, "", fmt.Errorf("%w: %v", ErrInvalidJSON, err))
+		return wire.Placed(s.op, off, "", fmt.Errorf("%w: %v", ErrInvalidJSON, err))
 	}
 	if !s.metaSent {
 		if s.id == "" {
@@ -376,7 +376,7 @@ func (s *stream) choice(ch *wireChoice, off int64, i int) error {
 					d, err := wire.UnquoteRaw(raw)
 					chunk.ArgsDelta = d
 					if err != nil {
-						return placed(s.op, off, pathf("choices[%d].delta.tool_calls[%d].function.arguments", i, j), fmt.Errorf("%w: %v", ErrBadField, err))
+						return wire.Placed(s.op, off, pathf("choices[%d].delta.tool_calls[%d].function.arguments", i, j), fmt.Errorf("%w: %v", ErrBadField, err))
 					}
 				} else {
 					chunk.ArgsDelta = scalarText(raw) // C04: an object, as its JSON text
@@ -457,10 +457,10 @@ func (c *Codec) EncodeStream(w io.Writer, events []core.Event) error {
 		case core.EventCallStart, core.EventCallDelta, core.EventCallEnd:
 			k := ev.Chunk
 			if k == nil {
-				return placed(op, -1, pathf("events[%d].chunk", i), fmt.Errorf("%w: call event without a chunk", ErrBadField))
+				return wire.Placed(op, -1, pathf("events[%d].chunk", i), fmt.Errorf("%w: call event without a chunk", ErrBadField))
 			}
 			if len(k.Patch) > 0 {
-				return placed(op, -1, pathf("events[%d].chunk.patch", i), fmt.Errorf("%w: argument patches", ErrUnsupported))
+				return wire.Placed(op, -1, pathf("events[%d].chunk.patch", i), fmt.Errorf("%w: argument patches", ErrUnsupported))
 			}
 			if ev.Kind == core.EventCallEnd && k.ID == "" && k.Name == "" && k.ArgsDelta == "" && k.Args == nil {
 				continue // an end has no wire form of its own
@@ -473,7 +473,7 @@ func (c *Codec) EncodeStream(w io.Writer, events []core.Event) error {
 			if k.ID != "" {
 				wid, err := c.toWire(k.ID)
 				if err != nil {
-					return placed(op, -1, pathf("events[%d].chunk.id", i), err)
+					return wire.Placed(op, -1, pathf("events[%d].chunk.id", i), err)
 				}
 				tc.ID, tc.Type = &wid, "function"
 			}
@@ -489,7 +489,7 @@ func (c *Codec) EncodeStream(w io.Writer, events []core.Event) error {
 			choice.Delta.ToolCalls = []wireToolCall{tc}
 		case core.EventUsage:
 			if ev.Usage == nil {
-				return placed(op, -1, pathf("events[%d].usage", i), fmt.Errorf("%w: usage event without usage", ErrBadField))
+				return wire.Placed(op, -1, pathf("events[%d].usage", i), fmt.Errorf("%w: usage event without usage", ErrBadField))
 			}
 			ch.Usage = &wireUsage{PromptTokens: ev.Usage.InputTokens, CompletionTokens: ev.Usage.OutputTokens, TotalTokens: ev.Usage.InputTokens + ev.Usage.OutputTokens}
 		case core.EventFinish:
@@ -507,7 +507,7 @@ func (c *Codec) EncodeStream(w io.Writer, events []core.Event) error {
 			}
 			ch.Error = encodeError(pe)
 		default:
-			return placed(op, -1, pathf("events[%d].kind", i), fmt.Errorf("%w: unknown event kind %q", ErrBadField, ev.Kind))
+			return wire.Placed(op, -1, pathf("events[%d].kind", i), fmt.Errorf("%w: unknown event kind %q", ErrBadField, ev.Kind))
 		}
 		if ev.Kind != core.EventUsage && ev.Kind != core.EventError {
 			if !roleSent {
@@ -520,17 +520,17 @@ func (c *Codec) EncodeStream(w io.Writer, events []core.Event) error {
 		}
 		b, err := json.Marshal(ch)
 		if err != nil {
-			return placed(op, -1, pathf("events[%d]", i), err)
+			return wire.Placed(op, -1, pathf("events[%d]", i), err)
 		}
 		if err := enc.Encode(sse.Event{Data: string(b)}); err != nil {
-			return placed(op, -1, pathf("events[%d]", i), err)
+			return wire.Placed(op, -1, pathf("events[%d]", i), err)
 		}
 	}
 	if !hasFinish {
 		return nil // a stream without a finish ends as a cut stream does
 	}
 	if err := enc.Encode(sse.Event{Data: "[DONE]"}); err != nil {
-		return placed(op, -1, "", err)
+		return wire.Placed(op, -1, "", err)
 	}
 	return nil
 }
@@ -551,7 +551,7 @@ func (s *stream) legacyDelta(fc *wireFunctionArg, off int64, i int) error {
 	if raw := bytes.TrimSpace(fc.Arguments); len(raw) > 0 && string(raw) != "null" {
 		if raw[0] == '"' {
 			if err := json.Unmarshal(raw, &chunk.ArgsDelta); err != nil {
-				return placed(s.op, off, pathf("choices[%d].delta.function_call.arguments", i), fmt.Errorf("%w: %v", ErrBadField, err))
+				return wire.Placed(s.op, off, pathf("choices[%d].delta.function_call.arguments", i), fmt.Errorf("%w: %v", ErrBadField, err))
 			}
 		} else {
 			chunk.ArgsDelta = scalarText(raw)

@@ -8,8 +8,9 @@
 //     calls, with a reused buffer and its report of lone surrogates;
 //   - DecodeError and HistoryError (carrying the protocol's name, a byte
 //     offset, an event or frame type, a JSON path, a message index and
-//     call id), and JSONError, which turns an encoding/json error into a
-//     DecodeError at the offset in the whole body;
+//     call id), Placed, which builds a DecodeError from an operation
+//     named with its protocol, and JSONError, which turns an encoding/json
+//     error into a DecodeError at the offset in the whole body;
 //   - SSEReader, the shared SSE decoder with the adapters' error types, and
 //     NextEvent, the Next loop of an SSE stream decoder; SSEWriter, the
 //     writer of the Anthropic and OpenAI Responses stream encoders, which

@@ -1,6 +1,9 @@
 package wire
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // DecodeError is a failure to decode bytes, the one decode error of every
 // built-in adapter. Protocol names the adapter and Op the operation
@@ -33,6 +36,14 @@ func (e *DecodeError) Error() string {
 }
 
 func (e *DecodeError) Unwrap() error { return e.Err }
+
+// Placed returns the *DecodeError of op, an operation named with its
+// protocol ("gemini: decode stream"), at byte off (-1 when unknown) and
+// JSON path path (empty when unknown).
+func Placed(op string, off int64, path string, err error) *DecodeError {
+	protocol, what, _ := strings.Cut(op, ": ")
+	return &DecodeError{Protocol: protocol, Op: what, Offset: off, Path: path, Err: err}
+}
 
 // HistoryError is a conversation that breaks a protocol's history rules.
 // Message is the index in Request.Messages of the offending message and ID
