@@ -52,9 +52,9 @@
 // of core/limits.go, core's history sentinels (ErrMissingResult, ...). A
 // condition worded in one protocol's terms is that adapter's own sentinel
 // (anthropic.ErrTruncated: a stream ended before message_stop;
-// bedrock.ErrChecksum), wrapping core's where one exists, so that callers
-// branch on the adapter they use and errors.Is(err, anthropic.ErrTruncated)
-// is never true of another protocol's stream.
+// bedrock.ErrChecksum), so that callers branch on the adapter they use and
+// errors.Is(err, anthropic.ErrTruncated) is never true of another
+// protocol's stream.
 //
 // Not shared: the Anthropic and Bedrock ThinkingOrderError types (their
 // messages name the place and the block kinds in each protocol's words)
