@@ -15,12 +15,13 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws/protocol/eventstream"
 	"github.com/google/go-cmp/cmp"
-	yamlv3 "gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v4"
 )
 
-// TestCorpusGoVCRBodiesExact checks, with a second YAML library, that every
-// body of every go-vcr source (Bedrock's binary event-stream bodies
-// included) reaches the cassette byte for byte.
+// TestCorpusGoVCRBodiesExact checks, reading each source file directly rather
+// than through the importer, that every body of every go-vcr source
+// (Bedrock's binary event-stream bodies included) reaches the cassette byte
+// for byte.
 func TestCorpusGoVCRBodiesExact(t *testing.T) {
 	n := 0
 	for _, f := range corpusFiles(t) {
@@ -33,7 +34,7 @@ func TestCorpusGoVCRBodiesExact(t *testing.T) {
 				Response struct{ Body string }
 			}
 		}
-		if err := yamlv3.Unmarshal(mustRead(t, f.source()), &src); err != nil {
+		if err := yaml.Unmarshal(mustRead(t, f.source()), &src); err != nil {
 			t.Fatalf("%s: %v", f.source(), err)
 		}
 		c, err := Load(filepath.ToSlash(f.cassette()))
@@ -249,8 +250,8 @@ func TestGlobAndLoad(t *testing.T) {
 	}
 }
 
-// TestCorpusVCRPyBodiesExact checks, with a second YAML library and
-// compress/gzip, that every VCR.py body reaches the cassette whole and
+// TestCorpusVCRPyBodiesExact checks, reading each source file directly and
+// with compress/gzip, that every VCR.py body reaches the cassette whole and
 // decompressed.
 func TestCorpusVCRPyBodiesExact(t *testing.T) {
 	n, gz := 0, 0
@@ -264,7 +265,7 @@ func TestCorpusVCRPyBodiesExact(t *testing.T) {
 				Response struct{ Body struct{ String string } }
 			}
 		}
-		if err := yamlv3.Unmarshal(mustRead(t, f.source()), &src); err != nil {
+		if err := yaml.Unmarshal(mustRead(t, f.source()), &src); err != nil {
 			t.Fatalf("%s: %v", f.source(), err)
 		}
 		c, err := Load(filepath.ToSlash(f.cassette()))

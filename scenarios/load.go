@@ -10,8 +10,8 @@ import (
 	"strconv"
 	"strings"
 
+	"go.yaml.in/yaml/v4"
 	"gopkg.in/dnaeon/go-vcr.v4/pkg/cassette"
-	"gopkg.in/yaml.v3"
 )
 
 // builtin holds the built-in scenarios, so that a module outside this one
