@@ -2,15 +2,14 @@ package cassettes
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"io/fs"
 	"net/http"
 	"net/url"
-	"reflect"
 	"strings"
 
+	"github.com/toolconform/conform/internal/jsonvalue"
 	"gopkg.in/dnaeon/go-vcr.v4/pkg/cassette"
 	"gopkg.in/dnaeon/go-vcr.v4/pkg/recorder"
 )
@@ -49,29 +48,20 @@ func Matcher(r *http.Request, i cassette.Request) bool {
 }
 
 // BodiesEqual reports whether two request bodies are the same: equal as
-// JSON when both are JSON, else equal byte for byte. Empty and
+// JSON when both are JSON (jsonvalue.Equal: numbers by value, key order
+// ignored), else equal byte for byte. Empty and
 // whitespace-only bodies are equal.
 func BodiesEqual(a, b []byte) bool {
 	ta, tb := bytes.TrimSpace(a), bytes.TrimSpace(b)
 	if len(ta) == 0 || len(tb) == 0 {
 		return len(ta) == len(tb)
 	}
-	var va, vb any
-	if jsonValue(ta, &va) && jsonValue(tb, &vb) {
-		return reflect.DeepEqual(va, vb)
+	va, okA := jsonvalue.Decode(ta)
+	vb, okB := jsonvalue.Decode(tb)
+	if okA && okB {
+		return jsonvalue.Equal(va, vb)
 	}
 	return bytes.Equal(a, b)
-}
-
-// jsonValue decodes one JSON value, keeping numbers as written so that
-// large integers compare exactly.
-func jsonValue(data []byte, v *any) bool {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	if err := dec.Decode(v); err != nil {
-		return false
-	}
-	return !dec.More()
 }
 
 // NewReplayer returns a go-vcr recorder that replays a cassette with

@@ -476,7 +476,7 @@ func (b *Buffer) afterDone(cs *callState, c *Chunk) error {
 	if len(c.Patch) > 0 {
 		return b.chunkErr(c, ErrAfterDone, "an argument patch")
 	}
-	if c.Args != nil && *c.Args != cs.text && *c.Args != string(cs.final) && !jsonEqual(*c.Args, cs.final) {
+	if c.Args != nil && *c.Args != cs.text && *c.Args != string(cs.final) && !sameCompactText(*c.Args, cs.final) {
 		return b.chunkErr(c, ErrAfterDone, "final arguments that differ from those accumulated")
 	}
 	return nil
@@ -745,8 +745,9 @@ func hasPrefix(s string, p []byte) bool {
 	return len(s) >= len(p) && s[:len(p)] == string(p)
 }
 
-// jsonEqual reports whether a and b are the same JSON text once compacted.
-func jsonEqual(a string, b json.RawMessage) bool {
+// sameCompactText reports whether a and b are the same JSON text once
+// compacted: an identical copy, key order included (B02).
+func sameCompactText(a string, b json.RawMessage) bool {
 	var x, y bytes.Buffer
 	if json.Compact(&x, []byte(a)) != nil || json.Compact(&y, b) != nil {
 		return false

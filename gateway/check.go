@@ -15,6 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/toolconform/conform/core"
+	"github.com/toolconform/conform/internal/jsonvalue"
 	"github.com/toolconform/conform/providers"
 	"github.com/toolconform/conform/scenarios"
 	"github.com/toolconform/conform/serve"
@@ -563,12 +564,10 @@ func callList(calls []core.Call) string {
 	return "[" + strings.Join(parts, ", ") + "]"
 }
 
+// jsonEqual compares two JSON texts as JSON (jsonvalue.EqualText); text
+// that is not JSON equals only the same bytes.
 func jsonEqual(a, b json.RawMessage) bool {
-	var x, y any
-	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
-		return bytes.Equal(a, b)
-	}
-	return cmp.Equal(x, y)
+	return jsonvalue.EqualText(a, b) || bytes.Equal(a, b)
 }
 
 func compact(raw json.RawMessage) string {

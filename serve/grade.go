@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/toolconform/conform/core"
+	"github.com/toolconform/conform/internal/jsonvalue"
 )
 
 // Problem is one fault in a follow-up request, named by the failure mode
@@ -553,21 +554,17 @@ func gradePlan(served *core.Response, turn core.Message, add func(rule, format s
 	}
 }
 
-// jsonEqual compares two JSON texts as values; empty text counts as {}.
+// jsonEqual compares two argument texts as JSON (jsonvalue.EqualText);
+// empty text counts as {}, and text that is not JSON equals only the same
+// bytes.
 func jsonEqual(a, b json.RawMessage) bool {
-	var va, vb any
 	if len(bytes.TrimSpace(a)) == 0 {
 		a = json.RawMessage("{}")
 	}
 	if len(bytes.TrimSpace(b)) == 0 {
 		b = json.RawMessage("{}")
 	}
-	if json.Unmarshal(a, &va) != nil || json.Unmarshal(b, &vb) != nil {
-		return bytes.Equal(a, b)
-	}
-	ca, _ := json.Marshal(va)
-	cb, _ := json.Marshal(vb)
-	return bytes.Equal(ca, cb)
+	return jsonvalue.EqualText(a, b) || bytes.Equal(a, b)
 }
 
 func compact(raw json.RawMessage) string {

@@ -7,21 +7,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/toolconform/conform/providers/internal/adaptertest"
 )
-
-func jsonEqual(t *testing.T, want, got string) {
-	t.Helper()
-	var w, g any
-	if err := json.Unmarshal([]byte(want), &w); err != nil {
-		t.Fatalf("bad want JSON: %v", err)
-	}
-	if err := json.Unmarshal([]byte(got), &g); err != nil {
-		t.Fatalf("bad got JSON %s: %v", got, err)
-	}
-	if diff := cmp.Diff(w, g); diff != "" {
-		t.Errorf("JSON differs (-want +got):\n%s", diff)
-	}
-}
 
 func TestSanitizeSchema(t *testing.T) {
 	tests := []struct {
@@ -112,7 +99,7 @@ func TestSanitizeSchema(t *testing.T) {
 			if err != nil {
 				t.Fatalf("SanitizeSchema: %v", err)
 			}
-			jsonEqual(t, tt.want, string(out))
+			adaptertest.CheckJSON(t, []byte(tt.want), out)
 			var got []string
 			for _, r := range rw {
 				got = append(got, r.String())

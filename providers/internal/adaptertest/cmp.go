@@ -6,18 +6,16 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/toolconform/conform/internal/jsonvalue"
 )
 
 // EquateJSON returns a go-cmp option that compares json.RawMessage values
-// as JSON: key order and white space make no difference. Values that are
-// not both valid JSON are compared byte for byte.
+// as JSON (jsonvalue.EqualText): key order, white space and the spelling of
+// a number make no difference. Values that are not both valid JSON are
+// compared byte for byte.
 func EquateJSON() cmp.Option {
 	return cmp.Comparer(func(a, b json.RawMessage) bool {
-		var x, y any
-		if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
-			return bytes.Equal(a, b)
-		}
-		return cmp.Equal(x, y)
+		return jsonvalue.EqualText(a, b) || bytes.Equal(a, b)
 	})
 }
 

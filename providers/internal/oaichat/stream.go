@@ -6,10 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"reflect"
 	"strings"
 
 	"github.com/toolconform/conform/core"
+	"github.com/toolconform/conform/internal/jsonvalue"
 	"github.com/toolconform/conform/providers/internal/wire"
 	"github.com/toolconform/conform/sse"
 )
@@ -127,14 +127,7 @@ func (t *copyTracker) observe(c *core.Chunk, args string, hasArgs bool) bool {
 // the text streamed before it.
 func isCopy(before, args string) bool {
 	a := strings.TrimSpace(args)
-	if len(a) == 0 || a[0] != '{' || !json.Valid([]byte(a)) || !json.Valid([]byte(before)) {
-		return false
-	}
-	var x, y any
-	if json.Unmarshal([]byte(a), &x) != nil || json.Unmarshal([]byte(before), &y) != nil {
-		return false
-	}
-	return reflect.DeepEqual(x, y)
+	return len(a) > 0 && a[0] == '{' && jsonvalue.EqualText([]byte(a), []byte(before))
 }
 
 // Next returns the next event, io.EOF after the last, or an *Error.
