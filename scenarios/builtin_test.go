@@ -27,7 +27,7 @@ func TestBuiltinAdapters(t *testing.T) {
 	}
 	adapters := providers.All()
 	if len(adapters) == 0 {
-		t.Skip("no built-in adapters registered in providers yet")
+		t.Fatal("providers.All() lists no adapter: nothing would be graded")
 	}
 	results, err := Check(adapters, cases, Options{KnownFailing: known})
 	if err != nil {

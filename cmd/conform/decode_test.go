@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -30,24 +31,31 @@ import (
 // file must equal the number the corpus's PROVENANCE.md counted in the
 // recording with its own tooling, except where that note says it counted
 // streamed fragments (Vertex partialArgs) rather than calls.
+//
+// A protocol with no recording in the corpus (Ollama) is decoded from the
+// recorded-shape response bodies its adapter's
+// testdata/fixtures/README.md lists, with the calls counted there; a
+// protocol with neither fails.
 func TestDecodeCorpus(t *testing.T) {
-	recorded := provenanceCallCounts(t)
+	recorded := callCounts(t, "../../testdata/corpus/PROVENANCE.md", 190)
 	for _, protocol := range providers.Names() {
 		t.Run(protocol, func(t *testing.T) {
 			files, err := filepath.Glob(filepath.Join("../../testdata/corpus", protocol, "*"))
 			if err != nil {
 				t.Fatal(err)
 			}
+			counts, keyOf := recorded, func(file string) string { return protocol + "/" + filepath.Base(file) }
 			if len(files) == 0 {
-				t.Skipf("no corpus files for %s", protocol)
+				files, counts = fixtureCorpus(t, protocol)
+				keyOf = filepath.Base
 			}
 			var got bytes.Buffer
 			for _, file := range files {
 				var stdout, stderr bytes.Buffer
 				status := Run(context.Background(), []string{"decode", "--protocol", protocol, file}, strings.NewReader(""), &stdout, &stderr)
-				key := protocol + "/" + filepath.Base(file)
-				if want, ok := recorded[key]; !ok {
-					t.Errorf("%s is not in the corpus PROVENANCE.md", key)
+				key := keyOf(file)
+				if want, ok := counts[key]; !ok {
+					t.Errorf("%s is not in the corpus note", key)
 				} else if want >= 0 {
 					if got := countCalls(t, stdout.Bytes()); got != want {
 						t.Errorf("%s: decoded %d calls, the recording has %d", key, got, want)
@@ -82,11 +90,33 @@ func TestDecodeCorpus(t *testing.T) {
 	}
 }
 
-// provenanceCallCounts reads the tool-call count of every corpus file from
-// the corpus's PROVENANCE.md; -1 marks a count of fragments, not calls.
-func provenanceCallCounts(t *testing.T) map[string]int {
+// fixtureCorpus returns the response bodies listed in the table of
+// providers/<p>/testdata/fixtures/README.md, for a protocol with no
+// recording in testdata/corpus, and the calls counted there. It fails the
+// test when the protocol has none: every protocol is decoded from some
+// corpus.
+func fixtureCorpus(t *testing.T, protocol string) (files []string, counts map[string]int) {
 	t.Helper()
-	data, err := os.ReadFile("../../testdata/corpus/PROVENANCE.md")
+	dir := filepath.Join("../../providers", strings.ReplaceAll(protocol, "-", ""), "testdata/fixtures")
+	readme := filepath.Join(dir, "README.md")
+	if _, err := os.Stat(readme); err != nil {
+		t.Fatalf("no corpus for %s: no files in testdata/corpus/%s and no %s listing recorded-shape fixtures", protocol, protocol, readme)
+	}
+	counts = callCounts(t, readme, 1)
+	for name := range counts {
+		files = append(files, filepath.Join(dir, name))
+	}
+	sort.Strings(files)
+	return files, counts
+}
+
+// callCounts reads the tool-call count of every file in the table of a
+// corpus note (testdata/corpus/PROVENANCE.md, or a fixtures README.md),
+// which must list at least min files; -1 marks a count of fragments, not
+// calls.
+func callCounts(t *testing.T, note string, min int) map[string]int {
+	t.Helper()
+	data, err := os.ReadFile(note)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,8 +137,8 @@ func provenanceCallCounts(t *testing.T) map[string]int {
 		}
 		counts[m[1]] = n
 	}
-	if len(counts) < 190 {
-		t.Fatalf("read %d files from PROVENANCE.md; its table format changed?", len(counts))
+	if len(counts) < min {
+		t.Fatalf("read %d files from %s, want at least %d; its table format changed?", len(counts), note, min)
 	}
 	return counts
 }

