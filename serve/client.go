@@ -5,12 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/toolconform/conform/core"
+	"github.com/toolconform/conform/internal/process"
 	"github.com/toolconform/conform/providers"
 	"github.com/toolconform/conform/reduce"
 	"github.com/toolconform/conform/scenarios"
@@ -155,9 +155,7 @@ func RunClient(ctx context.Context, spec ClientSpec) (res ClientRun) {
 	if sc.Kind == scenarios.KindStream {
 		stream = "1"
 	}
-	c := exec.Command("/bin/sh", "-c", cmd)
-	c.Dir = spec.Dir
-	c.Env = append(clientEnviron(os.Environ()),
+	env := append(clientEnviron(os.Environ()),
 		EnvBaseURL+"="+base,
 		EnvScenario+"="+name,
 		EnvProtocol+"="+protocol,
@@ -179,16 +177,17 @@ func RunClient(ctx context.Context, spec ClientSpec) (res ClientRun) {
 		"CO_API_KEY="+ClientKey,
 		"MISTRAL_API_KEY="+ClientKey,
 	)
-	stdout := &outputBuffer{head: 4 << 10, tail: 12 << 10}
-	stderr := &outputBuffer{head: 4 << 10, tail: 12 << 10}
-	exit, timedOut, err := runGroup(ctx, c, timeout, stdout, stderr)
-	res.Stdout, res.Stderr = stdout.String(), stderr.String()
-	res.Panic = PanicLine(res.Stderr)
-	res.Exit, res.TimedOut = exit, timedOut
+	stdout, stderr := process.NewOutput(4<<10, 12<<10), process.NewOutput(4<<10, 12<<10)
+	p, err := process.Start(cmd, process.Options{Dir: spec.Dir, Env: env, Stdout: stdout, Stderr: stderr})
 	if err != nil {
+		res.Exit = -1
 		fail("run %q: %v", cmd, err)
 		return res
 	}
+	res.TimedOut = p.Wait(ctx, timeout)
+	res.Exit = p.ExitCode()
+	res.Stdout, res.Stderr = stdout.String(), stderr.String()
+	res.Panic = process.PanicLine(res.Stderr)
 	v, _ := srv.Verdict(name)
 	res.Verdict = v
 	GradeClient(&res, sc, chaos)
@@ -310,4 +309,13 @@ func ChaosChanges(c Chaos, sc *scenarios.Scenario, protocol string) bool {
 	}
 	ep, err := providers.HTTP(protocol)
 	return err == nil && strings.HasPrefix(ep.StreamContentType, "text/event-stream")
+}
+
+// clientEnviron returns env without GOOGLE_API_KEY: the Google Gen AI SDKs
+// read it or GEMINI_API_KEY, which RunClient sets, and warn on every run
+// when both are set.
+func clientEnviron(env []string) []string {
+	return slices.DeleteFunc(slices.Clone(env), func(kv string) bool {
+		return strings.HasPrefix(kv, "GOOGLE_API_KEY=")
+	})
 }

@@ -15,4 +15,8 @@
 // core.NotImplementedError (the case is not graded); one it lists and then
 // refuses with "unsupported" fails with errors.ErrUnsupported (a refusal,
 // held to the protocol's features).
+//
+// The child runs as internal/process runs every subject, --client programs
+// included: sh -c in a process group of its own, killed whole; an *Error
+// carries the first KiB and the last 4 KiB of its standard error.
 package subprocess

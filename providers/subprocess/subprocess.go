@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"slices"
 	"strings"
 	"sync"
@@ -16,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/toolconform/conform/core"
+	"github.com/toolconform/conform/internal/process"
 )
 
 // ProtocolVersion is the version of the adapter protocol this package speaks.
@@ -429,58 +429,41 @@ type lineResult struct {
 
 // child is one running adapter process.
 type child struct {
-	cmd    *exec.Cmd
+	proc   *process.Process
 	stdin  io.WriteCloser
 	lines  chan lineResult
-	stderr *tailBuffer
-	waited chan struct{}
-	err    error // the result of cmd.Wait, once waited is closed
+	stderr *process.Output
 }
 
+// stderrHead and stderrTail bound what is kept of a child's standard
+// error: its start-up messages and its last words.
+const (
+	stderrHead = 1 << 10
+	stderrTail = 4 << 10
+)
+
 func startChild(command string) (*child, error) {
-	cmd := exec.Command("sh", "-c", command)
-	cmd.Env = os.Environ()
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		return nil, err
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
-	}
-	c := &child{cmd: cmd, stdin: stdin, lines: make(chan lineResult), stderr: &tailBuffer{max: 4 << 10}, waited: make(chan struct{})}
-	cmd.Stderr = c.stderr
+	stderr := process.NewOutput(stderrHead, stderrTail)
 	// The child's own children (sh -c runs one) share its process group, so
 	// that a kill reaches all of them.
-	setProcessGroup(cmd)
-	if err := cmd.Start(); err != nil {
+	proc, err := process.Start(command, process.Options{Env: os.Environ(), Stdin: true, Stderr: stderr})
+	if err != nil {
 		return nil, err
 	}
-	readerDone := make(chan struct{})
+	c := &child{proc: proc, stdin: proc.Stdin(), lines: make(chan lineResult), stderr: stderr}
 	go func() {
-		defer close(readerDone)
 		defer close(c.lines)
-		r := bufio.NewReaderSize(stdout, 64<<10)
+		r := bufio.NewReaderSize(proc.Stdout(), 64<<10)
 		for {
 			line, err := readLine(r)
 			if err == io.EOF {
 				return
 			}
-			select {
-			case c.lines <- lineResult{line: line, err: err}:
-			case <-c.waited:
-				return
-			}
+			c.lines <- lineResult{line: line, err: err}
 			if err != nil {
 				return
 			}
 		}
-	}()
-	go func() {
-		// Wait must not run before the reader has drained stdout.
-		<-readerDone
-		c.err = cmd.Wait()
-		close(c.waited)
 	}()
 	return c, nil
 }
@@ -508,26 +491,21 @@ func readLine(r *bufio.Reader) ([]byte, error) {
 }
 
 // kill stops the child and everything it started, waits for it, and returns
-// the tail of its standard error.
+// what was kept of its standard error.
 func (c *child) kill() string {
-	c.stdin.Close()
-	killProcessGroup(c.cmd)
 	// Drain lines so that the reader goroutine can finish.
 	go func() {
 		for range c.lines {
 		}
 	}()
-	select {
-	case <-c.waited:
-	case <-time.After(5 * time.Second):
-	}
+	c.proc.Kill()
 	return c.stderr.String()
 }
 
 // exited reports whether the child exits within d.
 func (c *child) exited(d time.Duration) bool {
 	select {
-	case <-c.waited:
+	case <-c.proc.Exited():
 		return true
 	case <-time.After(d):
 		return false
@@ -536,35 +514,8 @@ func (c *child) exited(d time.Duration) bool {
 
 func (c *child) exitStatus() string {
 	select {
-	case <-c.waited:
-		if c.err == nil {
-			return "exit status 0"
-		}
-		return c.err.Error()
+	case <-c.proc.Exited():
 	case <-time.After(time.Second):
-		return "still running"
 	}
-}
-
-// tailBuffer keeps the last max bytes written to it.
-type tailBuffer struct {
-	mu  sync.Mutex
-	max int
-	buf []byte
-}
-
-func (t *tailBuffer) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.buf = append(t.buf, p...)
-	if len(t.buf) > t.max {
-		t.buf = t.buf[len(t.buf)-t.max:]
-	}
-	return len(p), nil
-}
-
-func (t *tailBuffer) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return string(t.buf)
+	return c.proc.ExitStatus()
 }

@@ -1,4 +1,4 @@
-package serve
+package process
 
 import (
 	"fmt"
@@ -7,10 +7,10 @@ import (
 	"sync"
 )
 
-// outputBuffer keeps the first head and the last tail bytes written to
-// it: a crash says why at the start of its output (a Go panic's message
-// comes before every goroutine's stack) and where it ended at the end.
-type outputBuffer struct {
+// Output keeps the first head and the last tail bytes written to it: a
+// crash says why at the start of its output (a Go panic's message comes
+// before every goroutine's stack) and where it ended at the end.
+type Output struct {
 	mu         sync.Mutex
 	head, tail int
 	first      []byte
@@ -18,7 +18,12 @@ type outputBuffer struct {
 	cut        int // bytes between first and last that were dropped
 }
 
-func (b *outputBuffer) Write(p []byte) (int, error) {
+// NewOutput returns an Output that keeps the first head and the last tail
+// bytes written to it.
+func NewOutput(head, tail int) *Output { return &Output{head: head, tail: tail} }
+
+// Write keeps what fits in the head, then the latest bytes in the tail.
+func (b *Output) Write(p []byte) (int, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	n := len(p)
@@ -35,7 +40,9 @@ func (b *outputBuffer) Write(p []byte) (int, error) {
 	return n, nil
 }
 
-func (b *outputBuffer) String() string {
+// String returns the head and the tail, with a line counting the bytes
+// cut between them when any were.
+func (b *Output) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.cut == 0 {
