@@ -11,6 +11,7 @@ import (
 	"github.com/toolconform/conform/core"
 	"github.com/toolconform/conform/providers/openaichat"
 	"github.com/toolconform/conform/tools"
+	"github.com/toolconform/conform/tools/schema"
 )
 
 // Mode is how tools are offered to a model.
@@ -179,12 +180,12 @@ func parseOnly(call core.Call) tools.Validation {
 	if err := d.Decode(&v); err != nil {
 		msg := fmt.Sprintf("arguments of %q are not valid JSON: %v", call.Name, jsonFault(string(args), err))
 		return tools.Validation{Message: msg, Arguments: bytes.Clone(call.Arguments),
-			Problems: []tools.Problem{{Message: msg}}, Err: fmt.Errorf("parse call %q: %w", call.Name, tools.ErrMalformedArguments)}
+			Problems: []schema.Problem{{Message: msg}}, Err: fmt.Errorf("parse call %q: %w", call.Name, tools.ErrMalformedArguments)}
 	}
 	if _, ok := v.(map[string]any); !ok || d.More() {
 		msg := fmt.Sprintf("arguments of %q are not one JSON object", call.Name)
 		return tools.Validation{Message: msg, Arguments: bytes.Clone(call.Arguments),
-			Problems: []tools.Problem{{Message: msg}}, Err: fmt.Errorf("parse call %q: %w", call.Name, tools.ErrInvalidArguments)}
+			Problems: []schema.Problem{{Message: msg}}, Err: fmt.Errorf("parse call %q: %w", call.Name, tools.ErrInvalidArguments)}
 	}
 	var b bytes.Buffer
 	_ = json.Compact(&b, args) // args decoded above, so it is JSON

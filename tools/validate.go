@@ -17,13 +17,6 @@ import (
 // all.
 const MaxProblemsInMessage = 20
 
-// Problem is one way a call's arguments fail the tool's schema: the JSON
-// pointer of the value ("" for the arguments as a whole) and what is wrong.
-type Problem struct {
-	Path    string `json:"path"`
-	Message string `json:"message"`
-}
-
 // Validation is the outcome of checking a call against its tool.
 type Validation struct {
 	// Valid reports that the call names a registered tool and its
@@ -33,8 +26,10 @@ type Validation struct {
 	// to the model, that names every problem (up to
 	// MaxProblemsInMessage of them, then a count of the rest).
 	Message string `json:"message,omitempty"`
-	// Problems lists the schema problems one by one, sorted by path.
-	Problems []Problem `json:"problems,omitempty"`
+	// Problems lists the schema problems one by one, sorted by path: the
+	// JSON pointer of a value ("" for the arguments as a whole) and what is
+	// wrong with it.
+	Problems []schema.Problem `json:"problems,omitempty"`
 	// Arguments are the normalised arguments: compact JSON, with empty,
 	// whitespace-only, "" and null arguments replaced by {} (C01, C06).
 	// When the arguments are not JSON they are kept as received.
@@ -100,7 +95,7 @@ func (t *Tool) Validate(args json.RawMessage) Validation {
 		case errors.As(err, &de):
 			msg = fmt.Sprintf("arguments of %q are nested more than %d levels deep (at byte %d)", t.name, core.MaxDepth, de.Offset)
 		}
-		return Validation{Message: msg, Problems: []Problem{{Message: msg}}, Arguments: norm,
+		return Validation{Message: msg, Problems: []schema.Problem{{Message: msg}}, Arguments: norm,
 			Err: fmt.Errorf("validate %q: %w", t.name, err)}
 	}
 	v, err := schema.Decode(norm)
@@ -108,7 +103,7 @@ func (t *Tool) Validate(args json.RawMessage) Validation {
 		// normaliseArguments accepted the text, so this is a bug; it is
 		// reported rather than passed.
 		msg := fmt.Sprintf("arguments of %q: %v", t.name, err)
-		return Validation{Message: msg, Problems: []Problem{{Message: msg}}, Arguments: norm,
+		return Validation{Message: msg, Problems: []schema.Problem{{Message: msg}}, Arguments: norm,
 			Err: fmt.Errorf("validate %q: %w: %w", t.name, ErrMalformedArguments, err)}
 	}
 	if s, ok := v.(string); ok && isEncodedContainer(s) {
@@ -117,14 +112,14 @@ func (t *Tool) Validate(args json.RawMessage) Validation {
 			what = "an array"
 		}
 		msg := fmt.Sprintf("arguments of %q are a string holding %s encoded as JSON, not an object; send the object itself", t.name, what)
-		return Validation{Message: msg, Problems: []Problem{{Message: msg}}, Arguments: norm,
+		return Validation{Message: msg, Problems: []schema.Problem{{Message: msg}}, Arguments: norm,
 			Err: fmt.Errorf("validate %q: %w: double-encoded (C05)", t.name, ErrInvalidArguments)}
 	}
 	sp := t.inputCheck.ValidateValue(v)
 	if len(sp) == 0 {
 		return Validation{Valid: true, Arguments: norm}
 	}
-	ps := make([]Problem, len(sp))
+	ps := make([]schema.Problem, len(sp))
 	parts := make([]string, len(sp))
 	for i, p := range sp {
 		msg := p.Message
@@ -135,7 +130,7 @@ func (t *Tool) Validate(args json.RawMessage) Validation {
 				}
 			}
 		}
-		ps[i] = Problem{Path: p.Path, Message: msg}
+		ps[i] = schema.Problem{Path: p.Path, Message: msg}
 		if p.Path == "" {
 			parts[i] = msg
 		} else {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/toolconform/conform/tools/schema"
 	"pgregory.net/rapid"
 )
 
@@ -69,76 +70,76 @@ func TestValidate(t *testing.T) {
 		{"no-parameter tool given a parameter", core.Call{Name: "get_time", Arguments: json.RawMessage(`{"tz":"UTC"}`)},
 			Validation{
 				Message:   `arguments do not match the schema of "get_time": /tz: unknown property, not allowed`,
-				Problems:  []Problem{{"/tz", "unknown property, not allowed"}},
+				Problems:  []schema.Problem{{Path: "/tz", Message: "unknown property, not allowed"}},
 				Arguments: json.RawMessage(`{"tz":"UTC"}`),
 			}, ErrInvalidArguments},
 		{"empty arguments, required parameter", core.Call{Name: "get_weather", Arguments: json.RawMessage(``)},
 			Validation{
 				Message:   `arguments do not match the schema of "get_weather": /city: missing`,
-				Problems:  []Problem{{"/city", "missing"}},
+				Problems:  []schema.Problem{{Path: "/city", Message: "missing"}},
 				Arguments: json.RawMessage(`{}`),
 			}, ErrInvalidArguments},
 		{"every problem in one message", core.Call{Name: "get_weather", Arguments: json.RawMessage(`{"unit":"k","extra":true}`)},
 			Validation{
 				Message:   `arguments do not match the schema of "get_weather": /city: missing; /extra: unknown property, not allowed; /unit: value must be one of "c", "f"`,
-				Problems:  []Problem{{"/city", "missing"}, {"/extra", "unknown property, not allowed"}, {"/unit", `value must be one of "c", "f"`}},
+				Problems:  []schema.Problem{{Path: "/city", Message: "missing"}, {Path: "/extra", Message: "unknown property, not allowed"}, {Path: "/unit", Message: `value must be one of "c", "f"`}},
 				Arguments: json.RawMessage(`{"unit":"k","extra":true}`),
 			}, ErrInvalidArguments},
 		{"C07 number for string", core.Call{Name: "get_weather", Arguments: json.RawMessage(`{"city":42}`)},
 			Validation{
 				Message:   `arguments do not match the schema of "get_weather": /city: got number, want string`,
-				Problems:  []Problem{{"/city", "got number, want string"}},
+				Problems:  []schema.Problem{{Path: "/city", Message: "got number, want string"}},
 				Arguments: json.RawMessage(`{"city":42}`),
 			}, ErrInvalidArguments},
 		{"array at the top", core.Call{Name: "get_weather", Arguments: json.RawMessage(`["Paris"]`)},
 			Validation{
 				Message:   `arguments do not match the schema of "get_weather": got array, want object`,
-				Problems:  []Problem{{"", "got array, want object"}},
+				Problems:  []schema.Problem{{Path: "", Message: "got array, want object"}},
 				Arguments: json.RawMessage(`["Paris"]`),
 			}, ErrInvalidArguments},
 		{"truncated JSON", core.Call{Name: "get_weather", Arguments: json.RawMessage(`{"city":"Par`)},
 			Validation{
 				Message:   `arguments of "get_weather" are not valid JSON: at byte 12: unexpected end of JSON input`,
-				Problems:  []Problem{{"", `arguments of "get_weather" are not valid JSON: at byte 12: unexpected end of JSON input`}},
+				Problems:  []schema.Problem{{Path: "", Message: `arguments of "get_weather" are not valid JSON: at byte 12: unexpected end of JSON input`}},
 				Arguments: json.RawMessage(`{"city":"Par`),
 			}, ErrMalformedArguments},
 		{"trailing data", core.Call{Name: "get_weather", Arguments: json.RawMessage(`{"city":"Paris"}{"city":"Rome"}`)},
 			Validation{
 				Message:   `arguments of "get_weather" are not valid JSON: at byte 16: invalid character '{' after top-level value`,
-				Problems:  []Problem{{"", `arguments of "get_weather" are not valid JSON: at byte 16: invalid character '{' after top-level value`}},
+				Problems:  []schema.Problem{{Path: "", Message: `arguments of "get_weather" are not valid JSON: at byte 16: invalid character '{' after top-level value`}},
 				Arguments: json.RawMessage(`{"city":"Paris"}{"city":"Rome"}`),
 			}, ErrMalformedArguments},
 		{"C05 double-encoded object", core.Call{Name: "get_weather", Arguments: json.RawMessage(`"{\"city\":\"Paris\"}"`)},
 			Validation{
 				Message:   `arguments of "get_weather" are a string holding an object encoded as JSON, not an object; send the object itself`,
-				Problems:  []Problem{{"", `arguments of "get_weather" are a string holding an object encoded as JSON, not an object; send the object itself`}},
+				Problems:  []schema.Problem{{Path: "", Message: `arguments of "get_weather" are a string holding an object encoded as JSON, not an object; send the object itself`}},
 				Arguments: json.RawMessage(`"{\"city\":\"Paris\"}"`),
 			}, ErrInvalidArguments},
 		{"C05 double-encoded array", core.Call{Name: "get_weather", Arguments: json.RawMessage(`" [1] "`)},
 			Validation{
 				Message:   `arguments of "get_weather" are a string holding an array encoded as JSON, not an object; send the object itself`,
-				Problems:  []Problem{{"", `arguments of "get_weather" are a string holding an array encoded as JSON, not an object; send the object itself`}},
+				Problems:  []schema.Problem{{Path: "", Message: `arguments of "get_weather" are a string holding an array encoded as JSON, not an object; send the object itself`}},
 				Arguments: json.RawMessage(`" [1] "`),
 			}, ErrInvalidArguments},
 		{"plain string", core.Call{Name: "get_weather", Arguments: json.RawMessage(`"Paris"`)},
 			Validation{
 				Message:   `arguments do not match the schema of "get_weather": got string, want object`,
-				Problems:  []Problem{{"", "got string, want object"}},
+				Problems:  []schema.Problem{{Path: "", Message: "got string, want object"}},
 				Arguments: json.RawMessage(`"Paris"`),
 			}, ErrInvalidArguments},
 		{"C05 nested parameters", core.Call{Name: "search", Arguments: json.RawMessage(`{"query":"q","filter":"{\"a\":1}","tags":"[\"x\"]"}`)},
 			Validation{
 				Message: `arguments do not match the schema of "search": /filter: got string, want object (it is JSON encoded as a string; send the value itself); /tags: got string, want null or array (it is JSON encoded as a string; send the value itself)`,
-				Problems: []Problem{
-					{"/filter", "got string, want object (it is JSON encoded as a string; send the value itself)"},
-					{"/tags", "got string, want null or array (it is JSON encoded as a string; send the value itself)"},
+				Problems: []schema.Problem{
+					{Path: "/filter", Message: "got string, want object (it is JSON encoded as a string; send the value itself)"},
+					{Path: "/tags", Message: "got string, want null or array (it is JSON encoded as a string; send the value itself)"},
 				},
 				Arguments: json.RawMessage(`{"query":"q","filter":"{\"a\":1}","tags":"[\"x\"]"}`),
 			}, ErrInvalidArguments},
 		{"string that is not encoded JSON", core.Call{Name: "search", Arguments: json.RawMessage(`{"query":"q","filter":"{a"}`)},
 			Validation{
 				Message:   `arguments do not match the schema of "search": /filter: got string, want object`,
-				Problems:  []Problem{{"/filter", "got string, want object"}},
+				Problems:  []schema.Problem{{Path: "/filter", Message: "got string, want object"}},
 				Arguments: json.RawMessage(`{"query":"q","filter":"{a"}`),
 			}, ErrInvalidArguments},
 		{"E04 unknown tool", core.Call{Name: "get_wether", Arguments: json.RawMessage(`{ }`)},
@@ -347,7 +348,7 @@ func TestValidateProperty(t *testing.T) {
 		in.Unit = bad
 		args, _ = json.Marshal(in)
 		v = tool.Validate(args)
-		want := []Problem{{"/unit", `value must be one of "c", "f"`}}
+		want := []schema.Problem{{Path: "/unit", Message: `value must be one of "c", "f"`}}
 		if v.Valid || !cmp.Equal(want, v.Problems) {
 			t.Fatalf("Validate(%s) problems = %v, want %v", args, v.Problems, want)
 		}
