@@ -1,12 +1,11 @@
 package bench
 
 import (
-	"encoding/json"
 	"fmt"
-	"reflect"
 	"strings"
 
 	"github.com/toolconform/conform/cassettes"
+	"github.com/toolconform/conform/internal/jsonvalue"
 )
 
 // Body is one recorded streamed response body.
@@ -166,10 +165,4 @@ func fillGeneratedIDs(protocol string, want, got []Call) []Call {
 }
 
 // sameJSON reports whether a and b are both JSON texts of the same value.
-func sameJSON(a, b string) bool {
-	var va, vb any
-	if json.Unmarshal([]byte(a), &va) != nil || json.Unmarshal([]byte(b), &vb) != nil {
-		return false
-	}
-	return reflect.DeepEqual(va, vb)
-}
+func sameJSON(a, b string) bool { return jsonvalue.EqualText([]byte(a), []byte(b)) }
