@@ -1,7 +1,6 @@
 package reduce
 
 import (
-	"bytes"
 	"encoding/json"
 	"slices"
 	"strconv"
@@ -130,14 +129,7 @@ func onChat(edit func(cs []chatChunk, sc *scenarios.Scenario) ([]chatChunk, *sce
 		for _, c := range out {
 			plain = append(plain, c.sseEvent)
 		}
-		body := writeSSE(plain)
-		if bytes.Equal(body, v.Scenario.Body) {
-			return v, Step{}, false
-		}
-		c := *sc
-		c.Body = body
-		v.Scenario = &c
-		return v, step, true
+		return rewritten(v, sc, plain, step)
 	}
 }
 

@@ -296,15 +296,21 @@ func onBlocks(edit func(evs []blockEvent, sc *scenarios.Scenario) ([]blockEvent,
 		for _, ev := range out {
 			plain = append(plain, ev.sseEvent)
 		}
-		body := writeSSE(plain)
-		if bytes.Equal(body, v.Scenario.Body) {
-			return v, Step{}, false
-		}
-		c := *sc
-		c.Body = body
-		v.Scenario = &c
-		return v, step, true
+		return rewritten(v, sc, plain, step)
 	}
+}
+
+// rewritten returns v with the scenario sc, its body the events written as
+// SSE, and step; or false when that changes no byte of v's body.
+func rewritten(v Variant, sc *scenarios.Scenario, events []sseEvent, step Step) (Variant, Step, bool) {
+	body := writeSSE(events)
+	if bytes.Equal(body, v.Scenario.Body) {
+		return v, Step{}, false
+	}
+	c := *sc
+	c.Body = body
+	v.Scenario = &c
+	return v, step, true
 }
 
 // order returns the block indices in order of first appearance.
