@@ -46,14 +46,15 @@ type cvStreamEvent struct {
 		} `json:"toolUse"`
 	} `json:"start"`
 	Delta *struct {
-		Text    *string `json:"text"`
+		// Text holds the JSON string as sent, unquoted by rawText.
+		Text    json.RawMessage `json:"text"`
 		ToolUse *struct {
 			Input json.RawMessage `json:"input"`
 		} `json:"toolUse"`
 		ReasoningContent *struct {
-			Text            *string `json:"text"`
-			Signature       *string `json:"signature"`
-			RedactedContent *string `json:"redactedContent"`
+			Text            json.RawMessage `json:"text"`
+			Signature       *string         `json:"signature"`
+			RedactedContent *string         `json:"redactedContent"`
 		} `json:"reasoningContent"`
 	} `json:"delta"`
 	StopReason *string  `json:"stopReason"`
@@ -299,12 +300,20 @@ func (s *eventStream) converse(et string, ev *cvStreamEvent) error {
 			return nil
 		}
 		d := ev.Delta
-		if d.Text != nil && *d.Text != "" {
-			s.emit(core.Event{Kind: core.EventText, Text: *d.Text})
+		text, err := rawText(d.Text, "delta.text")
+		if err != nil {
+			return err
+		}
+		if text != "" {
+			s.emit(core.Event{Kind: core.EventText, Text: text})
 		}
 		if rc := d.ReasoningContent; rc != nil {
-			if rc.Text != nil && *rc.Text != "" {
-				s.emit(core.Event{Kind: core.EventThinking, Text: *rc.Text})
+			thinking, err := rawText(rc.Text, "delta.reasoningContent.text")
+			if err != nil {
+				return err
+			}
+			if thinking != "" {
+				s.emit(core.Event{Kind: core.EventThinking, Text: thinking})
 			}
 			if rc.Signature != nil && *rc.Signature != "" {
 				s.emit(core.Event{Kind: core.EventThinking, Signature: *rc.Signature})
@@ -349,6 +358,25 @@ func (s *eventStream) converse(et string, ev *cvStreamEvent) error {
 		return s.anthropic(&an)
 	}
 	return nil
+}
+
+// rawText returns a text delta, a JSON string or null, with bytes that are
+// not UTF-8 kept as they are: a character split between deltas comes out
+// whole (B05), and an invalid one is refused (wire.CheckText) rather than
+// replaced.
+func rawText(raw json.RawMessage, field string) (string, error) {
+	t := bytes.TrimSpace(raw)
+	if len(t) == 0 || string(t) == "null" {
+		return "", nil
+	}
+	if t[0] != '"' {
+		return "", fmt.Errorf("payload field %s: not a string", field)
+	}
+	s, err := wire.UnquoteRaw(t)
+	if err != nil {
+		return "", fmt.Errorf("payload field %s: %w", field, err)
+	}
+	return s, nil
 }
 
 // inputFragment returns a toolUse input delta as text. ConverseStream sends

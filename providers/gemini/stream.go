@@ -9,6 +9,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/toolconform/conform/core"
 	"github.com/toolconform/conform/providers/internal/wire"
@@ -140,11 +141,35 @@ func (s *stream) pull() error {
 			s.unknownAt = s.sse.Offset() // the event, not its data
 		}
 	}
+	// Text decodes through encoding/json, which would turn bytes that are
+	// not UTF-8 into U+FFFD; a known chunk holding such bytes outside a
+	// call's arguments (which keep their bytes for wire.CheckText to name)
+	// is refused here, at the bad byte.
+	if s.known && !utf8.Valid(raw) && !argsHoldInvalidUTF8(w) {
+		s.abandon()
+		return wire.Placed(streamOp, off+int64(wire.InvalidUTF8At(raw)), "", core.ErrInvalidUTF8)
+	}
 	if err := s.chunk(w); err != nil {
 		s.abandon()
 		return wire.Placed(streamOp, off, "", err)
 	}
 	return nil
+}
+
+// argsHoldInvalidUTF8 reports whether the arguments of a call in w hold
+// bytes that are not UTF-8.
+func argsHoldInvalidUTF8(w *wireResponse) bool {
+	for _, c := range w.Candidates {
+		if c.Content == nil {
+			continue
+		}
+		for _, p := range c.Content.Parts {
+			if p.FunctionCall != nil && !utf8.Valid(p.FunctionCall.Args) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // detect looks at the first non-space byte and sets up the framing.

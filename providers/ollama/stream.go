@@ -8,6 +8,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/toolconform/conform/core"
 	"github.com/toolconform/conform/providers/internal/ndjson"
@@ -94,6 +95,13 @@ func (s *stream) pull() error {
 		return nil
 	}
 	s.known = true
+	// Text decodes through encoding/json, which would turn bytes that are
+	// not UTF-8 into U+FFFD; a line holding such bytes outside a call's
+	// arguments (which keep their bytes for wire.CheckText to name) is
+	// refused here, at the bad byte.
+	if !utf8.Valid(line) && !argsHoldInvalidUTF8(&w) {
+		return wire.Placed(streamOp, off+int64(wire.InvalidUTF8At(line)), "", core.ErrInvalidUTF8)
+	}
 	if s.model == "" {
 		s.model = w.Model
 	}
@@ -277,4 +285,18 @@ func (a *Adapter) EncodeStream(w io.Writer, events []core.Event) error {
 		return fmt.Errorf("%s: %w", op, err)
 	}
 	return nil
+}
+
+// argsHoldInvalidUTF8 reports whether the arguments of a call in w hold
+// bytes that are not UTF-8.
+func argsHoldInvalidUTF8(w *wireResponse) bool {
+	if w.Message == nil {
+		return false
+	}
+	for _, c := range w.Message.ToolCalls {
+		if !utf8.Valid(c.Function.Arguments) {
+			return true
+		}
+	}
+	return false
 }

@@ -165,3 +165,51 @@ func checkTextRule(t *testing.T, what string, resp *core.Response, err error, in
 		t.Errorf("%s: %d complete calls from a refused body, arguments %q", what, len(resp.Calls()), resp.Calls()[0].Arguments)
 	}
 }
+
+// TestTextRuleInStreamText checks the rule for streamed text: with every
+// built-in adapter, a stream whose text holds bytes that are not UTF-8,
+// read whole and one byte at a time, is refused with core.ErrInvalidUTF8,
+// never decoded with U+FFFD in their place.
+func TestTextRuleInStreamText(t *testing.T) {
+	for _, a := range providers.All() {
+		for _, raw := range []string{"\xff", "\xe2\x82", "\xed\xa0\x80"} {
+			t.Run(a.Name(), func(t *testing.T) {
+				var s bytes.Buffer
+				events := []core.Event{{Kind: core.EventText, Text: "a" + textRuleMark + "b"}, {Kind: core.EventFinish, Finish: core.FinishStop}}
+				if err := a.EncodeStream(&s, events); err != nil {
+					t.Fatal(err)
+				}
+				stream := bytes.ReplaceAll(s.Bytes(), []byte(textRuleMark), []byte(raw))
+				if a.Name() == "bedrock" {
+					stream = reframe(t, s.Bytes(), raw)
+				}
+				for name, r := range map[string]io.Reader{"whole": bytes.NewReader(stream), "one byte at a time": adaptertest.SplitReader(stream)} {
+					resp, err := core.Collect(a.DecodeStream(r))
+					if !errors.Is(err, core.ErrInvalidUTF8) {
+						t.Errorf("%q read %s: error %v, want core.ErrInvalidUTF8 (text %q)", raw, name, err, resp.Text())
+					}
+				}
+			})
+		}
+	}
+}
+
+// reframe returns an AWS event stream with every textRuleMark in its
+// payloads replaced by raw, each frame encoded again.
+func reframe(t *testing.T, frames []byte, raw string) []byte {
+	t.Helper()
+	var out bytes.Buffer
+	dec, enc := eventstream.NewDecoder(), eventstream.NewEncoder()
+	r := bytes.NewReader(frames)
+	for r.Len() > 0 {
+		m, err := dec.Decode(r, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m.Payload = bytes.ReplaceAll(m.Payload, []byte(textRuleMark), []byte(raw))
+		if err := enc.Encode(&out, m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return out.Bytes()
+}
