@@ -81,6 +81,11 @@ type Decoder struct {
 	started bool // byte order mark checked
 	sawCR   bool // the last line ended with CR; skip a following LF
 
+	// cr and lf cache the searches for line ends in buf[pos:end], so that
+	// each byte is searched once for each (see lineEnd); -1 when not yet
+	// searched since the last fill.
+	cr, lf int
+
 	line      []byte
 	lineStart int64
 	block     int   // bytes of the current block
@@ -110,7 +115,7 @@ type dataLine struct {
 
 // NewDecoder returns a Decoder reading from r.
 func NewDecoder(r io.Reader, opts ...Option) *Decoder {
-	d := &Decoder{r: r, buf: make([]byte, 4096), max: DefaultMaxEventSize}
+	d := &Decoder{r: r, buf: make([]byte, 4096), max: DefaultMaxEventSize, cr: -1, lf: -1}
 	for _, o := range opts {
 		o(d)
 	}
@@ -150,6 +155,7 @@ func (d *Decoder) fill() bool {
 		return false
 	}
 	d.pos, d.end = 0, 0
+	d.cr, d.lf = -1, -1
 	for empty := 0; ; empty++ {
 		n, err := d.r.Read(d.buf)
 		if n < 0 || n > len(d.buf) {
@@ -203,7 +209,9 @@ func (d *Decoder) stripBOM() {
 }
 
 // readLine returns the next line without its line end. At the end of input
-// it returns the unterminated rest (which may be empty) with ok false.
+// it returns the unterminated rest (which may be empty) with ok false. The
+// line is a view of the read buffer when it lies whole in it, else of
+// d.line; either is valid until the next call.
 func (d *Decoder) readLine() (line []byte, ok bool, err error) {
 	if !d.started {
 		d.stripBOM()
@@ -218,20 +226,16 @@ func (d *Decoder) readLine() (line []byte, ok bool, err error) {
 			}
 			return d.line, false, nil
 		}
-		chunk := d.buf[d.pos:d.end]
 		if d.sawCR {
 			d.sawCR = false
-			if chunk[0] == '\n' {
+			if d.buf[d.pos] == '\n' {
 				d.pos++
 				d.off++
 				d.lineStart = d.off
 				continue
 			}
 		}
-		i := bytes.IndexAny(chunk, "\r\n")
-		if i < 0 {
-			i = len(chunk)
-		}
+		i := d.lineEnd() - d.pos
 		if !d.inBlock {
 			d.inBlock = true
 			d.blockOff = d.lineStart
@@ -240,19 +244,46 @@ func (d *Decoder) readLine() (line []byte, ok bool, err error) {
 			return nil, false, &Error{Offset: d.blockOff, Err: fmt.Errorf("%w: block starting here exceeds %d bytes", ErrEventTooLarge, d.max)}
 		}
 		d.block += i
-		d.line = append(d.line, chunk[:i]...)
+		chunk := d.buf[d.pos:d.end]
 		d.pos += i
 		d.off += int64(i)
 		if i == len(chunk) {
+			d.line = append(d.line, chunk...)
 			continue
+		}
+		line := chunk[:i]
+		if len(d.line) > 0 {
+			d.line = append(d.line, line...)
+			line = d.line
 		}
 		if chunk[i] == '\r' {
 			d.sawCR = true
 		}
 		d.pos++
 		d.off++
-		return d.line, true, nil
+		return line, true, nil
 	}
+}
+
+// lineEnd returns the index in buf of the first CR or LF at or after pos,
+// or end when there is none. The index of the next LF found, and of the
+// next CR before it (or that LF's index when there is none), are kept
+// until pos passes them, so that a buffer of lines ended by LF alone, or
+// by CR alone, is searched once for each byte, at bytes.IndexByte's speed.
+func (d *Decoder) lineEnd() int {
+	if d.lf < d.pos {
+		d.lf = d.end
+		if j := bytes.IndexByte(d.buf[d.pos:d.end], '\n'); j >= 0 {
+			d.lf = d.pos + j
+		}
+	}
+	if d.cr < d.pos {
+		d.cr = d.lf
+		if j := bytes.IndexByte(d.buf[d.pos:d.lf], '\r'); j >= 0 {
+			d.cr = d.pos + j
+		}
+	}
+	return min(d.cr, d.lf)
 }
 
 // Next returns the next dispatched event, or io.EOF after the last one. Any
