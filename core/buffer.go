@@ -196,18 +196,20 @@ type callState struct {
 // NewBuffer returns an empty Buffer with default limits unless an option
 // says otherwise.
 func NewBuffer(opts ...BufferOption) *Buffer {
-	b := &Buffer{
-		lim:     Limits{}.withDefaults(),
-		byID:    make(map[string]*callState),
-		byItem:  make(map[string]*callState),
-		byIndex: make(map[turnIndex]*callState),
-		perTurn: make(map[int]int),
-		genIDs:  make(map[string]bool),
-	}
+	b := &Buffer{lim: Limits{}.withDefaults()}
 	for _, o := range opts {
 		o(b)
 	}
 	return b
+}
+
+// put sets (*m)[k] = v, making the map on its first entry: a Buffer makes
+// only the maps its stream's chunks need, none for a stream without calls.
+func put[K comparable, V any](m *map[K]V, k K, v V) {
+	if *m == nil {
+		*m = make(map[K]V)
+	}
+	(*m)[k] = v
 }
 
 // Calls returns the calls completed so far, in the order they completed.
@@ -358,16 +360,16 @@ func (b *Buffer) lose(cs, displaced *callState, c *Chunk, err *ChunkError) {
 	cs.name = c.Name
 	cs.id, cs.itemID = c.ID, c.ItemID
 	if c.ID != "" {
-		b.byID[c.ID] = cs
+		put(&b.byID, c.ID, cs)
 	}
 	if c.ItemID != "" {
-		b.byItem[c.ItemID] = cs
+		put(&b.byItem, c.ItemID, cs)
 	}
 	if validIndex {
 		key := turnIndex{c.Turn, c.Index}
 		if x := b.byIndex[key]; x == nil || x.done {
 			cs.hasIndex, cs.index = true, c.Index
-			b.byIndex[key] = cs
+			put(&b.byIndex, key, cs)
 		}
 	}
 }
@@ -502,7 +504,7 @@ func (b *Buffer) newCall(c *Chunk) *callState {
 		turn:    c.Turn,
 		ordinal: b.perTurn[c.Turn],
 	}
-	b.perTurn[c.Turn]++
+	put(&b.perTurn, c.Turn, b.perTurn[c.Turn]+1)
 	b.calls = append(b.calls, cs)
 	b.open = append(b.open, cs)
 	return cs
@@ -512,17 +514,17 @@ func (b *Buffer) newCall(c *Chunk) *callState {
 func (b *Buffer) apply(cs *callState, c *Chunk) {
 	if c.ID != "" && cs.id == "" {
 		cs.id = c.ID
-		b.byID[c.ID] = cs
+		put(&b.byID, c.ID, cs)
 	}
 	if c.ItemID != "" && cs.itemID == "" {
 		cs.itemID = c.ItemID
-		b.byItem[c.ItemID] = cs
+		put(&b.byItem, c.ItemID, cs)
 	}
 	if c.HasIndex && !cs.hasIndex {
 		key := turnIndex{c.Turn, c.Index}
 		if x := b.byIndex[key]; x == nil || x.done {
 			cs.hasIndex, cs.index = true, c.Index
-			b.byIndex[key] = cs
+			put(&b.byIndex, key, cs)
 		}
 	}
 	if c.Name != "" {
@@ -597,7 +599,7 @@ func (b *Buffer) callID(cs *callState) string {
 			id += "_" + strconv.Itoa(k)
 		}
 	}
-	b.genIDs[id] = true
+	put(&b.genIDs, id, true)
 	cs.genID = id
 	return id
 }

@@ -1,7 +1,6 @@
 package gemini
 
 import (
-	"bytes"
 	"unicode/utf8"
 
 	"github.com/toolconform/conform/providers/internal/jsonscan"
@@ -35,11 +34,8 @@ type fastStore struct {
 	// strs holds the bytes of small strings and the buffer strings are
 	// unescaped into.
 	strs jsonscan.Strings
-	// model and respID are the strings of the last modelVersion and
-	// responseId, kept while the raw bytes stay the same, as they do for
-	// every chunk of a response.
-	model, respID       string
-	modelRaw, respIDRaw []byte
+	// model and respID are the last modelVersion and responseId.
+	model, respID string
 	// hits counts the chunks the fast path decoded; off turns it off, for
 	// tests that compare it with the general path.
 	hits int
@@ -116,13 +112,13 @@ func (f *fastStore) response(p *jsonscan.Scanner) bool {
 			}
 			f.resp.UsageMetadata = &f.usage
 		case 2: // modelVersion
-			v, ok := f.cached(p, &f.model, &f.modelRaw)
+			v, ok := f.cached(p, &f.model)
 			if !ok {
 				return false
 			}
 			f.resp.ModelVersion = v
 		default: // responseId
-			v, ok := f.cached(p, &f.respID, &f.respIDRaw)
+			v, ok := f.cached(p, &f.respID)
 			if !ok {
 				return false
 			}
@@ -323,23 +319,21 @@ func (f *fastStore) text(p *jsonscan.Scanner) (string, bool) {
 	return f.strs.Text(raw, esc)
 }
 
-// cached reads a string value, reusing *s while its raw bytes are those
-// of the last call.
-func (f *fastStore) cached(p *jsonscan.Scanner, s *string, raw *[]byte) (string, bool) {
+// cached reads a string value, reusing *s while the value is that of the
+// last call, as modelVersion and responseId are in every chunk of a
+// response.
+func (f *fastStore) cached(p *jsonscan.Scanner, s *string) (string, bool) {
 	v, esc, ok := p.Str()
 	if !ok {
 		return "", false
 	}
-	if *raw != nil && bytes.Equal(v, *raw) {
+	if !esc && len(v) > 0 && string(v) == *s {
 		return *s, true
 	}
 	str, ok := f.strs.Text(v, esc)
 	if !ok {
 		return "", false
 	}
-	*s, *raw = str, append((*raw)[:0], v...)
-	if *raw == nil {
-		*raw = []byte{}
-	}
+	*s = str
 	return str, true
 }

@@ -257,17 +257,20 @@ func rawFinish(f core.FinishReason, provider string) string {
 // id short (OpenAI refuses ids over 40 characters) and within every
 // protocol's id alphabet ([a-zA-Z0-9_-], Anthropic and Bedrock).
 func responseCallID(responseID, name string, args json.RawMessage, k int) string {
-	h := sha256.New()
+	var in [160]byte
+	b := in[:0]
 	if responseID != "" {
-		h.Write([]byte("responseId\x00"))
-		h.Write([]byte(responseID))
+		b = append(append(b, "responseId\x00"...), responseID...)
 	} else {
-		h.Write([]byte("call\x00"))
-		h.Write([]byte(name))
-		h.Write([]byte{0})
-		h.Write(canonicalJSON(args))
+		b = append(append(append(b, "call\x00"...), name...), 0)
+		b = append(b, canonicalJSON(args)...)
 	}
-	return GeneratedIDPrefix + hex.EncodeToString(h.Sum(nil)[:6]) + "_" + strconv.Itoa(k)
+	sum := sha256.Sum256(b)
+	var out [48]byte
+	id := append(out[:0], GeneratedIDPrefix...)
+	id = hex.AppendEncode(id, sum[:6])
+	id = strconv.AppendInt(append(id, '_'), int64(k), 10)
+	return string(id)
 }
 
 // canonicalJSON returns raw re-encoded with sorted keys and no spacing, so

@@ -6,13 +6,21 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/toolconform/conform/providers/internal/jsonscan"
 )
 
-// argTree assembles a call's arguments from Vertex partialArgs pieces. It
-// keeps keys in arrival order, so the JSON it writes reads as the model
-// wrote it.
+// argTree assembles a call's arguments: whole, as args sent them, or from
+// Vertex partialArgs pieces, keeping keys in arrival order, so the JSON it
+// writes reads as the model wrote it. The zero tree with max set holds the
+// empty object; the tree of pieces is built only when a piece comes.
 type argTree struct {
-	root     *argNode
+	// root is the tree of partialArgs pieces, nil before the first.
+	root *argNode
+	// whole holds args sent whole, compacted, when hasWhole is set; it
+	// replaces any tree.
+	whole    string
+	hasWhole bool
 	max      int
 	size     int
 	lastPath string
@@ -28,31 +36,21 @@ type argNode struct {
 	raw    json.RawMessage
 }
 
-func newArgTree(max int) *argTree {
-	return &argTree{root: &argNode{kind: 'o', fields: map[string]*argNode{}}, max: max}
-}
-
 // apply merges one functionCall part's args (replacing everything) and
-// partialArgs pieces.
-func (t *argTree) apply(fc *wireFunctionCall) error {
+// partialArgs pieces. Args are the bytes of one valid JSON value, as the
+// chunk's decoding (either path) checked them; strs holds their compacted
+// text.
+func (t *argTree) apply(fc *wireFunctionCall, strs *jsonscan.Strings) error {
 	if a := bytes.TrimSpace(fc.Args); len(a) > 0 && string(a) != "null" {
 		if a[0] != '{' {
 			return fmt.Errorf("%w: functionCall.args must be a JSON object", ErrSyntax)
 		}
-		var v any
-		dec := json.NewDecoder(bytes.NewReader(a))
-		dec.UseNumber()
-		if err := dec.Decode(&v); err != nil {
-			return fmt.Errorf("%w: functionCall.args: %v", ErrSyntax, err)
-		}
 		if len(a) > t.max {
 			return fmt.Errorf("%w: arguments exceed %d bytes", ErrTooLarge, t.max)
 		}
-		// Keep the object as sent: a raw root replaces the tree.
-		var buf bytes.Buffer
-		_ = json.Compact(&buf, a)
-		t.root = &argNode{kind: 'v', raw: buf.Bytes()}
-		t.size = buf.Len()
+		// Keep the object as sent, compacted: it replaces any tree.
+		c := strs.Compact(a)
+		t.root, t.whole, t.hasWhole, t.size = nil, strs.String(c), true, len(c)
 	}
 	for i, pa := range fc.PartialArgs {
 		if err := t.piece(pa); err != nil {
@@ -119,8 +117,11 @@ func (t *argTree) piece(pa wirePartialArg) error {
 	if err != nil {
 		return err
 	}
-	if t.root.kind != 'o' {
+	if t.hasWhole {
 		return fmt.Errorf("%w: partialArgs after complete args", ErrSyntax)
+	}
+	if t.root == nil {
+		t.root = newNode('o')
 	}
 	cur := t.root
 	for i, sg := range segs[:len(segs)-1] {
@@ -251,6 +252,12 @@ func (t *argTree) set(cur *argNode, sg pathSeg, v *argNode) error {
 
 // json writes the assembled arguments.
 func (t *argTree) json() string {
+	switch {
+	case t.hasWhole:
+		return t.whole
+	case t.root == nil:
+		return "{}"
+	}
 	var b bytes.Buffer
 	t.root.write(&b)
 	return b.String()

@@ -35,7 +35,11 @@ func (a *Adapter) decodeStream(r io.Reader) core.EventStream {
 }
 
 // newStream returns the decoder of a stream, before its text is checked.
-func (a *Adapter) newStream(r io.Reader) *stream { return &stream{a: a, br: bufio.NewReader(r)} }
+func (a *Adapter) newStream(r io.Reader) *stream {
+	s := &stream{a: a, br: bufio.NewReader(r)}
+	s.q.Use(s.evBuf[:0])
+	return s
+}
 
 const streamOp = "gemini: decode stream"
 
@@ -79,7 +83,12 @@ type stream struct {
 	sawCall    bool
 	sawContent bool
 	calls      int
-	open       *openCall
+	// open is the call whose parts are still coming (cur), or nil.
+	open *openCall
+	cur  openCall
+	// evBuf is the first storage of q, which a chunk's events seldom
+	// outgrow.
+	evBuf [4]core.Event
 
 	// fast is the fast path's reused storage (see fast.go).
 	fast fastStore
@@ -90,7 +99,9 @@ type openCall struct {
 	id, name, sig string
 	// k is the call's position among the calls of the response.
 	k    int
-	args *argTree
+	args argTree
+	// ev holds the chunks of the call's start and end events.
+	ev *callChunks
 	// started is false while the call's start waits for its id: a call
 	// with no id of its own in a response with no responseId (yet) gets
 	// one from its arguments, known only when they are complete.
@@ -464,7 +475,7 @@ func (s *stream) part(p wirePart) error {
 
 func (s *stream) functionCall(fc *wireFunctionCall, sig string) error {
 	if s.open != nil && fc.Name == "" {
-		if err := s.open.args.apply(fc); err != nil {
+		if err := s.open.args.apply(fc, &s.fast.strs); err != nil {
 			return err
 		}
 		if !fc.WillContinue {
@@ -481,7 +492,8 @@ func (s *stream) functionCall(fc *wireFunctionCall, sig string) error {
 	// A named functionCall starts a call. A call still open is abandoned
 	// without an end, so the Buffer reports it incomplete.
 	s.abandon()
-	oc := &openCall{id: fc.ID, name: fc.Name, sig: sig, k: s.calls, args: newArgTree(s.a.maxArgs)}
+	oc := &s.cur
+	*oc = openCall{id: fc.ID, name: fc.Name, sig: sig, k: s.calls, args: argTree{max: s.a.maxArgs}}
 	if oc.id == "" && s.respID != "" {
 		oc.id = responseCallID(s.respID, fc.Name, nil, oc.k)
 	}
@@ -491,7 +503,7 @@ func (s *stream) functionCall(fc *wireFunctionCall, sig string) error {
 	if oc.id != "" {
 		s.start(oc)
 	}
-	if err := oc.args.apply(fc); err != nil {
+	if err := oc.args.apply(fc, &s.fast.strs); err != nil {
 		return err
 	}
 	if !fc.WillContinue {
@@ -507,7 +519,16 @@ func (s *stream) start(oc *openCall) {
 		oc.id = responseCallID(s.respID, oc.name, json.RawMessage(oc.args.json()), oc.k)
 	}
 	oc.started = true
-	s.emit(core.Event{Kind: core.EventCallStart, Chunk: &core.Chunk{ID: oc.id, Name: oc.name, Start: true, Signature: oc.sig}})
+	oc.ev = new(callChunks)
+	oc.ev.start = core.Chunk{ID: oc.id, Name: oc.name, Start: true, Signature: oc.sig}
+	s.emit(core.Event{Kind: core.EventCallStart, Chunk: &oc.ev.start})
+}
+
+// callChunks are the chunks of one call's events, with the text of its
+// arguments, in one allocation.
+type callChunks struct {
+	start, end core.Chunk
+	args       string
 }
 
 // end queues the start, if still pending, and the end of the open call,
@@ -518,8 +539,10 @@ func (s *stream) end() {
 	if !oc.started {
 		s.start(oc)
 	}
-	args := oc.args.json()
-	s.emit(core.Event{Kind: core.EventCallEnd, Chunk: &core.Chunk{ID: oc.id, Done: true, Args: &args}})
+	ev := oc.ev
+	ev.args = oc.args.json()
+	ev.end = core.Chunk{ID: oc.id, Done: true, Args: &ev.args}
+	s.emit(core.Event{Kind: core.EventCallEnd, Chunk: &ev.end})
 }
 
 // abandon leaves the open call, if any, without an end, queueing its start
@@ -538,8 +561,8 @@ func (s *stream) abandon() {
 func (s *stream) finishStream() {
 	s.abandon()
 	if s.hasUsage {
-		u := s.usage
-		s.emit(core.Event{Kind: core.EventUsage, Usage: &u})
+		// The last usage, which no chunk changes after the end of input.
+		s.emit(core.Event{Kind: core.EventUsage, Usage: &s.usage})
 	}
 	if s.finishRaw != "" {
 		s.emit(core.Event{Kind: core.EventFinish, Finish: NormalizeFinish(s.finishRaw, s.sawCall, s.sawContent), ProviderFinish: s.finishRaw})

@@ -119,3 +119,7 @@ func (t *Strings) Raw(raw []byte, esc bool) (string, bool) {
 func (t *Strings) Unescaped(raw []byte, esc bool) ([]byte, bool) {
 	return Unescape(&t.scratch, raw, esc)
 }
+
+// Compact is the package's Compact into the reused buffer of t: the
+// compacted value, valid until the next call of a Strings method.
+func (t *Strings) Compact(src []byte) []byte { return Compact(&t.scratch, src) }

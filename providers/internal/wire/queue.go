@@ -26,6 +26,10 @@ func (q *Queue) Push(e core.Event) {
 	q.events = append(q.events, e)
 }
 
+// Use gives q buf, empty, as its first storage: a decoder that keeps a
+// small array beside its Queue spares the allocation of the first events.
+func (q *Queue) Use(buf []core.Event) { q.events, q.head = buf[:0], 0 }
+
 // Pop removes and returns the oldest event; ok is false when there is none.
 func (q *Queue) Pop() (e core.Event, ok bool) {
 	if q.head >= len(q.events) {

@@ -1,0 +1,52 @@
+package jsonscan
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+
+	"pgregory.net/rapid"
+)
+
+func TestCompact(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{`{"a":1}`, `{"a":1}`},
+		{`{ "a" : [ 1 , 2 ] }`, `{"a":[1,2]}`},
+		{"{\"a b\":\"c d\\\" e\",\n\t\"f\": \"\\\\\" }", `{"a b":"c d\" e","f":"\\"}`},
+		{`"  "`, `"  "`},
+	}
+	var scratch []byte
+	for _, tc := range tests {
+		if got := Compact(&scratch, []byte(tc.in)); string(got) != tc.want {
+			t.Errorf("Compact(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+// TestCompactAsEncodingJSON checks Compact against json.Compact on every
+// value encoding/json writes, indented or not, and that a value without
+// white space between its tokens comes back as itself.
+func TestCompactAsEncodingJSON(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		v := jsonValue(0).Draw(t, "value")
+		b, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rapid.Bool().Draw(t, "indent") {
+			b, _ = json.MarshalIndent(v, " ", "\t")
+		}
+		var want bytes.Buffer
+		if err := json.Compact(&want, b); err != nil {
+			t.Fatal(err)
+		}
+		var scratch []byte
+		got := Compact(&scratch, b)
+		if !bytes.Equal(got, want.Bytes()) {
+			t.Fatalf("Compact(%q) = %q, want %q", b, got, want.Bytes())
+		}
+		if bytes.Equal(b, want.Bytes()) && &got[0] != &b[0] {
+			t.Fatalf("Compact copied %q, which has no white space to drop", b)
+		}
+	})
+}
