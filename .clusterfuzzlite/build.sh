@@ -279,6 +279,7 @@ fuzzer providers/bedrock FuzzDecodeResponse
 fuzzer providers/bedrock FuzzDecodeStream
 fuzzer providers/cohere FuzzDecodeResponse
 fuzzer providers/cohere FuzzDecodeStream
+fuzzer providers/cohere FuzzFastPath
 fuzzer providers/gemini FuzzDecodeInteractionStream
 fuzzer providers/gemini FuzzDecodeResponse
 fuzzer providers/gemini FuzzDecodeStream

@@ -47,6 +47,9 @@ func WithMaxEventSize(n int) Option { return func(a *Adapter) { a.maxEvent = n }
 // Adapter is the Cohere v2 chat protocol. It implements core.Adapter.
 type Adapter struct {
 	maxEvent int
+	// slowOnly turns the stream's fast path off, for the tests that
+	// compare it with the general path.
+	slowOnly bool
 }
 
 var _ core.Adapter = (*Adapter)(nil)

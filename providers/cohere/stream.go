@@ -4,18 +4,18 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/toolconform/conform/core"
+	"github.com/toolconform/conform/providers/internal/jsonscan"
 	"github.com/toolconform/conform/providers/internal/wire"
 	"github.com/toolconform/conform/sse"
 )
 
-// streamEvent is the union of the v2 stream events conform reads. Unknown
-// types and fields are ignored.
+// streamEvent is the union of the v2 stream events conform reads, as the
+// general path decodes them with encoding/json. Unknown types and fields
+// are ignored.
 type streamEvent struct {
 	Type  string `json:"type"`
 	ID    string `json:"id"`
@@ -25,7 +25,7 @@ type streamEvent struct {
 			// Content and ToolCalls are objects in deltas but arrays
 			// in message-start, so they are read only when objects.
 			Content   json.RawMessage `json:"content"`
-			ToolPlan  *string         `json:"tool_plan"`
+			ToolPlan  *wire.RawString `json:"tool_plan"`
 			ToolCalls json.RawMessage `json:"tool_calls"`
 		} `json:"message"`
 		FinishReason string `json:"finish_reason"`
@@ -34,9 +34,10 @@ type streamEvent struct {
 	} `json:"delta"`
 }
 
-// contentDelta is a content delta. Its strings keep bytes that are not
-// UTF-8 (wire.RawString): a character split between deltas comes out whole
-// (B05), and one that is invalid is refused by wire.CheckText.
+// contentDelta is a content delta. Its strings, like the tool plan and
+// the arguments, keep bytes that are not UTF-8 (wire.RawString): a
+// character split between deltas comes out whole (B05), and one that is
+// invalid is refused by wire.CheckText.
 type contentDelta struct {
 	Type     string          `json:"type"`
 	Text     *wire.RawString `json:"text"`
@@ -65,19 +66,103 @@ func object[T any](raw json.RawMessage, field string) (*T, error) {
 	return v, nil
 }
 
+// v2Event is one v2 stream event reduced to what the decoder uses. The
+// general path (encoding/json into streamEvent) and the fast path
+// (fast.go) both fill it, and apply turns it into canonical events, so
+// that the two paths differ only in how they read the bytes. An absent
+// string is "".
+type v2Event struct {
+	typ      string
+	id       string
+	index    int
+	hasIndex bool
+	// hasDelta says the event has a delta object.
+	hasDelta bool
+	// text and thinking are those of a content object, plan the tool
+	// plan.
+	text, thinking, plan string
+	// callID, name and args are those of a tool_calls object; hasArgs
+	// says it has a function with arguments.
+	callID, name, args string
+	hasArgs            bool
+	finish, errMsg     string
+	usage              *usage
+}
+
+// general decodes an event's data with encoding/json into ev.
+func general(data []byte, ev *v2Event) error {
+	var w streamEvent
+	if err := json.Unmarshal(data, &w); err != nil {
+		return wire.WrapJSONError("data", err)
+	}
+	ev.typ, ev.id = w.Type, w.ID
+	if w.Index != nil {
+		ev.index, ev.hasIndex = *w.Index, true
+	}
+	d := w.Delta
+	if d == nil {
+		return nil
+	}
+	ev.hasDelta = true
+	ev.finish, ev.errMsg, ev.usage = d.FinishReason, d.Error, d.Usage
+	m := d.Message
+	if m == nil {
+		return nil
+	}
+	content, err := object[contentDelta](m.Content, "delta.message.content")
+	if err != nil {
+		return err
+	}
+	tcall, err := object[toolCallDelta](m.ToolCalls, "delta.message.tool_calls")
+	if err != nil {
+		return err
+	}
+	if content != nil {
+		if content.Text != nil {
+			ev.text = string(*content.Text)
+		}
+		if content.Thinking != nil {
+			ev.thinking = string(*content.Thinking)
+		}
+	}
+	if m.ToolPlan != nil {
+		ev.plan = string(*m.ToolPlan)
+	}
+	if tcall != nil {
+		ev.callID = tcall.ID
+		if f := tcall.Function; f != nil {
+			ev.name = f.Name
+			if f.Arguments != nil {
+				ev.args, ev.hasArgs = string(*f.Arguments), true
+			}
+		}
+	}
+	return nil
+}
+
 type eventStream struct {
-	in    *wire.StreamInput
-	dec   *sse.Decoder
+	r     *wire.SSEReader
 	q     wire.Queue
 	calls map[int]int // open calls by index: argument bytes received
 	err   error
+	// known says an event of the protocol was read; unknownAt is the
+	// offset of the first event that was not, if sawUnknown.
+	known, sawUnknown bool
+	unknownAt         int64
+	// chunks hands out the events' chunks (jsonscan.Take).
+	chunks []core.Chunk
+	fast   fastDecoder
 }
 
-// knownEvents are the event types of the v2 chat stream.
-var knownEvents = map[string]bool{
-	"message-start": true, "content-start": true, "content-delta": true, "content-end": true,
-	"tool-plan-delta": true, "tool-call-start": true, "tool-call-delta": true, "tool-call-end": true,
-	"citation-start": true, "citation-end": true, "message-end": true, "debug": true,
+// knownEvent reports whether typ is an event type of the v2 chat stream.
+func knownEvent(typ string) bool {
+	switch typ {
+	case "message-start", "content-start", "content-delta", "content-end",
+		"tool-plan-delta", "tool-call-start", "tool-call-delta", "tool-call-end",
+		"citation-start", "citation-end", "message-end", "debug":
+		return true
+	}
+	return false
 }
 
 // DecodeStream reads a Cohere v2 chat stream (SSE; the event type is taken
@@ -100,188 +185,174 @@ func (a *Adapter) decodeStream(r io.Reader) core.EventStream {
 
 // decodeSSE decodes a Cohere v2 SSE stream.
 func (a *Adapter) decodeSSE(r io.Reader) core.EventStream {
-	opts := []sse.Option{sse.FlushAtEOF()}
-	if a.maxEvent > 0 {
-		opts = append(opts, sse.MaxEventSize(a.maxEvent))
-	}
-	in := wire.NewStreamInput(r)
-	return wire.CheckText("cohere", &eventStream{in: in, dec: sse.NewDecoder(in, opts...), calls: map[int]int{}})
+	return wire.CheckText("cohere", a.newStream(r))
 }
 
-// atEOF gives the error that ends the stream at the end of its input:
-// io.EOF, or a *DecodeError wrapping core.ErrNotStream for input that is
-// not blank but held no event of the protocol.
-func (s *eventStream) atEOF() error {
-	off, n, ok := s.in.NotStream()
-	if !ok {
-		return io.EOF
-	}
-	return streamError(off, "", fmt.Errorf("no cohere event in %d bytes: %w", n, core.ErrNotStream))
-}
-
-// unknown notes an event that is not one of the protocol's, the first of
-// which is the place named by the error of a body that is no stream.
-func (s *eventStream) unknown() {
-	s.in.Unknown(s.dec.Offset())
+// newStream returns the v2 SSE decoder of r, before wire.CheckText.
+func (a *Adapter) newStream(r io.Reader) *eventStream {
+	s := &eventStream{r: wire.NewSSEReader(r, a.maxEvent, "cohere", ErrEventTooLarge)}
+	s.fast.off = a.slowOnly
+	return s
 }
 
 // Next returns the next event, io.EOF after the last one, or the error that
 // ended the stream.
 func (s *eventStream) Next() (core.Event, error) {
-	for {
-		if e, ok := s.q.Pop(); ok {
-			return e, nil
+	return wire.Pull(&s.q, &s.err, s.pull)
+}
+
+// pull decodes the next SSE event into the queue, or returns the error
+// that ends the stream: io.EOF at the end of a stream of the protocol, a
+// *DecodeError wrapping core.ErrNotStream at the end of input that is not
+// blank but held no event of the protocol, or the fault.
+func (s *eventStream) pull() error {
+	raw, err := s.r.NextRaw()
+	switch {
+	case err == io.EOF:
+		if s.known || s.r.Blank() {
+			return io.EOF
 		}
-		if s.err != nil {
-			return core.Event{}, s.err
-		}
-		ev, err := s.dec.Next()
-		if errors.Is(err, io.EOF) {
-			s.err = s.atEOF()
-			return core.Event{}, s.err
-		}
-		if err != nil {
-			var se *sse.Error
-			off := int64(0)
-			if errors.As(err, &se) {
-				off = se.Offset
-			}
-			s.err = streamError(off, "", err)
-			return core.Event{}, s.err
-		}
-		if err := s.event(ev); err != nil {
-			s.err = streamError(s.dec.Offset(), ev.Type, err)
-			return core.Event{}, s.err
-		}
+		return streamError(s.unknownAt, "", fmt.Errorf("no cohere event in %d bytes: %w", s.r.Offset(), core.ErrNotStream))
+	case err != nil:
+		return err
+	}
+	if err := s.event(raw); err != nil {
+		return streamError(raw.Offset, raw.Name, err)
+	}
+	return nil
+}
+
+// unknown notes an event, at byte offset off, that is not one of the
+// protocol's; the first is the place named by the error of a body that is
+// no stream.
+func (s *eventStream) unknown(off int64) {
+	if !s.sawUnknown {
+		s.sawUnknown, s.unknownAt = true, off
 	}
 }
 
-func (s *eventStream) emit(e core.Event) {
-	s.q.Push(e)
-}
-
-func (s *eventStream) event(raw sse.Event) error {
-	data := strings.TrimSpace(raw.Data)
-	if data == "" {
-		s.unknown()
-	}
-	if data == "" || data == "[DONE]" {
+// event decodes one SSE event, with the fast path when it can and the
+// general path otherwise, and queues its canonical events.
+func (s *eventStream) event(raw wire.SSEEvent) error {
+	data := bytes.TrimSpace(raw.Data)
+	if len(data) == 0 {
+		s.unknown(raw.Offset)
 		return nil
 	}
-	var ev streamEvent
-	if err := json.Unmarshal([]byte(data), &ev); err != nil {
-		return wire.WrapJSONError("data", err)
+	if string(data) == "[DONE]" {
+		return nil
 	}
-	typ := ev.Type
-	if typ == "" {
-		typ = raw.Type
+	var ev v2Event
+	if !s.fast.decode(data, &ev) {
+		ev = v2Event{}
+		if err := general(data, &ev); err != nil {
+			return err
+		}
 	}
-	if knownEvents[typ] {
-		s.in.Known()
+	if ev.typ == "" {
+		ev.typ = raw.Name
+	}
+	if knownEvent(ev.typ) {
+		s.known = true
 	} else {
-		s.unknown()
+		s.unknown(raw.Offset)
 	}
-	msg := func() bool { return ev.Delta != nil && ev.Delta.Message != nil }
-	var content *contentDelta
-	var tcall *toolCallDelta
-	if msg() {
-		var err error
-		if content, err = object[contentDelta](ev.Delta.Message.Content, "delta.message.content"); err != nil {
-			return err
-		}
-		if tcall, err = object[toolCallDelta](ev.Delta.Message.ToolCalls, "delta.message.tool_calls"); err != nil {
-			return err
-		}
+	return s.apply(&ev)
+}
+
+// chunk returns a chunk for the event's index from the stream's slab.
+func (s *eventStream) chunk(ev *v2Event) *core.Chunk {
+	c := jsonscan.Take(&s.chunks)
+	c.Index, c.HasIndex = ev.index, ev.hasIndex
+	return c
+}
+
+// open notes that the call at index has n argument bytes, refusing a call
+// past the bound on open calls.
+func (s *eventStream) open(index, n int) error {
+	if s.calls == nil {
+		s.calls = map[int]int{}
 	}
-	switch typ {
+	if _, open := s.calls[index]; !open && len(s.calls) >= maxOpenCalls {
+		return fmt.Errorf("%w: limit %d", ErrTooManyCalls, maxOpenCalls)
+	}
+	s.calls[index] = n
+	return nil
+}
+
+// apply queues the canonical events of one decoded event.
+func (s *eventStream) apply(ev *v2Event) error {
+	switch ev.typ {
 	case "message-start":
-		s.q.ID = ev.ID
+		s.q.ID = ev.id
 	case "content-start", "content-delta":
-		if content == nil {
-			return nil
+		if ev.text != "" {
+			s.q.Push(core.Event{Kind: core.EventText, Text: ev.text})
 		}
-		c := content
-		if c.Text != nil && *c.Text != "" {
-			s.emit(core.Event{Kind: core.EventText, Text: string(*c.Text)})
-		}
-		if c.Thinking != nil && *c.Thinking != "" {
-			s.emit(core.Event{Kind: core.EventThinking, Text: string(*c.Thinking)})
+		if ev.thinking != "" {
+			s.q.Push(core.Event{Kind: core.EventThinking, Text: ev.thinking})
 		}
 	case "tool-plan-delta":
-		if msg() && ev.Delta.Message.ToolPlan != nil && *ev.Delta.Message.ToolPlan != "" {
-			s.emit(core.Event{Kind: core.EventPlan, Text: *ev.Delta.Message.ToolPlan})
+		if ev.plan != "" {
+			s.q.Push(core.Event{Kind: core.EventPlan, Text: ev.plan})
 		}
 	case "tool-call-start":
-		c := chunkAt(ev.Index)
-		c.Start = true
-		if _, open := s.calls[c.Index]; !open && len(s.calls) >= maxOpenCalls {
-			return fmt.Errorf("%w: limit %d", ErrTooManyCalls, maxOpenCalls)
+		n := 0
+		if ev.args != "null" {
+			n = len(ev.args)
 		}
-		s.calls[c.Index] = 0
-		if tcall != nil {
-			tc := tcall
-			c.ID = tc.ID
-			if tc.Function != nil {
-				c.Name = tc.Function.Name
-				if a := tc.Function.Arguments; a != nil && *a != "null" {
-					c.ArgsDelta = string(*a)
-					s.calls[c.Index] += len(*a)
-				}
-			}
+		if err := s.open(ev.index, n); err != nil {
+			return err
 		}
-		s.emit(core.Event{Kind: core.EventCallStart, Chunk: &c})
+		c := s.chunk(ev)
+		c.Start, c.ID, c.Name = true, ev.callID, ev.name
+		if ev.args != "null" {
+			c.ArgsDelta = ev.args
+		}
+		s.q.Push(core.Event{Kind: core.EventCallStart, Chunk: c})
 	case "tool-call-delta":
-		if tcall == nil || tcall.Function == nil || tcall.Function.Arguments == nil {
+		if !ev.hasArgs {
 			return nil
 		}
-		frag := string(*tcall.Function.Arguments)
-		c := chunkAt(ev.Index)
-		n, open := s.calls[c.Index]
-		if !open && len(s.calls) >= maxOpenCalls {
-			return fmt.Errorf("%w: limit %d", ErrTooManyCalls, maxOpenCalls)
-		}
+		frag := ev.args
+		n := s.calls[ev.index]
 		// "null" before any argument text is a call without arguments
 		// (C06); no argument object can start with it.
 		if frag == "" || (n == 0 && frag == "null") {
-			s.calls[c.Index] = n
-			return nil
+			return s.open(ev.index, n)
 		}
-		s.calls[c.Index] = n + len(frag)
+		if err := s.open(ev.index, n+len(frag)); err != nil {
+			return err
+		}
+		c := s.chunk(ev)
 		c.ArgsDelta = frag
-		s.emit(core.Event{Kind: core.EventCallDelta, Chunk: &c})
+		s.q.Push(core.Event{Kind: core.EventCallDelta, Chunk: c})
 	case "tool-call-end":
-		c := chunkAt(ev.Index)
+		c := s.chunk(ev)
 		c.Done = true
-		if n, open := s.calls[c.Index]; open && n == 0 {
+		if n, open := s.calls[ev.index]; open && n == 0 {
 			// A call with a start and an end only is a call without
 			// arguments: {} (C02, C06), never empty text.
 			empty := "{}"
 			c.Args = &empty
 		}
-		delete(s.calls, c.Index)
-		s.emit(core.Event{Kind: core.EventCallEnd, Chunk: &c})
+		delete(s.calls, ev.index)
+		s.q.Push(core.Event{Kind: core.EventCallEnd, Chunk: c})
 	case "message-end":
-		if ev.Delta == nil {
+		if !ev.hasDelta {
 			return nil
 		}
-		if u := canonicalUsage(ev.Delta.Usage); u != nil {
-			s.emit(core.Event{Kind: core.EventUsage, Usage: u})
+		if u := canonicalUsage(ev.usage); u != nil {
+			s.q.Push(core.Event{Kind: core.EventUsage, Usage: u})
 		}
-		if ev.Delta.Error != "" {
-			s.emit(core.Event{Kind: core.EventError, Error: &core.ProviderError{Message: ev.Delta.Error}})
+		if ev.errMsg != "" {
+			s.q.Push(core.Event{Kind: core.EventError, Error: &core.ProviderError{Message: ev.errMsg}})
 		}
-		if ev.Delta.FinishReason != "" {
-			s.emit(core.Event{Kind: core.EventFinish, Finish: finishFromWire(ev.Delta.FinishReason), ProviderFinish: ev.Delta.FinishReason})
+		if ev.finish != "" {
+			s.q.Push(core.Event{Kind: core.EventFinish, Finish: finishFromWire(ev.finish), ProviderFinish: ev.finish})
 		}
 	}
 	return nil
-}
-
-func chunkAt(idx *int) core.Chunk {
-	if idx == nil {
-		return core.Chunk{}
-	}
-	return core.Chunk{Index: *idx, HasIndex: true}
 }
 
 type obj = map[string]any

@@ -188,30 +188,24 @@ func (s *v1Stream) emit(e core.Event) {
 }
 
 func (s *v1Stream) Next() (core.Event, error) {
-	for {
-		if e, ok := s.q.Pop(); ok {
-			return e, nil
-		}
-		if s.err != nil {
-			return core.Event{}, s.err
-		}
-		line, off, err := s.lines.Next()
-		if errors.Is(err, io.EOF) {
-			s.err = io.EOF
-			continue
-		}
-		if err != nil {
-			var le *ndjson.Error
-			if errors.As(err, &le) && errors.Is(le.Err, ndjson.ErrLineTooLong) {
-				err = streamError(le.Offset, "", fmt.Errorf("%w: %v", ErrEventTooLarge, le.Err))
-			}
-			s.err = err
-			continue
-		}
-		if err := s.line(line, off); err != nil {
-			s.err = err
-		}
+	return wire.Pull(&s.q, &s.err, s.pull)
+}
+
+// pull decodes the next line into the queue, or returns the error that
+// ends the stream.
+func (s *v1Stream) pull() error {
+	line, off, err := s.lines.Next()
+	if errors.Is(err, io.EOF) {
+		return io.EOF
 	}
+	if err != nil {
+		var le *ndjson.Error
+		if errors.As(err, &le) && errors.Is(le.Err, ndjson.ErrLineTooLong) {
+			err = streamError(le.Offset, "", fmt.Errorf("%w: %v", ErrEventTooLarge, le.Err))
+		}
+		return err
+	}
+	return s.line(line, off)
 }
 
 // line queues the events of one v1 stream line.
