@@ -275,6 +275,7 @@ fuzzer fuzz FuzzStreamRoundTrip
 fuzzer providers/anthropic FuzzDecodeRequest
 fuzzer providers/anthropic FuzzDecodeResponse
 fuzzer providers/anthropic FuzzDecodeStream
+fuzzer providers/anthropic FuzzFastPath
 fuzzer providers/bedrock FuzzDecodeResponse
 fuzzer providers/bedrock FuzzDecodeStream
 fuzzer providers/cohere FuzzDecodeResponse

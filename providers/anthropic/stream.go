@@ -8,6 +8,7 @@ import (
 	"io"
 
 	"github.com/toolconform/conform/core"
+	"github.com/toolconform/conform/providers/internal/jsonscan"
 	"github.com/toolconform/conform/providers/internal/wire"
 )
 
@@ -73,23 +74,37 @@ type streamDelta struct {
 }
 
 type stream struct {
-	a       *Adapter
-	sse     *wire.SSEReader
-	q       wire.Queue
-	blocks  map[int]*blockState
-	ids     map[string]bool
-	pending *core.Event // held-back call_end of the last stopped tool_use (B11)
-	input   *int
-	started bool
-	stopped bool
-	errored bool
-	err     error
+	a      *Adapter
+	sse    *wire.SSEReader
+	q      wire.Queue
+	blocks map[int]*blockState
+	ids    map[string]bool
+	// pending is the held-back call_end of the last stopped tool_use
+	// (B11), when hasPending.
+	pending    core.Event
+	hasPending bool
+	// input is message_start's input token count, when hasInput.
+	input    int
+	hasInput bool
+	started  bool
+	stopped  bool
+	errored  bool
+	err      error
 	// known is set by the first event of the protocol; unknownAt is the
 	// offset of the first event that is not one (sawUnknown), for the
 	// error of input that is no Anthropic stream at all.
 	known      bool
 	sawUnknown bool
 	unknownAt  int64
+
+	// noFast turns the fast path (fast.go) off, for tests that compare
+	// the two; fastHits counts the events it decoded.
+	noFast   bool
+	fastHits int
+	// chunks and strs are reused storage (see jsonscan.Take and
+	// jsonscan.Strings).
+	chunks []core.Chunk
+	strs   jsonscan.Strings
 }
 
 // knownEvents are the event types of the Messages stream.
@@ -110,7 +125,12 @@ func (a *Adapter) DecodeStream(r io.Reader) core.EventStream {
 
 // decodeStream decodes a stream of the protocol's own events.
 func (a *Adapter) decodeStream(r io.Reader) core.EventStream {
-	return wire.CheckText(protocolName, &stream{a: a, sse: wire.NewSSEReader(r, a.maxEvent, protocolName, ErrTooLarge), blocks: map[int]*blockState{}, ids: map[string]bool{}})
+	return wire.CheckText(protocolName, a.newStream(r))
+}
+
+// newStream returns the decoder of a stream, before its text is checked.
+func (a *Adapter) newStream(r io.Reader) *stream {
+	return &stream{a: a, sse: wire.NewSSEReader(r, a.maxEvent, protocolName, ErrTooLarge), blocks: map[int]*blockState{}, ids: map[string]bool{}}
 }
 
 func (s *stream) emit(e core.Event) {
@@ -119,16 +139,33 @@ func (s *stream) emit(e core.Event) {
 
 // flush emits the held-back call_end, if any.
 func (s *stream) flush() {
-	if s.pending != nil {
-		s.emit(*s.pending)
-		s.pending = nil
+	if s.hasPending {
+		s.emit(s.pending)
+		s.pending, s.hasPending = core.Event{}, false
 	}
 }
 
+// chunk returns a zero Chunk from a slab (see jsonscan.Take), so that
+// call events cost one allocation per jsonscan.SlabSize events.
+func (s *stream) chunk() *core.Chunk { return jsonscan.Take(&s.chunks) }
+
 // Next returns the next event, io.EOF at the end, or an error that names
 // the byte offset of the fault.
-func (s *stream) Next() (core.Event, error) {
-	return wire.NextEvent(&s.q, s.sse, &s.err, s.handle, s.atEOF)
+func (s *stream) Next() (core.Event, error) { return wire.Pull(&s.q, &s.err, s.pull) }
+
+// pull decodes one SSE event into the queue, or returns the error that ends
+// the stream.
+func (s *stream) pull() error {
+	// A view of the decoder's buffer, valid until the next event: handle
+	// decodes it, and keeps none of it, before asking for another.
+	ev, err := s.sse.NextRaw()
+	switch {
+	case err == io.EOF:
+		return s.atEOF()
+	case err != nil:
+		return err
+	}
+	return s.handle(ev)
 }
 
 // atEOF gives the error that ends the stream at the end of its input.
@@ -153,6 +190,9 @@ func (s *stream) fail(ev wire.SSEEvent, format string, args ...any) error {
 func (s *stream) handle(ev wire.SSEEvent) error {
 	data := bytes.TrimSpace(ev.Data)
 	if len(data) == 0 {
+		return nil
+	}
+	if !s.noFast && s.fast(data) {
 		return nil
 	}
 	var se streamEvent
@@ -187,8 +227,7 @@ func (s *stream) handle(ev wire.SSEEvent) error {
 		}
 		s.q.ID, s.q.Model = m.ID, m.Model
 		if m.Usage != nil && m.Usage.InputTokens != nil {
-			n := *m.Usage.InputTokens
-			s.input = &n
+			s.input, s.hasInput = *m.Usage.InputTokens, true
 		}
 	case "content_block_start":
 		s.started = true
@@ -204,8 +243,8 @@ func (s *stream) handle(ev wire.SSEEvent) error {
 			return &DecodeError{Protocol: protocolName, Op: "decode stream", Offset: ev.Offset, Err: fmt.Errorf("more than %d content blocks: %w", s.a.maxBlocks, ErrTooLarge)}
 		}
 		cb := se.ContentBlock
-		b := &blockState{open: true}
-		s.blocks[i] = b
+		var b blockState
+		b.open = true
 		switch cb.Type {
 		case "text":
 			b.typ = "text"
@@ -238,11 +277,14 @@ func (s *stream) handle(ev wire.SSEEvent) error {
 			if len(in) > 0 && string(in) != "null" && string(in) != "{}" {
 				b.startInput = string(in)
 			}
-			s.emit(core.Event{Kind: core.EventCallStart, Chunk: &core.Chunk{Index: i, HasIndex: true, ID: cb.ID, Name: cb.Name, Start: true}})
+			c := s.chunk()
+			c.Index, c.HasIndex, c.ID, c.Name, c.Start = i, true, cb.ID, cb.Name, true
+			s.emit(core.Event{Kind: core.EventCallStart, Chunk: c})
 		default:
 			// Provider-run tools (server_tool_use, *_tool_result) and
 			// unknown blocks are ignored, their deltas too.
 		}
+		s.addBlock(i, b)
 	case "content_block_delta":
 		if se.Index == nil {
 			return s.fail(ev, "content_block_delta without index")
@@ -270,18 +312,7 @@ func (s *stream) handle(ev wire.SSEEvent) error {
 		if err := s.checkStartInput(ev, *se.Index, b); err != nil {
 			return err
 		}
-		b.streamed = nil
-		if b.typ == "tool_use" {
-			end := core.Event{Kind: core.EventCallEnd, Chunk: &core.Chunk{Index: *se.Index, HasIndex: true, Done: true}}
-			if !b.sawDelta {
-				args := b.startInput
-				if args == "" {
-					args = "{}"
-				}
-				end.Chunk.Args = &args
-			}
-			s.pending = &end
-		}
+		s.stop(*se.Index, b)
 	case "message_delta":
 		var d streamDelta
 		if len(se.Delta) > 0 {
@@ -289,23 +320,11 @@ func (s *stream) handle(ev wire.SSEEvent) error {
 				return s.fail(ev, "message_delta.delta: %v", err)
 			}
 		}
-		if finishOf(d.StopReason) == core.FinishLength {
-			// The block that was being written when the limit hit is
-			// truncated even if it was stopped: its call stays open (B11).
-			s.pending = nil
-		} else {
-			s.flush()
+		u := usageOf(se.Usage)
+		if u != nil && se.Usage.InputTokens == nil && s.hasInput {
+			u.InputTokens = s.input
 		}
-		if se.Usage != nil {
-			u := usageOf(se.Usage)
-			if se.Usage.InputTokens == nil && s.input != nil {
-				u.InputTokens = *s.input
-			}
-			s.emit(core.Event{Kind: core.EventUsage, Usage: u})
-		}
-		if d.StopReason != "" {
-			s.emit(core.Event{Kind: core.EventFinish, Finish: finishOf(d.StopReason), ProviderFinish: d.StopReason})
-		}
+		s.messageDelta(d.StopReason, u)
 	case "message_stop":
 		// A message that ends without max_tokens completed its last block.
 		s.flush()
@@ -365,17 +384,68 @@ func (s *stream) delta(ev wire.SSEEvent, index int, b *blockState, d streamDelta
 			return err
 		}
 		if t != "" && b.typ == "tool_use" {
-			// Deltas carry the whole input; a populated start input is
-			// superseded by them, if they do not contradict it (A18).
-			b.sawDelta = true
-			if b.startInput != "" {
-				if len(b.streamed)+len(t) > s.a.maxEvent {
-					return &DecodeError{Protocol: protocolName, Op: "decode stream", Offset: ev.Offset, Err: fmt.Errorf("tool_use block %d (id %q): streamed input kept to check the start input (A18) over %d bytes: %w", index, b.id, s.a.maxEvent, ErrTooLarge)}
-				}
-				b.streamed = append(b.streamed, t...)
+			if b.startInput != "" && len(b.streamed)+len(t) > s.a.maxEvent {
+				return &DecodeError{Protocol: protocolName, Op: "decode stream", Offset: ev.Offset, Err: fmt.Errorf("tool_use block %d (id %q): streamed input kept to check the start input (A18) over %d bytes: %w", index, b.id, s.a.maxEvent, ErrTooLarge)}
 			}
-			s.emit(core.Event{Kind: core.EventCallDelta, Chunk: &core.Chunk{Index: index, HasIndex: true, ArgsDelta: t}})
+			s.callDelta(index, b, t)
 		}
 	}
 	return nil
+}
+
+// addBlock records block i as started.
+func (s *stream) addBlock(i int, b blockState) {
+	s.blocks[i] = &b
+}
+
+// callDelta emits a non-empty input_json_delta text t of tool_use block b
+// (index i), which the caller has checked against the A18 bound.
+func (s *stream) callDelta(i int, b *blockState, t string) {
+	// Deltas carry the whole input; a populated start input is
+	// superseded by them, if they do not contradict it (A18).
+	b.sawDelta = true
+	if b.startInput != "" {
+		b.streamed = append(b.streamed, t...)
+	}
+	c := s.chunk()
+	c.Index, c.HasIndex, c.ArgsDelta = i, true, t
+	s.emit(core.Event{Kind: core.EventCallDelta, Chunk: c})
+}
+
+// stop closes block b (index i), whose A18 check the caller has made,
+// holding back the call_end of a tool_use (B11).
+func (s *stream) stop(i int, b *blockState) {
+	b.open = false
+	b.streamed = nil
+	if b.typ != "tool_use" {
+		return
+	}
+	c := s.chunk()
+	c.Index, c.HasIndex, c.Done = i, true, true
+	if !b.sawDelta {
+		args := b.startInput
+		if args == "" {
+			args = "{}"
+		}
+		c.Args = &args
+	}
+	s.pending, s.hasPending = core.Event{Kind: core.EventCallEnd, Chunk: c}, true
+}
+
+// messageDelta applies a message_delta with stop reason stop and usage u
+// (nil when the event has none).
+func (s *stream) messageDelta(stop string, u *core.Usage) {
+	if finishOf(stop) == core.FinishLength {
+		// The block that was being written when the limit hit is
+		// truncated even if it was stopped: its call stays open (B11).
+		s.pending, s.hasPending = core.Event{}, false
+	} else {
+		s.flush()
+	}
+	if u != nil {
+		s.emit(core.Event{Kind: core.EventUsage, Usage: u})
+	}
+	if stop != "" {
+		s.emit(core.Event{Kind: core.EventFinish, Finish: finishOf(stop), ProviderFinish: stop})
+	}
 }
