@@ -52,6 +52,11 @@
 //     ErrTruncated after its events; a malformed event is a *DecodeError with
 //     its byte offset.
 //
+// The common events (block starts, deltas and stops, message start, delta
+// and stop, ping) are read without encoding/json and without a copy of the
+// event (fast.go); any other shape takes the general path, which gives the
+// same events and errors.
+//
 // EncodeStream documents the normal form a stream round-trips to. A
 // redacted_thinking block is one thinking event with its payload in
 // Event.Data. docs/protocols.md gives the sources of the G12 rule and its

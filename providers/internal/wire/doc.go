@@ -11,14 +11,13 @@
 //     call id), Placed, which builds a DecodeError from an operation
 //     named with its protocol, and JSONError, which turns an encoding/json
 //     error into a DecodeError at the offset in the whole body;
-//   - SSEReader, the shared SSE decoder with the adapters' error types, and
-//     NextEvent, the Next loop of an SSE stream decoder; SSEWriter, the
-//     writer of the Anthropic and OpenAI Responses stream encoders, which
-//     keeps the first error;
+//   - SSEReader, the shared SSE decoder with the adapters' error types;
+//     SSEWriter, the writer of the Anthropic and OpenAI Responses stream
+//     encoders, which keeps the first error;
 //   - Queue, the events decoded from one wire event waiting for Next, with
 //     the response id and model stamped on the first, and Pull, the Next
-//     loop over it that Anthropic (through NextEvent), OpenAI Responses,
-//     Gemini and Ollama share;
+//     loop over it that Anthropic, OpenAI Responses, Gemini and Ollama
+//     share;
 //   - ResponseMeta, Indexes and AppendCallArgs (which argument texts a call
 //     delta or end chunk writes) for stream encoders;
 //   - StrictUnmarshal (one JSON value, nothing after it, with the offset

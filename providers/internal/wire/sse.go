@@ -88,25 +88,3 @@ func (s *SSEReader) NextRaw() (SSEEvent, error) {
 	}
 	return SSEEvent{Name: ev.Type, Data: ev.Data, Offset: s.d.Offset()}, nil
 }
-
-// NextEvent is the Next method of an SSE stream decoder. It returns the
-// oldest event of q, reading SSE events from r and decoding each into q
-// with handle until there is one. At the end of input atEOF gives the
-// error that ends the stream: io.EOF for a clean end (nil counts as
-// io.EOF), or an error for a stream cut short. The first error is kept in
-// *errp and returned, after the queued events, by every later call.
-func NextEvent(q *Queue, r *SSEReader, errp *error, handle func(SSEEvent) error, atEOF func() error) (core.Event, error) {
-	return Pull(q, errp, func() error {
-		ev, err := r.Next()
-		switch {
-		case err == io.EOF:
-			if err := atEOF(); err != nil {
-				return err
-			}
-			return io.EOF
-		case err != nil:
-			return err
-		}
-		return handle(ev)
-	})
-}

@@ -291,7 +291,8 @@ func TestQueue(t *testing.T) {
 	}
 }
 
-func TestNextEvent(t *testing.T) {
+// TestPull drives Pull as an SSE stream decoder's Next does.
+func TestPull(t *testing.T) {
 	errCut := errors.New("cut")
 	tests := []struct {
 		name    string
@@ -316,11 +317,20 @@ func TestNextEvent(t *testing.T) {
 				q.Push(core.Event{Kind: core.EventText, Text: string(ev.Data)})
 				return nil
 			}
-			atEOF := func() error { return tt.atEOF }
+			pull := func() error {
+				ev, err := r.NextRaw()
+				switch {
+				case err == io.EOF && tt.atEOF != nil:
+					return tt.atEOF
+				case err != nil:
+					return err
+				}
+				return handle(ev)
+			}
 			var got []string
 			var last error
 			for i := 0; i < 10; i++ {
-				e, e2 := NextEvent(&q, r, &err, handle, atEOF)
+				e, e2 := Pull(&q, &err, pull)
 				if e2 != nil {
 					last = e2
 					break
@@ -333,7 +343,7 @@ func TestNextEvent(t *testing.T) {
 			if !errors.Is(last, tt.wantErr) {
 				t.Errorf("end = %v, want %v", last, tt.wantErr)
 			}
-			if _, again := NextEvent(&q, r, &err, handle, atEOF); again != last {
+			if _, again := Pull(&q, &err, pull); again != last {
 				t.Errorf("second call after the end = %v, want %v again", again, last)
 			}
 		})
