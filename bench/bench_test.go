@@ -32,8 +32,8 @@ func newStream(name, proto string, subjects []Subject, bodies ...[]byte) stream 
 	return s
 }
 
-// generated returns stream (a) and its Anthropic and Responses framings
-// (b): four calls of about 2 KB of arguments in 4-byte deltas; and the
+// generated returns stream (a) and its Anthropic, Responses and Cohere
+// framings (b): four calls of about 2 KB of arguments in 4-byte deltas; and the
 // tiny stream: one call of 20 bytes of arguments (TinyCall) in one delta.
 func generated() []stream {
 	calls := MakeCalls(4, 2048)
@@ -42,6 +42,7 @@ func generated() []stream {
 		newStream("openai-chat-4x2KB", OpenAIChat, Subjects(OpenAIChat), ChatStream(calls, 4)),
 		newStream("anthropic-4x2KB", Anthropic, Subjects(Anthropic), AnthropicStream(calls, 4)),
 		newStream("openai-responses-4x2KB", OpenAIResponses, Subjects(OpenAIResponses), ResponsesStream(calls, 4)),
+		newStream("cohere-4x2KB", Cohere, Subjects(Cohere), CohereStream(calls, 4)),
 		newStream("openai-chat-1x20B", OpenAIChat, Subjects(OpenAIChat), ChatStream(tiny, len(tiny[0].Args))),
 	}
 }

@@ -13,12 +13,14 @@
 //     finish_reason): 715,149 bytes in 2,088 events, checked by
 //     TestGeneratedShape.
 //   - (b) the same calls and deltas in Anthropic framing (AnthropicStream:
-//     event: lines, input_json_delta by block index) and Responses framing
+//     event: lines, input_json_delta by block index), Responses framing
 //     (ResponsesStream: function_call_arguments.delta by item id, then the
 //     .done events and response.completed repeating the whole arguments,
-//     as OpenAI sends them). The deltas stay interleaved in both: each
-//     event names its block or item, so the wire allows it, though the
-//     providers send blocks one after another in practice.
+//     as OpenAI sends them) and Cohere framing (CohereStream: event:
+//     lines, tool-call-delta by call index). The deltas stay interleaved
+//     in all three: each event names its block, item or call, so the wire
+//     allows it, though the providers send them one after another in
+//     practice.
 //   - the tiny stream (openai-chat-1x20B): one call of 20 bytes of
 //     arguments (TinyCall) in one delta, 1,702 bytes in 6 events, where
 //     per-stream setup is most of the cost.
@@ -97,10 +99,13 @@
 //     inside JSON), which a line split cannot read, and a decoder that
 //     parses the frames is no longer naive.
 //
-// cohere-go v2.15.3 (github.com/cohere-ai/cohere-go/v2) was tried and is
-// not a subject: its V2.ChatStream reader fails on every recorded Cohere
-// stream with "unexpected end of JSON input" partway through (after 37
-// events on one), so it rebuilds no calls to compare. Mistral and Gemini
+// cohere-go v2.15.3 (github.com/cohere-ai/cohere-go/v2, the only version
+// the module proxy lists) was tried and is not a subject: the line
+// splitter of its V2.ChatStream hands a data line cut by the end of its
+// 4,096-byte buffer, or a lone blank line, to json.Unmarshal, which fails
+// with "unexpected end of JSON input" on every recorded Cohere stream, read
+// whole or one event per read (TestCohereGoFails; README.md gives the
+// events), so it rebuilds no calls to compare. Mistral and Gemini
 // Interactions have no official Go SDK in the race; the Ollama client
 // (github.com/ollama/ollama/api) is served by the module proxy but has no
 // recorded stream to read.

@@ -159,6 +159,40 @@ func AnthropicStream(calls []Call, size int) []byte {
 	return []byte(b.String())
 }
 
+// cohereMessageID is the id of the generated Cohere response, in the
+// UUID form Cohere's message-start carries.
+const cohereMessageID = "35c028fc-0223-47b6-8fae-ebd3255e9a63"
+
+// CohereStream writes calls as a Cohere v2 chat stream: message-start,
+// a tool-call-start per call (id, type, name, empty arguments), the
+// tool-call-delta events of size bytes interleaved across calls (each
+// names its call by index, so interleaving is expressible on this wire), a
+// tool-call-end per call and message-end with finish_reason TOOL_CALL and
+// usage. Each event has its event: line and a payload whose type repeats
+// it, as api.cohere.com sends them (the recorded streams of the corpus).
+func CohereStream(calls []Call, size int) []byte {
+	var b strings.Builder
+	ev := func(typ, rest string) {
+		b.WriteString("event: ")
+		b.WriteString(typ)
+		b.WriteString("\ndata: {")
+		b.WriteString(rest)
+		b.WriteString("}\n\n")
+	}
+	ev("message-start", fmt.Sprintf(`"id":%q,"type":"message-start","delta":{"message":{"role":"assistant","content":[],"tool_plan":"","tool_calls":[],"citations":[]}}`, cohereMessageID))
+	for i, c := range calls {
+		ev("tool-call-start", fmt.Sprintf(`"type":"tool-call-start","index":%d,"delta":{"message":{"tool_calls":{"id":%q,"type":"function","function":{"name":%q,"arguments":""}}}}`, i, c.ID, c.Name))
+	}
+	for _, d := range interleave(calls, size) {
+		ev("tool-call-delta", `"type":"tool-call-delta","index":`+strconv.Itoa(d.call)+`,"delta":{"message":{"tool_calls":{"function":{"arguments":`+quote(d.text)+`}}}}`)
+	}
+	for i := range calls {
+		ev("tool-call-end", fmt.Sprintf(`"type":"tool-call-end","index":%d`, i))
+	}
+	ev("message-end", `"type":"message-end","delta":{"finish_reason":"TOOL_CALL","usage":{"billed_units":{"input_tokens":1187,"output_tokens":2000},"tokens":{"input_tokens":1187,"output_tokens":2000}}}`)
+	return []byte(b.String())
+}
+
 // anthropicID turns a generated call id into the toolu_ form Anthropic uses.
 func anthropicID(id string) string { return "toolu_" + strings.TrimPrefix(id, "call_") }
 

@@ -36,7 +36,7 @@ func TestGeneratedShape(t *testing.T) {
 	for _, s := range []struct {
 		name string
 		body []byte
-	}{{"anthropic", AnthropicStream(calls, 4)}, {"openai-responses", ResponsesStream(calls, 4)}} {
+	}{{"anthropic", AnthropicStream(calls, 4)}, {"openai-responses", ResponsesStream(calls, 4)}, {"cohere", CohereStream(calls, 4)}} {
 		t.Logf("%s stream (b): %d bytes, %d events", s.name, len(s.body), Events(s.body))
 	}
 }
