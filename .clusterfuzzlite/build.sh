@@ -293,6 +293,7 @@ fuzzer providers/mistral FuzzDecodeResponse
 fuzzer providers/mistral FuzzDecodeStream
 fuzzer providers/ollama FuzzDecodeResponse
 fuzzer providers/ollama FuzzDecodeStream
+fuzzer providers/ollama FuzzFastPath
 fuzzer providers/internal/wire FuzzInputConflict
 fuzzer providers/internal/wire FuzzUnquoteRaw
 fuzzer providers/openaichat FuzzDecodeResponse

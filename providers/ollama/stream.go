@@ -2,6 +2,7 @@ package ollama
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -36,7 +37,14 @@ func (a *Adapter) DecodeStream(r io.Reader) core.EventStream {
 
 // decodeStream decodes a stream of the protocol's own events.
 func (a *Adapter) decodeStream(r io.Reader) core.EventStream {
-	return wire.CheckText(Name, &stream{lines: ndjson.NewReader(r, a.maxLine), foreign: -1})
+	return wire.CheckText(Name, a.newStream(r))
+}
+
+// newStream returns the decoder of a stream, before its text is checked.
+func (a *Adapter) newStream(r io.Reader) *stream {
+	s := &stream{lines: ndjson.NewReader(r, a.maxLine), foreign: -1}
+	s.q.Use(s.evBuf[:0])
+	return s
 }
 
 type stream struct {
@@ -50,6 +58,19 @@ type stream struct {
 	// offset of the first line that was not one, or -1.
 	known   bool
 	foreign int64
+	// usage is the counts of the done line, which the usage event points to.
+	usage core.Usage
+	// evBuf is the first storage of q, which a line's events seldom outgrow.
+	evBuf [4]core.Event
+	// fast is the fast path's reused storage (see fast.go).
+	fast fastStore
+}
+
+// callChunks are the chunks of one call's events, with the text of its
+// arguments, in one allocation.
+type callChunks struct {
+	start, end core.Chunk
+	args       string
 }
 
 func (s *stream) Next() (core.Event, error) { return wire.Pull(&s.q, &s.err, s.pull) }
@@ -84,9 +105,12 @@ func (s *stream) pull() error {
 		}
 		return fmt.Errorf("%s: %w", streamOp, err)
 	}
-	var w wireResponse
-	if err := json.Unmarshal(line, &w); err != nil {
-		return syntaxError(streamOp, off, err)
+	w, fast := s.fast.fastLine(line)
+	if !fast {
+		w = new(wireResponse)
+		if err := json.Unmarshal(line, w); err != nil {
+			return syntaxError(streamOp, off, err)
+		}
 	}
 	if w.Model == "" && w.CreatedAt == "" && w.Message == nil && !w.Done && w.Error == nil {
 		if !s.known && s.foreign < 0 {
@@ -98,8 +122,9 @@ func (s *stream) pull() error {
 	// Text decodes through encoding/json, which would turn bytes that are
 	// not UTF-8 into U+FFFD; a line holding such bytes outside a call's
 	// arguments (which keep their bytes for wire.CheckText to name) is
-	// refused here, at the bad byte.
-	if !utf8.Valid(line) && !argsHoldInvalidUTF8(&w) {
+	// refused here, at the bad byte. A line the fast path decoded is valid
+	// UTF-8 throughout.
+	if !fast && !utf8.Valid(line) && !argsHoldInvalidUTF8(w) {
 		return wire.Placed(streamOp, off+int64(wire.InvalidUTF8At(line)), "", core.ErrInvalidUTF8)
 	}
 	if s.model == "" {
@@ -117,39 +142,57 @@ func (s *stream) pull() error {
 			s.emit(core.Event{Kind: core.EventText, Text: m.Content})
 		}
 		for k, tc := range m.ToolCalls {
-			args, repaired, _, err := DecodeArguments(tc.Function.Arguments)
-			if err != nil {
+			if err := s.call(tc); err != nil {
 				return wire.Placed(streamOp, off, "", fmt.Errorf("message.tool_calls[%d].function.arguments: %w", k, err))
 			}
-			if repaired {
-				// A Chunk cannot say that its arguments were repaired, so
-				// the stream passes the double-encoded string as sent and
-				// leaves the repair, and its report, to the Buffer (C05).
-				args = json.RawMessage(strings.TrimSpace(string(tc.Function.Arguments)))
-			}
-			id := tc.ID
-			if id == "" {
-				id = GeneratedIDPrefix + strconv.Itoa(s.calls)
-			}
-			s.calls++
-			ch := core.Chunk{ID: id}
-			if tc.Function.Index != nil {
-				ch.Index, ch.HasIndex = *tc.Function.Index, true
-			}
-			start, end := ch, ch
-			start.Name, start.Start = tc.Function.Name, true
-			a := string(args)
-			end.Done, end.Args = true, &a
-			s.emit(core.Event{Kind: core.EventCallStart, Chunk: &start})
-			s.emit(core.Event{Kind: core.EventCallEnd, Chunk: &end})
 		}
 	}
 	if w.Done {
 		if w.PromptEvalCount != nil || w.EvalCount != nil {
-			s.emit(core.Event{Kind: core.EventUsage, Usage: &core.Usage{InputTokens: deref(w.PromptEvalCount), OutputTokens: deref(w.EvalCount)}})
+			s.usage = core.Usage{InputTokens: deref(w.PromptEvalCount), OutputTokens: deref(w.EvalCount)}
+			s.emit(core.Event{Kind: core.EventUsage, Usage: &s.usage})
 		}
 		s.emit(core.Event{Kind: core.EventFinish, Finish: NormalizeFinish(w.DoneReason, s.calls > 0), ProviderFinish: w.DoneReason})
 	}
+	return nil
+}
+
+// call queues the start and end of a call Ollama sent whole.
+func (s *stream) call(tc wireToolCall) error {
+	cc := new(callChunks)
+	raw := tc.Function.Arguments
+	switch t := bytes.TrimSpace(raw); {
+	case len(t) > 0 && t[0] == '{':
+		// An object, checked by the line's decoding: compacted, as
+		// DecodeArguments does, without its buffer.
+		cc.args = s.fast.strs.String(s.fast.strs.Compact(t))
+	default:
+		args, repaired, _, err := DecodeArguments(raw)
+		if err != nil {
+			return err
+		}
+		if repaired {
+			// A Chunk cannot say that its arguments were repaired, so the
+			// stream passes the double-encoded string as sent and leaves
+			// the repair, and its report, to the Buffer (C05).
+			args = t
+		}
+		cc.args = string(args)
+	}
+	id := tc.ID
+	if id == "" {
+		id = GeneratedIDPrefix + strconv.Itoa(s.calls)
+	}
+	s.calls++
+	ch := core.Chunk{ID: id}
+	if tc.Function.Index != nil {
+		ch.Index, ch.HasIndex = *tc.Function.Index, true
+	}
+	cc.start, cc.end = ch, ch
+	cc.start.Name, cc.start.Start = tc.Function.Name, true
+	cc.end.Done, cc.end.Args = true, &cc.args
+	s.emit(core.Event{Kind: core.EventCallStart, Chunk: &cc.start})
+	s.emit(core.Event{Kind: core.EventCallEnd, Chunk: &cc.end})
 	return nil
 }
 

@@ -15,11 +15,14 @@ const (
 	// ArenaMax is the longest string kept in the arena; longer strings get
 	// an allocation of their own.
 	ArenaMax = 1 << 10
+	// arenaFirst is the size of the first block.
+	arenaFirst = 256
 )
 
 // Arena holds the bytes of small strings: an append-only block that
 // String copies them into, so that a stream of small values costs an
-// allocation per block rather than one per string. The zero value is
+// allocation per block rather than one per string; blocks grow from
+// arenaFirst bytes to ArenaBlock. The zero value is
 // ready to use.
 type Arena []byte
 
@@ -36,7 +39,9 @@ func (a *Arena) String(b []byte) string {
 		return string(b)
 	}
 	if cap(*a)-len(*a) < len(b) {
-		*a = make([]byte, 0, ArenaBlock)
+		// Blocks start small and double up to ArenaBlock, so that a short
+		// stream does not pay for a block it does not fill.
+		*a = make([]byte, 0, min(ArenaBlock, max(2*cap(*a), 4*len(b), arenaFirst)))
 	}
 	start := len(*a)
 	*a = append(*a, b...)

@@ -18,6 +18,10 @@ import (
 // DefaultMaxLine is the default largest line, in bytes.
 const DefaultMaxLine = 4 << 20
 
+// bufSize is the size of the read buffer: a line that fits in it is
+// returned as a view of it, a longer one is gathered in a buffer of its own.
+const bufSize = 8 << 10
+
 // ErrLineTooLong is wrapped by the error for a line longer than the limit.
 var ErrLineTooLong = errors.New("ndjson: line too long")
 
@@ -46,7 +50,7 @@ func NewReader(r io.Reader, max int) *Reader {
 	if max <= 0 {
 		max = DefaultMaxLine
 	}
-	return &Reader{br: bufio.NewReaderSize(r, 64<<10), max: max}
+	return &Reader{br: bufio.NewReaderSize(r, bufSize), max: max}
 }
 
 // Next returns the next non-blank line, without its line end, and the byte
@@ -60,13 +64,19 @@ func (r *Reader) Next() ([]byte, int64, error) {
 		}
 		start := r.off
 		r.line = r.line[:0]
+		var whole []byte
 		for {
 			frag, err := r.br.ReadSlice('\n')
 			if len(r.line)+len(frag) > r.max+2 { // +2 for CR LF
 				r.err = &Error{Offset: start, Err: fmt.Errorf("%w: the line starting here exceeds %d bytes", ErrLineTooLong, r.max)}
 				return nil, start, r.err
 			}
-			r.line = append(r.line, frag...)
+			if len(r.line) == 0 && err != bufio.ErrBufferFull {
+				whole = frag // the whole line, a view of the read buffer
+			} else {
+				r.line = append(r.line, frag...)
+				whole = r.line
+			}
 			r.off += int64(len(frag))
 			if err == bufio.ErrBufferFull {
 				continue
@@ -81,7 +91,7 @@ func (r *Reader) Next() ([]byte, int64, error) {
 			}
 			break
 		}
-		line := trimEnd(r.line)
+		line := trimEnd(whole)
 		if len(line) > r.max {
 			r.err = &Error{Offset: start, Err: fmt.Errorf("%w: the line starting here exceeds %d bytes", ErrLineTooLong, r.max)}
 			return nil, start, r.err
