@@ -28,9 +28,6 @@ var (
 	ErrInvalidPatch = errors.New("invalid tool call argument patch")
 	// errFinished reports a chunk added after Finish.
 	errFinished = errors.New("buffer is finished")
-	// ErrNotObject reports invalid argument text that repair could only
-	// turn into something other than a JSON object, such as a bare string.
-	ErrNotObject = errors.New("repaired arguments are not a JSON object")
 	// ErrIncomplete reports calls still open when the stream ended; the
 	// error of Buffer.Finish wraps it.
 	ErrIncomplete = errors.New("tool calls incomplete")
@@ -699,7 +696,7 @@ func textArgs(raw []byte) (json.RawMessage, bool, error) {
 		return nil, false, err
 	}
 	if f := strings.TrimSpace(fixed); f == "" || f[0] != '{' {
-		return nil, false, fmt.Errorf("%w: %.40q", ErrNotObject, fixed)
+		return nil, false, fmt.Errorf("%w: repaired to %.40q", ErrInvalidArguments, fixed)
 	}
 	return json.RawMessage(fixed), true, nil
 }

@@ -403,7 +403,7 @@ func TestPropStateMachine(t *testing.T) {
 					if rerr != nil {
 						rerr = rerr.(*repair.Error).Err
 					} else if !strings.HasPrefix(strings.TrimSpace(args), "{") {
-						rerr = ErrNotObject
+						rerr = ErrInvalidArguments
 					}
 				}
 				if rerr != nil {

@@ -415,8 +415,8 @@ func TestBuffer(t *testing.T) {
 				{ID: "a", Name: "f", ArgsDelta: `Paris`, Done: true},
 				{ID: "a", Args: sp(`{bad`)},
 			},
-			errs:   map[int]error{0: ErrNotObject, 1: ErrAfterDone},
-			failed: map[string]error{"a": ErrNotObject},
+			errs:   map[int]error{0: ErrInvalidArguments, 1: ErrAfterDone},
+			failed: map[string]error{"a": ErrInvalidArguments},
 		},
 		{
 			name: "valid non-object arguments are kept for validation to judge",

@@ -25,10 +25,6 @@ func (e *StreamError) Error() string {
 
 func (e *StreamError) Unwrap() error { return e.Err }
 
-// ErrMalformedEvent reports an event Collect cannot use: a call event
-// without its Chunk, or an unknown kind.
-var ErrMalformedEvent = errors.New("malformed event")
-
 // maxStreamErrors is how many errors Collect keeps for the events of one
 // stream (rejected chunks, malformed events, calls that failed); the others
 // are counted and reported in one more error wrapping ErrTooManyErrors, so
@@ -39,11 +35,6 @@ const maxStreamErrors = 64
 // ErrTooManyErrors reports the errors of a stream past the first 64,
 // counted but not kept.
 var ErrTooManyErrors = errors.New("too many errors")
-
-// ErrNoFinish reports a stream that ended, without an error, before any
-// finish event: cut off, or not a stream of the protocol at all. What it
-// carried stays in the Response; the text may be incomplete.
-var ErrNoFinish = errors.New("stream ended without a finish event")
 
 // ErrNotStream reports input in which a stream decoder found no event of
 // its protocol at all: not a stream of the protocol, rather than one cut
@@ -78,7 +69,7 @@ var ErrNotStream = errors.New("not a stream of this protocol")
 // arguments could not be repaired, are in Response.Incomplete too (with
 // their text in Original and no Arguments) and are reported in the returned
 // error; they must never be run. A stream that ends without an error but
-// before any finish event is reported with ErrNoFinish: it was cut off, or
+// before any finish event is reported with ErrTruncated: it was cut off, or
 // it is not a stream of the protocol at all, and its text may be
 // incomplete. Every problem is reported, joined, each as a *StreamError
 // that names its event, up to 64 of them and a count of the rest; the
@@ -97,7 +88,7 @@ func Collect(s EventStream, opts ...BufferOption) (*Response, error) {
 		c.n++
 		if err == io.EOF {
 			if !c.finished {
-				c.failEnd(ErrNoFinish)
+				c.failEnd(fmt.Errorf("%w: no finish event", ErrTruncated))
 			}
 			break
 		}
@@ -178,13 +169,13 @@ func (c *collector) event(ev *Event) bool {
 	case EventText, EventThinking, EventPlan:
 		c.text += len(ev.Text) + len(ev.Signature) + len(ev.Data)
 		if c.text > c.lim {
-			c.failEnd(fmt.Errorf("%w: more than %d bytes", ErrTextTooLarge, c.lim))
+			c.failEnd(fmt.Errorf("%w: text, thinking and plan deltas over %d bytes", ErrTooLarge, c.lim))
 			return false
 		}
 		c.delta(ev)
 	case EventCallStart, EventCallDelta, EventCallEnd:
 		if ev.Chunk == nil {
-			c.fail(fmt.Errorf("%w: %s event without a chunk", ErrMalformedEvent, ev.Kind))
+			c.fail(fmt.Errorf("%w event: %s event without a chunk", ErrMalformed, ev.Kind))
 			return true
 		}
 		ch := *ev.Chunk
@@ -197,7 +188,7 @@ func (c *collector) event(ev *Event) bool {
 		}
 	case EventUsage:
 		if ev.Usage == nil {
-			c.fail(fmt.Errorf("%w: usage event without usage", ErrMalformedEvent))
+			c.fail(fmt.Errorf("%w event: usage event without usage", ErrMalformed))
 			return true
 		}
 		if r.Usage == nil {
@@ -238,7 +229,7 @@ func (c *collector) event(ev *Event) bool {
 		c.failEnd(&pe)
 		return false
 	default:
-		c.fail(fmt.Errorf("%w: unknown kind %q", ErrMalformedEvent, ev.Kind))
+		c.fail(fmt.Errorf("%w event: unknown kind %q", ErrMalformed, ev.Kind))
 	}
 	return true
 }

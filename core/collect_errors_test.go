@@ -75,7 +75,7 @@ func TestCollectEndErrorsKept(t *testing.T) {
 	}
 	events = append(events, Event{Kind: EventCallStart, Chunk: &Chunk{ID: "a", Name: "f", ArgsDelta: `{"x":`}})
 	_, err := Collect(SliceStream(events))
-	for _, want := range []error{ErrMalformedEvent, ErrTooManyErrors, ErrNoFinish, ErrIncomplete} {
+	for _, want := range []error{ErrMalformed, ErrTooManyErrors, ErrTruncated, ErrIncomplete} {
 		if !errors.Is(err, want) {
 			t.Errorf("Collect error does not wrap %v", want)
 		}

@@ -253,11 +253,11 @@ func TestCollect(t *testing.T) {
 				{Kind: EventText, Text: "ok"},
 			},
 			want: &Response{Message: Message{Role: RoleAssistant, Parts: []Part{TextPart("ok")}}},
-			errs: []error{ErrMalformedEvent},
+			errs: []error{ErrMalformed},
 			text: "collect: event 1: malformed event: call_delta event without a chunk\n" +
 				"collect: event 2: malformed event: usage event without usage\n" +
 				`collect: event 3: malformed event: unknown kind "bogus"` + "\n" +
-				"collect: event 5: stream ended without a finish event",
+				"collect: event 5: stream ended early: no finish event",
 		},
 		{
 			name: "rejected chunk is reported, the rest goes on",
@@ -276,8 +276,8 @@ func TestCollect(t *testing.T) {
 				{Kind: EventText, Text: "de"},
 			},
 			want: &Response{Message: Message{Role: RoleAssistant, Parts: []Part{TextPart("abc")}}},
-			errs: []error{ErrTextTooLarge},
-			text: "collect: event 2: response text too large: more than 4 bytes",
+			errs: []error{ErrTooLarge},
+			text: "collect: event 2: too large: text, thinking and plan deltas over 4 bytes",
 		},
 		{
 			name: "empty deltas make no parts",
@@ -292,14 +292,14 @@ func TestCollect(t *testing.T) {
 				{Kind: PartThinking, Signature: "s"},
 				{Kind: PartThinking, Text: "t"},
 			}}},
-			errs: []error{ErrNoFinish},
+			errs: []error{ErrTruncated},
 		},
 		{
 			name:   "empty stream",
 			events: nil,
 			want:   &Response{Message: Message{Role: RoleAssistant}},
-			errs:   []error{ErrNoFinish},
-			text:   "collect: event 1: stream ended without a finish event",
+			errs:   []error{ErrTruncated},
+			text:   "collect: event 1: stream ended early: no finish event",
 		},
 		{
 			name: "a stream cut before its finish keeps what it carried",
@@ -309,8 +309,8 @@ func TestCollect(t *testing.T) {
 				callEv(EventCallEnd, Chunk{ID: "call_1"}),
 			},
 			want: &Response{Message: Message{Role: RoleAssistant, Parts: []Part{TextPart("The weather in Par"), CallPart(weather)}}},
-			errs: []error{ErrNoFinish},
-			text: "collect: event 4: stream ended without a finish event",
+			errs: []error{ErrTruncated},
+			text: "collect: event 4: stream ended early: no finish event",
 		},
 	}
 	for _, tt := range tests {

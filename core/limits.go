@@ -27,9 +27,6 @@ var (
 	// ErrIndexOutOfRange reports a chunk whose index is below -1, a lone
 	// call's index (A11), or larger than Limits.MaxIndex (A12).
 	ErrIndexOutOfRange = errors.New("tool call index out of range")
-	// ErrTextTooLarge reports a stream whose text, thinking and plan
-	// deltas together exceed Limits.MaxTextBytes.
-	ErrTextTooLarge = errors.New("response text too large")
 )
 
 // The default limits; see Limits.

@@ -346,7 +346,7 @@ func (c *checker) decodeFront(front core.Adapter, answer []byte) (*core.Response
 	// Calls that came back broken are graded against the served ones
 	// (compare); a stream without a finish is invalid in itself.
 	resp, err := core.Collect(&events)
-	if errors.Is(err, core.ErrNoFinish) && resp.Error == nil {
+	if errors.Is(err, core.ErrTruncated) && resp.Error == nil {
 		c.add("I01", "the gateway's %s stream ends without a finish", c.t.Front)
 	}
 	if len(c.res.Problems) > 0 {

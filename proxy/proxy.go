@@ -245,7 +245,7 @@ func (p *Proxy) whole(w http.ResponseWriter, body io.Reader) (int, error) {
 func (p *Proxy) stream(w http.ResponseWriter, body io.Reader) (int, error) {
 	events, err := Events(p.upstream.DecodeStream(body))
 	resp, cerr := core.Collect(&sliceStream{events: events})
-	if err == nil && resp.Error == nil && errors.Is(cerr, core.ErrNoFinish) {
+	if err == nil && resp.Error == nil && errors.Is(cerr, core.ErrTruncated) {
 		err = cerr
 	}
 	p.normalise(resp)

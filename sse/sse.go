@@ -7,6 +7,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/toolconform/conform/core"
 )
 
 // DefaultMaxEventSize is the block size limit used when no MaxEventSize
@@ -14,8 +16,9 @@ import (
 const DefaultMaxEventSize = 4 << 20
 
 // ErrEventTooLarge reports a block of lines longer than the decoder's
-// maximum event size.
-var ErrEventTooLarge = errors.New("event too large")
+// maximum event size. It wraps core.ErrTooLarge, the sentinel every
+// adapter's size-limit errors wrap.
+var ErrEventTooLarge = fmt.Errorf("event %w", core.ErrTooLarge)
 
 // ErrBadField reports an id or event value the encoder cannot write, one
 // holding a line break (or, for an id, a NUL).

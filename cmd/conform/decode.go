@@ -264,7 +264,7 @@ func decodeStream(adapter core.Adapter, r io.Reader, counted *countingReader) (*
 		// The decoder found no event of its protocol and names the
 		// byte where the body stops being one: no answer.
 		return nil, err
-	case events.n == 0 && errors.Is(err, core.ErrNoFinish):
+	case events.n == 0 && errors.Is(err, core.ErrTruncated):
 		// A blank body, which every decoder ends as an empty stream:
 		// no event at all is no answer either.
 		return nil, fmt.Errorf("no %s events in %d bytes: %w", adapter.Name(), counted.n, core.ErrNotStream)

@@ -20,11 +20,11 @@ type Adapter struct {
 type Option func(*Adapter)
 
 // WithMaxEventSize bounds the size in bytes of one stream event; a larger
-// event ends the stream with an error wrapping ErrTooLarge.
+// event ends the stream with an error wrapping core.ErrTooLarge.
 func WithMaxEventSize(n int) Option { return func(a *Adapter) { a.maxEvent = n } }
 
 // WithMaxBlocks bounds the number of content blocks in one streamed message;
-// more end the stream with an error wrapping ErrTooLarge.
+// more end the stream with an error wrapping core.ErrTooLarge.
 func WithMaxBlocks(n int) Option { return func(a *Adapter) { a.maxBlocks = n } }
 
 // New returns an Anthropic Messages adapter.

@@ -35,7 +35,7 @@
 // (D06). An error body is Response.Error.
 //
 // Streams are read one SSE event at a time, bounded (WithMaxEventSize,
-// WithMaxBlocks, ErrTooLarge); memory is one record per block, never the
+// WithMaxBlocks, core.ErrTooLarge); memory is one record per block, never the
 // argument text. Chunks carry the block index and, on the start, the id and
 // name as sent; the Buffer routes, so interleaved blocks (A19) come out as
 // they arrived.
@@ -49,7 +49,7 @@
 //   - The end of the last stopped tool_use is held until the stream goes on;
 //     if message_delta then says max_tokens, the call never ends (B11).
 //   - A stream that ends before message_stop and without an error event is
-//     ErrTruncated after its events; a malformed event is a *DecodeError with
+//     core.ErrTruncated after its events; a malformed event is a *DecodeError with
 //     its byte offset.
 //
 // The common events (block starts, deltas and stops, message start, delta

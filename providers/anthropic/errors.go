@@ -8,13 +8,6 @@ import (
 
 // Sentinel errors callers can branch on with errors.Is.
 var (
-	// ErrTooLarge reports that a stream event, a body or a count of blocks
-	// passed the decoder's limit.
-	ErrTooLarge = errors.New("too large")
-	// ErrMalformed reports bytes that are not the protocol's wire format.
-	ErrMalformed = errors.New("malformed")
-	// ErrTruncated reports a stream that ended before message_stop.
-	ErrTruncated = errors.New("stream ended before message_stop")
 	// ErrMissingResult reports a tool_use with no tool_result in the next
 	// message (G01).
 	ErrMissingResult = errors.New("tool_use without tool_result in the next message")
@@ -23,11 +16,6 @@ var (
 	ErrOrphanResult = errors.New("tool_result without tool_use in the previous message")
 	// ErrDuplicateID reports two tool calls, or two results, with one id.
 	ErrDuplicateID = errors.New("duplicate tool call id")
-	// ErrInvalidArguments reports call arguments that are not a JSON
-	// object, which Anthropic rejects on replay (G09).
-	ErrInvalidArguments = errors.New("tool call arguments are not a JSON object")
-	// ErrUnsupported reports a canonical value the protocol cannot carry.
-	ErrUnsupported = errors.New("not supported by the anthropic protocol")
 )
 
 // protocolName names the protocol in errors.

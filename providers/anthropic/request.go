@@ -74,7 +74,7 @@ func isProviderRun(typ string) bool {
 
 // decodeErr turns a json error into a DecodeError with the offset it names.
 func decodeErr(op string, base int64, path string, err error) error {
-	return wire.JSONError(protocolName, op, base, path, ErrMalformed, err)
+	return wire.JSONError(protocolName, op, base, path, core.ErrMalformed, err)
 }
 
 // decodeBlocks reads content that is either a string or an array of blocks.
@@ -136,7 +136,7 @@ func (a *Adapter) DecodeRequest(body []byte) (*core.Request, error) {
 		case "assistant":
 			m.Role = core.RoleAssistant
 		default:
-			return nil, &DecodeError{Protocol: protocolName, Op: op, Offset: -1, Path: path + ".role", Err: fmt.Errorf("%w: unknown role %q", ErrMalformed, wm.Role)}
+			return nil, &DecodeError{Protocol: protocolName, Op: op, Offset: -1, Path: path + ".role", Err: fmt.Errorf("%w: unknown role %q", core.ErrMalformed, wm.Role)}
 		}
 		m.Parts = []core.Part{}
 		for j, b := range blocks {
@@ -172,7 +172,7 @@ func (a *Adapter) DecodeRequest(body []byte) (*core.Request, error) {
 		case "tool":
 			req.ToolChoice = &core.ToolChoice{Mode: core.ToolChoiceTool, Name: tc.Name}
 		default:
-			return nil, &DecodeError{Protocol: protocolName, Op: op, Offset: -1, Path: "tool_choice.type", Err: fmt.Errorf("%w: unknown tool_choice type %q", ErrMalformed, tc.Type)}
+			return nil, &DecodeError{Protocol: protocolName, Op: op, Offset: -1, Path: "tool_choice.type", Err: fmt.Errorf("%w: unknown tool_choice type %q", core.ErrMalformed, tc.Type)}
 		}
 		if tc.DisableParallelToolUse != nil {
 			p := !*tc.DisableParallelToolUse
@@ -403,11 +403,11 @@ func (a *Adapter) EncodeRequest(req *core.Request) ([]byte, error) {
 		i, m := t.start, t.msg
 		if m.Role == core.RoleSystem {
 			if !inSystem {
-				return nil, fmt.Errorf("anthropic: encode request: message %d: system message after the conversation started: %w", i, ErrUnsupported)
+				return nil, fmt.Errorf("anthropic: encode request: message %d: system message after the conversation started: %w", i, core.ErrUnsupported)
 			}
 			for _, p := range m.Parts {
 				if p.Kind != core.PartText {
-					return nil, fmt.Errorf("anthropic: encode request: message %d: %s part in system message: %w", i, p.Kind, ErrUnsupported)
+					return nil, fmt.Errorf("anthropic: encode request: message %d: %s part in system message: %w", i, p.Kind, core.ErrUnsupported)
 				}
 				if !isBlank(p.Text) {
 					w.System = append(w.System, map[string]any{"type": "text", "text": p.Text})
@@ -436,7 +436,7 @@ func (a *Adapter) EncodeRequest(req *core.Request) ([]byte, error) {
 			schema = json.RawMessage(`{"type":"object"}`)
 		}
 		if k := rootComposition(schema); k != "" {
-			return nil, fmt.Errorf("anthropic: encode request: tools[%d] %q: input_schema/%s: %w: the API refuses oneOf, allOf and anyOf at the top level of input_schema", i, t.Name, k, ErrUnsupported)
+			return nil, fmt.Errorf("anthropic: encode request: tools[%d] %q: input_schema/%s: %w: the API refuses oneOf, allOf and anyOf at the top level of input_schema", i, t.Name, k, core.ErrUnsupported)
 		}
 		w.Tools = append(w.Tools, wireTool{Name: t.Name, Description: t.Description, InputSchema: schema})
 	}
@@ -452,7 +452,7 @@ func (a *Adapter) EncodeRequest(req *core.Request) ([]byte, error) {
 			case core.ToolChoiceTool:
 				wtc.Type, wtc.Name = "tool", tc.Name
 			default:
-				return nil, fmt.Errorf("anthropic: encode request: tool choice mode %q: %w", tc.Mode, ErrUnsupported)
+				return nil, fmt.Errorf("anthropic: encode request: tool choice mode %q: %w", tc.Mode, core.ErrUnsupported)
 			}
 		}
 		if req.ParallelToolCalls != nil {
@@ -519,7 +519,7 @@ func checkArgs(c core.Call) (json.RawMessage, error) {
 		return json.RawMessage("{}"), nil
 	}
 	if !json.Valid(args) || args[0] != '{' {
-		return nil, ErrInvalidArguments
+		return nil, core.ErrInvalidArguments
 	}
 	return json.RawMessage(args), nil
 }
@@ -544,7 +544,7 @@ func encodeMessage(i int, m core.Message, prevCalls []core.Call) (outMessage, er
 			case core.PartText:
 				rest = append(rest, p)
 			default:
-				return om, fmt.Errorf("anthropic: encode request: message %d: %s part in %s message: %w", i, p.Kind, m.Role, ErrUnsupported)
+				return om, fmt.Errorf("anthropic: encode request: message %d: %s part in %s message: %w", i, p.Kind, m.Role, core.ErrUnsupported)
 			}
 		}
 		sort.SliceStable(results, func(x, y int) bool { return order[results[x].CallID] < order[results[y].CallID] })
@@ -596,14 +596,14 @@ func encodeMessage(i int, m core.Message, prevCalls []core.Call) (outMessage, er
 				}
 				om.Content = append(om.Content, map[string]any{"type": "tool_use", "id": p.Call.ID, "name": p.Call.Name, "input": args})
 			default:
-				return om, fmt.Errorf("anthropic: encode request: message %d: %s part in assistant message: %w", i, p.Kind, ErrUnsupported)
+				return om, fmt.Errorf("anthropic: encode request: message %d: %s part in assistant message: %w", i, p.Kind, core.ErrUnsupported)
 			}
 		}
 	default:
-		return om, fmt.Errorf("anthropic: encode request: message %d: role %q: %w", i, m.Role, ErrUnsupported)
+		return om, fmt.Errorf("anthropic: encode request: message %d: role %q: %w", i, m.Role, core.ErrUnsupported)
 	}
 	if len(om.Content) == 0 {
-		return om, fmt.Errorf("anthropic: encode request: message %d: no content left after dropping empty and white-space-only text (G11): %w", i, ErrUnsupported)
+		return om, fmt.Errorf("anthropic: encode request: message %d: no content left after dropping empty and white-space-only text (G11): %w", i, core.ErrUnsupported)
 	}
 	return om, nil
 }

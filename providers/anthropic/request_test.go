@@ -92,7 +92,7 @@ func TestHistoryRules(t *testing.T) {
 		{
 			name:    "G09 invalid stored arguments",
 			msgs:    []core.Message{user, msg(core.RoleAssistant, call("t1", `{"a":1}{"b":2}`)), msg(core.RoleTool, result("t1", "ok"))},
-			wantErr: ErrInvalidArguments, wantMsg: 1, wantID: "t1",
+			wantErr: core.ErrInvalidArguments, wantMsg: 1, wantID: "t1",
 		},
 	}
 	a := New()
@@ -203,8 +203,8 @@ func TestToolChoiceMapping(t *testing.T) {
 			t.Errorf("%s: parallel (-want +got):\n%s", tt.wire, diff)
 		}
 	}
-	if _, err := a.DecodeRequest([]byte(`{"messages":[],"tool_choice":{"type":"sometimes"}}`)); !errors.Is(err, ErrMalformed) {
-		t.Errorf("unknown tool_choice: error = %v, want ErrMalformed", err)
+	if _, err := a.DecodeRequest([]byte(`{"messages":[],"tool_choice":{"type":"sometimes"}}`)); !errors.Is(err, core.ErrMalformed) {
+		t.Errorf("unknown tool_choice: error = %v, want core.ErrMalformed", err)
 	}
 }
 
@@ -325,8 +325,8 @@ func TestChatStyleResults(t *testing.T) {
 
 func TestG11EmptyMessage(t *testing.T) {
 	req := &core.Request{Messages: []core.Message{msg(core.RoleUser, core.TextPart(""))}}
-	if _, err := New().EncodeRequest(req); !errors.Is(err, ErrUnsupported) || !strings.Contains(err.Error(), "message 0") {
-		t.Errorf("error = %v, want ErrUnsupported naming message 0", err)
+	if _, err := New().EncodeRequest(req); !errors.Is(err, core.ErrUnsupported) || !strings.Contains(err.Error(), "message 0") {
+		t.Errorf("error = %v, want core.ErrUnsupported naming message 0", err)
 	}
 }
 
@@ -384,8 +384,8 @@ func TestG11BlankText(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			out, err := New().EncodeRequest(&core.Request{Messages: tt.msgs})
 			if tt.wantErr != "" {
-				if !errors.Is(err, ErrUnsupported) || !strings.Contains(err.Error(), tt.wantErr+":") || !strings.Contains(err.Error(), "G11") {
-					t.Errorf("error = %v, want ErrUnsupported naming %s and G11; body %s", err, tt.wantErr, out)
+				if !errors.Is(err, core.ErrUnsupported) || !strings.Contains(err.Error(), tt.wantErr+":") || !strings.Contains(err.Error(), "G11") {
+					t.Errorf("error = %v, want core.ErrUnsupported naming %s and G11; body %s", err, tt.wantErr, out)
 				}
 				return
 			}
@@ -505,8 +505,8 @@ func TestEncodeRequestRootComposition(t *testing.T) {
 	for _, k := range []string{"oneOf", "allOf", "anyOf"} {
 		schema := `{"type":"object","properties":{"a":{"type":"string"},"b":{"type":"string"}},"` + k + `":[{"required":["a"]},{"required":["b"]}]}`
 		_, err := a.EncodeRequest(&core.Request{Model: "m", Messages: user, Tools: []core.ToolSpec{{Name: "ok"}, {Name: "pick", InputSchema: json.RawMessage(schema)}}})
-		if !errors.Is(err, ErrUnsupported) || !strings.Contains(err.Error(), `tools[1] "pick": input_schema/`+k) {
-			t.Errorf("%s at the top level: err = %v, want ErrUnsupported naming tools[1] and %s", k, err, k)
+		if !errors.Is(err, core.ErrUnsupported) || !strings.Contains(err.Error(), `tools[1] "pick": input_schema/`+k) {
+			t.Errorf("%s at the top level: err = %v, want core.ErrUnsupported naming tools[1] and %s", k, err, k)
 		}
 	}
 	nested := `{"type":"object","properties":{"v":{"anyOf":[{"type":"string"},{"type":"integer"}]}}}`

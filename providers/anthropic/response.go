@@ -82,7 +82,7 @@ func usageOf(u *wireUsage) *core.Usage {
 
 // DecodeResponse decodes a /v1/messages response body. A body of type
 // "error" becomes Response.Error; any other body without a content list is
-// an error wrapping ErrMalformed. Provider-run blocks (server_tool_use and
+// an error wrapping core.ErrMalformed. Provider-run blocks (server_tool_use and
 // every *_tool_result block) are dropped, so they never appear among the
 // calls. Two tool_use blocks with one id are an error wrapping
 // ErrDuplicateID. When stop_reason is max_tokens and the last block is a
@@ -109,7 +109,7 @@ func (a *Adapter) DecodeResponse(body []byte) (resp *core.Response, err error) {
 	if w.Content == nil {
 		// Every message carries a content list, empty or not; without one
 		// the body is not a message, and an empty answer would be a guess.
-		return nil, &DecodeError{Protocol: protocolName, Op: op, Offset: -1, Path: "content", Err: fmt.Errorf("%w: missing, and the body is not an error body", ErrMalformed)}
+		return nil, &DecodeError{Protocol: protocolName, Op: op, Offset: -1, Path: "content", Err: fmt.Errorf("%w: missing, and the body is not an error body", core.ErrMalformed)}
 	}
 	resp = &core.Response{
 		ID: w.ID, Model: w.Model,
@@ -192,7 +192,7 @@ func (a *Adapter) EncodeResponse(resp *core.Response) ([]byte, error) {
 			}
 			content = append(content, map[string]any{"type": "tool_use", "id": p.Call.ID, "name": p.Call.Name, "input": args})
 		default:
-			return nil, fmt.Errorf("anthropic: encode response: %s part: %w", p.Kind, ErrUnsupported)
+			return nil, fmt.Errorf("anthropic: encode response: %s part: %w", p.Kind, core.ErrUnsupported)
 		}
 	}
 	w := map[string]any{

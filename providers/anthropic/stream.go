@@ -35,12 +35,12 @@ var ErrInputConflict = errors.New("tool_use start input contradicts its streamed
 // input or extend it. When they drop a member of the start's input or give
 // it another value, taking the deltas would lose data silently and taking
 // the start would drop the stream's: the decoder cannot know which is the
-// call, so the stream ends with a *DecodeError wrapping ErrMalformed and
+// call, so the stream ends with a *DecodeError wrapping core.ErrMalformed and
 // ErrInputConflict that names the block index and the call id, at the
 // offset of the block's content_block_stop. The call has no end, so
 // core.Collect reports it incomplete; calls completed before it stand. The
 // check keeps the delta text of such a block only (at most the maximum
-// event size, else ErrTooLarge), and compares JSON as JSON: key order,
+// event size, else core.ErrTooLarge), and compares JSON as JSON: key order,
 // white space and number spelling (1, 1.0, 1e0) make no difference. Delta
 // text that is not JSON is not compared: the Buffer reports it (repaired
 // or incomplete), as for any call.
@@ -51,7 +51,7 @@ func (s *stream) checkStartInput(ev wire.SSEEvent, i int, b *blockState) error {
 	if b.startInput == "" || !b.sawDelta || !wire.InputConflict([]byte(b.startInput), b.streamed) {
 		return nil
 	}
-	return &DecodeError{Protocol: protocolName, Op: "decode stream", Offset: ev.Offset, Err: fmt.Errorf("%w: %w: tool_use block %d (id %q): start input %s, streamed input %s", ErrMalformed, ErrInputConflict, i, b.id, b.startInput, b.streamed)}
+	return &DecodeError{Protocol: protocolName, Op: "decode stream", Offset: ev.Offset, Err: fmt.Errorf("%w: %w: tool_use block %d (id %q): start input %s, streamed input %s", core.ErrMalformed, ErrInputConflict, i, b.id, b.startInput, b.streamed)}
 }
 
 type streamEvent struct {
@@ -117,7 +117,7 @@ var knownEvents = map[string]bool{
 // DecodeStream reads an Anthropic SSE stream one event at a time. See the
 // package documentation for how each event maps to core events. Input
 // that is not blank but holds no Anthropic event at all is not a stream of
-// the protocol: a *DecodeError wrapping ErrMalformed and core.ErrNotStream
+// the protocol: a *DecodeError wrapping core.ErrMalformed and core.ErrNotStream
 // at the offset of the first event it could not use, or byte 0.
 func (a *Adapter) DecodeStream(r io.Reader) core.EventStream {
 	return wire.GuardStream(r, a.decodeStream)
@@ -130,7 +130,7 @@ func (a *Adapter) decodeStream(r io.Reader) core.EventStream {
 
 // newStream returns the decoder of a stream, before its text is checked.
 func (a *Adapter) newStream(r io.Reader) *stream {
-	return &stream{a: a, sse: wire.NewSSEReader(r, a.maxEvent, protocolName, ErrTooLarge), blocks: map[int]*blockState{}, ids: map[string]bool{}}
+	return &stream{a: a, sse: wire.NewSSEReader(r, a.maxEvent, protocolName, core.ErrTooLarge), blocks: map[int]*blockState{}, ids: map[string]bool{}}
 }
 
 func (s *stream) emit(e core.Event) {
@@ -175,16 +175,16 @@ func (s *stream) atEOF() error {
 		if s.sawUnknown {
 			off = s.unknownAt
 		}
-		return wire.NotStream(protocolName, off, s.sse.Offset(), ErrMalformed)
+		return wire.NotStream(protocolName, off, s.sse.Offset(), core.ErrMalformed)
 	}
 	if s.started && !s.stopped && !s.errored {
-		return &DecodeError{Protocol: protocolName, Op: "decode stream", Offset: s.sse.Offset(), Err: ErrTruncated}
+		return &DecodeError{Protocol: protocolName, Op: "decode stream", Offset: s.sse.Offset(), Err: fmt.Errorf("%w: no message_stop", core.ErrTruncated)}
 	}
 	return io.EOF
 }
 
 func (s *stream) fail(ev wire.SSEEvent, format string, args ...any) error {
-	return &DecodeError{Protocol: protocolName, Op: "decode stream", Offset: ev.Offset, Err: fmt.Errorf("%w: "+format, append([]any{ErrMalformed}, args...)...)}
+	return &DecodeError{Protocol: protocolName, Op: "decode stream", Offset: ev.Offset, Err: fmt.Errorf("%w: "+format, append([]any{core.ErrMalformed}, args...)...)}
 }
 
 func (s *stream) handle(ev wire.SSEEvent) error {
@@ -198,9 +198,9 @@ func (s *stream) handle(ev wire.SSEEvent) error {
 	var se streamEvent
 	if err := json.Unmarshal(data, &se); err != nil {
 		if off, _, ok := wire.JSONPlace(err); ok {
-			return &DecodeError{Protocol: protocolName, Op: "decode stream", Offset: ev.Offset, Err: fmt.Errorf("%w: event data at byte %d: %v", ErrMalformed, off, err)}
+			return &DecodeError{Protocol: protocolName, Op: "decode stream", Offset: ev.Offset, Err: fmt.Errorf("%w: event data at byte %d: %v", core.ErrMalformed, off, err)}
 		}
-		return &DecodeError{Protocol: protocolName, Op: "decode stream", Offset: ev.Offset, Err: fmt.Errorf("%w: %v", ErrMalformed, err)}
+		return &DecodeError{Protocol: protocolName, Op: "decode stream", Offset: ev.Offset, Err: fmt.Errorf("%w: %v", core.ErrMalformed, err)}
 	}
 	typ := se.Type
 	if typ == "" {
@@ -240,7 +240,7 @@ func (s *stream) handle(ev wire.SSEEvent) error {
 			return s.fail(ev, "content_block_start for block %d that is already open", i)
 		}
 		if len(s.blocks) >= s.a.maxBlocks {
-			return &DecodeError{Protocol: protocolName, Op: "decode stream", Offset: ev.Offset, Err: fmt.Errorf("more than %d content blocks: %w", s.a.maxBlocks, ErrTooLarge)}
+			return &DecodeError{Protocol: protocolName, Op: "decode stream", Offset: ev.Offset, Err: fmt.Errorf("more than %d content blocks: %w", s.a.maxBlocks, core.ErrTooLarge)}
 		}
 		cb := se.ContentBlock
 		var b blockState
@@ -385,7 +385,7 @@ func (s *stream) delta(ev wire.SSEEvent, index int, b *blockState, d streamDelta
 		}
 		if t != "" && b.typ == "tool_use" {
 			if b.startInput != "" && len(b.streamed)+len(t) > s.a.maxEvent {
-				return &DecodeError{Protocol: protocolName, Op: "decode stream", Offset: ev.Offset, Err: fmt.Errorf("tool_use block %d (id %q): streamed input kept to check the start input (A18) over %d bytes: %w", index, b.id, s.a.maxEvent, ErrTooLarge)}
+				return &DecodeError{Protocol: protocolName, Op: "decode stream", Offset: ev.Offset, Err: fmt.Errorf("tool_use block %d (id %q): streamed input kept to check the start input (A18) over %d bytes: %w", index, b.id, s.a.maxEvent, core.ErrTooLarge)}
 			}
 			s.callDelta(index, b, t)
 		}

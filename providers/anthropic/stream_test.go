@@ -162,18 +162,18 @@ func TestDecodeStreamFailureModes(t *testing.T) {
 		{
 			name:    "malformed JSON names the offset",
 			stream:  sseOf(msgStartNoUse, `{"type":"content_block_start",`),
-			wantErr: ErrMalformed,
+			wantErr: core.ErrMalformed,
 		},
 		{
 			name:    "delta for a block never started",
 			stream:  sseOf(msgStartNoUse, jsonDelta(3, `"{}"`)),
-			wantErr: ErrMalformed,
+			wantErr: core.ErrMalformed,
 		},
 		{
 			name:    "stream cut before message_stop leaves the call open",
 			stream:  sseOf(msgStart, toolStart(0, "t1", "{}"), jsonDelta(0, `"{}"`), blockStop(0)),
 			want:    []core.Event{withID(start(0, "t1")), delta(0, "{}")},
-			wantErr: ErrTruncated,
+			wantErr: core.ErrTruncated,
 		},
 		{
 			name:    "D06 duplicate tool_use id",
@@ -242,8 +242,8 @@ func TestDecodeStreamNotAStream(t *testing.T) {
 				return
 			}
 			var de *DecodeError
-			if !errors.Is(err, core.ErrNotStream) || !errors.Is(err, ErrMalformed) || !errors.As(err, &de) {
-				t.Fatalf("error %v, want a *DecodeError wrapping ErrMalformed and core.ErrNotStream", err)
+			if !errors.Is(err, core.ErrNotStream) || !errors.Is(err, core.ErrMalformed) || !errors.As(err, &de) {
+				t.Fatalf("error %v, want a *DecodeError wrapping core.ErrMalformed and core.ErrNotStream", err)
 			}
 			if de.Offset != tt.want {
 				t.Errorf("offset %d, want %d: %v", de.Offset, tt.want, err)
@@ -256,8 +256,8 @@ func TestDecodeStreamNotAStream(t *testing.T) {
 // error names inside its data is 0-based, the bad byte's own index.
 func TestDecodeStreamSyntaxOffset(t *testing.T) {
 	_, err := adaptertest.Drain(New().DecodeStream(strings.NewReader(sseOf(`{"a": x}`))))
-	if !errors.Is(err, ErrMalformed) || !strings.Contains(err.Error(), "event data at byte 6:") {
-		t.Fatalf("error = %v, want ErrMalformed naming byte 6 of the event data", err)
+	if !errors.Is(err, core.ErrMalformed) || !strings.Contains(err.Error(), "event data at byte 6:") {
+		t.Fatalf("error = %v, want core.ErrMalformed naming byte 6 of the event data", err)
 	}
 }
 
@@ -265,16 +265,16 @@ func TestDecodeStreamTooLarge(t *testing.T) {
 	big := `{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"` + strings.Repeat("x", 2000) + `"}}`
 	a := New(WithMaxEventSize(1024))
 	_, err := adaptertest.Drain(a.DecodeStream(strings.NewReader(sseOf(msgStartNoUse, `{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`, big))))
-	if !errors.Is(err, ErrTooLarge) {
-		t.Fatalf("error = %v, want ErrTooLarge", err)
+	if !errors.Is(err, core.ErrTooLarge) {
+		t.Fatalf("error = %v, want core.ErrTooLarge", err)
 	}
 	blocks := []string{msgStartNoUse}
 	for i := 0; i < 5; i++ {
 		blocks = append(blocks, `{"type":"content_block_start","index":`+itoa(i)+`,"content_block":{"type":"text","text":""}}`)
 	}
 	_, err = adaptertest.Drain(New(WithMaxBlocks(3)).DecodeStream(strings.NewReader(sseOf(blocks...))))
-	if !errors.Is(err, ErrTooLarge) {
-		t.Fatalf("too many blocks: error = %v, want ErrTooLarge", err)
+	if !errors.Is(err, core.ErrTooLarge) {
+		t.Fatalf("too many blocks: error = %v, want core.ErrTooLarge", err)
 	}
 }
 
@@ -492,8 +492,8 @@ func TestStreamA18StartInputAndDeltas(t *testing.T) {
 				return
 			}
 			var de *DecodeError
-			if !errors.Is(err, ErrInputConflict) || !errors.Is(err, ErrMalformed) || !errors.As(err, &de) || !strings.Contains(err.Error(), tt.wantErr) {
-				t.Fatalf("error %v, want a *DecodeError wrapping ErrInputConflict and ErrMalformed that holds %q", err, tt.wantErr)
+			if !errors.Is(err, ErrInputConflict) || !errors.Is(err, core.ErrMalformed) || !errors.As(err, &de) || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Fatalf("error %v, want a *DecodeError wrapping ErrInputConflict and core.ErrMalformed that holds %q", err, tt.wantErr)
 			}
 			if stop := strings.LastIndex(sseOf(evs...), "data: "+blockStop(1)); de.Offset != int64(stop) {
 				t.Errorf("offset %d, want %d, the content_block_stop of the block", de.Offset, stop)
@@ -524,7 +524,7 @@ func TestStreamA18Limits(t *testing.T) {
 		frag = `"` + strings.Repeat("x", 50) + `"`
 	}
 	_, err = adaptertest.Drain(New(WithMaxEventSize(512)).DecodeStream(strings.NewReader(sseOf(evs...))))
-	if !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), `tool_use block 0 (id "t1")`) {
-		t.Errorf("error %v, want ErrTooLarge naming block 0 and t1", err)
+	if !errors.Is(err, core.ErrTooLarge) || !strings.Contains(err.Error(), `tool_use block 0 (id "t1")`) {
+		t.Errorf("error %v, want core.ErrTooLarge naming block 0 and t1", err)
 	}
 }

@@ -35,23 +35,9 @@ const (
 
 // Sentinel errors callers may branch on with errors.Is.
 var (
-	// ErrFrameTooLarge is returned when a stream frame is larger than the
-	// maximum frame size.
-	ErrFrameTooLarge = errors.New("frame too large")
-	// ErrTruncated is returned when a stream ends inside a frame.
-	ErrTruncated = errors.New("truncated frame")
 	// ErrChecksum is returned when a frame's prelude or message CRC does not
 	// match its bytes.
 	ErrChecksum = errors.New("checksum mismatch")
-	// ErrBadFrame is returned when a frame's lengths or headers are
-	// malformed.
-	ErrBadFrame = errors.New("malformed frame")
-	// ErrTooManyBlocks is returned when a stream keeps more content blocks
-	// open than the decoder tracks.
-	ErrTooManyBlocks = errors.New("too many open content blocks")
-	// ErrInvalidArguments is returned by EncodeRequest and EncodeResponse
-	// when a call's arguments are not a JSON object (G15).
-	ErrInvalidArguments = errors.New("tool call arguments are not a JSON object")
 )
 
 // DecodeError is every decode fault of the adapter: a body that is not the
@@ -140,14 +126,14 @@ func unmarshal(op string, body []byte, v any) error {
 
 // objectArgs returns a call's arguments as a JSON object for the wire:
 // empty and null arguments become {} (G15), anything that is not an object
-// is ErrInvalidArguments.
+// is core.ErrInvalidArguments.
 func objectArgs(args json.RawMessage) (json.RawMessage, error) {
 	t := bytes.TrimSpace(args)
 	if len(t) == 0 || string(t) == "null" {
 		return json.RawMessage("{}"), nil
 	}
 	if !json.Valid(t) || t[0] != '{' {
-		return nil, ErrInvalidArguments
+		return nil, core.ErrInvalidArguments
 	}
 	return json.RawMessage(t), nil
 }
@@ -156,7 +142,7 @@ func objectArgs(args json.RawMessage) (json.RawMessage, error) {
 // Absent and null input become {} (C06). A JSON string that holds an object
 // (double-encoded input, C05) is unwrapped and the call marked Repaired,
 // with the input as received in Original. Anything else is
-// ErrInvalidArguments: such a call is never reported as complete.
+// core.ErrInvalidArguments: such a call is never reported as complete.
 func callFromWire(id, name string, in json.RawMessage) (core.Call, error) {
 	c := core.Call{ID: id, Name: name}
 	t := bytes.TrimSpace(in)
@@ -173,9 +159,9 @@ func callFromWire(id, name string, in json.RawMessage) (core.Call, error) {
 				return c, nil
 			}
 		}
-		return c, ErrInvalidArguments
+		return c, core.ErrInvalidArguments
 	default:
-		return c, ErrInvalidArguments
+		return c, core.ErrInvalidArguments
 	}
 	return c, nil
 }

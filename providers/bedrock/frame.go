@@ -9,6 +9,7 @@ import (
 	"io"
 
 	"github.com/aws/aws-sdk-go-v2/aws/protocol/eventstream"
+	"github.com/toolconform/conform/core"
 )
 
 const (
@@ -45,7 +46,7 @@ func (fr *frameReader) next() (eventstream.Message, int64, error) {
 	case err == io.EOF:
 		return eventstream.Message{}, start, io.EOF
 	case err == io.ErrUnexpectedEOF:
-		return eventstream.Message{}, start, streamError(start, "", fmt.Errorf("%w: stream ends after %d of %d prelude bytes", ErrTruncated, n, preludeLen))
+		return eventstream.Message{}, start, streamError(start, "", fmt.Errorf("%w inside a frame: after %d of %d prelude bytes", core.ErrTruncated, n, preludeLen))
 	case err != nil:
 		return eventstream.Message{}, start, streamError(start, "", err)
 	}
@@ -55,13 +56,13 @@ func (fr *frameReader) next() (eventstream.Message, int64, error) {
 		return eventstream.Message{}, start, streamError(start, "", fmt.Errorf("%w: prelude crc is %08x, bytes give %08x", ErrChecksum, want, got))
 	}
 	if total < minFrame {
-		return eventstream.Message{}, start, streamError(start, "", fmt.Errorf("%w: total length %d is below the minimum %d", ErrBadFrame, total, minFrame))
+		return eventstream.Message{}, start, streamError(start, "", fmt.Errorf("%w frame: total length %d is below the minimum %d", core.ErrMalformed, total, minFrame))
 	}
 	if int64(total) > int64(fr.max) {
-		return eventstream.Message{}, start, streamError(start, "", fmt.Errorf("%w: %d bytes, limit %d", ErrFrameTooLarge, total, fr.max))
+		return eventstream.Message{}, start, streamError(start, "", fmt.Errorf("frame %w: %d bytes, limit %d", core.ErrTooLarge, total, fr.max))
 	}
 	if headers > total-minFrame {
-		return eventstream.Message{}, start, streamError(start, "", fmt.Errorf("%w: headers length %d does not fit in frame length %d", ErrBadFrame, headers, total))
+		return eventstream.Message{}, start, streamError(start, "", fmt.Errorf("%w frame: headers length %d does not fit in frame length %d", core.ErrMalformed, headers, total))
 	}
 	if cap(fr.buf) < int(total) {
 		fr.buf = make([]byte, total)
@@ -71,7 +72,7 @@ func (fr *frameReader) next() (eventstream.Message, int64, error) {
 	n, err = io.ReadFull(fr.r, frame[preludeLen:])
 	fr.off += int64(n)
 	if err == io.EOF || err == io.ErrUnexpectedEOF {
-		return eventstream.Message{}, start, streamError(start, "", fmt.Errorf("%w: stream ends after %d of %d frame bytes", ErrTruncated, preludeLen+n, total))
+		return eventstream.Message{}, start, streamError(start, "", fmt.Errorf("%w inside a frame: after %d of %d frame bytes", core.ErrTruncated, preludeLen+n, total))
 	}
 	if err != nil {
 		return eventstream.Message{}, start, streamError(start, "", err)
@@ -82,7 +83,7 @@ func (fr *frameReader) next() (eventstream.Message, int64, error) {
 		if errors.As(err, &ce) {
 			return eventstream.Message{}, start, streamError(start, "", fmt.Errorf("%w: message crc does not match", ErrChecksum))
 		}
-		return eventstream.Message{}, start, streamError(start, "", fmt.Errorf("%w: %v", ErrBadFrame, err))
+		return eventstream.Message{}, start, streamError(start, "", fmt.Errorf("%w frame: %v", core.ErrMalformed, err))
 	}
 	if cap(msg.Payload) > cap(fr.payload) {
 		fr.payload = msg.Payload[:0]

@@ -96,11 +96,11 @@ func TestEncodeRequestErrors(t *testing.T) {
 		want string
 		is   error
 	}{
-		{"G15 string input refused", call(`"x"`), "messages[0].parts[0].call.arguments", ErrInvalidArguments},
-		{"G15 array input refused", call(`[1]`), "messages[0].parts[0].call.arguments", ErrInvalidArguments},
-		{"truncated arguments refused", call(`{"a":`), "messages[0].parts[0].call.arguments", ErrInvalidArguments},
+		{"G15 string input refused", call(`"x"`), "messages[0].parts[0].call.arguments", core.ErrInvalidArguments},
+		{"G15 array input refused", call(`[1]`), "messages[0].parts[0].call.arguments", core.ErrInvalidArguments},
+		{"truncated arguments refused", call(`{"a":`), "messages[0].parts[0].call.arguments", core.ErrInvalidArguments},
 		{"unknown role", core.Request{Messages: []core.Message{{Role: "robot"}}}, `messages[0]: unknown role "robot"`, nil},
-		{"part index kept after blank text", core.Request{Messages: []core.Message{{Role: core.RoleAssistant, Parts: []core.Part{core.TextPart(" "), core.CallPart(core.Call{ID: "t", Name: "f", Arguments: json.RawMessage(`[1]`)})}}}}, "messages[0].parts[1].call.arguments", ErrInvalidArguments},
+		{"part index kept after blank text", core.Request{Messages: []core.Message{{Role: core.RoleAssistant, Parts: []core.Part{core.TextPart(" "), core.CallPart(core.Call{ID: "t", Name: "f", Arguments: json.RawMessage(`[1]`)})}}}}, "messages[0].parts[1].call.arguments", core.ErrInvalidArguments},
 	}
 	for _, api := range []API{Converse, InvokeAnthropic} {
 		for _, tt := range tests {

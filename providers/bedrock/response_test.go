@@ -171,7 +171,7 @@ func TestStreamB11(t *testing.T) {
 			whole:   `{"output":{"message":{"role":"assistant","content":[{"toolUse":{"toolUseId":"t0","name":"f","input":{"x":1}}}]}}}`,
 			stream:  cvFrames(t, cvStart("0", "t0", "f"), cvArgs("0", `{"x":1}`), cvStop("0")),
 			calls:   []core.Call{done},
-			wantErr: core.ErrNoFinish,
+			wantErr: core.ErrTruncated,
 		},
 	}
 	for _, tt := range tests {

@@ -113,7 +113,7 @@ type eventStream struct {
 // was the block written last never ends, so core.Collect reports it
 // incomplete as DecodeResponse does (B11), and an InvokeModel tool_use whose
 // input deltas contradict the input its start carried ends the stream with
-// a *DecodeError wrapping ErrMalformed and ErrInputConflict (A18); the
+// a *DecodeError wrapping core.ErrMalformed and ErrInputConflict (A18); the
 // package documentation gives both rules.
 func (a *Adapter) DecodeStream(r io.Reader) core.EventStream {
 	return wire.GuardStream(r, a.decodeStream)
@@ -263,7 +263,7 @@ func (s *eventStream) open(idx *int, kind blockKind) (*block, error) {
 		return b, nil
 	}
 	if len(s.blocks) >= maxOpenBlocks {
-		return nil, fmt.Errorf("%w: limit %d", ErrTooManyBlocks, maxOpenBlocks)
+		return nil, fmt.Errorf("%w: more than %d open content blocks", core.ErrTooLarge, maxOpenBlocks)
 	}
 	b := &block{kind: kind}
 	s.blocks[k] = b
@@ -429,7 +429,7 @@ func (s *eventStream) argDelta(idx *int, frag string) error {
 // no-argument call and ends with Args "{}" (C02), never with empty text,
 // or, on InvokeModel, with the input its start carried (A18, I01). Input
 // deltas that contradict a populated start input are an error wrapping
-// ErrMalformed and ErrInputConflict. The end of a tool block is held back
+// core.ErrMalformed and ErrInputConflict. The end of a tool block is held back
 // until something shows the block was not cut by the token limit (B11;
 // see finish).
 func (s *eventStream) stop(idx *int) error {
@@ -569,13 +569,9 @@ func (s *eventStream) anthropic(ev *anStreamEvent) error {
 	return nil
 }
 
-// ErrMalformed reports stream content that breaks the protocol beyond
-// framing, such as a tool_use whose input deltas contradict its start.
-var ErrMalformed = errors.New("malformed stream")
-
 // ErrInputConflict reports an InvokeModel tool_use whose
 // content_block_start carries a populated input that its input_json_delta
-// fragments contradict (A18). It is wrapped beside ErrMalformed.
+// fragments contradict (A18). It is wrapped beside core.ErrMalformed.
 var ErrInputConflict = errors.New("tool_use start input contradicts its streamed input")
 
 // checkStartInput returns an error when the streamed input of tool block b
@@ -588,7 +584,7 @@ func checkStartInput(i int, b *block) error {
 	if b.startInput == "" || b.argBytes == 0 || !wire.InputConflict([]byte(b.startInput), b.streamed) {
 		return nil
 	}
-	return fmt.Errorf("%w: %w: tool_use block %d (id %q): start input %s, streamed input %s", ErrMalformed, ErrInputConflict, i, b.id, clip(b.startInput), clip(string(b.streamed)))
+	return fmt.Errorf("%w: %w: tool_use block %d (id %q): start input %s, streamed input %s", core.ErrMalformed, ErrInputConflict, i, b.id, clip(b.startInput), clip(string(b.streamed)))
 }
 
 // clip shortens s for an error message.

@@ -179,14 +179,14 @@ func TestDecodeStreamFrameErrors(t *testing.T) {
 		offset  int64
 		events  int
 	}{
-		{"cut in the prelude", good[:second+5], ErrTruncated, second, 0},
-		{"cut in the payload", good[:len(good)-3], ErrTruncated, second, 0},
+		{"cut in the prelude", good[:second+5], core.ErrTruncated, second, 0},
+		{"cut in the payload", good[:len(good)-3], core.ErrTruncated, second, 0},
 		{"bad message crc", badMsgCRC, ErrChecksum, second, 0},
 		{"flipped payload byte", badPayload, ErrChecksum, second, 0},
 		{"bad prelude crc", badPrelude, ErrChecksum, second, 0},
-		{"frame larger than the limit", huge, ErrFrameTooLarge, second, 0},
-		{"total length below the minimum", tiny, ErrBadFrame, second, 0},
-		{"headers longer than the frame", headersTooLong, ErrBadFrame, second, 0},
+		{"frame larger than the limit", huge, core.ErrTooLarge, second, 0},
+		{"total length below the minimum", tiny, core.ErrMalformed, second, 0},
+		{"headers longer than the frame", headersTooLong, core.ErrMalformed, second, 0},
 		{"payload JSON of the wrong type", badJSON, nil, second, 0},
 	}
 	for _, tt := range tests {
@@ -305,8 +305,8 @@ func TestDecodeStreamTooManyBlocks(t *testing.T) {
 	body := frames(t, pairs...)
 	evs, err := adaptertest.Drain(New().DecodeStream(bytes.NewReader(body)))
 	var fe *DecodeError
-	if !errors.Is(err, ErrTooManyBlocks) || !errors.As(err, &fe) {
-		t.Fatalf("error %v, want a *DecodeError wrapping ErrTooManyBlocks", err)
+	if !errors.Is(err, core.ErrTooLarge) || !errors.As(err, &fe) {
+		t.Fatalf("error %v, want a *DecodeError wrapping core.ErrTooLarge", err)
 	}
 	if len(evs) != maxOpenBlocks {
 		t.Errorf("%d events before the limit, want %d", len(evs), maxOpenBlocks)
@@ -321,7 +321,7 @@ func TestDecodeStreamTooManyBlocks(t *testing.T) {
 // fragments (A18): the deltas are the input, never appended to the start's,
 // when they repeat or extend it (compared as JSON); when they drop or
 // change a member of the start's input the stream ends at the block's
-// content_block_stop with a *DecodeError wrapping ErrMalformed and
+// content_block_stop with a *DecodeError wrapping core.ErrMalformed and
 // ErrInputConflict that names the block index and the call id, and the
 // call is incomplete.
 func TestInvokeStreamA18(t *testing.T) {
@@ -377,8 +377,8 @@ func TestInvokeStreamA18(t *testing.T) {
 				}
 			} else {
 				var fe *DecodeError
-				if !errors.As(err, &fe) || !errors.Is(err, ErrMalformed) || !errors.Is(err, ErrInputConflict) {
-					t.Fatalf("error %v, want a *DecodeError wrapping ErrMalformed and ErrInputConflict", err)
+				if !errors.As(err, &fe) || !errors.Is(err, core.ErrMalformed) || !errors.Is(err, ErrInputConflict) {
+					t.Fatalf("error %v, want a *DecodeError wrapping core.ErrMalformed and ErrInputConflict", err)
 				}
 				if off := int64(len(chunkFrames(t, pre...))); fe.Offset != off {
 					t.Errorf("offset %d, want %d, the content_block_stop frame", fe.Offset, off)

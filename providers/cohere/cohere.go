@@ -3,27 +3,13 @@ package cohere
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 
 	"github.com/toolconform/conform/core"
 	"github.com/toolconform/conform/providers/internal/wire"
-	"github.com/toolconform/conform/sse"
 )
 
 // maxOpenCalls bounds how many tool calls a stream may keep open at once.
 const maxOpenCalls = 4096
-
-// Sentinel errors callers may branch on with errors.Is.
-var (
-	// ErrEventTooLarge is returned when one stream event is larger than the
-	// maximum event size.
-	ErrEventTooLarge = sse.ErrEventTooLarge
-	// ErrTooManyCalls is returned when a stream keeps more calls open than
-	// the decoder tracks.
-	ErrTooManyCalls = errors.New("too many open tool calls")
-	// ErrInvalidArguments is returned when a call's arguments are not JSON.
-	ErrInvalidArguments = errors.New("tool call arguments are not a JSON object")
-)
 
 // DecodeError is every decode fault of the adapter: a body that is not the
 // JSON the adapter expects, or a stream that breaks, with the byte offset
@@ -79,7 +65,7 @@ func unmarshal(op string, body []byte, v any) error {
 // are a call without arguments, {} (C06); a JSON object is kept byte for
 // byte; a JSON string that holds an object (double-encoded, C05) is
 // unwrapped and the call marked Repaired with the text as received in
-// Original. Anything else, truncated JSON included, is ErrInvalidArguments:
+// Original. Anything else, truncated JSON included, is core.ErrInvalidArguments:
 // such a call is never reported as complete.
 func callFromWire(id, name, s string) (core.Call, error) {
 	c := core.Call{ID: id, Name: name}
@@ -89,7 +75,7 @@ func callFromWire(id, name, s string) (core.Call, error) {
 		c.Arguments = json.RawMessage("{}")
 		return c, nil
 	case !json.Valid(t):
-		return c, ErrInvalidArguments
+		return c, core.ErrInvalidArguments
 	case t[0] == '{':
 		c.Arguments = json.RawMessage(s)
 		return c, nil
@@ -102,7 +88,7 @@ func callFromWire(id, name, s string) (core.Call, error) {
 			}
 		}
 	}
-	return c, ErrInvalidArguments
+	return c, core.ErrInvalidArguments
 }
 
 // argsToWire gives the argument string for a canonical call.
@@ -112,7 +98,7 @@ func argsToWire(args json.RawMessage) (string, error) {
 		return "{}", nil
 	}
 	if t[0] != '{' || !json.Valid(t) {
-		return "", ErrInvalidArguments
+		return "", core.ErrInvalidArguments
 	}
 	return string(args), nil
 }

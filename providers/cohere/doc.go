@@ -28,7 +28,7 @@
 // start and end carry no argument text ends with Args "{}" (C02). A fault
 // is a *DecodeError with a byte offset; input holding no v2 chat event wraps
 // core.ErrNotStream. Events and open calls are bounded (WithMaxEventSize,
-// ErrEventTooLarge; ErrTooManyCalls).
+// core.ErrTooLarge; core.ErrTooManyCalls).
 //
 // What the wire cannot carry:
 //

@@ -32,7 +32,7 @@ type errorFacts struct {
 // sentinels are the errors a stream's error may wrap.
 var sentinels = map[string]error{
 	"ErrNotStream": core.ErrNotStream, "ErrInvalidUTF8": core.ErrInvalidUTF8,
-	"ErrEventTooLarge": ErrEventTooLarge, "ErrTooManyCalls": ErrTooManyCalls,
+	"ErrTooLarge": core.ErrTooLarge, "ErrTooManyCalls": core.ErrTooManyCalls,
 	"io.ErrUnexpectedEOF": io.ErrUnexpectedEOF,
 }
 

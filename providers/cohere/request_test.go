@@ -157,8 +157,8 @@ func TestDecodeResponseErrors(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.HasPrefix(err.Error(), "cohere: decode response") {
 				t.Fatalf("error %v, want one naming %q", err, tt.want)
 			}
-			if strings.Contains(tt.name, "arguments") && !errors.Is(err, ErrInvalidArguments) {
-				t.Errorf("error %v does not wrap ErrInvalidArguments", err)
+			if strings.Contains(tt.name, "arguments") && !errors.Is(err, core.ErrInvalidArguments) {
+				t.Errorf("error %v does not wrap core.ErrInvalidArguments", err)
 			}
 		})
 	}

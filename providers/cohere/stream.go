@@ -190,7 +190,7 @@ func (a *Adapter) decodeSSE(r io.Reader) core.EventStream {
 
 // newStream returns the v2 SSE decoder of r, before wire.CheckText.
 func (a *Adapter) newStream(r io.Reader) *eventStream {
-	s := &eventStream{r: wire.NewSSEReader(r, a.maxEvent, "cohere", ErrEventTooLarge)}
+	s := &eventStream{r: wire.NewSSEReader(r, a.maxEvent, "cohere", core.ErrTooLarge)}
 	s.fast.off = a.slowOnly
 	return s
 }
@@ -274,7 +274,7 @@ func (s *eventStream) open(index, n int) error {
 		s.calls = map[int]int{}
 	}
 	if _, open := s.calls[index]; !open && len(s.calls) >= maxOpenCalls {
-		return fmt.Errorf("%w: limit %d", ErrTooManyCalls, maxOpenCalls)
+		return fmt.Errorf("%w: limit %d", core.ErrTooManyCalls, maxOpenCalls)
 	}
 	s.calls[index] = n
 	return nil

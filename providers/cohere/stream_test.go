@@ -158,7 +158,7 @@ func TestDecodeStreamErrors(t *testing.T) {
 	}{
 		{"malformed JSON names the event offset and the byte in its data", first + `data: {"type":"tool-call-delta","index":0,` + "\n\n", nil, int64(len(first)), nil, "data at byte", 1},
 		{"index of the wrong type", first + `data: {"type":"tool-call-end","index":"0"}` + "\n\n", nil, int64(len(first)), nil, "index", 1},
-		{"event over the size limit", first + "data: " + strings.Repeat("x", 200) + "\n\n", []Option{WithMaxEventSize(100)}, 0, ErrEventTooLarge, "", 1},
+		{"event over the size limit", first + "data: " + strings.Repeat("x", 200) + "\n\n", []Option{WithMaxEventSize(100)}, 0, core.ErrTooLarge, "", 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -223,8 +223,8 @@ func TestDecodeStreamTooManyCalls(t *testing.T) {
 	}
 	evs, err := adaptertest.Drain(New().DecodeStream(bytes.NewReader(sseBody(false, payloads...))))
 	var se *DecodeError
-	if !errors.Is(err, ErrTooManyCalls) || !errors.As(err, &se) {
-		t.Fatalf("error %v, want a *DecodeError wrapping ErrTooManyCalls", err)
+	if !errors.Is(err, core.ErrTooManyCalls) || !errors.As(err, &se) {
+		t.Fatalf("error %v, want a *DecodeError wrapping core.ErrTooManyCalls", err)
 	}
 	if len(evs) != maxOpenCalls {
 		t.Errorf("%d events before the limit, want %d", len(evs), maxOpenCalls)

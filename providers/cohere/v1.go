@@ -201,7 +201,7 @@ func (s *v1Stream) pull() error {
 	if err != nil {
 		var le *ndjson.Error
 		if errors.As(err, &le) && errors.Is(le.Err, ndjson.ErrLineTooLong) {
-			err = streamError(le.Offset, "", fmt.Errorf("%w: %v", ErrEventTooLarge, le.Err))
+			err = streamError(le.Offset, "", fmt.Errorf("%w: %v", core.ErrTooLarge, le.Err))
 		}
 		return err
 	}

@@ -41,7 +41,7 @@
 //
 // Streams are SSE (alt=sse) or one JSON array, told apart by the first
 // byte and read element by element, never whole; each event is bounded
-// (DefaultMaxEventSize, ErrTooLarge), and malformed bytes give an
+// (DefaultMaxEventSize, core.ErrTooLarge), and malformed bytes give an
 // *DecodeError. A functionCall arrives whole and becomes a call start and
 // end with no index (A15); chunks route by id. usageMetadata is cumulative,
 // so the last one is emitted once at the end, then the finish.

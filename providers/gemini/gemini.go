@@ -31,13 +31,6 @@ const (
 // response encoders never send such an id to the provider.
 const GeneratedIDPrefix = "gemini_call_"
 
-// ErrTooLarge is returned when a streamed event or an assembled argument
-// object exceeds its limit.
-var ErrTooLarge = errors.New("gemini: too large")
-
-// ErrSyntax is wrapped by every error about malformed bytes.
-var ErrSyntax = errors.New("gemini: malformed input")
-
 // ErrHistory is wrapped by EncodeRequest errors about a conversation that
 // breaks Gemini's history rules (G04).
 var ErrHistory = errors.New("gemini: invalid history")
@@ -328,7 +321,7 @@ func syntaxError(op string, base int64, err error) error {
 		if off > 0 {
 			off--
 		}
-		return wire.Placed(op, base+off, "", fmt.Errorf("%w: %v", ErrSyntax, err))
+		return wire.Placed(op, base+off, "", fmt.Errorf("%w: %v", core.ErrMalformed, err))
 	}
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
@@ -336,7 +329,7 @@ func syntaxError(op string, base int64, err error) error {
 		if path == "" {
 			path = "(top level)"
 		}
-		return wire.Placed(op, base+te.Offset, "", fmt.Errorf("%w: value ending here, field %s: %v", ErrSyntax, path, err))
+		return wire.Placed(op, base+te.Offset, "", fmt.Errorf("%w: value ending here, field %s: %v", core.ErrMalformed, path, err))
 	}
-	return fmt.Errorf("%s: %w: %v", op, ErrSyntax, err)
+	return fmt.Errorf("%s: %w: %v", op, core.ErrMalformed, err)
 }

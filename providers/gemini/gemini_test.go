@@ -180,8 +180,8 @@ func TestDecodeResponseBadInput(t *testing.T) {
 			if !strings.Contains(err.Error(), tt.wantIn) {
 				t.Errorf("error %q does not mention %q", err, tt.wantIn)
 			}
-			if !errors.Is(err, ErrSyntax) {
-				t.Errorf("error %q does not wrap ErrSyntax", err)
+			if !errors.Is(err, core.ErrMalformed) {
+				t.Errorf("error %q does not wrap core.ErrMalformed", err)
 			}
 		})
 	}
@@ -294,8 +294,8 @@ func TestEncodeRequestHistory(t *testing.T) {
 	})
 	t.Run("tool with a non-object schema names the tool", func(t *testing.T) {
 		_, err := a.EncodeRequest(&core.Request{Tools: []core.ToolSpec{{Name: "f", InputSchema: json.RawMessage(`{"type":"string"}`)}}})
-		if err == nil || !errors.Is(err, ErrSchema) || !strings.Contains(err.Error(), "tools[0].input_schema") {
-			t.Errorf("err = %v, want ErrSchema naming tools[0].input_schema", err)
+		if err == nil || !errors.Is(err, core.ErrUnsupported) || !strings.Contains(err.Error(), "tools[0].input_schema") {
+			t.Errorf("err = %v, want core.ErrUnsupported naming tools[0].input_schema", err)
 		}
 	})
 }

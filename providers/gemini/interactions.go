@@ -216,7 +216,7 @@ func (s *interactionStream) Next() (core.Event, error) {
 			if errors.As(err, &se) {
 				e := err
 				if errors.Is(err, sse.ErrEventTooLarge) {
-					e = fmt.Errorf("%w: %v", ErrTooLarge, err)
+					e = fmt.Errorf("%w: %v", core.ErrTooLarge, err)
 				}
 				s.err = wire.Placed(op, se.Offset, "", e)
 			} else {
@@ -292,7 +292,7 @@ func (s *interactionStream) event(w *wireInteractionEvent) error {
 		}
 	case "step.start":
 		if w.Step == nil || idx < 0 {
-			return fmt.Errorf("%w: step.start without index or step", ErrSyntax)
+			return fmt.Errorf("%w: step.start without index or step", core.ErrMalformed)
 		}
 		st := &iStep{typ: w.Step.Type, id: w.Step.ID, name: w.Step.Name, startArgs: w.Step.Arguments}
 		s.steps[idx] = st
@@ -316,7 +316,7 @@ func (s *interactionStream) event(w *wireInteractionEvent) error {
 	case "step.delta":
 		st := s.steps[idx]
 		if st == nil || w.Delta == nil {
-			return fmt.Errorf("%w: step.delta for index %d with no open step", ErrSyntax, idx)
+			return fmt.Errorf("%w: step.delta for index %d with no open step", core.ErrMalformed, idx)
 		}
 		switch w.Delta.Type {
 		case "text":
@@ -329,7 +329,7 @@ func (s *interactionStream) event(w *wireInteractionEvent) error {
 			s.emit(core.Event{Kind: core.EventThinking, Signature: w.Delta.Signature})
 		case "arguments_delta":
 			if st.typ != "function_call" {
-				return fmt.Errorf("%w: arguments_delta for a %s step", ErrSyntax, st.typ)
+				return fmt.Errorf("%w: arguments_delta for a %s step", core.ErrMalformed, st.typ)
 			}
 			st.deltas = true
 			if st.held {
@@ -341,7 +341,7 @@ func (s *interactionStream) event(w *wireInteractionEvent) error {
 	case "step.stop":
 		st := s.steps[idx]
 		if st == nil {
-			return fmt.Errorf("%w: step.stop for index %d with no open step", ErrSyntax, idx)
+			return fmt.Errorf("%w: step.stop for index %d with no open step", core.ErrMalformed, idx)
 		}
 		delete(s.steps, idx)
 		if st.typ == "function_call" {

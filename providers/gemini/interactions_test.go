@@ -165,8 +165,8 @@ func TestInteractionStream(t *testing.T) {
 	for _, tt := range errTests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := adaptertest.Drain(a.DecodeInteractionStream(strings.NewReader(tt.body)))
-			if err == nil || !errors.Is(err, ErrSyntax) || !strings.Contains(err.Error(), tt.wantIn) {
-				t.Errorf("err = %v, want ErrSyntax with %q", err, tt.wantIn)
+			if err == nil || !errors.Is(err, core.ErrMalformed) || !strings.Contains(err.Error(), tt.wantIn) {
+				t.Errorf("err = %v, want core.ErrMalformed with %q", err, tt.wantIn)
 			}
 		})
 	}

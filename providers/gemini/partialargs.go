@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/toolconform/conform/core"
 	"github.com/toolconform/conform/providers/internal/jsonscan"
 )
 
@@ -43,10 +44,10 @@ type argNode struct {
 func (t *argTree) apply(fc *wireFunctionCall, strs *jsonscan.Strings) error {
 	if a := bytes.TrimSpace(fc.Args); len(a) > 0 && string(a) != "null" {
 		if a[0] != '{' {
-			return fmt.Errorf("%w: functionCall.args must be a JSON object", ErrSyntax)
+			return fmt.Errorf("%w: functionCall.args must be a JSON object", core.ErrMalformed)
 		}
 		if len(a) > t.max {
-			return fmt.Errorf("%w: arguments exceed %d bytes", ErrTooLarge, t.max)
+			return fmt.Errorf("%w: arguments exceed %d bytes", core.ErrTooLarge, t.max)
 		}
 		// Keep the object as sent, compacted: it replaces any tree.
 		c := strs.Compact(a)
@@ -70,7 +71,7 @@ type pathSeg struct {
 // .name, ['name'] or [n] segments.
 func parsePath(p string) ([]pathSeg, error) {
 	if !strings.HasPrefix(p, "$") {
-		return nil, fmt.Errorf("%w: jsonPath %q does not start with $", ErrSyntax, p)
+		return nil, fmt.Errorf("%w: jsonPath %q does not start with $", core.ErrMalformed, p)
 	}
 	var segs []pathSeg
 	i := 1
@@ -82,14 +83,14 @@ func parsePath(p string) ([]pathSeg, error) {
 				j++
 			}
 			if j == i+1 {
-				return nil, fmt.Errorf("%w: empty name in jsonPath %q", ErrSyntax, p)
+				return nil, fmt.Errorf("%w: empty name in jsonPath %q", core.ErrMalformed, p)
 			}
 			segs = append(segs, pathSeg{key: p[i+1 : j]})
 			i = j
 		case '[':
 			end := strings.IndexByte(p[i:], ']')
 			if end < 0 {
-				return nil, fmt.Errorf("%w: unclosed [ in jsonPath %q", ErrSyntax, p)
+				return nil, fmt.Errorf("%w: unclosed [ in jsonPath %q", core.ErrMalformed, p)
 			}
 			in := p[i+1 : i+end]
 			if len(in) >= 2 && (in[0] == '\'' || in[0] == '"') && in[len(in)-1] == in[0] {
@@ -97,17 +98,17 @@ func parsePath(p string) ([]pathSeg, error) {
 			} else {
 				n, err := strconv.Atoi(in)
 				if err != nil || n < 0 {
-					return nil, fmt.Errorf("%w: bad index %q in jsonPath %q", ErrSyntax, in, p)
+					return nil, fmt.Errorf("%w: bad index %q in jsonPath %q", core.ErrMalformed, in, p)
 				}
 				segs = append(segs, pathSeg{index: n, isIdx: true})
 			}
 			i += end + 1
 		default:
-			return nil, fmt.Errorf("%w: unexpected %q in jsonPath %q", ErrSyntax, p[i], p)
+			return nil, fmt.Errorf("%w: unexpected %q in jsonPath %q", core.ErrMalformed, p[i], p)
 		}
 	}
 	if len(segs) == 0 {
-		return nil, fmt.Errorf("%w: jsonPath %q names the root, not an argument", ErrSyntax, p)
+		return nil, fmt.Errorf("%w: jsonPath %q names the root, not an argument", core.ErrMalformed, p)
 	}
 	return segs, nil
 }
@@ -118,7 +119,7 @@ func (t *argTree) piece(pa wirePartialArg) error {
 		return err
 	}
 	if t.hasWhole {
-		return fmt.Errorf("%w: partialArgs after complete args", ErrSyntax)
+		return fmt.Errorf("%w: partialArgs after complete args", core.ErrMalformed)
 	}
 	if t.root == nil {
 		t.root = newNode('o')
@@ -155,7 +156,7 @@ func (t *argTree) piece(pa wirePartialArg) error {
 	case pa.NumberValue != nil:
 		var n json.Number
 		if err := json.Unmarshal(pa.NumberValue, &n); err != nil {
-			return fmt.Errorf("%w: numberValue: %v", ErrSyntax, err)
+			return fmt.Errorf("%w: numberValue: %v", core.ErrMalformed, err)
 		}
 		if err := t.set(cur, lastSeg, &argNode{kind: 'v', raw: json.RawMessage(n.String())}); err != nil {
 			return err
@@ -176,7 +177,7 @@ func (t *argTree) piece(pa wirePartialArg) error {
 	}
 	t.size += len(lastSeg.key) + 4
 	if t.size > t.max {
-		return fmt.Errorf("%w: arguments exceed %d bytes", ErrTooLarge, t.max)
+		return fmt.Errorf("%w: arguments exceed %d bytes", core.ErrTooLarge, t.max)
 	}
 	return nil
 }
@@ -185,13 +186,13 @@ func (t *argTree) piece(pa wirePartialArg) error {
 func (t *argTree) child(cur *argNode, sg pathSeg, want byte) (*argNode, error) {
 	if sg.isIdx {
 		if cur.kind != 'a' {
-			return nil, fmt.Errorf("%w: index [%d] into a non-array", ErrSyntax, sg.index)
+			return nil, fmt.Errorf("%w: index [%d] into a non-array", core.ErrMalformed, sg.index)
 		}
 		switch {
 		case sg.index < len(cur.elems):
 			n := cur.elems[sg.index]
 			if n.kind != want {
-				return nil, fmt.Errorf("%w: element [%d] changes type", ErrSyntax, sg.index)
+				return nil, fmt.Errorf("%w: element [%d] changes type", core.ErrMalformed, sg.index)
 			}
 			return n, nil
 		case sg.index == len(cur.elems):
@@ -199,14 +200,14 @@ func (t *argTree) child(cur *argNode, sg pathSeg, want byte) (*argNode, error) {
 			cur.elems = append(cur.elems, n)
 			return n, nil
 		}
-		return nil, fmt.Errorf("%w: index [%d] skips elements (array has %d)", ErrSyntax, sg.index, len(cur.elems))
+		return nil, fmt.Errorf("%w: index [%d] skips elements (array has %d)", core.ErrMalformed, sg.index, len(cur.elems))
 	}
 	if cur.kind != 'o' {
-		return nil, fmt.Errorf("%w: member %q of a non-object", ErrSyntax, sg.key)
+		return nil, fmt.Errorf("%w: member %q of a non-object", core.ErrMalformed, sg.key)
 	}
 	if n, ok := cur.fields[sg.key]; ok {
 		if n.kind != want {
-			return nil, fmt.Errorf("%w: member %q changes type", ErrSyntax, sg.key)
+			return nil, fmt.Errorf("%w: member %q changes type", core.ErrMalformed, sg.key)
 		}
 		return n, nil
 	}
@@ -228,7 +229,7 @@ func newNode(kind byte) *argNode {
 func (t *argTree) set(cur *argNode, sg pathSeg, v *argNode) error {
 	if sg.isIdx {
 		if cur.kind != 'a' {
-			return fmt.Errorf("%w: index [%d] into a non-array", ErrSyntax, sg.index)
+			return fmt.Errorf("%w: index [%d] into a non-array", core.ErrMalformed, sg.index)
 		}
 		switch {
 		case sg.index < len(cur.elems):
@@ -236,12 +237,12 @@ func (t *argTree) set(cur *argNode, sg pathSeg, v *argNode) error {
 		case sg.index == len(cur.elems):
 			cur.elems = append(cur.elems, v)
 		default:
-			return fmt.Errorf("%w: index [%d] skips elements (array has %d)", ErrSyntax, sg.index, len(cur.elems))
+			return fmt.Errorf("%w: index [%d] skips elements (array has %d)", core.ErrMalformed, sg.index, len(cur.elems))
 		}
 		return nil
 	}
 	if cur.kind != 'o' {
-		return fmt.Errorf("%w: member %q of a non-object", ErrSyntax, sg.key)
+		return fmt.Errorf("%w: member %q of a non-object", core.ErrMalformed, sg.key)
 	}
 	if _, ok := cur.fields[sg.key]; !ok {
 		cur.keys = append(cur.keys, sg.key)

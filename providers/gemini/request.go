@@ -560,11 +560,11 @@ func argsOf(raw json.RawMessage) (json.RawMessage, error) {
 		return json.RawMessage("{}"), nil
 	}
 	if t[0] != '{' {
-		return nil, fmt.Errorf("%w: args must be a JSON object", ErrSyntax)
+		return nil, fmt.Errorf("%w: args must be a JSON object", core.ErrMalformed)
 	}
 	var buf bytes.Buffer
 	if err := json.Compact(&buf, t); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrSyntax, err)
+		return nil, fmt.Errorf("%w: %v", core.ErrMalformed, err)
 	}
 	return buf.Bytes(), nil
 }

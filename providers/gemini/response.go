@@ -20,7 +20,7 @@ import (
 // F04, F05); the raw value, as an enum name even when the body used the
 // integer form, stays in ProviderFinish. A response without candidates
 // whose promptFeedback has a blockReason is a content_filter finish; any
-// other body without candidates is an error wrapping ErrSyntax. An error
+// other body without candidates is an error wrapping core.ErrMalformed. An error
 // body {"error":{…}} becomes Response.Error.
 func (a *Adapter) DecodeResponse(body []byte) (resp *core.Response, err error) {
 	defer wire.VendorFallback(body, &resp, &err)
@@ -45,7 +45,7 @@ func (a *Adapter) DecodeResponse(body []byte) (resp *core.Response, err error) {
 		// Only a blocked prompt answers with no candidate; any other body
 		// without one is not a generateContent response.
 		if w.PromptFeedback == nil || w.PromptFeedback.BlockReason == "" {
-			return nil, wire.Placed(op, -1, "candidates", fmt.Errorf("%w: no candidate, and no promptFeedback.blockReason or error says why", ErrSyntax))
+			return nil, wire.Placed(op, -1, "candidates", fmt.Errorf("%w: no candidate, and no promptFeedback.blockReason or error says why", core.ErrMalformed))
 		}
 		resp.Finish = core.FinishContentFilter
 		resp.ProviderFinish = string(w.PromptFeedback.BlockReason)

@@ -3,15 +3,13 @@ package gemini
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 	"strconv"
 	"strings"
-)
 
-// ErrSchema is wrapped by every SanitizeSchema error.
-var ErrSchema = errors.New("gemini: unsupported schema")
+	"github.com/toolconform/conform/core"
+)
 
 // Rewrite is one change SanitizeSchema made, at a JSON path of the input
 // schema ("$" is the root).
@@ -63,11 +61,11 @@ func SanitizeSchema(schema json.RawMessage) (json.RawMessage, []Rewrite, error) 
 	dec := json.NewDecoder(bytes.NewReader(schema))
 	dec.UseNumber()
 	if err := dec.Decode(&root); err != nil {
-		return nil, nil, fmt.Errorf("gemini: sanitize schema: %w: %v", ErrSchema, err)
+		return nil, nil, fmt.Errorf("gemini: sanitize schema: %w: %v", core.ErrUnsupported, err)
 	}
 	obj, ok := root.(map[string]any)
 	if !ok {
-		return nil, nil, fmt.Errorf("gemini: sanitize schema: $: %w: parameters must be an object schema, got %s", ErrSchema, jsonKind(root))
+		return nil, nil, fmt.Errorf("gemini: sanitize schema: $: %w: parameters must be an object schema, got %s", core.ErrUnsupported, jsonKind(root))
 	}
 	s := &sanitizer{root: obj}
 	out, err := s.schema(obj, "$")
@@ -79,7 +77,7 @@ func SanitizeSchema(schema json.RawMessage) (json.RawMessage, []Rewrite, error) 
 			out["type"] = "object"
 			s.note("$", "added type object beside properties")
 		} else {
-			return nil, nil, fmt.Errorf("gemini: sanitize schema: $: %w: parameters must be an object schema, got type %v", ErrSchema, out["type"])
+			return nil, nil, fmt.Errorf("gemini: sanitize schema: $: %w: parameters must be an object schema, got type %v", core.ErrUnsupported, out["type"])
 		}
 	}
 	b, err := json.Marshal(out)
@@ -134,7 +132,7 @@ func (s *sanitizer) schemaValue(v any, path string) (map[string]any, error) {
 			s.note(path, "replaced schema true with {}")
 			return map[string]any{}, nil
 		}
-		return nil, fmt.Errorf("%s: %w: schema must be an object, got %s", path, ErrSchema, jsonKind(v))
+		return nil, fmt.Errorf("%s: %w: schema must be an object, got %s", path, core.ErrUnsupported, jsonKind(v))
 	}
 	return s.schema(m, path)
 }
@@ -147,17 +145,17 @@ func (s *sanitizer) resolve(ref, path string) (map[string]any, error) {
 	case strings.HasPrefix(ref, "#/definitions/"):
 		key, name = "definitions", strings.TrimPrefix(ref, "#/definitions/")
 	default:
-		return nil, fmt.Errorf("%s: %w: $ref %q is not a local #/$defs or #/definitions reference", path, ErrSchema, ref)
+		return nil, fmt.Errorf("%s: %w: $ref %q is not a local #/$defs or #/definitions reference", path, core.ErrUnsupported, ref)
 	}
 	name = strings.ReplaceAll(strings.ReplaceAll(name, "~1", "/"), "~0", "~")
 	defs, _ := s.root[key].(map[string]any)
 	def, ok := defs[name]
 	if !ok {
-		return nil, fmt.Errorf("%s: %w: $ref %q does not resolve", path, ErrSchema, ref)
+		return nil, fmt.Errorf("%s: %w: $ref %q does not resolve", path, core.ErrUnsupported, ref)
 	}
 	m, ok := def.(map[string]any)
 	if !ok {
-		return nil, fmt.Errorf("%s: %w: $ref %q is not an object schema", path, ErrSchema, ref)
+		return nil, fmt.Errorf("%s: %w: $ref %q is not an object schema", path, core.ErrUnsupported, ref)
 	}
 	return m, nil
 }
@@ -166,10 +164,10 @@ func (s *sanitizer) schema(in map[string]any, path string) (map[string]any, erro
 	if ref, ok := in["$ref"]; ok {
 		r, isStr := ref.(string)
 		if !isStr {
-			return nil, fmt.Errorf("%s: %w: $ref is not a string", path, ErrSchema)
+			return nil, fmt.Errorf("%s: %w: $ref is not a string", path, core.ErrUnsupported)
 		}
 		if slices.Contains(s.active, r) {
-			return nil, fmt.Errorf("%s: %w: recursive $ref %q cannot be inlined", path, ErrSchema, r)
+			return nil, fmt.Errorf("%s: %w: recursive $ref %q cannot be inlined", path, core.ErrUnsupported, r)
 		}
 		target, err := s.resolve(r, path)
 		if err != nil {
@@ -225,7 +223,7 @@ func (s *sanitizer) schema(in map[string]any, path string) (map[string]any, erro
 		case "properties":
 			props, ok := v.(map[string]any)
 			if !ok {
-				return nil, fmt.Errorf("%s: %w: properties must be an object", p, ErrSchema)
+				return nil, fmt.Errorf("%s: %w: properties must be an object", p, core.ErrUnsupported)
 			}
 			np := make(map[string]any, len(props))
 			for name, ps := range props {
@@ -238,7 +236,7 @@ func (s *sanitizer) schema(in map[string]any, path string) (map[string]any, erro
 			out["properties"] = np
 		case "items":
 			if arr, ok := v.([]any); ok {
-				return nil, fmt.Errorf("%s: %w: tuple items (an array of %d schemas) are not supported", p, ErrSchema, len(arr))
+				return nil, fmt.Errorf("%s: %w: tuple items (an array of %d schemas) are not supported", p, core.ErrUnsupported, len(arr))
 			}
 			sub, err := s.schemaValue(v, p)
 			if err != nil {
@@ -252,7 +250,7 @@ func (s *sanitizer) schema(in map[string]any, path string) (map[string]any, erro
 		case "allOf":
 			arr, ok := v.([]any)
 			if !ok || len(arr) != 1 {
-				return nil, fmt.Errorf("%s: %w: allOf with more than one member cannot be expressed", p, ErrSchema)
+				return nil, fmt.Errorf("%s: %w: allOf with more than one member cannot be expressed", p, core.ErrUnsupported)
 			}
 			sub, err := s.schemaValue(arr[0], p+"[0]")
 			if err != nil {
@@ -275,7 +273,7 @@ func (s *sanitizer) schema(in map[string]any, path string) (map[string]any, erro
 	if req, ok := out["required"]; ok {
 		list, isList := req.([]any)
 		if !isList {
-			return nil, fmt.Errorf("%s.required: %w: required must be an array of names", path, ErrSchema)
+			return nil, fmt.Errorf("%s.required: %w: required must be an array of names", path, core.ErrUnsupported)
 		}
 		props, _ := out["properties"].(map[string]any)
 		kept := []any{}
@@ -313,7 +311,7 @@ func (s *sanitizer) typeKeyword(v any, path string, out map[string]any) error {
 		}
 		switch len(types) {
 		case 0:
-			return fmt.Errorf("%s: %w: type null alone cannot be expressed", p, ErrSchema)
+			return fmt.Errorf("%s: %w: type null alone cannot be expressed", p, core.ErrUnsupported)
 		case 1:
 			out["type"] = types[0]
 		default:
@@ -329,13 +327,13 @@ func (s *sanitizer) typeKeyword(v any, path string, out map[string]any) error {
 		}
 		return nil
 	}
-	return fmt.Errorf("%s: %w: type must be a string or a list of strings", p, ErrSchema)
+	return fmt.Errorf("%s: %w: type must be a string or a list of strings", p, core.ErrUnsupported)
 }
 
 func (s *sanitizer) anyOf(v any, p, key string, out map[string]any) error {
 	arr, ok := v.([]any)
 	if !ok {
-		return fmt.Errorf("%s: %w: %s must be an array", p, ErrSchema, key)
+		return fmt.Errorf("%s: %w: %s must be an array", p, core.ErrUnsupported, key)
 	}
 	if key == "oneOf" {
 		s.note(p, "replaced oneOf with anyOf")

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"pgregory.net/rapid"
+
+	"github.com/toolconform/conform/core"
 )
 
 // genSchema draws a JSON Schema mixing the subset Gemini accepts with the
@@ -100,7 +102,7 @@ func checkSubset(t *rapid.T, s map[string]any, path string) {
 }
 
 // TestPropSanitizeSchema checks on random schemas that SanitizeSchema either
-// fails with ErrSchema or gives a schema inside the subset, rooted at an
+// fails with core.ErrUnsupported or gives a schema inside the subset, rooted at an
 // object, that sanitises to itself with no rewrite.
 func TestPropSanitizeSchema(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
@@ -117,8 +119,8 @@ func TestPropSanitizeSchema(t *testing.T) {
 		in, _ := json.Marshal(root)
 		out, _, err := SanitizeSchema(in)
 		if err != nil {
-			if !errors.Is(err, ErrSchema) {
-				t.Fatalf("error %v does not wrap ErrSchema", err)
+			if !errors.Is(err, core.ErrUnsupported) {
+				t.Fatalf("error %v does not wrap core.ErrUnsupported", err)
 			}
 			return
 		}
@@ -145,8 +147,8 @@ func FuzzSanitizeSchema(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		out, _, err := SanitizeSchema(data)
 		if err != nil {
-			if !errors.Is(err, ErrSchema) {
-				t.Fatalf("error %v does not wrap ErrSchema", err)
+			if !errors.Is(err, core.ErrUnsupported) {
+				t.Fatalf("error %v does not wrap core.ErrUnsupported", err)
 			}
 			return
 		}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/toolconform/conform/core"
 	"github.com/toolconform/conform/providers/internal/adaptertest"
 )
 
@@ -122,10 +123,10 @@ func TestSanitizeSchemaErrors(t *testing.T) {
 	tests := []struct {
 		name, in, wantIn string
 	}{
-		{"H02 non-object root", `{"type":"string"}`, "$: gemini: unsupported schema: parameters must be an object schema"},
+		{"H02 non-object root", `{"type":"string"}`, "$: not supported by the protocol: parameters must be an object schema"},
 		{"H02 array root", `[1]`, "parameters must be an object schema, got array"},
-		{"recursive $ref names the path", `{"type":"object","$defs":{"N":{"type":"object","properties":{"next":{"$ref":"#/$defs/N"}}}},"properties":{"head":{"$ref":"#/$defs/N"}}}`, `$.properties.head.properties.next: gemini: unsupported schema: recursive $ref "#/$defs/N"`},
-		{"unresolved $ref", `{"type":"object","properties":{"a":{"$ref":"#/$defs/Missing"}}}`, `$.properties.a: gemini: unsupported schema: $ref "#/$defs/Missing" does not resolve`},
+		{"recursive $ref names the path", `{"type":"object","$defs":{"N":{"type":"object","properties":{"next":{"$ref":"#/$defs/N"}}}},"properties":{"head":{"$ref":"#/$defs/N"}}}`, `$.properties.head.properties.next: not supported by the protocol: recursive $ref "#/$defs/N"`},
+		{"unresolved $ref", `{"type":"object","properties":{"a":{"$ref":"#/$defs/Missing"}}}`, `$.properties.a: not supported by the protocol: $ref "#/$defs/Missing" does not resolve`},
 		{"remote $ref", `{"type":"object","properties":{"a":{"$ref":"https://x/y.json"}}}`, "is not a local"},
 		{"null-only type", `{"type":"object","properties":{"a":{"type":["null"]}}}`, "$.properties.a.type"},
 		{"tuple items", `{"type":"object","properties":{"a":{"type":"array","items":[{"type":"string"}]}}}`, "$.properties.a.items"},
@@ -138,8 +139,8 @@ func TestSanitizeSchemaErrors(t *testing.T) {
 			if err == nil {
 				t.Fatal("SanitizeSchema succeeded")
 			}
-			if !errors.Is(err, ErrSchema) {
-				t.Errorf("error %q does not wrap ErrSchema", err)
+			if !errors.Is(err, core.ErrUnsupported) {
+				t.Errorf("error %q does not wrap core.ErrUnsupported", err)
 			}
 			if !strings.Contains(err.Error(), tt.wantIn) {
 				t.Errorf("error %q does not contain %q", err, tt.wantIn)

@@ -22,7 +22,7 @@ import (
 // sequence of JSON objects, anything else SSE. See the package
 // documentation for the events produced. Input that is neither blank nor
 // an empty array but holds no chunk of a GenerateContentResponse is not a
-// stream of the protocol: an *DecodeError wrapping ErrSyntax and
+// stream of the protocol: a *DecodeError wrapping core.ErrMalformed and
 // core.ErrNotStream at the first event or element it could not use, else
 // at its first byte that is not white space.
 func (a *Adapter) DecodeStream(r io.Reader) core.EventStream {
@@ -125,7 +125,7 @@ func (s *stream) pull() error {
 		if s.sawUnknown {
 			at = s.unknownAt
 		}
-		return wire.Placed(streamOp, at, "", fmt.Errorf("%w: no gemini event: %w", ErrSyntax, core.ErrNotStream))
+		return wire.Placed(streamOp, at, "", fmt.Errorf("%w: no gemini event: %w", core.ErrMalformed, core.ErrNotStream))
 	}
 	if err == io.EOF {
 		s.finishStream()
@@ -263,7 +263,7 @@ func (s *stream) nextSSE() (json.RawMessage, int64, error) {
 			var se *sse.Error
 			if errors.As(err, &se) {
 				if errors.Is(err, sse.ErrEventTooLarge) {
-					return nil, 0, wire.Placed(streamOp, se.Offset, "", fmt.Errorf("%w: %v", ErrTooLarge, err))
+					return nil, 0, wire.Placed(streamOp, se.Offset, "", fmt.Errorf("%w: %v", core.ErrTooLarge, err))
 				}
 				return nil, 0, wire.Placed(streamOp, se.Offset, "", err)
 			}
@@ -288,13 +288,13 @@ func (s *stream) nextJSON() (json.RawMessage, int64, error) {
 		if s.inArray {
 			tok, err := s.dec.Token()
 			if err == io.EOF {
-				return nil, 0, wire.Placed(streamOp, s.dec.InputOffset()+s.lim.base, "", fmt.Errorf("%w: stream ended before the closing ] of the JSON array", ErrSyntax))
+				return nil, 0, wire.Placed(streamOp, s.dec.InputOffset()+s.lim.base, "", fmt.Errorf("%w: stream ended before the closing ] of the JSON array", core.ErrMalformed))
 			}
 			if err != nil {
 				return nil, 0, syntaxError(streamOp, s.lim.base, err)
 			}
 			if d, ok := tok.(json.Delim); !ok || d != ']' {
-				return nil, 0, wire.Placed(streamOp, s.dec.InputOffset()+s.lim.base, "", fmt.Errorf("%w: unexpected %v in the JSON array", ErrSyntax, tok))
+				return nil, 0, wire.Placed(streamOp, s.dec.InputOffset()+s.lim.base, "", fmt.Errorf("%w: unexpected %v in the JSON array", core.ErrMalformed, tok))
 			}
 			s.inArray = false
 			s.lim.mark(s.dec.InputOffset())
@@ -302,7 +302,7 @@ func (s *stream) nextJSON() (json.RawMessage, int64, error) {
 		// Only space may follow.
 		if _, err := s.dec.Token(); err != io.EOF {
 			if err == nil {
-				err = fmt.Errorf("%w: data after the end of the stream", ErrSyntax)
+				err = fmt.Errorf("%w: data after the end of the stream", core.ErrMalformed)
 				return nil, 0, wire.Placed(streamOp, s.dec.InputOffset()+s.lim.base, "", err)
 			}
 			return nil, 0, syntaxError(streamOp, s.lim.base, err)
@@ -317,14 +317,14 @@ func (s *stream) nextJSON() (json.RawMessage, int64, error) {
 			return nil, 0, err
 		}
 		if err == io.EOF || errors.Is(err, io.ErrUnexpectedEOF) {
-			return nil, 0, wire.Placed(streamOp, s.dec.InputOffset()+s.lim.base, "", fmt.Errorf("%w: stream ended inside a JSON value", ErrSyntax))
+			return nil, 0, wire.Placed(streamOp, s.dec.InputOffset()+s.lim.base, "", fmt.Errorf("%w: stream ended inside a JSON value", core.ErrMalformed))
 		}
 		// The Decoder's own SyntaxError offsets are not stream offsets;
 		// place the error by scanning the kept bytes of this value.
 		if off, ok := s.lim.errorOffset(from, s.inArray && s.elems > 0); ok {
-			return nil, 0, wire.Placed(streamOp, off, "", fmt.Errorf("%w: %v", ErrSyntax, err))
+			return nil, 0, wire.Placed(streamOp, off, "", fmt.Errorf("%w: %v", core.ErrMalformed, err))
 		}
-		return nil, 0, wire.Placed(streamOp, s.lim.base+from, "", fmt.Errorf("%w: in the JSON value starting after this offset: %v", ErrSyntax, err))
+		return nil, 0, wire.Placed(streamOp, s.lim.base+from, "", fmt.Errorf("%w: in the JSON value starting after this offset: %v", core.ErrMalformed, err))
 	}
 	end := s.dec.InputOffset()
 	s.lim.mark(end)
@@ -388,7 +388,7 @@ func (l *limitReader) errorOffset(from int64, separated bool) (int64, bool) {
 func (l *limitReader) Read(p []byte) (int, error) {
 	room := l.max - (l.n - l.last)
 	if room <= 0 {
-		return 0, wire.Placed(streamOp, l.base+l.last, "", fmt.Errorf("%w: JSON value starting near here exceeds %d bytes", ErrTooLarge, l.max))
+		return 0, wire.Placed(streamOp, l.base+l.last, "", fmt.Errorf("%w: JSON value starting near here exceeds %d bytes", core.ErrTooLarge, l.max))
 	}
 	if int64(len(p)) > room {
 		p = p[:room]
@@ -485,7 +485,7 @@ func (s *stream) functionCall(fc *wireFunctionCall, sig string) error {
 	}
 	if fc.Name == "" {
 		if len(fc.PartialArgs) > 0 || len(fc.Args) > 0 {
-			return fmt.Errorf("%w: functionCall arguments with no call open and no name", ErrSyntax)
+			return fmt.Errorf("%w: functionCall arguments with no call open and no name", core.ErrMalformed)
 		}
 		return nil // an empty functionCall outside a call carries nothing
 	}

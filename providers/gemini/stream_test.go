@@ -198,8 +198,8 @@ func TestDecodeStreamNotAStream(t *testing.T) {
 				return
 			}
 			var oe *DecodeError
-			if !errors.Is(err, core.ErrNotStream) || !errors.Is(err, ErrSyntax) || !errors.As(err, &oe) {
-				t.Fatalf("error %v, want a *DecodeError wrapping ErrSyntax and core.ErrNotStream", err)
+			if !errors.Is(err, core.ErrNotStream) || !errors.Is(err, core.ErrMalformed) || !errors.As(err, &oe) {
+				t.Fatalf("error %v, want a *DecodeError wrapping core.ErrMalformed and core.ErrNotStream", err)
 			}
 			if oe.Offset != tt.want {
 				t.Errorf("offset %d, want %d: %v", oe.Offset, tt.want, err)
@@ -230,20 +230,20 @@ func TestDecodeStreamErrors(t *testing.T) {
 		wantIs     error
 		wantIn     string
 	}{
-		{"SSE data not JSON names its offset", "data: {\"candidates\":[]}\n\ndata: {oops}\n\n", nil, 0, ErrSyntax, "at byte 32"},
-		{"array element malformed", `[{"candidates":[]},{"candidates":[}]`, nil, 0, ErrSyntax, "at byte 34"},
-		{"comma before the first element", `[,{"candidates":[]}]`, nil, 0, ErrSyntax, "at byte 1: gemini: malformed input: invalid character ','"},
-		{"two commas between elements", `[{"candidates":[]},,{"candidates":[]}]`, nil, 0, ErrSyntax, "at byte 19: gemini: malformed input: invalid character ','"},
-		{"array not closed: events before stand", `[{"candidates":[{"content":{"parts":[{"text":"a"}]}}]}`, nil, 1, ErrSyntax, "before the closing ]"},
-		{"array cut inside a value", `[{"candidates":[{"content":{"parts":[{"te`, nil, 0, ErrSyntax, "ended inside a JSON value"},
-		{"data after the array", `[{"candidates":[]}] {"x":1}`, nil, 0, ErrSyntax, "data after the end"},
-		{"element of the wrong type", `["text"]`, nil, 0, ErrSyntax, "at byte 7: gemini: malformed input: value ending here"},
-		{"SSE event too large", sseBody(big), []Option{WithMaxEventSize(100)}, 0, ErrTooLarge, "at byte 0"},
-		{"array element too large", "[" + big + "]", []Option{WithMaxEventSize(100)}, 0, ErrTooLarge, "exceeds 100 bytes"},
-		{"partialArgs bad jsonPath", sseBody(`{"candidates":[{"content":{"parts":[{"functionCall":{"name":"w","willContinue":true}}]}}]}`, `{"candidates":[{"content":{"parts":[{"functionCall":{"partialArgs":[{"jsonPath":"q","stringValue":"a"}],"willContinue":true}}]}}]}`), nil, 1, ErrSyntax, `partialArgs[0] (q)`},
-		{"partialArgs index skips", sseBody(`{"candidates":[{"content":{"parts":[{"functionCall":{"name":"w","willContinue":true,"partialArgs":[{"jsonPath":"$.l[3]","numberValue":1}]}}]}}]}`), nil, 1, ErrSyntax, "skips elements"},
-		{"partialArgs with no call open", sseBody(`{"candidates":[{"content":{"parts":[{"functionCall":{"partialArgs":[{"jsonPath":"$.a","stringValue":"a"}]}}]}}]}`), nil, 0, ErrSyntax, "no call open"},
-		{"partialArgs too large", sseBody(`{"candidates":[{"content":{"parts":[{"functionCall":{"name":"w","willContinue":true,"partialArgs":[{"jsonPath":"$.a","stringValue":"` + strings.Repeat("y", 200) + `"}]}}]}}]}`), []Option{WithMaxArgsSize(100)}, 1, ErrTooLarge, "arguments exceed 100 bytes"},
+		{"SSE data not JSON names its offset", "data: {\"candidates\":[]}\n\ndata: {oops}\n\n", nil, 0, core.ErrMalformed, "at byte 32"},
+		{"array element malformed", `[{"candidates":[]},{"candidates":[}]`, nil, 0, core.ErrMalformed, "at byte 34"},
+		{"comma before the first element", `[,{"candidates":[]}]`, nil, 0, core.ErrMalformed, "at byte 1: malformed: invalid character ','"},
+		{"two commas between elements", `[{"candidates":[]},,{"candidates":[]}]`, nil, 0, core.ErrMalformed, "at byte 19: malformed: invalid character ','"},
+		{"array not closed: events before stand", `[{"candidates":[{"content":{"parts":[{"text":"a"}]}}]}`, nil, 1, core.ErrMalformed, "before the closing ]"},
+		{"array cut inside a value", `[{"candidates":[{"content":{"parts":[{"te`, nil, 0, core.ErrMalformed, "ended inside a JSON value"},
+		{"data after the array", `[{"candidates":[]}] {"x":1}`, nil, 0, core.ErrMalformed, "data after the end"},
+		{"element of the wrong type", `["text"]`, nil, 0, core.ErrMalformed, "at byte 7: malformed: value ending here"},
+		{"SSE event too large", sseBody(big), []Option{WithMaxEventSize(100)}, 0, core.ErrTooLarge, "at byte 0"},
+		{"array element too large", "[" + big + "]", []Option{WithMaxEventSize(100)}, 0, core.ErrTooLarge, "exceeds 100 bytes"},
+		{"partialArgs bad jsonPath", sseBody(`{"candidates":[{"content":{"parts":[{"functionCall":{"name":"w","willContinue":true}}]}}]}`, `{"candidates":[{"content":{"parts":[{"functionCall":{"partialArgs":[{"jsonPath":"q","stringValue":"a"}],"willContinue":true}}]}}]}`), nil, 1, core.ErrMalformed, `partialArgs[0] (q)`},
+		{"partialArgs index skips", sseBody(`{"candidates":[{"content":{"parts":[{"functionCall":{"name":"w","willContinue":true,"partialArgs":[{"jsonPath":"$.l[3]","numberValue":1}]}}]}}]}`), nil, 1, core.ErrMalformed, "skips elements"},
+		{"partialArgs with no call open", sseBody(`{"candidates":[{"content":{"parts":[{"functionCall":{"partialArgs":[{"jsonPath":"$.a","stringValue":"a"}]}}]}}]}`), nil, 0, core.ErrMalformed, "no call open"},
+		{"partialArgs too large", sseBody(`{"candidates":[{"content":{"parts":[{"functionCall":{"name":"w","willContinue":true,"partialArgs":[{"jsonPath":"$.a","stringValue":"` + strings.Repeat("y", 200) + `"}]}}]}}]}`), []Option{WithMaxArgsSize(100)}, 1, core.ErrTooLarge, "arguments exceed 100 bytes"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

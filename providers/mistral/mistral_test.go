@@ -242,7 +242,7 @@ func TestErrorsAndFailureModes(t *testing.T) {
 		t.Errorf("CheckHistory = %v, want a G03 problem and no id-format problem", err)
 	}
 	_, err = adaptertest.Drain(New(MaxEventSize(32)).DecodeStream(strings.NewReader("data: " + strings.Repeat("x", 64) + "\n\n")))
-	var ce *Error
+	var ce *DecodeError
 	if !errors.Is(err, sse.ErrEventTooLarge) || !errors.As(err, &ce) || ce.Offset != 0 {
 		t.Errorf("large event: %v, want ErrEventTooLarge at byte 0", err)
 	}
@@ -389,7 +389,7 @@ func FuzzDecodeStream(f *testing.F) {
 		}
 		// An error names a byte of the body, or, for a fault found in a
 		// decoded event (text that is not UTF-8), the event and field.
-		var ce *Error
+		var ce *DecodeError
 		if err1 != nil && (!errors.As(err1, &ce) || ce.Offset < 0 && ce.Path == "") {
 			t.Fatalf("error %v names no offset and no path", err1)
 		}
@@ -408,7 +408,7 @@ func FuzzDecodeResponse(f *testing.F) {
 		a := New()
 		resp, err := a.DecodeResponse(body)
 		if err != nil {
-			var ce *Error
+			var ce *DecodeError
 			if !errors.As(err, &ce) || (ce.Offset < 0 && ce.Path == "") {
 				t.Fatalf("error %v names no place", err)
 			}

@@ -16,7 +16,7 @@
 // results in call order (G05). stream is always written, since Ollama
 // streams unless told otherwise. A tool choice that forces a call
 // (required, a named tool) is refused with an error wrapping
-// errors.ErrUnsupported (F08): sending it without would let the model answer
+// core.ErrUnsupported and errors.ErrUnsupported (F08): sending it without would let the model answer
 // in text while the caller believes a call is forced.
 //
 // What the wire cannot carry: tool_choice and parallel_tool_calls (decoded
@@ -34,10 +34,10 @@
 // requests), never sent back; identical calls in one turn stay two calls
 // (D07). done_reason "stop" with calls is tool_calls. A body with done
 // false is a stream line: DecodeResponse returns what it carried with an
-// error wrapping core.ErrNoFinish.
+// error wrapping core.ErrTruncated.
 //
 // Streams are read line by line, each line bounded (DefaultMaxLine,
-// ErrTooLarge); a malformed line is an *DecodeError with its byte offset.
+// core.ErrTooLarge); a malformed line is a *DecodeError with its byte offset.
 // EncodeStream writes a call whole at its end event and the finish as the
 // done line; usage without a finish, the response id and calls without an
 // end are dropped.

@@ -25,12 +25,6 @@ const DefaultMaxLine = 4 << 20
 // Encoders never send such an id.
 const GeneratedIDPrefix = "ollama_call_"
 
-// ErrSyntax is wrapped by every error about malformed bytes.
-var ErrSyntax = errors.New("ollama: malformed input")
-
-// ErrTooLarge is wrapped when a stream line exceeds its limit.
-var ErrTooLarge = errors.New("ollama: too large")
-
 // DecodeError is every fault of the adapter that has a place: the byte
 // offset in a body or stream, or the JSON path of a value in a body or of
 // a canonical value that cannot be written (Op "encode request").
@@ -136,26 +130,26 @@ func DecodeArguments(raw json.RawMessage) (args json.RawMessage, repaired bool, 
 	case '{':
 		var buf bytes.Buffer
 		if err := json.Compact(&buf, t); err != nil {
-			return nil, false, "", fmt.Errorf("%w: arguments: %v", ErrSyntax, err)
+			return nil, false, "", fmt.Errorf("%w: arguments: %v", core.ErrMalformed, err)
 		}
 		return buf.Bytes(), false, "", nil
 	case '"':
 		var s string
 		if err := json.Unmarshal(t, &s); err != nil {
-			return nil, false, "", fmt.Errorf("%w: arguments: %v", ErrSyntax, err)
+			return nil, false, "", fmt.Errorf("%w: arguments: %v", core.ErrMalformed, err)
 		}
 		inner := bytes.TrimSpace([]byte(s))
 		if len(inner) == 0 {
 			return json.RawMessage("{}"), true, s, nil
 		}
 		if inner[0] != '{' || !json.Valid(inner) {
-			return nil, false, "", fmt.Errorf("%w: arguments are a string that does not hold a JSON object", ErrSyntax)
+			return nil, false, "", fmt.Errorf("%w: arguments are a string that does not hold a JSON object", core.ErrMalformed)
 		}
 		var buf bytes.Buffer
 		_ = json.Compact(&buf, inner)
 		return buf.Bytes(), true, s, nil
 	}
-	return nil, false, "", fmt.Errorf("%w: arguments must be a JSON object, got %s", ErrSyntax, kind(t[0]))
+	return nil, false, "", fmt.Errorf("%w: arguments must be a JSON object, got %s", core.ErrMalformed, kind(t[0]))
 }
 
 func kind(c byte) string {
@@ -212,8 +206,9 @@ func wireCall(c core.Call) (wireToolCall, error) {
 // it has none). stream is always written, since Ollama streams when it is
 // absent. Ollama has no tool choice: auto and none are not written (none
 // leaves the choice to the model), and a choice that forces a call (mode
-// required or tool) is refused with an error wrapping errors.ErrUnsupported
-// rather than dropped (F08). ParallelToolCalls is not written.
+// required or tool) is refused with an error wrapping core.ErrUnsupported
+// and errors.ErrUnsupported (a case the scenario engine skips) rather than
+// dropped (F08). ParallelToolCalls is not written.
 func (a *Adapter) EncodeRequest(req *core.Request) ([]byte, error) {
 	const op = "ollama: encode request"
 	if req == nil {
@@ -222,7 +217,7 @@ func (a *Adapter) EncodeRequest(req *core.Request) ([]byte, error) {
 	if tc := req.ToolChoice; tc != nil && (tc.Mode == core.ToolChoiceTool || tc.Mode == core.ToolChoiceRequired) {
 		// Dropping a forced choice would let the model answer in text
 		// while the caller believes a call is forced (F08).
-		return nil, wire.Placed(op, -1, "tool_choice.mode", fmt.Errorf("%w: Ollama has no tool choice, so mode %q cannot be sent", errors.ErrUnsupported, tc.Mode))
+		return nil, wire.Placed(op, -1, "tool_choice.mode", fmt.Errorf("%w: Ollama has no tool choice, so mode %q cannot be sent (%w)", core.ErrUnsupported, tc.Mode, errors.ErrUnsupported))
 	}
 	stream := req.Stream
 	w := wireRequest{Model: req.Model, Messages: []wireMessage{}, Stream: &stream}
@@ -461,7 +456,7 @@ func rawFinish(f core.FinishReason, provider string) string {
 // DecodeResponse decodes an /api/chat response body (stream: false). Calls
 // without an id get "ollama_call_<k>"; identical calls are all kept (D07).
 // An error body {"error": "..."} becomes Response.Error; any other body
-// without a message is an error wrapping ErrSyntax.
+// without a message is an error wrapping core.ErrMalformed.
 func (a *Adapter) DecodeResponse(body []byte) (resp *core.Response, err error) {
 	defer wire.VendorFallback(body, &resp, &err)
 	const op = "ollama: decode response"
@@ -479,7 +474,7 @@ func (a *Adapter) DecodeResponse(body []byte) (resp *core.Response, err error) {
 		return resp, nil
 	}
 	if w.Message == nil {
-		return nil, wire.Placed(op, -1, "message", fmt.Errorf("%w: missing, and the body is not an error body", ErrSyntax))
+		return nil, wire.Placed(op, -1, "message", fmt.Errorf("%w: missing, and the body is not an error body", core.ErrMalformed))
 	}
 	m := w.Message
 	if m.Thinking != "" {
@@ -503,7 +498,7 @@ func (a *Adapter) DecodeResponse(body []byte) (resp *core.Response, err error) {
 		// A whole /api/chat response says done: true. done false is
 		// one line of a stream that was cut before its done line: what
 		// it carried is kept, and the cut is an error, as for a stream.
-		return resp, wire.Placed(op, -1, "done", fmt.Errorf("false: a stream line cut before its done line, not a whole response: %w", core.ErrNoFinish))
+		return resp, wire.Placed(op, -1, "done", fmt.Errorf("false: a stream line cut before its done line, not a whole response: %w", core.ErrTruncated))
 	}
 	resp.ProviderFinish = w.DoneReason
 	resp.Finish = NormalizeFinish(w.DoneReason, hasCalls)
@@ -563,13 +558,13 @@ func syntaxError(op string, base int64, err error) error {
 		if off > 0 {
 			off--
 		}
-		return wire.Placed(op, base+off, "", fmt.Errorf("%w: %v", ErrSyntax, err))
+		return wire.Placed(op, base+off, "", fmt.Errorf("%w: %v", core.ErrMalformed, err))
 	}
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
-		return wire.Placed(op, base+te.Offset, "", fmt.Errorf("%w: value ending here, field %s: %v", ErrSyntax, te.Field, err))
+		return wire.Placed(op, base+te.Offset, "", fmt.Errorf("%w: value ending here, field %s: %v", core.ErrMalformed, te.Field, err))
 	}
-	return wire.Placed(op, base, "", fmt.Errorf("%w: %v", ErrSyntax, err))
+	return wire.Placed(op, base, "", fmt.Errorf("%w: %v", core.ErrMalformed, err))
 }
 
 // resultText joins the text parts of a tool result with a newline (G10):

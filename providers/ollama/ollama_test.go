@@ -204,7 +204,7 @@ func TestDecodeResponseFailureModes(t *testing.T) {
 			name:   "not done is a cut stream",
 			body:   `{"message":{"role":"assistant","content":"par","tool_calls":[{"function":{"name":"f","arguments":{"a":1}}}]},"done":false}`,
 			want:   []call{{"ollama_call_0", "f", `{"a":1}`, ""}},
-			cutErr: "ollama: decode response: at done: false: a stream line cut before its done line, not a whole response: stream ended without a finish event",
+			cutErr: "ollama: decode response: at done: false: a stream line cut before its done line, not a whole response: stream ended early",
 		},
 		{name: "error body", body: `{"error":"model not found"}`, finish: core.FinishError, wantErrMsg: "model not found"},
 	}
@@ -214,8 +214,8 @@ func TestDecodeResponseFailureModes(t *testing.T) {
 			resp, err := a.DecodeResponse([]byte(tt.body))
 			switch {
 			case tt.cutErr != "":
-				if err == nil || err.Error() != tt.cutErr || !errors.Is(err, core.ErrNoFinish) {
-					t.Errorf("error %v, want %q wrapping core.ErrNoFinish", err, tt.cutErr)
+				if err == nil || err.Error() != tt.cutErr || !errors.Is(err, core.ErrTruncated) {
+					t.Errorf("error %v, want %q wrapping core.ErrTruncated", err, tt.cutErr)
 				}
 			case err != nil:
 				t.Fatal(err)
@@ -266,8 +266,8 @@ func TestDecodeBadInput(t *testing.T) {
 			if err == nil {
 				t.Fatal("no error")
 			}
-			if !errors.Is(err, ErrSyntax) || !strings.Contains(err.Error(), tt.wantIn) {
-				t.Errorf("error %q: want ErrSyntax mentioning %q", err, tt.wantIn)
+			if !errors.Is(err, core.ErrMalformed) || !strings.Contains(err.Error(), tt.wantIn) {
+				t.Errorf("error %q: want core.ErrMalformed mentioning %q", err, tt.wantIn)
 			}
 		})
 	}
@@ -328,10 +328,10 @@ func TestDecodeStreamErrors(t *testing.T) {
 		wantIs     error
 		wantIn     string
 	}{
-		{"malformed second line names its offset", `{"message":{"role":"assistant","content":"a"}}` + "\n" + `{"message":}` + "\n", nil, 1, ErrSyntax, "at byte 58"},
-		{"line too long", `{"message":{"role":"assistant","content":"` + strings.Repeat("x", 200) + `"}}`, []Option{WithMaxLine(64)}, 0, ErrTooLarge, "at byte 0"},
-		{"bad arguments", `{"message":{"role":"assistant","tool_calls":[{"function":{"name":"f","arguments":7}}]}}`, nil, 0, ErrSyntax, "message.tool_calls[0].function.arguments"},
-		{"not an object", "[1,2]\n", nil, 0, ErrSyntax, "at byte"},
+		{"malformed second line names its offset", `{"message":{"role":"assistant","content":"a"}}` + "\n" + `{"message":}` + "\n", nil, 1, core.ErrMalformed, "at byte 58"},
+		{"line too long", `{"message":{"role":"assistant","content":"` + strings.Repeat("x", 200) + `"}}`, []Option{WithMaxLine(64)}, 0, core.ErrTooLarge, "at byte 0"},
+		{"bad arguments", `{"message":{"role":"assistant","tool_calls":[{"function":{"name":"f","arguments":7}}]}}`, nil, 0, core.ErrMalformed, "message.tool_calls[0].function.arguments"},
+		{"not an object", "[1,2]\n", nil, 0, core.ErrMalformed, "at byte"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

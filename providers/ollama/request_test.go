@@ -22,7 +22,7 @@ func TestEncodeRequestToolChoice(t *testing.T) {
 		{"no choice", nil, ""},
 		{"auto", &core.ToolChoice{Mode: core.ToolChoiceAuto}, ""},
 		{"none", &core.ToolChoice{Mode: core.ToolChoiceNone}, ""},
-		{"named tool refused", &core.ToolChoice{Mode: core.ToolChoiceTool, Name: "get_time"}, `tool_choice.mode: unsupported operation: Ollama has no tool choice, so mode "tool" cannot be sent`},
+		{"named tool refused", &core.ToolChoice{Mode: core.ToolChoiceTool, Name: "get_time"}, `tool_choice.mode: not supported by the protocol: Ollama has no tool choice, so mode "tool" cannot be sent`},
 		{"required refused", &core.ToolChoice{Mode: core.ToolChoiceRequired}, `mode "required" cannot be sent`},
 	}
 	for _, tt := range tests {
@@ -46,8 +46,8 @@ func TestEncodeRequestToolChoice(t *testing.T) {
 			if err == nil {
 				t.Fatalf("encoded %s, dropping the forced choice", body)
 			}
-			if !errors.Is(err, errors.ErrUnsupported) || !strings.HasPrefix(err.Error(), "ollama: encode request") || !strings.Contains(err.Error(), tt.unsupported) {
-				t.Errorf("error %q, want one wrapping errors.ErrUnsupported containing %q", err, tt.unsupported)
+			if !errors.Is(err, errors.ErrUnsupported) || !errors.Is(err, core.ErrUnsupported) || !strings.HasPrefix(err.Error(), "ollama: encode request") || !strings.Contains(err.Error(), tt.unsupported) {
+				t.Errorf("error %q, want one wrapping errors.ErrUnsupported and core.ErrUnsupported containing %q", err, tt.unsupported)
 			}
 		})
 	}

@@ -27,7 +27,7 @@ const streamOp = "ollama: decode stream"
 // DecodeResponse gives), and by function.index when Ollama sends one. The
 // done line gives EventUsage (prompt_eval_count, eval_count) and
 // EventFinish. {"error": "..."} gives EventError. Lines longer than the
-// limit (WithMaxLine) fail with an error wrapping ErrTooLarge; malformed
+// limit (WithMaxLine) fail with an error wrapping core.ErrTooLarge; malformed
 // lines name their byte offset. JSON lines none of which is an /api/chat
 // line (model, created_at, message, done or error) are not an Ollama
 // stream: an error wrapping core.ErrNotStream names the first of them.
@@ -99,7 +99,7 @@ func (s *stream) pull() error {
 		if errors.As(err, &ne) {
 			e := ne.Err
 			if errors.Is(err, ndjson.ErrLineTooLong) {
-				e = fmt.Errorf("%w: %v", ErrTooLarge, ne.Err)
+				e = fmt.Errorf("%w: %v", core.ErrTooLarge, ne.Err)
 			}
 			return wire.Placed(streamOp, ne.Offset, "", e)
 		}

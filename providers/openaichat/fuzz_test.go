@@ -182,9 +182,9 @@ func FuzzDecodeStream(f *testing.F) {
 			t.Fatalf("errors differ: %v / %v", errWhole, errSplit)
 		}
 		if errWhole != nil {
-			var ce *Error
+			var ce *DecodeError
 			if !errors.As(errWhole, &ce) {
-				t.Fatalf("error %v is not an *Error", errWhole)
+				t.Fatalf("error %v is not a *DecodeError", errWhole)
 			}
 			// An error names a byte of the body, or, for a fault found in a
 			// decoded event (text that is not UTF-8), the event and field.
@@ -263,7 +263,7 @@ func FuzzDecodeResponse(f *testing.F) {
 		a := New()
 		resp, err := a.DecodeResponse(body)
 		if err != nil {
-			var ce *Error
+			var ce *DecodeError
 			if !errors.As(err, &ce) || (ce.Offset < 0 && ce.Path == "") {
 				t.Fatalf("error %v names no place", err)
 			}

@@ -13,19 +13,15 @@ import (
 // MaxIDLen is the longest call id OpenAI Chat Completions accepts (D04).
 const MaxIDLen = 40
 
-// Errors callers branch on; codec errors wrap one of them in an *Error.
+// Errors callers branch on; codec errors wrap one of them in a *DecodeError.
 var (
-	ErrInvalidJSON   = oaichat.ErrInvalidJSON
-	ErrBadField      = oaichat.ErrBadField
 	ErrMissingCallID = oaichat.ErrMissingCallID
-	ErrBadArguments  = oaichat.ErrBadArguments
-	ErrUnsupported   = oaichat.ErrUnsupported
 	ErrTooManyIDs    = oaichat.ErrTooManyIDs
 	ErrBadHistory    = oaichat.ErrBadHistory
 )
 
-// Error is a codec error naming its byte offset and JSON path.
-type Error = oaichat.Error
+// DecodeError is a codec error naming its byte offset and JSON path.
+type DecodeError = oaichat.DecodeError
 
 // IDMap translates call ids between the canonical conversation and the
 // wire (see Adapter.IDMap).

@@ -107,16 +107,16 @@ func TestDecodeResponseSpecialCases(t *testing.T) {
 	})
 	t.Run("bad bodies are errors with a place", func(t *testing.T) {
 		for body, wantErr := range map[string]error{
-			`{"choices":[`:                            ErrInvalidJSON,
-			`{"choices":[{"index":"0"}]}`:             ErrBadField,
-			`{"id":"x"}`:                              ErrBadField,
-			`{"choices":[{"message":{"content":5}}]}`: ErrBadField,
-			``: ErrInvalidJSON,
+			`{"choices":[`:                            core.ErrMalformed,
+			`{"choices":[{"index":"0"}]}`:             core.ErrMalformed,
+			`{"id":"x"}`:                              core.ErrMalformed,
+			`{"choices":[{"message":{"content":5}}]}`: core.ErrMalformed,
+			``: core.ErrMalformed,
 		} {
 			_, err := a.DecodeResponse([]byte(body))
-			var ce *Error
+			var ce *DecodeError
 			if !errors.Is(err, wantErr) || !errors.As(err, &ce) {
-				t.Errorf("%q: error = %v, want %v in an *Error", body, err, wantErr)
+				t.Errorf("%q: error = %v, want %v in a *DecodeError", body, err, wantErr)
 				continue
 			}
 			if ce.Offset < 0 && ce.Path == "" {
@@ -130,7 +130,7 @@ func TestRequestFailureModes(t *testing.T) {
 	a := New()
 	t.Run("G06 tool message without tool_call_id", func(t *testing.T) {
 		_, err := a.DecodeRequest([]byte(`{"model":"m","messages":[{"role":"user","content":"x"},{"role":"tool","content":"r"}]}`))
-		var ce *Error
+		var ce *DecodeError
 		if !errors.Is(err, ErrMissingCallID) || !errors.As(err, &ce) || ce.Path != "messages[1].tool_call_id" {
 			t.Fatalf("error = %v, want ErrMissingCallID at messages[1].tool_call_id", err)
 		}
@@ -296,7 +296,7 @@ func TestRequestFailureModes(t *testing.T) {
 			`{"messages":[{"role":"user","content":[{"type":"text"}]}]}`:           "messages[0].content[0].text",
 		} {
 			_, err := a.DecodeRequest([]byte(body))
-			var ce *Error
+			var ce *DecodeError
 			if !errors.As(err, &ce) || ce.Path != wantPath {
 				t.Errorf("%s: error = %v, want path %s", body, err, wantPath)
 			}
@@ -317,9 +317,9 @@ func TestEncodeRequestRefusesMisplacedParts(t *testing.T) {
 		{core.Message{Role: core.RoleSystem, Parts: []core.Part{{Kind: core.PartThinking, Text: "t"}}}, "messages[0].parts[0].kind"},
 	} {
 		_, err := New().EncodeRequest(&core.Request{Messages: []core.Message{tt.m}})
-		var ce *Error
-		if !errors.Is(err, ErrUnsupported) || !errors.As(err, &ce) || ce.Path != tt.path {
-			t.Errorf("%+v: error = %v, want ErrUnsupported at %s", tt.m, err, tt.path)
+		var ce *DecodeError
+		if !errors.Is(err, core.ErrUnsupported) || !errors.As(err, &ce) || ce.Path != tt.path {
+			t.Errorf("%+v: error = %v, want core.ErrUnsupported at %s", tt.m, err, tt.path)
 		}
 	}
 }

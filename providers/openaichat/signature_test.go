@@ -132,8 +132,8 @@ func TestDecodeResponseSignatures(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			resp, err := New().DecodeResponse([]byte(tt.body))
 			if tt.wantErr != "" {
-				if err == nil || !strings.HasPrefix(err.Error(), "openai-chat: decode response: at byte ") || !strings.Contains(err.Error(), tt.wantErr) || !errors.Is(err, ErrBadField) {
-					t.Fatalf("error %v, want one naming the byte and %q, wrapping ErrBadField", err, tt.wantErr)
+				if err == nil || !strings.HasPrefix(err.Error(), "openai-chat: decode response: at byte ") || !strings.Contains(err.Error(), tt.wantErr) || !errors.Is(err, core.ErrMalformed) {
+					t.Fatalf("error %v, want one naming the byte and %q, wrapping core.ErrMalformed", err, tt.wantErr)
 				}
 				return
 			}

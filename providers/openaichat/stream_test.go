@@ -331,12 +331,12 @@ func TestDecodeStreamErrors(t *testing.T) {
 		wantOff int64
 		at      string // when set, the fault is the last byte of its first occurrence
 	}{
-		{"malformed JSON names the faulty byte", "data: {\"choices\":[{\"delta\":{\"content\":\"a\"}}]}\n\ndata: {\"choices\":[\n\n", nil, 1, ErrInvalidJSON, 64, ""},
-		{"wrong type", "data: {\"choices\":[{\"index\":\"zero\"}]}\n\n", nil, 0, ErrBadField, -1, `"zero"`},
-		{"index too large for int", "data: " + tc(`[{"index":1e30,"id":"a"}]`) + "\n\n", nil, 0, ErrBadField, -1, "1e30"},
+		{"malformed JSON names the faulty byte", "data: {\"choices\":[{\"delta\":{\"content\":\"a\"}}]}\n\ndata: {\"choices\":[\n\n", nil, 1, core.ErrMalformed, 64, ""},
+		{"wrong type", "data: {\"choices\":[{\"index\":\"zero\"}]}\n\n", nil, 0, core.ErrMalformed, -1, `"zero"`},
+		{"index too large for int", "data: " + tc(`[{"index":1e30,"id":"a"}]`) + "\n\n", nil, 0, core.ErrMalformed, -1, "1e30"},
 		{"event too large", "data: {\"choices\":[]}\n\ndata: " + strings.Repeat(" ", 100) + "{}\n\n", []Option{MaxEventSize(64)}, 0, sse.ErrEventTooLarge, 22, ""},
-		{"bad escape in arguments", "data: " + tc(`[{"index":0,"function":{"arguments":"\u00"}}]`) + "\n\n", nil, 0, ErrInvalidJSON, -1, `\u00"`},
-		{"fault on the second data line of an event", "data: {\"choices\":\ndata: [}\n\n", nil, 0, ErrInvalidJSON, -1, "[}"},
+		{"bad escape in arguments", "data: " + tc(`[{"index":0,"function":{"arguments":"\u00"}}]`) + "\n\n", nil, 0, core.ErrMalformed, -1, `\u00"`},
+		{"fault on the second data line of an event", "data: {\"choices\":\ndata: [}\n\n", nil, 0, core.ErrMalformed, -1, "[}"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -351,9 +351,9 @@ func TestDecodeStreamErrors(t *testing.T) {
 			if !errors.Is(err, tt.wantErr) {
 				t.Fatalf("error = %v, want %v", err, tt.wantErr)
 			}
-			var ce *Error
+			var ce *DecodeError
 			if !errors.As(err, &ce) || ce.Offset != tt.wantOff {
-				t.Fatalf("error = %v, want an *Error at byte %d", err, tt.wantOff)
+				t.Fatalf("error = %v, want a *DecodeError at byte %d", err, tt.wantOff)
 			}
 			if _, err2 := st.Next(); err2 != err {
 				t.Errorf("error not sticky: %v then %v", err, err2)

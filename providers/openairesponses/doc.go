@@ -37,7 +37,7 @@
 // (B11), for content_filter content_filter; failed is error.
 //
 // Streams are read one SSE event at a time, bounded (WithMaxEventSize,
-// WithMaxItems, ErrTooLarge); memory is one record per call, never the
+// WithMaxItems, core.ErrTooLarge); memory is one record per call, never the
 // argument text.
 //
 //   - output_item.added of a function_call is the call start, with the item
@@ -49,7 +49,7 @@
 //     (B11).
 //   - A failed response gives its finish before its error event, so a client
 //     that stops at the error keeps the raw status.
-//   - A stream with no terminal event is ErrTruncated after its events;
+//   - A stream with no terminal event is core.ErrTruncated after its events;
 //     input holding no Responses event at all wraps core.ErrNotStream;
 //     malformed JSON is a *DecodeError with the event's byte offset.
 //

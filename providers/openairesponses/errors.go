@@ -8,14 +8,6 @@ import (
 
 // Sentinel errors callers can branch on with errors.Is.
 var (
-	// ErrTooLarge reports a stream event or a count of items past the
-	// decoder's limit.
-	ErrTooLarge = errors.New("too large")
-	// ErrMalformed reports bytes that are not the protocol's wire format.
-	ErrMalformed = errors.New("malformed")
-	// ErrTruncated reports a stream that ended before response.completed,
-	// response.incomplete, response.failed or an error event.
-	ErrTruncated = errors.New("stream ended before the response finished")
 	// ErrMissingOutput reports a function_call without a
 	// function_call_output later in the input (G07).
 	ErrMissingOutput = errors.New("function_call without function_call_output")
@@ -24,10 +16,6 @@ var (
 	ErrOrphanOutput = errors.New("function_call_output without function_call")
 	// ErrDuplicateID reports two function calls with one call_id (D06).
 	ErrDuplicateID = errors.New("duplicate call_id")
-	// ErrInvalidArguments reports call arguments that are not JSON (G09).
-	ErrInvalidArguments = errors.New("tool call arguments are not valid JSON")
-	// ErrUnsupported reports a canonical value the protocol cannot carry.
-	ErrUnsupported = errors.New("not supported by the openai-responses protocol")
 )
 
 // protocolName names the protocol in errors.

@@ -36,11 +36,11 @@ type Adapter struct {
 type Option func(*Adapter)
 
 // WithMaxEventSize bounds the size in bytes of one stream event; a larger
-// event ends the stream with an error wrapping ErrTooLarge.
+// event ends the stream with an error wrapping core.ErrTooLarge.
 func WithMaxEventSize(n int) Option { return func(a *Adapter) { a.maxEvent = n } }
 
 // WithMaxItems bounds the number of function_call items in one streamed
-// response; more end the stream with an error wrapping ErrTooLarge.
+// response; more end the stream with an error wrapping core.ErrTooLarge.
 func WithMaxItems(n int) Option { return func(a *Adapter) { a.maxItems = n } }
 
 // KeepLongIDs turns off the mapping of over-long call ids: they are sent as

@@ -71,7 +71,7 @@ type wireContent struct {
 
 // decodeErr turns a json error into a DecodeError with the offset it names.
 func decodeErr(op string, base int64, path string, err error) error {
-	return wire.JSONError(protocolName, op, base, path, ErrMalformed, err)
+	return wire.JSONError(protocolName, op, base, path, core.ErrMalformed, err)
 }
 
 // decodeText reads message content: a string or a list of content parts, of
@@ -139,7 +139,7 @@ func (d *itemDecoder) item(it wireItem, path string) error {
 		case "system", "developer":
 			d.msgs = append(d.msgs, core.Message{Role: core.RoleSystem, Parts: nonNil(parts)})
 		default:
-			return &DecodeError{Protocol: protocolName, Op: d.op, Offset: -1, Path: path + ".role", Err: fmt.Errorf("%w: unknown role %q", ErrMalformed, it.Role)}
+			return &DecodeError{Protocol: protocolName, Op: d.op, Offset: -1, Path: path + ".role", Err: fmt.Errorf("%w: unknown role %q", core.ErrMalformed, it.Role)}
 		}
 	case "reasoning":
 		m := d.last(core.RoleAssistant)
@@ -273,7 +273,7 @@ func (a *Adapter) DecodeRequest(body []byte) (*core.Request, error) {
 			case "required":
 				req.ToolChoice = &core.ToolChoice{Mode: core.ToolChoiceRequired}
 			default:
-				return nil, &DecodeError{Protocol: protocolName, Op: op, Offset: -1, Path: "tool_choice", Err: fmt.Errorf("%w: unknown tool_choice %q", ErrMalformed, s)}
+				return nil, &DecodeError{Protocol: protocolName, Op: op, Offset: -1, Path: "tool_choice", Err: fmt.Errorf("%w: unknown tool_choice %q", core.ErrMalformed, s)}
 			}
 		} else {
 			var o struct {
@@ -371,7 +371,7 @@ func (a *Adapter) EncodeRequest(req *core.Request) ([]byte, error) {
 // nor that the stored conversation is the one in req.
 func (a *Adapter) EncodeRequestAfter(req *core.Request, previousResponseID string) ([]byte, error) {
 	if previousResponseID == "" {
-		return nil, fmt.Errorf("openai-responses: encode request: empty previous_response_id: %w", ErrUnsupported)
+		return nil, fmt.Errorf("openai-responses: encode request: empty previous_response_id: %w", core.ErrUnsupported)
 	}
 	last := -1
 	for i, m := range req.Messages {
@@ -380,7 +380,7 @@ func (a *Adapter) EncodeRequestAfter(req *core.Request, previousResponseID strin
 		}
 	}
 	if last < 0 {
-		return nil, fmt.Errorf("openai-responses: encode request: previous_response_id without an assistant message to continue: %w", ErrUnsupported)
+		return nil, fmt.Errorf("openai-responses: encode request: previous_response_id without an assistant message to continue: %w", core.ErrUnsupported)
 	}
 	stored := map[string]bool{}
 	for _, c := range req.Messages[last].Calls() {
@@ -440,7 +440,7 @@ func (a *Adapter) encode(req *core.Request, msgs []core.Message, base int, prev 
 		}
 		params := t.InputSchema
 		if k := oaichat.RootKeyword(params, oaichat.OpenAIRootKeywords); k != "" {
-			return nil, fmt.Errorf("openai-responses: encode request: tool %q: parameters/%s: %w: the API refuses %s at the top level of a function's parameters", t.Name, k, ErrUnsupported, strings.Join(oaichat.OpenAIRootKeywords, ", "))
+			return nil, fmt.Errorf("openai-responses: encode request: tool %q: parameters/%s: %w: the API refuses %s at the top level of a function's parameters", t.Name, k, core.ErrUnsupported, strings.Join(oaichat.OpenAIRootKeywords, ", "))
 		}
 		if t.Strict {
 			s, err := oaichat.StrictSchema(params)
@@ -461,7 +461,7 @@ func (a *Adapter) encode(req *core.Request, msgs []core.Message, base int, prev 
 		case core.ToolChoiceTool:
 			w.ToolChoice = map[string]string{"type": "function", "name": tc.Name}
 		default:
-			return nil, fmt.Errorf("openai-responses: encode request: tool choice mode %q: %w", tc.Mode, ErrUnsupported)
+			return nil, fmt.Errorf("openai-responses: encode request: tool choice mode %q: %w", tc.Mode, core.ErrUnsupported)
 		}
 	}
 	if rf := req.ResponseFormat; rf != nil {
@@ -483,7 +483,7 @@ func argsString(c core.Call) (string, error) {
 		return "{}", nil
 	}
 	if !json.Valid([]byte(args)) {
-		return "", ErrInvalidArguments
+		return "", core.ErrInvalidArguments
 	}
 	return string(c.Arguments), nil
 }
@@ -554,7 +554,7 @@ func encodeParts(i int, parts []core.Part, forResponse bool) ([]map[string]any, 
 			}
 			items = append(items, it)
 		default:
-			return nil, fmt.Errorf("openai-responses: encode: message %d: %s part in assistant message: %w", i, p.Kind, ErrUnsupported)
+			return nil, fmt.Errorf("openai-responses: encode: message %d: %s part in assistant message: %w", i, p.Kind, core.ErrUnsupported)
 		}
 	}
 	flushText()
@@ -584,12 +584,12 @@ func encodeMessage(i int, m core.Message) ([]map[string]any, error) {
 				content = append(content, map[string]any{"type": "input_text", "text": p.Text})
 			case core.PartToolResult:
 				if p.Result == nil || m.Role == core.RoleSystem {
-					return nil, fmt.Errorf("openai-responses: encode request: message %d: tool result in system message: %w", i, ErrUnsupported)
+					return nil, fmt.Errorf("openai-responses: encode request: message %d: tool result in system message: %w", i, core.ErrUnsupported)
 				}
 				flush()
 				items = append(items, map[string]any{"type": "function_call_output", "call_id": p.Result.CallID, "output": resultOutput(*p.Result)})
 			default:
-				return nil, fmt.Errorf("openai-responses: encode request: message %d: %s part in %s message: %w", i, p.Kind, m.Role, ErrUnsupported)
+				return nil, fmt.Errorf("openai-responses: encode request: message %d: %s part in %s message: %w", i, p.Kind, m.Role, core.ErrUnsupported)
 			}
 		}
 		flush()
@@ -598,7 +598,7 @@ func encodeMessage(i int, m core.Message) ([]map[string]any, error) {
 		}
 		return items, nil
 	}
-	return nil, fmt.Errorf("openai-responses: encode request: message %d: role %q: %w", i, m.Role, ErrUnsupported)
+	return nil, fmt.Errorf("openai-responses: encode request: message %d: role %q: %w", i, m.Role, core.ErrUnsupported)
 }
 
 // resultOutput is a result's output: a string for zero or one text part,

@@ -92,7 +92,7 @@ func TestHistoryRules(t *testing.T) {
 			msg(core.RoleAssistant, fcall("call_2", "", "{}")), msg(core.RoleTool, output("call_2", "x"))}, ErrMissingOutput, 1, "call_1"},
 		{"orphan output", []core.Message{user, msg(core.RoleTool, output("call_9", "x"))}, ErrOrphanOutput, 1, "call_9"},
 		{"G09 invalid stored arguments", []core.Message{user, msg(core.RoleAssistant, fcall("call_1", "", `{"a":`)), msg(core.RoleTool, output("call_1", "x"))},
-			ErrInvalidArguments, 1, "call_1"},
+			core.ErrInvalidArguments, 1, "call_1"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -142,8 +142,8 @@ func TestG08StatefulReplay(t *testing.T) {
 	if !errors.Is(err, ErrMissingOutput) || !errors.As(err, &he) || he.ID != "call_2" {
 		t.Errorf("missing output: error = %v, want ErrMissingOutput for call_2", err)
 	}
-	if _, err := New().EncodeRequestAfter(&core.Request{Messages: history[:1]}, "resp_prev"); !errors.Is(err, ErrUnsupported) {
-		t.Errorf("nothing to continue: error = %v, want ErrUnsupported", err)
+	if _, err := New().EncodeRequestAfter(&core.Request{Messages: history[:1]}, "resp_prev"); !errors.Is(err, core.ErrUnsupported) {
+		t.Errorf("nothing to continue: error = %v, want core.ErrUnsupported", err)
 	}
 }
 
@@ -225,7 +225,7 @@ func TestDecodeResponseCases(t *testing.T) {
 		{
 			name: "truncated body",
 			body: `{"status":"completed","output":[`,
-			err:  ErrMalformed,
+			err:  core.ErrMalformed,
 		},
 	}
 	for _, tt := range tests {

@@ -129,7 +129,7 @@ func callOf(it wireItem) (c core.Call, ok bool) {
 // response when it is a function_call (B11). Two calls with one call_id are an error wrapping
 // ErrDuplicateID (D06). An error body ({"error": {...}}) or a failed
 // response sets Response.Error; any other body without an output list is
-// an error wrapping ErrMalformed.
+// an error wrapping core.ErrMalformed.
 func (a *Adapter) DecodeResponse(body []byte) (resp *core.Response, err error) {
 	defer wire.VendorFallback(body, &resp, &err)
 	const op = "decode response"
@@ -150,7 +150,7 @@ func (a *Adapter) DecodeResponse(body []byte) (resp *core.Response, err error) {
 	}
 	if w.Output == nil && resp.Error == nil {
 		// Every response object carries an output list, empty or not.
-		return nil, &DecodeError{Protocol: protocolName, Op: op, Offset: -1, Path: "output", Err: fmt.Errorf("%w: missing, and the body is not an error body", ErrMalformed)}
+		return nil, &DecodeError{Protocol: protocolName, Op: op, Offset: -1, Path: "output", Err: fmt.Errorf("%w: missing, and the body is not an error body", core.ErrMalformed)}
 	}
 	seen := map[string]int{}
 	calls := false

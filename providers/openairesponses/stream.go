@@ -61,7 +61,7 @@ type stream struct {
 // DecodeStream reads a Responses SSE stream one event at a time. See the
 // package documentation for how each event maps to core events. Input
 // that is not blank but holds no Responses event at all is not a stream of
-// the protocol: a *DecodeError wrapping ErrMalformed and core.ErrNotStream
+// the protocol: a *DecodeError wrapping core.ErrMalformed and core.ErrNotStream
 // at the offset of the first event it could not use, or byte 0.
 func (a *Adapter) DecodeStream(r io.Reader) core.EventStream {
 	return wire.GuardStream(r, a.decodeStream)
@@ -74,7 +74,7 @@ func (a *Adapter) decodeStream(r io.Reader) core.EventStream {
 
 // newStream returns the decoder of a stream, before its text is checked.
 func (a *Adapter) newStream(r io.Reader) *stream {
-	return &stream{a: a, sse: wire.NewSSEReader(r, a.maxEvent, protocolName, ErrTooLarge), calls: map[string]*callState{}, callIDs: map[string]bool{}}
+	return &stream{a: a, sse: wire.NewSSEReader(r, a.maxEvent, protocolName, core.ErrTooLarge), calls: map[string]*callState{}, callIDs: map[string]bool{}}
 }
 
 func (s *stream) emit(e core.Event) {
@@ -107,16 +107,16 @@ func (s *stream) atEOF() error {
 		if s.sawUnknown {
 			off = s.unknownAt
 		}
-		return wire.NotStream(protocolName, off, s.sse.Offset(), ErrMalformed)
+		return wire.NotStream(protocolName, off, s.sse.Offset(), core.ErrMalformed)
 	}
 	if !s.finished && !s.errored && (s.q.ID != "" || s.sawCall || s.q.Stamped()) {
-		return &DecodeError{Protocol: protocolName, Op: "decode stream", Offset: s.sse.Offset(), Err: ErrTruncated}
+		return &DecodeError{Protocol: protocolName, Op: "decode stream", Offset: s.sse.Offset(), Err: fmt.Errorf("%w: no response.completed, response.incomplete, response.failed or error event", core.ErrTruncated)}
 	}
 	return io.EOF
 }
 
 func (s *stream) fail(ev wire.SSEEvent, format string, args ...any) error {
-	return &DecodeError{Protocol: protocolName, Op: "decode stream", Offset: ev.Offset, Err: fmt.Errorf("%w: "+format, append([]any{ErrMalformed}, args...)...)}
+	return &DecodeError{Protocol: protocolName, Op: "decode stream", Offset: ev.Offset, Err: fmt.Errorf("%w: "+format, append([]any{core.ErrMalformed}, args...)...)}
 }
 
 func (s *stream) str(ev wire.SSEEvent, raw json.RawMessage, field string) (string, error) {
@@ -145,9 +145,9 @@ func (s *stream) handle(ev wire.SSEEvent) error {
 	var se streamEvent
 	if err := json.Unmarshal(data, &se); err != nil {
 		if off, _, ok := wire.JSONPlace(err); ok {
-			return &DecodeError{Protocol: protocolName, Op: "decode stream", Offset: ev.Offset, Err: fmt.Errorf("%w: event data at byte %d: %v", ErrMalformed, off, err)}
+			return &DecodeError{Protocol: protocolName, Op: "decode stream", Offset: ev.Offset, Err: fmt.Errorf("%w: event data at byte %d: %v", core.ErrMalformed, off, err)}
 		}
-		return &DecodeError{Protocol: protocolName, Op: "decode stream", Offset: ev.Offset, Err: fmt.Errorf("%w: %v", ErrMalformed, err)}
+		return &DecodeError{Protocol: protocolName, Op: "decode stream", Offset: ev.Offset, Err: fmt.Errorf("%w: %v", core.ErrMalformed, err)}
 	}
 	typ := se.Type
 	if typ == "" {
@@ -184,7 +184,7 @@ func (s *stream) handle(ev wire.SSEEvent) error {
 			return &DecodeError{Protocol: protocolName, Op: "decode stream", Offset: ev.Offset, Err: fmt.Errorf("%w: %q", ErrDuplicateID, it.CallID)}
 		}
 		if len(s.calls) >= s.a.maxItems {
-			return &DecodeError{Protocol: protocolName, Op: "decode stream", Offset: ev.Offset, Err: fmt.Errorf("more than %d function calls: %w", s.a.maxItems, ErrTooLarge)}
+			return &DecodeError{Protocol: protocolName, Op: "decode stream", Offset: ev.Offset, Err: fmt.Errorf("more than %d function calls: %w", s.a.maxItems, core.ErrTooLarge)}
 		}
 		s.callIDs[it.CallID] = true
 		s.calls[it.ID] = &callState{}

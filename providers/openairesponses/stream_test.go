@@ -131,12 +131,12 @@ func TestDecodeStreamFailureModes(t *testing.T) {
 			name:    "stream cut before the terminal event",
 			stream:  sseOf(created, added("0", "fc_a", "call_a"), argDelta("0", "fc_a", `"{}"`)),
 			want:    []core.Event{first(cstart(0, "fc_a", "call_a")), cdelta(0, "fc_a", "{}")},
-			wantErr: ErrTruncated,
+			wantErr: core.ErrTruncated,
 		},
 		{
 			name:    "malformed JSON",
 			stream:  sseOf(created, `{"type":"response.output_text.delta","delta":`),
-			wantErr: ErrMalformed,
+			wantErr: core.ErrMalformed,
 		},
 	}
 	a := New()
@@ -169,8 +169,8 @@ func TestDecodeStreamErrorOffset(t *testing.T) {
 // every adapter counts it.
 func TestDecodeStreamSyntaxOffset(t *testing.T) {
 	_, err := adaptertest.Drain(New().DecodeStream(strings.NewReader(sseOf(`{"a": x}`))))
-	if !errors.Is(err, ErrMalformed) || !strings.Contains(err.Error(), "event data at byte 6:") {
-		t.Fatalf("error = %v, want ErrMalformed naming byte 6 of the event data", err)
+	if !errors.Is(err, core.ErrMalformed) || !strings.Contains(err.Error(), "event data at byte 6:") {
+		t.Fatalf("error = %v, want core.ErrMalformed naming byte 6 of the event data", err)
 	}
 }
 
@@ -237,8 +237,8 @@ func TestDecodeStreamNotAStream(t *testing.T) {
 				return
 			}
 			var de *DecodeError
-			if !errors.Is(err, core.ErrNotStream) || !errors.Is(err, ErrMalformed) || !errors.As(err, &de) {
-				t.Fatalf("error %v, want a *DecodeError wrapping ErrMalformed and core.ErrNotStream", err)
+			if !errors.Is(err, core.ErrNotStream) || !errors.Is(err, core.ErrMalformed) || !errors.As(err, &de) {
+				t.Fatalf("error %v, want a *DecodeError wrapping core.ErrMalformed and core.ErrNotStream", err)
 			}
 			if de.Offset != tt.want {
 				t.Errorf("offset %d, want %d: %v", de.Offset, tt.want, err)
@@ -250,16 +250,16 @@ func TestDecodeStreamNotAStream(t *testing.T) {
 func TestDecodeStreamLimits(t *testing.T) {
 	big := `{"type":"response.output_text.delta","delta":"` + strings.Repeat("x", 4000) + `"}`
 	_, err := adaptertest.Drain(New(WithMaxEventSize(1024)).DecodeStream(strings.NewReader(sseOf(created, big))))
-	if !errors.Is(err, ErrTooLarge) {
-		t.Fatalf("big event: error = %v, want ErrTooLarge", err)
+	if !errors.Is(err, core.ErrTooLarge) {
+		t.Fatalf("big event: error = %v, want core.ErrTooLarge", err)
 	}
 	p := []string{created}
 	for i := 0; i < 5; i++ {
 		p = append(p, added(itoa(i), "fc_"+itoa(i), "call_"+itoa(i)))
 	}
 	_, err = adaptertest.Drain(New(WithMaxItems(3)).DecodeStream(strings.NewReader(sseOf(p...))))
-	if !errors.Is(err, ErrTooLarge) {
-		t.Fatalf("many calls: error = %v, want ErrTooLarge", err)
+	if !errors.Is(err, core.ErrTooLarge) {
+		t.Fatalf("many calls: error = %v, want core.ErrTooLarge", err)
 	}
 }
 

@@ -10,9 +10,10 @@ package ndjson
 
 import (
 	"bufio"
-	"errors"
 	"fmt"
 	"io"
+
+	"github.com/toolconform/conform/core"
 )
 
 // DefaultMaxLine is the default largest line, in bytes.
@@ -22,8 +23,9 @@ const DefaultMaxLine = 4 << 20
 // returned as a view of it, a longer one is gathered in a buffer of its own.
 const bufSize = 8 << 10
 
-// ErrLineTooLong is wrapped by the error for a line longer than the limit.
-var ErrLineTooLong = errors.New("ndjson: line too long")
+// ErrLineTooLong is wrapped by the error for a line longer than the limit;
+// it wraps core.ErrTooLarge.
+var ErrLineTooLong = fmt.Errorf("ndjson: line %w", core.ErrTooLarge)
 
 // Error is a read fault at a byte offset of the stream.
 type Error struct {

@@ -8,7 +8,7 @@
 // thinking chunk in content (Config.ThinkingInContent, Mistral); content with
 // one text part is a string, with several an array, with none "" (G10). A
 // plan part travels as thinking. A part a role cannot hold here (a call in a
-// user message, text in a tool message) is refused with ErrUnsupported.
+// user message, text in a tool message) is refused with core.ErrUnsupported.
 //
 // EncodeRequest refuses, naming every call and message at fault, a history
 // the servers reject (ErrBadHistory, wrapping core's *HistoryError where the
@@ -54,7 +54,7 @@
 //
 // EncodeStream writes the role on the first delta, as real streams do, and
 // [DONE] when the events hold a finish; it documents its normal form.
-// Argument patches are refused (ErrUnsupported). Config.IDs maps ids the
+// Argument patches are refused (core.ErrUnsupported). Config.IDs maps ids the
 // protocol rejects on every encode and back on every decode (D04, D05). The
 // legacy form (functions, function_call, role "function") is read, never
 // written (legacy.go).

@@ -91,7 +91,7 @@ func CheckHistory(msgs []core.Message, checks HistoryChecks) error {
 					bad("messages[%d].parts[%d]: call id %q is %d characters, over the limit of %d (D04)", i, j, p.Call.ID, len(p.Call.ID), checks.MaxIDLen)
 				}
 				if checks.Arguments && p.Call.Arguments == nil && p.Call.Original != "" {
-					bad("messages[%d].parts[%d]: call %q: %w: %q (G09)", i, j, p.Call.ID, ErrBadArguments, p.Call.Original)
+					bad("messages[%d].parts[%d]: call %q: %w: %q (G09)", i, j, p.Call.ID, core.ErrInvalidArguments, p.Call.Original)
 				}
 				seen[p.Call.ID] = true
 				pending = append(pending, open{msg: i, call: *p.Call})

@@ -60,7 +60,7 @@ func decodeFunctions(op string, fs []wireFunction) ([]core.ToolSpec, error) {
 	var out []core.ToolSpec
 	for i, f := range fs {
 		if f.Name == "" {
-			return nil, fieldError(op, pathf("functions[%d].name", i), fmt.Errorf("%w: function without a name", ErrBadField))
+			return nil, fieldError(op, pathf("functions[%d].name", i), fmt.Errorf("%w: function without a name", core.ErrMalformed))
 		}
 		out = append(out, core.ToolSpec{Name: f.Name, Description: f.Description, InputSchema: f.Parameters})
 	}
@@ -73,21 +73,21 @@ func decodeFunctionChoice(raw json.RawMessage) (*core.ToolChoice, error) {
 	if raw[0] == '"' {
 		var s string
 		if err := json.Unmarshal(raw, &s); err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrBadField, err)
+			return nil, fmt.Errorf("%w: %v", core.ErrMalformed, err)
 		}
 		if s == "auto" || s == "none" {
 			return &core.ToolChoice{Mode: core.ToolChoiceMode(s)}, nil
 		}
-		return nil, fmt.Errorf("%w: unknown function_call %q", ErrBadField, s)
+		return nil, fmt.Errorf("%w: unknown function_call %q", core.ErrMalformed, s)
 	}
 	var o struct {
 		Name string `json:"name"`
 	}
 	if err := json.Unmarshal(raw, &o); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrBadField, err)
+		return nil, fmt.Errorf("%w: %v", core.ErrMalformed, err)
 	}
 	if o.Name == "" {
-		return nil, fmt.Errorf("%w: function_call object without name", ErrBadField)
+		return nil, fmt.Errorf("%w: function_call object without name", core.ErrMalformed)
 	}
 	return &core.ToolChoice{Mode: core.ToolChoiceTool, Name: o.Name}, nil
 }
@@ -139,7 +139,7 @@ func (c *Codec) decodeFunctionResult(op, path string, wm wireMessage, l *legacyP
 		return core.Message{}, err
 	}
 	if wm.Name == "" {
-		return core.Message{}, fieldError(op, path+".name", fmt.Errorf("%w: function message without the function's name", ErrBadField))
+		return core.Message{}, fieldError(op, path+".name", fmt.Errorf("%w: function message without the function's name", core.ErrMalformed))
 	}
 	id := l.result(wm.Name)
 	if id == "" {

@@ -17,14 +17,14 @@ import (
 // a history CheckHistory faults and a tool name outside
 // ^[a-zA-Z0-9_-]{1,64}$ (E01, E02; tools.NameMapper maps such names), with
 // the *core.NameError wrapped. A strict tool whose schema StrictSchema
-// cannot rewrite (H03) is refused with an *Error whose place names the tool
+// cannot rewrite (H03) is refused with a *DecodeError whose place names the tool
 // by index and name (tools[1] "echo") and which wraps the
 // *StrictSchemaError; so is a tool whose parameters hold one of
-// Config.RootSchemaKeywords at the top level (ErrUnsupported).
+// Config.RootSchemaKeywords at the top level (core.ErrUnsupported).
 func (c *Codec) EncodeRequest(req *core.Request) ([]byte, error) {
 	op := c.op("encode request")
 	if req == nil {
-		return nil, fieldError(op, "", fmt.Errorf("%w: nil request", ErrBadField))
+		return nil, fieldError(op, "", fmt.Errorf("%w: nil request", core.ErrMalformed))
 	}
 	w := wireRequest{Model: req.Model, Messages: []wireMessage{}, ParallelToolCalls: req.ParallelToolCalls, Stream: req.Stream}
 	for i, m := range req.Messages {
@@ -45,7 +45,7 @@ func (c *Codec) EncodeRequest(req *core.Request) ([]byte, error) {
 		}
 		params := t.InputSchema
 		if k := RootKeyword(params, c.cfg.RootSchemaKeywords); k != "" {
-			return nil, fieldError(op, pathf("tools[%d] %q", i, t.Name), fmt.Errorf("parameters/%s: %w: the API refuses %s at the top level of a function's parameters", k, ErrUnsupported, strings.Join(c.cfg.RootSchemaKeywords, ", ")))
+			return nil, fieldError(op, pathf("tools[%d] %q", i, t.Name), fmt.Errorf("parameters/%s: %w: the API refuses %s at the top level of a function's parameters", k, core.ErrUnsupported, strings.Join(c.cfg.RootSchemaKeywords, ", ")))
 		}
 		if t.Strict {
 			s, err := StrictSchema(params)
@@ -66,12 +66,12 @@ func (c *Codec) EncodeRequest(req *core.Request) ([]byte, error) {
 			w.ToolChoice = jsonString(c.cfg.RequiredChoice)
 		case core.ToolChoiceTool:
 			if tc.Name == "" {
-				return nil, fieldError(op, "tool_choice.name", fmt.Errorf("%w: named tool choice without a name", ErrBadField))
+				return nil, fieldError(op, "tool_choice.name", fmt.Errorf("%w: named tool choice without a name", core.ErrMalformed))
 			}
 			b, _ := json.Marshal(map[string]any{"type": "function", "function": map[string]string{"name": tc.Name}})
 			w.ToolChoice = b
 		default:
-			return nil, fieldError(op, "tool_choice.mode", fmt.Errorf("%w: unknown mode %q", ErrBadField, tc.Mode))
+			return nil, fieldError(op, "tool_choice.mode", fmt.Errorf("%w: unknown mode %q", core.ErrMalformed, tc.Mode))
 		}
 	}
 	if rf := req.ResponseFormat; rf != nil {
@@ -155,11 +155,11 @@ func (c *Codec) encodeMessage(op string, i int, m core.Message) ([]wireMessage, 
 			ok = ok || p.Kind == k
 		}
 		if !ok && allowed[m.Role] != nil {
-			return nil, fieldError(op, pathf("messages[%d].parts[%d].kind", i, j), fmt.Errorf("%w: a %s message cannot hold a %s part", ErrUnsupported, m.Role, p.Kind))
+			return nil, fieldError(op, pathf("messages[%d].parts[%d].kind", i, j), fmt.Errorf("%w: a %s message cannot hold a %s part", core.ErrUnsupported, m.Role, p.Kind))
 		}
 	}
 	if m.Role == core.RoleTool && len(m.Parts) == 0 {
-		return nil, fieldError(op, pathf("messages[%d].parts", i), fmt.Errorf("%w: tool message without results", ErrUnsupported))
+		return nil, fieldError(op, pathf("messages[%d].parts", i), fmt.Errorf("%w: tool message without results", core.ErrUnsupported))
 	}
 	switch m.Role {
 	case core.RoleSystem:
@@ -203,7 +203,7 @@ func (c *Codec) encodeMessage(op string, i int, m core.Message) ([]wireMessage, 
 				hasThinking = true
 			case core.PartToolCall:
 				if p.Call == nil {
-					return nil, fieldError(op, pathf("messages[%d].parts[%d].call", i, j), fmt.Errorf("%w: tool-call part without a call", ErrBadField))
+					return nil, fieldError(op, pathf("messages[%d].parts[%d].call", i, j), fmt.Errorf("%w: tool-call part without a call", core.ErrMalformed))
 				}
 				tc, err := c.wireCall(*p.Call)
 				if err != nil {
@@ -228,7 +228,7 @@ func (c *Codec) encodeMessage(op string, i int, m core.Message) ([]wireMessage, 
 		}
 		return []wireMessage{wm}, nil
 	}
-	return nil, fieldError(op, pathf("messages[%d].role", i), fmt.Errorf("%w: unknown role %q", ErrBadField, m.Role))
+	return nil, fieldError(op, pathf("messages[%d].role", i), fmt.Errorf("%w: unknown role %q", core.ErrMalformed, m.Role))
 }
 
 // wireCall writes a call. Arguments go as their JSON text; a call without
@@ -315,7 +315,7 @@ func (c *Codec) DecodeRequest(body []byte) (*core.Request, error) {
 			continue // provider-run tools are not modelled
 		}
 		if t.Function.Name == "" {
-			return nil, fieldError(op, pathf("tools[%d].function.name", i), fmt.Errorf("%w: tool without a name", ErrBadField))
+			return nil, fieldError(op, pathf("tools[%d].function.name", i), fmt.Errorf("%w: tool without a name", core.ErrMalformed))
 		}
 		req.Tools = append(req.Tools, core.ToolSpec{Name: t.Function.Name, Description: t.Function.Description, InputSchema: t.Function.Parameters, Strict: t.Function.Strict})
 	}
@@ -336,7 +336,7 @@ func decodeToolChoice(raw json.RawMessage) (*core.ToolChoice, error) {
 	if raw[0] == '"' {
 		var s string
 		if err := json.Unmarshal(raw, &s); err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrBadField, err)
+			return nil, fmt.Errorf("%w: %v", core.ErrMalformed, err)
 		}
 		switch s {
 		case "auto", "none":
@@ -344,7 +344,7 @@ func decodeToolChoice(raw json.RawMessage) (*core.ToolChoice, error) {
 		case "required", "any":
 			return &core.ToolChoice{Mode: core.ToolChoiceRequired}, nil
 		}
-		return nil, fmt.Errorf("%w: unknown tool_choice %q", ErrBadField, s)
+		return nil, fmt.Errorf("%w: unknown tool_choice %q", core.ErrMalformed, s)
 	}
 	var o struct {
 		Type     string `json:"type"`
@@ -353,13 +353,13 @@ func decodeToolChoice(raw json.RawMessage) (*core.ToolChoice, error) {
 		} `json:"function"`
 	}
 	if err := json.Unmarshal(raw, &o); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrBadField, err)
+		return nil, fmt.Errorf("%w: %v", core.ErrMalformed, err)
 	}
 	if o.Type != "" && o.Type != "function" {
 		return nil, nil // other forms (allowed_tools, custom) are not modelled
 	}
 	if o.Function.Name == "" {
-		return nil, fmt.Errorf("%w: tool_choice object without function.name", ErrBadField)
+		return nil, fmt.Errorf("%w: tool_choice object without function.name", core.ErrMalformed)
 	}
 	return &core.ToolChoice{Mode: core.ToolChoiceTool, Name: o.Function.Name}, nil
 }
@@ -376,7 +376,7 @@ func decodeContent(op string, raw json.RawMessage, path string) ([]core.Part, er
 	case '"':
 		var s string
 		if err := json.Unmarshal(raw, &s); err != nil {
-			return nil, fieldError(op, path, fmt.Errorf("%w: %v", ErrBadField, err))
+			return nil, fieldError(op, path, fmt.Errorf("%w: %v", core.ErrMalformed, err))
 		}
 		if s == "" {
 			return nil, nil
@@ -385,7 +385,7 @@ func decodeContent(op string, raw json.RawMessage, path string) ([]core.Part, er
 	case '[':
 		var arr []json.RawMessage
 		if err := json.Unmarshal(raw, &arr); err != nil {
-			return nil, fieldError(op, path, fmt.Errorf("%w: %v", ErrBadField, err))
+			return nil, fieldError(op, path, fmt.Errorf("%w: %v", core.ErrMalformed, err))
 		}
 		var parts []core.Part
 		for i, el := range arr {
@@ -395,7 +395,7 @@ func decodeContent(op string, raw json.RawMessage, path string) ([]core.Part, er
 				Thinking json.RawMessage `json:"thinking"`
 			}
 			if err := json.Unmarshal(el, &p); err != nil {
-				return nil, fieldError(op, pathf("%s[%d]", path, i), fmt.Errorf("%w: content part is not an object", ErrBadField))
+				return nil, fieldError(op, pathf("%s[%d]", path, i), fmt.Errorf("%w: content part is not an object", core.ErrMalformed))
 			}
 			if p.Type == "thinking" {
 				// Mistral's thinking chunk: {"type":"thinking","thinking":
@@ -411,14 +411,14 @@ func decodeContent(op string, raw json.RawMessage, path string) ([]core.Part, er
 			}
 			if p.Type == "text" {
 				if p.Text == nil {
-					return nil, fieldError(op, pathf("%s[%d].text", path, i), fmt.Errorf("%w: text part without text", ErrBadField))
+					return nil, fieldError(op, pathf("%s[%d].text", path, i), fmt.Errorf("%w: text part without text", core.ErrMalformed))
 				}
 				parts = append(parts, core.TextPart(*p.Text))
 			}
 		}
 		return parts, nil
 	}
-	return nil, fieldError(op, path, fmt.Errorf("%w: content must be a string, an array of parts or null", ErrBadField))
+	return nil, fieldError(op, path, fmt.Errorf("%w: content must be a string, an array of parts or null", core.ErrMalformed))
 }
 
 // decodeMessage reads one request message.
@@ -459,7 +459,7 @@ func (c *Codec) decodeMessage(op, path string, wm wireMessage) (core.Message, er
 		}
 		return m, nil
 	}
-	return core.Message{}, fieldError(op, path+".role", fmt.Errorf("%w: unknown role %q", ErrBadField, wm.Role))
+	return core.Message{}, fieldError(op, path+".role", fmt.Errorf("%w: unknown role %q", core.ErrMalformed, wm.Role))
 }
 
 // thinking returns the reasoning text of a message: the configured field
@@ -509,7 +509,7 @@ func (c *Codec) decodeCall(tc wireToolCall) (call core.Call, complete bool, err 
 	case raw[0] == '"':
 		var s string
 		if err := json.Unmarshal(raw, &s); err != nil {
-			return call, false, fmt.Errorf("%w: %v", ErrBadField, err)
+			return call, false, fmt.Errorf("%w: %v", core.ErrMalformed, err)
 		}
 		if strings.TrimSpace(s) == "" {
 			call.Arguments = json.RawMessage("{}")
@@ -524,7 +524,7 @@ func (c *Codec) decodeCall(tc wireToolCall) (call core.Call, complete bool, err 
 	}
 	var b bytes.Buffer
 	if err := json.Compact(&b, raw); err != nil {
-		return call, false, fmt.Errorf("%w: %v", ErrBadField, err)
+		return call, false, fmt.Errorf("%w: %v", core.ErrMalformed, err)
 	}
 	call.Arguments = validUTF8(b.Bytes())
 	return call, true, nil
@@ -545,7 +545,7 @@ func thinkingText(raw json.RawMessage) (string, error) {
 		Text string `json:"text"`
 	}
 	if err := json.Unmarshal(raw, &arr); err != nil {
-		return "", fmt.Errorf("%w: thinking must be a string or an array of text parts", ErrBadField)
+		return "", fmt.Errorf("%w: thinking must be a string or an array of text parts", core.ErrMalformed)
 	}
 	var b strings.Builder
 	for _, x := range arr {

@@ -51,13 +51,13 @@ func TestEncodeRequestStrictErrorNamesTool(t *testing.T) {
 			if !strings.HasPrefix(err.Error(), tt.wantPrefix) {
 				t.Errorf("error %q, want it to start with %q", err, tt.wantPrefix)
 			}
-			var e *Error
+			var e *DecodeError
 			if !errors.As(err, &e) {
-				t.Fatalf("error %v is not an *Error", err)
+				t.Fatalf("error %v is not a *DecodeError", err)
 			}
 			var se *StrictSchemaError
-			if !errors.As(err, &se) || !errors.Is(err, ErrUnsupported) {
-				t.Fatalf("error %v does not wrap a *StrictSchemaError and ErrUnsupported", err)
+			if !errors.As(err, &se) || !errors.Is(err, core.ErrUnsupported) {
+				t.Fatalf("error %v does not wrap a *StrictSchemaError and core.ErrUnsupported", err)
 			}
 			got := []string{e.Path, se.Pointer}
 			if diff := cmp.Diff([]string{tt.wantPath, tt.wantPointer}, got); diff != "" {

@@ -25,7 +25,7 @@ func pickChoice(cs []wireChoice) *wireChoice {
 // DecodeResponse reads a non-streaming Chat Completions response body. A
 // provider error body becomes Response.Error; a body with neither choices
 // nor an error, or whose choice has neither a message nor a finish_reason,
-// is an error wrapping ErrBadField. Calls whose arguments are not
+// is an error wrapping core.ErrMalformed. Calls whose arguments are not
 // complete JSON go to Response.Incomplete, never to the message.
 func (c *Codec) DecodeResponse(body []byte) (resp *core.Response, err error) {
 	defer wire.VendorFallback(body, &resp, &err)
@@ -49,7 +49,7 @@ func (c *Codec) DecodeResponse(body []byte) (resp *core.Response, err error) {
 	ch := pickChoice(w.Choices)
 	if ch == nil {
 		if resp.Error == nil && w.Choices == nil {
-			return nil, fieldError(op, "choices", fmt.Errorf("%w: response has neither choices nor error", ErrBadField))
+			return nil, fieldError(op, "choices", fmt.Errorf("%w: response has neither choices nor error", core.ErrMalformed))
 		}
 		if resp.Error != nil {
 			resp.Finish = core.FinishError
@@ -70,7 +70,7 @@ func (c *Codec) DecodeResponse(body []byte) (resp *core.Response, err error) {
 		// filter); one with neither is not a response's choice (a stream
 		// chunk's has a delta instead).
 		if ch.FinishReason == nil {
-			return nil, fieldError(op, path, fmt.Errorf("%w: missing, and the choice has no finish_reason", ErrBadField))
+			return nil, fieldError(op, path, fmt.Errorf("%w: missing, and the choice has no finish_reason", core.ErrMalformed))
 		}
 		return resp, nil
 	}
@@ -116,7 +116,7 @@ func (c *Codec) DecodeResponse(body []byte) (resp *core.Response, err error) {
 func (c *Codec) EncodeResponse(resp *core.Response) ([]byte, error) {
 	op := c.op("encode response")
 	if resp == nil {
-		return nil, fieldError(op, "", fmt.Errorf("%w: nil response", ErrBadField))
+		return nil, fieldError(op, "", fmt.Errorf("%w: nil response", core.ErrMalformed))
 	}
 	out := map[string]any{"object": "chat.completion"}
 	if resp.ID != "" {
@@ -145,7 +145,7 @@ func (c *Codec) EncodeResponse(resp *core.Response) ([]byte, error) {
 		return nil, err
 	}
 	if len(msgs) != 1 {
-		return nil, fieldError(op, "message", fmt.Errorf("%w: response message must be one assistant message", ErrUnsupported))
+		return nil, fieldError(op, "message", fmt.Errorf("%w: response message must be one assistant message", core.ErrUnsupported))
 	}
 	wm := msgs[0]
 	for _, call := range resp.Incomplete {

@@ -19,7 +19,7 @@ import (
 // as far as needed. See the package documentation for what is emitted.
 // Input that is not blank but holds no event of the protocol (no chunk
 // with choices, usage or an error, no "[DONE]") is not a stream of it: an
-// *Error wrapping core.ErrNotStream at the offset of the first event it
+// *DecodeError wrapping core.ErrNotStream at the offset of the first event it
 // could not use, or byte 0.
 func (c *Codec) DecodeStream(r io.Reader) core.EventStream {
 	return wire.CheckText(c.cfg.Name, c.newStream(r))
@@ -130,7 +130,7 @@ func isCopy(before, args string) bool {
 	return len(a) > 0 && a[0] == '{' && jsonvalue.EqualText([]byte(a), []byte(before))
 }
 
-// Next returns the next event, io.EOF after the last, or an *Error.
+// Next returns the next event, io.EOF after the last, or a *DecodeError.
 func (s *stream) Next() (core.Event, error) {
 	for {
 		if s.qi < len(s.queue) {
@@ -168,7 +168,7 @@ func (s *stream) Next() (core.Event, error) {
 }
 
 // atEOF gives the error that ends the stream at the end of its input:
-// io.EOF, or an *Error wrapping core.ErrNotStream for input that is not
+// io.EOF, or a *DecodeError wrapping core.ErrNotStream for input that is not
 // blank but held no event of the protocol.
 func (s *stream) atEOF() error {
 	off, n, ok := s.in.NotStream()
@@ -257,11 +257,11 @@ func (s *stream) handle(ev sse.RawEvent) error {
 		var te *json.UnmarshalTypeError
 		switch {
 		case errors.As(err, &se):
-			return wire.Placed(s.op, at(se.Offset), "", fmt.Errorf("%w: %v (event at byte %d)", ErrInvalidJSON, err, off))
+			return wire.Placed(s.op, at(se.Offset), "", fmt.Errorf("%w: %v (event at byte %d)", core.ErrMalformed, err, off))
 		case errors.As(err, &te):
-			return wire.Placed(s.op, at(te.Offset), te.Field, fmt.Errorf("%w: %s cannot hold JSON %s (event at byte %d)", ErrBadField, te.Type, te.Value, off))
+			return wire.Placed(s.op, at(te.Offset), te.Field, fmt.Errorf("%w: %s cannot hold JSON %s (event at byte %d)", core.ErrMalformed, te.Type, te.Value, off))
 		}
-		return wire.Placed(s.op, off, "", fmt.Errorf("%w: %v", ErrInvalidJSON, err))
+		return wire.Placed(s.op, off, "", fmt.Errorf("%w: %v", core.ErrMalformed, err))
 	}
 	if !s.metaSent {
 		if s.id == "" {
@@ -312,7 +312,7 @@ func deltaContent(op string, raw json.RawMessage, path string) ([]core.Part, err
 	}
 	text, err := wire.UnquoteRaw(t)
 	if err != nil {
-		return nil, fieldError(op, path, fmt.Errorf("%w: %v", ErrBadField, err))
+		return nil, fieldError(op, path, fmt.Errorf("%w: %v", core.ErrMalformed, err))
 	}
 	if text == "" {
 		return nil, nil
@@ -327,7 +327,7 @@ func (s *stream) choice(ch *wireChoice, off int64, i int) error {
 		}
 		parts, err := deltaContent(s.op, d.Content, pathf("choices[%d].delta.content", i))
 		if err != nil {
-			var ce *Error
+			var ce *DecodeError
 			if errors.As(err, &ce) {
 				ce.Offset = off
 			}
@@ -369,7 +369,7 @@ func (s *stream) choice(ch *wireChoice, off int64, i int) error {
 					d, err := wire.UnquoteRaw(raw)
 					chunk.ArgsDelta = d
 					if err != nil {
-						return wire.Placed(s.op, off, pathf("choices[%d].delta.tool_calls[%d].function.arguments", i, j), fmt.Errorf("%w: %v", ErrBadField, err))
+						return wire.Placed(s.op, off, pathf("choices[%d].delta.tool_calls[%d].function.arguments", i, j), fmt.Errorf("%w: %v", core.ErrMalformed, err))
 					}
 				} else {
 					chunk.ArgsDelta = scalarText(raw) // C04: an object, as its JSON text
@@ -421,7 +421,7 @@ type wireChunkChoce struct {
 // are dropped; an EventCallEnd without content writes nothing; Chunk.Args is
 // written as argument text; a call event reads back as a start exactly when
 // it has an id or a name; plan deltas are written as reasoning and read back
-// as thinking. Argument patches are refused with ErrUnsupported.
+// as thinking. Argument patches are refused with core.ErrUnsupported.
 func (c *Codec) EncodeStream(w io.Writer, events []core.Event) error {
 	op := c.op("encode stream")
 	enc := sse.NewEncoder(w)
@@ -450,10 +450,10 @@ func (c *Codec) EncodeStream(w io.Writer, events []core.Event) error {
 		case core.EventCallStart, core.EventCallDelta, core.EventCallEnd:
 			k := ev.Chunk
 			if k == nil {
-				return wire.Placed(op, -1, pathf("events[%d].chunk", i), fmt.Errorf("%w: call event without a chunk", ErrBadField))
+				return wire.Placed(op, -1, pathf("events[%d].chunk", i), fmt.Errorf("%w: call event without a chunk", core.ErrMalformed))
 			}
 			if len(k.Patch) > 0 {
-				return wire.Placed(op, -1, pathf("events[%d].chunk.patch", i), fmt.Errorf("%w: argument patches", ErrUnsupported))
+				return wire.Placed(op, -1, pathf("events[%d].chunk.patch", i), fmt.Errorf("%w: argument patches", core.ErrUnsupported))
 			}
 			if ev.Kind == core.EventCallEnd && k.ID == "" && k.Name == "" && k.ArgsDelta == "" && k.Args == nil {
 				continue // an end has no wire form of its own
@@ -482,7 +482,7 @@ func (c *Codec) EncodeStream(w io.Writer, events []core.Event) error {
 			choice.Delta.ToolCalls = []wireToolCall{tc}
 		case core.EventUsage:
 			if ev.Usage == nil {
-				return wire.Placed(op, -1, pathf("events[%d].usage", i), fmt.Errorf("%w: usage event without usage", ErrBadField))
+				return wire.Placed(op, -1, pathf("events[%d].usage", i), fmt.Errorf("%w: usage event without usage", core.ErrMalformed))
 			}
 			ch.Usage = &wireUsage{PromptTokens: ev.Usage.InputTokens, CompletionTokens: ev.Usage.OutputTokens, TotalTokens: ev.Usage.InputTokens + ev.Usage.OutputTokens}
 		case core.EventFinish:
@@ -500,7 +500,7 @@ func (c *Codec) EncodeStream(w io.Writer, events []core.Event) error {
 			}
 			ch.Error = encodeError(pe)
 		default:
-			return wire.Placed(op, -1, pathf("events[%d].kind", i), fmt.Errorf("%w: unknown event kind %q", ErrBadField, ev.Kind))
+			return wire.Placed(op, -1, pathf("events[%d].kind", i), fmt.Errorf("%w: unknown event kind %q", core.ErrMalformed, ev.Kind))
 		}
 		if ev.Kind != core.EventUsage && ev.Kind != core.EventError {
 			if !roleSent {
@@ -544,7 +544,7 @@ func (s *stream) legacyDelta(fc *wireFunctionArg, off int64, i int) error {
 	if raw := bytes.TrimSpace(fc.Arguments); len(raw) > 0 && string(raw) != "null" {
 		if raw[0] == '"' {
 			if err := json.Unmarshal(raw, &chunk.ArgsDelta); err != nil {
-				return wire.Placed(s.op, off, pathf("choices[%d].delta.function_call.arguments", i), fmt.Errorf("%w: %v", ErrBadField, err))
+				return wire.Placed(s.op, off, pathf("choices[%d].delta.function_call.arguments", i), fmt.Errorf("%w: %v", core.ErrMalformed, err))
 			}
 		} else {
 			chunk.ArgsDelta = scalarText(raw)

@@ -15,7 +15,7 @@ import (
 )
 
 // TestDecodeStreamNotAStream checks that input with no Chat Completions
-// event is an *Error wrapping core.ErrNotStream that names the offset of
+// event is a *DecodeError wrapping core.ErrNotStream that names the offset of
 // the first event the decoder could not use, or byte 0, while blank input
 // and streams with an event of the protocol are not refused.
 func TestDecodeStreamNotAStream(t *testing.T) {
@@ -56,9 +56,9 @@ func TestDecodeStreamNotAStream(t *testing.T) {
 				}
 				return
 			}
-			var ce *Error
+			var ce *DecodeError
 			if !errors.Is(err, core.ErrNotStream) || !errors.As(err, &ce) {
-				t.Fatalf("error %v, want an *Error wrapping core.ErrNotStream", err)
+				t.Fatalf("error %v, want a *DecodeError wrapping core.ErrNotStream", err)
 			}
 			if ce.Offset != tt.want {
 				t.Errorf("offset %d, want %d: %v", ce.Offset, tt.want, err)
@@ -77,9 +77,9 @@ func TestDecodeStreamNotAStream(t *testing.T) {
 func TestDecodeStreamNotAStreamOtherErrors(t *testing.T) {
 	in := "data: {\"a\":1}\n\ndata: {\"a\": x}\n\n"
 	_, err := adaptertest.Drain(fastTestCodec().DecodeStream(strings.NewReader(in)))
-	var ce *Error
-	if errors.Is(err, core.ErrNotStream) || !errors.Is(err, ErrInvalidJSON) || !errors.As(err, &ce) {
-		t.Fatalf("error %v, want an *Error wrapping ErrInvalidJSON only", err)
+	var ce *DecodeError
+	if errors.Is(err, core.ErrNotStream) || !errors.Is(err, core.ErrMalformed) || !errors.As(err, &ce) {
+		t.Fatalf("error %v, want a *DecodeError wrapping core.ErrMalformed only", err)
 	}
 	if want := int64(strings.Index(in, "x}")); ce.Offset != want {
 		t.Errorf("offset %d, want %d: %v", ce.Offset, want, err)
@@ -120,7 +120,7 @@ func TestDecodeStreamNotAStreamProperty(t *testing.T) {
 		b.WriteString(strings.Join(events, ""))
 		body := b.String()
 		_, err := adaptertest.Drain(fastTestCodec().DecodeStream(adaptertest.DrawSplitReader(t, []byte(body))))
-		var ce *Error
+		var ce *DecodeError
 		if !errors.Is(err, core.ErrNotStream) || !errors.As(err, &ce) || ce.Offset != first {
 			t.Fatalf("%q: error %v, want ErrNotStream at byte %d", body, err, first)
 		}

@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/toolconform/conform/core"
 )
 
 // StrictSchemaError is a schema that OpenAI strict mode cannot take, or
 // that StrictSchema cannot rewrite without changing what it accepts.
 // Pointer is the JSON pointer of the faulty schema node ("" for the root).
-// It wraps ErrUnsupported, or ErrInvalidJSON for bytes that are not JSON.
+// It wraps core.ErrUnsupported, or core.ErrMalformed for bytes that are not JSON.
 type StrictSchemaError struct {
 	Pointer string
 	Err     error
@@ -23,9 +25,9 @@ func (e *StrictSchemaError) Error() string {
 
 func (e *StrictSchemaError) Unwrap() error { return e.Err }
 
-// unsupported returns a *StrictSchemaError at ptr wrapping ErrUnsupported.
+// unsupported returns a *StrictSchemaError at ptr wrapping core.ErrUnsupported.
 func unsupported(ptr, format string, args ...any) error {
-	return &StrictSchemaError{Pointer: ptr, Err: fmt.Errorf("%w: %s", ErrUnsupported, fmt.Sprintf(format, args...))}
+	return &StrictSchemaError{Pointer: ptr, Err: fmt.Errorf("%w: %s", core.ErrUnsupported, fmt.Sprintf(format, args...))}
 }
 
 // StrictSchema rewrites a JSON Schema into the form OpenAI strict mode
@@ -41,7 +43,7 @@ func unsupported(ptr, format string, args ...any) error {
 // idempotent. An empty schema (no bytes) becomes the empty object schema.
 //
 // A schema strict mode cannot express is a *StrictSchemaError naming the
-// JSON pointer of the node, wrapping ErrUnsupported:
+// JSON pointer of the node, wrapping core.ErrUnsupported:
 //
 //   - a root that is not an object schema: function parameters and
 //     structured outputs must be "type": "object" (not a type list, not
@@ -58,7 +60,7 @@ func unsupported(ptr, format string, args ...any) error {
 // must have a 'type' key" reported for {} nodes (can1357/oh-my-pi #211).
 // Rewriting {} to some type was rejected: any choice would change what the
 // tool accepts without saying so. Callers name the tool: the Chat
-// Completions encoder by index and name in Error.Path (tools[1] "echo":
+// Completions encoder by index and name in DecodeError.Path (tools[1] "echo":
 // strict schema: #/properties/x: ...), the Responses encoder by the tool's
 // name (tool "echo").
 func StrictSchema(schema json.RawMessage) (json.RawMessage, error) {
@@ -69,10 +71,10 @@ func StrictSchema(schema json.RawMessage) (json.RawMessage, error) {
 	dec.UseNumber()
 	var v any
 	if err := dec.Decode(&v); err != nil {
-		return nil, &StrictSchemaError{Err: fmt.Errorf("%w: %v", ErrInvalidJSON, err)}
+		return nil, &StrictSchemaError{Err: fmt.Errorf("%w: %v", core.ErrMalformed, err)}
 	}
 	if dec.More() {
-		return nil, &StrictSchemaError{Err: fmt.Errorf("%w: data after the schema", ErrInvalidJSON)}
+		return nil, &StrictSchemaError{Err: fmt.Errorf("%w: data after the schema", core.ErrMalformed)}
 	}
 	if err := checkRoot(v); err != nil {
 		return nil, err

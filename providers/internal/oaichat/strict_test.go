@@ -108,33 +108,33 @@ func TestStrictSchemaErrors(t *testing.T) {
 		name, in, wantPointer string
 		want                  error
 	}{
-		{"additionalProperties schema", `{"type":"object","properties":{"m":{"type":"object","additionalProperties":{"type":"string"}}}}`, "/properties/m/additionalProperties", ErrUnsupported},
-		{"additionalProperties true", `{"type":"object","additionalProperties":true}`, "/additionalProperties", ErrUnsupported},
-		{"truncated JSON", `{"type":`, "", ErrInvalidJSON},
-		{"two values", `{} {}`, "", ErrInvalidJSON},
+		{"additionalProperties schema", `{"type":"object","properties":{"m":{"type":"object","additionalProperties":{"type":"string"}}}}`, "/properties/m/additionalProperties", core.ErrUnsupported},
+		{"additionalProperties true", `{"type":"object","additionalProperties":true}`, "/additionalProperties", core.ErrUnsupported},
+		{"truncated JSON", `{"type":`, "", core.ErrMalformed},
+		{"two values", `{} {}`, "", core.ErrMalformed},
 		// Function parameters must be an object schema.
-		{"root array", `{"type":"array","items":{"type":"string"}}`, "/type", ErrUnsupported},
-		{"root scalar type list", `{"type":["string","null"]}`, "/type", ErrUnsupported},
-		{"root nullable object", `{"type":["object","null"],"properties":{}}`, "/type", ErrUnsupported},
-		{"root without type", `{}`, "", ErrUnsupported},
-		{"root anyOf", `{"anyOf":[{"type":"object","properties":{}},{"type":"null"}]}`, "", ErrUnsupported},
-		{"root object with anyOf", `{"type":"object","properties":{},"anyOf":[{"required":[]}]}`, "/anyOf", ErrUnsupported},
-		{"root boolean schema", `true`, "", ErrUnsupported},
-		{"root JSON array", `[]`, "", ErrUnsupported},
+		{"root array", `{"type":"array","items":{"type":"string"}}`, "/type", core.ErrUnsupported},
+		{"root scalar type list", `{"type":["string","null"]}`, "/type", core.ErrUnsupported},
+		{"root nullable object", `{"type":["object","null"],"properties":{}}`, "/type", core.ErrUnsupported},
+		{"root without type", `{}`, "", core.ErrUnsupported},
+		{"root anyOf", `{"anyOf":[{"type":"object","properties":{}},{"type":"null"}]}`, "", core.ErrUnsupported},
+		{"root object with anyOf", `{"type":"object","properties":{},"anyOf":[{"required":[]}]}`, "/anyOf", core.ErrUnsupported},
+		{"root boolean schema", `true`, "", core.ErrUnsupported},
+		{"root JSON array", `[]`, "", core.ErrUnsupported},
 		// Strict mode needs a type on every node: {} ("any") is refused.
-		{"untyped property", `{"type":"object","properties":{"any":{}}}`, "/properties/any", ErrUnsupported},
-		{"untyped required property", `{"type":"object","properties":{"any":{"description":"anything"}},"required":["any"]}`, "/properties/any", ErrUnsupported},
-		{"untyped array items", `{"type":"object","properties":{"l":{"type":"array","items":{}}}}`, "/properties/l/items", ErrUnsupported},
-		{"untyped anyOf member", `{"type":"object","properties":{"v":{"anyOf":[{},{"type":"null"}]}}}`, "/properties/v/anyOf/0", ErrUnsupported},
-		{"untyped definition", `{"type":"object","properties":{},"$defs":{"D":{}}}`, "/$defs/D", ErrUnsupported},
-		{"pointer escapes / and ~", `{"type":"object","properties":{"a/b~c":{}}}`, "/properties/a~1b~0c", ErrUnsupported},
+		{"untyped property", `{"type":"object","properties":{"any":{}}}`, "/properties/any", core.ErrUnsupported},
+		{"untyped required property", `{"type":"object","properties":{"any":{"description":"anything"}},"required":["any"]}`, "/properties/any", core.ErrUnsupported},
+		{"untyped array items", `{"type":"object","properties":{"l":{"type":"array","items":{}}}}`, "/properties/l/items", core.ErrUnsupported},
+		{"untyped anyOf member", `{"type":"object","properties":{"v":{"anyOf":[{},{"type":"null"}]}}}`, "/properties/v/anyOf/0", core.ErrUnsupported},
+		{"untyped definition", `{"type":"object","properties":{},"$defs":{"D":{}}}`, "/$defs/D", core.ErrUnsupported},
+		{"pointer escapes / and ~", `{"type":"object","properties":{"a/b~c":{}}}`, "/properties/a~1b~0c", core.ErrUnsupported},
 		// A type that names no JSON Schema type, and properties on a node
 		// that cannot be an object (found by FuzzStrictSchema: the node was
 		// left open).
-		{"empty type name", `{"properties":{"x":{"type":"","properties":{}}}}`, "/properties/x/type/0", ErrUnsupported},
-		{"unknown type in a list", `{"type":"object","properties":{"x":{"type":["string","text"]}}}`, "/properties/x/type/1", ErrUnsupported},
-		{"type not a name", `{"type":"object","properties":{"x":{"type":7}}}`, "/properties/x/type", ErrUnsupported},
-		{"properties on a string", `{"type":"object","properties":{"x":{"type":"string","properties":{"y":{"type":"string"}}}}}`, "/properties/x/properties", ErrUnsupported},
+		{"empty type name", `{"properties":{"x":{"type":"","properties":{}}}}`, "/properties/x/type/0", core.ErrUnsupported},
+		{"unknown type in a list", `{"type":"object","properties":{"x":{"type":["string","text"]}}}`, "/properties/x/type/1", core.ErrUnsupported},
+		{"type not a name", `{"type":"object","properties":{"x":{"type":7}}}`, "/properties/x/type", core.ErrUnsupported},
+		{"properties on a string", `{"type":"object","properties":{"x":{"type":"string","properties":{"y":{"type":"string"}}}}}`, "/properties/x/properties", core.ErrUnsupported},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -374,8 +374,8 @@ func TestEncodeRequestStrictRootNotObject(t *testing.T) {
 		}}
 	body, err := New(Config{Name: "openai-chat"}).EncodeRequest(req)
 	var se *StrictSchemaError
-	if !errors.Is(err, ErrUnsupported) || !errors.As(err, &se) {
-		t.Fatalf("EncodeRequest = %s, %v; want a *StrictSchemaError wrapping ErrUnsupported", body, err)
+	if !errors.Is(err, core.ErrUnsupported) || !errors.As(err, &se) {
+		t.Fatalf("EncodeRequest = %s, %v; want a *StrictSchemaError wrapping core.ErrUnsupported", body, err)
 	}
 	if se.Pointer != "/type" || !strings.Contains(err.Error(), "tools[1]") {
 		t.Errorf("error %q (pointer %q) does not name tools[1] and #/type", err, se.Pointer)

@@ -37,22 +37,26 @@
 //
 // Errors. A decode fault is a *DecodeError (protocol, operation, byte
 // offset, event or frame type, JSON path, and the sentinel it wraps) in
-// all eight adapters, which re-export it as a type alias (type DecodeError
-// = wire.DecodeError; openai-chat and mistral call it Error) so that
-// errors.As works with the adapter's name for the type. A history
-// fault wraps the *core.HistoryError of core's rule where one applies;
-// Anthropic and OpenAI Responses report theirs as a *HistoryError.
+// all eight adapters, each of which names it DecodeError (type DecodeError
+// = wire.DecodeError) so that errors.As works with the adapter's name for
+// the type. A history fault wraps the *core.HistoryError of core's rule
+// where one applies; Anthropic and OpenAI Responses report theirs as a
+// *HistoryError.
 //
 // Sentinel policy. A condition that means the same in every protocol is one
-// of core's sentinels, wrapped by every adapter alike: core.ErrNotStream
-// (no event of the protocol), core.ErrInvalidUTF8 and core.ErrTooDeep (the
-// text and nesting rules), core.ErrArgumentsTooLarge and the other limits
-// of core/limits.go, core's history sentinels (ErrMissingResult, ...). A
-// condition worded in one protocol's terms is that adapter's own sentinel
-// (anthropic.ErrTruncated: a stream ended before message_stop;
-// bedrock.ErrChecksum), so that callers branch on the adapter they use and
-// errors.Is(err, anthropic.ErrTruncated) is never true of another
-// protocol's stream.
+// of core's sentinels, wrapped by every adapter alike: core.ErrMalformed
+// (bytes that are not the protocol's wire format), core.ErrTooLarge (past
+// a size limit), core.ErrTruncated (a stream that ended before its
+// protocol's end), core.ErrInvalidArguments (arguments that are not a JSON
+// object), core.ErrUnsupported (a value the protocol cannot carry),
+// core.ErrNotStream (no event of the protocol), core.ErrInvalidUTF8 and
+// core.ErrTooDeep (the text and nesting rules), the limits of
+// core/limits.go and core's history sentinels (ErrMissingResult, ...). The
+// message around the sentinel says it in the protocol's words ("stream
+// ended early: no message_stop"). A condition worded in one protocol's
+// terms is that adapter's own sentinel (bedrock.ErrChecksum, a frame CRC;
+// anthropic.ErrInputConflict, A18), so that errors.Is(err,
+// bedrock.ErrChecksum) is never true of another protocol's stream.
 //
 // Not shared: the Anthropic and Bedrock ThinkingOrderError types (their
 // messages name the place and the block kinds in each protocol's words)
