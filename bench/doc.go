@@ -21,6 +21,12 @@
 //     in all three: each event names its block, item or call, so the wire
 //     allows it, though the providers send them one after another in
 //     practice.
+//   - the same four calls as Gemini and Ollama send calls, whole:
+//     gemini-4x2KB (GeminiStream, one SSE chunk per call with its args
+//     object and the usageMetadata, modelVersion and responseId envelope)
+//     and ollama-4x2KB (OllamaStream, one /api/chat NDJSON line per call
+//     and the done line); 5 events each, so their allocations per event
+//     are mostly the per-stream and per-call costs.
 //   - the tiny stream (openai-chat-1x20B): one call of 20 bytes of
 //     arguments (TinyCall) in one delta, 1,702 bytes in 6 events, where
 //     per-stream setup is most of the cost.
@@ -38,7 +44,7 @@
 //     that the bodies a peer misreads are measured too and no recorded
 //     body goes untimed. There is no Ollama recording among the cassettes
 //     (the Ollama package's NDJSON fixtures are constructed, not
-//     recorded), so Ollama is not benchmarked.
+//     recorded), so Ollama is measured on ollama-4x2KB only.
 //
 // Arguments are ASCII JSON holding quotes, backslashes and newlines, so
 // every delta needs unescaping, as real ones do.
@@ -79,7 +85,13 @@
 //     Anthropic event decoded into a map as the naive Anthropic decoder
 //     does, since the SDK leaves the payload to the caller. The SDK's
 //     AWS event-stream decoder and CRC checks are what is measured.
-//   - conform-http: conform reached the way go-openai, genai and
+//   - ollama (github.com/ollama/ollama/api, Ollama's own Go client) for
+//     Ollama: a Client whose http.Client has a memTransport, Chat with a
+//     callback taking every tool call of each ChatResponse as one whole
+//     call, its arguments (an ordered map in the client) encoded with
+//     json.Marshal. The client reads NDJSON with a bufio.Scanner over an
+//     8 MB buffer it allocates for every request.
+//   - conform-http: conform reached the way go-openai, genai, ollama and
 //     aws-sdk-go-v2 are, an http.Client POST answered by a memTransport,
 //     its DecodeStream reading the response body; conform's ratio to an
 //     SDK driven over HTTP is conform-http's.
@@ -106,9 +118,7 @@
 // with "unexpected end of JSON input" on every recorded Cohere stream, read
 // whole or one event per read (TestCohereGoFails; README.md gives the
 // events), so it rebuilds no calls to compare. Mistral and Gemini
-// Interactions have no official Go SDK in the race; the Ollama client
-// (github.com/ollama/ollama/api) is served by the module proxy but has no
-// recorded stream to read.
+// Interactions have no official Go SDK in the race.
 //
 // The reference: before the streams, each pass times bytes.IndexByte
 // splitting stream (a) into lines (Floor, which rebuilds nothing;

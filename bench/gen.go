@@ -244,6 +244,58 @@ func ResponsesStream(calls []Call, size int) []byte {
 	return []byte(s.String())
 }
 
+// The envelope of the generated Gemini and Ollama streams.
+const (
+	geminiModel  = "gemini-2.5-flash"
+	geminiRespID = "ZmVkY2JhOTg3NjU0MzIxMA"
+	ollamaModel  = "qwen3:8b"
+)
+
+// GeminiStream writes calls as a Gemini streamGenerateContent SSE stream
+// (alt=sse): Gemini sends each call whole, one functionCall part with its
+// args object, so the stream is one chunk per call, the last with
+// finishReason STOP. Every chunk carries usageMetadata, modelVersion and
+// responseId, as Gemini sends them; each call carries its id.
+func GeminiStream(calls []Call) []byte {
+	var b strings.Builder
+	for i, c := range calls {
+		finish := ""
+		if i == len(calls)-1 {
+			finish = `,"finishReason":"STOP"`
+		}
+		fmt.Fprintf(&b, `data: {"candidates":[{"content":{"parts":[{"functionCall":{"id":%q,"name":%q,"args":%s}}],"role":"model"}%s,"index":0}],"usageMetadata":{"promptTokenCount":1187,"candidatesTokenCount":%d,"totalTokenCount":%d,"promptTokensDetails":[{"modality":"TEXT","tokenCount":1187}]},"modelVersion":%q,"responseId":%q}`+"\r\n\r\n",
+			c.ID, c.Name, c.Args, finish, 500*(i+1), 1187+500*(i+1), geminiModel, geminiRespID)
+	}
+	return []byte(b.String())
+}
+
+// OllamaStream writes calls as an Ollama /api/chat NDJSON stream: Ollama
+// sends each call whole (its arguments an object, with the id and
+// function.index newer versions add), one line per call, then the done
+// line with done_reason, durations and counts. Every line carries model
+// and created_at, as Ollama sends them.
+func OllamaStream(calls []Call) []byte {
+	var b strings.Builder
+	for i, c := range calls {
+		fmt.Fprintf(&b, `{"model":%q,"created_at":"2026-05-27T22:54:57.%06dZ","message":{"role":"assistant","content":"","tool_calls":[{"id":%q,"function":{"index":%d,"name":%q,"arguments":%s}}]},"done":false}`+"\n",
+			ollamaModel, 641643+i*32000, c.ID, i, c.Name, c.Args)
+	}
+	fmt.Fprintf(&b, `{"model":%q,"created_at":"2026-05-27T22:54:57.873559Z","message":{"role":"assistant","content":""},"done_reason":"stop","done":true,"total_duration":2574817166,"load_duration":1381166750,"prompt_eval_count":1187,"prompt_eval_duration":683174792,"eval_count":2000,"eval_duration":509125708}`+"\n", ollamaModel)
+	return []byte(b.String())
+}
+
+// Lines counts the lines of an NDJSON stream that hold more than white
+// space: its events.
+func Lines(body []byte) int {
+	n := 0
+	for line := range bytes.SplitSeq(body, []byte("\n")) {
+		if len(bytes.TrimSpace(line)) > 0 {
+			n++
+		}
+	}
+	return n
+}
+
 // Events counts the SSE events of a stream: the blocks that hold a data
 // line.
 func Events(body []byte) int {
@@ -310,14 +362,16 @@ func ArrayElements(body []byte) int {
 
 // StreamEvents counts the events of a recorded stream of protocol, the
 // unit of the allocs/event figure: AWS event-stream frames for Bedrock,
-// array elements for a Gemini body in the one-JSON-array form, SSE events
-// otherwise.
+// array elements for a Gemini body in the one-JSON-array form, lines for
+// Ollama's NDJSON, SSE events otherwise.
 func StreamEvents(protocol string, body []byte) int {
 	switch {
 	case protocol == Bedrock:
 		return Frames(body)
 	case protocol == Gemini && bytes.HasPrefix(bytes.TrimSpace(body), []byte("[")):
 		return ArrayElements(body)
+	case protocol == Ollama:
+		return Lines(body)
 	}
 	return Events(body)
 }

@@ -7,11 +7,13 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/bedrockruntime"
 	bedrocktypes "github.com/aws/aws-sdk-go-v2/service/bedrockruntime/types"
+	ollamaapi "github.com/ollama/ollama/api"
 	"google.golang.org/genai"
 
 	"github.com/toolconform/conform/core"
@@ -86,6 +88,36 @@ func Genai() func([]byte) ([]Call, error) {
 				}
 				calls = append(calls, Call{ID: fc.ID, Name: fc.Name, Args: string(args)})
 			}
+		}
+		return calls, nil
+	}
+}
+
+// OllamaClient returns the github.com/ollama/ollama/api subject, Ollama's
+// own Go client: a Client whose http.Client answers from memory with the
+// NDJSON body, Chat with a callback that takes every tool call of each
+// ChatResponse as one whole call, its arguments encoded with json.Marshal
+// (the client keeps them as an ordered map).
+func OllamaClient() func([]byte) ([]Call, error) {
+	tr := &memTransport{contentType: "application/x-ndjson"}
+	client := ollamaapi.NewClient(&url.URL{Scheme: "http", Host: "bench.invalid"}, &http.Client{Transport: tr})
+	stream := true
+	req := &ollamaapi.ChatRequest{Model: "qwen3:8b", Messages: []ollamaapi.Message{{Role: "user", Content: "go"}}, Stream: &stream}
+	return func(body []byte) ([]Call, error) {
+		tr.body = body
+		var calls []Call
+		err := client.Chat(context.Background(), req, func(resp ollamaapi.ChatResponse) error {
+			for _, tc := range resp.Message.ToolCalls {
+				args, err := json.Marshal(tc.Function.Arguments)
+				if err != nil {
+					return err
+				}
+				calls = append(calls, Call{ID: tc.ID, Name: tc.Function.Name, Args: string(args)})
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("ollama: %w", err)
 		}
 		return calls, nil
 	}

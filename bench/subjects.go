@@ -24,6 +24,7 @@ import (
 	"github.com/toolconform/conform/providers/cohere"
 	"github.com/toolconform/conform/providers/gemini"
 	"github.com/toolconform/conform/providers/mistral"
+	"github.com/toolconform/conform/providers/ollama"
 	"github.com/toolconform/conform/providers/openaichat"
 	"github.com/toolconform/conform/providers/openairesponses"
 )
@@ -42,6 +43,9 @@ const (
 	// DecodeInteractionStream; its recordings are in the cassettes'
 	// "other" folder.
 	GeminiInteractions = "gemini-interactions"
+	// Ollama is /api/chat, which has no recorded stream: it is measured on
+	// the generated ollama-4x2KB stream only, and is not among Protocols.
+	Ollama = "ollama"
 )
 
 // Protocols lists the protocols the benchmarks cover, in report order: the
@@ -110,6 +114,13 @@ func Subjects(protocol string) []Subject {
 			{"conform", Conform(mistral.New())},
 			{"naive", NaiveChat},
 		}
+	case Ollama:
+		return []Subject{
+			{"conform", Conform(ollama.New())},
+			{"conform-http", ConformHTTP(ollama.New(), "application/x-ndjson")},
+			{"ollama", OllamaClient()},
+			{"naive", NaiveOllama},
+		}
 	case GeminiInteractions:
 		return []Subject{
 			{"conform", ConformDecoder("gemini interactions", gemini.New().DecodeInteractionStream)},
@@ -121,9 +132,10 @@ func Subjects(protocol string) []Subject {
 
 // ArgsAsJSON reports whether protocol sends arguments as JSON values rather
 // than as text, so that subjects agree when their argument texts hold the
-// same JSON value, whatever the key order and spacing: Gemini sends args
-// as an object, which the naive decoder re-encodes with sorted keys.
-func ArgsAsJSON(protocol string) bool { return protocol == Gemini }
+// same JSON value, whatever the key order and spacing: Gemini and Ollama
+// send arguments as an object, which the naive decoders re-encode with
+// sorted keys.
+func ArgsAsJSON(protocol string) bool { return protocol == Gemini || protocol == Ollama }
 
 // GeneratedIDs reports whether protocol may send calls without an id, for
 // which conform makes one up (Gemini 2): a subject that reports such a
@@ -565,6 +577,36 @@ func geminiCalls(m map[string]any, calls []Call) ([]Call, error) {
 		calls = append(calls, Call{ID: id, Name: name, Args: string(args)})
 	}
 	return calls, nil
+}
+
+// NaiveOllama splits NDJSON lines, decodes each with encoding/json into a
+// map and takes every tool call of its message as one whole call, its
+// arguments re-encoded with json.Marshal.
+func NaiveOllama(body []byte) ([]Call, error) {
+	var calls []Call
+	sc := bufio.NewScanner(bytes.NewReader(body))
+	sc.Buffer(make([]byte, 0, 64<<10), 64<<20)
+	for sc.Scan() {
+		line := bytes.TrimSpace(sc.Bytes())
+		if len(line) == 0 {
+			continue
+		}
+		var m map[string]any
+		if err := json.Unmarshal(line, &m); err != nil {
+			return calls, fmt.Errorf("naive: %w", err)
+		}
+		tcs, _ := obj(m, "message")["tool_calls"].([]any)
+		for _, tc := range tcs {
+			fn := obj(tc, "function")
+			args, err := json.Marshal(fn["arguments"])
+			if err != nil {
+				return calls, fmt.Errorf("naive: %w", err)
+			}
+			id, _ := tc.(map[string]any)["id"].(string)
+			calls = append(calls, Call{ID: id, Name: str(fn, "name"), Args: string(args)})
+		}
+	}
+	return calls, sc.Err()
 }
 
 // NaiveCohere is NaiveChat for Cohere v2 events: tool-call-start opens a

@@ -123,6 +123,11 @@ func TestSubjectsAgreeGenerated(t *testing.T) {
 				t.Errorf("%s/%s: %v", s.name, sub.Name, err)
 				continue
 			}
+			if ArgsAsJSON(s.proto) {
+				// Whole-call protocols send arguments as objects, which
+				// the naive decoders and SDKs re-encode.
+				want, got = normalise(want, true), normalise(got, true)
+			}
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("%s/%s: calls differ (-want +got):\n%s", s.name, sub.Name, diff)
 			}
