@@ -151,17 +151,25 @@ type tokens struct {
 
 // canonicalUsage prefers the tokens the model used over the billed units.
 func canonicalUsage(u *usage) *core.Usage {
+	if v, ok := usageValue(u); ok {
+		return &v
+	}
+	return nil
+}
+
+// usageValue is canonicalUsage as a value; ok is false where it gives nil.
+func usageValue(u *usage) (v core.Usage, ok bool) {
 	if u == nil {
-		return nil
+		return v, false
 	}
 	t := u.Tokens
 	if t == nil {
 		t = u.BilledUnits
 	}
 	if t == nil {
-		return nil
+		return v, false
 	}
-	return &core.Usage{InputTokens: int(t.InputTokens), OutputTokens: int(t.OutputTokens)}
+	return core.Usage{InputTokens: int(t.InputTokens), OutputTokens: int(t.OutputTokens)}, true
 }
 
 func wireUsage(u *core.Usage) *usage {

@@ -33,6 +33,7 @@ type errorFacts struct {
 var sentinels = map[string]error{
 	"ErrNotStream": core.ErrNotStream, "ErrInvalidUTF8": core.ErrInvalidUTF8,
 	"ErrTooLarge": core.ErrTooLarge, "ErrTooManyCalls": core.ErrTooManyCalls,
+	"ErrMalformed": core.ErrMalformed, "ErrTruncated": core.ErrTruncated,
 	"io.ErrUnexpectedEOF": io.ErrUnexpectedEOF,
 }
 

@@ -1,7 +1,6 @@
 package cohere
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -143,7 +142,7 @@ func general(data []byte, ev *v2Event) error {
 type eventStream struct {
 	r     *wire.SSEReader
 	q     wire.Queue
-	calls map[int]int // open calls by index: argument bytes received
+	calls openCalls
 	err   error
 	// known says an event of the protocol was read; unknownAt is the
 	// offset of the first event that was not, if sawUnknown.
@@ -151,8 +150,69 @@ type eventStream struct {
 	unknownAt         int64
 	// chunks hands out the events' chunks (jsonscan.Take).
 	chunks []core.Chunk
-	fast   fastDecoder
+	// queued is the queue's first array, usage the first usage event's:
+	// a stream that needs no more costs no allocation for them.
+	queued    [2]core.Event
+	usage     core.Usage
+	usageUsed bool
+	fast      fastDecoder
 }
+
+// openCalls holds the number of argument bytes received by each open
+// call, by index: the first few in an array, the rest in a map made when
+// a stream has more open at once.
+type openCalls struct {
+	few  [4]openCall
+	nFew int
+	more map[int]int
+}
+
+type openCall struct{ index, n int }
+
+// get returns the bytes of the call at index and whether it is open.
+func (o *openCalls) get(index int) (n int, open bool) {
+	for _, c := range o.few[:o.nFew] {
+		if c.index == index {
+			return c.n, true
+		}
+	}
+	n, open = o.more[index]
+	return n, open
+}
+
+// set records n bytes for the call at index, opening it if need be.
+func (o *openCalls) set(index, n int) {
+	for i := range o.few[:o.nFew] {
+		if o.few[i].index == index {
+			o.few[i].n = n
+			return
+		}
+	}
+	if _, open := o.more[index]; open || o.nFew == len(o.few) {
+		if o.more == nil {
+			o.more = map[int]int{}
+		}
+		o.more[index] = n
+		return
+	}
+	o.few[o.nFew] = openCall{index, n}
+	o.nFew++
+}
+
+// remove closes the call at index.
+func (o *openCalls) remove(index int) {
+	for i := range o.few[:o.nFew] {
+		if o.few[i].index == index {
+			o.nFew--
+			o.few[i] = o.few[o.nFew]
+			return
+		}
+	}
+	delete(o.more, index)
+}
+
+// len returns the number of open calls.
+func (o *openCalls) len() int { return o.nFew + len(o.more) }
 
 // knownEvent reports whether typ is an event type of the v2 chat stream.
 func knownEvent(typ string) bool {
@@ -180,7 +240,9 @@ func (a *Adapter) DecodeStream(r io.Reader) core.EventStream {
 // decodeStream decodes a stream of the protocol's own events, v2 SSE or
 // v1 NDJSON (see v1.go), told apart by its first byte.
 func (a *Adapter) decodeStream(r io.Reader) core.EventStream {
-	return &dialectStream{a: a, br: bufio.NewReader(r)}
+	d := &dialectStream{a: a}
+	d.br.Reset(r)
+	return d
 }
 
 // decodeSSE decodes a Cohere v2 SSE stream.
@@ -191,6 +253,7 @@ func (a *Adapter) decodeSSE(r io.Reader) core.EventStream {
 // newStream returns the v2 SSE decoder of r, before wire.CheckText.
 func (a *Adapter) newStream(r io.Reader) *eventStream {
 	s := &eventStream{r: wire.NewSSEReader(r, a.maxEvent, "cohere", core.ErrTooLarge)}
+	s.q.Use(s.queued[:])
 	s.fast.off = a.slowOnly
 	return s
 }
@@ -270,13 +333,10 @@ func (s *eventStream) chunk(ev *v2Event) *core.Chunk {
 // open notes that the call at index has n argument bytes, refusing a call
 // past the bound on open calls.
 func (s *eventStream) open(index, n int) error {
-	if s.calls == nil {
-		s.calls = map[int]int{}
-	}
-	if _, open := s.calls[index]; !open && len(s.calls) >= maxOpenCalls {
+	if _, open := s.calls.get(index); !open && s.calls.len() >= maxOpenCalls {
 		return fmt.Errorf("%w: limit %d", core.ErrTooManyCalls, maxOpenCalls)
 	}
-	s.calls[index] = n
+	s.calls.set(index, n)
 	return nil
 }
 
@@ -315,7 +375,7 @@ func (s *eventStream) apply(ev *v2Event) error {
 			return nil
 		}
 		frag := ev.args
-		n := s.calls[ev.index]
+		n, _ := s.calls.get(ev.index)
 		// "null" before any argument text is a call without arguments
 		// (C06); no argument object can start with it.
 		if frag == "" || (n == 0 && frag == "null") {
@@ -330,19 +390,24 @@ func (s *eventStream) apply(ev *v2Event) error {
 	case "tool-call-end":
 		c := s.chunk(ev)
 		c.Done = true
-		if n, open := s.calls[ev.index]; open && n == 0 {
+		if n, open := s.calls.get(ev.index); open && n == 0 {
 			// A call with a start and an end only is a call without
 			// arguments: {} (C02, C06), never empty text.
 			empty := "{}"
 			c.Args = &empty
 		}
-		delete(s.calls, ev.index)
+		s.calls.remove(ev.index)
 		s.q.Push(core.Event{Kind: core.EventCallEnd, Chunk: c})
 	case "message-end":
 		if !ev.hasDelta {
 			return nil
 		}
-		if u := canonicalUsage(ev.usage); u != nil {
+		if v, ok := usageValue(ev.usage); ok {
+			u := &s.usage
+			if s.usageUsed {
+				u = new(core.Usage)
+			}
+			*u, s.usageUsed = v, true
 			s.q.Push(core.Event{Kind: core.EventUsage, Usage: u})
 		}
 		if ev.errMsg != "" {

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"pgregory.net/rapid"
+
 	"github.com/toolconform/conform/core"
 	"github.com/toolconform/conform/providers/internal/adaptertest"
 )
@@ -331,4 +333,35 @@ func TestTextDeltaUTF8(t *testing.T) {
 	if !errors.Is(err, core.ErrInvalidUTF8) {
 		t.Errorf("invalid byte: error %v, want one wrapping core.ErrInvalidUTF8", err)
 	}
+}
+
+// TestOpenCalls checks the open-call table, an array that spills into a
+// map, against a map: any sequence of opens, updates and closes over a
+// few indexes gives the same lookups and count.
+func TestOpenCalls(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		var o openCalls
+		model := map[int]int{}
+		for i, n := 0, rapid.IntRange(0, 60).Draw(t, "ops"); i < n; i++ {
+			index := rapid.IntRange(0, 9).Draw(t, "index")
+			if rapid.Bool().Draw(t, "close") {
+				o.remove(index)
+				delete(model, index)
+			} else {
+				v := rapid.IntRange(0, 100).Draw(t, "n")
+				o.set(index, v)
+				model[index] = v
+			}
+			for k := range 10 {
+				got, gotOpen := o.get(k)
+				want, wantOpen := model[k]
+				if got != want || gotOpen != wantOpen {
+					t.Fatalf("call %d: %d, open %v; want %d, open %v", k, got, gotOpen, want, wantOpen)
+				}
+			}
+			if o.len() != len(model) {
+				t.Fatalf("%d open calls, want %d", o.len(), len(model))
+			}
+		}
+	})
 }

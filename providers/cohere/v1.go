@@ -133,7 +133,7 @@ func pathOf(err error) string {
 // that DecodeStream never waits for input.
 type dialectStream struct {
 	a     *Adapter
-	br    *bufio.Reader
+	br    bufio.Reader
 	inner core.EventStream
 }
 
@@ -154,11 +154,11 @@ func (d *dialectStream) choose() core.EventStream {
 		case ' ', '\t', '\r', '\n':
 			continue
 		case '{':
-			return wire.CheckText("cohere", &v1Stream{lines: ndjson.NewReader(d.br, d.a.maxEvent)})
+			return wire.CheckText("cohere", &v1Stream{lines: ndjson.NewReader(&d.br, d.a.maxEvent)})
 		}
 		break
 	}
-	return d.a.decodeSSE(d.br)
+	return d.a.decodeSSE(&d.br)
 }
 
 // v1Stream decodes a Cohere Chat v1 NDJSON stream.
