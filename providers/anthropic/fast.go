@@ -277,8 +277,8 @@ func (s *stream) fastBlockDelta(f *fastEvent) bool {
 	if !f.hasIndex || !f.hasDelta || f.delta.typ.esc {
 		return false
 	}
-	b, ok := s.blocks[f.index]
-	if !ok || !b.open {
+	b := s.blocks.get(f.index)
+	if b == nil || !b.open {
 		return false
 	}
 	d := &f.delta
@@ -308,6 +308,7 @@ func (s *stream) fastBlockDelta(f *fastEvent) bool {
 	// lone surrogate escape becomes U+FFFD.
 	var t string
 	if v.set {
+		var ok bool
 		if t, ok = s.strs.Raw(v.raw, v.esc); !ok {
 			return false
 		}
@@ -337,7 +338,7 @@ func (s *stream) fastBlockStart(f *fastEvent) bool {
 		return false
 	}
 	i, cb := f.index, &f.block
-	if b, ok := s.blocks[i]; ok && b.open || len(s.blocks) >= s.a.maxBlocks {
+	if b := s.blocks.get(i); b != nil && b.open || s.blocks.n >= s.a.maxBlocks {
 		return false
 	}
 	b := blockState{open: true}
@@ -361,7 +362,7 @@ func (s *stream) fastBlockStart(f *fastEvent) bool {
 		if b.id, ok = s.text(cb.id); ok {
 			name, ok = s.text(cb.name)
 		}
-		if !ok || b.id != "" && s.ids[b.id] {
+		if !ok || b.id != "" && s.ids.has(b.id) {
 			return false
 		}
 		if in := cb.input; len(in) > 0 && string(in) != "null" && string(in) != "{}" {
@@ -369,7 +370,9 @@ func (s *stream) fastBlockStart(f *fastEvent) bool {
 		}
 		s.started = true
 		s.flush()
-		s.ids[b.id] = true
+		if b.id != "" {
+			s.ids.add(b.id)
+		}
 		s.addBlock(i, b)
 		c := s.chunk()
 		c.Index, c.HasIndex, c.ID, c.Name, c.Start = i, true, b.id, name, true
@@ -406,8 +409,8 @@ func (s *stream) fastBlockStop(f *fastEvent) bool {
 	if !f.hasIndex {
 		return false
 	}
-	b, ok := s.blocks[f.index]
-	if !ok || !b.open || b.startInput != "" && b.sawDelta {
+	b := s.blocks.get(f.index)
+	if b == nil || !b.open || b.startInput != "" && b.sawDelta {
 		return false // the general path reports it, or checks A18
 	}
 	s.flush()
@@ -441,10 +444,7 @@ func (s *stream) fastMessageDelta(f *fastEvent) bool {
 	}
 	var u *core.Usage
 	if f.usage.set {
-		u = &core.Usage{InputTokens: max(f.usage.input, 0), OutputTokens: max(f.usage.output, 0)}
-		if f.usage.input < 0 && s.hasInput {
-			u.InputTokens = s.input
-		}
+		u = s.newUsage(core.Usage{InputTokens: max(f.usage.input, 0), OutputTokens: max(f.usage.output, 0)}, f.usage.input >= 0)
 	}
 	s.messageDelta(stop, u)
 	return true

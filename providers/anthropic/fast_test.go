@@ -2,6 +2,7 @@ package anthropic
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -357,4 +358,50 @@ func FuzzFastPath(f *testing.F) {
 		checkSame(t, a, "after a start", []byte("data: "+fastStart+"\n\ndata: "+p+"\n\ndata: "+p+"\n\n"))
 		checkSame(t, a, "in a message", []byte("data: "+fastStart+"\n\ndata: "+p+"\n\ndata: "+fastEnd+"\n\n"))
 	})
+}
+
+// TestManyBlocks: blocks past the four kept in place and ids past the
+// list an idSet keeps are tracked as the first ones are: a repeated id is
+// ErrDuplicateID and a block past WithMaxBlocks is core.ErrTooLarge, on both
+// paths, and a block index may be started again once stopped.
+func TestManyBlocks(t *testing.T) {
+	stream := func(n int, repeat string) []byte {
+		var b strings.Builder
+		for i := range n {
+			fmt.Fprintf(&b, "data: {\"type\":\"content_block_start\",\"index\":%d,\"content_block\":{\"type\":\"tool_use\",\"id\":\"toolu_%d\",\"name\":\"f\",\"input\":{}}}\n\n", i, i)
+			fmt.Fprintf(&b, "data: {\"type\":\"content_block_stop\",\"index\":%d}\n\n", i)
+		}
+		fmt.Fprintf(&b, "data: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"tool_use\",\"id\":%q,\"name\":\"f\",\"input\":{}}}\n\n", repeat)
+		b.WriteString("data: {\"type\":\"content_block_stop\",\"index\":0}\n\ndata: {\"type\":\"message_stop\"}\n\n")
+		return []byte(b.String())
+	}
+	tests := []struct {
+		name    string
+		a       *Adapter
+		body    []byte
+		want    error
+		wantEnd int // call ends before the error
+	}{
+		{"new id on a stopped index", New(), stream(12, "toolu_new"), nil, 13},
+		{"id repeated within the list", New(), stream(5, "toolu_3"), ErrDuplicateID, 5},
+		{"id repeated past the list", New(), stream(12, "toolu_1"), ErrDuplicateID, 12},
+		{"id repeated past the list, last", New(), stream(12, "toolu_11"), ErrDuplicateID, 12},
+		{"more blocks than allowed", New(WithMaxBlocks(6)), stream(7, "toolu_new"), core.ErrTooLarge, 6},
+	}
+	for _, tt := range tests {
+		checkSame(t, tt.a, tt.name, tt.body)
+		events, err := adaptertest.Drain(tt.a.DecodeStream(bytes.NewReader(tt.body)))
+		if !errors.Is(err, tt.want) {
+			t.Errorf("%s: error %v, want %v", tt.name, err, tt.want)
+		}
+		ends := 0
+		for _, e := range events {
+			if e.Kind == core.EventCallEnd {
+				ends++
+			}
+		}
+		if ends != tt.wantEnd {
+			t.Errorf("%s: %d calls ended, want %d", tt.name, ends, tt.wantEnd)
+		}
+	}
 }

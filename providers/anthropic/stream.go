@@ -14,6 +14,7 @@ import (
 
 // blockState is what the decoder keeps about one content block.
 type blockState struct {
+	used       bool   // the block was started
 	typ        string // text, thinking, tool_use, or "" for ignored blocks
 	open       bool
 	id         string // tool_use id, for errors
@@ -77,8 +78,8 @@ type stream struct {
 	a      *Adapter
 	sse    *wire.SSEReader
 	q      wire.Queue
-	blocks map[int]*blockState
-	ids    map[string]bool
+	blocks blockSet
+	ids    idSet
 	// pending is the held-back call_end of the last stopped tool_use
 	// (B11), when hasPending.
 	pending    core.Event
@@ -105,14 +106,24 @@ type stream struct {
 	// jsonscan.Strings).
 	chunks []core.Chunk
 	strs   jsonscan.Strings
+	// events is the queue's first storage; usage that of the first usage
+	// event, given out when usageOut is set.
+	events   [4]core.Event
+	usage    core.Usage
+	usageOut bool
 }
 
-// knownEvents are the event types of the Messages stream.
-var knownEvents = map[string]bool{
-	"message_start": true, "content_block_start": true, "content_block_delta": true,
-	"content_block_stop": true, "message_delta": true, "message_stop": true,
-	"ping": true, "error": true,
-}
+// eventTypes are the event types of the Messages stream.
+var eventTypes = []string{"message_start", "content_block_start", "content_block_delta", "content_block_stop", "message_delta", "message_stop", "ping", "error"}
+
+// knownEvents are the event types of the Messages stream, as a set.
+var knownEvents = func() map[string]bool {
+	m := map[string]bool{}
+	for _, t := range eventTypes {
+		m[t] = true
+	}
+	return m
+}()
 
 // DecodeStream reads an Anthropic SSE stream one event at a time. See the
 // package documentation for how each event maps to core events. Input
@@ -130,7 +141,85 @@ func (a *Adapter) decodeStream(r io.Reader) core.EventStream {
 
 // newStream returns the decoder of a stream, before its text is checked.
 func (a *Adapter) newStream(r io.Reader) *stream {
-	return &stream{a: a, sse: wire.NewSSEReader(r, a.maxEvent, protocolName, core.ErrTooLarge), blocks: map[int]*blockState{}, ids: map[string]bool{}}
+	s := &stream{a: a, sse: wire.NewSSEReader(r, a.maxEvent, protocolName, core.ErrTooLarge, eventTypes...)}
+	s.q.Use(s.events[:])
+	return s
+}
+
+// blockSet holds a stream's content blocks by index: those at indexes 0
+// to 3, which most streams stop at, in place, the others in a map made
+// when one comes.
+type blockSet struct {
+	low  [4]blockState
+	more map[int]*blockState
+	n    int // the number of indexes started
+}
+
+// get returns the block at index i, or nil if none was started there.
+func (bs *blockSet) get(i int) *blockState {
+	if i >= 0 && i < len(bs.low) {
+		if !bs.low[i].used {
+			return nil
+		}
+		return &bs.low[i]
+	}
+	return bs.more[i]
+}
+
+// put sets the block at index i, replacing the one started there before.
+func (bs *blockSet) put(i int, b blockState) {
+	b.used = true
+	if bs.get(i) == nil {
+		bs.n++
+	}
+	if i >= 0 && i < len(bs.low) {
+		bs.low[i] = b
+		return
+	}
+	if bs.more == nil {
+		bs.more = make(map[int]*blockState)
+	}
+	p := new(blockState) // not &b, which would move every b to the heap
+	*p = b
+	bs.more[i] = p
+}
+
+// idSet is the set of tool_use ids a stream has started: a list while it
+// is short, as it is for almost every stream, a map beyond.
+type idSet struct {
+	list []string
+	set  map[string]bool
+}
+
+// maxIDList is how many ids an idSet keeps in its list.
+const maxIDList = 8
+
+func (ids *idSet) has(id string) bool {
+	if ids.set != nil {
+		return ids.set[id]
+	}
+	for _, x := range ids.list {
+		if x == id {
+			return true
+		}
+	}
+	return false
+}
+
+func (ids *idSet) add(id string) {
+	switch {
+	case ids.set != nil:
+		ids.set[id] = true
+	case len(ids.list) < maxIDList:
+		ids.list = append(ids.list, id)
+	default:
+		ids.set = make(map[string]bool, 2*maxIDList)
+		for _, x := range ids.list {
+			ids.set[x] = true
+		}
+		ids.set[id] = true
+		ids.list = nil
+	}
 }
 
 func (s *stream) emit(e core.Event) {
@@ -236,10 +325,10 @@ func (s *stream) handle(ev wire.SSEEvent) error {
 		}
 		s.flush()
 		i := *se.Index
-		if b, ok := s.blocks[i]; ok && b.open {
+		if b := s.blocks.get(i); b != nil && b.open {
 			return s.fail(ev, "content_block_start for block %d that is already open", i)
 		}
-		if len(s.blocks) >= s.a.maxBlocks {
+		if s.blocks.n >= s.a.maxBlocks {
 			return &DecodeError{Protocol: protocolName, Op: "decode stream", Offset: ev.Offset, Err: fmt.Errorf("more than %d content blocks: %w", s.a.maxBlocks, core.ErrTooLarge)}
 		}
 		cb := se.ContentBlock
@@ -268,10 +357,12 @@ func (s *stream) handle(ev wire.SSEEvent) error {
 			}
 		case "tool_use":
 			b.typ = "tool_use"
-			if s.ids[cb.ID] && cb.ID != "" {
+			if cb.ID != "" && s.ids.has(cb.ID) {
 				return &DecodeError{Protocol: protocolName, Op: "decode stream", Offset: ev.Offset, Err: fmt.Errorf("%w: tool_use id %q", ErrDuplicateID, cb.ID)}
 			}
-			s.ids[cb.ID] = true
+			if cb.ID != "" {
+				s.ids.add(cb.ID)
+			}
 			b.id = cb.ID
 			in := bytes.TrimSpace(cb.Input)
 			if len(in) > 0 && string(in) != "null" && string(in) != "{}" {
@@ -289,8 +380,8 @@ func (s *stream) handle(ev wire.SSEEvent) error {
 		if se.Index == nil {
 			return s.fail(ev, "content_block_delta without index")
 		}
-		b, ok := s.blocks[*se.Index]
-		if !ok || !b.open {
+		b := s.blocks.get(*se.Index)
+		if b == nil || !b.open {
 			return s.fail(ev, "content_block_delta for block %d that is not open", *se.Index)
 		}
 		s.flush()
@@ -303,8 +394,8 @@ func (s *stream) handle(ev wire.SSEEvent) error {
 		if se.Index == nil {
 			return s.fail(ev, "content_block_stop without index")
 		}
-		b, ok := s.blocks[*se.Index]
-		if !ok || !b.open {
+		b := s.blocks.get(*se.Index)
+		if b == nil || !b.open {
 			return s.fail(ev, "content_block_stop for block %d that is not open", *se.Index)
 		}
 		s.flush()
@@ -320,9 +411,9 @@ func (s *stream) handle(ev wire.SSEEvent) error {
 				return s.fail(ev, "message_delta.delta: %v", err)
 			}
 		}
-		u := usageOf(se.Usage)
-		if u != nil && se.Usage.InputTokens == nil && s.hasInput {
-			u.InputTokens = s.input
+		var u *core.Usage
+		if se.Usage != nil {
+			u = s.newUsage(*usageOf(se.Usage), se.Usage.InputTokens != nil)
 		}
 		s.messageDelta(d.StopReason, u)
 	case "message_stop":
@@ -395,7 +486,7 @@ func (s *stream) delta(ev wire.SSEEvent, index int, b *blockState, d streamDelta
 
 // addBlock records block i as started.
 func (s *stream) addBlock(i int, b blockState) {
-	s.blocks[i] = &b
+	s.blocks.put(i, b)
 }
 
 // callDelta emits a non-empty input_json_delta text t of tool_use block b
@@ -430,6 +521,22 @@ func (s *stream) stop(i int, b *blockState) {
 		c.Args = &args
 	}
 	s.pending, s.hasPending = core.Event{Kind: core.EventCallEnd, Chunk: c}, true
+}
+
+// newUsage returns the usage of a message_delta, u, with the input token
+// count of message_start when the delta has none (hasInput false). The
+// first is kept in the stream, which never writes it again.
+func (s *stream) newUsage(u core.Usage, hasInput bool) *core.Usage {
+	if !hasInput && s.hasInput {
+		u.InputTokens = s.input
+	}
+	if s.usageOut {
+		p := new(core.Usage) // not &u, which would move every u to the heap
+		*p = u
+		return p
+	}
+	s.usage, s.usageOut = u, true
+	return &s.usage
 }
 
 // messageDelta applies a message_delta with stop reason stop and usage u

@@ -62,13 +62,26 @@ func Unescape(scratch *[]byte, raw []byte, esc bool) ([]byte, bool) {
 	if !esc {
 		return raw, true
 	}
-	out, lone, err := wire.AppendUnescaped((*scratch)[:0], raw)
+	out, lone, err := wire.AppendUnescaped(reserve(scratch, len(raw)), raw)
 	*scratch = out
 	if err != nil || lone {
 		return nil, false
 	}
 	return out, true
 }
+
+// reserve returns *scratch emptied, with room for the value of a string
+// of n bytes of content (never longer than its content), growing it to at
+// least minScratch bytes at once rather than through every small size.
+func reserve(scratch *[]byte, n int) []byte {
+	if cap(*scratch) < n {
+		*scratch = make([]byte, 0, max(n, 2*cap(*scratch), minScratch))
+	}
+	return (*scratch)[:0]
+}
+
+// minScratch is the least capacity reserve gives an unescape buffer.
+const minScratch = 256
 
 // UnescapeRaw is Unescape as wire.UnquoteRaw decodes: bytes that are not
 // valid UTF-8 pass unchanged and a \u escape of a lone surrogate becomes
@@ -78,7 +91,7 @@ func UnescapeRaw(scratch *[]byte, raw []byte, esc bool) ([]byte, bool) {
 	if !esc {
 		return raw, true
 	}
-	out, _, err := wire.AppendUnescaped((*scratch)[:0], raw)
+	out, _, err := wire.AppendUnescaped(reserve(scratch, len(raw)), raw)
 	*scratch = out
 	if err != nil {
 		return nil, false

@@ -33,10 +33,11 @@ type SSEReader struct {
 
 // NewSSEReader returns a reader of the events of r, none larger than max
 // bytes. protocol names the adapter in errors and tooLarge is the sentinel
-// an oversized event's error wraps.
-func NewSSEReader(r io.Reader, max int, protocol string, tooLarge error) *SSEReader {
+// an oversized event's error wraps; types, when given, are the protocol's
+// event types (see sse.EventTypes).
+func NewSSEReader(r io.Reader, max int, protocol string, tooLarge error, types ...string) *SSEReader {
 	in := NewStreamInput(r)
-	return &SSEReader{protocol: protocol, tooLarge: tooLarge, in: in, d: sse.NewDecoder(in, sse.FlushAtEOF(), sse.MaxEventSize(max))}
+	return &SSEReader{protocol: protocol, tooLarge: tooLarge, in: in, d: sse.NewDecoder(in, sse.FlushAtEOF(), sse.MaxEventSize(max), sse.EventTypes(types...))}
 }
 
 // Offset returns the number of bytes read so far.
