@@ -8,14 +8,19 @@ import (
 	"github.com/toolconform/conform/providers/internal/jsonscan"
 )
 
-// fastChunk is what the fast path reads from the common chunk shape: a
-// text delta or one argument delta of one call, and the response id and
-// model. Byte slices are views of the event data, still JSON-escaped where
-// the matching esc flag is set.
+// fastChunk is what the fast path reads from a chunk of the common shape:
+// the response id and model, and of choice 0 the text, reasoning, one tool
+// call entry and the finish reason, and the usage. Byte slices are views
+// of the event data, still JSON-escaped where the matching esc flag is set.
 type fastChunk struct {
 	id, model       []byte
 	idEsc, modelEsc bool
 	hasID, hasModel bool
+	// idAt and modelAt are the offsets of id and model in the data.
+	idAt, modelAt int
+	// known is set by a key that makes the chunk one of the protocol's
+	// (choices, usage, object), as classify judges it.
+	known bool
 
 	text    []byte
 	textEsc bool
@@ -26,41 +31,76 @@ type fastChunk struct {
 	rcEsc, rEsc bool
 	hasRC, hasR bool
 
-	call     bool
-	hasIndex bool
-	index    int
-	args     []byte
-	argsEsc  bool
-	hasArgs  bool
+	call             bool
+	hasIndex         bool
+	index            int
+	callID, name     []byte
+	callIDEsc        bool
+	nameEsc          bool
+	hasCallID        bool
+	hasName          bool
+	args             []byte
+	argsEsc, hasArgs bool
+
+	finish    []byte
+	finishEsc bool
+
+	usage              bool
+	prompt, completion int
+}
+
+// envelope is the state of the scan of a chunk just before its "choices"
+// key: the bytes before it (id, object, created, model, fingerprint and
+// the like, which every chunk of a stream repeats), the keys seen and what
+// they set. A chunk that begins with the same bytes is scanned from there,
+// with that state: the scan of a prefix depends on its bytes alone, so a
+// chunk whose envelope differs in any byte is scanned whole.
+type envelope struct {
+	prefix []byte
+	seen   uint64
+	f      fastChunk
 }
 
 // fast decodes one chunk of the common shape without encoding/json and
 // queues its events, exactly as handle's general path would. It reports
 // false, having changed nothing, for anything else, which the general path
-// then decodes: start chunks (id, type, name), finish reasons, usage,
-// errors, reasoning fields, several choices or calls, unknown or repeated
-// keys, numbers other than small plain integers, \u escapes that are not
-// well-formed, invalid UTF-8 and any syntax error.
+// then decodes: errors, several choices or tool call entries, a choice
+// other than 0, null where the general path takes a default, extra_content,
+// unknown or repeated keys the general path would read, numbers other than
+// small plain integers, \u escapes that are not well-formed, invalid UTF-8
+// and any syntax error.
 func (s *stream) fast(data []byte) bool {
 	var f fastChunk
 	p := jsonscan.New(data)
-	if !chunk(&p, &f) {
+	if !s.scanChunk(&p, &f, data) {
 		return false
 	}
-	var text, args string
+	var text, args, id, name, finish string
+	var ok bool
 	if f.hasText {
-		t, ok := s.unescape(f.text, f.textEsc)
-		if !ok {
+		if text, ok = s.unescape(f.text, f.textEsc); !ok {
 			return false
 		}
-		text = t
 	}
 	if f.hasArgs {
-		a, ok := s.unescape(f.args, f.argsEsc)
-		if !ok {
+		if args, ok = s.unescape(f.args, f.argsEsc); !ok {
 			return false
 		}
-		args = a
+	}
+	if f.hasCallID {
+		if id, ok = s.unescape(f.callID, f.callIDEsc); !ok {
+			return false
+		}
+	}
+	if f.hasName {
+		if name, ok = s.unescape(f.name, f.nameEsc); !ok {
+			return false
+		}
+	}
+	if f.finish != nil {
+		if finish, ok = s.finishReason(f.finish, f.finishEsc); !ok {
+			return false
+		}
 	}
 	var thinking string
 	first, second := f.rcThinking()
@@ -80,10 +120,9 @@ func (s *stream) fast(data []byte) bool {
 			break
 		}
 	}
-	var id, model string
+	var respID, model string
 	if !s.metaSent && (s.id == "" && f.hasID || s.model == "" && f.hasModel) {
-		var ok bool
-		if id, ok = s.unescape(f.id, f.idEsc); !ok {
+		if respID, ok = s.unescape(f.id, f.idEsc); !ok {
 			return false
 		}
 		if model, ok = s.unescape(f.model, f.modelEsc); !ok {
@@ -91,30 +130,61 @@ func (s *stream) fast(data []byte) bool {
 		}
 	}
 	// Nothing can fail from here on.
-	if !s.metaSent {
-		if s.id == "" {
-			s.id = id
-		}
-		if s.model == "" {
-			s.model = model
+	if !s.in.IsKnown() {
+		if f.known {
+			s.in.Known()
+		} else {
+			s.unknown()
 		}
 	}
+	s.setMeta(respID, model)
 	if thinking != "" {
-		s.queue = append(s.queue, core.Event{Kind: core.EventThinking, Text: thinking})
+		s.q.Push(core.Event{Kind: core.EventThinking, Text: thinking})
 	}
 	if text != "" {
-		s.queue = append(s.queue, core.Event{Kind: core.EventText, Text: text})
+		s.q.Push(core.Event{Kind: core.EventText, Text: text})
 	}
 	if f.call {
 		c := s.chunk()
 		c.Index, c.HasIndex, c.ArgsDelta = f.index, f.hasIndex, args
-		s.observeDelta(c, args)
-		s.queue = append(s.queue, core.Event{Kind: core.EventCallDelta, Chunk: c})
+		if f.hasCallID || f.hasName {
+			if f.hasCallID {
+				c.ID = s.c.fromWire(id)
+			}
+			c.Name = name
+			s.pushCall(c, f.hasArgs)
+		} else {
+			s.observeDelta(c, args)
+			s.q.Push(core.Event{Kind: core.EventCallDelta, Chunk: c})
+		}
 	}
-	s.meta()
+	if finish != "" {
+		s.q.Push(core.Event{Kind: core.EventFinish, Finish: FinishReason(finish), ProviderFinish: finish})
+		s.finished = true
+	}
+	if f.usage {
+		s.q.Push(core.Event{Kind: core.EventUsage, Usage: &core.Usage{InputTokens: f.prompt, OutputTokens: f.completion}})
+	}
+	s.endChunk()
 	s.fastHits++
 	return true
 }
+
+// finishReason returns a finish_reason's value, without allocating for
+// the values the API sends.
+func (s *stream) finishReason(raw []byte, esc bool) (string, bool) {
+	if !esc {
+		for _, r := range finishReasons {
+			if string(raw) == r {
+				return r, true
+			}
+		}
+	}
+	return s.unescape(raw, esc)
+}
+
+// finishReasons are the finish_reason values the providers send.
+var finishReasons = []string{"tool_calls", "stop", "length", "content_filter", "function_call"}
 
 // observeDelta records an argument delta without id or name in the copy
 // tracker exactly as copyTracker.observe does (such an entry is never a
@@ -177,9 +247,10 @@ func (f *fastChunk) rcThinking() (rc, r fastThinking) {
 	return fastThinking{f.rc, f.rcEsc, f.hasRC}, fastThinking{f.r, f.rEsc, f.hasR}
 }
 
-// chunk returns a zero Chunk from a slab (see jsonscan.Take), so that
-// call events cost one allocation per jsonscan.SlabSize events.
-func (s *stream) chunk() *core.Chunk { return jsonscan.Take(&s.chunks) }
+// chunk returns a zero Chunk from a slab that grows from one chunk (see
+// jsonscan.Slab), so that a stream of one call pays for one chunk and a
+// long one for one allocation per jsonscan.SlabSize chunks.
+func (s *stream) chunk() *core.Chunk { return s.chunks.Take() }
 
 // str returns b as a string, from the stream's arena when it is small
 // (see jsonscan.Arena).
@@ -225,51 +296,123 @@ var (
 	chunkKeys    = []string{"id", "object", "created", "model", "system_fingerprint", "service_tier", "obfuscation", "usage", "choices"}
 	choiceKeys   = []string{"index", "delta", "logprobs", "finish_reason"}
 	deltaKeys    = []string{"role", "content", "tool_calls", "refusal", "reasoning_content", "reasoning"}
-	toolCallKeys = []string{"index", "function"}
-	functionKeys = []string{"arguments"}
+	toolCallKeys = []string{"index", "id", "type", "function"}
+	functionKeys = []string{"name", "arguments"}
+	usageKeys    = []string{"prompt_tokens", "completion_tokens", "total_tokens"}
 
 	// The json names of the wire structs the general path decodes into
 	// (wireResponse, wireChoice, wireMessage, wireToolCall,
-	// wireFunctionArg): keys that match one of them, case folded, are
-	// never skipped.
+	// wireFunctionArg, wireUsage): keys that match one of them, case
+	// folded, are never skipped.
 	chunkNames    = []string{"id", "object", "model", "choices", "usage", "error", "message", "type", "code"}
 	choiceNames   = []string{"index", "message", "delta", "finish_reason"}
 	deltaNames    = []string{"role", "content", "reasoning_content", "reasoning", "tool_calls", "tool_call_id", "name", "function_call"}
 	toolCallNames = []string{"index", "id", "type", "function", "extra_content"}
 	functionNames = []string{"name", "arguments"}
+	usageNames    = usageKeys
 )
 
-// chunk reads a whole chunk of the common shape into f.
-func chunk(p *jsonscan.Scanner, f *fastChunk) bool {
-	ok := object(p, chunkKeys, chunkNames, func(k int) bool {
-		switch chunkKeys[k] {
-		case "id":
-			f.id, f.idEsc, f.hasID = p.Str()
-			return f.hasID
-		case "object":
-			v, esc, ok := p.Str()
-			return ok && !esc && string(v) == "chat.completion.chunk"
-		case "created":
-			_, ok := p.Number()
-			return ok
-		case "model":
-			f.model, f.modelEsc, f.hasModel = p.Str()
-			return f.hasModel
-		case "system_fingerprint", "service_tier", "obfuscation":
-			return strOrNull(p)
-		case "usage":
-			return p.Null()
-		default: // choices
-			if !p.Byte('[') {
+// choicesKey is the index of "choices" in chunkKeys.
+const choicesKey = 8
+
+// scanChunk reads a whole chunk of the common shape into f. It is
+// jsonscan's Object over chunkKeys, but it keeps the state of the scan
+// before the "choices" key in s.env and, for a chunk that begins with the
+// same bytes, starts from that state instead of scanning them again.
+func (s *stream) scanChunk(p *jsonscan.Scanner, f *fastChunk, data []byte) bool {
+	var seen uint64
+	resumed := -1
+	if e := &s.env; len(e.prefix) > 0 && len(data) > len(e.prefix) && string(data[:len(e.prefix)]) == string(e.prefix) {
+		*f = e.f
+		f.id, f.model = data[f.idAt:f.idAt+len(f.id)], data[f.modelAt:f.modelAt+len(f.model)]
+		seen, resumed = e.seen, len(e.prefix)
+		p.Seek(resumed)
+	} else if !p.Byte('{') || p.Byte('}') {
+		return false // an empty object is no chunk: the general path says so
+	}
+	for {
+		at := p.Pos()
+		key, esc, ok := p.Str()
+		if !ok || esc || !p.Byte(':') {
+			return false
+		}
+		k := -1
+		for j, name := range chunkKeys {
+			if string(key) == name {
+				k = j
+				break
+			}
+		}
+		switch {
+		case k < 0:
+			if !jsonscan.Ignored(key, chunkNames) || !p.Skip() {
 				return false
 			}
-			if p.Byte(']') {
-				return true
+		case seen&(1<<k) != 0:
+			return false
+		default:
+			if k == choicesKey && at != resumed {
+				s.env.prefix = append(s.env.prefix[:0], data[:at]...)
+				s.env.seen, s.env.f = seen, *f
 			}
-			return choice(p, f) && p.Byte(']')
+			if !chunkField(p, f, k) {
+				return false
+			}
+			seen |= 1 << k
 		}
-	})
-	return ok && p.End()
+		if p.Byte(',') {
+			continue
+		}
+		return p.Byte('}') && p.End()
+	}
+}
+
+// chunkField reads the value of the top-level key chunkKeys[k].
+func chunkField(p *jsonscan.Scanner, f *fastChunk, k int) bool {
+	switch chunkKeys[k] {
+	case "id":
+		f.id, f.idEsc, f.hasID = p.Str()
+		f.idAt = p.Pos() - 1 - len(f.id)
+		return f.hasID
+	case "object":
+		v, esc, ok := p.Str()
+		f.known = f.known || ok
+		return ok && !esc && string(v) == "chat.completion.chunk"
+	case "created":
+		_, ok := p.Number()
+		return ok
+	case "model":
+		f.model, f.modelEsc, f.hasModel = p.Str()
+		f.modelAt = p.Pos() - 1 - len(f.model)
+		return f.hasModel
+	case "system_fingerprint", "service_tier", "obfuscation":
+		return strOrNull(p)
+	case "usage":
+		f.known = true
+		if p.Null() {
+			return true
+		}
+		f.usage = true
+		return p.Object(usageKeys, usageNames, func(k int) bool {
+			n, ok := p.Small()
+			switch k {
+			case 0:
+				f.prompt = n
+			case 1:
+				f.completion = n
+			}
+			return ok
+		})
+	default: // choices
+		f.known = true
+		if !p.Byte('[') {
+			return false
+		}
+		if p.Byte(']') {
+			return true
+		}
+		return choice(p, f) && p.Byte(']')
+	}
 }
 
 // choice reads the one choice of a chunk, which must be choice 0.
@@ -280,55 +423,84 @@ func choice(p *jsonscan.Scanner, f *fastChunk) bool {
 			n, ok := p.Small()
 			return ok && n == 0
 		case "delta":
-			return delta(p, f)
-		default: // logprobs, finish_reason
+			return p.Object(deltaKeys, deltaNames, func(k int) bool { return deltaField(p, f, k) })
+		case "finish_reason":
+			if p.Null() {
+				return true
+			}
+			v, esc, ok := p.Str()
+			if len(v) > 0 {
+				f.finish, f.finishEsc = v, esc
+			}
+			return ok
+		default: // logprobs
 			return p.Null()
 		}
 	})
 }
 
-// delta reads a delta holding text or one argument delta.
-func delta(p *jsonscan.Scanner, f *fastChunk) bool {
-	return object(p, deltaKeys, deltaNames, func(k int) bool {
-		switch deltaKeys[k] {
-		case "role":
-			_, _, ok := p.Str()
-			return ok
-		case "content":
-			if p.Null() {
-				return true
-			}
-			f.text, f.textEsc, f.hasText = p.Str()
-			return f.hasText
-		case "tool_calls":
-			if !p.Byte('[') {
-				return false
-			}
-			f.call = true
-			return object(p, toolCallKeys, toolCallNames, func(k int) bool {
-				if toolCallKeys[k] == "index" {
-					f.index, f.hasIndex = p.Small()
-					return f.hasIndex
-				}
-				return object(p, functionKeys, functionNames, func(int) bool {
-					f.args, f.argsEsc, f.hasArgs = p.Str()
-					return f.hasArgs
-				})
-			}) && p.Byte(']')
-		case "reasoning_content":
-			if p.Null() {
-				return true
-			}
-			f.rc, f.rcEsc, f.hasRC = p.Str()
-			return f.hasRC
-		case "reasoning":
-			if p.Null() {
-				return true
-			}
-			f.r, f.rEsc, f.hasR = p.Str()
-			return f.hasR
-		default: // refusal
-			return p.Null()
+// deltaField reads the value of the delta key deltaKeys[k]: text,
+// reasoning and one tool call entry.
+func deltaField(p *jsonscan.Scanner, f *fastChunk, k int) bool {
+	switch deltaKeys[k] {
+	case "role":
+		_, _, ok := p.Str()
+		return ok
+	case "content":
+		if p.Null() {
+			return true
 		}
-	})
+		f.text, f.textEsc, f.hasText = p.Str()
+		return f.hasText
+	case "tool_calls":
+		if !p.Byte('[') {
+			return false
+		}
+		f.call = true
+		return p.Object(toolCallKeys, toolCallNames, func(k int) bool { return toolCallField(p, f, k) }) && p.Byte(']')
+	case "reasoning_content":
+		if p.Null() {
+			return true
+		}
+		f.rc, f.rcEsc, f.hasRC = p.Str()
+		return f.hasRC
+	case "reasoning":
+		if p.Null() {
+			return true
+		}
+		f.r, f.rEsc, f.hasR = p.Str()
+		return f.hasR
+	default: // refusal
+		return p.Null()
+	}
+}
+
+// toolCallField reads the value of the tool call key toolCallKeys[k].
+func toolCallField(p *jsonscan.Scanner, f *fastChunk, k int) bool {
+	switch toolCallKeys[k] {
+	case "index":
+		f.index, f.hasIndex = p.Small()
+		return f.hasIndex
+	case "id":
+		f.callID, f.callIDEsc, f.hasCallID = p.Str()
+		return f.hasCallID
+	case "type":
+		v, esc, ok := p.Str()
+		return ok && !esc && (len(v) == 0 || string(v) == "function")
+	default: // function
+		return p.Object(functionKeys, functionNames, func(k int) bool {
+			if k == 0 {
+				if p.Null() {
+					return true
+				}
+				f.name, f.nameEsc, f.hasName = p.Str()
+				return f.hasName
+			}
+			if p.Null() {
+				return true
+			}
+			f.args, f.argsEsc, f.hasArgs = p.Str()
+			return f.hasArgs
+		})
+	}
 }

@@ -3,22 +3,38 @@ package oaichat
 import (
 	"bytes"
 	"io"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"pgregory.net/rapid"
 
 	"github.com/toolconform/conform/cassettes"
 	"github.com/toolconform/conform/core"
+	"github.com/toolconform/conform/providers/internal/adaptertest"
+	"github.com/toolconform/conform/providers/internal/idmap"
 )
 
 func fastTestCodec() *Codec {
 	return New(Config{Name: "openai-chat", RequiredChoice: "required", MaxTokensField: "max_tokens", ReasoningField: "reasoning_content", StreamUsage: true})
 }
 
+// mistralTestCodec is the codec as the mistral adapter configures it:
+// thinking in content and call ids mapped.
+func mistralTestCodec() *Codec {
+	return New(Config{Name: "mistral", RequiredChoice: "any", MaxTokensField: "max_tokens", ReasoningField: "reasoning_content", ThinkingInContent: true, ToolResultName: true,
+		IDs: idmap.New(func(id string) bool { return len(id) == 9 }, func(id string, n int) string { return idmap.Hash(id, n, 9) }, 0)})
+}
+
 // decodeWith decodes a whole stream with the fast path on or off.
 func decodeWith(c *Codec, body []byte, fast bool) ([]core.Event, string) {
-	st := c.newStream(bytes.NewReader(body))
+	return decodeFrom(c, bytes.NewReader(body), fast)
+}
+
+// decodeFrom decodes the stream r holds with the fast path on or off.
+func decodeFrom(c *Codec, r io.Reader, fast bool) ([]core.Event, string) {
+	st := c.newStream(r)
 	st.noFast = !fast
 	var evs []core.Event
 	for {
@@ -40,9 +56,13 @@ func checkSame(t interface {
 	Fatalf(string, ...any)
 }, name string, body []byte) {
 	t.Helper()
-	for _, field := range []string{"reasoning_content", "reasoning"} {
+	for _, field := range []string{"reasoning_content", "reasoning", "mistral"} {
 		c := fastTestCodec()
-		c.cfg.ReasoningField = field
+		if field == "mistral" {
+			c = mistralTestCodec()
+		} else {
+			c.cfg.ReasoningField = field
+		}
 		slow, serr := decodeWith(c, body, false)
 		fast, ferr := decodeWith(c, body, true)
 		if diff := cmp.Diff(slow, fast); diff != "" {
@@ -103,8 +123,73 @@ func TestFastPathCorpus(t *testing.T) {
 	}
 }
 
-// TestFastPathTaken: the fast path decodes every argument and text delta
-// of a typical stream, which is what makes it worth having.
+// TestFastPathSplitCorpus: on every recorded stream, cut into reads of
+// random sizes, the fast path yields what the general path yields, with
+// the openai-chat and the mistral configuration. Rapid draws the stream
+// and the cuts; -rapid.seed replays a run.
+func TestFastPathSplitCorpus(t *testing.T) {
+	bodies := corpusBodies(t)
+	names := slices.Sorted(func(yield func(string) bool) {
+		for n := range bodies {
+			if !yield(n) {
+				return
+			}
+		}
+	})
+	rapid.Check(t, func(t *rapid.T) {
+		name := rapid.SampledFrom(names).Draw(t, "stream")
+		c := fastTestCodec()
+		if rapid.Bool().Draw(t, "mistral") {
+			c = mistralTestCodec()
+		}
+		slow, serr := decodeWith(c, bodies[name], false)
+		fast, ferr := decodeFrom(c, adaptertest.DrawSplitReader(t, bodies[name]), true)
+		if diff := cmp.Diff(slow, fast); diff != "" {
+			t.Fatalf("%s: fast path in split reads changes the events (-general +fast):\n%s", name, diff)
+		}
+		if serr != ferr {
+			t.Fatalf("%s: fast path in split reads changes the error: general %q, fast %q", name, serr, ferr)
+		}
+	})
+}
+
+// TestFastPathEnvelope: a chunk whose envelope (the bytes before
+// "choices") repeats the previous chunk's is decoded from the saved state
+// of the scan, and one that differs from it in any byte is scanned whole:
+// for a change of every byte of a recorded envelope, to each of a few
+// values, the stream decodes as the general path decodes it.
+func TestFastPathEnvelope(t *testing.T) {
+	const head = `{"id":"chatcmpl-DuLe5uYcQLe3hznEQpmI0pr8qyHJ8","object":"chat.completion.chunk","created":1782321945,"model":"gpt-5-2025-08-07","service_tier":"default","system_fingerprint":null,"usage":null,`
+	const rest = `"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{\"a\""}}]},"finish_reason":null}],"obfuscation":"siIjP86UOiG4"}`
+	start := `{"id":"c1","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"f","arguments":""}}]}}]}`
+	chunk := head + rest
+	// Two identical chunks: the second is decoded from the saved state.
+	body := []byte("data: " + start + "\n\ndata: " + chunk + "\n\ndata: " + chunk + "\n\n")
+	checkSame(t, "repeated envelope", body)
+	st := fastTestCodec().newStream(bytes.NewReader(body))
+	for range 3 {
+		if _, err := st.Next(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if st.fastHits != 3 || string(st.env.prefix) != head {
+		t.Fatalf("%d chunks on the fast path, saved envelope %q; want 3 and %q", st.fastHits, st.env.prefix, head)
+	}
+	for i := range len(head) {
+		for _, b := range []byte{'"', '1', 'x', ' ', ',', '}', 0xff, '\\'} {
+			changed := []byte(chunk)
+			if changed[i] == b {
+				continue
+			}
+			changed[i] = b
+			checkSame(t, "envelope byte changed", []byte("data: "+start+"\n\ndata: "+chunk+"\n\ndata: "+string(changed)+"\n\ndata: "+chunk+"\n\n"))
+		}
+	}
+}
+
+// TestFastPathTaken: the fast path decodes every chunk of a typical
+// stream, start, deltas, finish and usage, which is what makes it worth
+// having.
 func TestFastPathTaken(t *testing.T) {
 	var b strings.Builder
 	b.WriteString(`data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"f","arguments":""}}]},"logprobs":null,"finish_reason":null}]}` + "\n\n")
@@ -112,13 +197,15 @@ func TestFastPathTaken(t *testing.T) {
 		b.WriteString(`data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","system_fingerprint":"fp","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{\"a\""}}]},"logprobs":null,"finish_reason":null}]}` + "\n\n")
 		b.WriteString(`data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"hi"},"logprobs":null,"finish_reason":null}]}` + "\n\n")
 	}
+	b.WriteString(`data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{},"logprobs":null,"finish_reason":"tool_calls"}]}` + "\n\n")
+	b.WriteString(`data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[],"usage":{"prompt_tokens":9,"completion_tokens":3,"total_tokens":12,"prompt_tokens_details":{"cached_tokens":0}}}` + "\n\n")
 	b.WriteString("data: [DONE]\n\n")
 	hits, err := fastHits(fastTestCodec(), []byte(b.String()))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if hits != 200 {
-		t.Errorf("fast path decoded %d events, want all 200 deltas", hits)
+	if hits != 203 {
+		t.Errorf("fast path decoded %d chunks, want all 203", hits)
 	}
 	checkSame(t, "typical", []byte(b.String()))
 }
@@ -136,7 +223,42 @@ var fastCases = []string{
 	`{"choices":[]}`,
 	`{"choices":[],"usage":null}`,
 	` { "choices" : [ { "index" : 0 , "delta" : { "content" : "a" } } ] } `,
+	`{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"call_2","type":"function","function":{"name":"g","arguments":"{}"}}]}}]}`,
+	`{"choices":[{"index":0,"delta":{"tool_calls":[{"id":"call_1","function":{"name":"f","arguments":"{\"a\""}}]}}]}`,
+	`{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"","type":"","function":{"name":"","arguments":null}}]}}]}`,
+	`{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"call_1","function":{"name":null}}]}}]}`,
+	`{"choices":[{"index":0,"delta":{"tool_calls":[{}]}}]}`,
+	`{"choices":[{"index":0,"delta":{"tool_calls":[{"function":{}}]}}]}`,
+	`{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"type":"function","function":{"name":"","arguments":"{\"q\": 1}"}}],"index":0,"content":""},"finish_reason":null,"logprobs":null}]}`,
+	`{"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}`,
+	`{"choices":[{"index":0,"delta":{},"finish_reason":"weird"}]}`,
+	`{"choices":[{"index":0,"delta":{},"finish_reason":""}]}`,
+	`{"choices":[{"index":0,"delta":{},"finish_reason":"st\u006fp"}]}`,
+	`{"choices":[{"index":0,"finish_reason":"stop"}],"usage":{"prompt_tokens":1,"completion_tokens":2}}`,
+	`{"choices":[],"usage":{}}`,
+	`{"choices":[],"usage":{"prompt_tokens":171,"total_tokens":185,"completion_tokens":14,"prompt_tokens_details":{"cached_tokens":128}}}`,
+	`{"usage":null,"id":"x"}`,
+	`{"id":"x"}`,
+	`{"object":"chat.completion.chunk"}`,
+	`{"object":"chat.completion"}`,
+	`{"model":"m2","choices":[{"index":0,"delta":{"role":"assistant","content":"hi"}}]}`,
 	// Outside the subset: the general path decides.
+	`{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"type":"other","function":{"name":"f"}}]}}]}`,
+	`{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":null,"function":{"name":"f"}}]}}]}`,
+	`{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"c","extra_content":{"google":{"thought_signature":"s"}},"function":{"name":"f"}}]}}]}`,
+	`{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"name":"f"}},{"index":1,"function":{"name":"g"}}]}}]}`,
+	`{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"name":"\ud800"}}]}}]}`,
+	`{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"name":"f","arguments":"\ud800"}}]}}]}`,
+	`{"choices":[{"index":0,"delta":null,"finish_reason":"stop"}]}`,
+	`{"choices":[{"index":0,"delta":{},"finish_reason":1}]}`,
+	`{"choices":[],"usage":{"prompt_tokens":-1}}`,
+	`{"choices":[],"usage":{"prompt_tokens":1.5}}`,
+	`{"choices":[],"usage":{"prompt_tokens":null}}`,
+	`{"choices":[],"usage":{"Prompt_Tokens":3}}`,
+	`{"choices":[],"usage":{"prompt_tokens":1,"prompt_tokens":2}}`,
+	`{"choices":[],"usage":[]}`,
+	`{"choices":null}`,
+	`{}`,
 	`{"choices":[{"index":0,"delta":{"tool_calls":[{"index":01,"function":{"arguments":"x"}}]}}]}`,
 	`{"choices":[{"index":0,"delta":{"tool_calls":[{"index":1.0,"function":{"arguments":"x"}}]}}]}`,
 	`{"choices":[{"index":0,"delta":{"tool_calls":[{"index":-1,"function":{"arguments":"x"}}]}}]}`,
@@ -238,7 +360,7 @@ func fastBenchStream() []byte {
 }
 
 // BenchmarkFastPath decodes fastBenchStream with the fast path, which
-// takes every delta of it; the numbers are for the unescaping and the
+// takes every chunk of it; the numbers are for the unescaping and the
 // scanner, per stream of 300 deltas.
 func BenchmarkFastPath(b *testing.B) {
 	body := fastBenchStream()
@@ -250,8 +372,8 @@ func BenchmarkFastPath(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if hits != 300 {
-			b.Fatalf("fast path took %d deltas, want 300", hits)
+		if hits != 301 {
+			b.Fatalf("fast path took %d chunks, want 301", hits)
 		}
 	}
 }

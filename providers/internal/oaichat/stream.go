@@ -10,6 +10,7 @@ import (
 
 	"github.com/toolconform/conform/core"
 	"github.com/toolconform/conform/internal/jsonvalue"
+	"github.com/toolconform/conform/providers/internal/jsonscan"
 	"github.com/toolconform/conform/providers/internal/wire"
 	"github.com/toolconform/conform/sse"
 )
@@ -35,14 +36,13 @@ func (c *Codec) newStream(r io.Reader) *stream {
 const jsonSpace = " \t\r\n"
 
 type stream struct {
-	c     *Codec
-	op    string
-	in    *wire.StreamInput
-	dec   *sse.Decoder
-	queue []core.Event
-	qi    int
-	done  bool
-	err   error
+	c    *Codec
+	op   string
+	in   *wire.StreamInput
+	dec  *sse.Decoder
+	q    wire.Queue
+	done bool
+	err  error
 
 	id, model string
 	metaSent  bool
@@ -54,12 +54,14 @@ type stream struct {
 	// fastHits counts the events it decoded.
 	noFast   bool
 	fastHits int
-	// chunks, arena, scratch and keys are the fast path's reused storage
-	// (see fast.go).
-	chunks  []core.Chunk
+	// chunks, arena, scratch, keys and env are the fast path's reused
+	// storage (see fast.go); the general path takes its chunks from the
+	// same slab.
+	chunks  jsonscan.Slab[core.Chunk]
 	arena   []byte
 	scratch []byte
 	keys    map[int]trackedKey
+	env     envelope
 }
 
 // maxTracked bounds the argument text the stream keeps to recognise
@@ -131,40 +133,27 @@ func isCopy(before, args string) bool {
 }
 
 // Next returns the next event, io.EOF after the last, or a *DecodeError.
-func (s *stream) Next() (core.Event, error) {
-	for {
-		if s.qi < len(s.queue) {
-			ev := s.queue[s.qi]
-			s.queue[s.qi] = core.Event{}
-			s.qi++
-			return ev, nil
-		}
-		s.queue, s.qi = s.queue[:0], 0
-		if s.err != nil {
-			return core.Event{}, s.err
-		}
-		if s.done {
-			s.err = io.EOF
-			continue
-		}
-		ev, err := s.dec.NextRaw()
-		if err == io.EOF {
-			s.err = s.atEOF()
-			continue
-		}
-		if err != nil {
-			off := int64(-1)
-			var se *sse.Error
-			if errors.As(err, &se) {
-				off = se.Offset
-			}
-			s.err = wire.Placed(s.op, off, "", err)
-			continue
-		}
-		if err := s.handle(ev); err != nil {
-			s.err = err
-		}
+func (s *stream) Next() (core.Event, error) { return wire.Pull(&s.q, &s.err, s.pull) }
+
+// pull decodes the next SSE event into the queue, or returns the error
+// that ends the stream.
+func (s *stream) pull() error {
+	if s.done {
+		return io.EOF
 	}
+	ev, err := s.dec.NextRaw()
+	if err == io.EOF {
+		return s.atEOF()
+	}
+	if err != nil {
+		off := int64(-1)
+		var se *sse.Error
+		if errors.As(err, &se) {
+			off = se.Offset
+		}
+		return wire.Placed(s.op, off, "", err)
+	}
+	return s.handle(ev)
 }
 
 // atEOF gives the error that ends the stream at the end of its input:
@@ -225,26 +214,23 @@ func (s *stream) handle(ev sse.RawEvent) error {
 		s.unknown()
 		return nil // an empty data line carries nothing
 	}
-	if !s.in.IsKnown() {
-		if string(data) == "[DONE]" {
-			s.in.Known()
-		} else {
-			s.classify(ev, data)
-		}
-	}
 	if string(data) == "[DONE]" {
+		s.in.Known()
 		s.done = true
 		if !s.finished {
 			// The stream ended normally but never said why: a finish
 			// with no provider reason, so that calls still open are
 			// complete (a stream cut before [DONE] gets none, B09-B11).
-			s.queue = append(s.queue, core.Event{Kind: core.EventFinish, Finish: core.FinishOther})
-			s.meta()
+			s.q.Push(core.Event{Kind: core.EventFinish, Finish: core.FinishOther})
+			s.endChunk()
 		}
 		return nil
 	}
 	if ev.Type != "error" && !s.noFast && s.fast(data) {
 		return nil
+	}
+	if !s.in.IsKnown() {
+		s.classify(ev, data)
 	}
 	off := s.dec.Offset()
 	var w wireResponse
@@ -263,19 +249,12 @@ func (s *stream) handle(ev sse.RawEvent) error {
 		}
 		return wire.Placed(s.op, off, "", fmt.Errorf("%w: %v", core.ErrMalformed, err))
 	}
-	if !s.metaSent {
-		if s.id == "" {
-			s.id = w.ID
-		}
-		if s.model == "" {
-			s.model = w.Model
-		}
-	}
+	s.setMeta(w.ID, w.Model)
 	if pe := providerError(w.Error); pe != nil {
-		s.queue = append(s.queue, core.Event{Kind: core.EventError, Error: pe})
+		s.q.Push(core.Event{Kind: core.EventError, Error: pe})
 	} else if w.Object == "error" || ev.Type == "error" {
 		pe := &core.ProviderError{Type: scalarText(w.Type), Code: scalarText(w.Code), Message: scalarText(w.Message)}
-		s.queue = append(s.queue, core.Event{Kind: core.EventError, Error: pe})
+		s.q.Push(core.Event{Kind: core.EventError, Error: pe})
 	}
 	for i := range w.Choices {
 		ch := &w.Choices[i]
@@ -287,16 +266,32 @@ func (s *stream) handle(ev sse.RawEvent) error {
 		}
 	}
 	if w.Usage != nil {
-		s.queue = append(s.queue, core.Event{Kind: core.EventUsage, Usage: &core.Usage{InputTokens: w.Usage.PromptTokens, OutputTokens: w.Usage.CompletionTokens}})
+		s.q.Push(core.Event{Kind: core.EventUsage, Usage: &core.Usage{InputTokens: w.Usage.PromptTokens, OutputTokens: w.Usage.CompletionTokens}})
 	}
-	s.meta()
+	s.endChunk()
 	return nil
 }
 
-// meta puts the response id and model on the first event emitted.
-func (s *stream) meta() {
-	if !s.metaSent && len(s.queue) > 0 {
-		s.queue[0].ID, s.queue[0].Model = s.id, s.model
+// setMeta notes the response id and model a chunk names, until the first
+// event has been queued: the queue puts them on that event (the first
+// id and model seen before it, not later ones).
+func (s *stream) setMeta(id, model string) {
+	if s.metaSent {
+		return
+	}
+	if s.id == "" {
+		s.id = id
+	}
+	if s.model == "" {
+		s.model = model
+	}
+	s.q.ID, s.q.Model = s.id, s.model
+}
+
+// endChunk ends the decoding of one chunk: once it has queued an event,
+// the response id and model are settled.
+func (s *stream) endChunk() {
+	if s.q.Len() > 0 {
 		s.metaSent = true
 	}
 }
@@ -323,7 +318,7 @@ func deltaContent(op string, raw json.RawMessage, path string) ([]core.Part, err
 func (s *stream) choice(ch *wireChoice, off int64, i int) error {
 	if d := ch.Delta; d != nil {
 		if t := s.c.thinking(*d); t != "" {
-			s.queue = append(s.queue, core.Event{Kind: core.EventThinking, Text: t})
+			s.q.Push(core.Event{Kind: core.EventThinking, Text: t})
 		}
 		parts, err := deltaContent(s.op, d.Content, pathf("choices[%d].delta.content", i))
 		if err != nil {
@@ -341,13 +336,13 @@ func (s *stream) choice(ch *wireChoice, off int64, i int) error {
 			if p.Kind == core.PartThinking {
 				kind = core.EventThinking
 			}
-			s.queue = append(s.queue, core.Event{Kind: kind, Text: p.Text})
+			s.q.Push(core.Event{Kind: kind, Text: p.Text})
 		}
 		for j, tc := range d.ToolCalls {
 			if tc.Type != "" && tc.Type != "function" {
 				continue
 			}
-			chunk := core.Chunk{}
+			chunk := s.chunk()
 			if tc.Index != nil {
 				chunk.Index, chunk.HasIndex = *tc.Index, true
 			}
@@ -375,15 +370,7 @@ func (s *stream) choice(ch *wireChoice, off int64, i int) error {
 					chunk.ArgsDelta = scalarText(raw) // C04: an object, as its JSON text
 				}
 			}
-			if s.copies.observe(&chunk, chunk.ArgsDelta, hasArgs) {
-				full := chunk.ArgsDelta // B02: a consolidated copy replaces
-				chunk.Args, chunk.ArgsDelta = &full, ""
-			}
-			kind := core.EventCallDelta
-			if chunk.ID != "" || chunk.Name != "" {
-				kind, chunk.Start = core.EventCallStart, true
-			}
-			s.queue = append(s.queue, core.Event{Kind: kind, Chunk: &chunk})
+			s.pushCall(chunk, hasArgs)
 		}
 	}
 	if d := ch.Delta; d != nil && d.FunctionCall != nil {
@@ -392,7 +379,7 @@ func (s *stream) choice(ch *wireChoice, off int64, i int) error {
 		}
 	}
 	if ch.FinishReason != nil && *ch.FinishReason != "" {
-		s.queue = append(s.queue, core.Event{Kind: core.EventFinish, Finish: FinishReason(*ch.FinishReason), ProviderFinish: *ch.FinishReason})
+		s.q.Push(core.Event{Kind: core.EventFinish, Finish: FinishReason(*ch.FinishReason), ProviderFinish: *ch.FinishReason})
 		s.finished = true
 	}
 	return nil
@@ -554,6 +541,23 @@ func (s *stream) legacyDelta(fc *wireFunctionArg, off int64, i int) error {
 	if chunk.Start {
 		kind = core.EventCallStart
 	}
-	s.queue = append(s.queue, core.Event{Kind: kind, Chunk: &chunk})
+	s.q.Push(core.Event{Kind: kind, Chunk: &chunk})
 	return nil
+}
+
+// pushCall queues the event of one tool call entry, whichever path read
+// it: c holds its index, id, name, signature and argument text, hasArgs
+// says whether the entry had arguments. An entry that repeats a call's
+// arguments whole (B02) carries them as Args; one with an id or a name
+// starts a call.
+func (s *stream) pushCall(c *core.Chunk, hasArgs bool) {
+	if s.copies.observe(c, c.ArgsDelta, hasArgs) {
+		full := c.ArgsDelta // B02: a consolidated copy replaces
+		c.Args, c.ArgsDelta = &full, ""
+	}
+	kind := core.EventCallDelta
+	if c.ID != "" || c.Name != "" {
+		kind, c.Start = core.EventCallStart, true
+	}
+	s.q.Push(core.Event{Kind: kind, Chunk: c})
 }
