@@ -278,6 +278,7 @@ fuzzer providers/anthropic FuzzDecodeStream
 fuzzer providers/anthropic FuzzFastPath
 fuzzer providers/bedrock FuzzDecodeResponse
 fuzzer providers/bedrock FuzzDecodeStream
+fuzzer providers/bedrock FuzzFastPath
 fuzzer providers/cohere FuzzDecodeResponse
 fuzzer providers/cohere FuzzDecodeStream
 fuzzer providers/cohere FuzzFastPath

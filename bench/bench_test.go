@@ -32,11 +32,11 @@ func newStream(name, proto string, subjects []Subject, bodies ...[]byte) stream 
 	return s
 }
 
-// generated returns stream (a) and its Anthropic, Responses and Cohere
-// framings (b): four calls of about 2 KB of arguments in 4-byte deltas; the
-// same calls as Gemini and Ollama send them, whole, one chunk or line per
-// call; and the tiny stream: one call of 20 bytes of arguments (TinyCall)
-// in one delta.
+// generated returns stream (a) and its Anthropic, Responses, Cohere and
+// Bedrock ConverseStream framings (b): four calls of about 2 KB of
+// arguments in 4-byte deltas; the same calls as Gemini and Ollama send
+// them, whole, one chunk or line per call; and the tiny stream: one call of
+// 20 bytes of arguments (TinyCall) in one delta.
 func generated() []stream {
 	calls := MakeCalls(4, 2048)
 	tiny := []Call{TinyCall()}
@@ -45,6 +45,7 @@ func generated() []stream {
 		newStream("anthropic-4x2KB", Anthropic, Subjects(Anthropic), AnthropicStream(calls, 4)),
 		newStream("openai-responses-4x2KB", OpenAIResponses, Subjects(OpenAIResponses), ResponsesStream(calls, 4)),
 		newStream("cohere-4x2KB", Cohere, Subjects(Cohere), CohereStream(calls, 4)),
+		newStream("bedrock-4x2KB", Bedrock, Subjects(Bedrock), BedrockStream(calls, 4)),
 		newStream("gemini-4x2KB", Gemini, Subjects(Gemini), GeminiStream(calls)),
 		newStream("ollama-4x2KB", Ollama, Subjects(Ollama), OllamaStream(calls)),
 		newStream("openai-chat-1x20B", OpenAIChat, Subjects(OpenAIChat), ChatStream(tiny, len(tiny[0].Args))),

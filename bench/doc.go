@@ -16,11 +16,13 @@
 //     event: lines, input_json_delta by block index), Responses framing
 //     (ResponsesStream: function_call_arguments.delta by item id, then the
 //     .done events and response.completed repeating the whole arguments,
-//     as OpenAI sends them) and Cohere framing (CohereStream: event:
-//     lines, tool-call-delta by call index). The deltas stay interleaved
-//     in all three: each event names its block, item or call, so the wire
-//     allows it, though the providers send them one after another in
-//     practice.
+//     as OpenAI sends them), Cohere framing (CohereStream: event: lines,
+//     tool-call-delta by call index) and Bedrock ConverseStream framing
+//     (BedrockStream: AWS event-stream frames with their three string
+//     headers, toolUse input deltas by contentBlockIndex, each payload
+//     with Bedrock's "p" padding). The deltas stay interleaved in all
+//     four: each event names its block, item or call, so the wire allows
+//     it, though the providers send them one after another in practice.
 //   - the same four calls as Gemini and Ollama send calls, whole:
 //     gemini-4x2KB (GeminiStream, one SSE chunk per call with its args
 //     object and the usageMetadata, modelVersion and responseId envelope)

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"hash/crc32"
 	"strconv"
 	"strings"
 )
@@ -242,6 +243,56 @@ func ResponsesStream(calls []Call, size int) []byte {
 	}
 	emit("response.completed", `,"response":`+resp("completed", strings.Join(out, ",")))
 	return []byte(s.String())
+}
+
+// BedrockStream writes calls as a Bedrock ConverseStream body, in AWS
+// event-stream frames: messageStart, a contentBlockStart per toolUse
+// block, the toolUse input deltas of size bytes interleaved across blocks
+// (each names its block by contentBlockIndex), a contentBlockStop per
+// block, messageStop with stopReason tool_use and metadata with usage.
+// Every payload carries the "p" padding field Bedrock adds, and every
+// frame the :event-type, :content-type and :message-type headers.
+func BedrockStream(calls []Call, size int) []byte {
+	var b []byte
+	pad := "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+	ev := func(typ, payload string, n int) {
+		p := `,"p":"` + pad[:8+n%50] + `"}`
+		b = appendFrame(b, typ, payload+p)
+	}
+	ev("messageStart", `{"role":"assistant"`, 0)
+	for i, c := range calls {
+		ev("contentBlockStart", fmt.Sprintf(`{"contentBlockIndex":%d,"start":{"toolUse":{"toolUseId":%q,"name":%q}}`, i, c.ID, c.Name), i)
+	}
+	for n, d := range interleave(calls, size) {
+		ev("contentBlockDelta", `{"contentBlockIndex":`+strconv.Itoa(d.call)+`,"delta":{"toolUse":{"input":`+quote(d.text)+`}}`, n)
+	}
+	for i := range calls {
+		ev("contentBlockStop", fmt.Sprintf(`{"contentBlockIndex":%d`, i), i)
+	}
+	ev("messageStop", `{"stopReason":"tool_use"`, 1)
+	ev("metadata", `{"usage":{"inputTokens":1187,"outputTokens":2000,"totalTokens":3187},"metrics":{"latencyMs":2314}`, 2)
+	return b
+}
+
+// appendFrame appends one AWS event-stream event frame: the prelude
+// (total length, headers length, their CRC-32), the string headers
+// :event-type, :content-type and :message-type, the payload and the
+// CRC-32 of everything before it.
+func appendFrame(b []byte, eventType, payload string) []byte {
+	var h []byte
+	for _, kv := range [][2]string{{":event-type", eventType}, {":content-type", "application/json"}, {":message-type", "event"}} {
+		h = append(h, byte(len(kv[0])))
+		h = append(h, kv[0]...)
+		h = append(h, 7) // string
+		h = binary.BigEndian.AppendUint16(h, uint16(len(kv[1])))
+		h = append(h, kv[1]...)
+	}
+	start := len(b)
+	b = binary.BigEndian.AppendUint32(b, uint32(12+len(h)+len(payload)+4))
+	b = binary.BigEndian.AppendUint32(b, uint32(len(h)))
+	b = binary.BigEndian.AppendUint32(b, crc32.ChecksumIEEE(b[start:]))
+	b = append(append(b, h...), payload...)
+	return binary.BigEndian.AppendUint32(b, crc32.ChecksumIEEE(b[start:]))
 }
 
 // The envelope of the generated Gemini and Ollama streams.

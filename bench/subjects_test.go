@@ -39,6 +39,11 @@ func TestGeneratedShape(t *testing.T) {
 	}{{"anthropic", AnthropicStream(calls, 4)}, {"openai-responses", ResponsesStream(calls, 4)}, {"cohere", CohereStream(calls, 4)}} {
 		t.Logf("%s stream (b): %d bytes, %d events", s.name, len(s.body), Events(s.body))
 	}
+	bedrock := BedrockStream(calls, 4)
+	if n, want := Frames(bedrock), 2+2*len(calls)+len(interleave(calls, 4))+1; n != want {
+		t.Errorf("bedrock stream (b) has %d frames, want %d", n, want)
+	}
+	t.Logf("bedrock stream (b): %d bytes, %d frames", len(bedrock), Frames(bedrock))
 }
 
 // TestEvents checks the SSE event counter on hand-written bodies.

@@ -15,89 +15,211 @@ import (
 const (
 	preludeLen = 12 // total length, headers length, prelude CRC
 	minFrame   = 16 // prelude and message CRC
+	// firstBuffer is the least the frame buffer is made with, so that a
+	// stream of ordinary frames fills one buffer rather than growing it.
+	firstBuffer = 4 << 10
 )
 
-// frameReader pulls one event-stream frame at a time from r, keeping the
-// byte offset of each frame so that errors can name it. It reads the
-// prelude itself to bound the frame size before reading the frame, then
-// hands the whole frame to the AWS decoder, which checks both CRCs and
-// parses the headers.
+// The header names a frame is read by.
+const (
+	hdrMessageType   = ":message-type"
+	hdrEventType     = ":event-type"
+	hdrExceptionType = ":exception-type"
+	hdrErrorCode     = ":error-code"
+	hdrErrorMessage  = ":error-message"
+)
+
+// frame is one decoded event-stream frame: the string headers the decoder
+// reads, each empty when absent or not a string, and the payload. On the
+// fast path they are views of the frame reader's buffer, valid until the
+// next frame.
+type frame struct {
+	off           int64
+	messageType   []byte
+	eventType     []byte
+	exceptionType []byte
+	errorCode     []byte
+	errorMessage  []byte
+	payload       []byte
+}
+
+// frameReader pulls one event-stream frame at a time from r into one
+// reused buffer, keeping the byte offset of each frame so that errors can
+// name it. It reads the prelude itself to bound the frame size before
+// reading the frame. A frame whose headers are well formed and whose
+// message CRC matches is read in place (parse); any other frame goes to
+// the AWS decoder, the general path, which checks both CRCs, parses the
+// headers and gives the error of a broken frame.
 type frameReader struct {
 	r       io.Reader
 	off     int64
 	max     int
+	prelude [preludeLen]byte
 	buf     []byte
 	payload []byte
 	dec     *eventstream.Decoder
+	// general sends every frame to the AWS decoder, for tests that
+	// compare the two paths; hits counts the frames parse read.
+	general bool
+	hits    int
 }
 
-func newFrameReader(r io.Reader, max int) *frameReader {
-	return &frameReader{r: r, max: max, dec: eventstream.NewDecoder()}
-}
-
-// next returns the next frame and the offset of its first byte. It returns
-// io.EOF when the stream ends cleanly between frames.
-func (fr *frameReader) next() (eventstream.Message, int64, error) {
+// next reads the next frame into f. It returns io.EOF when the stream ends
+// cleanly between frames.
+func (fr *frameReader) next(f *frame) error {
 	start := fr.off
-	var prelude [preludeLen]byte
-	n, err := io.ReadFull(fr.r, prelude[:])
+	*f = frame{off: start}
+	n, err := io.ReadFull(fr.r, fr.prelude[:])
 	fr.off += int64(n)
 	switch {
 	case err == io.EOF:
-		return eventstream.Message{}, start, io.EOF
+		return io.EOF
 	case err == io.ErrUnexpectedEOF:
-		return eventstream.Message{}, start, streamError(start, "", fmt.Errorf("%w inside a frame: after %d of %d prelude bytes", core.ErrTruncated, n, preludeLen))
+		return streamError(start, "", fmt.Errorf("%w inside a frame: after %d of %d prelude bytes", core.ErrTruncated, n, preludeLen))
 	case err != nil:
-		return eventstream.Message{}, start, streamError(start, "", err)
+		return streamError(start, "", err)
 	}
+	prelude := fr.prelude[:]
 	total := binary.BigEndian.Uint32(prelude[0:4])
 	headers := binary.BigEndian.Uint32(prelude[4:8])
 	if got, want := crc32.ChecksumIEEE(prelude[:8]), binary.BigEndian.Uint32(prelude[8:12]); got != want {
-		return eventstream.Message{}, start, streamError(start, "", fmt.Errorf("%w: prelude crc is %08x, bytes give %08x", ErrChecksum, want, got))
+		return streamError(start, "", fmt.Errorf("%w: prelude crc is %08x, bytes give %08x", ErrChecksum, want, got))
 	}
 	if total < minFrame {
-		return eventstream.Message{}, start, streamError(start, "", fmt.Errorf("%w frame: total length %d is below the minimum %d", core.ErrMalformed, total, minFrame))
+		return streamError(start, "", fmt.Errorf("%w frame: total length %d is below the minimum %d", core.ErrMalformed, total, minFrame))
 	}
 	if int64(total) > int64(fr.max) {
-		return eventstream.Message{}, start, streamError(start, "", fmt.Errorf("frame %w: %d bytes, limit %d", core.ErrTooLarge, total, fr.max))
+		return streamError(start, "", fmt.Errorf("frame %w: %d bytes, limit %d", core.ErrTooLarge, total, fr.max))
 	}
 	if headers > total-minFrame {
-		return eventstream.Message{}, start, streamError(start, "", fmt.Errorf("%w frame: headers length %d does not fit in frame length %d", core.ErrMalformed, headers, total))
+		return streamError(start, "", fmt.Errorf("%w frame: headers length %d does not fit in frame length %d", core.ErrMalformed, headers, total))
 	}
 	if cap(fr.buf) < int(total) {
-		fr.buf = make([]byte, total)
+		fr.buf = make([]byte, max(int(total), min(firstBuffer, fr.max)))
 	}
-	frame := fr.buf[:total]
-	copy(frame, prelude[:])
-	n, err = io.ReadFull(fr.r, frame[preludeLen:])
+	buf := fr.buf[:total]
+	copy(buf, prelude)
+	n, err = io.ReadFull(fr.r, buf[preludeLen:])
 	fr.off += int64(n)
 	if err == io.EOF || err == io.ErrUnexpectedEOF {
-		return eventstream.Message{}, start, streamError(start, "", fmt.Errorf("%w inside a frame: after %d of %d frame bytes", core.ErrTruncated, preludeLen+n, total))
+		return streamError(start, "", fmt.Errorf("%w inside a frame: after %d of %d frame bytes", core.ErrTruncated, preludeLen+n, total))
 	}
 	if err != nil {
-		return eventstream.Message{}, start, streamError(start, "", err)
+		return streamError(start, "", err)
 	}
-	msg, err := fr.dec.Decode(bytes.NewReader(frame), fr.payload[:0])
+	if !fr.general && parse(buf, int(headers), f) {
+		fr.hits++
+		return nil
+	}
+	*f = frame{off: start}
+	return fr.decodeGeneral(buf, f)
+}
+
+// parse reads a frame whose prelude has been checked in place: its string
+// headers and payload become views of buf. It reports false, having read
+// nothing that counts, when the message CRC does not match or a header is
+// not one the AWS decoder reads whole (a name or value that runs past the
+// headers, an unknown value type), so that the general path gives the
+// frame's error. The AWS decoder keeps the last of repeated headers, as
+// parse does.
+func parse(buf []byte, headersLen int, f *frame) bool {
+	end := len(buf) - 4
+	if crc32.ChecksumIEEE(buf[:end]) != binary.BigEndian.Uint32(buf[end:]) {
+		return false
+	}
+	h := buf[preludeLen : preludeLen+headersLen]
+	for i := 0; i < len(h); {
+		nameLen := int(h[i])
+		i++
+		if i+nameLen >= len(h) { // the name and the value's type byte
+			return false
+		}
+		name := h[i : i+nameLen]
+		i += nameLen
+		typ := h[i]
+		i++
+		var value []byte
+		switch typ {
+		case 0, 1: // true, false
+		case 2: // byte
+			i++
+		case 3: // short
+			i += 2
+		case 4: // integer
+			i += 4
+		case 5, 8: // long, timestamp
+			i += 8
+		case 9: // uuid
+			i += 16
+		case 6, 7: // bytes, string
+			if i+2 > len(h) {
+				return false
+			}
+			n := int(binary.BigEndian.Uint16(h[i:]))
+			i += 2
+			if i+n > len(h) {
+				return false
+			}
+			if typ == 7 {
+				value = h[i : i+n : i+n]
+			}
+			i += n
+		default:
+			return false
+		}
+		if i > len(h) {
+			return false
+		}
+		switch string(name) {
+		case hdrMessageType:
+			f.messageType = value
+		case hdrEventType:
+			f.eventType = value
+		case hdrExceptionType:
+			f.exceptionType = value
+		case hdrErrorCode:
+			f.errorCode = value
+		case hdrErrorMessage:
+			f.errorMessage = value
+		}
+	}
+	f.payload = buf[preludeLen+headersLen : end : end]
+	return true
+}
+
+// decodeGeneral decodes a frame with the AWS decoder, which checks both
+// CRCs and parses the headers.
+func (fr *frameReader) decodeGeneral(buf []byte, f *frame) error {
+	if fr.dec == nil {
+		fr.dec = eventstream.NewDecoder()
+	}
+	msg, err := fr.dec.Decode(bytes.NewReader(buf), fr.payload[:0])
 	if err != nil {
 		var ce eventstream.ChecksumError
 		if errors.As(err, &ce) {
-			return eventstream.Message{}, start, streamError(start, "", fmt.Errorf("%w: message crc does not match", ErrChecksum))
+			return streamError(f.off, "", fmt.Errorf("%w: message crc does not match", ErrChecksum))
 		}
-		return eventstream.Message{}, start, streamError(start, "", fmt.Errorf("%w frame: %v", core.ErrMalformed, err))
+		return streamError(f.off, "", fmt.Errorf("%w frame: %v", core.ErrMalformed, err))
 	}
 	if cap(msg.Payload) > cap(fr.payload) {
 		fr.payload = msg.Payload[:0]
 	}
-	return msg, start, nil
+	f.messageType = headerBytes(msg, hdrMessageType)
+	f.eventType = headerBytes(msg, hdrEventType)
+	f.exceptionType = headerBytes(msg, hdrExceptionType)
+	f.errorCode = headerBytes(msg, hdrErrorCode)
+	f.errorMessage = headerBytes(msg, hdrErrorMessage)
+	f.payload = msg.Payload
+	return nil
 }
 
-// headerString returns a string header's value, or "" when it is absent or
+// headerBytes returns a string header's value, or nil when it is absent or
 // not a string.
-func headerString(m eventstream.Message, name string) string {
+func headerBytes(m eventstream.Message, name string) []byte {
 	if v, ok := m.Headers.Get(name).(eventstream.StringValue); ok {
-		return string(v)
+		return []byte(v)
 	}
-	return ""
+	return nil
 }
 
 // writeFrame writes one event frame with the given headers and payload.

@@ -8,8 +8,8 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/aws/aws-sdk-go-v2/aws/protocol/eventstream"
 	"github.com/toolconform/conform/core"
+	"github.com/toolconform/conform/providers/internal/jsonscan"
 	"github.com/toolconform/conform/providers/internal/wire"
 )
 
@@ -37,71 +37,99 @@ type block struct {
 // cvStreamEvent is the union of the ConverseStream event payloads conform
 // reads. Unknown fields, including the "p" padding, are ignored.
 type cvStreamEvent struct {
-	ContentBlockIndex *int `json:"contentBlockIndex"`
-	Start             *struct {
-		ToolUse *struct {
-			ToolUseID string `json:"toolUseId"`
-			Name      string `json:"name"`
-			Type      string `json:"type"`
-		} `json:"toolUse"`
-	} `json:"start"`
-	Delta *struct {
-		// Text holds the JSON string as sent, unquoted by rawText.
-		Text    json.RawMessage `json:"text"`
-		ToolUse *struct {
-			Input json.RawMessage `json:"input"`
-		} `json:"toolUse"`
-		ReasoningContent *struct {
-			Text            json.RawMessage `json:"text"`
-			Signature       *string         `json:"signature"`
-			RedactedContent *string         `json:"redactedContent"`
-		} `json:"reasoningContent"`
-	} `json:"delta"`
-	StopReason *string  `json:"stopReason"`
-	Usage      *cvUsage `json:"usage"`
-	Message    string   `json:"message"`
-	Bytes      string   `json:"bytes"`
+	ContentBlockIndex *int           `json:"contentBlockIndex"`
+	Start             *cvStreamStart `json:"start"`
+	Delta             *cvStreamDelta `json:"delta"`
+	StopReason        *string        `json:"stopReason"`
+	Usage             *cvUsage       `json:"usage"`
+	Message           string         `json:"message"`
+	Bytes             string         `json:"bytes"`
+	// chunk is the base64 text of Bytes, a view of the frame on the fast
+	// path.
+	chunk []byte
+}
+
+type cvStreamStart struct {
+	ToolUse *cvStreamToolStart `json:"toolUse"`
+}
+
+type cvStreamToolStart struct {
+	ToolUseID string `json:"toolUseId"`
+	Name      string `json:"name"`
+	Type      string `json:"type"`
+}
+
+type cvStreamDelta struct {
+	// Text holds the JSON string as sent, unquoted by rawText.
+	Text             json.RawMessage    `json:"text"`
+	ToolUse          *cvStreamToolDelta `json:"toolUse"`
+	ReasoningContent *cvStreamReasoning `json:"reasoningContent"`
+}
+
+type cvStreamToolDelta struct {
+	Input json.RawMessage `json:"input"`
+}
+
+type cvStreamReasoning struct {
+	Text            json.RawMessage `json:"text"`
+	Signature       *string         `json:"signature"`
+	RedactedContent *string         `json:"redactedContent"`
 }
 
 // anStreamEvent is the union of the Anthropic stream events that
 // InvokeModelWithResponseStream carries base64-encoded in "chunk" frames.
 type anStreamEvent struct {
-	Type    string `json:"type"`
-	Index   *int   `json:"index"`
-	Message *struct {
-		ID    string   `json:"id"`
-		Model string   `json:"model"`
-		Usage *anUsage `json:"usage"`
-	} `json:"message"`
-	ContentBlock *anBlock `json:"content_block"`
-	Delta        *struct {
-		Type        string  `json:"type"`
-		Text        string  `json:"text"`
-		PartialJSON string  `json:"partial_json"`
-		Thinking    string  `json:"thinking"`
-		Signature   string  `json:"signature"`
-		StopReason  *string `json:"stop_reason"`
-	} `json:"delta"`
+	Type         string           `json:"type"`
+	Index        *int             `json:"index"`
+	Message      *anStreamMessage `json:"message"`
+	ContentBlock *anBlock         `json:"content_block"`
+	Delta        *anStreamDelta   `json:"delta"`
+	Usage        *anUsage         `json:"usage"`
+	Error        *anError         `json:"error"`
+}
+
+type anStreamMessage struct {
+	ID    string   `json:"id"`
+	Model string   `json:"model"`
 	Usage *anUsage `json:"usage"`
-	Error *anError `json:"error"`
+}
+
+type anStreamDelta struct {
+	Type        string  `json:"type"`
+	Text        string  `json:"text"`
+	PartialJSON string  `json:"partial_json"`
+	Thinking    string  `json:"thinking"`
+	Signature   string  `json:"signature"`
+	StopReason  *string `json:"stop_reason"`
 }
 
 // eventStream decodes a Bedrock stream one frame at a time.
 type eventStream struct {
-	fr      *frameReader
-	q       wire.Queue
-	blocks  map[int]*block
-	input   int
-	err     error
-	scratch []byte
+	fr  frameReader
+	cur frame
+	q   wire.Queue
+	err error
+	// blocks holds the open content blocks by index; spare holds closed
+	// ones for reuse.
+	blocks map[int]*block
+	spare  []*block
+	input  int
+	// scratch holds a chunk's decoded base64; text is the buffer text
+	// deltas are unescaped into.
+	scratch, text []byte
 	// pending is the held-back call end of the last stopped client tool
-	// block: a token-limit stop drops it (B11), anything written after
-	// the block lets it through.
-	pending *core.Event
+	// block (when held): a token-limit stop drops it (B11), anything
+	// written after the block lets it through.
+	pending core.Event
+	held    bool
 	// known is set by the first frame of the protocol; foreign is the
 	// offset of the first frame that was not one, or -1.
 	known   bool
 	foreign int64
+	// chunks hands out the events' chunks; strs holds their strings.
+	chunks []core.Chunk
+	strs   jsonscan.Strings
+	fast   fastStore
 }
 
 // DecodeStream reads a ConverseStream body, or an
@@ -121,52 +149,59 @@ func (a *Adapter) DecodeStream(r io.Reader) core.EventStream {
 
 // decodeStream decodes a stream of the protocol's own events.
 func (a *Adapter) decodeStream(r io.Reader) core.EventStream {
-	return wire.CheckText("bedrock", &eventStream{fr: newFrameReader(r, a.maxFrame), blocks: map[int]*block{}, foreign: -1})
+	return wire.CheckText("bedrock", a.newStream(r))
+}
+
+func (a *Adapter) newStream(r io.Reader) *eventStream {
+	return &eventStream{fr: frameReader{r: r, max: a.maxFrame}, foreign: -1}
 }
 
 // Next returns the next event, io.EOF after the last one, or the error that
 // ended the stream.
-func (s *eventStream) Next() (core.Event, error) {
-	for {
-		if e, ok := s.q.Pop(); ok {
-			return e, nil
+func (s *eventStream) Next() (core.Event, error) { return wire.Pull(&s.q, &s.err, s.pull) }
+
+// pull reads one frame and queues its events, or returns the error that
+// ends the stream.
+func (s *eventStream) pull() error {
+	err := s.fr.next(&s.cur)
+	if err == io.EOF {
+		// A stream that ends without saying why keeps its last call,
+		// as a body without a stop reason does.
+		s.flush()
+		if !s.known && s.foreign >= 0 {
+			// Frames, but none of a Converse or InvokeModel stream:
+			// not a Bedrock response stream.
+			return streamError(s.foreign, "", fmt.Errorf("no bedrock event frame (an exception, or an event of a type Converse or InvokeModel streams send): %w", core.ErrNotStream))
 		}
-		if s.err != nil {
-			return core.Event{}, s.err
-		}
-		msg, off, err := s.fr.next()
-		if err == io.EOF {
-			// A stream that ends without saying why keeps its last
-			// call, as a body without a stop reason does.
-			s.flush()
-			s.err = io.EOF
-			if !s.known && s.foreign >= 0 {
-				// Frames, but none of a Converse or InvokeModel
-				// stream: not a Bedrock response stream.
-				s.err = streamError(s.foreign, "", fmt.Errorf("no bedrock event frame (an exception, or an event of a type Converse or InvokeModel streams send): %w", core.ErrNotStream))
-			}
-			continue
-		}
-		if err != nil {
-			s.pending, s.err = nil, err
-			return core.Event{}, err
-		}
-		if err := s.frame(msg, off); err != nil {
-			s.pending, s.err = nil, err
-			return core.Event{}, err
-		}
+		return io.EOF
 	}
+	if err == nil {
+		err = s.frame(&s.cur)
+	}
+	if err != nil {
+		s.held = false
+	}
+	return err
 }
 
 func (s *eventStream) emit(e core.Event) {
 	s.q.Push(e)
 }
 
+// chunk returns a new chunk at block index idx (none when idx is nil).
+func (s *eventStream) chunk(idx *int) *core.Chunk {
+	c := jsonscan.Take(&s.chunks)
+	if idx != nil {
+		c.Index, c.HasIndex = *idx, true
+	}
+	return c
+}
+
 // flush emits the held-back call end, if any: the call was finished.
 func (s *eventStream) flush() {
-	if s.pending != nil {
-		s.emit(*s.pending)
-		s.pending = nil
+	if s.held {
+		s.emit(s.pending)
+		s.pending, s.held = core.Event{}, false
 	}
 }
 
@@ -178,55 +213,70 @@ func (s *eventStream) flush() {
 // a delta instead, as DecodeResponse keeps the input in Original. Any other
 // stop lets the call end through.
 func (s *eventStream) settle(stop string) {
-	if p := s.pending; p != nil && finishFromStop(stop) == core.FinishLength {
-		s.pending = nil
-		if p.Chunk.Args != nil {
-			c := *p.Chunk
+	if s.held && finishFromStop(stop) == core.FinishLength {
+		p := s.pending.Chunk
+		s.pending, s.held = core.Event{}, false
+		if p.Args != nil {
+			c := jsonscan.Take(&s.chunks)
+			*c = *p
 			c.ArgsDelta, c.Args, c.Done = *c.Args, nil, false
-			s.emit(core.Event{Kind: core.EventCallDelta, Chunk: &c})
+			s.emit(core.Event{Kind: core.EventCallDelta, Chunk: c})
 		}
 	}
 	s.flush()
 }
 
-func (s *eventStream) frame(msg eventstream.Message, off int64) error {
-	switch mt := headerString(msg, ":message-type"); mt {
+// eventName returns the event type of a frame as one of the names the
+// stream reads, or "" for any other.
+func eventName(et []byte) string {
+	for _, name := range [...]string{"contentBlockDelta", "contentBlockStart", "contentBlockStop", "chunk", "messageStart", "messageStop", "metadata"} {
+		if string(et) == name {
+			return name
+		}
+	}
+	return ""
+}
+
+func (s *eventStream) frame(f *frame) error {
+	switch string(f.messageType) {
 	case "exception":
 		var body struct {
 			Message string `json:"message"`
 		}
-		_ = json.Unmarshal(msg.Payload, &body) // a non-JSON exception body still reports its type
+		_ = json.Unmarshal(f.payload, &body) // a non-JSON exception body still reports its type
 		if body.Message == "" {
-			body.Message = string(bytes.TrimSpace(msg.Payload))
+			body.Message = string(bytes.TrimSpace(f.payload))
 		}
 		s.known = true
 		s.flush()
-		s.emit(core.Event{Kind: core.EventError, Error: &core.ProviderError{Type: headerString(msg, ":exception-type"), Message: body.Message}})
+		s.emit(core.Event{Kind: core.EventError, Error: &core.ProviderError{Type: string(f.exceptionType), Message: body.Message}})
 		return nil
 	case "error":
 		s.known = true
 		s.flush()
-		s.emit(core.Event{Kind: core.EventError, Error: &core.ProviderError{Type: "error", Code: headerString(msg, ":error-code"), Message: headerString(msg, ":error-message")}})
+		s.emit(core.Event{Kind: core.EventError, Error: &core.ProviderError{Type: "error", Code: string(f.errorCode), Message: string(f.errorMessage)}})
 		return nil
 	case "event", "":
 	default:
-		s.noteForeign(off) // unknown message types are ignored
+		s.noteForeign(f.off) // unknown message types are ignored
 		return nil
 	}
-	et := headerString(msg, ":event-type")
-	switch et {
-	case "messageStart", "contentBlockStart", "contentBlockDelta", "contentBlockStop", "messageStop", "metadata", "chunk":
-	default:
-		s.noteForeign(off) // unknown event types are ignored
+	et := eventName(f.eventType)
+	if et == "" {
+		s.noteForeign(f.off) // unknown event types are ignored
 		return nil
 	}
 	s.known = true
-	var ev cvStreamEvent
-	if err := json.Unmarshal(msg.Payload, &ev); err != nil {
-		return streamError(off, et, payloadError(err))
+	ev, ok := s.fast.converse(f.payload, &s.strs)
+	if !ok {
+		ev = &cvStreamEvent{}
+		if err := json.Unmarshal(f.payload, ev); err != nil {
+			return streamError(f.off, et, payloadError(err))
+		}
+		ev.chunk = []byte(ev.Bytes)
 	}
-	if err := s.converse(et, &ev); err != nil {
-		return streamError(off, et, err)
+	if err := s.converse(et, ev); err != nil {
+		return streamError(f.off, et, err)
 	}
 	return nil
 }
@@ -242,13 +292,6 @@ func (s *eventStream) noteForeign(off int64) {
 // payloadError places an encoding/json error of a frame's payload.
 func payloadError(err error) error { return wire.WrapJSONError("payload", err) }
 
-func chunkAt(idx *int) core.Chunk {
-	if idx == nil {
-		return core.Chunk{}
-	}
-	return core.Chunk{Index: *idx, HasIndex: true}
-}
-
 func key(idx *int) int {
 	if idx == nil {
 		return 0
@@ -259,13 +302,22 @@ func key(idx *int) int {
 func (s *eventStream) open(idx *int, kind blockKind) (*block, error) {
 	k := key(idx)
 	if b, ok := s.blocks[k]; ok {
-		*b = block{kind: kind}
+		*b = block{kind: kind, streamed: b.streamed[:0]}
 		return b, nil
 	}
 	if len(s.blocks) >= maxOpenBlocks {
 		return nil, fmt.Errorf("%w: more than %d open content blocks", core.ErrTooLarge, maxOpenBlocks)
 	}
-	b := &block{kind: kind}
+	if s.blocks == nil {
+		s.blocks = map[int]*block{}
+	}
+	var b *block
+	if n := len(s.spare); n > 0 {
+		b, s.spare = s.spare[n-1], s.spare[:n-1]
+		*b = block{kind: kind, streamed: b.streamed[:0]}
+	} else {
+		b = &block{kind: kind}
+	}
 	s.blocks[k] = b
 	return b, nil
 }
@@ -292,15 +344,15 @@ func (s *eventStream) converse(et string, ev *cvStreamEvent) error {
 			return err
 		}
 		b.id = ev.Start.ToolUse.ToolUseID
-		c := chunkAt(ev.ContentBlockIndex)
+		c := s.chunk(ev.ContentBlockIndex)
 		c.ID, c.Name, c.Start = ev.Start.ToolUse.ToolUseID, ev.Start.ToolUse.Name, true
-		s.emit(core.Event{Kind: core.EventCallStart, Chunk: &c})
+		s.emit(core.Event{Kind: core.EventCallStart, Chunk: c})
 	case "contentBlockDelta":
 		if ev.Delta == nil {
 			return nil
 		}
 		d := ev.Delta
-		text, err := rawText(d.Text, "delta.text")
+		text, err := s.rawText(d.Text, "delta.text")
 		if err != nil {
 			return err
 		}
@@ -308,7 +360,7 @@ func (s *eventStream) converse(et string, ev *cvStreamEvent) error {
 			s.emit(core.Event{Kind: core.EventText, Text: text})
 		}
 		if rc := d.ReasoningContent; rc != nil {
-			thinking, err := rawText(rc.Text, "delta.reasoningContent.text")
+			thinking, err := s.rawText(rc.Text, "delta.reasoningContent.text")
 			if err != nil {
 				return err
 			}
@@ -323,7 +375,7 @@ func (s *eventStream) converse(et string, ev *cvStreamEvent) error {
 			}
 		}
 		if d.ToolUse != nil {
-			frag, err := inputFragment(d.ToolUse.Input)
+			frag, err := s.inputFragment(d.ToolUse.Input)
 			if err != nil {
 				return err
 			}
@@ -343,28 +395,31 @@ func (s *eventStream) converse(et string, ev *cvStreamEvent) error {
 			s.emit(core.Event{Kind: core.EventUsage, Usage: &core.Usage{InputTokens: ev.Usage.InputTokens, OutputTokens: ev.Usage.OutputTokens}})
 		}
 	case "chunk":
-		n := base64.StdEncoding.DecodedLen(len(ev.Bytes))
+		n := base64.StdEncoding.DecodedLen(len(ev.chunk))
 		if cap(s.scratch) < n {
 			s.scratch = make([]byte, n)
 		}
-		n, err := base64.StdEncoding.Decode(s.scratch[:n], []byte(ev.Bytes))
+		n, err := base64.StdEncoding.Decode(s.scratch[:n], ev.chunk)
 		if err != nil {
 			return fmt.Errorf("payload field bytes: %w", err)
 		}
-		var an anStreamEvent
-		if err := json.Unmarshal(s.scratch[:n], &an); err != nil {
-			return fmt.Errorf("chunk: %w", payloadError(err))
+		an, ok := s.fast.anthropic(s.scratch[:n], &s.strs)
+		if !ok {
+			an = &anStreamEvent{}
+			if err := json.Unmarshal(s.scratch[:n], an); err != nil {
+				return fmt.Errorf("chunk: %w", payloadError(err))
+			}
 		}
-		return s.anthropic(&an)
+		return s.anthropic(an)
 	}
 	return nil
 }
 
 // rawText returns a text delta, a JSON string or null, with bytes that are
-// not UTF-8 kept as they are: a character split between deltas comes out
-// whole (B05), and an invalid one is refused (wire.CheckText) rather than
-// replaced.
-func rawText(raw json.RawMessage, field string) (string, error) {
+// not UTF-8 kept as they are (wire.UnquoteRaw): a character split between
+// deltas comes out whole (B05), and an invalid one is refused
+// (wire.CheckText) rather than replaced.
+func (s *eventStream) rawText(raw json.RawMessage, field string) (string, error) {
 	t := bytes.TrimSpace(raw)
 	if len(t) == 0 || string(t) == "null" {
 		return "", nil
@@ -372,16 +427,28 @@ func rawText(raw json.RawMessage, field string) (string, error) {
 	if t[0] != '"' {
 		return "", fmt.Errorf("payload field %s: not a string", field)
 	}
-	s, err := wire.UnquoteRaw(t)
-	if err != nil {
-		return "", fmt.Errorf("payload field %s: %w", field, err)
+	return s.unquote(t, field)
+}
+
+// unquote returns the value of the JSON string t as wire.UnquoteRaw does,
+// into the stream's string arena.
+func (s *eventStream) unquote(t []byte, field string) (string, error) {
+	if len(t) >= 2 && t[len(t)-1] == '"' {
+		content := t[1 : len(t)-1]
+		if v, ok := s.strs.Raw(content, bytes.IndexByte(content, '\\') >= 0); ok {
+			return v, nil
+		}
 	}
-	return s, nil
+	_, err := wire.UnquoteRaw(t)
+	if err == nil {
+		err = errors.New("not a JSON string")
+	}
+	return "", fmt.Errorf("payload field %s: %w", field, err)
 }
 
 // inputFragment returns a toolUse input delta as text. ConverseStream sends
 // a string; an object (as some gateways send, C04) is taken as its JSON text.
-func inputFragment(raw json.RawMessage) (string, error) {
+func (s *eventStream) inputFragment(raw json.RawMessage) (string, error) {
 	t := bytes.TrimSpace(raw)
 	if len(t) == 0 || string(t) == "null" {
 		return "", nil
@@ -390,11 +457,7 @@ func inputFragment(raw json.RawMessage) (string, error) {
 		// Bytes that are not UTF-8 are kept: a character split
 		// between deltas comes out whole (B05), and an invalid one is
 		// refused (wire.CheckText) rather than replaced.
-		s, err := wire.UnquoteRaw(t)
-		if err != nil {
-			return "", fmt.Errorf("payload field delta.toolUse.input: %w", err)
-		}
-		return s, nil
+		return s.unquote(t, "delta.toolUse.input")
 	}
 	return string(t), nil
 }
@@ -419,9 +482,9 @@ func (s *eventStream) argDelta(idx *int, frag string) error {
 		b.streamed = append(b.streamed, frag...)
 	}
 	b.argBytes += len(frag)
-	c := chunkAt(idx)
+	c := s.chunk(idx)
 	c.ArgsDelta = frag
-	s.emit(core.Event{Kind: core.EventCallDelta, Chunk: &c})
+	s.emit(core.Event{Kind: core.EventCallDelta, Chunk: c})
 	return nil
 }
 
@@ -438,13 +501,14 @@ func (s *eventStream) stop(idx *int) error {
 		return nil
 	}
 	delete(s.blocks, key(idx))
+	s.spare = append(s.spare, b)
 	if b.kind != blockTool {
 		return nil
 	}
 	if err := checkStartInput(key(idx), b); err != nil {
 		return err
 	}
-	c := chunkAt(idx)
+	c := s.chunk(idx)
 	c.Done = true
 	if b.argBytes == 0 {
 		args := b.startInput
@@ -454,7 +518,7 @@ func (s *eventStream) stop(idx *int) error {
 		c.Args = &args
 	}
 	s.flush()
-	s.pending = &core.Event{Kind: core.EventCallEnd, Chunk: &c}
+	s.pending, s.held = core.Event{Kind: core.EventCallEnd, Chunk: c}, true
 	return nil
 }
 
@@ -485,7 +549,7 @@ func (s *eventStream) anthropic(ev *anStreamEvent) error {
 				return err
 			}
 			b.id = cb.ID
-			c := chunkAt(ev.Index)
+			c := s.chunk(ev.Index)
 			c.ID, c.Name, c.Start = cb.ID, cb.Name, true
 			// A start that already carries input (A18, I01) is the
 			// call's input unless input deltas follow, which then are
@@ -493,7 +557,7 @@ func (s *eventStream) anthropic(ev *anStreamEvent) error {
 			if in := bytes.TrimSpace(cb.Input); len(in) > 0 && string(in) != "{}" && string(in) != "null" {
 				b.startInput = string(in)
 			}
-			s.emit(core.Event{Kind: core.EventCallStart, Chunk: &c})
+			s.emit(core.Event{Kind: core.EventCallStart, Chunk: c})
 		case "text":
 			if _, err := s.open(ev.Index, blockOther); err != nil {
 				return err
