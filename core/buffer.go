@@ -10,6 +10,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/toolconform/conform/core/internal/jsonvalid"
 	"github.com/toolconform/conform/core/repair"
 )
 
@@ -272,7 +273,7 @@ func (b *Buffer) check(cs *callState, c *Chunk) *ChunkError {
 		return b.chunkErr(c, ErrConflict, "both Args and ArgsDelta are set")
 	}
 	for k, v := range c.Patch {
-		if !json.Valid(v) {
+		if !jsonvalid.Valid(v) {
 			return b.chunkErr(c, ErrInvalidPatch, fmt.Sprintf("value of key %s is not valid JSON", short(k)))
 		}
 	}
@@ -684,10 +685,10 @@ func textArgs(raw []byte) (json.RawMessage, bool, error) {
 	if len(t) == 0 {
 		return json.RawMessage("{}"), false, nil
 	}
-	if json.Valid(raw) {
+	if jsonvalid.Valid(raw) {
 		return raw[:len(raw):len(raw)], false, nil
 	}
-	if n := len(t); n%2 == 0 && bytes.Equal(t[:n/2], t[n/2:]) && json.Valid(t[:n/2]) {
+	if n := len(t); n%2 == 0 && bytes.Equal(t[:n/2], t[n/2:]) && jsonvalid.Valid(t[:n/2]) {
 		return t[: n/2 : n/2], true, nil
 	}
 	text := string(raw)
