@@ -240,22 +240,28 @@ func (a *Adapter) DecodeStream(r io.Reader) core.EventStream {
 // decodeStream decodes a stream of the protocol's own events, v2 SSE or
 // v1 NDJSON (see v1.go), told apart by its first byte.
 func (a *Adapter) decodeStream(r io.Reader) core.EventStream {
-	d := &dialectStream{a: a}
-	d.br.Reset(r)
-	return d
-}
-
-// decodeSSE decodes a Cohere v2 SSE stream.
-func (a *Adapter) decodeSSE(r io.Reader) core.EventStream {
-	return wire.CheckText("cohere", a.newStream(r))
+	return &dialectStream{a: a, r: r}
 }
 
 // newStream returns the v2 SSE decoder of r, before wire.CheckText.
 func (a *Adapter) newStream(r io.Reader) *eventStream {
-	s := &eventStream{r: wire.NewSSEReader(r, a.maxEvent, "cohere", core.ErrTooLarge)}
+	s := new(eventStream)
+	s.init(a, r)
+	return s
+}
+
+// init makes s the v2 SSE decoder of r.
+func (s *eventStream) init(a *Adapter, r io.Reader) {
+	s.r = wire.NewSSEReader(r, a.maxEvent, "cohere", core.ErrTooLarge)
 	s.q.Use(s.queued[:])
 	s.fast.off = a.slowOnly
-	return s
+}
+
+// start makes s the v2 SSE decoder of r and returns it checked by
+// wire.CheckText.
+func (s *eventStream) start(a *Adapter, r io.Reader) core.EventStream {
+	s.init(a, r)
+	return wire.CheckText("cohere", s)
 }
 
 // Next returns the next event, io.EOF after the last one, or the error that

@@ -1,7 +1,6 @@
 package cohere
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -129,13 +128,24 @@ func pathOf(err error) string {
 
 // dialectStream reads the first byte of a stream that is not white space
 // and hands the stream to the v1 NDJSON decoder when it opens a JSON
-// object, else to the v2 SSE decoder. It decides on its first Next, so
-// that DecodeStream never waits for input.
+// object, else to the v2 SSE decoder, which it holds. It decides on its
+// first Next, so that DecodeStream never waits for input; the bytes read
+// to decide are read again by the decoder it picks, through its Read. A
+// stream that starts with more than maxPeek bytes of white space is v2.
 type dialectStream struct {
-	a     *Adapter
-	br    bufio.Reader
+	a *Adapter
+	r io.Reader
+	// head holds the bytes read to decide that are not handed on yet,
+	// in buf while they fit; rerr is the error that ended those reads.
+	head  []byte
+	buf   [64]byte
+	rerr  error
+	sse   eventStream
 	inner core.EventStream
 }
+
+// maxPeek bounds the white space read before a stream's first byte.
+const maxPeek = 4096
 
 func (d *dialectStream) Next() (core.Event, error) {
 	if d.inner == nil {
@@ -144,21 +154,45 @@ func (d *dialectStream) Next() (core.Event, error) {
 	return d.inner.Next()
 }
 
-func (d *dialectStream) choose() core.EventStream {
-	for n := 1; ; n++ {
-		b, err := d.br.Peek(n)
-		if err != nil || len(b) < n {
-			break
-		}
-		switch b[n-1] {
-		case ' ', '\t', '\r', '\n':
-			continue
-		case '{':
-			return wire.CheckText("cohere", &v1Stream{lines: ndjson.NewReader(&d.br, d.a.maxEvent)})
-		}
-		break
+// Read hands on the bytes read to decide, then reads the stream.
+func (d *dialectStream) Read(p []byte) (int, error) {
+	if len(d.head) > 0 {
+		n := copy(p, d.head)
+		d.head = d.head[n:]
+		return n, nil
 	}
-	return d.a.decodeSSE(&d.br)
+	if d.rerr != nil {
+		return 0, d.rerr
+	}
+	return d.r.Read(p)
+}
+
+func (d *dialectStream) choose() core.EventStream {
+	d.head = d.buf[:0]
+	for empty := 0; len(d.head) < maxPeek && d.rerr == nil; {
+		if len(d.head) == cap(d.head) {
+			d.head = append(d.head, make([]byte, len(d.head))...)[:len(d.head)]
+		}
+		from := len(d.head)
+		n, err := d.r.Read(d.head[from:min(cap(d.head), maxPeek)])
+		d.head, d.rerr = d.head[:from+n], err
+		if n == 0 && err == nil {
+			if empty++; empty > 100 {
+				d.rerr = io.ErrNoProgress
+			}
+			continue
+		}
+		for _, c := range d.head[from:] {
+			switch c {
+			case ' ', '\t', '\r', '\n':
+				continue
+			case '{':
+				return wire.CheckText("cohere", &v1Stream{lines: ndjson.NewReader(d, d.a.maxEvent)})
+			}
+			return d.sse.start(d.a, d)
+		}
+	}
+	return d.sse.start(d.a, d)
 }
 
 // v1Stream decodes a Cohere Chat v1 NDJSON stream.

@@ -2,12 +2,14 @@ package cohere
 
 import (
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/toolconform/conform/core"
+	"github.com/toolconform/conform/providers/internal/adaptertest"
 )
 
 // Bytes after the v1 Chat API reference and the v1 "Tool use" and
@@ -80,5 +82,32 @@ func TestDecodeV1Errors(t *testing.T) {
 	_, err := core.Collect(New().DecodeStream(strings.NewReader(`{"event_type":"stream-start"}` + "\n" + `{"event_type":"text-gen`)))
 	if err == nil || !strings.Contains(err.Error(), "at byte 30") {
 		t.Errorf("err = %v, want one at byte 30", err)
+	}
+}
+
+// TestDialectAfterWhiteSpace checks that the dialect is told from the
+// first byte that is not white space however far it is and however the
+// stream is read, up to maxPeek bytes, and that a v1 stream after more
+// white space than that is read as v2, which does not know it.
+func TestDialectAfterWhiteSpace(t *testing.T) {
+	want, err := adaptertest.Drain(New().DecodeStream(strings.NewReader(v1StreamBody)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []int{1, 63, 64, 65, 200, maxPeek - 1} {
+		body := strings.Repeat(" \n\t\r", n/4) + strings.Repeat(" ", n%4) + v1StreamBody
+		for _, size := range []int{1, 7, 64, 4096} {
+			got, err := adaptertest.Drain(New().DecodeStream(adaptertest.SplitReader([]byte(body), size)))
+			if err != nil {
+				t.Fatalf("%d bytes of white space, reads of %d: %v", n, size, err)
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Fatalf("%d bytes of white space, reads of %d (-want +got):\n%s", n, size, diff)
+			}
+		}
+	}
+	_, err = adaptertest.Drain(New().DecodeStream(strings.NewReader(strings.Repeat(" ", maxPeek) + v1StreamBody)))
+	if !errors.Is(err, core.ErrNotStream) {
+		t.Errorf("v1 after %d spaces: error %v, want one wrapping core.ErrNotStream", maxPeek, err)
 	}
 }
