@@ -287,6 +287,7 @@ fuzzer providers/gemini FuzzDecodeInteractionStream
 fuzzer providers/gemini FuzzDecodeResponse
 fuzzer providers/gemini FuzzDecodeStream
 fuzzer providers/gemini FuzzFastPath
+fuzzer providers/gemini FuzzInteractFastPath
 fuzzer providers/gemini FuzzSanitizeSchema
 fuzzer providers/internal/jsonscan FuzzScanner
 fuzzer providers/internal/oaichat FuzzFastPath

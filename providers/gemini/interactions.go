@@ -1,7 +1,6 @@
 package gemini
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -137,13 +136,15 @@ type wireInteractionEvent struct {
 	Interaction *wireInteraction `json:"interaction"`
 	Index       *int             `json:"index"`
 	Step        *wireStep        `json:"step"`
-	Delta       *struct {
-		Type      string `json:"type"`
-		Text      string `json:"text"`
-		Signature string `json:"signature"`
-		Arguments string `json:"arguments"`
-	} `json:"delta"`
-	Error *wireError `json:"error"`
+	Delta       *wireStepDelta   `json:"delta"`
+	Error       *wireError       `json:"error"`
+}
+
+type wireStepDelta struct {
+	Type      string `json:"type"`
+	Text      string `json:"text"`
+	Signature string `json:"signature"`
+	Arguments string `json:"arguments"`
 }
 
 // DecodeInteractionStream reads a Gemini Interactions API SSE stream. A
@@ -164,7 +165,9 @@ type wireInteractionEvent struct {
 // together. A held call still open when the stream ends or fails is
 // emitted without an end, never complete.
 func (a *Adapter) DecodeInteractionStream(r io.Reader) core.EventStream {
-	return &interactionStream{a: a, dec: sse.NewDecoder(bufio.NewReader(r), sse.FlushAtEOF(), sse.MaxEventSize(a.maxEvent)), steps: map[int]*iStep{}}
+	s := &interactionStream{a: a, dec: sse.NewDecoder(r, sse.FlushAtEOF(), sse.MaxEventSize(a.maxEvent))}
+	s.q.Use(s.evBuf[:0])
+	return s
 }
 
 type iStep struct {
@@ -181,69 +184,69 @@ type iStep struct {
 }
 
 type interactionStream struct {
-	a        *Adapter
-	dec      *sse.Decoder
-	queue    []core.Event
-	err      error
-	steps    map[int]*iStep
-	calls    int
-	id       string
-	model    string
-	metaSent bool
+	a   *Adapter
+	dec *sse.Decoder
+	// q stamps the interaction's id and model, once interaction.created
+	// names them, on the next event.
+	q     wire.Queue
+	err   error
+	steps map[int]*iStep
+	calls int
+	// evBuf is the first storage of q.
+	evBuf [4]core.Event
+	// fast is the fast path's reused storage (see interactfast.go).
+	fast interactFast
 }
 
-func (s *interactionStream) emit(ev core.Event) {
-	if !s.metaSent && (s.id != "" || s.model != "") {
-		ev.ID, ev.Model, s.metaSent = s.id, s.model, true
+func (s *interactionStream) emit(ev core.Event) { s.q.Push(ev) }
+
+func (s *interactionStream) Next() (core.Event, error) { return wire.Pull(&s.q, &s.err, s.pull) }
+
+// pull reads one SSE event and queues its events, or returns the error
+// that ends the stream; the calls still held then are queued first.
+func (s *interactionStream) pull() error {
+	err := s.read()
+	if err != nil {
+		s.abandonHeld()
 	}
-	s.queue = append(s.queue, ev)
+	return err
 }
 
-func (s *interactionStream) Next() (core.Event, error) {
+// read reads and decodes one SSE event.
+func (s *interactionStream) read() error {
 	const op = "gemini: decode interaction stream"
-	for len(s.queue) == 0 {
-		if s.err != nil {
-			return core.Event{}, s.err
-		}
-		ev, err := s.dec.Next()
-		if err == io.EOF {
-			s.err = io.EOF
-			s.abandonHeld()
-			continue
-		}
-		if err != nil {
-			var se *sse.Error
-			if errors.As(err, &se) {
-				e := err
-				if errors.Is(err, sse.ErrEventTooLarge) {
-					e = fmt.Errorf("%w: %v", core.ErrTooLarge, err)
-				}
-				s.err = wire.Placed(op, se.Offset, "", e)
-			} else {
-				s.err = fmt.Errorf("%s: %w", op, err)
+	ev, err := s.dec.NextRaw()
+	if err == io.EOF {
+		return io.EOF
+	}
+	if err != nil {
+		var se *sse.Error
+		if errors.As(err, &se) {
+			e := err
+			if errors.Is(err, sse.ErrEventTooLarge) {
+				e = fmt.Errorf("%w: %v", core.ErrTooLarge, err)
 			}
-			s.abandonHeld()
-			continue
+			return wire.Placed(op, se.Offset, "", e)
 		}
-		data := bytes.TrimSpace([]byte(ev.Data))
-		if len(data) == 0 {
-			continue
-		}
-		off := s.dec.Offset() + int64(len("data: "))
-		var w wireInteractionEvent
-		if err := json.Unmarshal(data, &w); err != nil {
-			s.err = syntaxError(op, off, err)
-			s.abandonHeld()
-			continue
-		}
-		if err := s.event(&w); err != nil {
-			s.err = wire.Placed(op, off, "", err)
-			s.abandonHeld()
+		return fmt.Errorf("%s: %w", op, err)
+	}
+	// A view of the decoder's buffer, decoded before the next event.
+	data := bytes.TrimSpace(ev.Data)
+	if len(data) == 0 {
+		return nil
+	}
+	off := s.dec.Offset() + int64(len("data: "))
+	w, ok := s.fast.event(data)
+	if !ok {
+		w = new(wireInteractionEvent)
+		if err := json.Unmarshal(data, w); err != nil {
+			return syntaxError(op, off, err)
 		}
 	}
-	ev := s.queue[0]
-	s.queue = s.queue[1:]
-	return ev, nil
+	if err := s.event(w); err != nil {
+		return wire.Placed(op, off, "", err)
+	}
+	return nil
 }
 
 // release emits the start of a held call, with the id its arguments so
@@ -257,7 +260,7 @@ func (s *interactionStream) release(st *iStep, idx int) {
 	if a, err := argsOf(args); err == nil {
 		args = a // the arguments as DecodeInteraction reads them
 	}
-	st.id = responseCallID(s.id, st.name, args, st.k)
+	st.id = responseCallID(s.q.ID, st.name, args, st.k)
 	s.emit(core.Event{Kind: core.EventCallStart, Chunk: &core.Chunk{ID: st.id, Index: idx, HasIndex: true, Name: st.name, Start: true, Signature: st.signature}})
 	if st.args.Len() > 0 {
 		s.emit(core.Event{Kind: core.EventCallDelta, Chunk: &core.Chunk{ID: st.id, Index: idx, HasIndex: true, ArgsDelta: st.args.String()}})
@@ -288,24 +291,27 @@ func (s *interactionStream) event(w *wireInteractionEvent) error {
 	switch w.EventType {
 	case "interaction.created":
 		if w.Interaction != nil {
-			s.id, s.model = w.Interaction.ID, w.Interaction.Model
+			s.q.ID, s.q.Model = w.Interaction.ID, w.Interaction.Model
 		}
 	case "step.start":
 		if w.Step == nil || idx < 0 {
 			return fmt.Errorf("%w: step.start without index or step", core.ErrMalformed)
 		}
 		st := &iStep{typ: w.Step.Type, id: w.Step.ID, name: w.Step.Name, startArgs: w.Step.Arguments}
+		if s.steps == nil {
+			s.steps = map[int]*iStep{}
+		}
 		s.steps[idx] = st
 		switch st.typ {
 		case "function_call":
 			st.k = s.calls
 			s.calls++
 			if st.id == "" {
-				if s.id == "" {
+				if s.q.ID == "" {
 					st.held, st.signature = true, w.Step.Signature
 					break
 				}
-				st.id = responseCallID(s.id, "", nil, st.k)
+				st.id = responseCallID(s.q.ID, "", nil, st.k)
 			}
 			s.emit(core.Event{Kind: core.EventCallStart, Chunk: &core.Chunk{ID: st.id, Index: idx, HasIndex: true, Name: st.name, Start: true, Signature: w.Step.Signature}})
 		case "thought":
