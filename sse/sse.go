@@ -114,8 +114,18 @@ type Decoder struct {
 
 	// lines maps the data of the event being built to stream offsets,
 	// one entry per data line; last holds those of the event returned.
+	// They start in linesBuf, which holds events of up to four data lines.
 	lines, last []dataLine
+	linesBuf    [2][4]dataLine
 }
+
+// The first capacities of an event's data and of a line cut by the end
+// of the read buffer, carved from the read buffer's allocation so that
+// the events of a typical stream cost no allocation to grow them.
+const (
+	firstData = 512
+	firstLine = 256
+)
 
 // dataLine says where one data line's value starts, in the event's data
 // and in the stream.
@@ -126,7 +136,11 @@ type dataLine struct {
 
 // NewDecoder returns a Decoder reading from r.
 func NewDecoder(r io.Reader, opts ...Option) *Decoder {
-	d := &Decoder{r: r, buf: make([]byte, 4096), max: DefaultMaxEventSize, cr: -1, lf: -1}
+	mem := make([]byte, 4096+firstData+firstLine)
+	d := &Decoder{r: r, buf: mem[:4096:4096], max: DefaultMaxEventSize, cr: -1, lf: -1}
+	d.data = mem[4096 : 4096 : 4096+firstData]
+	d.line = mem[4096+firstData : 4096+firstData : len(mem)]
+	d.lines, d.last = d.linesBuf[0][:0], d.linesBuf[1][:0]
 	for _, o := range opts {
 		o(d)
 	}

@@ -27,7 +27,7 @@ type SSEReader struct {
 	tooLarge error
 	// in counts the bytes read and judges whether they are blank (see
 	// StreamInput); its event bookkeeping is not used here.
-	in *StreamInput
+	in StreamInput
 	d  *sse.Decoder
 }
 
@@ -36,8 +36,9 @@ type SSEReader struct {
 // an oversized event's error wraps; types, when given, are the protocol's
 // event types (see sse.EventTypes).
 func NewSSEReader(r io.Reader, max int, protocol string, tooLarge error, types ...string) *SSEReader {
-	in := NewStreamInput(r)
-	return &SSEReader{protocol: protocol, tooLarge: tooLarge, in: in, d: sse.NewDecoder(in, sse.FlushAtEOF(), sse.MaxEventSize(max), sse.EventTypes(types...))}
+	s := &SSEReader{protocol: protocol, tooLarge: tooLarge, in: StreamInput{r: r}}
+	s.d = sse.NewDecoder(&s.in, sse.FlushAtEOF(), sse.MaxEventSize(max), sse.EventTypes(types...))
+	return s
 }
 
 // Offset returns the number of bytes read so far.
