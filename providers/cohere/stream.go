@@ -214,6 +214,13 @@ func (o *openCalls) remove(index int) {
 // len returns the number of open calls.
 func (o *openCalls) len() int { return o.nFew + len(o.more) }
 
+// eventTypes are the event types of the v2 chat stream, the commonest
+// first, which the SSE decoder gives as these strings (sse.EventTypes).
+var eventTypes = []string{
+	"tool-call-delta", "tool-plan-delta", "content-delta", "tool-call-start", "tool-call-end",
+	"content-start", "content-end", "message-start", "message-end", "citation-start", "citation-end", "debug",
+}
+
 // knownEvent reports whether typ is an event type of the v2 chat stream.
 func knownEvent(typ string) bool {
 	switch typ {
@@ -252,7 +259,7 @@ func (a *Adapter) newStream(r io.Reader) *eventStream {
 
 // init makes s the v2 SSE decoder of r.
 func (s *eventStream) init(a *Adapter, r io.Reader) {
-	s.r = wire.NewSSEReader(r, a.maxEvent, "cohere", core.ErrTooLarge)
+	s.r = wire.NewSSEReader(r, a.maxEvent, "cohere", core.ErrTooLarge, eventTypes...)
 	s.q.Use(s.queued[:])
 	s.fast.off = a.slowOnly
 }
