@@ -7,8 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/toolconform/conform/core"
@@ -580,32 +578,9 @@ func (a *Adapter) EncodeStream(w io.Writer, events []core.Event) error {
 	const op = "gemini: encode stream"
 	var chunks []wireResponse
 	var id, model string
-	type pending struct {
-		name, sig string
-		text      []byte
-		patch     map[string]json.RawMessage
-		args      *string
-	}
-	open := map[string]*pending{}
-	var last string
+	var calls wire.WholeCalls
 	var usage *core.Usage
 	var finish *core.Event
-	byIndex := map[int]string{}
-	key := func(c *core.Chunk) string {
-		switch {
-		case c.ID != "":
-			if c.HasIndex {
-				byIndex[c.Index] = "id:" + c.ID
-			}
-			return "id:" + c.ID
-		case c.HasIndex:
-			if k, ok := byIndex[c.Index]; ok {
-				return k
-			}
-			return "ix:" + strconv.Itoa(c.Index)
-		}
-		return last
-	}
 	addPart := func(p wirePart) {
 		chunks = append(chunks, wireResponse{Candidates: []wireCandidate{{Content: &wireContent{Role: "model", Parts: []wirePart{p}}}}})
 	}
@@ -621,56 +596,18 @@ func (a *Adapter) EncodeStream(w io.Writer, events []core.Event) error {
 		case core.EventPlan:
 			addPart(wirePart{Text: ptr(ev.Text)})
 		case core.EventCallStart, core.EventCallDelta, core.EventCallEnd:
-			c := ev.Chunk
-			if c == nil {
-				return fmt.Errorf("%s: events[%d]: %s event without a chunk", op, i, ev.Kind)
+			c, ended, cerr := calls.Add(ev)
+			if cerr != nil {
+				return fmt.Errorf("%s: events[%d]: %w", op, i, cerr)
 			}
-			k := key(c)
-			p := open[k]
-			if p == nil || c.Start {
-				p = &pending{}
-				open[k] = p
-			}
-			last = k
-			if c.Name != "" {
-				p.name = c.Name
-			}
-			if c.Signature != "" {
-				p.sig = c.Signature
-			}
-			p.text = append(p.text, c.ArgsDelta...)
-			if c.Args != nil {
-				v := *c.Args
-				p.args, p.text, p.patch = &v, nil, nil
-			}
-			for pk, pv := range c.Patch {
-				if p.patch == nil {
-					p.patch = map[string]json.RawMessage{}
-				}
-				p.patch[pk] = pv
-			}
-			if !c.Done && ev.Kind != core.EventCallEnd {
+			if !ended {
 				continue
 			}
-			delete(open, k)
-			var args json.RawMessage
-			switch {
-			case p.args != nil:
-				args = json.RawMessage(*p.args)
-			case len(p.text) > 0:
-				args = p.text
-			case p.patch != nil:
-				args, _ = json.Marshal(p.patch)
-			}
-			args, err := objectArgs(args)
+			args, err := objectArgs(c.Args)
 			if err != nil {
 				return fmt.Errorf("%s: events[%d]: %w", op, i, err)
 			}
-			callID := ""
-			if strings.HasPrefix(k, "id:") {
-				callID = k[3:]
-			}
-			addPart(wirePart{FunctionCall: &wireFunctionCall{ID: wireID(callID), Name: p.name, Args: args}, ThoughtSignature: p.sig})
+			addPart(wirePart{FunctionCall: &wireFunctionCall{ID: wireID(c.ID), Name: c.Name, Args: args}, ThoughtSignature: c.Signature})
 		case core.EventUsage:
 			usage = ev.Usage
 		case core.EventFinish:

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"strconv"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/toolconform/conform/core"
@@ -224,16 +223,7 @@ func (a *Adapter) EncodeStream(w io.Writer, events []core.Event) error {
 		_, err = bw.Write(b)
 		return err
 	}
-	type pending struct {
-		id, name string
-		index    *int
-		text     strings.Builder
-		args     *string
-		patch    map[string]json.RawMessage
-	}
-	open := map[string]*pending{}
-	byIndex := map[int]string{}
-	last := ""
+	var calls wire.WholeCalls
 	var usage *core.Usage
 	for i, ev := range events {
 		var err error
@@ -243,67 +233,21 @@ func (a *Adapter) EncodeStream(w io.Writer, events []core.Event) error {
 		case core.EventThinking:
 			err = write(wireResponse{Message: &wireMessage{Role: "assistant", Thinking: ev.Text}})
 		case core.EventCallStart, core.EventCallDelta, core.EventCallEnd:
-			c := ev.Chunk
-			if c == nil {
-				return fmt.Errorf("%s: events[%d]: %s event without a chunk", op, i, ev.Kind)
-			}
-			k := last
-			switch {
-			case c.ID != "":
-				k = "id:" + c.ID
-				if c.HasIndex {
-					byIndex[c.Index] = k
-				}
-			case c.HasIndex:
-				if v, ok := byIndex[c.Index]; ok {
-					k = v
-				} else {
-					k = "ix:" + strconv.Itoa(c.Index)
-				}
-			}
-			last = k
-			p := open[k]
-			if p == nil || c.Start {
-				p = &pending{}
-				open[k] = p
-			}
-			if c.ID != "" {
-				p.id = c.ID
-			}
-			if c.HasIndex {
-				ix := c.Index
-				p.index = &ix
-			}
-			if c.Name != "" {
-				p.name = c.Name
-			}
-			p.text.WriteString(c.ArgsDelta)
-			if c.Args != nil {
-				v := *c.Args
-				p.args = &v
-			}
-			for pk, pv := range c.Patch {
-				if p.patch == nil {
-					p.patch = map[string]json.RawMessage{}
-				}
-				p.patch[pk] = pv
-			}
-			if !c.Done && ev.Kind != core.EventCallEnd {
-				continue
-			}
-			delete(open, k)
-			args := p.text.String()
-			if p.args != nil {
-				args = *p.args
-			} else if args == "" && p.patch != nil {
-				b, _ := json.Marshal(p.patch)
-				args = string(b)
-			}
-			tc, cerr := wireCall(core.Call{ID: p.id, Name: p.name, Arguments: json.RawMessage(args)})
+			c, ended, cerr := calls.Add(ev)
 			if cerr != nil {
 				return fmt.Errorf("%s: events[%d]: %w", op, i, cerr)
 			}
-			tc.Function.Index = p.index
+			if !ended {
+				continue
+			}
+			tc, cerr := wireCall(core.Call{ID: c.ID, Name: c.Name, Arguments: c.Args})
+			if cerr != nil {
+				return fmt.Errorf("%s: events[%d]: %w", op, i, cerr)
+			}
+			if c.HasIndex {
+				ix := c.Index
+				tc.Function.Index = &ix
+			}
 			err = write(wireResponse{Message: &wireMessage{Role: "assistant", ToolCalls: []wireToolCall{tc}}})
 		case core.EventUsage:
 			usage = ev.Usage
