@@ -362,7 +362,7 @@ func (s *stream) fastBlockStart(f *fastEvent) bool {
 		if b.id, ok = s.text(cb.id); ok {
 			name, ok = s.text(cb.name)
 		}
-		if !ok || b.id != "" && s.ids.has(b.id) {
+		if !ok || b.id != "" && s.ids.Get(b.id) != nil {
 			return false
 		}
 		if in := cb.input; len(in) > 0 && string(in) != "null" && string(in) != "{}" {
@@ -371,7 +371,7 @@ func (s *stream) fastBlockStart(f *fastEvent) bool {
 		s.started = true
 		s.flush()
 		if b.id != "" {
-			s.ids.add(b.id)
+			s.ids.Put(b.id, struct{}{})
 		}
 		s.addBlock(i, b)
 		c := s.chunk()

@@ -79,7 +79,7 @@ type stream struct {
 	sse    *wire.SSEReader
 	q      wire.Queue
 	blocks blockSet
-	ids    idSet
+	ids    wire.SmallMap[struct{}] // the tool_use ids started
 	// pending is the held-back call_end of the last stopped tool_use
 	// (B11), when hasPending.
 	pending    core.Event
@@ -182,44 +182,6 @@ func (bs *blockSet) put(i int, b blockState) {
 	p := new(blockState) // not &b, which would move every b to the heap
 	*p = b
 	bs.more[i] = p
-}
-
-// idSet is the set of tool_use ids a stream has started: a list while it
-// is short, as it is for almost every stream, a map beyond.
-type idSet struct {
-	list []string
-	set  map[string]bool
-}
-
-// maxIDList is how many ids an idSet keeps in its list.
-const maxIDList = 8
-
-func (ids *idSet) has(id string) bool {
-	if ids.set != nil {
-		return ids.set[id]
-	}
-	for _, x := range ids.list {
-		if x == id {
-			return true
-		}
-	}
-	return false
-}
-
-func (ids *idSet) add(id string) {
-	switch {
-	case ids.set != nil:
-		ids.set[id] = true
-	case len(ids.list) < maxIDList:
-		ids.list = append(ids.list, id)
-	default:
-		ids.set = make(map[string]bool, 2*maxIDList)
-		for _, x := range ids.list {
-			ids.set[x] = true
-		}
-		ids.set[id] = true
-		ids.list = nil
-	}
 }
 
 func (s *stream) emit(e core.Event) {
@@ -357,11 +319,11 @@ func (s *stream) handle(ev wire.SSEEvent) error {
 			}
 		case "tool_use":
 			b.typ = "tool_use"
-			if cb.ID != "" && s.ids.has(cb.ID) {
+			if cb.ID != "" && s.ids.Get(cb.ID) != nil {
 				return &DecodeError{Protocol: protocolName, Op: "decode stream", Offset: ev.Offset, Err: fmt.Errorf("%w: tool_use id %q", ErrDuplicateID, cb.ID)}
 			}
 			if cb.ID != "" {
-				s.ids.add(cb.ID)
+				s.ids.Put(cb.ID, struct{}{})
 			}
 			b.id = cb.ID
 			in := bytes.TrimSpace(cb.Input)

@@ -53,6 +53,11 @@
 //     input holding no Responses event at all wraps core.ErrNotStream;
 //     malformed JSON is a *DecodeError with the event's byte offset.
 //
+// The deltas (fast.go) and the envelope events (envelope.go) are read
+// without encoding/json and without a copy of the event; any shape they
+// are not sure of takes encoding/json, which gives the same events and
+// errors.
+//
 // EncodeStream writes the full output and usage into the terminal event, as
 // OpenAI does, because openai-node and openai-go read the final response
 // from it; DecodeStream reads the answer from the deltas and item events

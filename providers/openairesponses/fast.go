@@ -102,31 +102,38 @@ func (s *stream) fast(data []byte) bool {
 
 // itemID returns the value of an item_id string, reusing the string made
 // for the same bytes earlier in the stream, as the deltas of one item, and
-// of items interleaved with it, repeat them. It reports false for invalid
-// UTF-8 and lone surrogate escapes, which encoding/json replaces and the
-// general path must handle.
+// of items interleaved with it, repeat them: the last maxItemIDs ids are
+// kept, a new one replacing the oldest. It reports false for invalid UTF-8
+// and lone surrogate escapes, which encoding/json replaces and the general
+// path must handle.
 func (s *stream) itemID(raw []byte, esc bool) (string, bool) {
-	if id, ok := s.itemIDs[string(raw)]; ok {
-		return id, true
+	for i := range s.itemIDs {
+		if e := &s.itemIDs[i]; e.set && e.raw == string(raw) {
+			return e.id, true
+		}
 	}
 	v, ok := s.strs.Unescaped(raw, esc)
 	if !ok {
 		return "", false
 	}
-	id := string(v)
-	if s.itemIDs == nil || len(s.itemIDs) >= maxItemIDs {
-		// Bounded: a stream of ever new ids costs one string each, as
-		// without the cache, and keeps at most maxItemIDs of them.
-		s.itemIDs = make(map[string]string)
+	id := s.strs.String(v)
+	key := id
+	if esc {
+		key = s.strs.String(raw)
 	}
-	if len(raw) <= jsonscan.ArenaMax {
-		s.itemIDs[string(raw)] = id
-	}
+	s.itemIDs[s.nextID] = itemIDString{raw: key, id: id, set: true}
+	s.nextID = (s.nextID + 1) % maxItemIDs
 	return id, true
 }
 
-// maxItemIDs bounds the item ids the stream remembers.
-const maxItemIDs = 64
+// itemIDString is an item id as sent (raw) and as decoded (id).
+type itemIDString struct {
+	raw, id string
+	set     bool
+}
+
+// maxItemIDs is how many item ids the stream remembers.
+const maxItemIDs = 8
 
 // chunk returns a zero Chunk from a slab (see jsonscan.Take), so that
 // call events cost one allocation per jsonscan.SlabSize events.

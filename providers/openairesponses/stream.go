@@ -33,8 +33,8 @@ type stream struct {
 	a        *Adapter
 	sse      *wire.SSEReader
 	q        wire.Queue
-	calls    map[string]*callState // by item id
-	callIDs  map[string]bool
+	calls    wire.SmallMap[callState] // by item id
+	callIDs  wire.SmallMap[struct{}]
 	sawCall  bool
 	finished bool
 	errored  bool
@@ -52,10 +52,19 @@ type stream struct {
 	noFast   bool
 	fastHits int
 	// chunks and strs are reused storage, and itemIDs the strings of the
-	// item ids the fast path read, by their raw bytes (see fast.go).
+	// item ids the fast path read last, by their raw bytes (see fast.go).
 	chunks  []core.Chunk
 	strs    jsonscan.Strings
-	itemIDs map[string]string
+	itemIDs [maxItemIDs]itemIDString
+	nextID  int // the entry of itemIDs the next new id replaces
+	// events is the queue's first storage; usage that of the first usage
+	// event, given out when usageOut is set.
+	events   [4]core.Event
+	usage    core.Usage
+	usageOut bool
+	// env is the event the envelope scanner, or json.Unmarshal, decoded
+	// (envelope.go).
+	env envelope
 }
 
 // DecodeStream reads a Responses SSE stream one event at a time. See the
@@ -74,7 +83,54 @@ func (a *Adapter) decodeStream(r io.Reader) core.EventStream {
 
 // newStream returns the decoder of a stream, before its text is checked.
 func (a *Adapter) newStream(r io.Reader) *stream {
-	return &stream{a: a, sse: wire.NewSSEReader(r, a.maxEvent, protocolName, core.ErrTooLarge), calls: map[string]*callState{}, callIDs: map[string]bool{}}
+	s := &stream{a: a, sse: wire.NewSSEReader(r, a.maxEvent, protocolName, core.ErrTooLarge, eventTypes...)}
+	s.q.Use(s.events[:])
+	return s
+}
+
+// eventTypes are the event types a Responses stream names most, which its
+// SSE reader need not copy (sse.EventTypes).
+var eventTypes = []string{
+	"response.created", "response.in_progress", "response.queued",
+	"response.output_item.added", "response.output_item.done",
+	"response.content_part.added", "response.content_part.done",
+	"response.output_text.delta", "response.output_text.done",
+	"response.function_call_arguments.delta", "response.function_call_arguments.done",
+	"response.reasoning_summary_part.added", "response.reasoning_summary_part.done",
+	"response.reasoning_summary_text.delta", "response.reasoning_summary_text.done",
+	"response.reasoning_text.delta", "response.reasoning_text.done",
+	"response.completed", "response.incomplete", "response.failed", "error",
+}
+
+// args returns the arguments of an item or of function_call_arguments.done
+// as argsOf does, its string made in the stream's arena.
+func (s *stream) args(raw json.RawMessage) string {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
+		args, _ := argsOf(raw)
+		return args
+	}
+	// As wire.UnquoteRaw, which argsOf calls.
+	v, ok := s.strs.Raw(raw[1:len(raw)-1], bytes.IndexByte(raw, '\\') >= 0)
+	if !ok {
+		return ""
+	}
+	return v
+}
+
+// newArgs returns a pointer to args for a call's end chunk.
+func newArgs(args string) *string { return &args }
+
+// newUsage returns u for a usage event. The first is kept in the stream,
+// which never writes it again.
+func (s *stream) newUsage(u core.Usage) *core.Usage {
+	if s.usageOut {
+		p := new(core.Usage) // not &u, which would move every u to the heap
+		*p = u
+		return p
+	}
+	s.usage, s.usageOut = u, true
+	return &s.usage
 }
 
 func (s *stream) emit(e core.Event) {
@@ -142,12 +198,18 @@ func (s *stream) handle(ev wire.SSEEvent) error {
 	if !s.noFast && s.fast(data) {
 		return nil
 	}
-	var se streamEvent
-	if err := json.Unmarshal(data, &se); err != nil {
-		if off, _, ok := wire.JSONPlace(err); ok {
-			return &DecodeError{Protocol: protocolName, Op: "decode stream", Offset: ev.Offset, Err: fmt.Errorf("%w: event data at byte %d: %v", core.ErrMalformed, off, err)}
+	se := &s.env.ev
+	switch {
+	case !s.noFast && s.scan(data):
+		s.fastHits++
+	default:
+		*se = streamEvent{}
+		if err := json.Unmarshal(data, se); err != nil {
+			if off, _, ok := wire.JSONPlace(err); ok {
+				return &DecodeError{Protocol: protocolName, Op: "decode stream", Offset: ev.Offset, Err: fmt.Errorf("%w: event data at byte %d: %v", core.ErrMalformed, off, err)}
+			}
+			return &DecodeError{Protocol: protocolName, Op: "decode stream", Offset: ev.Offset, Err: fmt.Errorf("%w: %v", core.ErrMalformed, err)}
 		}
-		return &DecodeError{Protocol: protocolName, Op: "decode stream", Offset: ev.Offset, Err: fmt.Errorf("%w: %v", core.ErrMalformed, err)}
 	}
 	typ := se.Type
 	if typ == "" {
@@ -180,18 +242,18 @@ func (s *stream) handle(ev wire.SSEEvent) error {
 			return nil
 		}
 		it := se.Item
-		if s.callIDs[it.CallID] {
+		if s.callIDs.Get(it.CallID) != nil {
 			return &DecodeError{Protocol: protocolName, Op: "decode stream", Offset: ev.Offset, Err: fmt.Errorf("%w: %q", ErrDuplicateID, it.CallID)}
 		}
-		if len(s.calls) >= s.a.maxItems {
+		if s.calls.Len() >= s.a.maxItems {
 			return &DecodeError{Protocol: protocolName, Op: "decode stream", Offset: ev.Offset, Err: fmt.Errorf("more than %d function calls: %w", s.a.maxItems, core.ErrTooLarge)}
 		}
-		s.callIDs[it.CallID] = true
-		s.calls[it.ID] = &callState{}
+		s.callIDs.Put(it.CallID, struct{}{})
+		s.calls.Put(it.ID, callState{})
 		s.sawCall = true
 		c := chunk()
 		c.ItemID, c.ID, c.Name, c.Start = it.ID, it.CallID, it.Name, true
-		c.ArgsDelta, _ = argsOf(it.Arguments)
+		c.ArgsDelta = s.args(it.Arguments)
 		s.emit(core.Event{Kind: core.EventCallStart, Chunk: c})
 	case "response.function_call_arguments.delta":
 		d, err := s.str(ev, se.Delta, "delta")
@@ -205,15 +267,14 @@ func (s *stream) handle(ev wire.SSEEvent) error {
 		c.ArgsDelta = d
 		s.emit(core.Event{Kind: core.EventCallDelta, Chunk: c})
 	case "response.function_call_arguments.done":
-		if st := s.calls[se.ItemID]; st != nil {
+		if st := s.calls.Get(se.ItemID); st != nil {
 			if st.ended {
 				return nil
 			}
 			st.ended = true
 		}
-		args, _ := argsOf(se.Arguments)
 		c := chunk()
-		c.Args, c.Done = &args, true
+		c.Args, c.Done = newArgs(s.args(se.Arguments)), true
 		s.emit(core.Event{Kind: core.EventCallEnd, Chunk: c})
 	case "response.output_item.done":
 		if se.Item == nil {
@@ -222,14 +283,13 @@ func (s *stream) handle(ev wire.SSEEvent) error {
 		it := se.Item
 		switch it.Type {
 		case "function_call":
-			st := s.calls[it.ID]
+			st := s.calls.Get(it.ID)
 			if st == nil || st.ended || it.Status == "incomplete" {
 				return nil
 			}
 			st.ended = true
-			args, _ := argsOf(it.Arguments)
 			c := chunk()
-			c.ItemID, c.Args, c.Done = it.ID, &args, true
+			c.ItemID, c.Args, c.Done = it.ID, newArgs(s.args(it.Arguments)), true
 			s.emit(core.Event{Kind: core.EventCallEnd, Chunk: c})
 		case "reasoning":
 			if it.EncryptedContent != nil && *it.EncryptedContent != "" {
@@ -259,7 +319,7 @@ func (s *stream) handle(ev wire.SSEEvent) error {
 			return s.fail(ev, "%s without response", typ)
 		}
 		if r.Usage != nil {
-			s.emit(core.Event{Kind: core.EventUsage, Usage: &core.Usage{InputTokens: r.Usage.InputTokens, OutputTokens: r.Usage.OutputTokens}})
+			s.emit(core.Event{Kind: core.EventUsage, Usage: s.newUsage(core.Usage{InputTokens: r.Usage.InputTokens, OutputTokens: r.Usage.OutputTokens})})
 		}
 		reason := ""
 		if r.IncompleteDetails != nil {
