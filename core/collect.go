@@ -243,8 +243,18 @@ func (c *collector) calls(done []Call) {
 	seqs := c.buf.completedSeq[len(c.buf.completedSeq)-len(done):]
 	for i, call := range done {
 		c.callSeq = append(c.callSeq, seqs[i])
-		c.resp.Message.Parts = append(c.resp.Message.Parts, CallPart(call))
+		c.addPart(CallPart(call))
 	}
+}
+
+// addPart appends a part to the message, making room for four at first:
+// a response of a plan, text and a call or two costs one allocation for
+// its parts.
+func (c *collector) addPart(p Part) {
+	if c.resp.Message.Parts == nil {
+		c.resp.Message.Parts = make([]Part, 0, 4)
+	}
+	c.resp.Message.Parts = append(c.resp.Message.Parts, p)
 }
 
 // orderCalls puts the calls back in the order the provider opened them,
@@ -255,14 +265,23 @@ func (c *collector) calls(done []Call) {
 // order downstream (G05).
 func (c *collector) orderCalls() {
 	parts := c.resp.Message.Parts
-	var slots []int
+	n := 0
+	for _, p := range parts {
+		if p.Kind == PartToolCall {
+			n++
+		}
+	}
+	if n != len(c.callSeq) {
+		panic("core: collect lost track of its calls") // a bug here, not bad input
+	}
+	if slices.IsSorted(c.callSeq) {
+		return // completed in the order opened, as most streams' calls are
+	}
+	slots := make([]int, 0, n)
 	for i, p := range parts {
 		if p.Kind == PartToolCall {
 			slots = append(slots, i)
 		}
-	}
-	if len(slots) != len(c.callSeq) {
-		panic("core: collect lost track of its calls") // a bug here, not bad input
 	}
 	byOpening := make([]int, len(slots))
 	for i := range byOpening {
@@ -307,7 +326,7 @@ func (c *collector) delta(ev *Event) {
 		return
 	}
 	c.flush()
-	c.resp.Message.Parts = append(parts, Part{Kind: kind, Signature: ev.Signature, Data: ev.Data, ItemID: ev.ItemID})
+	c.addPart(Part{Kind: kind, Signature: ev.Signature, Data: ev.Data, ItemID: ev.ItemID})
 	c.write(ev.Text)
 	c.building = true
 }
