@@ -23,8 +23,14 @@ var (
 	ErrDuplicateCallID = errors.New("two tool calls with one id")
 )
 
-// HistoryError is one broken replay rule, with where it is broken.
+// HistoryError is one broken replay rule, with where it is broken: the
+// history error of CheckHistory and of every adapter. Err wraps one of the
+// sentinels above, or another of core's (ErrInvalidArguments, ErrTooLarge)
+// for a rule on a call of the history; an adapter's message around it says
+// the rule in the protocol's words.
 type HistoryError struct {
+	// Protocol names the adapter whose rule it is; empty for CheckHistory.
+	Protocol string
 	// Message is the index of the message in Request.Messages.
 	Message int
 	// CallID is the call id concerned, if any.
@@ -36,11 +42,17 @@ type HistoryError struct {
 
 func (e *HistoryError) Error() string {
 	var b strings.Builder
+	if e.Protocol != "" {
+		b.WriteString(e.Protocol + ": ")
+	}
 	fmt.Fprintf(&b, "history: messages[%d]", e.Message)
 	if e.CallID != "" {
 		fmt.Fprintf(&b, ": call %q", e.CallID)
 	}
-	fmt.Fprintf(&b, ": %v (%s)", e.Err, e.Guard)
+	fmt.Fprintf(&b, ": %v", e.Err)
+	if e.Guard != "" {
+		fmt.Fprintf(&b, " (%s)", e.Guard)
+	}
 	return b.String()
 }
 

@@ -88,3 +88,23 @@ func TestHistoryErrorMessage(t *testing.T) {
 		t.Errorf("error %v does not wrap ErrMissingResult", err)
 	}
 }
+
+// TestHistoryErrorText checks the text of a HistoryError: the protocol when
+// an adapter sets it, the message index, the call and the guard when known.
+func TestHistoryErrorText(t *testing.T) {
+	tests := []struct {
+		err  *HistoryError
+		want string
+	}{
+		{&HistoryError{Message: 2, CallID: "c1", Guard: "G01", Err: ErrMissingResult}, `history: messages[2]: call "c1": tool call without a result (G01)`},
+		{&HistoryError{Protocol: "p", Message: 3, Err: ErrResultWithoutID}, `p: history: messages[3]: tool result without a call id`},
+	}
+	for _, tt := range tests {
+		if got := tt.err.Error(); got != tt.want {
+			t.Errorf("Error() = %q, want %q", got, tt.want)
+		}
+		if !errors.Is(tt.err, tt.err.Err) {
+			t.Errorf("%v does not unwrap to %v", tt.err, tt.err.Err)
+		}
+	}
+}

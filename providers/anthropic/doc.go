@@ -10,7 +10,7 @@
 //
 //   - G01, G02: every tool_use needs a tool_result in the next message and
 //     every tool_result a tool_use in the previous one (ValidateHistory; each
-//     problem a *HistoryError wrapping core's, all reported together).
+//     problem a *core.HistoryError, all reported together).
 //   - E01, E02: a tool name outside ^[a-zA-Z0-9_-]{1,64}$ (tools.NameMapper
 //     maps such names).
 //   - G09: stored arguments that are not a JSON object (empty ones are {}).
@@ -31,7 +31,7 @@
 // tool_calls, max_tokens and model_context_window_exceeded length, refusal
 // content_filter, anything else other; ProviderFinish keeps the raw value.
 // Provider-run blocks (server_tool_use, mcp_tool_use, *_tool_result) are not
-// calls (F09). Duplicate tool_use ids are an error wrapping ErrDuplicateID
+// calls (F09). Duplicate tool_use ids are an error wrapping core.ErrDuplicateCallID
 // (D06). An error body is Response.Error.
 //
 // Streams are read one SSE event at a time, bounded (WithMaxEventSize,

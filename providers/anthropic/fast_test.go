@@ -367,7 +367,7 @@ func FuzzFastPath(f *testing.F) {
 
 // TestManyBlocks: blocks past the four kept in place and ids past the
 // list a wire.SmallMap keeps are tracked as the first ones are: a repeated id is
-// ErrDuplicateID and a block past WithMaxBlocks is core.ErrTooLarge, on both
+// core.ErrDuplicateCallID and a block past WithMaxBlocks is core.ErrTooLarge, on both
 // paths, and a block index may be started again once stopped.
 func TestManyBlocks(t *testing.T) {
 	stream := func(n int, repeat string) []byte {
@@ -388,9 +388,9 @@ func TestManyBlocks(t *testing.T) {
 		wantEnd int // call ends before the error
 	}{
 		{"new id on a stopped index", New(), stream(20, "toolu_new"), nil, 21},
-		{"id repeated within the list", New(), stream(5, "toolu_3"), ErrDuplicateID, 5},
-		{"id repeated past the list", New(), stream(20, "toolu_1"), ErrDuplicateID, 20},
-		{"id repeated past the list, last", New(), stream(20, "toolu_19"), ErrDuplicateID, 20},
+		{"id repeated within the list", New(), stream(5, "toolu_3"), core.ErrDuplicateCallID, 5},
+		{"id repeated past the list", New(), stream(20, "toolu_1"), core.ErrDuplicateCallID, 20},
+		{"id repeated past the list, last", New(), stream(20, "toolu_19"), core.ErrDuplicateCallID, 20},
 		{"more blocks than allowed", New(WithMaxBlocks(6)), stream(7, "toolu_new"), core.ErrTooLarge, 6},
 	}
 	for _, tt := range tests {

@@ -10,16 +10,17 @@ import (
 )
 
 // TestValidateHistoryRules checks that ValidateHistory reports the shared
-// rules of core.CheckHistory once each, wrapping both sentinels, and keeps
-// Anthropic's stricter rules (result in the very next turn, ids unique over
-// the conversation).
+// rules of core.CheckHistory once each, and keeps Anthropic's stricter rules
+// (result in the very next turn, ids unique over the conversation), each a
+// *core.HistoryError of the protocol wrapping core's sentinel of the rule.
 func TestValidateHistoryRules(t *testing.T) {
 	user, calls, results := adaptertest.UserText("hi"), adaptertest.CallsMessage, adaptertest.ResultsMessage
 	type problem struct {
 		Message int
 		ID      string
-		Own     string // this package's sentinel
-		Guard   string // the core guard, "" for an Anthropic-only rule
+		Rule    string // core's sentinel
+		Guard   string
+		Own     bool // an Anthropic-only rule, in Anthropic's words
 	}
 	tests := []struct {
 		name string
@@ -27,36 +28,34 @@ func TestValidateHistoryRules(t *testing.T) {
 		want []problem
 	}{
 		{"sound", []core.Message{user, calls("a", "b"), results("b", "a"), user}, nil},
-		{"G01 call then user turn", []core.Message{user, calls("a"), user}, []problem{{1, "a", "missing", "G01"}}},
-		{"G02 orphan", []core.Message{user, results("x")}, []problem{{1, "x", "orphan", "G02"}}},
-		{"G03 two results", []core.Message{user, calls("a"), results("a", "a")}, []problem{{2, "a", "duplicate", "G03"}}},
-		{"G06 no id", []core.Message{user, calls("a"), results("")}, []problem{{2, "", "orphan", "G06"}, {1, "a", "missing", "G01"}}},
-		{"D06 one id twice in a turn", []core.Message{user, calls("a", "a"), results("a")}, []problem{{1, "a", "duplicate", "D06"}}},
+		{"G01 call then user turn", []core.Message{user, calls("a"), user}, []problem{{1, "a", "missing", "G01", false}}},
+		{"G02 orphan", []core.Message{user, results("x")}, []problem{{1, "x", "orphan", "G02", false}}},
+		{"G03 two results", []core.Message{user, calls("a"), results("a", "a")}, []problem{{2, "a", "two results", "G03", false}}},
+		{"G06 no id", []core.Message{user, calls("a"), results("")}, []problem{{2, "", "no id", "G06", false}, {1, "a", "missing", "G01", false}}},
+		{"D06 one id twice in a turn", []core.Message{user, calls("a", "a"), results("a")}, []problem{{1, "a", "one id", "D06", false}}},
 		{"Anthropic: user text between call and result", []core.Message{user, calls("a"), user, results("a")},
-			[]problem{{1, "a", "missing", ""}, {3, "a", "orphan", ""}}},
+			[]problem{{1, "a", "missing", "G01", true}, {3, "a", "orphan", "G02", true}}},
 		{"Anthropic: one id in two turns", []core.Message{user, calls("a"), results("a"), calls("a"), results("a")},
-			[]problem{{3, "a", "duplicate", ""}}},
+			[]problem{{3, "a", "one id", "D06", true}}},
 	}
-	own := map[error]string{ErrMissingResult: "missing", ErrOrphanResult: "orphan", ErrDuplicateID: "duplicate"}
+	rules := map[error]string{core.ErrMissingResult: "missing", core.ErrOrphanResult: "orphan", core.ErrDuplicateResult: "two results",
+		core.ErrResultWithoutID: "no id", core.ErrDuplicateCallID: "one id"}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			err := ValidateHistory(&core.Request{Messages: tt.msgs})
 			var got []problem
 			if err != nil {
 				for _, e := range err.(interface{ Unwrap() []error }).Unwrap() {
-					var he *HistoryError
-					if !errors.As(e, &he) {
-						t.Fatalf("problem %v is not a *HistoryError", e)
+					he, ok := e.(*core.HistoryError)
+					if !ok || he.Protocol != "anthropic" {
+						t.Fatalf("problem %v is not a *core.HistoryError of anthropic", e)
 					}
-					p := problem{Message: he.Message, ID: he.ID}
-					for s, name := range own {
+					// Anthropic's own rules wrap the sentinel in its words.
+					p := problem{Message: he.Message, ID: he.CallID, Guard: he.Guard, Own: errors.Unwrap(he.Err) != nil}
+					for s, name := range rules {
 						if errors.Is(e, s) {
-							p.Own = name
+							p.Rule = name
 						}
-					}
-					var ce *core.HistoryError
-					if errors.As(e, &ce) {
-						p.Guard = ce.Guard
 					}
 					got = append(got, p)
 				}

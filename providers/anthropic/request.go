@@ -265,9 +265,9 @@ func resultIndex(msgs []core.Message, t turn, id string) int {
 // tool_result must answer a tool_use of the turn right before it (G02), and
 // call ids are unique over the whole conversation. A turn is one message, or
 // a run of consecutive RoleTool messages, which are sent as one user
-// message. Each problem is a *HistoryError naming the message index and the
-// call id; it wraps this package's sentinel and, for a shared rule, the
-// *core.HistoryError.
+// message. Each problem is a *core.HistoryError of this protocol naming the
+// message index and the call id and wrapping core's sentinel of the rule;
+// Anthropic's own rules say so in its words.
 func ValidateHistory(req *core.Request) error {
 	var errs []error
 	flagged := map[string]bool{} // guard + call id, as core.CheckHistory found them
@@ -278,12 +278,11 @@ func ValidateHistory(req *core.Request) error {
 		}
 		for _, e := range list {
 			var he *core.HistoryError
-			if !errors.As(e, &he) {
-				errs = append(errs, e)
-				continue
+			if errors.As(e, &he) {
+				flagged[he.Guard+"\x00"+he.CallID] = true
+				he.Protocol = protocolName
 			}
-			flagged[he.Guard+"\x00"+he.CallID] = true
-			errs = append(errs, &HistoryError{Protocol: protocolName, IDField: "call id", Message: he.Message, ID: he.CallID, Err: &sharedRule{own: ownSentinel(he), core: he}})
+			errs = append(errs, e)
 		}
 	}
 	seen := map[string]int{}
@@ -295,7 +294,7 @@ func ValidateHistory(req *core.Request) error {
 			for _, c := range m.Calls() {
 				if j, dup := seen[c.ID]; dup {
 					if !flagged["D06\x00"+c.ID] {
-						errs = append(errs, &HistoryError{Protocol: protocolName, IDField: "call id", Message: t.start, ID: c.ID, Err: fmt.Errorf("%w: first used in message %d", ErrDuplicateID, j)})
+						errs = append(errs, &core.HistoryError{Protocol: protocolName, Message: t.start, CallID: c.ID, Guard: "D06", Err: fmt.Errorf("%w: first used in message %d; Anthropic wants ids unique over the conversation", core.ErrDuplicateCallID, j)})
 					}
 					continue
 				}
@@ -309,7 +308,7 @@ func ValidateHistory(req *core.Request) error {
 					}
 				}
 				if !answered && !flagged["G01\x00"+c.ID] {
-					errs = append(errs, &HistoryError{Protocol: protocolName, IDField: "call id", Message: t.start, ID: c.ID, Err: ErrMissingResult})
+					errs = append(errs, &core.HistoryError{Protocol: protocolName, Message: t.start, CallID: c.ID, Guard: "G01", Err: fmt.Errorf("%w: tool_use without tool_result in the next message", core.ErrMissingResult)})
 				}
 			}
 		}
@@ -332,34 +331,11 @@ func ValidateHistory(req *core.Request) error {
 				}
 			}
 			if !found {
-				errs = append(errs, &HistoryError{Protocol: protocolName, IDField: "call id", Message: resultIndex(msgs, t, r.CallID), ID: r.CallID, Err: ErrOrphanResult})
+				errs = append(errs, &core.HistoryError{Protocol: protocolName, Message: resultIndex(msgs, t, r.CallID), CallID: r.CallID, Guard: "G02", Err: fmt.Errorf("%w: tool_result without tool_use in the previous message", core.ErrOrphanResult)})
 			}
 		}
 	}
 	return errors.Join(errs...)
-}
-
-// sharedRule is a broken rule of core.CheckHistory: it reads as this
-// package's sentinel with the guard id, and wraps both the sentinel and the
-// *core.HistoryError.
-type sharedRule struct {
-	own  error
-	core *core.HistoryError
-}
-
-func (e *sharedRule) Error() string   { return fmt.Sprintf("%v (%s)", e.own, e.core.Guard) }
-func (e *sharedRule) Unwrap() []error { return []error{e.own, e.core} }
-
-// ownSentinel maps a core.CheckHistory problem to this package's sentinel.
-func ownSentinel(he *core.HistoryError) error {
-	switch he.Guard {
-	case "G01":
-		return ErrMissingResult
-	case "G02", "G06":
-		return ErrOrphanResult
-	default: // G03, D06
-		return ErrDuplicateID
-	}
 }
 
 // EncodeRequest encodes a canonical request as a /v1/messages body.
@@ -592,7 +568,7 @@ func encodeMessage(i int, m core.Message, prevCalls []core.Call) (outMessage, er
 				}
 				args, err := checkArgs(*p.Call)
 				if err != nil {
-					return om, &HistoryError{Protocol: protocolName, IDField: "call id", Message: i, ID: p.Call.ID, Err: err}
+					return om, &core.HistoryError{Protocol: protocolName, Message: i, CallID: p.Call.ID, Guard: "G09", Err: err}
 				}
 				om.Content = append(om.Content, map[string]any{"type": "tool_use", "id": p.Call.ID, "name": p.Call.Name, "input": args})
 			default:

@@ -66,28 +66,28 @@ func TestHistoryRules(t *testing.T) {
 		{
 			name:    "G01 tool_use without result in the next message",
 			msgs:    []core.Message{user, msg(core.RoleAssistant, call("t1", "{}"), call("t2", "{}")), msg(core.RoleTool, result("t1", "ok"))},
-			wantErr: ErrMissingResult, wantMsg: 1, wantID: "t2",
+			wantErr: core.ErrMissingResult, wantMsg: 1, wantID: "t2",
 		},
 		{
 			name:    "G01 tool_use as the last message",
 			msgs:    []core.Message{user, msg(core.RoleAssistant, call("t1", "{}"))},
-			wantErr: ErrMissingResult, wantMsg: 1, wantID: "t1",
+			wantErr: core.ErrMissingResult, wantMsg: 1, wantID: "t1",
 		},
 		{
 			name:    "G01 result two messages later is not next",
 			msgs:    []core.Message{user, msg(core.RoleAssistant, call("t1", "{}")), user, msg(core.RoleTool, result("t1", "ok"))},
-			wantErr: ErrMissingResult, wantMsg: 1, wantID: "t1",
+			wantErr: core.ErrMissingResult, wantMsg: 1, wantID: "t1",
 		},
 		{
 			name:    "G02 orphan tool_result",
 			msgs:    []core.Message{user, msg(core.RoleAssistant, core.TextPart("no calls")), msg(core.RoleTool, result("t9", "ok"))},
-			wantErr: ErrOrphanResult, wantMsg: 2, wantID: "t9",
+			wantErr: core.ErrOrphanResult, wantMsg: 2, wantID: "t9",
 		},
 		{
 			name: "duplicate call id across turns",
 			msgs: []core.Message{user, msg(core.RoleAssistant, call("t1", "{}")), msg(core.RoleTool, result("t1", "ok")),
 				msg(core.RoleAssistant, call("t1", "{}")), msg(core.RoleTool, result("t1", "ok"))},
-			wantErr: ErrDuplicateID, wantMsg: 3, wantID: "t1",
+			wantErr: core.ErrDuplicateCallID, wantMsg: 3, wantID: "t1",
 		},
 		{
 			name:    "G09 invalid stored arguments",
@@ -102,12 +102,12 @@ func TestHistoryRules(t *testing.T) {
 			if !errors.Is(err, tt.wantErr) {
 				t.Fatalf("error = %v, want %v", err, tt.wantErr)
 			}
-			var he *HistoryError
+			var he *core.HistoryError
 			if !errors.As(err, &he) {
-				t.Fatalf("error %v has no *HistoryError", err)
+				t.Fatalf("error %v has no *core.HistoryError", err)
 			}
-			if he.Message != tt.wantMsg || he.ID != tt.wantID {
-				t.Errorf("error names message %d id %q, want %d %q", he.Message, he.ID, tt.wantMsg, tt.wantID)
+			if he.Message != tt.wantMsg || he.CallID != tt.wantID {
+				t.Errorf("error names message %d id %q, want %d %q", he.Message, he.CallID, tt.wantMsg, tt.wantID)
 			}
 			if !strings.Contains(err.Error(), tt.wantID) {
 				t.Errorf("error text %q does not name the id", err)
@@ -125,7 +125,7 @@ func TestValidateHistoryReportsEveryProblem(t *testing.T) {
 	err := ValidateHistory(req)
 	var n int
 	for _, e := range err.(interface{ Unwrap() []error }).Unwrap() {
-		var he *HistoryError
+		var he *core.HistoryError
 		if errors.As(e, &he) {
 			n++
 		}
@@ -266,8 +266,8 @@ func TestResponses(t *testing.T) {
 		t.Errorf("calls = %+v, want only the client call t1", got)
 	}
 	_, err = a.DecodeResponse([]byte(`{"type":"message","content":[{"type":"tool_use","id":"t1","name":"f","input":{}},{"type":"tool_use","id":"t1","name":"g","input":{}}]}`))
-	if !errors.Is(err, ErrDuplicateID) {
-		t.Errorf("D06: error = %v, want ErrDuplicateID", err)
+	if !errors.Is(err, core.ErrDuplicateCallID) {
+		t.Errorf("D06: error = %v, want core.ErrDuplicateCallID", err)
 	}
 	_, err = a.DecodeResponse([]byte(`{"type":"message","content":[{"type":"tool_use"`))
 	var de *DecodeError
@@ -317,9 +317,9 @@ func TestChatStyleResults(t *testing.T) {
 		t.Errorf("results = %v, want t1 then t2 in one turn", last)
 	}
 	bad := &core.Request{Messages: []core.Message{msg(core.RoleUser, core.TextPart("hi")), msg(core.RoleAssistant, call("t1", "{}")), msg(core.RoleTool, result("t1", "x")), msg(core.RoleTool, result("t9", "y"))}}
-	var he *HistoryError
-	if _, err := New().EncodeRequest(bad); !errors.As(err, &he) || he.Message != 3 || he.ID != "t9" || !errors.Is(err, ErrOrphanResult) {
-		t.Errorf("orphan in a run: error = %v, want ErrOrphanResult at message 3 for t9", err)
+	var he *core.HistoryError
+	if _, err := New().EncodeRequest(bad); !errors.As(err, &he) || he.Message != 3 || he.CallID != "t9" || !errors.Is(err, core.ErrOrphanResult) {
+		t.Errorf("orphan in a run: error = %v, want core.ErrOrphanResult at message 3 for t9", err)
 	}
 }
 

@@ -85,7 +85,7 @@ func usageOf(u *wireUsage) *core.Usage {
 // an error wrapping core.ErrMalformed. Provider-run blocks (server_tool_use and
 // every *_tool_result block) are dropped, so they never appear among the
 // calls. Two tool_use blocks with one id are an error wrapping
-// ErrDuplicateID. When stop_reason is max_tokens and the last block is a
+// core.ErrDuplicateCallID. When stop_reason is max_tokens and the last block is a
 // tool_use, that call goes to Response.Incomplete (B11).
 func (a *Adapter) DecodeResponse(body []byte) (resp *core.Response, err error) {
 	defer wire.VendorFallback(body, &resp, &err)
@@ -133,7 +133,7 @@ func (a *Adapter) DecodeResponse(body []byte) (resp *core.Response, err error) {
 		}
 		if p.Kind == core.PartToolCall {
 			if j, dup := ids[p.Call.ID]; dup {
-				return nil, &DecodeError{Protocol: protocolName, Op: op, Offset: -1, Path: path + ".id", Err: fmt.Errorf("%w: %q also at content[%d]", ErrDuplicateID, p.Call.ID, j)}
+				return nil, &DecodeError{Protocol: protocolName, Op: op, Offset: -1, Path: path + ".id", Err: fmt.Errorf("%w: %q also at content[%d]", core.ErrDuplicateCallID, p.Call.ID, j)}
 			}
 			ids[p.Call.ID] = i
 			if !json.Valid(p.Call.Arguments) {

@@ -320,7 +320,7 @@ func (s *stream) handle(ev wire.SSEEvent) error {
 		case "tool_use":
 			b.typ = "tool_use"
 			if cb.ID != "" && s.ids.Get(cb.ID) != nil {
-				return &DecodeError{Protocol: protocolName, Op: "decode stream", Offset: ev.Offset, Err: fmt.Errorf("%w: tool_use id %q", ErrDuplicateID, cb.ID)}
+				return &DecodeError{Protocol: protocolName, Op: "decode stream", Offset: ev.Offset, Err: fmt.Errorf("%w: tool_use id %q", core.ErrDuplicateCallID, cb.ID)}
 			}
 			if cb.ID != "" {
 				s.ids.Put(cb.ID, struct{}{})

@@ -179,7 +179,7 @@ func TestDecodeStreamFailureModes(t *testing.T) {
 			name:    "D06 duplicate tool_use id",
 			stream:  sseOf(msgStart, toolStart(0, "t1", "{}"), blockStop(0), toolStart(1, "t1", "{}")),
 			want:    []core.Event{withID(start(0, "t1")), end(0, ptr("{}"))},
-			wantErr: ErrDuplicateID,
+			wantErr: core.ErrDuplicateCallID,
 		},
 	}
 	a := New()

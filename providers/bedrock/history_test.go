@@ -25,7 +25,7 @@ func TestEncodeRequestRefusesBadHistory(t *testing.T) {
 	}
 	for _, api := range []API{Converse, InvokeAnthropic} {
 		t.Run(fmt.Sprint(api), func(t *testing.T) {
-			adaptertest.CheckHistoryCases(t, "bedrock: encode request: ", tests, func(r *core.Request) error {
+			adaptertest.CheckHistoryCases(t, "bedrock: history: ", tests, func(r *core.Request) error {
 				_, err := New(WithAPI(api)).EncodeRequest(r)
 				return err
 			})

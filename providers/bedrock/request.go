@@ -335,10 +335,7 @@ func checkThinkingOrder(msgs []core.Message) error {
 // G03, G06), which Bedrock rejects with a 400. It runs after the parts are
 // encoded, so that a fault inside one part is reported by its path first.
 func checkHistory(msgs []core.Message) error {
-	if err := core.CheckHistory(msgs); err != nil {
-		return fmt.Errorf("bedrock: encode request: %w", err)
-	}
-	return nil
+	return wire.History("bedrock", core.CheckHistory(msgs))
 }
 
 // orderResults puts the toolResult blocks of a user turn into the order of

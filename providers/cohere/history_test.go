@@ -22,7 +22,7 @@ func TestEncodeRequestRefusesBadHistory(t *testing.T) {
 		{Name: "G03 two results for one call", Msgs: []core.Message{user, calls("a"), results("a", "a")}, Want: `messages[2]: call "a": two results for one tool call (G03)`, Is: core.ErrDuplicateResult},
 		{Name: "G06 result without id", Msgs: []core.Message{user, calls("a"), results("")}, Want: `messages[2]: tool result without a call id (G06)`, Is: core.ErrResultWithoutID},
 	}
-	adaptertest.CheckHistoryCases(t, "cohere: encode request: ", tests, func(r *core.Request) error {
+	adaptertest.CheckHistoryCases(t, "cohere: history: ", tests, func(r *core.Request) error {
 		_, err := New().EncodeRequest(r)
 		return err
 	})

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/toolconform/conform/core"
+	"github.com/toolconform/conform/providers/internal/wire"
 )
 
 type request struct {
@@ -78,7 +79,7 @@ type responseFormat struct {
 
 // EncodeRequest writes req as a Cohere v2 /v2/chat body. See the package
 // documentation for what the wire cannot express. A history that
-// core.CheckHistory faults is refused with its *core.HistoryError wrapped.
+// core.CheckHistory faults is refused with its *core.HistoryError.
 func (a *Adapter) EncodeRequest(req *core.Request) ([]byte, error) {
 	if req == nil {
 		return nil, fmt.Errorf("cohere: encode request: nil request")
@@ -103,8 +104,8 @@ func (a *Adapter) EncodeRequest(req *core.Request) ([]byte, error) {
 	// Checked after the messages, so that a fault inside one part is
 	// reported by its path first. Cohere answers such a history with a
 	// 400 (G01, G02, G03, G06).
-	if err := core.CheckHistory(req.Messages); err != nil {
-		return nil, fmt.Errorf("cohere: encode request: %w", err)
+	if err := wire.History("cohere", core.CheckHistory(req.Messages)); err != nil {
+		return nil, err
 	}
 	tools := req.Tools
 	if tc := req.ToolChoice; tc != nil {

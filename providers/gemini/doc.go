@@ -14,8 +14,8 @@
 //
 // Tool results: Gemini pairs them with calls by position, so the results
 // of a turn are written in the order of its calls (G05); a count mismatch,
-// an unknown call id or a call without a result is an error wrapping
-// ErrHistory (G04). functionResponse.response must be an object: a JSON
+// an unknown call id or a call without a result is a *core.HistoryError
+// (G04). functionResponse.response must be an object: a JSON
 // object result is sent as is, other text as {"result": text}, an error
 // result as {"error": text} (Gemini has no is_error flag); decoding reverses
 // exactly these shapes.

@@ -31,9 +31,8 @@ const (
 // response encoders never send such an id to the provider.
 const GeneratedIDPrefix = "gemini_call_"
 
-// ErrHistory is wrapped by EncodeRequest errors about a conversation that
-// breaks Gemini's history rules (G04).
-var ErrHistory = errors.New("gemini: invalid history")
+// protocolName names the protocol in errors.
+const protocolName = "gemini"
 
 // DecodeError is every fault of the adapter that has a place: the byte
 // offset in a body or stream, or the JSON path of a value in a body or of

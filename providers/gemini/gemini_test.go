@@ -277,8 +277,8 @@ func TestEncodeRequestHistory(t *testing.T) {
 			if err == nil {
 				t.Fatal("EncodeRequest succeeded")
 			}
-			if !errors.Is(err, ErrHistory) {
-				t.Errorf("error %q does not wrap ErrHistory", err)
+			if he := (*core.HistoryError)(nil); !errors.As(err, &he) || he.Guard != "G04" {
+				t.Errorf("error %q is not a *core.HistoryError of G04", err)
 			}
 			if !strings.Contains(err.Error(), tt.wantIn) || !strings.Contains(err.Error(), "messages[2]") {
 				t.Errorf("error %q does not name %q and messages[2]", err, tt.wantIn)

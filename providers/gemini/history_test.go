@@ -24,9 +24,9 @@ func TestEncodeRequestRefusesBadHistory(t *testing.T) {
 		{"G01 call followed by a user turn", []core.Message{user, calls("a"), user}, `messages[1]: call "a": tool call without a result (G01)`, core.ErrMissingResult},
 		{"G01 call at the end", []core.Message{user, calls("a")}, `messages[1]: call "a": tool call without a result (G01)`, core.ErrMissingResult},
 		{"G01 second call followed by a user turn", []core.Message{user, calls("a"), results("a"), calls("b"), user}, `messages[3]: call "b"`, core.ErrMissingResult},
-		{"G02 orphan result", []core.Message{user, results("x")}, "G04", ErrHistory},
-		{"G03 one of two results missing", []core.Message{user, calls("a", "b"), results("a"), user}, "answers 1 of the 2", ErrHistory},
-		{"G06 result without id", []core.Message{user, calls("a"), results("")}, "has no call id", ErrHistory},
+		{"G02 orphan result", []core.Message{user, results("x")}, "G04", core.ErrOrphanResult},
+		{"G03 one of two results missing", []core.Message{user, calls("a", "b"), results("a"), user}, "answers 1 of the 2", core.ErrMissingResult},
+		{"G06 result without id", []core.Message{user, calls("a"), results("")}, "has no call id", core.ErrResultWithoutID},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -40,7 +40,7 @@ func TestEncodeRequestRefusesBadHistory(t *testing.T) {
 			if err == nil {
 				t.Fatal("encoded a history Gemini rejects")
 			}
-			if !strings.HasPrefix(err.Error(), "gemini: encode request: ") || !strings.Contains(err.Error(), tt.want) {
+			if !strings.HasPrefix(err.Error(), "gemini: history: ") || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("error %q, want one containing %q", err, tt.want)
 			}
 			if !errors.Is(err, tt.is) {

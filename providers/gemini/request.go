@@ -146,8 +146,9 @@ func (p *wirePart) UnmarshalJSON(b []byte) error {
 // What Gemini answers with a 400 is refused: a tool name outside
 // ^[a-zA-Z0-9_.:-]{1,64}$ (E01, E02; tools.NameMapper maps such names), and
 // a history that core.CheckHistory faults (G01, G02, G03, G06), such as a
-// call followed by a user turn instead of its result; the
-// *core.HistoryError is wrapped.
+// call followed by a user turn instead of its result, and one Gemini adds
+// (G04: a tool turn answers each functionCall of the model turn before it,
+// once), each a *core.HistoryError.
 func (a *Adapter) EncodeRequest(req *core.Request) ([]byte, error) {
 	const op = "gemini: encode request"
 	if req == nil {
@@ -188,7 +189,7 @@ func (a *Adapter) EncodeRequest(req *core.Request) ([]byte, error) {
 				case core.PartText:
 					c.Parts = append(c.Parts, wirePart{Text: ptr(p.Text)})
 				case core.PartToolResult:
-					return nil, wire.Placed(op, -1, path+".parts["+strconv.Itoa(j)+"]", fmt.Errorf("%w: tool results belong in a tool message", ErrHistory))
+					return nil, wire.Placed(op, -1, path+".parts["+strconv.Itoa(j)+"]", fmt.Errorf("%w: a tool result in a user message; Gemini sends results in a tool turn", core.ErrUnsupported))
 				}
 			}
 			w.Contents = append(w.Contents, c)
@@ -227,7 +228,7 @@ func (a *Adapter) EncodeRequest(req *core.Request) ([]byte, error) {
 			i--
 			parts, err := encodeResults(results, lastCalls, lastCallsAt, first)
 			if err != nil {
-				return nil, wire.Placed(op, -1, "messages["+strconv.Itoa(first)+"]", err)
+				return nil, err
 			}
 			w.Contents = append(w.Contents, wireContent{Role: "user", Parts: parts})
 			lastCalls, lastCallsAt = nil, -1
@@ -239,8 +240,8 @@ func (a *Adapter) EncodeRequest(req *core.Request) ([]byte, error) {
 	// reported by its path first. A call followed by a user turn instead
 	// of its functionResponse passes encodeResults, which sees only tool
 	// turns; Gemini answers it with a 400 (G01).
-	if err := core.CheckHistory(msgs); err != nil {
-		return nil, fmt.Errorf("%s: %w", op, err)
+	if err := wire.History(protocolName, core.CheckHistory(msgs)); err != nil {
+		return nil, err
 	}
 	if len(req.Tools) > 0 {
 		t := wireTool{}
@@ -326,22 +327,30 @@ func objectArgs(raw json.RawMessage) (json.RawMessage, error) {
 	return buf.Bytes(), nil
 }
 
-// encodeResults pairs the results of one tool turn with the calls of the
-// model turn before it: one functionResponse per functionCall, in call order.
+// encodeResults pairs the results of one tool turn, messages[at], with the
+// calls of the model turn before it, messages[callsAt]: one
+// functionResponse per functionCall, in call order (G04).
 func encodeResults(results []core.Result, calls []core.Call, callsAt, at int) ([]wirePart, error) {
+	fault := func(id string, err error) error {
+		return &core.HistoryError{Protocol: protocolName, Message: at, CallID: id, Guard: "G04", Err: err}
+	}
 	if callsAt < 0 || len(calls) == 0 {
-		return nil, fmt.Errorf("%w: %d tool results with no functionCall in the model turn before them (G04)", ErrHistory, len(results))
+		return nil, fault(results[0].CallID, fmt.Errorf("%w: %d tool results with no functionCall in the model turn before them", core.ErrOrphanResult, len(results)))
 	}
 	if len(results) != len(calls) {
-		return nil, fmt.Errorf("%w: turn %d answers %d of the %d functionCall parts of turn %d; Gemini needs one functionResponse per functionCall (G04)", ErrHistory, at, len(results), len(calls), callsAt)
+		missing := core.ErrMissingResult
+		if len(results) > len(calls) {
+			missing = core.ErrOrphanResult
+		}
+		return nil, fault("", fmt.Errorf("%w: turn %d answers %d of the %d functionCall parts of turn %d; Gemini needs one functionResponse per functionCall", missing, at, len(results), len(calls), callsAt))
 	}
 	byID := make(map[string]int, len(results))
 	for i, r := range results {
 		if r.CallID == "" {
-			return nil, fmt.Errorf("%w: result %d has no call id", ErrHistory, i)
+			return nil, fault("", fmt.Errorf("%w: result %d has no call id", core.ErrResultWithoutID, i))
 		}
 		if _, dup := byID[r.CallID]; dup {
-			return nil, fmt.Errorf("%w: two results for call id %q", ErrHistory, r.CallID)
+			return nil, fault(r.CallID, fmt.Errorf("%w: two results for call id %q", core.ErrDuplicateResult, r.CallID))
 		}
 		byID[r.CallID] = i
 	}
@@ -349,7 +358,7 @@ func encodeResults(results []core.Result, calls []core.Call, callsAt, at int) ([
 	for _, c := range calls {
 		ri, ok := byID[c.ID]
 		if !ok {
-			return nil, fmt.Errorf("%w: no result for call %q (%s) of turn %d (G04)", ErrHistory, c.ID, c.Name, callsAt)
+			return nil, fault(c.ID, fmt.Errorf("%w: no result for call %q (%s) of turn %d", core.ErrMissingResult, c.ID, c.Name, callsAt))
 		}
 		r := results[ri]
 		name := r.Name

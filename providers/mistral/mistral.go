@@ -9,12 +9,10 @@ import (
 	"github.com/toolconform/conform/providers/internal/wire"
 )
 
-// Errors callers branch on; codec errors wrap one of them in a *DecodeError.
-var (
-	ErrMissingCallID = oaichat.ErrMissingCallID
-	ErrTooManyIDs    = oaichat.ErrTooManyIDs
-	ErrBadHistory    = oaichat.ErrBadHistory
-)
+// ErrTooManyIDs reports an id map that reached its size limit; the
+// conditions every protocol shares are core's sentinels (core.ErrMalformed
+// and the others), which codec errors wrap in a *DecodeError.
+var ErrTooManyIDs = oaichat.ErrTooManyIDs
 
 // DecodeError is a codec error naming its byte offset and JSON path.
 type DecodeError = oaichat.DecodeError
@@ -109,11 +107,11 @@ func (a *Adapter) EncodeStream(w io.Writer, events []core.Event) error {
 // CheckHistory reports every history problem, one per line: calls not
 // answered right after their assistant message (G01, G03), results without
 // a call id (G06), results that answer no call before them (G02) and
-// arguments kept as non-JSON text (G09). EncodeRequest refuses all but G09
-// (ErrBadHistory). Id formats are not checked, since the adapter maps them
+// arguments kept as non-JSON text (G09), each a *core.HistoryError.
+// EncodeRequest refuses all but G09. Id formats are not checked, since the adapter maps them
 // (D05).
 func CheckHistory(msgs []core.Message) error {
-	return oaichat.CheckHistory(msgs, oaichat.HistoryChecks{Arguments: true})
+	return oaichat.CheckHistory(msgs, oaichat.HistoryChecks{Protocol: "mistral", Arguments: true})
 }
 
 var _ core.Adapter = (*Adapter)(nil)

@@ -235,8 +235,8 @@ func TestErrorsAndFailureModes(t *testing.T) {
 		t.Errorf("provider error (-want +got):\n%s", diff)
 	}
 	_, err = a.DecodeRequest([]byte(`{"messages":[{"role":"tool","name":"f","content":"x"}]}`))
-	if !errors.Is(err, ErrMissingCallID) {
-		t.Errorf("tool message without id: %v, want ErrMissingCallID (G06)", err)
+	if !errors.Is(err, core.ErrResultWithoutID) {
+		t.Errorf("tool message without id: %v, want core.ErrResultWithoutID (G06)", err)
 	}
 	if err := CheckHistory([]core.Message{{Role: core.RoleAssistant, Parts: []core.Part{core.CallPart(core.Call{ID: "chatcmpl-tool-long-id", Name: "f", Arguments: json.RawMessage(`{}`)})}}}); err == nil || !strings.Contains(err.Error(), "G03") {
 		t.Errorf("CheckHistory = %v, want a G03 problem and no id-format problem", err)

@@ -13,12 +13,10 @@ import (
 // MaxIDLen is the longest call id OpenAI Chat Completions accepts (D04).
 const MaxIDLen = 40
 
-// Errors callers branch on; codec errors wrap one of them in a *DecodeError.
-var (
-	ErrMissingCallID = oaichat.ErrMissingCallID
-	ErrTooManyIDs    = oaichat.ErrTooManyIDs
-	ErrBadHistory    = oaichat.ErrBadHistory
-)
+// ErrTooManyIDs reports an id map that reached its size limit; the
+// conditions every protocol shares are core's sentinels (core.ErrMalformed
+// and the others), which codec errors wrap in a *DecodeError.
+var ErrTooManyIDs = oaichat.ErrTooManyIDs
 
 // DecodeError is a codec error naming its byte offset and JSON path.
 type DecodeError = oaichat.DecodeError
@@ -130,11 +128,11 @@ func StrictSchema(schema json.RawMessage) (json.RawMessage, error) {
 // answered right after their assistant message (G01, G03), results without
 // a call id (G06), results that answer no call before them (G02), call ids
 // over MaxIDLen characters (D04) and arguments kept as non-JSON text (G09).
-// EncodeRequest refuses the first four (ErrBadHistory); it maps long ids
+// Each is a *core.HistoryError. EncodeRequest refuses the first four; it maps long ids
 // and sends non-JSON arguments as recorded. It returns nil for a clean
 // history.
 func CheckHistory(msgs []core.Message) error {
-	return oaichat.CheckHistory(msgs, oaichat.HistoryChecks{MaxIDLen: MaxIDLen, Arguments: true})
+	return oaichat.CheckHistory(msgs, oaichat.HistoryChecks{Protocol: "openai-chat", MaxIDLen: MaxIDLen, Arguments: true})
 }
 
 // FinishReason maps a Chat Completions finish_reason to the canonical one.

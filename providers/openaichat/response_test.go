@@ -131,12 +131,12 @@ func TestRequestFailureModes(t *testing.T) {
 	t.Run("G06 tool message without tool_call_id", func(t *testing.T) {
 		_, err := a.DecodeRequest([]byte(`{"model":"m","messages":[{"role":"user","content":"x"},{"role":"tool","content":"r"}]}`))
 		var ce *DecodeError
-		if !errors.Is(err, ErrMissingCallID) || !errors.As(err, &ce) || ce.Path != "messages[1].tool_call_id" {
-			t.Fatalf("error = %v, want ErrMissingCallID at messages[1].tool_call_id", err)
+		if !errors.Is(err, core.ErrResultWithoutID) || !errors.As(err, &ce) || ce.Path != "messages[1].tool_call_id" {
+			t.Fatalf("error = %v, want core.ErrResultWithoutID at messages[1].tool_call_id", err)
 		}
 		_, err = a.EncodeRequest(&core.Request{Messages: []core.Message{{Role: core.RoleTool, Parts: []core.Part{core.ResultPart(core.Result{Content: []core.Part{core.TextPart("r")}})}}}})
-		if !errors.Is(err, ErrMissingCallID) {
-			t.Fatalf("encode error = %v, want ErrMissingCallID", err)
+		if !errors.Is(err, core.ErrResultWithoutID) {
+			t.Fatalf("encode error = %v, want core.ErrResultWithoutID", err)
 		}
 	})
 	t.Run("G10 tool content as parts, both ways", func(t *testing.T) {
@@ -271,7 +271,7 @@ func TestRequestFailureModes(t *testing.T) {
 			t.Fatal("CheckHistory found nothing")
 		}
 		lines := strings.Split(err.Error(), "\n")
-		for _, want := range []string{"(G09)", "(D04)", "(G06)", "answers no earlier call", `call "b" (g) has no tool result`} {
+		for _, want := range []string{"(G09)", "(D04)", "(G06)", "answers no earlier call", `call "b": tool call without a result: g has no tool message`} {
 			found := false
 			for _, l := range lines {
 				found = found || strings.Contains(l, want)
@@ -333,18 +333,20 @@ func TestEncodeRequestRefusesBadHistory(t *testing.T) {
 		msgs []core.Message
 		want []string // each must appear in the error
 	}{
-		{"G01 call then a user message", []core.Message{user("q"), calls("call_1"), user("never mind")}, []string{`"call_1"`, "messages[1]", "(G01, G03)"}},
+		{"G01 call then a user message", []core.Message{user("q"), calls("call_1"), user("never mind")}, []string{`"call_1"`, "messages[1]", "(G03)"}},
 		{"G03 one of two results missing", []core.Message{user("q"), calls("call_a", "call_b"), result("call_b"), user("thanks")}, []string{`"call_a"`, "messages[1]"}},
 		{"G03 history ends with unanswered calls", []core.Message{user("q"), calls("call_1")}, []string{`"call_1"`, "end of the history"}},
-		{"G02 orphan result", []core.Message{user("q"), result("call_x")}, []string{`"call_x"`, "messages[1].parts[0]", "(G02)"}},
-		{"G02 result after another turn", []core.Message{user("q"), calls("c1"), result("c1"), user("again"), result("c1")}, []string{`"c1"`, "messages[4].parts[0]"}},
+		{"G02 orphan result", []core.Message{user("q"), result("call_x")}, []string{`messages[1]: call "call_x"`, "parts[0]", "(G02)"}},
+		{"G02 result after another turn", []core.Message{user("q"), calls("c1"), result("c1"), user("again"), result("c1")}, []string{`messages[4]: call "c1"`}},
 		{"G06 result without id", []core.Message{user("q"), calls("c1"), {Role: core.RoleTool, Parts: []core.Part{core.ResultPart(core.Result{})}}}, []string{"messages[2].parts[0]", "tool_call_id"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := New().EncodeRequest(&core.Request{Model: "m", Messages: tt.msgs})
-			if !errors.Is(err, ErrBadHistory) && !errors.Is(err, ErrMissingCallID) {
-				t.Fatalf("error = %v, want ErrBadHistory", err)
+			// The encoder faults an id-less result at its path before the
+			// history is checked.
+			if he := (*core.HistoryError)(nil); (!errors.As(err, &he) || he.Protocol != "openai-chat") && !errors.Is(err, core.ErrResultWithoutID) {
+				t.Fatalf("error = %v, want a *core.HistoryError of openai-chat", err)
 			}
 			for _, w := range tt.want {
 				if !strings.Contains(err.Error(), w) {

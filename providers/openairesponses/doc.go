@@ -13,7 +13,7 @@
 // for strict mode (H03, oaichat.StrictSchema).
 //
 // EncodeRequest is stateless replay: it sends the whole conversation and
-// fails with a *HistoryError when a function_call has no output after it
+// fails with a *core.HistoryError when a function_call has no output after it
 // (G07), an output has no call, a call id repeats, or stored arguments are
 // not JSON (G09). Stateful replay (G08) is EncodeRequestAfter(req, id): it
 // sends only the messages after the last assistant message, whose items the
@@ -32,7 +32,7 @@
 // status is incomplete or whose arguments are not JSON goes to
 // Response.Incomplete; empty arguments become {} reported Repaired (C01); an
 // object is taken as its JSON text (C04); two calls with one call_id are an
-// error wrapping ErrDuplicateID (D06). Finish: completed is tool_calls with
+// error wrapping core.ErrDuplicateCallID (D06). Finish: completed is tool_calls with
 // a call and stop without; incomplete for max_output_tokens is length
 // (B11), for content_filter content_filter; failed is error.
 //

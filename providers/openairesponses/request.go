@@ -303,10 +303,14 @@ func (a *Adapter) DecodeRequest(body []byte) (*core.Request, error) {
 // ValidateHistory checks that every function_call has a
 // function_call_output later in the conversation (G07), that every output
 // answers an earlier call, and that call ids are unique. Every problem is
-// reported, each a *HistoryError naming the message index and call id.
+// reported, each a *core.HistoryError naming the message index and call
+// id and wrapping core's sentinel of the rule.
 func ValidateHistory(req *core.Request) error {
 	return validate(req.Messages, 0, nil)
 }
+
+// errMissingOutput is G07 in the protocol's words.
+var errMissingOutput = fmt.Errorf("%w: function_call without function_call_output", core.ErrMissingResult)
 
 // validate checks msgs; base is the index of msgs[0] in the request and
 // stored the call ids the server already holds (stateful replay, G08).
@@ -316,8 +320,10 @@ func validate(msgs []core.Message, base int, stored map[string]bool) error {
 	answered := map[string]bool{}
 	for i, m := range msgs {
 		for _, r := range m.Results() {
-			if _, ok := calls[r.CallID]; !ok && !stored[r.CallID] {
-				errs = append(errs, &HistoryError{Protocol: protocolName, IDField: "call_id", Message: base + i, ID: r.CallID, Err: ErrOrphanOutput})
+			if r.CallID == "" {
+				errs = append(errs, &core.HistoryError{Protocol: protocolName, Message: base + i, Guard: "G06", Err: fmt.Errorf("%w: function_call_output without call_id", core.ErrResultWithoutID)})
+			} else if _, ok := calls[r.CallID]; !ok && !stored[r.CallID] {
+				errs = append(errs, &core.HistoryError{Protocol: protocolName, Message: base + i, CallID: r.CallID, Guard: "G02", Err: fmt.Errorf("%w: function_call_output without function_call", core.ErrOrphanResult)})
 			}
 			answered[r.CallID] = true
 		}
@@ -326,7 +332,7 @@ func validate(msgs []core.Message, base int, stored map[string]bool) error {
 		}
 		for _, c := range m.Calls() {
 			if j, dup := calls[c.ID]; dup {
-				errs = append(errs, &HistoryError{Protocol: protocolName, IDField: "call_id", Message: base + i, ID: c.ID, Err: fmt.Errorf("%w: first used in message %d", ErrDuplicateID, j)})
+				errs = append(errs, &core.HistoryError{Protocol: protocolName, Message: base + i, CallID: c.ID, Guard: "D06", Err: fmt.Errorf("%w: duplicate call_id, first used in message %d", core.ErrDuplicateCallID, j)})
 				continue
 			}
 			calls[c.ID] = base + i
@@ -338,7 +344,7 @@ func validate(msgs []core.Message, base int, stored map[string]bool) error {
 		}
 		for _, c := range m.Calls() {
 			if !answered[c.ID] {
-				errs = append(errs, &HistoryError{Protocol: protocolName, IDField: "call_id", Message: base + i, ID: c.ID, Err: ErrMissingOutput})
+				errs = append(errs, &core.HistoryError{Protocol: protocolName, Message: base + i, CallID: c.ID, Guard: "G07", Err: errMissingOutput})
 			}
 		}
 	}
@@ -347,7 +353,7 @@ func validate(msgs []core.Message, base int, stored map[string]bool) error {
 
 // EncodeRequest encodes a canonical request as a /v1/responses body with
 // the whole conversation in input (stateless replay). It fails with a
-// *HistoryError when a function_call has no function_call_output (G07) or
+// *core.HistoryError when a function_call has no function_call_output (G07) or
 // an output has no call. A tool name outside ^[a-zA-Z0-9_-]{1,64}$ is
 // refused, naming the tool (E01, E02; tools.NameMapper maps such names), and
 // so is a tool whose parameters hold one of oaichat.OpenAIRootKeywords
@@ -399,7 +405,7 @@ func (a *Adapter) EncodeRequestAfter(req *core.Request, previousResponseID strin
 	}
 	for _, c := range req.Messages[last].Calls() {
 		if !answered[c.ID] {
-			errs = append(errs, &HistoryError{Protocol: protocolName, IDField: "call_id", Message: last, ID: c.ID, Err: ErrMissingOutput})
+			errs = append(errs, &core.HistoryError{Protocol: protocolName, Message: last, CallID: c.ID, Guard: "G07", Err: errMissingOutput})
 		}
 	}
 	if err := errors.Join(errs...); err != nil {
@@ -543,7 +549,7 @@ func encodeParts(i int, parts []core.Part, forResponse bool) ([]map[string]any, 
 			}
 			args, err := argsString(*p.Call)
 			if err != nil {
-				return nil, &HistoryError{Protocol: protocolName, IDField: "call_id", Message: i, ID: p.Call.ID, Err: err}
+				return nil, &core.HistoryError{Protocol: protocolName, Message: i, CallID: p.Call.ID, Guard: "G09", Err: err}
 			}
 			it := map[string]any{"type": "function_call", "call_id": p.Call.ID, "name": p.Call.Name, "arguments": args}
 			if p.Call.ItemID != "" {

@@ -87,10 +87,10 @@ func TestHistoryRules(t *testing.T) {
 		wantID  string
 	}{
 		{"G07 function_call without output", []core.Message{user, msg(core.RoleAssistant, fcall("call_1", "", "{}"), fcall("call_2", "", "{}")), msg(core.RoleTool, output("call_1", "x"))},
-			ErrMissingOutput, 1, "call_2"},
+			core.ErrMissingResult, 1, "call_2"},
 		{"G07 only the last round's outputs", []core.Message{user, msg(core.RoleAssistant, fcall("call_1", "", "{}")), user,
-			msg(core.RoleAssistant, fcall("call_2", "", "{}")), msg(core.RoleTool, output("call_2", "x"))}, ErrMissingOutput, 1, "call_1"},
-		{"orphan output", []core.Message{user, msg(core.RoleTool, output("call_9", "x"))}, ErrOrphanOutput, 1, "call_9"},
+			msg(core.RoleAssistant, fcall("call_2", "", "{}")), msg(core.RoleTool, output("call_2", "x"))}, core.ErrMissingResult, 1, "call_1"},
+		{"orphan output", []core.Message{user, msg(core.RoleTool, output("call_9", "x"))}, core.ErrOrphanResult, 1, "call_9"},
 		{"G09 invalid stored arguments", []core.Message{user, msg(core.RoleAssistant, fcall("call_1", "", `{"a":`)), msg(core.RoleTool, output("call_1", "x"))},
 			core.ErrInvalidArguments, 1, "call_1"},
 	}
@@ -100,8 +100,8 @@ func TestHistoryRules(t *testing.T) {
 			if !errors.Is(err, tt.wantErr) {
 				t.Fatalf("error = %v, want %v", err, tt.wantErr)
 			}
-			var he *HistoryError
-			if !errors.As(err, &he) || he.Message != tt.wantMsg || he.ID != tt.wantID {
+			var he *core.HistoryError
+			if !errors.As(err, &he) || he.Message != tt.wantMsg || he.CallID != tt.wantID {
 				t.Fatalf("error = %v, want message %d id %q", err, tt.wantMsg, tt.wantID)
 			}
 		})
@@ -138,9 +138,9 @@ func TestG08StatefulReplay(t *testing.T) {
 	short := append([]core.Message{}, history[:2]...)
 	short = append(short, msg(core.RoleTool, output("call_1", "a")))
 	_, err = New().EncodeRequestAfter(&core.Request{Messages: short}, "resp_prev")
-	var he *HistoryError
-	if !errors.Is(err, ErrMissingOutput) || !errors.As(err, &he) || he.ID != "call_2" {
-		t.Errorf("missing output: error = %v, want ErrMissingOutput for call_2", err)
+	var he *core.HistoryError
+	if !errors.Is(err, core.ErrMissingResult) || !errors.As(err, &he) || he.CallID != "call_2" {
+		t.Errorf("missing output: error = %v, want core.ErrMissingResult for call_2", err)
 	}
 	if _, err := New().EncodeRequestAfter(&core.Request{Messages: history[:1]}, "resp_prev"); !errors.Is(err, core.ErrUnsupported) {
 		t.Errorf("nothing to continue: error = %v, want core.ErrUnsupported", err)
@@ -220,7 +220,7 @@ func TestDecodeResponseCases(t *testing.T) {
 		{
 			name: "D06 duplicate call_id",
 			body: `{"status":"completed","output":[{"type":"function_call","id":"fc_1","call_id":"c","name":"f","arguments":"{}"},{"type":"function_call","id":"fc_2","call_id":"c","name":"g","arguments":"{}"}]}`,
-			err:  ErrDuplicateID,
+			err:  core.ErrDuplicateCallID,
 		},
 		{
 			name: "truncated body",

@@ -127,7 +127,7 @@ func callOf(it wireItem) (c core.Call, ok bool) {
 // A function_call that is incomplete or whose arguments are not JSON goes
 // to Response.Incomplete, and so does the last item of an incomplete
 // response when it is a function_call (B11). Two calls with one call_id are an error wrapping
-// ErrDuplicateID (D06). An error body ({"error": {...}}) or a failed
+// core.ErrDuplicateCallID (D06). An error body ({"error": {...}}) or a failed
 // response sets Response.Error; any other body without an output list is
 // an error wrapping core.ErrMalformed.
 func (a *Adapter) DecodeResponse(body []byte) (resp *core.Response, err error) {
@@ -167,7 +167,7 @@ func (a *Adapter) DecodeResponse(body []byte) (resp *core.Response, err error) {
 			resp.Message.Parts = append(resp.Message.Parts, reasoningParts(it)...)
 		case "function_call":
 			if j, dup := seen[it.CallID]; dup {
-				return nil, &DecodeError{Protocol: protocolName, Op: op, Offset: -1, Path: path + ".call_id", Err: fmt.Errorf("%w: %q also at output[%d]", ErrDuplicateID, it.CallID, j)}
+				return nil, &DecodeError{Protocol: protocolName, Op: op, Offset: -1, Path: path + ".call_id", Err: fmt.Errorf("%w: duplicate call_id %q, also at output[%d]", core.ErrDuplicateCallID, it.CallID, j)}
 			}
 			seen[it.CallID] = i
 			c, ok := callOf(it)

@@ -243,7 +243,7 @@ func (s *stream) handle(ev wire.SSEEvent) error {
 		}
 		it := se.Item
 		if s.callIDs.Get(it.CallID) != nil {
-			return &DecodeError{Protocol: protocolName, Op: "decode stream", Offset: ev.Offset, Err: fmt.Errorf("%w: %q", ErrDuplicateID, it.CallID)}
+			return &DecodeError{Protocol: protocolName, Op: "decode stream", Offset: ev.Offset, Err: fmt.Errorf("%w: duplicate call_id %q", core.ErrDuplicateCallID, it.CallID)}
 		}
 		if s.calls.Len() >= s.a.maxItems {
 			return &DecodeError{Protocol: protocolName, Op: "decode stream", Offset: ev.Offset, Err: fmt.Errorf("more than %d function calls: %w", s.a.maxItems, core.ErrTooLarge)}

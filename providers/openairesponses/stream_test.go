@@ -99,7 +99,7 @@ func TestDecodeStreamFailureModes(t *testing.T) {
 			name:    "D06 duplicate call_id in one response",
 			stream:  sseOf(created, added("0", "fc_a", "call_x"), added("1", "fc_b", "call_x")),
 			want:    []core.Event{first(cstart(0, "fc_a", "call_x"))},
-			wantErr: ErrDuplicateID,
+			wantErr: core.ErrDuplicateCallID,
 		},
 		{
 			name: "text, reasoning summary, encrypted content, unknown events",

@@ -46,7 +46,7 @@ type HistoryCase struct {
 
 // CheckHistoryCases runs one subtest per case: encode gets a request with
 // the case's messages, and every refusal must start with prefix (the
-// protocol and operation, "cohere: encode request: ").
+// protocol, "cohere: history: ").
 func CheckHistoryCases(t *testing.T, prefix string, cases []HistoryCase, encode func(*core.Request) error) {
 	t.Helper()
 	for _, tt := range cases {

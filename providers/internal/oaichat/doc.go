@@ -11,8 +11,7 @@
 // user message, text in a tool message) is refused with core.ErrUnsupported.
 //
 // EncodeRequest refuses, naming every call and message at fault, a history
-// the servers reject (ErrBadHistory, wrapping core's *HistoryError where the
-// rule is shared): a call not answered right after its message (G01, G03), a
+// the servers reject (each problem a *core.HistoryError): a call not answered right after its message (G01, G03), a
 // result without a call id (G06) or answering no call before it (G02), a
 // tool name outside ^[a-zA-Z0-9_-]{1,64}$ (E01, E02; tools.NameMapper maps
 // such names). It sends the results of a turn in the order of its calls

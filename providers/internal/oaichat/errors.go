@@ -10,15 +10,10 @@ import (
 	"github.com/toolconform/conform/providers/internal/wire"
 )
 
-// Sentinel errors callers branch on. Errors returned by the codec wrap one
-// of them (or an sse error) inside a *DecodeError that names the place.
-var (
-	// ErrMissingCallID reports a tool result without the id of its call
-	// (G06): Chat Completions pairs results with calls only by id.
-	ErrMissingCallID = errors.New("tool result without tool_call_id")
-	// ErrTooManyIDs reports an id map that reached its size limit.
-	ErrTooManyIDs = idmap.ErrTooMany
-)
+// ErrTooManyIDs reports an id map that reached its size limit. Errors
+// returned by the codec wrap it or one of core's sentinels inside a
+// *DecodeError that names the place.
+var ErrTooManyIDs = idmap.ErrTooMany
 
 // DecodeError is a codec error with its place, wire.DecodeError: a byte offset
 // in the body or stream (-1 when unknown) and a path (empty when unknown).

@@ -10,16 +10,17 @@ import (
 	"github.com/toolconform/conform/providers/internal/adaptertest"
 )
 
-// TestCheckHistorySharedRules checks that each problem wraps
-// ErrBadHistory, and the *core.HistoryError exactly when core.CheckHistory
-// breaks the same rule; the Chat Completions extra (results right after
-// their calls) has no core counterpart.
+// TestCheckHistorySharedRules checks that each problem is a
+// *core.HistoryError of the protocol wrapping core's sentinel of the rule,
+// for the rules core.CheckHistory shares and for the Chat Completions extra
+// (results right after their calls).
 func TestCheckHistorySharedRules(t *testing.T) {
 	user, calls, results := adaptertest.UserText("hi"), adaptertest.CallsMessage, adaptertest.ResultsMessage
 	type problem struct {
-		Guard   string // of the wrapped *core.HistoryError, "" if none
-		Message int    // of the wrapped *core.HistoryError
+		Guard   string
+		Message int
 		ID      string
+		Rule    string // core's sentinel
 	}
 	tests := []struct {
 		name string
@@ -27,27 +28,30 @@ func TestCheckHistorySharedRules(t *testing.T) {
 		want []problem
 	}{
 		{"sound", []core.Message{user, calls("a", "b"), results("b", "a"), user}, nil},
-		{"G01 call then user turn", []core.Message{user, calls("a"), user}, []problem{{"G01", 1, "a"}}},
-		{"G01 call at the end", []core.Message{user, calls("a")}, []problem{{"G01", 1, "a"}}},
-		{"G02 orphan", []core.Message{user, results("x")}, []problem{{"G02", 1, "x"}}},
-		{"G03 two results", []core.Message{user, calls("a"), results("a", "a")}, []problem{{"G03", 2, "a"}}},
-		{"G06 no id", []core.Message{user, calls("a"), results("")}, []problem{{"G06", 2, ""}, {"G01", 1, "a"}}},
+		{"G01 call then user turn", []core.Message{user, calls("a"), user}, []problem{{"G03", 1, "a", "missing"}}},
+		{"G01 call at the end", []core.Message{user, calls("a")}, []problem{{"G03", 1, "a", "missing"}}},
+		{"G02 orphan", []core.Message{user, results("x")}, []problem{{"G02", 1, "x", "orphan"}}},
+		{"G03 two results", []core.Message{user, calls("a"), results("a", "a")}, []problem{{"G03", 2, "a", "two results"}}},
+		{"G06 no id", []core.Message{user, calls("a"), results("")}, []problem{{"G06", 2, "", "no id"}, {"G03", 1, "a", "missing"}}},
 		{"Chat Completions only: user text between call and result", []core.Message{user, calls("a"), user, results("a")},
-			[]problem{{"", 0, ""}, {"", 0, ""}}},
+			[]problem{{"G03", 1, "a", "missing"}, {"G02", 3, "a", "orphan"}}},
 	}
+	rules := map[error]string{core.ErrMissingResult: "missing", core.ErrOrphanResult: "orphan", core.ErrDuplicateResult: "two results", core.ErrResultWithoutID: "no id"}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := CheckHistory(tt.msgs, HistoryChecks{})
+			err := CheckHistory(tt.msgs, HistoryChecks{Protocol: "p"})
 			var got []problem
 			if err != nil {
 				for _, e := range err.(interface{ Unwrap() []error }).Unwrap() {
-					if !errors.Is(e, ErrBadHistory) {
-						t.Errorf("problem %v does not wrap ErrBadHistory", e)
+					he, ok := e.(*core.HistoryError)
+					if !ok || he.Protocol != "p" {
+						t.Fatalf("problem %v is not a *core.HistoryError of p", e)
 					}
-					var p problem
-					var he *core.HistoryError
-					if errors.As(e, &he) {
-						p = problem{he.Guard, he.Message, he.CallID}
+					p := problem{he.Guard, he.Message, he.CallID, ""}
+					for s, name := range rules {
+						if errors.Is(he, s) {
+							p.Rule = name
+						}
 					}
 					got = append(got, p)
 				}

@@ -143,7 +143,7 @@ func (c *Codec) decodeFunctionResult(op, path string, wm wireMessage, l *legacyP
 	}
 	id := l.result(wm.Name)
 	if id == "" {
-		return core.Message{}, fieldError(op, path+".name", fmt.Errorf("%w: function message for %q answers no function_call of the assistant message before it", ErrMissingCallID, wm.Name))
+		return core.Message{}, fieldError(op, path+".name", fmt.Errorf("%w: function message for %q answers no function_call of the assistant message before it", core.ErrResultWithoutID, wm.Name))
 	}
 	if parts == nil {
 		parts = []core.Part{}

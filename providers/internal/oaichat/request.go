@@ -34,8 +34,8 @@ func (c *Codec) EncodeRequest(req *core.Request) ([]byte, error) {
 		}
 		w.Messages = append(w.Messages, msgs...)
 	}
-	if err := CheckHistory(req.Messages, HistoryChecks{}); err != nil {
-		return nil, wire.Placed(op, -1, "messages", err)
+	if err := CheckHistory(req.Messages, HistoryChecks{Protocol: c.cfg.Name}); err != nil {
+		return nil, err
 	}
 	toolsInCallOrder(w.Messages)
 	for i, t := range req.Tools {
@@ -173,7 +173,7 @@ func (c *Codec) encodeMessage(op string, i int, m core.Message) ([]wireMessage, 
 			switch p.Kind {
 			case core.PartToolResult:
 				if p.Result == nil || p.Result.CallID == "" {
-					return nil, fieldError(op, pathf("messages[%d].parts[%d].result.call_id", i, j), ErrMissingCallID)
+					return nil, fieldError(op, pathf("messages[%d].parts[%d].result.call_id", i, j), fmt.Errorf("%w: Chat Completions pairs a result with its call only by tool_call_id", core.ErrResultWithoutID))
 				}
 				id, err := c.toWire(p.Result.CallID)
 				if err != nil {
@@ -434,7 +434,7 @@ func (c *Codec) decodeMessage(op, path string, wm wireMessage) (core.Message, er
 		return core.Message{Role: core.RoleUser, Parts: parts}, nil
 	case "tool":
 		if wm.ToolCallID == nil || *wm.ToolCallID == "" {
-			return core.Message{}, fieldError(op, path+".tool_call_id", ErrMissingCallID)
+			return core.Message{}, fieldError(op, path+".tool_call_id", core.ErrResultWithoutID)
 		}
 		if parts == nil {
 			parts = []core.Part{}

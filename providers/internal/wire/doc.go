@@ -6,11 +6,11 @@
 //     deltas reassembles exactly (B05), and AppendUnescaped, the unescaper
 //     under UnquoteRaw that the Chat Completions fast path (oaichat) also
 //     calls, with a reused buffer and its report of lone surrogates;
-//   - DecodeError and HistoryError (carrying the protocol's name, a byte
-//     offset, an event or frame type, a JSON path, a message index and
-//     call id), Placed, which builds a DecodeError from an operation
-//     named with its protocol, and JSONError, which turns an encoding/json
-//     error into a DecodeError at the offset in the whole body;
+//   - DecodeError (carrying the protocol's name, a byte offset, an event
+//     or frame type and a JSON path), Placed, which builds a DecodeError
+//     from an operation named with its protocol, JSONError, which turns an
+//     encoding/json error into a DecodeError at the offset in the whole
+//     body, and History, which names the protocol in core's history errors;
 //   - SSEReader, the shared SSE decoder with the adapters' error types;
 //     SSEWriter, the writer of the Anthropic and OpenAI Responses stream
 //     encoders, which keeps the first error;
@@ -39,9 +39,11 @@
 // offset, event or frame type, JSON path, and the sentinel it wraps) in
 // all eight adapters, each of which names it DecodeError (type DecodeError
 // = wire.DecodeError) so that errors.As works with the adapter's name for
-// the type. A history fault wraps the *core.HistoryError of core's rule
-// where one applies; Anthropic and OpenAI Responses report theirs as a
-// *HistoryError.
+// the type. A history fault is a *core.HistoryError (protocol, message
+// index, call id, failure-mode guard) wrapping core's sentinel of the rule,
+// in all eight; History names the protocol in the ones core.CheckHistory
+// returns, and an adapter's own rules say the rule in its words around
+// the sentinel ("tool_use without tool_result in the next message").
 //
 // Sentinel policy. A condition that means the same in every protocol is one
 // of core's sentinels, wrapped by every adapter alike: core.ErrMalformed

@@ -1,8 +1,11 @@
 package wire
 
 import (
+	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/toolconform/conform/core"
 )
 
 // DecodeError is a failure to decode bytes, the one decode error of every
@@ -45,23 +48,25 @@ func Placed(op string, off int64, path string, err error) *DecodeError {
 	return &DecodeError{Protocol: protocol, Op: what, Offset: off, Path: path, Err: err}
 }
 
-// HistoryError is a conversation that breaks a protocol's history rules.
-// Message is the index in Request.Messages of the offending message and ID
-// the tool call id concerned; IDField is how the protocol calls that id in
-// the message ("call id", "call_id").
-type HistoryError struct {
-	Protocol string
-	Message  int
-	IDField  string
-	ID       string
-	Err      error
+// History sets protocol on every *core.HistoryError of err, one or a list
+// joined as core.CheckHistory returns them, and returns err: the history
+// error of every adapter is core's, naming its protocol.
+func History(protocol string, err error) error {
+	if err == nil {
+		return nil
+	}
+	list := []error{err}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		list = j.Unwrap()
+	}
+	for _, e := range list {
+		var he *core.HistoryError
+		if errors.As(e, &he) {
+			he.Protocol = protocol
+		}
+	}
+	return err
 }
-
-func (e *HistoryError) Error() string {
-	return fmt.Sprintf("%s: encode request: message %d: %s %q: %v", e.Protocol, e.Message, e.IDField, e.ID, e.Err)
-}
-
-func (e *HistoryError) Unwrap() error { return e.Err }
 
 // JSONError turns an error of encoding/json into a DecodeError of protocol
 // wrapping malformed. base is the offset in the whole body of the bytes

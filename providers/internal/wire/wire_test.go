@@ -185,16 +185,6 @@ func TestJSONError(t *testing.T) {
 	}
 }
 
-func TestHistoryError(t *testing.T) {
-	err := &HistoryError{Protocol: "p", Message: 3, IDField: "call_id", ID: "c1", Err: errMalformed}
-	if got, want := err.Error(), `p: encode request: message 3: call_id "c1": malformed`; got != want {
-		t.Errorf("error = %q, want %q", got, want)
-	}
-	if !errors.Is(err, errMalformed) {
-		t.Error("HistoryError does not unwrap")
-	}
-}
-
 func TestSSEReader(t *testing.T) {
 	in := "event: a\ndata: 1\n\n: comment\nevent: b\ndata: 2\ndata: 3\n\n"
 	r := NewSSEReader(strings.NewReader(in), 1<<10, "p", errTooLarge)
