@@ -16,8 +16,9 @@
 // results in call order (G05). stream is always written, since Ollama
 // streams unless told otherwise. A tool choice that forces a call
 // (required, a named tool) is refused with an error wrapping
-// core.ErrUnsupported and errors.ErrUnsupported (F08): sending it without would let the model answer
-// in text while the caller believes a call is forced.
+// core.ErrUnsupported and errors.ErrUnsupported (F08): sending it without
+// would let the model answer in text while the caller believes a call is
+// forced.
 //
 // What the wire cannot carry: tool_choice and parallel_tool_calls (decoded
 // as nil); thinking signatures; ResponseFormat's name and strictness (format
