@@ -1,6 +1,8 @@
 package cohere
 
 import (
+	"bytes"
+
 	"github.com/toolconform/conform/providers/internal/jsonscan"
 )
 
@@ -57,6 +59,11 @@ func (f *fastDecoder) decode(data []byte, ev *v2Event) bool {
 	if f.off {
 		return false
 	}
+	if f.exact(data, ev) {
+		f.hits++
+		return true
+	}
+	*ev = v2Event{}
 	p := jsonscan.New(data)
 	var id []byte
 	var idEsc bool
@@ -194,6 +201,55 @@ func (f *fastDecoder) text(p *jsonscan.Scanner, dst *string) bool {
 func (f *fastDecoder) raw(p *jsonscan.Scanner, dst *string) bool {
 	raw, esc, ok := p.Str()
 	if !ok {
+		return false
+	}
+	*dst, ok = f.strs.Raw(raw, esc)
+	return ok
+}
+
+// The bytes api.cohere.com sends around the values of its commonest
+// events, in this order and without white space: exact matches them and
+// reads only the index and the string, where decode would read every key.
+var (
+	callDeltaHead = []byte(`{"type":"tool-call-delta","index":`)
+	callDeltaMid  = []byte(`,"delta":{"message":{"tool_calls":{"function":{"arguments":`)
+	textDeltaHead = []byte(`{"type":"content-delta","index":`)
+	textDeltaMid  = []byte(`,"delta":{"message":{"content":{"text":`)
+	planDeltaHead = []byte(`{"type":"tool-plan-delta","delta":{"message":{"tool_plan":`)
+)
+
+// exact reads a tool-call, content or tool-plan delta sent in exactly the
+// bytes api.cohere.com sends (callDeltaHead and the others) into ev, as
+// decode would, and reports whether it could; anything else is left to
+// decode.
+func (f *fastDecoder) exact(data []byte, ev *v2Event) bool {
+	var head, mid []byte
+	var dst *string
+	var tail string
+	switch {
+	case bytes.HasPrefix(data, callDeltaHead):
+		ev.typ, head, mid, dst, tail = "tool-call-delta", callDeltaHead, callDeltaMid, &ev.args, "}}}}}"
+		ev.hasArgs = true
+	case bytes.HasPrefix(data, textDeltaHead):
+		ev.typ, head, mid, dst, tail = "content-delta", textDeltaHead, textDeltaMid, &ev.text, "}}}}"
+	case bytes.HasPrefix(data, planDeltaHead):
+		ev.typ, head, dst, tail = "tool-plan-delta", planDeltaHead, &ev.plan, "}}}"
+	default:
+		return false
+	}
+	ev.hasDelta = true
+	p := jsonscan.New(data)
+	p.Seek(len(head))
+	if mid != nil {
+		n, ok := p.Small()
+		if !ok || !bytes.HasPrefix(data[p.Pos():], mid) {
+			return false
+		}
+		ev.index, ev.hasIndex = n, true
+		p.Seek(p.Pos() + len(mid))
+	}
+	raw, esc, ok := p.Str()
+	if !ok || string(data[p.Pos():]) != tail {
 		return false
 	}
 	*dst, ok = f.strs.Raw(raw, esc)
