@@ -224,11 +224,11 @@ func (f *fastStore) functionCall(p *jsonscan.Scanner, fc *wireFunctionCall) bool
 			}
 			fc.Name = v
 		case 2: // args
-			v, ok := p.Value()
+			v, compact, ok := p.CompactValue()
 			if !ok || v[0] != '{' {
 				return false
 			}
-			fc.Args = v
+			fc.Args, fc.compact = v, compact
 		case 3: // partialArgs
 			from := len(f.pargs)
 			if !p.Array(func() bool { return f.partialArg(p) }) {

@@ -92,6 +92,9 @@ type wireFunctionCall struct {
 	Args         json.RawMessage  `json:"args,omitempty"`
 	PartialArgs  []wirePartialArg `json:"partialArgs,omitempty"`
 	WillContinue bool             `json:"willContinue,omitempty"`
+	// compact is set by the fast path when Args has no white space
+	// between its tokens.
+	compact bool
 }
 
 type wirePartialArg struct {

@@ -50,7 +50,10 @@ func (t *argTree) apply(fc *wireFunctionCall, strs *jsonscan.Strings) error {
 			return fmt.Errorf("%w: arguments exceed %d bytes", core.ErrTooLarge, t.max)
 		}
 		// Keep the object as sent, compacted: it replaces any tree.
-		c := strs.Compact(a)
+		c := a
+		if !fc.compact {
+			c = strs.Compact(a)
+		}
 		t.root, t.whole, t.hasWhole, t.size = nil, strs.String(c), true, len(c)
 	}
 	for i, pa := range fc.PartialArgs {

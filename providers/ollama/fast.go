@@ -147,11 +147,11 @@ func (f *fastStore) toolCall(p *jsonscan.Scanner) bool {
 				fn.Name, ok = f.str(p)
 				return ok
 			default: // arguments
-				v, ok := p.Value()
+				v, compact, ok := p.CompactValue()
 				if !ok || v[0] != '{' {
 					return false
 				}
-				fn.Arguments = v
+				fn.Arguments, fn.compact = v, compact
 				return true
 			}
 		})

@@ -64,6 +64,9 @@ type wireCallFunction struct {
 	Index     *int            `json:"index,omitempty"`
 	Name      string          `json:"name"`
 	Arguments json.RawMessage `json:"arguments"`
+	// compact is set by the fast path when Arguments has no white space
+	// between its tokens.
+	compact bool
 }
 
 type wireMessage struct {

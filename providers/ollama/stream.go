@@ -164,7 +164,10 @@ func (s *stream) call(tc wireToolCall) error {
 	case len(t) > 0 && t[0] == '{':
 		// An object, checked by the line's decoding: compacted, as
 		// DecodeArguments does, without its buffer.
-		cc.args = s.fast.strs.String(s.fast.strs.Compact(t))
+		if !tc.Function.compact {
+			t = s.fast.strs.Compact(t)
+		}
+		cc.args = s.fast.strs.String(t)
 	default:
 		args, repaired, _, err := DecodeArguments(raw)
 		if err != nil {

@@ -50,3 +50,27 @@ func TestCompactAsEncodingJSON(t *testing.T) {
 		}
 	})
 }
+
+// TestCompactValue checks that CompactValue says a value is compact
+// exactly when Compact would return it unchanged.
+func TestCompactValue(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		v := jsonValue(0).Draw(t, "value")
+		b, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rapid.Bool().Draw(t, "indent") {
+			b, _ = json.MarshalIndent(v, "", " ")
+		}
+		p := New(append([]byte(" \n"), append(b, ' ')...))
+		got, compact, ok := p.CompactValue()
+		if !ok || !bytes.Equal(got, b) {
+			t.Fatalf("CompactValue(%q) = %q, %t", b, got, ok)
+		}
+		var scratch []byte
+		if want := bytes.Equal(Compact(&scratch, b), b); compact != want {
+			t.Fatalf("CompactValue(%q) says compact %t, Compact says %t", b, compact, want)
+		}
+	})
+}

@@ -22,6 +22,8 @@ const MaxKeys = 64
 type Scanner struct {
 	b []byte
 	i int
+	// spaced is set when WS consumes a byte (see CompactValue).
+	spaced bool
 }
 
 // New returns a Scanner reading b from its start.
@@ -39,6 +41,7 @@ func (p *Scanner) WS() {
 		switch p.b[p.i] {
 		case ' ', '\t', '\r', '\n':
 			p.i++
+			p.spaced = true
 		default:
 			return
 		}
@@ -72,6 +75,9 @@ func (p *Scanner) Str() (content []byte, esc, ok bool) {
 	}
 	start := p.i + 1
 	for i := start; i < len(p.b); i++ {
+		if plain[p.b[i]] {
+			continue
+		}
 		switch c := p.b[i]; {
 		case c == '"':
 			p.i = i + 1
