@@ -73,3 +73,27 @@ func TestNextRawView(t *testing.T) {
 }
 
 func stringsReader(s string) io.Reader { return &pieces{p: []string{s}} }
+
+// TestRelease: a decoder released after the events it wanted returns
+// io.EOF from then on, and the next decoder, which may reuse its buffers,
+// decodes its own stream intact.
+func TestRelease(t *testing.T) {
+	d := NewDecoder(stringsReader("data: first\n\ndata: second\n\n"))
+	if ev, err := d.NextRaw(); err != nil || string(ev.Data) != "first" {
+		t.Fatalf("first event %q, %v", ev.Data, err)
+	}
+	d.Release()
+	if _, err := d.NextRaw(); err != io.EOF {
+		t.Fatalf("after Release: %v, want io.EOF", err)
+	}
+	d.Release()
+	for range 3 {
+		evs, err := decodeAll(stringsReader("data: a\n\ndata: b\ndata: c\n\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff([]Event{{Data: "a"}, {Data: "b\nc"}}, evs); diff != "" {
+			t.Fatalf("decoder after a release (-want +got):\n%s", diff)
+		}
+	}
+}

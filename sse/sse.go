@@ -7,6 +7,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/toolconform/conform/core"
 )
@@ -136,15 +137,65 @@ type dataLine struct {
 
 // NewDecoder returns a Decoder reading from r.
 func NewDecoder(r io.Reader, opts ...Option) *Decoder {
-	mem := make([]byte, 4096+firstData+firstLine)
-	d := &Decoder{r: r, buf: mem[:4096:4096], max: DefaultMaxEventSize, cr: -1, lf: -1}
-	d.data = mem[4096 : 4096 : 4096+firstData]
-	d.line = mem[4096+firstData : 4096+firstData : len(mem)]
+	d := &Decoder{r: r, max: DefaultMaxEventSize, cr: -1, lf: -1}
+	if b, ok := buffers.Get().(*decoderBuffers); ok {
+		d.buf, d.data, d.line = b.buf, b.data, b.line
+	} else {
+		mem := make([]byte, readBufferSize+firstData+firstLine)
+		d.buf = mem[:readBufferSize:readBufferSize]
+		d.data = mem[readBufferSize : readBufferSize : readBufferSize+firstData]
+		d.line = mem[readBufferSize+firstData : readBufferSize+firstData : len(mem)]
+	}
 	d.lines, d.last = d.linesBuf[0][:0], d.linesBuf[1][:0]
 	for _, o := range opts {
 		o(d)
 	}
 	return d
+}
+
+// readBufferSize is the size of a decoder's read buffer.
+const readBufferSize = 4096
+
+// decoderBuffers are the buffers of a decoder that has ended, for the next
+// decoder to reuse: a stream of a few events then costs no buffer
+// allocation.
+type decoderBuffers struct{ buf, data, line []byte }
+
+// buffers holds *decoderBuffers.
+var buffers sync.Pool
+
+// maxPooled is the largest data or line buffer handed to the next
+// decoder: one large event's buffer is not kept for every later stream.
+const maxPooled = 64 << 10
+
+// release hands the decoder's buffers to the next decoder once its stream
+// has ended: no view of them is valid any more (event data is valid until
+// the next call), and the decoder reads no more.
+func (d *Decoder) release() {
+	if len(d.buf) != readBufferSize {
+		return // none, or a test's own
+	}
+	b := &decoderBuffers{buf: d.buf}
+	if cap(d.data) <= maxPooled {
+		b.data = d.data[:0]
+	}
+	if cap(d.line) <= maxPooled {
+		b.line = d.line[:0]
+	}
+	buffers.Put(b)
+	d.buf, d.data, d.line = nil, nil, nil
+}
+
+// Release ends the decoder early: a caller that has read all it wants (a
+// stream's own end marker, say) hands the decoder's buffers to the next
+// decoder instead of leaving them to the garbage collector. The data of
+// the last event is no longer valid, and every later call of Next or
+// NextRaw returns io.EOF.
+func (d *Decoder) Release() {
+	if d.err == nil {
+		d.err = io.EOF
+	}
+	d.release()
 }
 
 // Offset returns the byte offset of the first line of the block that
@@ -339,25 +390,27 @@ type RawEvent struct {
 // decoded as they arrive costs no allocation per event.
 func (d *Decoder) NextRaw() (RawEvent, error) {
 	if d.err != nil {
+		d.release()
 		return RawEvent{}, d.err
 	}
 	for {
 		line, ok, err := d.readLine()
 		if err != nil {
 			d.err = err
+			d.release()
 			return RawEvent{}, err
 		}
 		if !ok {
 			d.err = io.EOF
-			if !d.flush {
-				return RawEvent{}, io.EOF
+			if d.flush {
+				if len(line) > 0 {
+					d.field(line)
+				}
+				if ev, ok := d.dispatch(); ok {
+					return ev, nil
+				}
 			}
-			if len(line) > 0 {
-				d.field(line)
-			}
-			if ev, ok := d.dispatch(); ok {
-				return ev, nil
-			}
+			d.release()
 			return RawEvent{}, io.EOF
 		}
 		if len(line) == 0 {
@@ -418,7 +471,7 @@ func (d *Decoder) dispatch() (RawEvent, bool) {
 	d.data = d.data[:0]
 	d.typ = ""
 	d.evOff = off
-	if cap(d.data) > 64<<10 {
+	if cap(d.data) > maxPooled {
 		d.data = nil // do not keep one large event's buffer for the rest of the stream
 	}
 	return ev, true

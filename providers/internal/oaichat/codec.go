@@ -55,6 +55,8 @@ type Config struct {
 // Codec encodes and decodes one Chat-Completions-shaped protocol.
 type Codec struct {
 	cfg Config
+	// streamOp is op("decode stream"), made once.
+	streamOp string
 }
 
 // New returns a Codec for cfg, filling unset fields with OpenAI's choices.
@@ -68,7 +70,7 @@ func New(cfg Config) *Codec {
 	if cfg.ReasoningField == "" {
 		cfg.ReasoningField = "reasoning_content"
 	}
-	return &Codec{cfg: cfg}
+	return &Codec{cfg: cfg, streamOp: cfg.Name + ": decode stream"}
 }
 
 // Name returns the protocol name.

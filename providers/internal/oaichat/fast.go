@@ -1,9 +1,6 @@
 package oaichat
 
 import (
-	"strconv"
-	"strings"
-
 	"github.com/toolconform/conform/core"
 	"github.com/toolconform/conform/providers/internal/jsonscan"
 )
@@ -146,17 +143,11 @@ func (s *stream) fast(data []byte) bool {
 	}
 	if f.call {
 		c := s.chunk()
-		c.Index, c.HasIndex, c.ArgsDelta = f.index, f.hasIndex, args
-		if f.hasCallID || f.hasName {
-			if f.hasCallID {
-				c.ID = s.c.fromWire(id)
-			}
-			c.Name = name
-			s.pushCall(c, f.hasArgs)
-		} else {
-			s.observeDelta(c, args)
-			s.q.Push(core.Event{Kind: core.EventCallDelta, Chunk: c})
+		c.Index, c.HasIndex, c.ArgsDelta, c.Name = f.index, f.hasIndex, args, name
+		if f.hasCallID {
+			c.ID = s.c.fromWire(id)
 		}
+		s.pushCall(c, f.hasArgs)
 	}
 	if finish != "" {
 		s.q.Push(core.Event{Kind: core.EventFinish, Finish: FinishReason(finish), ProviderFinish: finish})
@@ -185,56 +176,6 @@ func (s *stream) finishReason(raw []byte, esc bool) (string, bool) {
 
 // finishReasons are the finish_reason values the providers send.
 var finishReasons = []string{"tool_calls", "stop", "length", "content_filter", "function_call"}
-
-// observeDelta records an argument delta without id or name in the copy
-// tracker exactly as copyTracker.observe does (such an entry is never a
-// consolidated copy), but without building the tracker's key anew for
-// every delta: the key of an index is kept while the id seen at that index
-// stays the same.
-func (s *stream) observeDelta(c *core.Chunk, args string) {
-	t := &s.copies
-	if t.full {
-		return
-	}
-	if t.args == nil {
-		t.args, t.idAt = map[string]*strings.Builder{}, map[int]string{}
-	}
-	key := t.last
-	if c.HasIndex {
-		id, ok := t.idAt[c.Index]
-		k, cached := s.keys[c.Index]
-		if !cached || k.id != id || k.ok != ok {
-			k = trackedKey{id: id, ok: ok, key: "ix:" + strconv.Itoa(c.Index)}
-			if ok {
-				k.key = "id:" + id
-			}
-			if s.keys == nil {
-				s.keys = map[int]trackedKey{}
-			}
-			s.keys[c.Index] = k
-		}
-		key = k.key
-	}
-	t.last = key
-	acc, seen := t.args[key]
-	if !seen {
-		acc = &strings.Builder{}
-		t.args[key] = acc
-	}
-	if t.total += len(args) + len(key); t.total > maxTracked {
-		t.full, t.args, t.idAt = true, nil, nil
-		return
-	}
-	acc.WriteString(args)
-}
-
-// trackedKey is the copy tracker's key for a call index, and the id seen
-// at that index it was made from.
-type trackedKey struct {
-	id  string
-	ok  bool
-	key string
-}
 
 // fastThinking is a reasoning field's string, still escaped.
 type fastThinking struct {

@@ -29,7 +29,7 @@ func (c *Codec) DecodeStream(r io.Reader) core.EventStream {
 // newStream returns the decoder of a stream, before its text is checked.
 func (c *Codec) newStream(r io.Reader) *stream {
 	in := wire.NewStreamInput(r)
-	return &stream{c: c, op: c.op("decode stream"), in: in, dec: sse.NewDecoder(in, sse.FlushAtEOF(), sse.MaxEventSize(c.cfg.MaxEventSize))}
+	return &stream{c: c, op: c.streamOp, in: in, dec: sse.NewDecoder(in, sse.FlushAtEOF(), sse.MaxEventSize(c.cfg.MaxEventSize))}
 }
 
 // jsonSpace is the whitespace JSON allows around a value.
@@ -54,13 +54,12 @@ type stream struct {
 	// fastHits counts the events it decoded.
 	noFast   bool
 	fastHits int
-	// chunks, arena, scratch, keys and env are the fast path's reused
-	// storage (see fast.go); the general path takes its chunks from the
-	// same slab.
+	// chunks, arena, scratch and env are the fast path's reused storage
+	// (see fast.go); the general path takes its chunks from the same
+	// slab.
 	chunks  jsonscan.Slab[core.Chunk]
 	arena   []byte
 	scratch []byte
-	keys    map[int]trackedKey
 	env     envelope
 }
 
@@ -75,12 +74,98 @@ const maxTracked = 1 << 20
 // everything streamed for that id so far. Such an entry is emitted with
 // Chunk.Args (a replacement by the same text, harmless) instead of as a
 // delta, which the Buffer would have to repair. It routes nothing else.
+// The first call's text and the first index's id are kept in place, so
+// that a stream of one call needs no map.
 type copyTracker struct {
-	args  map[string]*strings.Builder
-	idAt  map[int]string
-	last  string
+	first     trackKey
+	firstText strings.Builder
+	hasFirst  bool
+	others    map[trackKey]*strings.Builder
+
+	firstIndex   int
+	firstIndexID string
+	hasIndex     bool
+	idAt         map[int]string // the indexes after the first
+
+	last  trackKey
 	total int
 	full  bool
+}
+
+// trackKey names the call of an entry: by id, by an index whose id is not
+// known, or neither (the zero key, which an entry without either shares
+// with the entry before it).
+type trackKey struct {
+	by    byte // 'd' for id, 'x' for index, 0 for neither
+	id    string
+	index int
+}
+
+// size is the key's share of maxTracked: the length of "id:<id>" or
+// "ix:<index>".
+func (k trackKey) size() int {
+	switch k.by {
+	case 'd':
+		return 3 + len(k.id)
+	case 'x':
+		n, u := 4, uint(k.index)
+		if k.index < 0 {
+			n, u = 5, -u
+		}
+		for ; u >= 10; u /= 10 {
+			n++
+		}
+		return n
+	}
+	return 0
+}
+
+// idAtIndex returns the id last seen at an index.
+func (t *copyTracker) idAtIndex(index int) (string, bool) {
+	if t.hasIndex && t.firstIndex == index {
+		return t.firstIndexID, true
+	}
+	id, ok := t.idAt[index]
+	return id, ok
+}
+
+// setID notes the id seen at an index.
+func (t *copyTracker) setID(index int, id string) {
+	switch {
+	case !t.hasIndex || t.firstIndex == index:
+		t.firstIndex, t.firstIndexID, t.hasIndex = index, id, true
+	default:
+		if t.idAt == nil {
+			t.idAt = map[int]string{}
+		}
+		t.idAt[index] = id
+	}
+}
+
+// seen returns the text kept for a key, if it was seen.
+func (t *copyTracker) seen(k trackKey) (*strings.Builder, bool) {
+	if t.hasFirst && k == t.first {
+		return &t.firstText, true
+	}
+	acc, ok := t.others[k]
+	return acc, ok
+}
+
+// text returns the text kept for a key, made empty if the key is new.
+func (t *copyTracker) text(k trackKey) *strings.Builder {
+	if acc, ok := t.seen(k); ok {
+		return acc
+	}
+	if !t.hasFirst {
+		t.first, t.hasFirst = k, true
+		return &t.firstText
+	}
+	if t.others == nil {
+		t.others = map[trackKey]*strings.Builder{}
+	}
+	acc := &strings.Builder{}
+	t.others[k] = acc
+	return acc
 }
 
 // observe records one entry and reports whether its arguments are a
@@ -89,36 +174,31 @@ func (t *copyTracker) observe(c *core.Chunk, args string, hasArgs bool) bool {
 	if t.full {
 		return false
 	}
-	if t.args == nil {
-		t.args, t.idAt = map[string]*strings.Builder{}, map[int]string{}
-	}
-	key := ""
+	key := t.last
 	switch {
 	case c.ID != "":
-		key = "id:" + c.ID
+		key = trackKey{by: 'd', id: c.ID}
 		if c.HasIndex {
-			t.idAt[c.Index] = c.ID
+			t.setID(c.Index, c.ID)
 		}
 	case c.HasIndex:
-		if id, ok := t.idAt[c.Index]; ok {
-			key = "id:" + id
+		if id, ok := t.idAtIndex(c.Index); ok {
+			key = trackKey{by: 'd', id: id}
 		} else {
-			key = fmt.Sprintf("ix:%d", c.Index)
+			key = trackKey{by: 'x', index: c.Index}
 		}
-	default:
-		key = t.last
 	}
 	t.last = key
-	acc, seen := t.args[key]
-	if seen && c.ID != "" && c.Name != "" && hasArgs && isCopy(acc.String(), args) {
-		return true
+	if c.ID != "" && c.Name != "" && hasArgs {
+		if acc, ok := t.seen(key); ok && isCopy(acc.String(), args) {
+			return true
+		}
 	}
-	if !seen {
-		acc = &strings.Builder{}
-		t.args[key] = acc
-	}
-	if t.total += len(args) + len(key); t.total > maxTracked {
-		t.full, t.args, t.idAt = true, nil, nil
+	acc := t.text(key)
+	if t.total += len(args) + key.size(); t.total > maxTracked {
+		t.full = true
+		t.first, t.firstText, t.hasFirst, t.others = trackKey{}, strings.Builder{}, false, nil
+		t.firstIndexID, t.hasIndex, t.idAt = "", false, nil
 		return false
 	}
 	acc.WriteString(args)
@@ -217,6 +297,7 @@ func (s *stream) handle(ev sse.RawEvent) error {
 	if string(data) == "[DONE]" {
 		s.in.Known()
 		s.done = true
+		s.dec.Release() // nothing after [DONE] is read
 		if !s.finished {
 			// The stream ended normally but never said why: a finish
 			// with no provider reason, so that calls still open are

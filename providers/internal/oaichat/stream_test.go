@@ -154,3 +154,43 @@ func TestTextDeltaUTF8(t *testing.T) {
 		t.Errorf("invalid byte: error %v, want one wrapping core.ErrInvalidUTF8", err)
 	}
 }
+
+// TestCopyTracker: a consolidated copy (B02) is recognised for the first
+// call, kept in place, and for later ones, kept in the map; an index-only
+// continuation counts toward the id last seen at its index; text that
+// differs is no copy; past maxTracked nothing is.
+func TestCopyTracker(t *testing.T) {
+	type entry struct {
+		id, name string
+		index    int
+		args     string
+		want     bool
+	}
+	steps := []entry{
+		{"a", "f", 0, `{"x":`, false},
+		{"", "", 0, ` 1}`, false},
+		{"b", "g", 1, `{"y"`, false},
+		{"", "", 1, `:2}`, false},
+		{"c", "h", 2, ``, false},
+		{"", "", 2, `{}`, false},
+		{"a", "f", 0, `{"x": 1}`, true},
+		{"b", "g", 1, `{"y":2}`, true},
+		{"b", "g", 1, `{"y":3}`, false},
+		{"c", "h", 2, `{ }`, true},
+		{"d", "k", 3, `{}`, false},
+	}
+	var tr copyTracker
+	for i, s := range steps {
+		c := core.Chunk{ID: s.id, Name: s.name, Index: s.index, HasIndex: true}
+		if got := tr.observe(&c, s.args, true); got != s.want {
+			t.Errorf("step %d %+v: copy %v, want %v", i, s, got, s.want)
+		}
+	}
+	big := strings.Repeat("x", maxTracked)
+	tr = copyTracker{}
+	tr.observe(&core.Chunk{ID: "a", Name: "f", Index: 0, HasIndex: true}, `{"x":"`, true)
+	tr.observe(&core.Chunk{Index: 0, HasIndex: true}, big+`"}`, true)
+	if tr.observe(&core.Chunk{ID: "a", Name: "f", Index: 0, HasIndex: true}, `{"x":"`+big+`"}`, true) {
+		t.Error("a copy is recognised past maxTracked")
+	}
+}
