@@ -69,8 +69,8 @@ type Result struct {
 	Stream   bool               `json:"stream"`
 	Severity scenarios.Severity `json:"severity"`
 	Status   string             `json:"status"`
-	// Problems are named by failure-mode id (serve.Problem.Rule).
-	Problems []serve.Problem `json:"problems,omitempty"`
+	// Problems are named by failure-mode id (scenarios.Problem.Rule).
+	Problems []scenarios.Problem `json:"problems,omitempty"`
 	// Reason says why a case is not applicable.
 	Reason string `json:"reason,omitempty"`
 	// Held says, for a passed case, what was checked.
@@ -127,7 +127,7 @@ type checker struct {
 }
 
 func (c *checker) add(rule, format string, args ...any) {
-	c.res.Problems = append(c.res.Problems, serve.Problem{Rule: rule, Message: fmt.Sprintf(format, args...)})
+	c.res.Problems = append(c.res.Problems, scenarios.Problem{Rule: rule, Message: fmt.Sprintf(format, args...)})
 }
 
 func (c *checker) notApplicable(format string, args ...any) {
@@ -525,7 +525,7 @@ func (c *checker) followUp(front core.Adapter, first *core.Request, got *core.Re
 		if p.Rule == serve.EchoRule {
 			p.Rule = "G10" // the result's content changed on the way
 		}
-		c.res.Problems = append(c.res.Problems, serve.Problem{Rule: p.Rule, Message: "follow-up: " + p.Message})
+		c.res.Problems = append(c.res.Problems, scenarios.Problem{Rule: p.Rule, Message: "follow-up: " + p.Message})
 	}
 	for _, er := range v.Errors {
 		c.add("I02", "follow-up: serve refused the request: %s", er)

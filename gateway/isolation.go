@@ -4,7 +4,7 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/toolconform/conform/serve"
+	"github.com/toolconform/conform/scenarios"
 )
 
 // outboundLine matches what a program prints when it tried to reach beyond
@@ -35,7 +35,7 @@ func OutboundFinding(t Target, output string) (Result, bool) {
 	return Result{
 		Name: t.Front + ">" + t.Upstream + "/isolation/outbound", Scenario: "isolation/outbound",
 		Front: t.Front, Upstream: t.Upstream, Severity: "MUST", Status: StatusFail,
-		Problems: []serve.Problem{{Rule: "outbound", Message: "the gateway tried to reach beyond loopback; in its network namespace the attempt failed"}},
+		Problems: []scenarios.Problem{{Rule: "outbound", Message: "the gateway tried to reach beyond loopback; in its network namespace the attempt failed"}},
 		Evidence: []Evidence{{What: "gateway output", Bytes: strings.Join(lines, "\n")}},
 	}, true
 }

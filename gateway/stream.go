@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/toolconform/conform/providers"
+	"github.com/toolconform/conform/scenarios"
 	"github.com/toolconform/conform/serve"
 	"github.com/toolconform/conform/sse"
 )
@@ -24,7 +25,7 @@ import (
 // in order, a call's first chunk with its id and name, a finish_reason
 // that agrees with the calls, and data: [DONE] last. Other protocols have
 // no rule here beyond their decoders.
-func CheckStream(protocol string, body []byte) []serve.Problem {
+func CheckStream(protocol string, body []byte) []scenarios.Problem {
 	p, _ := providers.Describe(protocol)
 	switch p.SSE.Events {
 	case providers.EventsMessages:
@@ -36,12 +37,12 @@ func CheckStream(protocol string, body []byte) []serve.Problem {
 }
 
 type streamChecker struct {
-	problems []serve.Problem
+	problems []scenarios.Problem
 }
 
 func (c *streamChecker) add(rule, format string, args ...any) {
 	if len(c.problems) < serve.MaxVerdictProblems {
-		c.problems = append(c.problems, serve.Problem{Rule: rule, Message: fmt.Sprintf(format, args...)})
+		c.problems = append(c.problems, scenarios.Problem{Rule: rule, Message: fmt.Sprintf(format, args...)})
 	}
 }
 
@@ -62,7 +63,7 @@ func (c *streamChecker) events(body []byte) []sse.Event {
 	}
 }
 
-func checkAnthropic(body []byte) []serve.Problem {
+func checkAnthropic(body []byte) []scenarios.Problem {
 	var c streamChecker
 	type block struct {
 		kind    string
@@ -196,7 +197,7 @@ func checkAnthropic(body []byte) []serve.Problem {
 	return c.problems
 }
 
-func checkChat(body []byte) []serve.Problem {
+func checkChat(body []byte) []scenarios.Problem {
 	var c streamChecker
 	type call struct{ id string }
 	calls := map[int]*call{}

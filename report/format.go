@@ -105,20 +105,13 @@ type jsonResult struct {
 	Status   string `json:"status"`
 	// Counted is set on failed results only: whether the failure fails
 	// the run (a SHOULD failure outside strict mode does not).
-	Counted  *bool         `json:"counted,omitempty"`
-	Reason   string        `json:"reason,omitempty"`
-	File     string        `json:"file,omitempty"`
-	Guards   []string      `json:"guards,omitempty"`
-	Problems []jsonProblem `json:"problems,omitempty"`
+	Counted  *bool               `json:"counted,omitempty"`
+	Reason   string              `json:"reason,omitempty"`
+	File     string              `json:"file,omitempty"`
+	Guards   []string            `json:"guards,omitempty"`
+	Problems []scenarios.Problem `json:"problems,omitempty"`
 	// Reduction is the failure reduced to its cause, when it could be.
 	Reduction *reduce.Result `json:"reduction,omitempty"`
-}
-
-type jsonProblem struct {
-	Rule    string   `json:"rule"`
-	Guards  []string `json:"guards,omitempty"`
-	Message string   `json:"message"`
-	Diff    string   `json:"diff,omitempty"`
 }
 
 type jsonCounts struct {
@@ -176,9 +169,7 @@ func (rep *Report) WriteJSON(w io.Writer) error {
 		if r.Scenario != nil {
 			jr.File, jr.Guards = r.Scenario.File, r.Scenario.Guards
 		}
-		for _, p := range r.Problems {
-			jr.Problems = append(jr.Problems, jsonProblem{p.Rule, p.Guards, p.Message, p.Diff})
-		}
+		jr.Problems = r.Problems
 		out.Results = append(out.Results, jr)
 	}
 	enc := json.NewEncoder(w)

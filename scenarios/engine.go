@@ -53,17 +53,23 @@ type Result struct {
 	Problems []Problem
 }
 
-// Problem is one broken rule.
+// Problem is one broken rule: of a case the engine grades, of a follow-up
+// request serve grades, of a gateway's answer. It is the one problem type
+// of every report, and its JSON is the problems of conform run --json,
+// conform run --client and conform gateway.
 type Problem struct {
-	// Rule names the rule broken, such as "calls" or "split-independence".
-	Rule string
-	// Guards are the failure-mode ids of the scenario.
-	Guards []string
+	// Rule names the rule broken: a check of the engine, such as "calls"
+	// or "split-independence", or, where the check is one failure mode's
+	// (serve and gateway), that failure mode's id, such as "G05".
+	Rule string `json:"rule"`
+	// Guards are the failure-mode ids of the scenario, when the engine
+	// graded one.
+	Guards []string `json:"guards,omitempty"`
 	// Message says what is wrong in one line.
-	Message string
+	Message string `json:"message"`
 	// Diff is a cmp.Diff of indented JSON or text, labelled -want +got;
 	// empty when there is nothing to compare.
-	Diff string
+	Diff string `json:"diff,omitempty"`
 }
 
 // String formats the problem for a person: guards, rule and message on the

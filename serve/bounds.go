@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/toolconform/conform/core"
+	"github.com/toolconform/conform/scenarios"
 )
 
 // The bounds of what a server keeps and how long it waits, so that its
@@ -108,7 +109,7 @@ func (v *Verdict) addError(msg string) {
 }
 
 // setProblems replaces v's problems, bounded.
-func (v *Verdict) setProblems(ps []Problem) {
+func (v *Verdict) setProblems(ps []scenarios.Problem) {
 	v.ProblemsDropped = 0
 	if len(ps) > MaxVerdictProblems {
 		v.ProblemsDropped = len(ps) - MaxVerdictProblems

@@ -2,6 +2,7 @@ package serve
 
 import (
 	"github.com/toolconform/conform/core"
+	"github.com/toolconform/conform/scenarios"
 	"slices"
 	"sort"
 	"strings"
@@ -72,7 +73,7 @@ func TestPlantedFaults(t *testing.T) {
 				providerIDs := slices.ContainsFunc(first.Calls(), func(c0 core.Call) bool { return !v.invented[c0.ID] })
 				want := f.fails(protocol, first.Calls(), providerIDs)
 				rule := f.rule(protocol, providerIDs)
-				named := slices.ContainsFunc(v.Problems, func(p Problem) bool { return slices.Contains(strings.Split(rule, "|"), p.Rule) })
+				named := slices.ContainsFunc(v.Problems, func(p scenarios.Problem) bool { return slices.Contains(strings.Split(rule, "|"), p.Rule) })
 				switch {
 				case want && (v.Pass || !named):
 					wrong++

@@ -10,18 +10,8 @@ import (
 
 	"github.com/toolconform/conform/core"
 	"github.com/toolconform/conform/internal/jsonvalue"
+	"github.com/toolconform/conform/scenarios"
 )
-
-// Problem is one fault in a follow-up request, named by the failure mode
-// that states the rule it breaks.
-type Problem struct {
-	// Rule is a failure-mode id such as G05.
-	Rule    string `json:"rule"`
-	Message string `json:"message"`
-}
-
-// String returns "RULE: message".
-func (p Problem) String() string { return p.Rule + ": " + p.Message }
 
 // Verdict is what the server saw of one scenario: what it served and how
 // the client's follow-up measured up.
@@ -39,9 +29,9 @@ type Verdict struct {
 	Incomplete []core.Call `json:"incomplete,omitempty"`
 	// Graded reports that a follow-up was checked; Problems lists what
 	// was wrong with the last one.
-	Graded   bool      `json:"graded"`
-	Pass     bool      `json:"pass"`
-	Problems []Problem `json:"problems,omitempty"`
+	Graded   bool                `json:"graded"`
+	Pass     bool                `json:"pass"`
+	Problems []scenarios.Problem `json:"problems,omitempty"`
 	// NotApplicable says why the scenario was not served to the last
 	// first request: its recorded bytes depend on a request option the
 	// request did not carry (see requirementsOf). Such a run is neither
@@ -147,7 +137,7 @@ func inventedIDs(calls []core.Call, sent []byte) map[string]bool {
 // after it exactly one result per call, in call order where the protocol
 // demands it. Every problem is reported. Ids the adapters generate (Gemini
 // 2, Ollama) are graded as invented: see GradeInvented.
-func Grade(protocol string, served *core.Response, req *core.Request) []Problem {
+func Grade(protocol string, served *core.Response, req *core.Request) []scenarios.Problem {
 	invented := map[string]bool{}
 	for _, c := range served.Calls() {
 		if generatedID(c.ID) {
@@ -163,11 +153,11 @@ func Grade(protocol string, served *core.Response, req *core.Request) []Problem 
 // first unpaired one with its name and arguments), the client's ids must be
 // distinct (D06), and every result must name the id the client gave the
 // call it answers, after it.
-func GradeInvented(protocol string, served *core.Response, req *core.Request, invented map[string]bool) []Problem {
+func GradeInvented(protocol string, served *core.Response, req *core.Request, invented map[string]bool) []scenarios.Problem {
 	rules := descriptor(protocol).Grading
-	var out []Problem
+	var out []scenarios.Problem
 	add := func(rule, format string, args ...any) {
-		out = append(out, Problem{Rule: rule, Message: fmt.Sprintf(format, args...)})
+		out = append(out, scenarios.Problem{Rule: rule, Message: fmt.Sprintf(format, args...)})
 	}
 	want := served.Calls()
 	// The turn under grading starts after the last user message that is
@@ -379,8 +369,8 @@ const EchoRule = "echo"
 // answers (the client's copy of the call, by id), as JSON, and it is not
 // marked as an error. A client that answers every call with an error, or
 // with anything else, has not run the calls as asked.
-func GradeEcho(req *core.Request) []Problem {
-	var out []Problem
+func GradeEcho(req *core.Request) []scenarios.Problem {
+	var out []scenarios.Problem
 	args := map[string]json.RawMessage{}
 	names := map[string]string{}
 	for _, m := range req.Messages {
@@ -398,13 +388,13 @@ func GradeEcho(req *core.Request) []Problem {
 			}
 			switch {
 			case r.IsError:
-				out = append(out, Problem{Rule: EchoRule, Message: fmt.Sprintf("result for call %s is marked as an error; the echo tool never fails", r.CallID)})
+				out = append(out, scenarios.Problem{Rule: EchoRule, Message: fmt.Sprintf("result for call %s is marked as an error; the echo tool never fails", r.CallID)})
 			case !echoes(text.String(), names[r.CallID], want):
 				got := text.String()
 				if len(got) > 200 {
 					got = got[:200] + "…"
 				}
-				out = append(out, Problem{Rule: EchoRule, Message: fmt.Sprintf("result for call %s is %q; the echo tool answers with the call's arguments %s", r.CallID, got, compact(want))})
+				out = append(out, scenarios.Problem{Rule: EchoRule, Message: fmt.Sprintf("result for call %s is %q; the echo tool answers with the call's arguments %s", r.CallID, got, compact(want))})
 			}
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/toolconform/conform/cassettes"
 	"github.com/toolconform/conform/core"
 	"github.com/toolconform/conform/providers"
+	"github.com/toolconform/conform/scenarios"
 )
 
 func call(id, name, args string) core.Call {
@@ -30,7 +31,7 @@ func tool(parts ...core.Part) core.Message { return core.Message{Role: core.Role
 
 var user = core.Message{Role: core.RoleUser, Parts: []core.Part{core.TextPart("go")}}
 
-func rules(ps []Problem) []string {
+func rules(ps []scenarios.Problem) []string {
 	var out []string
 	for _, p := range ps {
 		out = append(out, p.Rule)

@@ -37,7 +37,7 @@ func TestGradeClient(t *testing.T) {
 			[]string{"G03: served 1 call(s) but no follow-up with tool results arrived", `stdout does not show the final answer "conform: the tool results were received"`}},
 		{"a repaired call run with changed arguments", plain, Chaos{},
 			ClientRun{Exit: 0, Stdout: answer, Verdict: Verdict{Served: 1, Calls: []core.Call{repaired}, Graded: true,
-				Problems: []Problem{{Rule: "G09", Message: "sent back as {}"}}}},
+				Problems: []scenarios.Problem{{Rule: "G09", Message: "sent back as {}"}}}},
 			[]string{"follow-up: G09: sent back as {}"}},
 		{"no call served, none answered", plain, Chaos{},
 			ClientRun{Exit: 0, Verdict: Verdict{Served: 1}}, nil},

@@ -323,7 +323,7 @@ func appendNew(list []string, items ...string) []string {
 	return list
 }
 
-func (s *Server) followUp(w http.ResponseWriter, r *http.Request, name string, e entry, req *core.Request, stream, arrayForm bool, chaos Chaos, th threadParam, st statefulParam, wire []Problem, body []byte) *httpError {
+func (s *Server) followUp(w http.ResponseWriter, r *http.Request, name string, e entry, req *core.Request, stream, arrayForm bool, chaos Chaos, th threadParam, st statefulParam, wire []scenarios.Problem, body []byte) *httpError {
 	a, err := adapterFor(e.protocol, arrayForm)
 	if err != nil {
 		return fail(http.StatusInternalServerError, "api_error", "serve: %v", err)

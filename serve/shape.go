@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/toolconform/conform/providers/protocol"
+	"github.com/toolconform/conform/scenarios"
 )
 
 // GradeBody checks the rules a follow-up breaks in its wire form that the
@@ -17,10 +18,10 @@ import (
 // Completions protocols) and Cohere's v2 shape rules (G16). Each problem
 // names the JSON path of the fault. A body that is not JSON gives no
 // problems here; the adapter reports it.
-func GradeBody(name string, body []byte) []Problem {
-	var out []Problem
+func GradeBody(name string, body []byte) []scenarios.Problem {
+	var out []scenarios.Problem
 	add := func(rule, format string, args ...any) {
-		out = append(out, Problem{Rule: rule, Message: fmt.Sprintf(format, args...)})
+		out = append(out, scenarios.Problem{Rule: rule, Message: fmt.Sprintf(format, args...)})
 	}
 	switch descriptor(name).Grading.Shape {
 	case protocol.ShapeMessages:

@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/toolconform/conform/core"
+	"github.com/toolconform/conform/scenarios"
 )
 
 // statefulParam is what an OpenAI Responses request says about server-side
@@ -98,7 +99,7 @@ func (s *Server) storeResponse(id, name string, st statefulParam, messages []cor
 // ("Duplicate item"). When items are sent again the request is graded on
 // its own messages, the stored ones left out, so the duplicates are not
 // counted twice. missing reports that there is no conversation to expand.
-func (s *Server) expandResponse(req *core.Request, st statefulParam) (problems []Problem, missing bool) {
+func (s *Server) expandResponse(req *core.Request, st statefulParam) (problems []scenarios.Problem, missing bool) {
 	prev, ok := s.lookupResponse(st.previous)
 	switch {
 	case !ok:
@@ -108,9 +109,9 @@ func (s *Server) expandResponse(req *core.Request, st statefulParam) (problems [
 			msg += fmt.Sprintf(" or kept (%d responses past the limit of %d were not kept)", s.dropped, s.maxKept)
 		}
 		s.mu.Unlock()
-		return []Problem{{Rule: "G08", Message: msg}}, true
+		return []scenarios.Problem{{Rule: "G08", Message: msg}}, true
 	case prev.noStore:
-		return []Problem{{Rule: "G08", Message: fmt.Sprintf("previous_response_id %q names a response created with store false, which the API does not keep", st.previous)}}, true
+		return []scenarios.Problem{{Rule: "G08", Message: fmt.Sprintf("previous_response_id %q names a response created with store false, which the API does not keep", st.previous)}}, true
 	}
 	calls := map[string]bool{}
 	items := map[string]bool{}
@@ -131,14 +132,14 @@ func (s *Server) expandResponse(req *core.Request, st statefulParam) (problems [
 		for _, p := range m.Parts {
 			switch {
 			case p.Call != nil && (calls[p.Call.ID] || items[p.Call.ItemID]):
-				problems = append(problems, Problem{Rule: "G08", Message: fmt.Sprintf("function_call %s (%s) is sent again with previous_response_id %q, which already holds it; the API answers 400 \"Duplicate item\"", p.Call.ID, p.Call.Name, st.previous)})
+				problems = append(problems, scenarios.Problem{Rule: "G08", Message: fmt.Sprintf("function_call %s (%s) is sent again with previous_response_id %q, which already holds it; the API answers 400 \"Duplicate item\"", p.Call.ID, p.Call.Name, st.previous)})
 			case p.Kind == core.PartThinking && p.ItemID != "" && items[p.ItemID]:
-				problems = append(problems, Problem{Rule: "G08", Message: fmt.Sprintf("reasoning item %s is sent again with previous_response_id %q, which already holds it; the API answers 400 \"Duplicate item\"", p.ItemID, st.previous)})
+				problems = append(problems, scenarios.Problem{Rule: "G08", Message: fmt.Sprintf("reasoning item %s is sent again with previous_response_id %q, which already holds it; the API answers 400 \"Duplicate item\"", p.ItemID, st.previous)})
 			}
 		}
 	}
 	// One report per reasoning item, however many summary parts it has.
-	problems = slices.CompactFunc(problems, func(a, b Problem) bool { return a == b })
+	problems = slices.CompactFunc(problems, func(a, b scenarios.Problem) bool { return a.Rule == b.Rule && a.Message == b.Message })
 	if len(problems) == 0 {
 		req.Messages = append(slices.Clone(prev.messages), req.Messages...)
 	}

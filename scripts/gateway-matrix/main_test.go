@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/toolconform/conform/gateway"
-	"github.com/toolconform/conform/serve"
+	"github.com/toolconform/conform/scenarios"
 )
 
 // TestGatewaysArePinned checks every gateway of gateways/: its spec file
@@ -90,7 +90,7 @@ func TestSameFailures(t *testing.T) {
 	fail := func(name string, rules ...string) gateway.Result {
 		r := gateway.Result{Name: name, Status: gateway.StatusFail}
 		for _, rule := range rules {
-			r.Problems = append(r.Problems, serve.Problem{Rule: rule, Message: "m " + name})
+			r.Problems = append(r.Problems, scenarios.Problem{Rule: rule, Message: "m " + name})
 		}
 		return r
 	}
