@@ -106,9 +106,11 @@ type stream struct {
 	// jsonscan.Strings).
 	chunks []core.Chunk
 	strs   jsonscan.Strings
-	// events is the queue's first storage; usage that of the first usage
-	// event, given out when usageOut is set.
+	// events is the queue's first storage, first that of the strings
+	// and chunks; usage that of the first usage event, given out when
+	// usageOut is set.
 	events   [4]core.Event
+	first    jsonscan.First
 	usage    core.Usage
 	usageOut bool
 }
@@ -143,6 +145,7 @@ func (a *Adapter) decodeStream(r io.Reader) core.EventStream {
 func (a *Adapter) newStream(r io.Reader) *stream {
 	s := &stream{a: a, sse: wire.NewSSEReader(r, a.maxEvent, protocolName, core.ErrTooLarge, eventTypes...)}
 	s.q.Use(s.events[:])
+	s.first.Use(&s.strs, &s.chunks)
 	return s
 }
 

@@ -57,9 +57,11 @@ type stream struct {
 	strs    jsonscan.Strings
 	itemIDs [maxItemIDs]itemIDString
 	nextID  int // the entry of itemIDs the next new id replaces
-	// events is the queue's first storage; usage that of the first usage
-	// event, given out when usageOut is set.
+	// events is the queue's first storage, first that of the strings
+	// and chunks; usage that of the first usage event, given out when
+	// usageOut is set.
 	events   [4]core.Event
+	first    jsonscan.First
 	usage    core.Usage
 	usageOut bool
 	// env is the event the envelope scanner, or json.Unmarshal, decoded
@@ -85,6 +87,7 @@ func (a *Adapter) decodeStream(r io.Reader) core.EventStream {
 func (a *Adapter) newStream(r io.Reader) *stream {
 	s := &stream{a: a, sse: wire.NewSSEReader(r, a.maxEvent, protocolName, core.ErrTooLarge, eventTypes...)}
 	s.q.Use(s.events[:])
+	s.first.Use(&s.strs, &s.chunks)
 	return s
 }
 

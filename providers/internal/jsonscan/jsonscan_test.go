@@ -370,3 +370,27 @@ func corpusSeeds(f testing.TB, perFile int) [][]byte {
 	}
 	return out
 }
+
+// TestStringsUse: strings made after Use live in the storage given while
+// it has room, and are the same strings as without it.
+func TestStringsUse(t *testing.T) {
+	var arena [16]byte
+	var scratch [8]byte
+	var st, plain Strings
+	st.Use(arena[:], scratch[:])
+	for _, in := range []string{`abc`, `d\ne`, `fghijklmnop`, `qrstuvwxyz`} {
+		p, q := New([]byte(`"`+in+`"`)), New([]byte(`"`+in+`"`))
+		c, esc, _ := p.Str()
+		d, desc, _ := q.Str()
+		got, ok := st.Text(c, esc)
+		want, _ := plain.Text(d, desc)
+		if !ok || got != want {
+			t.Fatalf("Text(%q) = %q, %v after Use, want %q", in, got, ok, want)
+		}
+	}
+	// The third string does not fit in what is left, so the arena moves
+	// to a block of its own.
+	if string(arena[:6]) != "abcd\ne" {
+		t.Errorf("arena holds %q, want the first two strings", arena[:])
+	}
+}
