@@ -137,8 +137,10 @@ type dialectStream struct {
 	r io.Reader
 	// head holds the bytes read to decide that are not handed on yet,
 	// in buf while they fit; rerr is the error that ended those reads.
+	// buf is large enough for a first event (message-start), so that the
+	// decoder usually returns it before reading the stream again.
 	head  []byte
-	buf   [64]byte
+	buf   [512]byte
 	rerr  error
 	sse   eventStream
 	inner core.EventStream

@@ -94,7 +94,7 @@ func TestDialectAfterWhiteSpace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, n := range []int{1, 63, 64, 65, 200, maxPeek - 1} {
+	for _, n := range []int{1, 63, 64, 65, 511, 512, 513, 1100, maxPeek - 1} {
 		body := strings.Repeat(" \n\t\r", n/4) + strings.Repeat(" ", n%4) + v1StreamBody
 		for _, size := range []int{1, 7, 64, 4096} {
 			got, err := adaptertest.Drain(New().DecodeStream(adaptertest.SplitReader([]byte(body), size)))
