@@ -1,6 +1,8 @@
 package bedrock
 
 import (
+	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"unicode/utf8"
 
@@ -29,10 +31,11 @@ type fastStore struct {
 	anUsage   [2]anUsage // the event's, the message's
 	anStrings [3]string  // content_block text and thinking, stop_reason
 
-	// hits counts the payloads the fast path decoded; off turns it off,
-	// for tests that compare it with the general path.
-	hits int
-	off  bool
+	// hits and anHits count the Converse payloads and the Anthropic
+	// events the fast path decoded; off turns it off, for tests that
+	// compare it with the general path.
+	hits, anHits int
+	off          bool
 }
 
 // The json names of the structs json.Unmarshal fills, at each level: a key
@@ -65,11 +68,15 @@ var (
 // reads that are not well-formed UTF-8 or hold lone surrogate escapes, an
 // escaped "bytes", and any syntax error. Text and input deltas stay views
 // of payload, as json.RawMessage.
-func (f *fastStore) converse(payload []byte, strs *jsonscan.Strings) (*cvStreamEvent, bool) {
+func (f *fastStore) converse(payload []byte, strs *jsonscan.Strings, scratch *[]byte) (*cvStreamEvent, bool) {
 	if f.off {
 		return nil, false
 	}
 	if ev, ok := f.converseDeltaShape(payload); ok {
+		f.hits++
+		return ev, true
+	}
+	if ev, ok := f.chunkShape(payload, scratch); ok {
 		f.hits++
 		return ev, true
 	}
@@ -189,6 +196,54 @@ func (f *fastStore) converseDeltaShape(payload []byte) (*cvStreamEvent, bool) {
 	return &f.cv, true
 }
 
+// shapeBytes opens an InvokeModel chunk frame's payload as Bedrock writes
+// it.
+const shapeBytes = `{"bytes":"`
+
+// chunkShape decodes an InvokeModel chunk payload in the byte shape
+// Bedrock writes, {"bytes":"…","p":"…"} with the padding optional and no
+// white space, and the base64 in it, into *scratch. Base64 that decodes
+// holds no escape, control character or byte that is not UTF-8 (line
+// breaks, which the decoder skips, are refused first), so it is the string
+// encoding/json would give. Any other payload, or base64 that does not
+// decode, gets false and goes through converse's key by key path, which
+// gives the decoding error.
+func (f *fastStore) chunkShape(payload []byte, scratch *[]byte) (*cvStreamEvent, bool) {
+	if len(payload) < len(shapeBytes) || string(payload[:len(shapeBytes)]) != shapeBytes {
+		return nil, false
+	}
+	rest := payload[len(shapeBytes):]
+	q := bytes.IndexByte(rest, '"')
+	if q < 0 {
+		return nil, false
+	}
+	content, tail := rest[:q:q], rest[q+1:]
+	if bytes.IndexByte(content, '\n') >= 0 || bytes.IndexByte(content, '\r') >= 0 {
+		return nil, false
+	}
+	if len(tail) > len(shapePad) && string(tail[:len(shapePad)]) == shapePad {
+		p := jsonscan.New(tail)
+		p.Seek(len(shapePad))
+		if pad, _, ok := p.Str(); !ok || !utf8.Valid(pad) {
+			return nil, false
+		}
+		tail = tail[p.Pos():]
+	}
+	if len(tail) != 1 || tail[0] != '}' {
+		return nil, false
+	}
+	n := base64.StdEncoding.DecodedLen(len(content))
+	if cap(*scratch) < n {
+		*scratch = make([]byte, n)
+	}
+	n, err := base64.StdEncoding.Decode((*scratch)[:n], content)
+	if err != nil {
+		return nil, false
+	}
+	f.cv = cvStreamEvent{chunk: content, decoded: (*scratch)[:n], isDecoded: true}
+	return &f.cv, true
+}
+
 // converseDelta reads a contentBlockDelta's delta.
 func (f *fastStore) converseDelta(p *jsonscan.Scanner, strs *jsonscan.Strings) bool {
 	d := &f.cvDelta
@@ -230,6 +285,10 @@ func (f *fastStore) converseDelta(p *jsonscan.Scanner, strs *jsonscan.Strings) b
 func (f *fastStore) anthropic(data []byte, strs *jsonscan.Strings) (*anStreamEvent, bool) {
 	if f.off {
 		return nil, false
+	}
+	if ev, ok := f.anthropicDeltaShape(data, strs); ok {
+		f.anHits++
+		return ev, true
 	}
 	f.an = anStreamEvent{}
 	ev := &f.an
@@ -284,8 +343,56 @@ func (f *fastStore) anthropic(data []byte, strs *jsonscan.Strings) (*anStreamEve
 	if !ok || !p.End() {
 		return nil, false
 	}
-	f.hits++
+	f.anHits++
 	return ev, true
+}
+
+// The bytes of the commonest Anthropic event, a content_block_delta of
+// input JSON or text, which anthropicDeltaShape matches verbatim.
+const (
+	shapeAnDelta = `{"type":"content_block_delta","index":`
+	shapeAnInput = `,"delta":{"type":"input_json_delta","partial_json":`
+	shapeAnText  = `,"delta":{"type":"text_delta","text":`
+)
+
+// anthropicDeltaShape decodes a content_block_delta of input JSON or text
+// in the exact byte shape Anthropic writes, {"type":"content_block_delta",
+// "index":N,"delta":{"type":"input_json_delta","partial_json":"…"}} or
+// the same with "text_delta" and "text", with no white space, as
+// encoding/json would: the string is refused when it is not UTF-8 or holds
+// a lone surrogate escape, which encoding/json replaces. Any other event
+// gets false and goes through anthropic's key by key path.
+func (f *fastStore) anthropicDeltaShape(data []byte, strs *jsonscan.Strings) (*anStreamEvent, bool) {
+	if len(data) < len(shapeAnDelta) || string(data[:len(shapeAnDelta)]) != shapeAnDelta {
+		return nil, false
+	}
+	p := jsonscan.New(data)
+	p.Seek(len(shapeAnDelta))
+	n, ok := p.Small()
+	if !ok {
+		return nil, false
+	}
+	f.an = anStreamEvent{Type: "content_block_delta", Index: &f.anIndex, Delta: &f.anDelta}
+	f.anIndex, f.anDelta = n, anStreamDelta{}
+	rest := data[p.Pos():]
+	var dst *string
+	switch {
+	case len(rest) > len(shapeAnInput) && string(rest[:len(shapeAnInput)]) == shapeAnInput:
+		f.anDelta.Type, dst = "input_json_delta", &f.anDelta.PartialJSON
+		p.Seek(p.Pos() + len(shapeAnInput))
+	case len(rest) > len(shapeAnText) && string(rest[:len(shapeAnText)]) == shapeAnText:
+		f.anDelta.Type, dst = "text_delta", &f.anDelta.Text
+		p.Seek(p.Pos() + len(shapeAnText))
+	default:
+		return nil, false
+	}
+	if p.Pos() >= len(data) || data[p.Pos()] != '"' || !text(&p, strs, dst) {
+		return nil, false
+	}
+	if rest := data[p.Pos():]; len(rest) != 2 || rest[0] != '}' || rest[1] != '}' {
+		return nil, false
+	}
+	return &f.an, true
 }
 
 // block reads a content_block.

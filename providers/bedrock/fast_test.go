@@ -21,9 +21,10 @@ import (
 // decoded is what a stream yields: its events, the error that ended it
 // (nil for io.EOF), and how many frames and payloads the fast path read.
 type decoded struct {
-	events           []core.Event
-	err              error
-	frames, payloads int
+	events []core.Event
+	err    error
+	// anthropic counts the Anthropic events inside chunk frames.
+	frames, payloads, anthropic int
 }
 
 // decodeWith decodes a whole stream, read through r, as DecodeStream does,
@@ -47,7 +48,7 @@ func decodeWith(r io.Reader, fast bool) decoded {
 		}
 		d.events = append(d.events, ev)
 	}
-	d.frames, d.payloads = st.fr.hits, st.fast.hits
+	d.frames, d.payloads, d.anthropic = st.fr.hits, st.fast.hits, st.fast.anHits
 	return d
 }
 
@@ -111,18 +112,19 @@ func TestFastPathCorpus(t *testing.T) {
 	if len(streams) < 7 {
 		t.Fatalf("only %d recorded streams", len(streams))
 	}
-	frames, payloads, all := 0, 0, 0
+	frames, payloads, all, anthropic, chunks := 0, 0, 0, 0, 0
 	for i, body := range streams {
 		d := checkSame(t, fmt.Sprintf("stream %d", i), body)
 		frames, payloads, all = frames+d.frames, payloads+d.payloads, all+countFrames(body)
+		anthropic, chunks = anthropic+d.anthropic, chunks+bytes.Count(body, []byte(`{"bytes":`))
 	}
 	if frames != all {
 		t.Errorf("fast path read %d of %d recorded frames", frames, all)
 	}
-	if payloads < all {
-		t.Errorf("fast path decoded %d payloads in %d recorded frames, want every one", payloads, all)
+	if payloads != all || anthropic != chunks {
+		t.Errorf("fast path decoded %d payloads of %d recorded frames and %d Anthropic events of %d chunks, want every one", payloads, all, anthropic, chunks)
 	}
-	t.Logf("%d streams, %d frames, %d payloads (Converse and Anthropic) on the fast path", len(streams), frames, payloads)
+	t.Logf("%d streams, %d frames, %d payloads, %d Anthropic events on the fast path", len(streams), frames, payloads, anthropic)
 }
 
 // countFrames counts the frames of a well-formed stream.
@@ -229,6 +231,21 @@ var converseCases = []struct {
 	{"contentBlockDelta", "{\"contentBlockIndex\":0,\"delta\":{\"toolUse\":{\"input\":\"\xe2\x82\"}}}", true},
 	{"contentBlockDelta", "{\"contentBlockIndex\":0,\"delta\":{\"toolUse\":{\"input\":\"\xac\"}}}", true},
 	{"contentBlockDelta", "{\"contentBlockIndex\":0,\"delta\":{\"text\":\"a\"},\"p\":\"\xff\"}", false},
+	// InvokeModel chunk payloads at the edge of the verbatim shape.
+	{"chunk", `{"bytes":"eyJ0eXBlIjoiY29udGVudF9ibG9ja19kZWx0YSIsImluZGV4IjowLCJkZWx0YSI6eyJ0eXBlIjoidGV4dF9kZWx0YSIsInRleHQiOiJoaSJ9fQ==","p":"abcd"}`, true},
+	{"chunk", `{"bytes":"eyJ0eXBlIjoiY29udGVudF9ibG9ja19kZWx0YSIsImluZGV4IjowLCJkZWx0YSI6eyJ0eXBlIjoidGV4dF9kZWx0YSIsInRleHQiOiJoaSJ9fQ=="}`, true},
+	{"chunk", `{"bytes":"eyJ0eXBlIjoiY29udGVudF9ibG9ja19kZWx0YSIsImluZGV4IjowLCJkZWx0YSI6eyJ0eXBlIjoidGV4dF9kZWx0YSIsInRleHQiOiJoaSJ9fQ==","p":"abcd"} `, true},
+	{"chunk", `{"bytes": "eyJ0eXBlIjoiY29udGVudF9ibG9ja19kZWx0YSIsImluZGV4IjowLCJkZWx0YSI6eyJ0eXBlIjoidGV4dF9kZWx0YSIsInRleHQiOiJoaSJ9fQ=="}`, true},
+	{"chunk", `{"p":"abcd","bytes":"eyJ0eXBlIjoiY29udGVudF9ibG9ja19kZWx0YSIsImluZGV4IjowLCJkZWx0YSI6eyJ0eXBlIjoidGV4dF9kZWx0YSIsInRleHQiOiJoaSJ9fQ=="}`, true},
+	{"chunk", `{"bytes":"eyJ0eXBl\nIjoicGluZyJ9"}`, false},
+	{"chunk", `{"bytes":"eyJ0eXBlIjoicGluZyJ9\/"}`, false},
+	{"chunk", `{"bytes":"eyJ0eXBlIjoicGluZyJ9=="}`, true},
+	{"chunk", `{"bytes":"!!!!"}`, true},
+	{"chunk", `{"bytes":""}`, true},
+	{"chunk", `{"bytes":"eyJ0eXBlIjoicGluZyJ9","p":"x","q":1}`, true},
+	{"chunk", `{"bytes":"eyJ0eXBlIjoicGluZyJ9",}`, false},
+	{"chunk", "{\"bytes\":\"eyJ0eXBlIjoicGluZyJ9\n\"}", false},
+	{"chunk", "{\"bytes\":\"\xffeyJ0eXBlIjoicGluZyJ9\"}", false},
 	// Keys and numbers outside the subset.
 	{"contentBlockStart", `{"contentBlockIndex":-1,"start":{"toolUse":{"toolUseId":"n","name":"neg"}}}`, false},
 	{"contentBlockStop", `{"contentBlockIndex":-1}`, false},
@@ -264,6 +281,15 @@ var anthropicCases = []struct {
 	{`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"\ud800"}}`, false},
 	{"{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"\xff\"}}", false},
 	{`{"type":"content_block_stop","index":0}`, true},
+	{`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"a\"b\u00e9\n"}}`, true},
+	{`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"a"}} `, true},
+	{`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"a"},"x":1}`, true},
+	{`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"a","x":1}}`, true},
+	{`{"type":"content_block_delta","index":00,"delta":{"type":"text_delta","text":"a"}}`, false},
+	{`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text": "a"}}`, true},
+	{`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"\udc00"}}`, false},
+	{`{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"{\"a\":"}}`, true},
+	{`{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"x"}}}`, false},
 	{`{"type":"content_block_start","index":1,"content_block":{"type":"thinking","thinking":"","signature":""}}`, true},
 	{`{"type":"content_block_delta","index":1,"delta":{"type":"thinking_delta","thinking":"hmm"}}`, true},
 	{`{"type":"content_block_delta","index":1,"delta":{"type":"signature_delta","signature":"c2ln"}}`, true},
@@ -316,10 +342,8 @@ func TestFastPathCases(t *testing.T) {
 		}
 	}
 	for i, c := range anthropicCases {
-		// The chunk frame's payload is always fast; the event in it
-		// when marked.
 		d := checkSame(t, fmt.Sprintf("anthropic case %d %s", i, c.event), chunkFrames(t, c.event))
-		if (d.payloads == 2) != c.fast {
+		if (d.anthropic == 1) != c.fast {
 			t.Errorf("anthropic case %d %s: fast path decoded %d payloads, want fast: %t", i, c.event, d.payloads, c.fast)
 		}
 	}

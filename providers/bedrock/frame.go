@@ -15,9 +15,9 @@ import (
 const (
 	preludeLen = 12 // total length, headers length, prelude CRC
 	minFrame   = 16 // prelude and message CRC
-	// firstBuffer is the least the frame buffer is made with, so that a
-	// stream of ordinary frames fills one buffer rather than growing it.
-	firstBuffer = 4 << 10
+	// firstBuffer is the size of the frame reader's first buffer, and of
+	// its reads while frames fit in it.
+	firstBuffer = 2 << 10
 )
 
 // The header names a frame is read by.
@@ -43,19 +43,26 @@ type frame struct {
 	payload       []byte
 }
 
-// frameReader pulls one event-stream frame at a time from r into one
-// reused buffer, keeping the byte offset of each frame so that errors can
-// name it. It reads the prelude itself to bound the frame size before
-// reading the frame. A frame whose headers are well formed and whose
-// message CRC matches is read in place (parse); any other frame goes to
-// the AWS decoder, the general path, which checks both CRCs, parses the
-// headers and gives the error of a broken frame.
+// frameReader pulls one event-stream frame at a time from r, keeping the
+// byte offset of each frame so that errors can name it. It reads ahead
+// into one reused buffer, as much as each read brings, and takes frames
+// from it: the prelude first, to bound the frame size before the frame is
+// read whole. A frame whose headers are well formed and whose message CRC
+// matches is read in place (parse); any other frame goes to the AWS
+// decoder, the general path, which checks both CRCs, parses the headers
+// and gives the error of a broken frame.
 type frameReader struct {
-	r       io.Reader
-	off     int64
-	max     int
-	prelude [preludeLen]byte
-	buf     []byte
+	r   io.Reader
+	max int
+	// buf[lo:hi] holds the bytes read and not yet taken; off is the
+	// stream offset of buf[lo]; rerr is the error of the last read, kept
+	// until the bytes before it are taken.
+	buf    []byte
+	lo, hi int
+	off    int64
+	rerr   error
+	// first is buf's first storage, which ordinary frames never outgrow.
+	first   [firstBuffer]byte
 	payload []byte
 	dec     *eventstream.Decoder
 	// general sends every frame to the AWS decoder, for tests that
@@ -64,22 +71,62 @@ type frameReader struct {
 	hits    int
 }
 
+// fill reads until at least n bytes are buffered (n at most the frame size
+// bound) or a read fails, and returns how many are buffered and, when
+// fewer than n, the read's error.
+func (fr *frameReader) fill(n int) (int, error) {
+	if fr.buf == nil {
+		fr.buf = fr.first[:]
+	}
+	if fr.hi-fr.lo >= n {
+		return fr.hi - fr.lo, nil
+	}
+	if len(fr.buf)-fr.lo < n {
+		// Make room: move the bytes left to the front, in a larger
+		// buffer if n does not fit.
+		buf := fr.buf
+		if len(buf) < n {
+			buf = make([]byte, max(n, min(2*len(buf), fr.max)))
+		}
+		fr.hi = copy(buf, fr.buf[fr.lo:fr.hi])
+		fr.buf, fr.lo = buf, 0
+	}
+	for fr.hi-fr.lo < n && fr.rerr == nil {
+		m, err := fr.r.Read(fr.buf[fr.hi:])
+		fr.hi += m
+		fr.rerr = err
+	}
+	if fr.hi-fr.lo >= n {
+		return fr.hi - fr.lo, nil
+	}
+	return fr.hi - fr.lo, fr.rerr
+}
+
+// take removes the n bytes at the front of the buffer and returns them,
+// valid until the next fill.
+func (fr *frameReader) take(n int) []byte {
+	b := fr.buf[fr.lo : fr.lo+n : fr.lo+n]
+	fr.lo += n
+	fr.off += int64(n)
+	return b
+}
+
 // next reads the next frame into f. It returns io.EOF when the stream ends
 // cleanly between frames.
 func (fr *frameReader) next(f *frame) error {
 	start := fr.off
 	*f = frame{off: start}
-	n, err := io.ReadFull(fr.r, fr.prelude[:])
-	fr.off += int64(n)
+	n, err := fr.fill(preludeLen)
 	switch {
-	case err == io.EOF:
+	case err == nil:
+	case n == 0 && err == io.EOF:
 		return io.EOF
-	case err == io.ErrUnexpectedEOF:
+	case err == io.EOF || err == io.ErrUnexpectedEOF:
 		return streamError(start, "", fmt.Errorf("%w inside a frame: after %d of %d prelude bytes", core.ErrTruncated, n, preludeLen))
-	case err != nil:
+	default:
 		return streamError(start, "", err)
 	}
-	prelude := fr.prelude[:]
+	prelude := fr.buf[fr.lo : fr.lo+preludeLen]
 	total := binary.BigEndian.Uint32(prelude[0:4])
 	headers := binary.BigEndian.Uint32(prelude[4:8])
 	if got, want := crc32.ChecksumIEEE(prelude[:8]), binary.BigEndian.Uint32(prelude[8:12]); got != want {
@@ -94,19 +141,15 @@ func (fr *frameReader) next(f *frame) error {
 	if headers > total-minFrame {
 		return streamError(start, "", fmt.Errorf("%w frame: headers length %d does not fit in frame length %d", core.ErrMalformed, headers, total))
 	}
-	if cap(fr.buf) < int(total) {
-		fr.buf = make([]byte, max(int(total), min(firstBuffer, fr.max)))
-	}
-	buf := fr.buf[:total]
-	copy(buf, prelude)
-	n, err = io.ReadFull(fr.r, buf[preludeLen:])
-	fr.off += int64(n)
-	if err == io.EOF || err == io.ErrUnexpectedEOF {
-		return streamError(start, "", fmt.Errorf("%w inside a frame: after %d of %d frame bytes", core.ErrTruncated, preludeLen+n, total))
-	}
-	if err != nil {
+	n, err = fr.fill(int(total))
+	switch {
+	case err == nil:
+	case err == io.EOF || err == io.ErrUnexpectedEOF:
+		return streamError(start, "", fmt.Errorf("%w inside a frame: after %d of %d frame bytes", core.ErrTruncated, n, total))
+	default:
 		return streamError(start, "", err)
 	}
+	buf := fr.take(int(total))
 	if !fr.general && parse(buf, int(headers), f) {
 		fr.hits++
 		return nil

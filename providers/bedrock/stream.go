@@ -24,6 +24,7 @@ const (
 
 type block struct {
 	kind     blockKind
+	open     bool
 	argBytes int
 	// id is a tool block's call id, for errors.
 	id string
@@ -45,8 +46,11 @@ type cvStreamEvent struct {
 	Message           string         `json:"message"`
 	Bytes             string         `json:"bytes"`
 	// chunk is the base64 text of Bytes, a view of the frame on the fast
-	// path.
-	chunk []byte
+	// path; decoded is its bytes when isDecoded, the fast path having
+	// decoded them.
+	chunk     []byte
+	decoded   []byte
+	isDecoded bool
 }
 
 type cvStreamStart struct {
@@ -105,18 +109,15 @@ type anStreamDelta struct {
 
 // eventStream decodes a Bedrock stream one frame at a time.
 type eventStream struct {
-	fr  frameReader
-	cur frame
-	q   wire.Queue
-	err error
-	// blocks holds the open content blocks by index; spare holds closed
-	// ones for reuse.
-	blocks map[int]*block
-	spare  []*block
+	fr     frameReader
+	cur    frame
+	q      wire.Queue
+	err    error
+	blocks blockSet
 	input  int
-	// scratch holds a chunk's decoded base64; text is the buffer text
-	// deltas are unescaped into.
-	scratch, text []byte
+	// scratch holds a chunk's decoded base64, first in scratchBuf.
+	scratch    []byte
+	scratchBuf [512]byte
 	// pending is the held-back call end of the last stopped client tool
 	// block (when held): a token-limit stop drops it (B11), anything
 	// written after the block lets it through.
@@ -126,10 +127,20 @@ type eventStream struct {
 	// offset of the first frame that was not one, or -1.
 	known   bool
 	foreign int64
-	// chunks hands out the events' chunks; strs holds their strings.
-	chunks []core.Chunk
-	strs   jsonscan.Strings
-	fast   fastStore
+	// chunks hands out the events' chunks (chunk), first from
+	// chunksBuf; strs holds their strings.
+	chunks    []core.Chunk
+	chunksBuf [4]core.Chunk
+	slabs     int
+	strs      jsonscan.Strings
+	arena     [512]byte
+	unescaped [256]byte
+	// events is the queue's first storage; usage that of the first usage
+	// event.
+	events    [4]core.Event
+	usage     core.Usage
+	usageUsed bool
+	fast      fastStore
 }
 
 // DecodeStream reads a ConverseStream body, or an
@@ -153,7 +164,12 @@ func (a *Adapter) decodeStream(r io.Reader) core.EventStream {
 }
 
 func (a *Adapter) newStream(r io.Reader) *eventStream {
-	return &eventStream{fr: frameReader{r: r, max: a.maxFrame}, foreign: -1}
+	s := &eventStream{fr: frameReader{r: r, max: a.maxFrame}, foreign: -1}
+	s.q.Use(s.events[:])
+	s.chunks = s.chunksBuf[:]
+	s.scratch = s.scratchBuf[:]
+	s.strs.Use(s.arena[:], s.unescaped[:])
+	return s
 }
 
 // Next returns the next event, io.EOF after the last one, or the error that
@@ -190,11 +206,37 @@ func (s *eventStream) emit(e core.Event) {
 
 // chunk returns a new chunk at block index idx (none when idx is nil).
 func (s *eventStream) chunk(idx *int) *core.Chunk {
-	c := jsonscan.Take(&s.chunks)
+	c := s.newChunk()
 	if idx != nil {
 		c.Index, c.HasIndex = *idx, true
 	}
 	return c
+}
+
+// newChunk returns a pointer to a zero chunk, from storage allocated 8,
+// 16, 32 and then 64 chunks at a time once the stream's first four are
+// used, so that a short stream costs no allocation for its chunks and a
+// long one one per 64.
+func (s *eventStream) newChunk() *core.Chunk {
+	if len(s.chunks) == 0 {
+		s.chunks = make([]core.Chunk, min(8<<min(s.slabs, 3), jsonscan.SlabSize))
+		s.slabs++
+	}
+	c := &s.chunks[0]
+	s.chunks = s.chunks[1:]
+	return c
+}
+
+// newUsage returns storage for a usage event's counts: the stream's own
+// for the first, a new allocation for any later one.
+func (s *eventStream) newUsage(u core.Usage) *core.Usage {
+	if s.usageUsed {
+		p := new(core.Usage)
+		*p = u
+		return p
+	}
+	s.usage, s.usageUsed = u, true
+	return &s.usage
 }
 
 // flush emits the held-back call end, if any: the call was finished.
@@ -217,7 +259,7 @@ func (s *eventStream) settle(stop string) {
 		p := s.pending.Chunk
 		s.pending, s.held = core.Event{}, false
 		if p.Args != nil {
-			c := jsonscan.Take(&s.chunks)
+			c := s.newChunk()
 			*c = *p
 			c.ArgsDelta, c.Args, c.Done = *c.Args, nil, false
 			s.emit(core.Event{Kind: core.EventCallDelta, Chunk: c})
@@ -267,7 +309,7 @@ func (s *eventStream) frame(f *frame) error {
 		return nil
 	}
 	s.known = true
-	ev, ok := s.fast.converse(f.payload, &s.strs)
+	ev, ok := s.fast.converse(f.payload, &s.strs, &s.scratch)
 	if !ok {
 		ev = &cvStreamEvent{}
 		if err := json.Unmarshal(f.payload, ev); err != nil {
@@ -301,25 +343,60 @@ func key(idx *int) int {
 
 func (s *eventStream) open(idx *int, kind blockKind) (*block, error) {
 	k := key(idx)
-	if b, ok := s.blocks[k]; ok {
-		*b = block{kind: kind, streamed: b.streamed[:0]}
+	if b := s.blocks.get(k); b != nil {
+		*b = block{kind: kind, open: true, streamed: b.streamed[:0]}
 		return b, nil
 	}
-	if len(s.blocks) >= maxOpenBlocks {
+	if s.blocks.n >= maxOpenBlocks {
 		return nil, fmt.Errorf("%w: more than %d open content blocks", core.ErrTooLarge, maxOpenBlocks)
 	}
-	if s.blocks == nil {
-		s.blocks = map[int]*block{}
+	return s.blocks.add(k, kind), nil
+}
+
+// blockSet holds the open content blocks by index: those at indexes 0 to
+// 3, where most streams stay, in place, others in a map made when one
+// opens.
+type blockSet struct {
+	low  [4]block
+	more map[int]*block
+	n    int // open blocks
+}
+
+// get returns the open block at index k, or nil.
+func (bs *blockSet) get(k int) *block {
+	if k >= 0 && k < len(bs.low) {
+		if !bs.low[k].open {
+			return nil
+		}
+		return &bs.low[k]
 	}
-	var b *block
-	if n := len(s.spare); n > 0 {
-		b, s.spare = s.spare[n-1], s.spare[:n-1]
-		*b = block{kind: kind, streamed: b.streamed[:0]}
-	} else {
-		b = &block{kind: kind}
+	return bs.more[k]
+}
+
+// add opens a block of kind at index k, where none is open.
+func (bs *blockSet) add(k int, kind blockKind) *block {
+	bs.n++
+	if k >= 0 && k < len(bs.low) {
+		b := &bs.low[k]
+		*b = block{kind: kind, open: true, streamed: b.streamed[:0]}
+		return b
 	}
-	s.blocks[k] = b
-	return b, nil
+	if bs.more == nil {
+		bs.more = make(map[int]*block)
+	}
+	b := &block{kind: kind, open: true}
+	bs.more[k] = b
+	return b
+}
+
+// remove closes the open block at index k; b stays readable until a
+// block opens there again.
+func (bs *blockSet) remove(k int, b *block) {
+	bs.n--
+	b.open = false
+	if !(k >= 0 && k < len(bs.low)) {
+		delete(bs.more, k)
+	}
 }
 
 func (s *eventStream) converse(et string, ev *cvStreamEvent) error {
@@ -392,21 +469,25 @@ func (s *eventStream) converse(et string, ev *cvStreamEvent) error {
 		s.emit(core.Event{Kind: core.EventFinish, Finish: finishFromStop(stop), ProviderFinish: stop})
 	case "metadata":
 		if ev.Usage != nil {
-			s.emit(core.Event{Kind: core.EventUsage, Usage: &core.Usage{InputTokens: ev.Usage.InputTokens, OutputTokens: ev.Usage.OutputTokens}})
+			s.emit(core.Event{Kind: core.EventUsage, Usage: s.newUsage(core.Usage{InputTokens: ev.Usage.InputTokens, OutputTokens: ev.Usage.OutputTokens})})
 		}
 	case "chunk":
-		n := base64.StdEncoding.DecodedLen(len(ev.chunk))
-		if cap(s.scratch) < n {
-			s.scratch = make([]byte, n)
+		data := ev.decoded
+		if !ev.isDecoded {
+			n := base64.StdEncoding.DecodedLen(len(ev.chunk))
+			if cap(s.scratch) < n {
+				s.scratch = make([]byte, n)
+			}
+			n, err := base64.StdEncoding.Decode(s.scratch[:n], ev.chunk)
+			if err != nil {
+				return fmt.Errorf("payload field bytes: %w", err)
+			}
+			data = s.scratch[:n]
 		}
-		n, err := base64.StdEncoding.Decode(s.scratch[:n], ev.chunk)
-		if err != nil {
-			return fmt.Errorf("payload field bytes: %w", err)
-		}
-		an, ok := s.fast.anthropic(s.scratch[:n], &s.strs)
+		an, ok := s.fast.anthropic(data, &s.strs)
 		if !ok {
 			an = &anStreamEvent{}
-			if err := json.Unmarshal(s.scratch[:n], an); err != nil {
+			if err := json.Unmarshal(data, an); err != nil {
 				return fmt.Errorf("chunk: %w", payloadError(err))
 			}
 		}
@@ -463,8 +544,8 @@ func (s *eventStream) inputFragment(raw json.RawMessage) (string, error) {
 }
 
 func (s *eventStream) argDelta(idx *int, frag string) error {
-	b, ok := s.blocks[key(idx)]
-	if !ok {
+	b := s.blocks.get(key(idx))
+	if b == nil {
 		// A delta for a block that never started: the provider sent it,
 		// so it is passed on for the Buffer to route.
 		var err error
@@ -496,12 +577,11 @@ func (s *eventStream) argDelta(idx *int, frag string) error {
 // until something shows the block was not cut by the token limit (B11;
 // see finish).
 func (s *eventStream) stop(idx *int) error {
-	b, ok := s.blocks[key(idx)]
-	if !ok {
+	b := s.blocks.get(key(idx))
+	if b == nil {
 		return nil
 	}
-	delete(s.blocks, key(idx))
-	s.spare = append(s.spare, b)
+	s.blocks.remove(key(idx), b)
 	if b.kind != blockTool {
 		return nil
 	}
@@ -617,7 +697,7 @@ func (s *eventStream) anthropic(ev *anStreamEvent) error {
 			s.flush()
 		}
 		if ev.Usage != nil {
-			s.emit(core.Event{Kind: core.EventUsage, Usage: &core.Usage{InputTokens: s.input, OutputTokens: ev.Usage.OutputTokens}})
+			s.emit(core.Event{Kind: core.EventUsage, Usage: s.newUsage(core.Usage{InputTokens: s.input, OutputTokens: ev.Usage.OutputTokens})})
 		}
 		if ev.Delta != nil && ev.Delta.StopReason != nil {
 			stop := *ev.Delta.StopReason
