@@ -28,16 +28,19 @@ type fastChunk struct {
 	rcEsc, rEsc bool
 	hasRC, hasR bool
 
-	call             bool
-	hasIndex         bool
-	index            int
-	callID, name     []byte
-	callIDEsc        bool
-	nameEsc          bool
-	hasCallID        bool
-	hasName          bool
-	args             []byte
-	argsEsc, hasArgs bool
+	call     bool
+	hasIndex bool
+	index    int
+	// indexAt and indexEnd bound the index's digits in the data, argsAt
+	// is the offset of the arguments' content.
+	indexAt, indexEnd, argsAt int
+	callID, name              []byte
+	callIDEsc                 bool
+	nameEsc                   bool
+	hasCallID                 bool
+	hasName                   bool
+	args                      []byte
+	argsEsc, hasArgs          bool
 
 	finish    []byte
 	finishEsc bool
@@ -58,6 +61,77 @@ type envelope struct {
 	f      fastChunk
 }
 
+// deltaShape is the shape of the last argument delta chunk the fast path
+// scanned whole: the bytes between its envelope and the digits of its
+// tool call index (before), between those and its arguments' content
+// (between, up to the opening quote) and after that content (after, from
+// the closing quote on), and what the scan read. A chunk with the same
+// envelope and the same bytes around an index and an arguments string
+// scans as that chunk did, with that index and those arguments: the
+// scanner reads every other byte alike, and a number or a string in
+// place of another of its kind changes nothing around it. So it is read
+// by comparing those bytes, reading the digits and scanning the string;
+// a chunk that differs anywhere else is scanned whole.
+type deltaShape struct {
+	ok                     bool
+	before, between, after []byte
+	buf                    []byte // holds before, between and after
+	f                      fastChunk
+	// hits counts the chunks read by their shape, for tests.
+	hits int
+}
+
+// matchDelta reads data into f if it is an argument delta of the shape
+// of the last one, with the envelope of s.env.
+func (s *stream) matchDelta(data []byte, f *fastChunk) bool {
+	t := &s.shape
+	n := len(s.env.prefix)
+	if !t.ok || len(data) < n+len(t.before)+len(t.between)+len(t.after) ||
+		string(data[:n]) != string(s.env.prefix) || string(data[n:n+len(t.before)]) != string(t.before) {
+		return false
+	}
+	// The index's digits, as jsonscan's Small reads them; the byte after
+	// them is between's first, as it was in the chunk of the shape.
+	start, i, index := n+len(t.before), n+len(t.before), 0
+	for ; i < len(data) && data[i] >= '0' && data[i] <= '9'; i++ {
+		index = index*10 + int(data[i]-'0')
+	}
+	if digits := i - start; digits == 0 || digits > 9 || digits > 1 && data[start] == '0' ||
+		len(data)-i < len(t.between) || string(data[i:i+len(t.between)]) != string(t.between) {
+		return false
+	}
+	p := jsonscan.New(data)
+	p.Seek(i + len(t.between) - 1) // the opening quote
+	args, esc, ok := p.Str()
+	if !ok || string(data[p.Pos()-1:]) != string(t.after) {
+		return false
+	}
+	*f = t.f
+	f.id, f.model = data[f.idAt:f.idAt+len(f.id)], data[f.modelAt:f.modelAt+len(f.model)]
+	f.index, f.args, f.argsEsc = index, args, esc
+	t.hits++
+	return true
+}
+
+// keepDelta keeps the shape of an argument delta chunk the fast path has
+// scanned whole (see deltaShape).
+func (s *stream) keepDelta(data []byte, f *fastChunk) {
+	t := &s.shape
+	n := len(s.env.prefix)
+	argsEnd := f.argsAt + len(f.args)
+	if !f.call || !f.hasIndex || !f.hasArgs || f.hasCallID || f.hasName || f.hasText || f.hasRC || f.hasR || f.finish != nil || f.usage ||
+		n == 0 || n > f.indexAt || f.indexEnd >= f.argsAt || argsEnd >= len(data) || data[f.argsAt-1] != '"' || data[argsEnd] != '"' ||
+		string(data[:n]) != string(s.env.prefix) {
+		return
+	}
+	buf := append(t.buf[:0], data[n:f.indexAt]...)
+	buf = append(buf, data[f.indexEnd:f.argsAt]...)
+	buf = append(buf, data[argsEnd:]...)
+	a, b := f.indexAt-n, f.indexAt-n+f.argsAt-f.indexEnd
+	t.buf, t.before, t.between, t.after = buf, buf[:a:a], buf[a:b:b], buf[b:]
+	t.f, t.ok = *f, true
+}
+
 // fast decodes one chunk of the common shape without encoding/json and
 // queues its events, exactly as handle's general path would. It reports
 // false, having changed nothing, for anything else, which the general path
@@ -68,9 +142,12 @@ type envelope struct {
 // and any syntax error.
 func (s *stream) fast(data []byte) bool {
 	var f fastChunk
-	p := jsonscan.New(data)
-	if !s.scanChunk(&p, &f, data) {
-		return false
+	if !s.matchDelta(data, &f) {
+		p := jsonscan.New(data)
+		if !s.scanChunk(&p, &f, data) {
+			return false
+		}
+		s.keepDelta(data, &f)
 	}
 	var text, args, id, name, finish string
 	var ok bool
@@ -295,6 +372,7 @@ func (s *stream) scanChunk(p *jsonscan.Scanner, f *fastChunk, data []byte) bool 
 			if k == choicesKey && at != resumed {
 				s.env.prefix = append(s.env.prefix[:0], data[:at]...)
 				s.env.seen, s.env.f = seen, *f
+				s.shape.ok = false // it followed another envelope
 			}
 			if !chunkField(p, f, k) {
 				return false
@@ -421,6 +499,8 @@ func toolCallField(p *jsonscan.Scanner, f *fastChunk, k int) bool {
 	switch toolCallKeys[k] {
 	case "index":
 		f.index, f.hasIndex = p.Small()
+		f.indexEnd = p.Pos()
+		f.indexAt = f.indexEnd - decimalLen(f.index)
 		return f.hasIndex
 	case "id":
 		f.callID, f.callIDEsc, f.hasCallID = p.Str()
@@ -441,7 +521,17 @@ func toolCallField(p *jsonscan.Scanner, f *fastChunk, k int) bool {
 				return true
 			}
 			f.args, f.argsEsc, f.hasArgs = p.Str()
+			f.argsAt = p.Pos() - 1 - len(f.args)
 			return f.hasArgs
 		})
 	}
+}
+
+// decimalLen returns the number of decimal digits of n >= 0.
+func decimalLen(n int) int {
+	d := 1
+	for ; n >= 10; n /= 10 {
+		d++
+	}
+	return d
 }

@@ -155,34 +155,39 @@ func TestFastPathSplitCorpus(t *testing.T) {
 
 // TestFastPathEnvelope: a chunk whose envelope (the bytes before
 // "choices") repeats the previous chunk's is decoded from the saved state
-// of the scan, and one that differs from it in any byte is scanned whole:
-// for a change of every byte of a recorded envelope, to each of a few
-// values, the stream decodes as the general path decodes it.
+// of the scan, and an argument delta of the last one's shape (the same
+// bytes around its index and its arguments) by that shape; one that
+// differs from them in any byte is scanned whole. For a change of every
+// byte of a recorded chunk, to each of a few values, the stream decodes as
+// the general path decodes it.
 func TestFastPathEnvelope(t *testing.T) {
 	const head = `{"id":"chatcmpl-DuLe5uYcQLe3hznEQpmI0pr8qyHJ8","object":"chat.completion.chunk","created":1782321945,"model":"gpt-5-2025-08-07","service_tier":"default","system_fingerprint":null,"usage":null,`
-	const rest = `"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{\"a\""}}]},"finish_reason":null}],"obfuscation":"siIjP86UOiG4"}`
+	delta := func(index, args string) string {
+		return head + `"choices":[{"index":0,"delta":{"tool_calls":[{"index":` + index + `,"function":{"arguments":"` + args + `"}}]},"finish_reason":null}],"obfuscation":"siIjP86UOiG4"}`
+	}
 	start := `{"id":"c1","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"f","arguments":""}}]}}]}`
-	chunk := head + rest
-	// Two identical chunks: the second is decoded from the saved state.
-	body := []byte("data: " + start + "\n\ndata: " + chunk + "\n\ndata: " + chunk + "\n\n")
+	chunk, other := delta("0", `{\"a\"`), delta("12", `: \"b\u00e9\"}`)
+	// The second chunk is read from the saved envelope, the third by the
+	// shape of the second.
+	body := []byte("data: " + start + "\n\ndata: " + chunk + "\n\ndata: " + chunk + "\n\ndata: " + other + "\n\n")
 	checkSame(t, "repeated envelope", body)
 	st := fastTestCodec().newStream(bytes.NewReader(body))
-	for range 3 {
+	for range 4 {
 		if _, err := st.Next(); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if st.fastHits != 3 || string(st.env.prefix) != head {
-		t.Fatalf("%d chunks on the fast path, saved envelope %q; want 3 and %q", st.fastHits, st.env.prefix, head)
+	if st.fastHits != 4 || string(st.env.prefix) != head || st.shape.hits != 2 {
+		t.Fatalf("%d chunks on the fast path, %d by their shape, saved envelope %q; want 4, 2 and %q", st.fastHits, st.shape.hits, st.env.prefix, head)
 	}
-	for i := range len(head) {
-		for _, b := range []byte{'"', '1', 'x', ' ', ',', '}', 0xff, '\\'} {
+	for i := range len(chunk) {
+		for _, b := range []byte{'"', '1', '0', 'x', ' ', ',', '}', 0xff, '\\'} {
 			changed := []byte(chunk)
 			if changed[i] == b {
 				continue
 			}
 			changed[i] = b
-			checkSame(t, "envelope byte changed", []byte("data: "+start+"\n\ndata: "+chunk+"\n\ndata: "+string(changed)+"\n\ndata: "+chunk+"\n\n"))
+			checkSame(t, "chunk byte changed", []byte("data: "+start+"\n\ndata: "+chunk+"\n\ndata: "+string(changed)+"\n\ndata: "+other+"\n\n"))
 		}
 	}
 }

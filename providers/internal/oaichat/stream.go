@@ -61,6 +61,7 @@ type stream struct {
 	arena   []byte
 	scratch []byte
 	env     envelope
+	shape   deltaShape
 }
 
 // maxTracked bounds the argument text the stream keeps to recognise
