@@ -360,6 +360,9 @@ func ValidateHistory(req *core.Request) error {
 // mobile-next/mobile-mcp #344). A thinking part after a tool call in one assistant message is refused with
 // a *ThinkingOrderError naming the message and the part (G12).
 func (a *Adapter) EncodeRequest(req *core.Request) ([]byte, error) {
+	if req == nil {
+		return nil, fmt.Errorf("anthropic: encode request: %w: nil request", core.ErrMalformed)
+	}
 	if err := ValidateHistory(req); err != nil {
 		return nil, err
 	}

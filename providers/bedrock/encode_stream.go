@@ -198,7 +198,7 @@ func (sw *streamWriter) event(e core.Event) error {
 		return nil
 	case core.EventCallStart, core.EventCallDelta, core.EventCallEnd:
 		if e.Chunk == nil {
-			return fmt.Errorf("%s event without a chunk", e.Kind)
+			return fmt.Errorf("%w: %s event without a chunk", core.ErrMalformed, e.Kind)
 		}
 		return sw.call(e.Kind, *e.Chunk)
 	case core.EventUsage:

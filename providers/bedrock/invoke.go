@@ -95,7 +95,7 @@ func encodeInvokeRequest(req *core.Request) ([]byte, error) {
 			role = "assistant"
 		case core.RoleUser, core.RoleTool:
 		default:
-			return nil, fmt.Errorf("bedrock: encode request: messages[%d]: unknown role %q", i, m.Role)
+			return nil, fmt.Errorf("bedrock: encode request: messages[%d]: %w: unknown role %q", i, core.ErrMalformed, m.Role)
 		}
 		blocks, err := encodeAnBlocks(m.Parts, true)
 		if err != nil {
@@ -169,7 +169,7 @@ func encodeAnBlocks(parts []core.Part, request bool) ([]anBlock, error) {
 			}
 		case core.PartToolCall:
 			if p.Call == nil {
-				return nil, fmt.Errorf(".parts[%d]: tool_call part without a call", j)
+				return nil, fmt.Errorf(".parts[%d]: %w: tool_call part without a call", j, core.ErrMalformed)
 			}
 			in, err := objectArgs(p.Call.Arguments)
 			if err != nil {
@@ -178,7 +178,7 @@ func encodeAnBlocks(parts []core.Part, request bool) ([]anBlock, error) {
 			blocks = append(blocks, anBlock{Type: "tool_use", ID: p.Call.ID, Name: p.Call.Name, Input: in})
 		case core.PartToolResult:
 			if p.Result == nil {
-				return nil, fmt.Errorf(".parts[%d]: tool_result part without a result", j)
+				return nil, fmt.Errorf(".parts[%d]: %w: tool_result part without a result", j, core.ErrMalformed)
 			}
 			content := []anBlock{}
 			for _, c := range p.Result.Content {
@@ -190,7 +190,7 @@ func encodeAnBlocks(parts []core.Part, request bool) ([]anBlock, error) {
 			raw, _ := json.Marshal(content)
 			blocks = append(blocks, anBlock{Type: "tool_result", ToolUseID: p.Result.CallID, Content: raw, IsError: p.Result.IsError})
 		default:
-			return nil, fmt.Errorf(".parts[%d]: unknown part kind %q", j, p.Kind)
+			return nil, fmt.Errorf(".parts[%d]: %w: unknown part kind %q", j, core.ErrMalformed, p.Kind)
 		}
 	}
 	return blocks, nil
@@ -271,7 +271,7 @@ func decodeAnBlocks(wireRole string, blocks []anBlock) ([]core.Message, error) {
 	case "assistant":
 		role = core.RoleAssistant
 	default:
-		return nil, fmt.Errorf(".role: unknown role %q", wireRole)
+		return nil, fmt.Errorf(".role: %w: unknown role %q", core.ErrMalformed, wireRole)
 	}
 	var out []core.Message
 	add := func(r core.Role, p core.Part) {
@@ -289,7 +289,7 @@ func decodeAnBlocks(wireRole string, blocks []anBlock) ([]core.Message, error) {
 			}
 		case "tool_use":
 			if b.Name == "" {
-				return nil, fmt.Errorf(".content[%d].name: missing", j)
+				return nil, fmt.Errorf(".content[%d].name: %w: missing", j, core.ErrMalformed)
 			}
 			c, err := callFromWire(b.ID, b.Name, b.Input)
 			if err != nil {
@@ -362,7 +362,7 @@ func decodeInvokeResponse(body []byte) (*core.Response, error) {
 		return resp, nil
 	}
 	if in.Content == nil {
-		return nil, &DecodeError{Protocol: "bedrock", Op: "decode response", Offset: -1, Path: "content", Err: fmt.Errorf("null, and the body is not an error body")}
+		return nil, &DecodeError{Protocol: "bedrock", Op: "decode response", Offset: -1, Path: "content", Err: fmt.Errorf("%w: null, and the body is not an error body", core.ErrMalformed)}
 	}
 	msgs, err := decodeAnBlocks("assistant", in.Content)
 	if err != nil {

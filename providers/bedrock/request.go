@@ -128,7 +128,7 @@ type cvNamed struct {
 // content list, as a result without content always was).
 func (a *Adapter) EncodeRequest(req *core.Request) ([]byte, error) {
 	if req == nil {
-		return nil, fmt.Errorf("bedrock: encode request: nil request")
+		return nil, fmt.Errorf("bedrock: encode request: %w: nil request", core.ErrMalformed)
 	}
 	if err := checkNames(req.Tools); err != nil {
 		return nil, err
@@ -166,7 +166,7 @@ func (a *Adapter) EncodeRequest(req *core.Request) ([]byte, error) {
 			continue
 		case core.RoleUser, core.RoleTool, core.RoleAssistant:
 		default:
-			return nil, fmt.Errorf("bedrock: encode request: messages[%d]: unknown role %q", i, m.Role)
+			return nil, fmt.Errorf("bedrock: encode request: messages[%d]: %w: unknown role %q", i, core.ErrMalformed, m.Role)
 		}
 		role := "user"
 		if m.Role == core.RoleAssistant {
@@ -451,7 +451,7 @@ func encodeBlocks(parts []core.Part, request bool) ([]cvBlock, error) {
 			}
 		case core.PartToolCall:
 			if p.Call == nil {
-				return nil, fmt.Errorf(".parts[%d]: tool_call part without a call", j)
+				return nil, fmt.Errorf(".parts[%d]: %w: tool_call part without a call", j, core.ErrMalformed)
 			}
 			in, err := objectArgs(p.Call.Arguments)
 			if err != nil {
@@ -460,7 +460,7 @@ func encodeBlocks(parts []core.Part, request bool) ([]cvBlock, error) {
 			blocks = append(blocks, cvBlock{ToolUse: &cvToolUse{ToolUseID: p.Call.ID, Name: p.Call.Name, Input: in}})
 		case core.PartToolResult:
 			if p.Result == nil {
-				return nil, fmt.Errorf(".parts[%d]: tool_result part without a result", j)
+				return nil, fmt.Errorf(".parts[%d]: %w: tool_result part without a result", j, core.ErrMalformed)
 			}
 			tr := &cvToolResult{ToolUseID: p.Result.CallID, Content: []cvResultBlock{}}
 			if p.Result.IsError {
@@ -479,7 +479,7 @@ func encodeBlocks(parts []core.Part, request bool) ([]cvBlock, error) {
 			}
 			blocks = append(blocks, cvBlock{ToolResult: tr})
 		default:
-			return nil, fmt.Errorf(".parts[%d]: unknown part kind %q", j, p.Kind)
+			return nil, fmt.Errorf(".parts[%d]: %w: unknown part kind %q", j, core.ErrMalformed, p.Kind)
 		}
 	}
 	return blocks, nil
@@ -539,7 +539,7 @@ func (a *Adapter) DecodeRequest(body []byte) (*core.Request, error) {
 				continue // cachePoint and other non-tool entries
 			}
 			if t.ToolSpec.Name == "" {
-				return nil, fmt.Errorf("bedrock: decode request: toolConfig.tools[%d].toolSpec.name: missing", i)
+				return nil, fmt.Errorf("bedrock: decode request: toolConfig.tools[%d].toolSpec.name: %w: missing", i, core.ErrMalformed)
 			}
 			req.Tools = append(req.Tools, core.ToolSpec{Name: t.ToolSpec.Name, Description: t.ToolSpec.Description, InputSchema: t.ToolSpec.InputSchema.JSON})
 		}
@@ -571,7 +571,7 @@ func decodeMessage(m cvMessage) ([]core.Message, error) {
 	case "assistant":
 		role = core.RoleAssistant
 	default:
-		return nil, fmt.Errorf(".role: unknown role %q", m.Role)
+		return nil, fmt.Errorf(".role: %w: unknown role %q", core.ErrMalformed, m.Role)
 	}
 	var out []core.Message
 	add := func(r core.Role, p core.Part) {
@@ -594,7 +594,7 @@ func decodeMessage(m cvMessage) ([]core.Message, error) {
 			// The result of a provider-run tool, in the assistant's turn.
 		case b.ToolUse != nil:
 			if b.ToolUse.Name == "" {
-				return nil, fmt.Errorf(".content[%d].toolUse.name: missing", j)
+				return nil, fmt.Errorf(".content[%d].toolUse.name: %w: missing", j, core.ErrMalformed)
 			}
 			c, err := callFromWire(b.ToolUse.ToolUseID, b.ToolUse.Name, b.ToolUse.Input)
 			if err != nil {

@@ -99,7 +99,7 @@ func TestEncodeRequestErrors(t *testing.T) {
 		{"G15 string input refused", call(`"x"`), "messages[0].parts[0].call.arguments", core.ErrInvalidArguments},
 		{"G15 array input refused", call(`[1]`), "messages[0].parts[0].call.arguments", core.ErrInvalidArguments},
 		{"truncated arguments refused", call(`{"a":`), "messages[0].parts[0].call.arguments", core.ErrInvalidArguments},
-		{"unknown role", core.Request{Messages: []core.Message{{Role: "robot"}}}, `messages[0]: unknown role "robot"`, nil},
+		{"unknown role", core.Request{Messages: []core.Message{{Role: "robot"}}}, `messages[0]: malformed: unknown role "robot"`, nil},
 		{"part index kept after blank text", core.Request{Messages: []core.Message{{Role: core.RoleAssistant, Parts: []core.Part{core.TextPart(" "), core.CallPart(core.Call{ID: "t", Name: "f", Arguments: json.RawMessage(`[1]`)})}}}}, "messages[0].parts[1].call.arguments", core.ErrInvalidArguments},
 	}
 	for _, api := range []API{Converse, InvokeAnthropic} {
@@ -307,8 +307,8 @@ func TestDecodeErrors(t *testing.T) {
 		{"syntax error names the byte", `{"output":{"message":{"role":"assistant",]}}}`, "at byte 41"},
 		{"wrong type names the field", `{"output":{"message":{"role":"assistant","content":[]}},"usage":{"inputTokens":"x"}}`, "at byte 82: at usage.inputTokens"},
 		{"cut body", `{"output":{"message":`, "unexpected end of JSON input"},
-		{"neither output nor error", `{"stopReason":"end_turn"}`, "at output.message: missing"},
-		{"unknown role", `{"output":{"message":{"role":"robot","content":[]}}}`, `output.message.role: unknown role "robot"`},
+		{"neither output nor error", `{"stopReason":"end_turn"}`, "at output.message: malformed: missing"},
+		{"unknown role", `{"output":{"message":{"role":"robot","content":[]}}}`, `output.message.role: malformed: unknown role "robot"`},
 		{"G15 input that is not an object is not a call", `{"output":{"message":{"role":"assistant","content":[{"toolUse":{"toolUseId":"a","name":"f","input":[1]}}]}}}`, "output.message.content[0].toolUse.input: tool call arguments are not a JSON object"},
 		{"InvokeModel input that is a plain string", `{"type":"message","content":[{"type":"tool_use","id":"a","name":"f","input":"x"}]}`, "content[0].input: tool call arguments are not a JSON object"},
 	}

@@ -30,7 +30,7 @@ type cvUsage struct {
 // provider error is written as an error body {"__type", "message"}.
 func (a *Adapter) EncodeResponse(resp *core.Response) ([]byte, error) {
 	if resp == nil {
-		return nil, fmt.Errorf("bedrock: encode response: nil response")
+		return nil, fmt.Errorf("bedrock: encode response: %w: nil response", core.ErrMalformed)
 	}
 	if a.api == InvokeAnthropic {
 		return encodeInvokeResponse(resp)
@@ -100,7 +100,7 @@ func (a *Adapter) DecodeResponse(body []byte) (resp *core.Response, err error) {
 	resp = &core.Response{Message: core.Message{Role: core.RoleAssistant, Parts: []core.Part{}}}
 	if in.Output == nil || in.Output.Message == nil {
 		if in.Message == "" && in.Type == "" {
-			return nil, &DecodeError{Protocol: "bedrock", Op: "decode response", Offset: -1, Path: "output.message", Err: fmt.Errorf("missing, and the body is not an error body")}
+			return nil, &DecodeError{Protocol: "bedrock", Op: "decode response", Offset: -1, Path: "output.message", Err: fmt.Errorf("%w: missing, and the body is not an error body", core.ErrMalformed)}
 		}
 		resp.Error = &core.ProviderError{Type: in.Type, Message: in.Message}
 		resp.Finish = core.FinishError

@@ -82,7 +82,7 @@ type responseFormat struct {
 // core.CheckHistory faults is refused with its *core.HistoryError.
 func (a *Adapter) EncodeRequest(req *core.Request) ([]byte, error) {
 	if req == nil {
-		return nil, fmt.Errorf("cohere: encode request: nil request")
+		return nil, fmt.Errorf("cohere: encode request: %w: nil request", core.ErrMalformed)
 	}
 	for i, t := range req.Tools {
 		// Cohere's own alphabet is narrower still (letters, digits and
@@ -125,7 +125,7 @@ func (a *Adapter) EncodeRequest(req *core.Request) ([]byte, error) {
 				}
 			}
 			if len(tools) == 0 {
-				return nil, fmt.Errorf("cohere: encode request: tool_choice: tool %q is not among the tools", tc.Name)
+				return nil, fmt.Errorf("cohere: encode request: tool_choice: %w: tool %q is not among the tools", core.ErrMalformed, tc.Name)
 			}
 		}
 	}
@@ -175,7 +175,7 @@ func encodeMessage(m core.Message) ([]message, error) {
 				out.ToolPlan += p.Text
 			case core.PartToolCall:
 				if p.Call == nil {
-					return nil, fmt.Errorf(".parts[%d]: tool_call part without a call", j)
+					return nil, fmt.Errorf(".parts[%d]: %w: tool_call part without a call", j, core.ErrMalformed)
 				}
 				args, err := argsToWire(p.Call.Arguments)
 				if err != nil {
@@ -223,7 +223,7 @@ func encodeMessage(m core.Message) ([]message, error) {
 		}
 		return out, nil
 	}
-	return nil, fmt.Errorf(".role: unknown role %q", m.Role)
+	return nil, fmt.Errorf(".role: %w: unknown role %q", core.ErrMalformed, m.Role)
 }
 
 // contentJSON writes content as a plain string when it is one text block,
@@ -257,7 +257,7 @@ func (a *Adapter) DecodeRequest(body []byte) (*core.Request, error) {
 	strict := in.StrictTools != nil && *in.StrictTools
 	for i, t := range in.Tools {
 		if t.Function.Name == "" {
-			return nil, &DecodeError{Protocol: "cohere", Op: "decode request", Offset: -1, Path: fmt.Sprintf("tools[%d].function.name", i), Err: fmt.Errorf("missing")}
+			return nil, &DecodeError{Protocol: "cohere", Op: "decode request", Offset: -1, Path: fmt.Sprintf("tools[%d].function.name", i), Err: fmt.Errorf("%w: missing", core.ErrMalformed)}
 		}
 		req.Tools = append(req.Tools, core.ToolSpec{Name: t.Function.Name, Description: t.Function.Description, InputSchema: t.Function.Parameters, Strict: strict})
 	}
@@ -268,7 +268,7 @@ func (a *Adapter) DecodeRequest(body []byte) (*core.Request, error) {
 		req.ToolChoice = &core.ToolChoice{Mode: core.ToolChoiceNone}
 	case "":
 	default:
-		return nil, &DecodeError{Protocol: "cohere", Op: "decode request", Offset: -1, Path: "tool_choice", Err: fmt.Errorf("unknown value %q", in.ToolChoice)}
+		return nil, &DecodeError{Protocol: "cohere", Op: "decode request", Offset: -1, Path: "tool_choice", Err: fmt.Errorf("%w: unknown value %q", core.ErrMalformed, in.ToolChoice)}
 	}
 	if rf := in.ResponseFormat; rf != nil && rf.Type == "json_object" && len(rf.JSONSchema) > 0 {
 		req.ResponseFormat = &core.ResponseFormat{Schema: rf.JSONSchema}
@@ -309,7 +309,7 @@ func decodeMessage(m message) (core.Message, error) {
 				return core.Message{}, fmt.Errorf(".tool_calls[%d].function.arguments: %w", j, err)
 			}
 			if c.Function.Name == "" {
-				return core.Message{}, fmt.Errorf(".tool_calls[%d].function.name: missing", j)
+				return core.Message{}, fmt.Errorf(".tool_calls[%d].function.name: %w: missing", j, core.ErrMalformed)
 			}
 			msg.Parts = append(msg.Parts, core.CallPart(call))
 		}
@@ -332,7 +332,7 @@ func decodeMessage(m message) (core.Message, error) {
 		}
 		return core.Message{Role: core.RoleTool, Parts: []core.Part{core.ResultPart(r)}}, nil
 	}
-	return core.Message{}, fmt.Errorf(".role: unknown role %q", m.Role)
+	return core.Message{}, fmt.Errorf(".role: %w: unknown role %q", core.ErrMalformed, m.Role)
 }
 
 // documentPart reads a document object. Object data becomes a text part

@@ -78,7 +78,7 @@ func TestEncodeRequestErrors(t *testing.T) {
 	}{
 		{"arguments that are not JSON", core.Request{Messages: []core.Message{{Role: core.RoleAssistant, Parts: []core.Part{core.CallPart(core.Call{ID: "x", Name: "f", Arguments: json.RawMessage(`{"a":`)})}}}}, "messages[0].parts[0].call.arguments"},
 		{"named tool that is not offered", core.Request{Tools: []core.ToolSpec{{Name: "a"}}, ToolChoice: &core.ToolChoice{Mode: core.ToolChoiceTool, Name: "zz"}}, `tool "zz"`},
-		{"unknown role", core.Request{Messages: []core.Message{{Role: "robot"}}}, `messages[0].role: unknown role "robot"`},
+		{"unknown role", core.Request{Messages: []core.Message{{Role: "robot"}}}, `messages[0].role: malformed: unknown role "robot"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -148,7 +148,7 @@ func TestDecodeResponseErrors(t *testing.T) {
 		{"arguments that are an array are not a call", `{"message":{"role":"assistant","tool_calls":[{"id":"c","type":"function","function":{"name":"f","arguments":"[1]"}}]}}`, "message.tool_calls[0].function.arguments"},
 		{"syntax error names the byte", `{"message":{"role":"assistant",}}`, "at byte 31"},
 		{"wrong type names the field", `{"message":{"role":"assistant"},"usage":{"tokens":{"input_tokens":"x"}}}`, "usage.tokens.input_tokens"},
-		{"missing message", `{"id":"x"}`, "at message: missing"},
+		{"missing message", `{"id":"x"}`, "at message: malformed: missing"},
 		{"trailing data", `{"message":"x"} {}`, "unexpected data after the JSON value"},
 	}
 	for _, tt := range tests {

@@ -21,7 +21,7 @@ type responseWire struct {
 // carries a provider error is written as an error body {"id", "message"}.
 func (a *Adapter) EncodeResponse(resp *core.Response) ([]byte, error) {
 	if resp == nil {
-		return nil, fmt.Errorf("cohere: encode response: nil response")
+		return nil, fmt.Errorf("cohere: encode response: %w: nil response", core.ErrMalformed)
 	}
 	if resp.Error != nil {
 		msg, _ := json.Marshal(resp.Error.Message)
@@ -74,7 +74,7 @@ func (a *Adapter) DecodeResponse(body []byte) (resp *core.Response, err error) {
 		return resp, nil
 	}
 	if len(in.Message) == 0 || string(in.Message) == "null" {
-		return nil, &DecodeError{Protocol: "cohere", Op: "decode response", Offset: -1, Path: "message", Err: fmt.Errorf("missing")}
+		return nil, &DecodeError{Protocol: "cohere", Op: "decode response", Offset: -1, Path: "message", Err: fmt.Errorf("%w: missing", core.ErrMalformed)}
 	}
 	var m message
 	if err := json.Unmarshal(in.Message, &m); err != nil {

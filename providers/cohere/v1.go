@@ -65,14 +65,14 @@ func isV1Response(probe map[string]json.RawMessage) bool {
 // an object (absent or null is {}).
 func v1Call(k int, tc v1ToolCall) (core.Call, error) {
 	if tc.Name == "" {
-		return core.Call{}, fmt.Errorf("tool_calls[%d].name: missing", k)
+		return core.Call{}, fmt.Errorf("tool_calls[%d].name: %w: missing", k, core.ErrMalformed)
 	}
 	args := bytes.TrimSpace(tc.Parameters)
 	if len(args) == 0 || string(args) == "null" {
 		args = []byte("{}")
 	}
 	if args[0] != '{' {
-		return core.Call{}, fmt.Errorf("tool_calls[%d].parameters: not a JSON object", k)
+		return core.Call{}, fmt.Errorf("tool_calls[%d].parameters: %w", k, core.ErrInvalidArguments)
 	}
 	var buf bytes.Buffer
 	if err := json.Compact(&buf, args); err != nil {

@@ -179,7 +179,7 @@ func (f *finishReason) UnmarshalJSON(b []byte) error {
 	}
 	n, err := strconv.Atoi(string(b))
 	if err != nil {
-		return fmt.Errorf("finish reason %s is neither a name nor an integer", b)
+		return fmt.Errorf("%w: finish reason %s is neither a name nor an integer", core.ErrMalformed, b)
 	}
 	if n >= 0 && n < len(finishReasonNames) {
 		*f = finishReason(finishReasonNames[n])

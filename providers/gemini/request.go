@@ -152,7 +152,7 @@ func (p *wirePart) UnmarshalJSON(b []byte) error {
 func (a *Adapter) EncodeRequest(req *core.Request) ([]byte, error) {
 	const op = "gemini: encode request"
 	if req == nil {
-		return nil, fmt.Errorf("%s: nil request", op)
+		return nil, fmt.Errorf("%s: %w: nil request", op, core.ErrMalformed)
 	}
 	for i, t := range req.Tools {
 		if err := checkName(t.Name); err != nil {
@@ -205,7 +205,7 @@ func (a *Adapter) EncodeRequest(req *core.Request) ([]byte, error) {
 					c.Parts = append(c.Parts, wirePart{Text: ptr(p.Text), Thought: true, ThoughtSignature: p.Signature})
 				case core.PartToolCall:
 					if p.Call == nil {
-						return nil, wire.Placed(op, -1, pp, errors.New("tool_call part without a call"))
+						return nil, wire.Placed(op, -1, pp, fmt.Errorf("%w: tool_call part without a call", core.ErrMalformed))
 					}
 					args, err := objectArgs(p.Call.Arguments)
 					if err != nil {
@@ -233,7 +233,7 @@ func (a *Adapter) EncodeRequest(req *core.Request) ([]byte, error) {
 			w.Contents = append(w.Contents, wireContent{Role: "user", Parts: parts})
 			lastCalls, lastCallsAt = nil, -1
 		default:
-			return nil, wire.Placed(op, -1, path+".role", fmt.Errorf("unknown role %q", m.Role))
+			return nil, wire.Placed(op, -1, path+".role", fmt.Errorf("%w: unknown role %q", core.ErrMalformed, m.Role))
 		}
 	}
 	// Checked after the messages, so that a fault inside one part is
@@ -269,12 +269,12 @@ func (a *Adapter) EncodeRequest(req *core.Request) ([]byte, error) {
 			f.Mode = "ANY"
 		case core.ToolChoiceTool:
 			if tc.Name == "" {
-				return nil, wire.Placed(op, -1, "tool_choice.name", errors.New("mode tool needs a tool name"))
+				return nil, wire.Placed(op, -1, "tool_choice.name", fmt.Errorf("%w: mode tool needs a tool name", core.ErrMalformed))
 			}
 			f.Mode = "ANY"
 			f.AllowedFunctionNames = []string{tc.Name}
 		default:
-			return nil, wire.Placed(op, -1, "tool_choice.mode", fmt.Errorf("unknown mode %q", tc.Mode))
+			return nil, wire.Placed(op, -1, "tool_choice.mode", fmt.Errorf("%w: unknown mode %q", core.ErrMalformed, tc.Mode))
 		}
 		w.ToolConfig = &wireToolConfig{FunctionCallingConfig: f}
 	}
@@ -318,7 +318,7 @@ func objectArgs(raw json.RawMessage) (json.RawMessage, error) {
 		return json.RawMessage("{}"), nil
 	}
 	if t[0] != '{' || !json.Valid(t) {
-		return nil, errors.New("arguments are not a JSON object; Gemini args must be an object")
+		return nil, fmt.Errorf("%w; Gemini args must be an object", core.ErrInvalidArguments)
 	}
 	var buf bytes.Buffer
 	if err := json.Compact(&buf, t); err != nil {
@@ -515,7 +515,7 @@ func (a *Adapter) DecodeRequest(body []byte) (*core.Request, error) {
 				req.Messages = append(req.Messages, user)
 			}
 		default:
-			return nil, wire.Placed(op, -1, path+".role", fmt.Errorf("unknown role %q", c.Role))
+			return nil, wire.Placed(op, -1, path+".role", fmt.Errorf("%w: unknown role %q", core.ErrMalformed, c.Role))
 		}
 	}
 	for _, t := range w.Tools {

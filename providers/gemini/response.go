@@ -114,7 +114,7 @@ func wirePartOf(p core.Part) (wirePart, bool, error) {
 		return wirePart{Text: ptr(p.Text), Thought: true, ThoughtSignature: p.Signature}, true, nil
 	case core.PartToolCall:
 		if p.Call == nil {
-			return wirePart{}, false, fmt.Errorf("tool_call part without a call")
+			return wirePart{}, false, fmt.Errorf("%w: tool_call part without a call", core.ErrMalformed)
 		}
 		args, err := objectArgs(p.Call.Arguments)
 		if err != nil {
@@ -134,7 +134,7 @@ func wirePartOf(p core.Part) (wirePart, bool, error) {
 func (a *Adapter) EncodeResponse(resp *core.Response) ([]byte, error) {
 	const op = "gemini: encode response"
 	if resp == nil {
-		return nil, fmt.Errorf("%s: nil response", op)
+		return nil, fmt.Errorf("%s: %w: nil response", op, core.ErrMalformed)
 	}
 	w := wireResponse{ResponseID: resp.ID, ModelVersion: resp.Model}
 	if resp.Error != nil {

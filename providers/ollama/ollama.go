@@ -189,7 +189,7 @@ func wireCall(c core.Call) (wireToolCall, error) {
 		args = []byte("{}")
 	}
 	if args[0] != '{' || !json.Valid(args) {
-		return wireToolCall{}, errors.New("arguments are not a JSON object; Ollama sends arguments as an object")
+		return wireToolCall{}, fmt.Errorf("%w; Ollama sends arguments as an object", core.ErrInvalidArguments)
 	}
 	var buf bytes.Buffer
 	_ = json.Compact(&buf, args)
@@ -215,7 +215,7 @@ func wireCall(c core.Call) (wireToolCall, error) {
 func (a *Adapter) EncodeRequest(req *core.Request) ([]byte, error) {
 	const op = "ollama: encode request"
 	if req == nil {
-		return nil, fmt.Errorf("%s: nil request", op)
+		return nil, fmt.Errorf("%s: %w: nil request", op, core.ErrMalformed)
 	}
 	if tc := req.ToolChoice; tc != nil && (tc.Mode == core.ToolChoiceTool || tc.Mode == core.ToolChoiceRequired) {
 		// Dropping a forced choice would let the model answer in text
@@ -241,7 +241,7 @@ func (a *Adapter) EncodeRequest(req *core.Request) ([]byte, error) {
 					wm.Thinking += p.Text
 				case core.PartToolCall:
 					if p.Call == nil {
-						return nil, wire.Placed(op, -1, path+".parts["+strconv.Itoa(j)+"]", errors.New("tool_call part without a call"))
+						return nil, wire.Placed(op, -1, path+".parts["+strconv.Itoa(j)+"]", fmt.Errorf("%w: tool_call part without a call", core.ErrMalformed))
 					}
 					tc, err := wireCall(*p.Call)
 					if err != nil {
@@ -250,7 +250,7 @@ func (a *Adapter) EncodeRequest(req *core.Request) ([]byte, error) {
 					names[p.Call.ID] = p.Call.Name
 					wm.ToolCalls = append(wm.ToolCalls, tc)
 				case core.PartToolResult:
-					return nil, wire.Placed(op, -1, path+".parts["+strconv.Itoa(j)+"]", errors.New("tool results belong in a tool message"))
+					return nil, wire.Placed(op, -1, path+".parts["+strconv.Itoa(j)+"]", fmt.Errorf("%w: a tool result in a user message; Ollama sends results in tool messages", core.ErrUnsupported))
 				}
 			}
 			if m.Role == core.RoleAssistant {
@@ -272,13 +272,13 @@ func (a *Adapter) EncodeRequest(req *core.Request) ([]byte, error) {
 				w.Messages = append(w.Messages, wireMessage{Role: "tool", Content: content, ToolName: name, ToolCallID: wireID(r.CallID)})
 			}
 		default:
-			return nil, wire.Placed(op, -1, path+".role", fmt.Errorf("unknown role %q", m.Role))
+			return nil, wire.Placed(op, -1, path+".role", fmt.Errorf("%w: unknown role %q", core.ErrMalformed, m.Role))
 		}
 	}
 	for i, t := range req.Tools {
 		params := t.InputSchema
 		if len(bytes.TrimSpace(params)) > 0 && !json.Valid(params) {
-			return nil, wire.Placed(op, -1, "tools["+strconv.Itoa(i)+"].input_schema", errors.New("schema is not valid JSON"))
+			return nil, wire.Placed(op, -1, "tools["+strconv.Itoa(i)+"].input_schema", fmt.Errorf("%w: schema is not valid JSON", core.ErrMalformed))
 		}
 		w.Tools = append(w.Tools, wireTool{Type: "function", Function: wireFunction{Name: t.Name, Description: t.Description, Parameters: params}})
 	}
@@ -397,7 +397,7 @@ func (a *Adapter) DecodeRequest(body []byte) (*core.Request, error) {
 				req.Messages = append(req.Messages, core.Message{Role: core.RoleTool, Parts: []core.Part{core.ResultPart(r)}})
 			}
 		default:
-			return nil, wire.Placed(op, -1, path+".role", fmt.Errorf("unknown role %q", m.Role))
+			return nil, wire.Placed(op, -1, path+".role", fmt.Errorf("%w: unknown role %q", core.ErrMalformed, m.Role))
 		}
 	}
 	for _, t := range w.Tools {
@@ -519,7 +519,7 @@ func deref(p *int) int {
 func (a *Adapter) EncodeResponse(resp *core.Response) ([]byte, error) {
 	const op = "ollama: encode response"
 	if resp == nil {
-		return nil, fmt.Errorf("%s: nil response", op)
+		return nil, fmt.Errorf("%s: %w: nil response", op, core.ErrMalformed)
 	}
 	if resp.Error != nil {
 		msg := resp.Error.Message
@@ -534,7 +534,7 @@ func (a *Adapter) EncodeResponse(resp *core.Response) ([]byte, error) {
 			m.Thinking += p.Text
 		case core.PartToolCall:
 			if p.Call == nil {
-				return nil, wire.Placed(op, -1, "message.parts["+strconv.Itoa(i)+"]", errors.New("tool_call part without a call"))
+				return nil, wire.Placed(op, -1, "message.parts["+strconv.Itoa(i)+"]", fmt.Errorf("%w: tool_call part without a call", core.ErrMalformed))
 			}
 			tc, err := wireCall(*p.Call)
 			if err != nil {

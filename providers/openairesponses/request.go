@@ -361,6 +361,9 @@ func validate(msgs []core.Message, base int, stored map[string]bool) error {
 // answers with a 400. A call id over MaxCallIDLen characters is sent
 // through Adapter.IDMap (D04).
 func (a *Adapter) EncodeRequest(req *core.Request) ([]byte, error) {
+	if req == nil {
+		return nil, fmt.Errorf("openai-responses: encode request: %w: nil request", core.ErrMalformed)
+	}
 	if err := ValidateHistory(req); err != nil {
 		return nil, err
 	}
@@ -376,6 +379,9 @@ func (a *Adapter) EncodeRequest(req *core.Request) ([]byte, error) {
 // of those calls. It cannot check that the server still holds the response,
 // nor that the stored conversation is the one in req.
 func (a *Adapter) EncodeRequestAfter(req *core.Request, previousResponseID string) ([]byte, error) {
+	if req == nil {
+		return nil, fmt.Errorf("openai-responses: encode request: %w: nil request", core.ErrMalformed)
+	}
 	if previousResponseID == "" {
 		return nil, fmt.Errorf("openai-responses: encode request: empty previous_response_id: %w", core.ErrUnsupported)
 	}

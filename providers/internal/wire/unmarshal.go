@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+
+	"github.com/toolconform/conform/core"
 )
 
 // JSONPlace returns where an error of encoding/json puts its fault. For a
@@ -28,26 +30,27 @@ func JSONPlace(err error) (offset int64, field string, ok bool) {
 // StrictUnmarshal decodes body, which must hold one JSON value and nothing
 // after it but white space, into v. On failure it returns the byte offset
 // of the fault (0 where encoding/json names none), the path of the field a
-// type error names, and the error: encoding/json's own, or one for an
-// early end (wrapping io.ErrUnexpectedEOF) or for data after the value.
-// Bedrock and Cohere wrap the three in their own DecodeError.
+// type error names, and the error, wrapping core.ErrMalformed and
+// encoding/json's own, or io.ErrUnexpectedEOF for an early end, or nothing
+// else for data after the value. Bedrock and Cohere wrap it in their
+// DecodeError.
 func StrictUnmarshal(body []byte, v any) (offset int64, field string, err error) {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	if err := dec.Decode(v); err != nil {
 		if off, f, ok := JSONPlace(err); ok {
-			return off, f, err
+			return off, f, fmt.Errorf("%w: %w", core.ErrMalformed, err)
 		}
 		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-			return 0, "", fmt.Errorf("unexpected end of JSON input: %w", io.ErrUnexpectedEOF)
+			return 0, "", fmt.Errorf("%w: unexpected end of JSON input: %w", core.ErrMalformed, io.ErrUnexpectedEOF)
 		}
-		return 0, "", err
+		return 0, "", fmt.Errorf("%w: %w", core.ErrMalformed, err)
 	}
 	end := dec.InputOffset()
 	if _, err := dec.Token(); err != io.EOF {
 		// The offset of the first byte after the value that is not white
 		// space, where the extra data starts.
 		rest := body[end:]
-		return end + int64(len(rest)-len(bytes.TrimLeft(rest, " \t\r\n"))), "", errors.New("unexpected data after the JSON value")
+		return end + int64(len(rest)-len(bytes.TrimLeft(rest, " \t\r\n"))), "", fmt.Errorf("%w: unexpected data after the JSON value", core.ErrMalformed)
 	}
 	return 0, "", nil
 }
@@ -56,15 +59,15 @@ func StrictUnmarshal(body []byte, v any) (offset int64, field string, err error)
 // part of a stream (what: "payload", "data") with the part and the place
 // JSONPlace finds: "payload at byte 3: ..." for a syntax error, "data
 // field a.b at byte 7: ..." for a type error, and "payload: ..." for any
-// other error, which it wraps alike.
+// other error, which it wraps alike, with core.ErrMalformed.
 func WrapJSONError(what string, err error) error {
 	off, field, ok := JSONPlace(err)
 	var typ *json.UnmarshalTypeError
 	switch {
 	case !ok:
-		return fmt.Errorf("%s: %w", what, err)
+		return fmt.Errorf("%w %s: %w", core.ErrMalformed, what, err)
 	case errors.As(err, &typ):
-		return fmt.Errorf("%s field %s at byte %d: %w", what, field, off, err)
+		return fmt.Errorf("%w %s field %s at byte %d: %w", core.ErrMalformed, what, field, off, err)
 	}
-	return fmt.Errorf("%s at byte %d: %w", what, off, err)
+	return fmt.Errorf("%w %s at byte %d: %w", core.ErrMalformed, what, off, err)
 }

@@ -396,12 +396,12 @@ func TestStrictUnmarshal(t *testing.T) {
 	}{
 		{in: `{"a":{"b":1}}`},
 		{in: " {\"a\":{\"b\":1}} \n"},
-		{in: `{"a":{"b":}}`, offset: 10, err: "invalid character '}' looking for beginning of value", wrapped: "data at byte 10: invalid character '}' looking for beginning of value"},
-		{in: `{"a":{"b":"x"}}`, offset: 13, field: "a.b", err: "json: cannot unmarshal string into Go struct field .a.b of type int", wrapped: "data field a.b at byte 13: json: cannot unmarshal string into Go struct field .a.b of type int"},
-		{in: `{"a":`, err: "unexpected end of JSON input: unexpected EOF"},
-		{in: ``, err: "unexpected end of JSON input: unexpected EOF"},
-		{in: "{} \n {}", offset: 5, err: "unexpected data after the JSON value"},
-		{in: `x`, offset: 0, err: "invalid character 'x' looking for beginning of value", wrapped: "data at byte 0: invalid character 'x' looking for beginning of value"},
+		{in: `{"a":{"b":}}`, offset: 10, err: "malformed: invalid character '}' looking for beginning of value", wrapped: "malformed data at byte 10: invalid character '}' looking for beginning of value"},
+		{in: `{"a":{"b":"x"}}`, offset: 13, field: "a.b", err: "malformed: json: cannot unmarshal string into Go struct field .a.b of type int", wrapped: "malformed data field a.b at byte 13: json: cannot unmarshal string into Go struct field .a.b of type int"},
+		{in: `{"a":`, err: "malformed: unexpected end of JSON input: unexpected EOF"},
+		{in: ``, err: "malformed: unexpected end of JSON input: unexpected EOF"},
+		{in: "{} \n {}", offset: 5, err: "malformed: unexpected data after the JSON value"},
+		{in: `x`, offset: 0, err: "malformed: invalid character 'x' looking for beginning of value", wrapped: "malformed data at byte 0: invalid character 'x' looking for beginning of value"},
 	}
 	for _, tt := range tests {
 		var v body
@@ -410,7 +410,7 @@ func TestStrictUnmarshal(t *testing.T) {
 		if err != nil {
 			gotErr = err.Error()
 		}
-		if off != tt.offset || field != tt.field || gotErr != tt.err {
+		if off != tt.offset || field != tt.field || gotErr != tt.err || (err != nil) != errors.Is(err, core.ErrMalformed) {
 			t.Errorf("StrictUnmarshal(%q) = %d, %q, %q; want %d, %q, %q", tt.in, off, field, gotErr, tt.offset, tt.field, tt.err)
 		}
 		if tt.wrapped == "" {
@@ -418,11 +418,11 @@ func TestStrictUnmarshal(t *testing.T) {
 		}
 		raw := json.Unmarshal([]byte(tt.in), &v)
 		w := WrapJSONError("data", raw)
-		if w.Error() != tt.wrapped || !errors.Is(w, raw) {
+		if w.Error() != tt.wrapped || !errors.Is(w, raw) || !errors.Is(w, core.ErrMalformed) {
 			t.Errorf("WrapJSONError(%q) = %q, want %q wrapping %v", tt.in, w, tt.wrapped, raw)
 		}
 	}
-	if got, want := WrapJSONError("payload", io.EOF).Error(), "payload: EOF"; got != want {
+	if got, want := WrapJSONError("payload", io.EOF).Error(), "malformed payload: EOF"; got != want {
 		t.Errorf("WrapJSONError(io.EOF) = %q, want %q", got, want)
 	}
 	if !errors.Is(mustErr(StrictUnmarshal([]byte(`{"a":`), new(body))), io.ErrUnexpectedEOF) {

@@ -1,0 +1,41 @@
+package providers
+
+import (
+	"errors"
+	"slices"
+	"testing"
+
+	"github.com/toolconform/conform/core"
+	"github.com/toolconform/conform/providers/internal/wire"
+)
+
+// TestEveryAdapterWrapsCoreSentinels checks the one sentinel policy
+// (providers/internal/wire/doc.go): the conditions that mean the same in
+// every protocol are core's sentinels in all eight adapters, inside the
+// one decode error or the one history error, never an adapter's own copy.
+func TestEveryAdapterWrapsCoreSentinels(t *testing.T) {
+	user := core.Message{Role: core.RoleUser, Parts: []core.Part{core.TextPart("hi")}}
+	orphan := core.Message{Role: core.RoleTool, Parts: []core.Part{core.ResultPart(core.Result{CallID: "c9", Content: []core.Part{core.TextPart("ok")}})}}
+	for _, a := range All() {
+		t.Run(a.Name(), func(t *testing.T) {
+			for _, body := range []string{`{"a":`, `{"a":1}}`, `not json`} {
+				_, err := a.DecodeResponse([]byte(body))
+				var de *wire.DecodeError
+				if !errors.Is(err, core.ErrMalformed) || !errors.As(err, &de) || de.Protocol != a.Name() {
+					t.Errorf("DecodeResponse(%q) = %v, want a *DecodeError of %s wrapping core.ErrMalformed", body, err, a.Name())
+				}
+			}
+			if _, err := a.EncodeRequest(nil); !errors.Is(err, core.ErrMalformed) {
+				t.Errorf("EncodeRequest(nil) = %v, want an error wrapping core.ErrMalformed", err)
+			}
+			if fd, ok := a.(core.FeatureDeclarer); !ok || !slices.Contains(fd.Features(), core.FeatureResultsRequired) {
+				return // a protocol without history rules (Ollama) sends any history
+			}
+			_, err := a.EncodeRequest(&core.Request{Messages: []core.Message{user, orphan}})
+			var he *core.HistoryError
+			if !errors.As(err, &he) || he.Protocol != a.Name() || !errors.Is(err, core.ErrOrphanResult) {
+				t.Errorf("EncodeRequest(orphan result) = %v, want a *core.HistoryError of %s wrapping core.ErrOrphanResult", err, a.Name())
+			}
+		})
+	}
+}
