@@ -34,7 +34,7 @@ func (a *Adapter) decodeStream(r io.Reader) core.EventStream {
 
 // newStream returns the decoder of a stream, before its text is checked.
 func (a *Adapter) newStream(r io.Reader) *stream {
-	s := &stream{a: a, br: bufio.NewReader(r)}
+	s := &stream{a: a, src: r}
 	s.q.Use(s.evBuf[:0])
 	return s
 }
@@ -42,8 +42,15 @@ func (a *Adapter) newStream(r io.Reader) *stream {
 const streamOp = "gemini: decode stream"
 
 type stream struct {
-	a  *Adapter
-	br *bufio.Reader
+	a *Adapter
+	// src is the body; head holds the first bytes read from it to find
+	// the stream's form, which rest replays before the rest of src. br is
+	// the buffered reader of the forms that need one: the JSON forms, and
+	// a body that starts with more white space than head holds.
+	src  io.Reader
+	head [64]byte
+	rest replay
+	br   *bufio.Reader
 
 	started bool
 	next    func() (json.RawMessage, int64, error) // one chunk and its offset
@@ -181,8 +188,61 @@ func argsHoldInvalidUTF8(w *wireResponse) bool {
 	return false
 }
 
-// detect looks at the first non-space byte and sets up the framing.
+// replay reads buf, then the error err if any, then r.
+type replay struct {
+	buf []byte
+	err error
+	r   io.Reader
+}
+
+func (p *replay) Read(b []byte) (int, error) {
+	switch {
+	case len(p.buf) > 0:
+		n := copy(b, p.buf)
+		p.buf = p.buf[n:]
+		return n, nil
+	case p.err != nil:
+		err := p.err
+		p.err = nil
+		return 0, err
+	}
+	return p.r.Read(b)
+}
+
+// detect looks at the first non-space byte and sets up the framing. It
+// reads the first bytes into head: an SSE stream, the common form, is
+// then read without a buffered reader of its own, the SSE decoder having
+// one. A body whose first read brings nothing, or which starts with more
+// white space than head holds, is left to detectBuffered.
 func (s *stream) detect() error {
+	n := 0
+	for n < len(s.head) {
+		m, err := s.src.Read(s.head[n:])
+		n += m
+		for i := n - m; i < n; i++ {
+			if c := s.head[i]; c != ' ' && c != '\t' && c != '\r' && c != '\n' {
+				s.rest = replay{buf: s.head[:n], err: err, r: s.src}
+				s.solid, s.solidAt = c != '[', int64(i)
+				if c == '[' || c == '{' {
+					s.br = bufio.NewReader(&s.rest)
+				}
+				return s.setup(c, 0)
+			}
+		}
+		if err != nil || m == 0 {
+			s.rest = replay{buf: s.head[:n], err: err, r: s.src}
+			break
+		}
+	}
+	if n == len(s.head) {
+		s.rest = replay{buf: s.head[:n], r: s.src}
+	}
+	s.br = bufio.NewReader(&s.rest)
+	return s.detectBuffered()
+}
+
+// detectBuffered is detect through br.
+func (s *stream) detectBuffered() error {
 	var skipped int
 	for {
 		b, err := s.br.Peek(skipped + 1)
@@ -197,8 +257,9 @@ func (s *stream) detect() error {
 		c := b[skipped]
 		if c == ' ' || c == '\t' || c == '\r' || c == '\n' {
 			skipped++
-			if skipped > 4096 {
-				// Discard leading space so Peek stays bounded.
+			if skipped == s.br.Size() {
+				// Discard leading space before Peek would need more
+				// than the buffer holds.
 				if _, err := s.br.Discard(skipped); err != nil {
 					return err
 				}
@@ -245,7 +306,11 @@ func (s *stream) setup(first byte, base int64) error {
 		}
 		s.next = s.nextJSON
 	default:
-		s.sse = sse.NewDecoder(s.br, sse.FlushAtEOF(), sse.MaxEventSize(s.a.maxEvent))
+		var r io.Reader = &s.rest
+		if s.br != nil {
+			r = s.br
+		}
+		s.sse = sse.NewDecoder(r, sse.FlushAtEOF(), sse.MaxEventSize(s.a.maxEvent))
 		s.next = s.nextSSE
 	}
 	return nil

@@ -342,3 +342,38 @@ func TestArrayStreamMemoryBounded(t *testing.T) {
 		t.Errorf("%d text events, want %d", texts, n)
 	}
 }
+
+// TestStreamLeadingSpace: however much white space comes before the first
+// chunk (less than, as much as, more than the bytes read to find the form
+// or the buffer holds), and however the body is split into reads, SSE and
+// JSON streams decode the same, and an error after the space names the
+// same offset.
+func TestStreamLeadingSpace(t *testing.T) {
+	a := New()
+	for _, n := range []int{0, 1, 63, 64, 65, 4095, 4096, 4097, 5000} {
+		space := strings.Repeat("\n", n)
+		for _, tc := range []struct {
+			body, text string
+			errAt      int64 // -1: no error
+		}{
+			{space + sseBody(textChunk("a")), "a", -1},
+			{space + "[" + textChunk("b") + "]", "b", -1},
+			{space + "{\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"c\"}]}}]}", "c", -1},
+			{space + "[x]", "", int64(n + 1)},
+		} {
+			for _, r := range []io.Reader{strings.NewReader(tc.body), iotest.OneByteReader(strings.NewReader(tc.body))} {
+				evs, err := adaptertest.Drain(a.DecodeStream(r))
+				if tc.errAt < 0 {
+					if err != nil || len(evs) == 0 || evs[0].Text != tc.text {
+						t.Errorf("%d spaces, %.30q: events %v, error %v; want text %q", n, tc.body[n:], evs, err, tc.text)
+					}
+					continue
+				}
+				var de *DecodeError
+				if !errors.As(err, &de) || de.Offset != tc.errAt {
+					t.Errorf("%d spaces, %.30q: error %v, want one at byte %d", n, tc.body[n:], err, tc.errAt)
+				}
+			}
+		}
+	}
+}
