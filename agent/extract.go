@@ -20,8 +20,9 @@ var ErrMalformedCall = errors.New("malformed tool call in text")
 // calls. Longer text is an error (ErrTextTooLarge), never silently cut.
 const MaxTextBytes = 1 << 20
 
-// ErrTextTooLarge reports response text longer than MaxTextBytes.
-var ErrTextTooLarge = errors.New("response text too large")
+// ErrTextTooLarge reports response text longer than MaxTextBytes; it wraps
+// core.ErrTooLarge, the sentinel of every size limit.
+var ErrTextTooLarge = fmt.Errorf("response text %w", core.ErrTooLarge)
 
 // MalformedCall is call-shaped text the strategy could not read: a tag that
 // is never closed, or JSON that does not parse, lacks a tool name or (in a

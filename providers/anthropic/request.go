@@ -74,7 +74,7 @@ func isProviderRun(typ string) bool {
 
 // decodeErr turns a json error into a DecodeError with the offset it names.
 func decodeErr(op string, base int64, path string, err error) error {
-	return wire.JSONError(protocolName, op, base, path, core.ErrMalformed, err)
+	return wire.JSONError(protocolName, op, base, path, err)
 }
 
 // decodeBlocks reads content that is either a string or an array of blocks.

@@ -71,7 +71,7 @@ type wireContent struct {
 
 // decodeErr turns a json error into a DecodeError with the offset it names.
 func decodeErr(op string, base int64, path string, err error) error {
-	return wire.JSONError(protocolName, op, base, path, core.ErrMalformed, err)
+	return wire.JSONError(protocolName, op, base, path, err)
 }
 
 // decodeText reads message content: a string or a list of content parts, of

@@ -69,17 +69,17 @@ func History(protocol string, err error) error {
 }
 
 // JSONError turns an error of encoding/json into a DecodeError of protocol
-// wrapping malformed. base is the offset in the whole body of the bytes
+// wrapping core.ErrMalformed. base is the offset in the whole body of the bytes
 // that were decoded, so that the place JSONPlace finds (the 0-based offset
 // of the bad byte of a json.SyntaxError, the offset a
 // json.UnmarshalTypeError names) becomes an offset in the body; a negative
 // base means those bytes' place in the body is unknown, and so is the
 // offset (-1). path is the JSON path of those bytes, extended by the field
 // a type error names.
-func JSONError(protocol, op string, base int64, path string, malformed, err error) *DecodeError {
+func JSONError(protocol, op string, base int64, path string, err error) *DecodeError {
 	off, field, ok := JSONPlace(err)
 	if !ok {
-		return &DecodeError{Protocol: protocol, Op: op, Offset: -1, Path: path, Err: fmt.Errorf("%w: %v", malformed, err)}
+		return &DecodeError{Protocol: protocol, Op: op, Offset: -1, Path: path, Err: fmt.Errorf("%w: %v", core.ErrMalformed, err)}
 	}
 	if base < 0 {
 		off = -1
@@ -92,5 +92,5 @@ func JSONError(protocol, op string, base int64, path string, malformed, err erro
 		}
 		path += field
 	}
-	return &DecodeError{Protocol: protocol, Op: op, Offset: off, Path: path, Err: fmt.Errorf("%w: %v", malformed, err)}
+	return &DecodeError{Protocol: protocol, Op: op, Offset: off, Path: path, Err: fmt.Errorf("%w: %v", core.ErrMalformed, err)}
 }

@@ -164,8 +164,8 @@ func TestJSONError(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			de := JSONError("p", "decode", 10, "messages[0]", errMalformed, tt.err)
-			if !errors.Is(de, errMalformed) {
+			de := JSONError("p", "decode", 10, "messages[0]", tt.err)
+			if !errors.Is(de, core.ErrMalformed) {
 				t.Errorf("%v does not wrap the malformed sentinel", de)
 			}
 			if de.Offset != tt.off || de.Path != tt.path {
@@ -179,7 +179,7 @@ func TestJSONError(t *testing.T) {
 	// A sub-value whose place in the body is unknown (base -1) gives no
 	// offset rather than one counted from the wrong start.
 	for _, err := range []error{synErr, typeErr} {
-		if de := JSONError("p", "decode", -1, "x", errMalformed, err); de.Offset != -1 {
+		if de := JSONError("p", "decode", -1, "x", err); de.Offset != -1 {
 			t.Errorf("JSONError(base -1, %v).Offset = %d, want -1", err, de.Offset)
 		}
 	}
