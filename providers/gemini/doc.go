@@ -44,7 +44,10 @@
 // (DefaultMaxEventSize, core.ErrTooLarge), and malformed bytes give an
 // *DecodeError. A functionCall arrives whole and becomes a call start and
 // end with no index (A15); chunks route by id. usageMetadata is cumulative,
-// so the last one is emitted once at the end, then the finish.
+// so the last one is emitted once at the end, then the finish. A fast path
+// (fast.go) reads chunks of the common shape with jsonscan, without
+// encoding/json; anything else goes to encoding/json, with the same events
+// and errors (TestFastPathCorpus, FuzzFastPath).
 //
 // Vertex streamed arguments (streamFunctionCallArguments: partialArgs
 // pieces with a JSON path and willContinue) are assembled by the decoder
@@ -57,7 +60,8 @@
 //
 // The Interactions API (/v1beta/interactions, testdata/corpus/other) is a
 // different protocol: DecodeInteraction and DecodeInteractionStream read
-// its responses and streams; it has no encoders, since the corpus holds no
-// request. docs/protocols.md has the sources for partialArgs and the id
+// its responses and streams (the stream's common events through a fast path
+// of their own, interactfast.go); it has no encoders, since the corpus
+// holds no request. docs/protocols.md has the sources for partialArgs and the id
 // scheme's reasons.
 package gemini

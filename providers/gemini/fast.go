@@ -32,8 +32,10 @@ type fastStore struct {
 	textsBuf [4]string
 	boolsBuf [2]bool
 	// strs holds the bytes of small strings and the buffer strings are
-	// unescaped into.
-	strs jsonscan.Strings
+	// unescaped into, first in arena and scratch.
+	strs    jsonscan.Strings
+	arena   [512]byte
+	scratch [256]byte
 	// model and respID are the last modelVersion and responseId.
 	model, respID string
 	// hits counts the chunks the fast path decoded; off turns it off, for

@@ -14,7 +14,11 @@ type interactFast struct {
 	step  wireStep
 	delta wireStepDelta
 	index int
-	strs  jsonscan.Strings
+	// strs holds the bytes of small strings and the buffer strings are
+	// unescaped into, first in arena and scratch.
+	strs    jsonscan.Strings
+	arena   [512]byte
+	scratch [256]byte
 	// hits counts the events the fast path decoded; off turns it off, for
 	// tests that compare it with the general path.
 	hits int

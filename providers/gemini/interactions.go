@@ -167,6 +167,7 @@ type wireStepDelta struct {
 func (a *Adapter) DecodeInteractionStream(r io.Reader) core.EventStream {
 	s := &interactionStream{a: a, dec: sse.NewDecoder(r, sse.FlushAtEOF(), sse.MaxEventSize(a.maxEvent))}
 	s.q.Use(s.evBuf[:0])
+	s.fast.strs.Use(s.fast.arena[:], s.fast.scratch[:])
 	return s
 }
 

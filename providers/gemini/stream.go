@@ -36,6 +36,7 @@ func (a *Adapter) decodeStream(r io.Reader) core.EventStream {
 func (a *Adapter) newStream(r io.Reader) *stream {
 	s := &stream{a: a, src: r}
 	s.q.Use(s.evBuf[:0])
+	s.fast.strs.Use(s.fast.arena[:], s.fast.scratch[:])
 	return s
 }
 
@@ -92,8 +93,10 @@ type stream struct {
 	open *openCall
 	cur  openCall
 	// evBuf is the first storage of q, which a chunk's events seldom
-	// outgrow.
-	evBuf [4]core.Event
+	// outgrow; firstCalls the chunks of the first calls.
+	evBuf      [4]core.Event
+	firstCalls [2]callChunks
+	usedCalls  int
 
 	// fast is the fast path's reused storage (see fast.go).
 	fast fastStore
@@ -582,7 +585,12 @@ func (s *stream) start(oc *openCall) {
 		oc.id = responseCallID(s.respID, oc.name, json.RawMessage(oc.args.json()), oc.k)
 	}
 	oc.started = true
-	oc.ev = new(callChunks)
+	if s.usedCalls < len(s.firstCalls) {
+		oc.ev = &s.firstCalls[s.usedCalls]
+		s.usedCalls++
+	} else {
+		oc.ev = new(callChunks)
+	}
 	oc.ev.start = core.Chunk{ID: oc.id, Name: oc.name, Start: true, Signature: oc.sig}
 	s.emit(core.Event{Kind: core.EventCallStart, Chunk: &oc.ev.start})
 }

@@ -39,6 +39,10 @@
 //
 // Streams are read line by line, each line bounded (DefaultMaxLine,
 // core.ErrTooLarge); a malformed line is a *DecodeError with its byte offset.
+// A fast path (fast.go) reads lines of the common shape (content,
+// thinking, whole tool calls, the done line) with jsonscan, without
+// encoding/json; anything else goes to encoding/json, with the same events
+// and errors (TestFastPathStreams, FuzzFastPath).
 // EncodeStream writes a call whole at its end event and the finish as the
 // done line; usage without a finish, the response id and calls without an
 // end are dropped.

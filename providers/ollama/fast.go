@@ -17,8 +17,10 @@ type fastStore struct {
 	callsBuf   [2]wireToolCall
 	indexesBuf [2]int
 	// strs holds the bytes of small strings and the buffer strings are
-	// unescaped into.
-	strs jsonscan.Strings
+	// unescaped into, first in arena and scratch.
+	strs    jsonscan.Strings
+	arena   [512]byte
+	scratch [256]byte
 	// model, role and reason are the last model, message.role and
 	// done_reason, the same on every line of a stream.
 	model, role, reason string

@@ -43,6 +43,7 @@ func (a *Adapter) decodeStream(r io.Reader) core.EventStream {
 func (a *Adapter) newStream(r io.Reader) *stream {
 	s := &stream{lines: ndjson.NewReader(r, a.maxLine), foreign: -1}
 	s.q.Use(s.evBuf[:0])
+	s.fast.strs.Use(s.fast.arena[:], s.fast.scratch[:])
 	return s
 }
 
@@ -59,8 +60,11 @@ type stream struct {
 	foreign int64
 	// usage is the counts of the done line, which the usage event points to.
 	usage core.Usage
-	// evBuf is the first storage of q, which a line's events seldom outgrow.
-	evBuf [4]core.Event
+	// evBuf is the first storage of q, which a line's events seldom
+	// outgrow; firstCalls the chunks of the first calls.
+	evBuf      [4]core.Event
+	firstCalls [2]callChunks
+	usedCalls  int
 	// fast is the fast path's reused storage (see fast.go).
 	fast fastStore
 }
@@ -158,7 +162,13 @@ func (s *stream) pull() error {
 
 // call queues the start and end of a call Ollama sent whole.
 func (s *stream) call(tc wireToolCall) error {
-	cc := new(callChunks)
+	var cc *callChunks
+	if s.usedCalls < len(s.firstCalls) {
+		cc = &s.firstCalls[s.usedCalls]
+		s.usedCalls++
+	} else {
+		cc = new(callChunks)
+	}
 	raw := tc.Function.Arguments
 	switch t := bytes.TrimSpace(raw); {
 	case len(t) > 0 && t[0] == '{':

@@ -53,6 +53,7 @@ var officialSDK = map[string]struct {
 	"openai-responses": {"openai-go", false},
 	"gemini":           {"genai", true},
 	"bedrock":          {"aws-sdk-go-v2", true},
+	"ollama":           {"ollama", true},
 }
 
 // The issue's targets for the tiny stream.
@@ -72,7 +73,7 @@ func isPeer(subject string) bool {
 
 // httpPeers are the subjects driven through an http.Client, whose ratio
 // is given to conform-http as well.
-var httpPeers = map[string]bool{"go-openai": true, "genai": true, "aws-sdk-go-v2": true}
+var httpPeers = map[string]bool{"go-openai": true, "genai": true, "aws-sdk-go-v2": true, "ollama": true}
 
 var (
 	nameRE = regexp.MustCompile(`^Benchmark(\w+)/(\w+)=([^/]+)/subject=(.+?)(-\d+)?$`)
