@@ -2,6 +2,7 @@ package core
 
 import (
 	"errors"
+	"fmt"
 
 	"github.com/toolconform/conform/core/internal/jsondepth"
 )
@@ -20,7 +21,7 @@ var (
 	// ErrArgumentsTooLarge reports a call whose arguments would grow
 	// beyond Limits.MaxArgBytes; tools.Validate wraps it too, for
 	// arguments longer than DefaultMaxArgBytes.
-	ErrArgumentsTooLarge = errors.New("arguments too large")
+	ErrArgumentsTooLarge = fmt.Errorf("arguments %w", ErrTooLarge)
 	// ErrTooManyCalls reports a chunk that would open more calls than
 	// Limits.MaxCalls.
 	ErrTooManyCalls = errors.New("too many tool calls")

@@ -49,8 +49,9 @@ const (
 // ErrTimeout is returned when the child does not answer in time.
 var ErrTimeout = errors.New("no answer before the deadline")
 
-// ErrLineTooLong is returned when the child writes a line longer than MaxLine.
-var ErrLineTooLong = errors.New("answer line too long")
+// ErrLineTooLong is returned when the child writes a line longer than
+// MaxLine; it wraps core.ErrTooLarge.
+var ErrLineTooLong = fmt.Errorf("answer line %w", core.ErrTooLarge)
 
 // question is one line sent to the child.
 type question struct {
