@@ -1,6 +1,8 @@
 package anthropic
 
 import (
+	"bytes"
+
 	"github.com/toolconform/conform/core"
 	"github.com/toolconform/conform/providers/internal/jsonscan"
 )
@@ -16,6 +18,53 @@ const (
 	kindMessageStop
 	kindPing
 )
+
+// deltaPrefix and deltaForms are the bytes of a content_block_delta as
+// Anthropic sends it, before and after its index, up to the string of its
+// delta: most of a stream's events begin with exactly these bytes.
+const deltaPrefix = `{"type":"content_block_delta","index":`
+
+var deltaForms = []struct {
+	mid   string // the bytes after the index, up to the string
+	typ   []byte // the delta's type
+	field int    // the fastDelta field of the string (see deltaKeys)
+}{
+	{`,"delta":{"type":"input_json_delta","partial_json":`, []byte("input_json_delta"), 4},
+	{`,"delta":{"type":"text_delta","text":`, []byte("text_delta"), 1},
+	{`,"delta":{"type":"thinking_delta","thinking":`, []byte("thinking_delta"), 2},
+}
+
+// deltaAsSent reads a content_block_delta whose bytes are exactly those
+// Anthropic sends (deltaPrefix, the index, one of deltaForms, a string,
+// "}}"), comparing bytes instead of scanning keys, and fills f as event
+// would. It reports false, with f untouched, for any other bytes, which
+// event then reads.
+func deltaAsSent(data []byte, f *fastEvent) bool {
+	if !bytes.HasPrefix(data, []byte(deltaPrefix)) {
+		return false
+	}
+	p := jsonscan.New(data)
+	p.Seek(len(deltaPrefix))
+	index, ok := p.Small()
+	if !ok {
+		return false
+	}
+	for _, form := range deltaForms {
+		if !bytes.HasPrefix(data[p.Pos():], []byte(form.mid)) {
+			continue
+		}
+		p.Seek(p.Pos() + len(form.mid))
+		raw, esc, ok := p.Str()
+		if !ok || string(data[p.Pos():]) != "}}" {
+			return false
+		}
+		f.kind, f.index, f.hasIndex, f.hasDelta = kindBlockDelta, index, true, true
+		f.delta.typ = fastStr{raw: form.typ, set: true}
+		*f.delta.field(form.field) = fastStr{raw: raw, esc: esc, set: true}
+		return true
+	}
+	return false
+}
 
 // fastType returns what the fast path does with an event type.
 func fastType(typ []byte) int {
@@ -233,9 +282,11 @@ func usage(p *jsonscan.Scanner, u *fastUsage) bool {
 // would need the A18 check.
 func (s *stream) fast(data []byte) bool {
 	var f fastEvent
-	p := jsonscan.New(data)
-	if !event(&p, &f) {
-		return false
+	if !deltaAsSent(data, &f) {
+		p := jsonscan.New(data)
+		if !event(&p, &f) {
+			return false
+		}
 	}
 	var ok bool
 	switch f.kind {

@@ -12,10 +12,11 @@ import (
 // stream's reused streamEvent, which handle then applies as it applies
 // one json.Unmarshal decoded.
 
-// The json names of streamEvent, wireResponse, wireItem, wireUsage,
-// wireSummary and the incomplete details, in the order scan numbers them.
+// The json names of streamEvent (and sequence_number, which scan skips),
+// wireResponse, wireItem, wireUsage, wireSummary and the incomplete
+// details, in the order scan numbers them.
 var (
-	scanEventKeys    = []string{"type", "response", "item", "item_id", "output_index", "delta", "arguments", "code", "message", "error"}
+	scanEventKeys    = []string{"type", "response", "item", "item_id", "output_index", "delta", "arguments", "code", "message", "error", "sequence_number"}
 	scanResponseKeys = []string{"id", "object", "model", "status", "output", "usage", "error", "incomplete_details"}
 	scanItemKeys     = []string{"type", "id", "role", "content", "call_id", "name", "arguments", "output", "summary", "encrypted_content", "status"}
 	scanUsageKeys    = []string{"input_tokens", "output_tokens"}
@@ -50,7 +51,7 @@ func (s *stream) scan(data []byte) bool {
 	e.ev = streamEvent{}
 	se := &e.ev
 	p := jsonscan.New(data)
-	ok := p.Object(scanEventKeys, scanEventKeys, func(k int) bool {
+	ok := p.Object(scanEventKeys, eventNames, func(k int) bool {
 		switch k {
 		case 0: // type
 			return s.scanString(&p, &se.Type)
@@ -85,8 +86,10 @@ func (s *stream) scan(data []byte) bool {
 			return ok
 		case 7, 9: // code, error
 			return p.Null()
-		default: // message
+		case 8: // message
 			return s.scanString(&p, &se.Message)
+		default: // sequence_number, which streamEvent does not have
+			return p.Skip()
 		}
 	})
 	return ok && p.End()

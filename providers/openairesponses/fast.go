@@ -144,8 +144,10 @@ func (s *stream) chunk() *core.Chunk { return jsonscan.Take(&s.chunks) }
 var eventNames = []string{"type", "response", "item", "item_id", "output_index", "delta", "arguments", "code", "message", "error"}
 
 // eventKeys are the keys the fast path reads, in the order event numbers
-// them.
-var eventKeys = []string{"type", "item_id", "output_index", "delta"}
+// them: the four it decodes, then keys of every delta event that it only
+// checks and skips (naming them spares their case-folded comparison with
+// eventNames).
+var eventKeys = []string{"type", "item_id", "output_index", "delta", "sequence_number", "content_index", "obfuscation", "logprobs"}
 
 // event reads a whole event of the fast path's shape into f: one object
 // whose keys are plain (unescaped) and appear at most once, type a plain
@@ -168,9 +170,11 @@ func event(p *jsonscan.Scanner, f *fastEvent) bool {
 		case 2: // output_index
 			f.index, f.hasIndex = p.Small()
 			return f.hasIndex
-		default: // delta
+		case 3: // delta
 			f.delta, f.dltEsc, f.hasDlt = p.Str()
 			return f.hasDlt
+		default: // keys the general path ignores
+			return p.Skip()
 		}
 		return true
 	})

@@ -176,6 +176,11 @@ var fastCases = []string{
 	`{"type":"response.function_call_arguments.delta","item_id":"fc_1","output_index":"1","delta":"x"}`,
 	`{"type":"response.output_text.delta","sequence_number":-1.5e+3,"delta":"a"}`,
 	`{"type":"response.output_text.delta","sequence_number":1.,"delta":"a"}`,
+	`{"type":"response.output_text.delta","sequence_number":1,"sequence_number":2,"content_index":0,"logprobs":[],"obfuscation":"x","delta":"a"}`,
+	`{"type":"response.output_text.delta","sequence_number":[1 2],"delta":"a"}`,
+	`{"type":"response.output_text.delta","Sequence_Number":1,"delta":"a"}`,
+	`{"type":"response.completed","sequence_number":3,"sequence_number":4,"response":{"status":"completed"}}`,
+	`{"type":"response.completed","sequence_number":{"a":},"response":{"status":"completed"}}`,
 	// Values of other types, which the general path decides.
 	`{"type":"response.output_text.delta","delta":null}`,
 	`{"type":"response.output_text.delta","delta":5}`,

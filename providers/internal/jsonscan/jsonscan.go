@@ -336,7 +336,8 @@ func (p *Scanner) Array(elem func() bool) bool {
 
 // Ignored reports whether encoding/json would ignore key when decoding a
 // struct whose json names are known: an ASCII key that matches none of
-// them, case folded.
+// them, case folded. The known names must be ASCII, as the adapters' json
+// names all are.
 func Ignored(key []byte, known []string) bool {
 	for _, c := range key {
 		if c >= utf8.RuneSelf {
@@ -344,7 +345,9 @@ func Ignored(key []byte, known []string) bool {
 		}
 	}
 	for _, name := range known {
-		if strings.EqualFold(string(key), name) {
+		// The key is ASCII and so are json names: only one of the same
+		// length can match it.
+		if len(name) == len(key) && strings.EqualFold(string(key), name) {
 			return false
 		}
 	}
