@@ -37,8 +37,8 @@ const (
 	FeatureParallelSwitch Feature = "parallel-switch"
 )
 
-// Features lists every Feature, in a fixed order.
-var Features = []Feature{
+// features lists every Feature, in a fixed order.
+var features = []Feature{
 	FeatureArgumentText,
 	FeatureNamedToolChoice,
 	FeatureResultIDs,
@@ -50,10 +50,10 @@ var Features = []Feature{
 // ParseFeature returns the Feature named s, or an error listing the known
 // ones.
 func ParseFeature(s string) (Feature, error) {
-	if f := Feature(s); slices.Contains(Features, f) {
+	if f := Feature(s); slices.Contains(features, f) {
 		return f, nil
 	}
-	return "", fmt.Errorf("unknown feature %q (known: %v)", s, Features)
+	return "", fmt.Errorf("unknown feature %q (known: %v)", s, features)
 }
 
 // FeatureDeclarer is implemented by adapters that declare the features of
