@@ -167,6 +167,10 @@ type callState struct {
 	name     string
 	sig      string
 	args     []byte
+	// full holds the blocks of argument text before args, for a call
+	// whose text has outgrown argBlock; fullLen is their length.
+	full     [][]byte
+	fullLen  int
 	patch    map[string]json.RawMessage
 	patchLen int
 	doneSeen bool // Done arrived, possibly before the name
@@ -294,13 +298,11 @@ func (b *Buffer) check(cs *callState, c *Chunk) *ChunkError {
 			return b.chunkErr(c, ErrConflict, fmt.Sprintf("item id %s, the call has item id %s", short(c.ItemID), short(cs.itemID)))
 		}
 	}
-	var cur []byte
-	curPatch := 0
+	argLen, curPatch := 0, 0
 	var curPatchMap map[string]json.RawMessage
 	if cs != nil {
-		cur, curPatch, curPatchMap = cs.args, cs.patchLen, cs.patch
+		argLen, curPatch, curPatchMap = cs.argLen(), cs.patchLen, cs.patch
 	}
-	argLen := len(cur)
 	switch {
 	case c.Args != nil:
 		argLen = len(*c.Args)
@@ -533,16 +535,17 @@ func (b *Buffer) apply(cs *callState, c *Chunk) {
 	}
 	switch {
 	case c.Args != nil:
+		cs.full, cs.fullLen = nil, 0
 		cs.args = append(cs.args[:0], *c.Args...)
 		cs.fromArgs = true
 	case c.ArgsDelta != "":
 		switch {
 		case b.restarts(cs, c.ArgsDelta):
-			cs.args, cs.fromArgs = cs.args[:0], false
-		case len(cs.args) > 0 && len(c.ArgsDelta) > len(cs.args) && hasPrefix(c.ArgsDelta, cs.args):
+			cs.args, cs.full, cs.fullLen, cs.fromArgs = cs.args[:0], nil, 0, false
+		case cs.argLen() > 0 && len(c.ArgsDelta) > cs.argLen() && hasPrefix(c.ArgsDelta, cs.argText()):
 			cs.looksCum = true
 		}
-		cs.args = appendArgs(cs.args, c.ArgsDelta, b.lim.MaxArgBytes)
+		cs.appendDelta(c.ArgsDelta, b.lim.MaxArgBytes)
 	}
 	for k, v := range c.Patch {
 		if cs.patch == nil {
@@ -605,7 +608,7 @@ func (b *Buffer) callID(cs *callState) string {
 // complete ends a call that has its Done and its name.
 func (b *Buffer) complete(cs *callState) (Call, error) {
 	b.end(cs)
-	raw := cs.args
+	raw := cs.argText()
 	cs.args = nil
 	call := Call{ID: b.callID(cs), ItemID: cs.itemID, Name: cs.name, Signature: cs.sig}
 	args, repaired, err := finalArgs(raw, cs.patch)
@@ -715,6 +718,44 @@ func firstInvalidUTF8(b []byte) int {
 	return len(b)
 }
 
+// argBlock is the size the argument text of a call grows to by doubling;
+// past it, the text grows in blocks of argBlock bytes, joined once, at the
+// text's exact size, when the whole text is needed (callState.argText), so
+// that n bytes of deltas cost about 2n bytes of allocation wherever n
+// falls between two powers of two, not up to 4n.
+const argBlock = 64 << 10
+
+// argLen returns the length of the call's argument text.
+func (cs *callState) argLen() int { return cs.fullLen + len(cs.args) }
+
+// argText returns the call's argument text as one slice, joining the blocks
+// of a long call into one of the text's exact size, which then stands for
+// them.
+func (cs *callState) argText() []byte {
+	if len(cs.full) == 0 {
+		return cs.args
+	}
+	joined := make([]byte, 0, cs.argLen())
+	for _, b := range cs.full {
+		joined = append(joined, b...)
+	}
+	joined = append(joined, cs.args...)
+	cs.args, cs.full, cs.fullLen = joined, nil, 0
+	return joined
+}
+
+// appendDelta appends an argument delta to the call's text: into args,
+// which doubles up to argBlock bytes (or limit, if lower), and once args
+// is that large and full, into a new block.
+func (cs *callState) appendDelta(s string, limit int) {
+	if len(cs.args)+len(s) > cap(cs.args) && cap(cs.args) >= argBlock {
+		cs.full = append(cs.full, cs.args)
+		cs.fullLen += len(cs.args)
+		cs.args = make([]byte, 0, max(argBlock, len(s)))
+	}
+	cs.args = appendArgs(cs.args, s, min(limit, argBlock))
+}
+
 // appendArgs appends s to dst, doubling the capacity when it must grow (but
 // not beyond limit unless s needs it), so that n bytes of deltas cost about
 // 2n bytes of allocation, where append's gentler growth for large slices
@@ -737,7 +778,7 @@ func (b *Buffer) restarts(cs *callState, delta string) bool {
 	if cs == nil {
 		return false
 	}
-	return cs.fromArgs || (b.cumulative && len(cs.args) > 0 && hasPrefix(delta, cs.args))
+	return cs.fromArgs || (b.cumulative && cs.argLen() > 0 && len(delta) >= cs.argLen() && hasPrefix(delta, cs.argText()))
 }
 
 // hasPrefix reports whether s begins with p, without converting p.
@@ -790,7 +831,7 @@ func (b *Buffer) Finish() ([]Call, error) {
 		anyLost := false
 		for _, cs := range append([]*callState(nil), b.open...) {
 			b.end(cs)
-			text := string(cs.args)
+			text := string(cs.argText())
 			cs.args, cs.text = nil, text
 			b.incomplete = append(b.incomplete, Call{ID: b.callID(cs), ItemID: cs.itemID, Name: cs.name, Signature: cs.sig, Original: text})
 			var le *lostError
@@ -822,13 +863,13 @@ func (b *Buffer) Preview(route Chunk) (json.RawMessage, bool) {
 		return nil, false
 	}
 	if len(cs.patch) > 0 {
-		args, _, err := finalArgs(bytes.Clone(cs.args), cs.patch)
+		args, _, err := finalArgs(bytes.Clone(cs.argText()), cs.patch)
 		return args, err == nil
 	}
-	if len(bytes.TrimSpace(cs.args)) == 0 {
+	if len(bytes.TrimSpace(cs.argText())) == 0 {
 		return json.RawMessage("{}"), true
 	}
-	return repair.Preview(string(cs.args))
+	return repair.Preview(string(cs.argText()))
 }
 
 // chunkErr builds the error for a rejected chunk, naming how it routes.
