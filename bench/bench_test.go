@@ -54,8 +54,7 @@ func generated() []stream {
 
 // corpus returns, for every protocol, the recorded streamed bodies (c):
 // "<protocol>-corpus" holds those from which every subject rebuilds
-// conform's calls (see Agreed), measured with every subject, and is left
-// out for a protocol whose only subject is conform (Bedrock);
+// conform's calls (see Agreed), measured with every subject;
 // "<protocol>-corpus-all" holds every recorded streamed body, measured
 // with conform alone, so that no recorded body goes unmeasured.
 func corpus(tb testing.TB) []stream {

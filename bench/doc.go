@@ -108,10 +108,12 @@
 //     OpenAI's chunk format and gets the openai-chat naive decoder.
 //     Gemini Interactions: step.start of a function_call step and
 //     arguments_delta step.delta events by step index.
-//     Bedrock has none: its body is binary AWS event-stream frames
-//     (length prelude, headers, CRCs, and for InvokeModel a base64 payload
-//     inside JSON), which a line split cannot read, and a decoder that
-//     parses the frames is no longer naive.
+//     Bedrock (NaiveBedrock): its body is binary AWS event-stream frames,
+//     which no line split reads, so the naive decoder reads them the
+//     straightforward way, each frame into a new slice with
+//     encoding/binary, both CRCs checked with hash/crc32, the headers into
+//     a map, the payload into map[string]any, and an InvokeModel chunk's
+//     base64 "bytes" decoded and read as an Anthropic event.
 //
 // cohere-go v2.15.3 (github.com/cohere-ai/cohere-go/v2, the only version
 // the module proxy lists) was tried and is not a subject: the line

@@ -4,9 +4,12 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/base64"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"net/http"
 	"strings"
@@ -48,9 +51,7 @@ const (
 	Ollama = "ollama"
 )
 
-// Protocols lists the protocols the benchmarks cover, in report order: the
-// three with peer SDKs, then those measured against the naive decoder and
-// the floor only (Bedrock, whose body is binary, against the floor only).
+// Protocols lists the protocols the benchmarks cover, in report order.
 var Protocols = []string{OpenAIChat, Anthropic, OpenAIResponses, Gemini, Cohere, Bedrock, Mistral, GeminiInteractions}
 
 // Subject is one way of turning a streamed body into its tool calls.
@@ -101,12 +102,11 @@ func Subjects(protocol string) []Subject {
 			{"naive", NaiveCohere},
 		}
 	case Bedrock:
-		// No naive subject: the body is binary AWS event-stream frames,
-		// which no line split reads (see doc.go).
 		return []Subject{
 			{"conform", Conform(bedrock.New())},
 			{"conform-http", ConformHTTP(bedrock.New(), "application/vnd.amazon.eventstream")},
 			{"aws-sdk-go-v2", BedrockSDK()},
+			{"naive", NaiveBedrock},
 		}
 	case Mistral:
 		// Mistral streams OpenAI's chat chunk format.
@@ -632,6 +632,78 @@ func NaiveCohere(body []byte) ([]Call, error) {
 		return nil
 	})
 	return acc.calls(), err
+}
+
+// NaiveBedrock reads AWS event-stream frames the straightforward way: the
+// prelude with encoding/binary, its CRC-32 and the frame's checked with
+// hash/crc32, each frame read into a new slice, its headers into a map,
+// its payload with encoding/json into map[string]any. A ConverseStream
+// contentBlockStart of a toolUse opens a call by contentBlockIndex and a
+// toolUse input delta appends to it; an InvokeModel chunk frame's "bytes"
+// is base64-decoded and read as an Anthropic event (anthropicEvent).
+func NaiveBedrock(body []byte) ([]Call, error) {
+	var acc accumulator[int]
+	r := bufio.NewReader(bytes.NewReader(body))
+	for {
+		var prelude struct{ Total, Headers, CRC uint32 }
+		if err := binary.Read(r, binary.BigEndian, &prelude); err == io.EOF {
+			return acc.calls(), nil
+		} else if err != nil {
+			return nil, fmt.Errorf("naive: prelude: %w", err)
+		}
+		if prelude.Total < 16 || prelude.Headers > prelude.Total-16 || prelude.Total > 16<<20 {
+			return nil, fmt.Errorf("naive: frame lengths %d, %d", prelude.Total, prelude.Headers)
+		}
+		frame := make([]byte, prelude.Total)
+		binary.BigEndian.PutUint32(frame[0:], prelude.Total)
+		binary.BigEndian.PutUint32(frame[4:], prelude.Headers)
+		binary.BigEndian.PutUint32(frame[8:], prelude.CRC)
+		if _, err := io.ReadFull(r, frame[12:]); err != nil {
+			return nil, fmt.Errorf("naive: frame: %w", err)
+		}
+		end := len(frame) - 4
+		if crc32.ChecksumIEEE(frame[:8]) != prelude.CRC || crc32.ChecksumIEEE(frame[:end]) != binary.BigEndian.Uint32(frame[end:]) {
+			return nil, errors.New("naive: checksum mismatch")
+		}
+		headers := map[string]string{}
+		for h := frame[12 : 12+prelude.Headers]; len(h) > 0; {
+			n := int(h[0])
+			if len(h) < 1+n+3 || h[1+n] != 7 { // only string headers
+				return nil, errors.New("naive: header")
+			}
+			name, l := string(h[1:1+n]), int(binary.BigEndian.Uint16(h[2+n:]))
+			if len(h) < 4+n+l {
+				return nil, errors.New("naive: header value")
+			}
+			headers[name] = string(h[4+n : 4+n+l])
+			h = h[4+n+l:]
+		}
+		var m map[string]any
+		if err := json.Unmarshal(frame[12+prelude.Headers:end], &m); err != nil {
+			return nil, fmt.Errorf("naive: payload: %w", err)
+		}
+		idx, _ := num(m, "contentBlockIndex")
+		switch headers[":event-type"] {
+		case "contentBlockStart":
+			if tu := obj(obj(m, "start"), "toolUse"); tu != nil {
+				acc.open(idx, str(tu, "toolUseId"), str(tu, "name"))
+			}
+		case "contentBlockDelta":
+			if tu := obj(obj(m, "delta"), "toolUse"); tu != nil {
+				acc.add(idx, str(tu, "input"))
+			}
+		case "chunk":
+			event, err := base64.StdEncoding.DecodeString(str(m, "bytes"))
+			if err != nil {
+				return nil, fmt.Errorf("naive: chunk: %w", err)
+			}
+			var an map[string]any
+			if err := json.Unmarshal(event, &an); err != nil {
+				return nil, fmt.Errorf("naive: chunk: %w", err)
+			}
+			anthropicEvent(&acc, an)
+		}
+	}
 }
 
 // NaiveInteractions is NaiveChat for Gemini Interactions events: a

@@ -49,7 +49,9 @@ type DecodeError = wire.DecodeError
 // streamError is a fault in the stream frame at byte off, of event type
 // event when known.
 func streamError(off int64, event string, err error) *DecodeError {
-	return &DecodeError{Protocol: "bedrock", Op: "decode stream", Offset: off, Event: event, Err: err}
+	e := wire.Placed("bedrock: decode stream", off, "", err)
+	e.Event = event
+	return e
 }
 
 // Option configures an Adapter.
