@@ -102,7 +102,7 @@ func (a *Adapter) EncodeStream(w io.Writer, events []core.Event) error {
 			ec = last
 		}
 		if ec == nil || ec.finished {
-			return nil, fmt.Errorf("anthropic: encode stream: event %d: no open call for index %d id %q", i, c.Index, c.ID)
+			return nil, fmt.Errorf("anthropic: encode stream: event %d: %w: no open call for index %d id %q", i, core.ErrMalformed, c.Index, c.ID)
 		}
 		return ec, nil
 	}
@@ -154,7 +154,7 @@ func (a *Adapter) EncodeStream(w io.Writer, events []core.Event) error {
 			}
 		case core.EventCallStart:
 			if e.Chunk == nil {
-				return fmt.Errorf("anthropic: encode stream: event %d: call start without chunk", i)
+				return fmt.Errorf("anthropic: encode stream: event %d: %w: call start without chunk", i, core.ErrMalformed)
 			}
 			closeCur()
 			var idx int
@@ -202,7 +202,7 @@ func (a *Adapter) EncodeStream(w io.Writer, events []core.Event) error {
 				"content_block": map[string]any{"type": "tool_use", "id": e.Chunk.ID, "name": e.Chunk.Name, "input": input}})
 		case core.EventCallDelta:
 			if e.Chunk == nil {
-				return fmt.Errorf("anthropic: encode stream: event %d: call delta without chunk", i)
+				return fmt.Errorf("anthropic: encode stream: event %d: %w: call delta without chunk", i, core.ErrMalformed)
 			}
 			ec, err := resolve(i, e.Chunk)
 			if err != nil {
@@ -214,7 +214,7 @@ func (a *Adapter) EncodeStream(w io.Writer, events []core.Event) error {
 			}
 		case core.EventCallEnd:
 			if e.Chunk == nil {
-				return fmt.Errorf("anthropic: encode stream: event %d: call end without chunk", i)
+				return fmt.Errorf("anthropic: encode stream: event %d: %w: call end without chunk", i, core.ErrMalformed)
 			}
 			ec, err := resolve(i, e.Chunk)
 			if err != nil {

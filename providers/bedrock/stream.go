@@ -506,7 +506,7 @@ func (s *eventStream) rawText(raw json.RawMessage, field string) (string, error)
 		return "", nil
 	}
 	if t[0] != '"' {
-		return "", fmt.Errorf("payload field %s: not a string", field)
+		return "", fmt.Errorf("%w payload field %s: not a string", core.ErrMalformed, field)
 	}
 	return s.unquote(t, field)
 }
@@ -524,7 +524,7 @@ func (s *eventStream) unquote(t []byte, field string) (string, error) {
 	if err == nil {
 		err = errors.New("not a JSON string")
 	}
-	return "", fmt.Errorf("payload field %s: %w", field, err)
+	return "", fmt.Errorf("%w payload field %s: %w", core.ErrMalformed, field, err)
 }
 
 // inputFragment returns a toolUse input delta as text. ConverseStream sends

@@ -540,7 +540,7 @@ func (sw *streamWriter) event(e core.Event) error {
 		return sw.write("tool-plan-delta", obj{"delta": obj{"message": obj{"tool_plan": e.Text}}})
 	case core.EventCallStart, core.EventCallDelta, core.EventCallEnd:
 		if e.Chunk == nil {
-			return fmt.Errorf("%s event without a chunk", e.Kind)
+			return fmt.Errorf("%w: %s event without a chunk", core.ErrMalformed, e.Kind)
 		}
 		if err := sw.closeContent(); err != nil {
 			return err

@@ -235,7 +235,7 @@ func (a *Adapter) EncodeStream(w io.Writer, events []core.Event) error {
 			it = last
 		}
 		if it == nil || it.ended {
-			return nil, fmt.Errorf("openai-responses: encode stream: event %d: no open call for item %q id %q index %d", i, c.ItemID, c.ID, c.Index)
+			return nil, fmt.Errorf("openai-responses: encode stream: event %d: %w: no open call for item %q id %q index %d", i, core.ErrMalformed, c.ItemID, c.ID, c.Index)
 		}
 		return it, nil
 	}
@@ -265,7 +265,7 @@ func (a *Adapter) EncodeStream(w io.Writer, events []core.Event) error {
 		case core.EventCallStart:
 			c := e.Chunk
 			if c == nil {
-				return fmt.Errorf("openai-responses: encode stream: event %d: call start without chunk", i)
+				return fmt.Errorf("openai-responses: encode stream: event %d: %w: call start without chunk", i, core.ErrMalformed)
 			}
 			closeCur()
 			var idx int
@@ -293,7 +293,7 @@ func (a *Adapter) EncodeStream(w io.Writer, events []core.Event) error {
 				idx, wire.QuoteRaw(it.itemID), wire.QuoteRaw(it.callID), wire.QuoteRaw(it.name), wire.QuoteRaw(c.ArgsDelta)))
 		case core.EventCallDelta:
 			if e.Chunk == nil {
-				return fmt.Errorf("openai-responses: encode stream: event %d: call delta without chunk", i)
+				return fmt.Errorf("openai-responses: encode stream: event %d: %w: call delta without chunk", i, core.ErrMalformed)
 			}
 			it, err := resolve(i, e.Chunk)
 			if err != nil {
@@ -305,7 +305,7 @@ func (a *Adapter) EncodeStream(w io.Writer, events []core.Event) error {
 			}
 		case core.EventCallEnd:
 			if e.Chunk == nil {
-				return fmt.Errorf("openai-responses: encode stream: event %d: call end without chunk", i)
+				return fmt.Errorf("openai-responses: encode stream: event %d: %w: call end without chunk", i, core.ErrMalformed)
 			}
 			it, err := resolve(i, e.Chunk)
 			if err != nil {
