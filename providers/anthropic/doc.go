@@ -31,8 +31,8 @@
 // tool_calls, max_tokens and model_context_window_exceeded length, refusal
 // content_filter, anything else other; ProviderFinish keeps the raw value.
 // Provider-run blocks (server_tool_use, mcp_tool_use, *_tool_result) are not
-// calls (F09). Duplicate tool_use ids are an error wrapping core.ErrDuplicateCallID
-// (D06). An error body is Response.Error.
+// calls (F09). Duplicate tool_use ids are an error wrapping
+// core.ErrDuplicateCallID (D06). An error body is Response.Error.
 //
 // Streams are read one SSE event at a time, bounded (WithMaxEventSize,
 // WithMaxBlocks, core.ErrTooLarge); memory is one record per block, never the
@@ -49,8 +49,8 @@
 //   - The end of the last stopped tool_use is held until the stream goes on;
 //     if message_delta then says max_tokens, the call never ends (B11).
 //   - A stream that ends before message_stop and without an error event is
-//     core.ErrTruncated after its events; a malformed event is a *DecodeError with
-//     its byte offset.
+//     core.ErrTruncated after its events; a malformed event is a *DecodeError
+//     with its byte offset.
 //
 // The common events (block starts, deltas and stops, message start, delta
 // and stop, ping) are read without encoding/json and without a copy of the

@@ -80,13 +80,13 @@ func usageOf(u *wireUsage) *core.Usage {
 	return &cu
 }
 
-// DecodeResponse decodes a /v1/messages response body. A body of type
-// "error" becomes Response.Error; any other body without a content list is
-// an error wrapping core.ErrMalformed. Provider-run blocks (server_tool_use and
-// every *_tool_result block) are dropped, so they never appear among the
-// calls. Two tool_use blocks with one id are an error wrapping
-// core.ErrDuplicateCallID. When stop_reason is max_tokens and the last block is a
-// tool_use, that call goes to Response.Incomplete (B11).
+// DecodeResponse decodes a /v1/messages response body. A body of type "error"
+// becomes Response.Error; any other body without a content list is an error
+// wrapping core.ErrMalformed. Provider-run blocks (server_tool_use and every
+// *_tool_result block) are dropped, so they never appear among the calls. Two
+// tool_use blocks with one id are an error wrapping core.ErrDuplicateCallID.
+// When stop_reason is max_tokens and the last block is a tool_use, that call
+// goes to Response.Incomplete (B11).
 func (a *Adapter) DecodeResponse(body []byte) (resp *core.Response, err error) {
 	defer wire.VendorFallback(body, &resp, &err)
 	const op = "decode response"

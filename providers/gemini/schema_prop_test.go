@@ -102,8 +102,8 @@ func checkSubset(t *rapid.T, s map[string]any, path string) {
 }
 
 // TestPropSanitizeSchema checks on random schemas that SanitizeSchema either
-// fails with core.ErrUnsupported or gives a schema inside the subset, rooted at an
-// object, that sanitises to itself with no rewrite.
+// fails with core.ErrUnsupported or gives a schema inside the subset, rooted
+// at an object, that sanitises to itself with no rewrite.
 func TestPropSanitizeSchema(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		root := genSchema(t, 3, "root")

@@ -105,11 +105,11 @@ func (a *Adapter) EncodeStream(w io.Writer, events []core.Event) error {
 }
 
 // CheckHistory reports every history problem, one per line: calls not
-// answered right after their assistant message (G01, G03), results without
-// a call id (G06), results that answer no call before them (G02) and
-// arguments kept as non-JSON text (G09), each a *core.HistoryError.
-// EncodeRequest refuses all but G09. Id formats are not checked, since the adapter maps them
-// (D05).
+// answered right after their assistant message (G01, G03), results without a
+// call id (G06), results that answer no call before them (G02) and arguments
+// kept as non-JSON text (G09), each a *core.HistoryError. EncodeRequest
+// refuses all but G09. Id formats are not checked, since the adapter maps
+// them (D05).
 func CheckHistory(msgs []core.Message) error {
 	return oaichat.CheckHistory(msgs, oaichat.HistoryChecks{Protocol: "mistral", Arguments: true})
 }

@@ -125,11 +125,11 @@ func StrictSchema(schema json.RawMessage) (json.RawMessage, error) {
 }
 
 // CheckHistory reports every history problem, one per line: calls not
-// answered right after their assistant message (G01, G03), results without
-// a call id (G06), results that answer no call before them (G02), call ids
-// over MaxIDLen characters (D04) and arguments kept as non-JSON text (G09).
-// Each is a *core.HistoryError. EncodeRequest refuses the first four; it maps long ids
-// and sends non-JSON arguments as recorded. It returns nil for a clean
+// answered right after their assistant message (G01, G03), results without a
+// call id (G06), results that answer no call before them (G02), call ids over
+// MaxIDLen characters (D04) and arguments kept as non-JSON text (G09). Each
+// is a *core.HistoryError. EncodeRequest refuses the first four; it maps long
+// ids and sends non-JSON arguments as recorded. It returns nil for a clean
 // history.
 func CheckHistory(msgs []core.Message) error {
 	return oaichat.CheckHistory(msgs, oaichat.HistoryChecks{Protocol: "openai-chat", MaxIDLen: MaxIDLen, Arguments: true})

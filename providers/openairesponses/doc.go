@@ -26,15 +26,15 @@
 // forms other than auto, none, required and one function; refusals.
 //
 // Responses. Provider-run items (web_search_call, file_search_call,
-// code_interpreter_call, mcp_call, ...) are dropped, and so are the items
-// the client runs but a canonical Call cannot describe (local_shell_call,
+// code_interpreter_call, mcp_call, ...) are dropped, and so are the items the
+// client runs but a canonical Call cannot describe (local_shell_call,
 // apply_patch_call, computer_call, custom_tool_call). A function_call whose
 // status is incomplete or whose arguments are not JSON goes to
 // Response.Incomplete; empty arguments become {} reported Repaired (C01); an
 // object is taken as its JSON text (C04); two calls with one call_id are an
-// error wrapping core.ErrDuplicateCallID (D06). Finish: completed is tool_calls with
-// a call and stop without; incomplete for max_output_tokens is length
-// (B11), for content_filter content_filter; failed is error.
+// error wrapping core.ErrDuplicateCallID (D06). Finish: completed is
+// tool_calls with a call and stop without; incomplete for max_output_tokens
+// is length (B11), for content_filter content_filter; failed is error.
 //
 // Streams are read one SSE event at a time, bounded (WithMaxEventSize,
 // WithMaxItems, core.ErrTooLarge); memory is one record per call, never the

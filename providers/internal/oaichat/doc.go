@@ -11,14 +11,14 @@
 // user message, text in a tool message) is refused with core.ErrUnsupported.
 //
 // EncodeRequest refuses, naming every call and message at fault, a history
-// the servers reject (each problem a *core.HistoryError): a call not answered right after its message (G01, G03), a
-// result without a call id (G06) or answering no call before it (G02), a
-// tool name outside ^[a-zA-Z0-9_-]{1,64}$ (E01, E02; tools.NameMapper maps
-// such names). It sends the results of a turn in the order of its calls
-// (G05), since chat-template servers pair by position. DecodeRequest reads
-// any history as sent; CheckHistory reports it. Strict tools get
-// StrictSchema's rewrite (H03); parallel_tool_calls is written only when set
-// (H04).
+// the servers reject (each problem a *core.HistoryError): a call not answered
+// right after its message (G01, G03), a result without a call id (G06) or
+// answering no call before it (G02), a tool name outside
+// ^[a-zA-Z0-9_-]{1,64}$ (E01, E02; tools.NameMapper maps such names). It
+// sends the results of a turn in the order of its calls (G05), since
+// chat-template servers pair by position. DecodeRequest reads any history as
+// sent; CheckHistory reports it. Strict tools get StrictSchema's rewrite
+// (H03); parallel_tool_calls is written only when set (H04).
 //
 // What the wire cannot carry: the system/developer difference; thinking
 // signatures, a part's Data and ItemID, Call.ItemID, Result.IsError; a

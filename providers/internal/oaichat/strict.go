@@ -10,10 +10,10 @@ import (
 	"github.com/toolconform/conform/core"
 )
 
-// StrictSchemaError is a schema that OpenAI strict mode cannot take, or
-// that StrictSchema cannot rewrite without changing what it accepts.
-// Pointer is the JSON pointer of the faulty schema node ("" for the root).
-// It wraps core.ErrUnsupported, or core.ErrMalformed for bytes that are not JSON.
+// StrictSchemaError is a schema that OpenAI strict mode cannot take, or that
+// StrictSchema cannot rewrite without changing what it accepts. Pointer is
+// the JSON pointer of the faulty schema node ("" for the root). It wraps
+// core.ErrUnsupported, or core.ErrMalformed for bytes that are not JSON.
 type StrictSchemaError struct {
 	Pointer string
 	Err     error
