@@ -1,6 +1,7 @@
 package jsonvalid
 
 import (
+	"bytes"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -56,6 +57,32 @@ func BenchmarkEncodingJSONValid(b *testing.B) {
 	for b.Loop() {
 		if !json.Valid(v) {
 			b.Fatal("refused")
+		}
+	}
+}
+
+// TestPlainRun checks PlainRun against a byte-by-byte scan on every
+// position of strings with a special byte at every offset.
+func TestPlainRun(t *testing.T) {
+	for _, special := range []byte{'"', '\\', 0, 0x1f} {
+		for _, fill := range []byte{'a', 0x20, 0x21, 0x7f, 0x80, 0xff, '"' + 1, '\\' - 1} {
+			for n := 0; n < 20; n++ {
+				for at := 0; at <= n; at++ {
+					b := bytes.Repeat([]byte{fill}, n)
+					if at < n {
+						b[at] = special
+					}
+					for i := 0; i <= n; i++ {
+						want := i
+						for want < len(b) && plain[b[want]] {
+							want++
+						}
+						if got := PlainRun(b, i); got != want {
+							t.Fatalf("PlainRun(%q, %d) = %d, want %d", b, i, got, want)
+						}
+					}
+				}
+			}
 		}
 	}
 }

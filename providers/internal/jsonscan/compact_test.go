@@ -74,3 +74,30 @@ func TestCompactValue(t *testing.T) {
 		}
 	})
 }
+
+// TestPlainRun checks plainRun against a byte-by-byte scan on every
+// position of strings with a special byte at every offset.
+func TestPlainRun(t *testing.T) {
+	isPlain := func(c byte) bool { return c >= 0x20 && c != '"' && c != '\\' }
+	for _, special := range []byte{'"', '\\', 0, 0x1f} {
+		for _, fill := range []byte{'a', 0x20, 0x7f, 0x80, 0xff, '"' + 1, '\\' - 1} {
+			for n := 0; n < 20; n++ {
+				for at := 0; at <= n; at++ {
+					b := bytes.Repeat([]byte{fill}, n)
+					if at < n {
+						b[at] = special
+					}
+					for i := 0; i <= n; i++ {
+						want := i
+						for want < len(b) && isPlain(b[want]) {
+							want++
+						}
+						if got := plainRun(b, i); got != want {
+							t.Fatalf("plainRun(%q, %d) = %d, want %d", b, i, got, want)
+						}
+					}
+				}
+			}
+		}
+	}
+}

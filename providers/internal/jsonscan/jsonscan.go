@@ -74,10 +74,7 @@ func (p *Scanner) Str() (content []byte, esc, ok bool) {
 		return nil, false, false
 	}
 	start := p.i + 1
-	for i := start; i < len(p.b); i++ {
-		if plain[p.b[i]] {
-			continue
-		}
+	for i := plainRun(p.b, start); i < len(p.b); i = plainRun(p.b, i+1) {
 		switch c := p.b[i]; {
 		case c == '"':
 			p.i = i + 1
