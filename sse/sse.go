@@ -118,6 +118,10 @@ type Decoder struct {
 	// They start in linesBuf, which holds events of up to four data lines.
 	lines, last []dataLine
 	linesBuf    [2][4]dataLine
+
+	// pooled is what the decoder's buffers came in from the pool, reused
+	// to hand them back.
+	pooled *decoderBuffers
 }
 
 // The first capacities of an event's data and of a line cut by the end
@@ -139,7 +143,7 @@ type dataLine struct {
 func NewDecoder(r io.Reader, opts ...Option) *Decoder {
 	d := &Decoder{r: r, max: DefaultMaxEventSize, cr: -1, lf: -1}
 	if b, ok := buffers.Get().(*decoderBuffers); ok {
-		d.buf, d.data, d.line = b.buf, b.data, b.line
+		d.buf, d.data, d.line, d.pooled = b.buf, b.data, b.line, b
 	} else {
 		mem := make([]byte, readBufferSize+firstData+firstLine)
 		d.buf = mem[:readBufferSize:readBufferSize]
@@ -175,7 +179,11 @@ func (d *Decoder) release() {
 	if len(d.buf) != readBufferSize {
 		return // none, or a test's own
 	}
-	b := &decoderBuffers{buf: d.buf}
+	b := d.pooled
+	if b == nil {
+		b = &decoderBuffers{}
+	}
+	*b = decoderBuffers{buf: d.buf}
 	if cap(d.data) <= maxPooled {
 		b.data = d.data[:0]
 	}
@@ -183,7 +191,7 @@ func (d *Decoder) release() {
 		b.line = d.line[:0]
 	}
 	buffers.Put(b)
-	d.buf, d.data, d.line = nil, nil, nil
+	d.buf, d.data, d.line, d.pooled = nil, nil, nil, nil
 }
 
 // Release ends the decoder early: a caller that has read all it wants (a

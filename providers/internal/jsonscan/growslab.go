@@ -20,3 +20,10 @@ func (s *Slab[T]) Take() *T {
 	s.free = s.free[1:]
 	return v
 }
+
+// Use gives the slab buf as its first storage, which Take hands out before
+// it allocates, such as an array in the caller's own allocation.
+func (s *Slab[T]) Use(buf []T) {
+	s.free = buf
+	s.next = max(s.next, len(buf))
+}

@@ -54,3 +54,17 @@ func TestArenaGrows(t *testing.T) {
 		t.Fatalf("blocks stop at %d bytes, want %d", last, ArenaBlock)
 	}
 }
+
+// TestSlabUse checks that a slab given first storage hands it out first,
+// then allocates.
+func TestSlabUse(t *testing.T) {
+	var buf [2]int
+	var s Slab[int]
+	s.Use(buf[:])
+	if a, b := s.Take(), s.Take(); a != &buf[0] || b != &buf[1] {
+		t.Fatal("the first values are not the given storage")
+	}
+	if c := s.Take(); c == &buf[0] || c == &buf[1] || *c != 0 {
+		t.Fatal("the third value is not a new zero value")
+	}
+}

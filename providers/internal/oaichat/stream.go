@@ -28,8 +28,14 @@ func (c *Codec) DecodeStream(r io.Reader) core.EventStream {
 
 // newStream returns the decoder of a stream, before its text is checked.
 func (c *Codec) newStream(r io.Reader) *stream {
-	in := wire.NewStreamInput(r)
-	return &stream{c: c, op: c.streamOp, in: in, dec: sse.NewDecoder(in, sse.FlushAtEOF(), sse.MaxEventSize(c.cfg.MaxEventSize))}
+	s := &stream{c: c, op: c.streamOp}
+	s.in.Init(r)
+	s.dec = sse.NewDecoder(&s.in, sse.FlushAtEOF(), sse.MaxEventSize(c.cfg.MaxEventSize))
+	s.q.Use(s.first.events[:])
+	s.chunks.Use(s.first.chunks[:])
+	s.arena, s.scratch = s.first.arena[:0], s.first.scratch[:0]
+	s.env.prefix, s.shape.buf = s.first.envelope[:0], s.first.shape[:0]
+	return s
 }
 
 // jsonSpace is the whitespace JSON allows around a value.
@@ -38,7 +44,7 @@ const jsonSpace = " \t\r\n"
 type stream struct {
 	c    *Codec
 	op   string
-	in   *wire.StreamInput
+	in   wire.StreamInput
 	dec  *sse.Decoder
 	q    wire.Queue
 	done bool
@@ -62,6 +68,19 @@ type stream struct {
 	scratch []byte
 	env     envelope
 	shape   deltaShape
+
+	// first is the first storage of the queue, the slab, the arena, the
+	// unescape buffer, the envelope and the delta shape, in the stream's
+	// own allocation, so that a stream of a few events allocates none of
+	// them; each grows out of it as it must.
+	first struct {
+		events   [4]core.Event
+		chunks   [2]core.Chunk
+		arena    [256]byte
+		scratch  [256]byte
+		envelope [320]byte
+		shape    [128]byte
+	}
 }
 
 // maxTracked bounds the argument text the stream keeps to recognise

@@ -25,6 +25,10 @@ type StreamInput struct {
 // NewStreamInput returns a StreamInput reading from r.
 func NewStreamInput(r io.Reader) *StreamInput { return &StreamInput{r: r} }
 
+// Init makes in a new StreamInput reading from r, for a decoder that
+// holds its StreamInput in its own allocation.
+func (in *StreamInput) Init(r io.Reader) { *in = StreamInput{r: r} }
+
 // Read reads from the underlying reader, counting and judging the bytes.
 func (in *StreamInput) Read(p []byte) (int, error) {
 	n, err := in.r.Read(p)
