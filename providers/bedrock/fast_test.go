@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -213,6 +214,8 @@ var converseCases = []struct {
 	{"contentBlockDelta", `{"contentBlockIndex":3,"delta":{}}`, true},
 	{"contentBlockDelta", `{"contentBlockIndex":3}`, true},
 	{"contentBlockStop", `{"contentBlockIndex":3}`, true},
+	// A frame larger than the reader's first buffer, which grows it.
+	{"contentBlockDelta", `{"contentBlockIndex":2,"delta":{"text":"` + strings.Repeat("a long text delta ", 300) + `"},"p":"ab"}`, true},
 	// At the edge of the verbatim delta shape.
 	{"contentBlockDelta", `{"contentBlockIndex":0,"delta":{"text":"a"},"p":"abc"}`, true},
 	{"contentBlockDelta", `{"contentBlockIndex":0,"delta":{"text":"a"}}`, true},
