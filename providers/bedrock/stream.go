@@ -130,7 +130,7 @@ type eventStream struct {
 	// chunks hands out the events' chunks (chunk), first from
 	// chunksBuf; strs holds their strings.
 	chunks    []core.Chunk
-	chunksBuf [4]core.Chunk
+	chunksBuf [16]core.Chunk
 	slabs     int
 	strs      jsonscan.Strings
 	arena     [512]byte
@@ -213,13 +213,13 @@ func (s *eventStream) chunk(idx *int) *core.Chunk {
 	return c
 }
 
-// newChunk returns a pointer to a zero chunk, from storage allocated 8,
-// 16, 32 and then 64 chunks at a time once the stream's first four are
-// used, so that a short stream costs no allocation for its chunks and a
-// long one one per 64.
+// newChunk returns a pointer to a zero chunk, from storage allocated 32
+// and then 64 chunks at a time once the stream's first 16 are used, so
+// that a short stream costs no allocation for its chunks and a long one
+// one per 64.
 func (s *eventStream) newChunk() *core.Chunk {
 	if len(s.chunks) == 0 {
-		s.chunks = make([]core.Chunk, min(8<<min(s.slabs, 3), jsonscan.SlabSize))
+		s.chunks = make([]core.Chunk, min(32<<min(s.slabs, 1), jsonscan.SlabSize))
 		s.slabs++
 	}
 	c := &s.chunks[0]
