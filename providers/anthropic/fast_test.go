@@ -14,20 +14,18 @@ import (
 
 	"github.com/toolconform/conform/core"
 	"github.com/toolconform/conform/providers/internal/adaptertest"
-	"github.com/toolconform/conform/providers/internal/wire"
 )
 
-// decodeWith decodes a whole stream with the fast path on or off, its
-// text checked as DecodeStream checks it, and returns its events, the text
+// decodeWith decodes a whole stream with the fast path on or off, as
+// DecodeStream does otherwise, and returns its events, the text
 // of the error that ended it ("" for io.EOF) and how many events the fast
 // path decoded.
 func decodeWith(a *Adapter, body []byte, fast bool) ([]core.Event, string, int) {
 	st := a.newStream(bytes.NewReader(body))
 	st.noFast = !fast
-	checked := wire.CheckText(protocolName, st)
 	var evs []core.Event
 	for {
-		ev, err := checked.Next()
+		ev, err := st.Next()
 		if err == io.EOF {
 			return evs, "", st.fastHits
 		}

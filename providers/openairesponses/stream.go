@@ -31,7 +31,9 @@ type callState struct {
 
 type stream struct {
 	a        *Adapter
-	sse      *wire.SSEReader
+	sse      wire.SSEReader
+	guard    wire.Guard
+	check    wire.TextCheck
 	q        wire.Queue
 	calls    wire.SmallMap[callState] // by item id
 	callIDs  wire.SmallMap[struct{}]
@@ -74,18 +76,14 @@ type stream struct {
 // that is not blank but holds no Responses event at all is not a stream of
 // the protocol: a *DecodeError wrapping core.ErrMalformed and core.ErrNotStream
 // at the offset of the first event it could not use, or byte 0.
-func (a *Adapter) DecodeStream(r io.Reader) core.EventStream {
-	return wire.GuardStream(r, a.decodeStream)
-}
+func (a *Adapter) DecodeStream(r io.Reader) core.EventStream { return a.newStream(r) }
 
-// decodeStream decodes a stream of the protocol's own events.
-func (a *Adapter) decodeStream(r io.Reader) core.EventStream {
-	return wire.CheckText(protocolName, a.newStream(r))
-}
-
-// newStream returns the decoder of a stream, before its text is checked.
+// newStream returns the decoder of a stream, which guards its start
+// (wire.GuardStream) and checks its text (wire.CheckText) itself.
 func (a *Adapter) newStream(r io.Reader) *stream {
-	s := &stream{a: a, sse: wire.NewSSEReader(r, a.maxEvent, protocolName, core.ErrTooLarge, eventTypes...)}
+	s := &stream{a: a}
+	s.check.Protocol = protocolName
+	s.sse.Init(s.guard.Reader(r), a.maxEvent, protocolName, core.ErrTooLarge, eventTypes...)
 	s.q.Use(s.events[:])
 	s.first.Use(&s.strs, &s.chunks)
 	return s
@@ -142,7 +140,13 @@ func (s *stream) emit(e core.Event) {
 
 // Next returns the next event, io.EOF at the end, or an error that names
 // the byte offset of the fault.
-func (s *stream) Next() (core.Event, error) { return wire.Pull(&s.q, &s.err, s.pull) }
+func (s *stream) Next() (core.Event, error) { return s.guard.Next(s.checked) }
+
+// checked is Next before the guard: the decoded event, its text checked.
+func (s *stream) checked() (core.Event, error) { return s.check.Next(s.decoded) }
+
+// decoded is the next decoded event.
+func (s *stream) decoded() (core.Event, error) { return wire.Pull(&s.q, &s.err, s.pull) }
 
 // pull decodes one SSE event into the queue, or returns the error that ends
 // the stream.

@@ -36,9 +36,16 @@ type SSEReader struct {
 // an oversized event's error wraps; types, when given, are the protocol's
 // event types (see sse.EventTypes).
 func NewSSEReader(r io.Reader, max int, protocol string, tooLarge error, types ...string) *SSEReader {
-	s := &SSEReader{protocol: protocol, tooLarge: tooLarge, in: StreamInput{r: r}}
-	s.d = sse.NewDecoder(&s.in, sse.FlushAtEOF(), sse.MaxEventSize(max), sse.EventTypes(types...))
+	s := new(SSEReader)
+	s.Init(r, max, protocol, tooLarge, types...)
 	return s
+}
+
+// Init makes s, a zero SSEReader kept in a stream decoder, the reader
+// NewSSEReader returns, which spares its allocation.
+func (s *SSEReader) Init(r io.Reader, max int, protocol string, tooLarge error, types ...string) {
+	*s = SSEReader{protocol: protocol, tooLarge: tooLarge, in: StreamInput{r: r}}
+	s.d = sse.NewDecoder(&s.in, sse.FlushAtEOF(), sse.MaxEventSize(max), sse.EventTypes(types...))
 }
 
 // Offset returns the number of bytes read so far.

@@ -41,27 +41,38 @@ func InvalidUTF8At(b []byte) int {
 // that is not UTF-8 ends the stream with a *DecodeError wrapping
 // core.ErrInvalidUTF8 that names the event, the field and the byte of it.
 func CheckText(protocol string, s core.EventStream) core.EventStream {
-	return &textCheck{protocol: protocol, s: s}
+	return &textCheck{TextCheck: TextCheck{Protocol: protocol}, s: s}
 }
 
 type textCheck struct {
-	protocol string
-	s        core.EventStream
+	TextCheck
+	s core.EventStream
+}
+
+func (c *textCheck) Next() (core.Event, error) { return c.TextCheck.Next(c.s.Next) }
+
+// TextCheck is CheckText kept in a stream decoder instead of wrapped
+// around it, which spares its allocation: the decoder's Next returns
+// Next(next), next being its own Next. Protocol names the decoder's
+// protocol in errors.
+type TextCheck struct {
+	Protocol string
 	n        int
 	err      error
 }
 
-func (c *textCheck) Next() (core.Event, error) {
+// Next returns the event next gives, or the error CheckText gives for it.
+func (c *TextCheck) Next(next func() (core.Event, error)) (core.Event, error) {
 	if c.err != nil {
 		return core.Event{}, c.err
 	}
-	ev, err := c.s.Next()
+	ev, err := next()
 	if err != nil {
 		return ev, err
 	}
 	c.n++
 	if field, at := invalidText(&ev); at >= 0 {
-		c.err = &DecodeError{Protocol: c.protocol, Op: "decode stream", Offset: -1, Path: fmt.Sprintf("event %d, %s", c.n, field), Err: fmt.Errorf("byte %d: %w", at, core.ErrInvalidUTF8)}
+		c.err = &DecodeError{Protocol: c.Protocol, Op: "decode stream", Offset: -1, Path: fmt.Sprintf("event %d, %s", c.n, field), Err: fmt.Errorf("byte %d: %w", at, core.ErrInvalidUTF8)}
 		return core.Event{}, c.err
 	}
 	return ev, nil

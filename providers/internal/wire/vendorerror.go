@@ -261,21 +261,36 @@ func VendorFallback(body []byte, resp **core.Response, err *error) {
 // a server that answers a streaming request with a JSON error body has
 // said something, which is not a malformed stream.
 func GuardStream(r io.Reader, decode func(io.Reader) core.EventStream) core.EventStream {
-	g := &guardedStream{src: r}
-	g.inner = decode(g)
+	g := &guardedStream{}
+	g.inner = decode(g.Reader(r))
 	return g
 }
 
 type guardedStream struct {
+	Guard
+	inner core.EventStream
+}
+
+func (g *guardedStream) Next() (core.Event, error) { return g.Guard.Next(g.inner.Next) }
+
+// Guard is GuardStream kept in a stream decoder instead of wrapped around
+// it, which spares its allocation: the decoder reads its input through
+// Reader(r) and its Next returns Next(next), next being its own Next.
+type Guard struct {
 	src     io.Reader
-	inner   core.EventStream
 	kept    []byte
 	started bool
 	ended   bool
 }
 
+// Reader returns the reader of r that the decoder must read from.
+func (g *Guard) Reader(r io.Reader) io.Reader {
+	g.src = r
+	return g
+}
+
 // Read keeps the first bytes read, up to maxVendorErrorBody.
-func (g *guardedStream) Read(p []byte) (int, error) {
+func (g *Guard) Read(p []byte) (int, error) {
 	n, err := g.src.Read(p)
 	if !g.started && len(g.kept) < maxVendorErrorBody {
 		g.kept = append(g.kept, p[:min(n, maxVendorErrorBody-len(g.kept))]...)
@@ -283,11 +298,13 @@ func (g *guardedStream) Read(p []byte) (int, error) {
 	return n, err
 }
 
-func (g *guardedStream) Next() (core.Event, error) {
+// Next returns what next gives, or the vendor error that GuardStream
+// yields in place of a failure before the first event.
+func (g *Guard) Next(next func() (core.Event, error)) (core.Event, error) {
 	if g.ended {
 		return core.Event{}, io.EOF
 	}
-	ev, err := g.inner.Next()
+	ev, err := next()
 	if err == nil {
 		g.started, g.kept = true, nil
 		return ev, nil
@@ -307,7 +324,7 @@ func (g *guardedStream) Next() (core.Event, error) {
 // error body. The decoder that failed may have stopped reading anywhere in
 // that unit, so the rest of it is read first: what is decided never depends
 // on the sizes of the reads that brought the bytes.
-func (g *guardedStream) vendorError() *core.ProviderError {
+func (g *Guard) vendorError() *core.ProviderError {
 	atEOF := false
 	buf := make([]byte, 4096)
 	for empty := 0; ; {
