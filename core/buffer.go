@@ -804,8 +804,11 @@ func sameCompactText(a string, b json.RawMessage) bool {
 func (b *Buffer) doneAll() ([]Call, error) {
 	var out []Call
 	var errs []error
-	for _, cs := range append([]*callState(nil), b.open...) {
+	// complete takes cs out of b.open, where the next call then is.
+	for i := 0; i < len(b.open); {
+		cs := b.open[i]
 		if cs.name == "" || cs.lost != nil {
+			i++
 			continue
 		}
 		cs.doneSeen = true
