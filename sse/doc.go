@@ -47,7 +47,11 @@
 // NextRaw returns the same events with their data as a view of the
 // decoder's buffer, valid until the next call, so that a caller that
 // decodes each event before asking for the next pays no allocation per
-// event; event types are reused while they repeat.
+// event; event types are reused while they repeat. Lines are found with
+// bytes.IndexByte, each byte of the read buffer searched once for LF and
+// once for CR. A decoder that has ended (io.EOF, an error, or Release, for
+// a caller that stops at its protocol's own end marker) hands its buffers
+// to the next decoder, so that a short stream costs no buffer allocation.
 //
 // Event.ID and Event.Retry are the stream's state when the event was
 // dispatched (the standard's "last event ID" and reconnection time), not

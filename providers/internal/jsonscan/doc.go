@@ -34,8 +34,9 @@
 // would (bytes that are not UTF-8 pass unchanged). Both copy small strings
 // into an append-only arena, so that a stream of small deltas costs an
 // allocation per arena block rather than one per string. Arena and
-// Unescape do the same over buffers a caller already holds, and Take hands
-// out the fast paths' per-event values (a *core.Chunk) from a slab.
+// Unescape do the same over buffers a caller already holds, and Take and
+// Slab hand out the fast paths' per-event values (a *core.Chunk) from slabs
+// (a Slab's grow from one value, so that a short stream pays for few).
 //
 // # Why one package
 //

@@ -51,6 +51,17 @@
 // it; cumulative resends (B01) and concatenations (B04) stay deltas. There
 // is no end-of-call marker, so no EventCallEnd is emitted.
 //
+// A fast path (fast.go) reads the chunks of the common shape, text,
+// reasoning, one tool call entry, finish reason and usage of choice 0, with
+// jsonscan instead of encoding/json, and hands everything else to the
+// general path, which yields the same events and errors (the differential
+// tests and FuzzFastPath check it). It keeps the state of its scan before
+// "choices": a chunk that begins with the same envelope bytes (id, object,
+// created, model, fingerprint) is scanned from there, and an argument delta
+// with the same bytes as the last one around its index and arguments is
+// read by comparing them; any other byte sends the chunk through the whole
+// scan.
+//
 // EncodeStream writes the role on the first delta, as real streams do, and
 // [DONE] when the events hold a finish; it documents its normal form.
 // Argument patches are refused (core.ErrUnsupported). Config.IDs maps ids the
