@@ -499,12 +499,23 @@ func (b *Buffer) displace(x *callState) {
 }
 
 func (b *Buffer) newCall(c *Chunk) *callState {
-	cs := &callState{
-		seq:     len(b.calls),
-		turn:    c.Turn,
-		ordinal: b.perTurn[c.Turn],
+	var cs *callState
+	if n := len(b.calls); n < len(b.firstStates) {
+		cs = &b.firstStates[n]
+	} else {
+		cs = new(callState)
 	}
-	put(&b.perTurn, c.Turn, b.perTurn[c.Turn]+1)
+	*cs = callState{seq: len(b.calls), turn: c.Turn}
+	if c.Turn == 0 {
+		cs.ordinal = b.turn0
+		b.turn0++
+	} else {
+		cs.ordinal = b.perTurn[c.Turn]
+		put(&b.perTurn, c.Turn, cs.ordinal+1)
+	}
+	if b.calls == nil {
+		b.calls, b.open = b.firstCalls[:0], b.firstOpen[:0]
+	}
 	b.calls = append(b.calls, cs)
 	b.open = append(b.open, cs)
 	return cs

@@ -149,8 +149,14 @@ type Buffer struct {
 	byID     map[string]*callState
 	byItem   map[string]*callState
 	byIndex  map[turnIndex]*callState
-	perTurn  map[int]int // number of calls per turn
+	perTurn  map[int]int // number of calls per turn other than 0
+	turn0    int         // number of calls in turn 0
 	genIDs   map[string]bool
+	// The first calls' states and the first arrays of calls and open, in
+	// the Buffer itself: a stream of a few calls allocates none of them.
+	firstStates [2]callState
+	firstCalls  [4]*callState
+	firstOpen   [4]*callState
 	nchunks  int
 	dropped  int // chunks dropped because their call was lost
 	finished bool
