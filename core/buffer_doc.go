@@ -144,22 +144,22 @@ type Buffer struct {
 	lim        Limits
 	cumulative bool
 
-	calls    []*callState // every call, in order of first appearance
-	open     []*callState // calls not yet ended, in order of appearance
-	byID     map[string]*callState
-	byItem   map[string]*callState
-	byIndex  map[turnIndex]*callState
-	perTurn  map[int]int // number of calls per turn other than 0
-	turn0    int         // number of calls in turn 0
-	genIDs   map[string]bool
+	calls   []*callState // every call, in order of first appearance
+	open    []*callState // calls not yet ended, in order of appearance
+	byID    map[string]*callState
+	byItem  map[string]*callState
+	byIndex map[turnIndex]*callState
+	perTurn map[int]int // number of calls per turn other than 0
+	turn0   int         // number of calls in turn 0
+	genIDs  map[string]bool
 	// The first calls' states and the first arrays of calls and open, in
 	// the Buffer itself: a stream of a few calls allocates none of them.
 	firstStates [2]callState
 	firstCalls  [4]*callState
 	firstOpen   [4]*callState
-	nchunks  int
-	dropped  int // chunks dropped because their call was lost
-	finished bool
+	nchunks     int
+	dropped     int // chunks dropped because their call was lost
+	finished    bool
 
 	completed []Call
 	// completedSeq holds, for each completed call, its position in order
