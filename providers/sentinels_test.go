@@ -2,6 +2,7 @@ package providers
 
 import (
 	"errors"
+	"io"
 	"slices"
 	"testing"
 
@@ -23,6 +24,13 @@ func TestEveryAdapterWrapsCoreSentinels(t *testing.T) {
 				var de *wire.DecodeError
 				if !errors.Is(err, core.ErrMalformed) || !errors.As(err, &de) || de.Protocol != a.Name() {
 					t.Errorf("DecodeResponse(%q) = %v, want a *DecodeError of %s wrapping core.ErrMalformed", body, err, a.Name())
+				}
+			}
+			if enc, ok := a.(core.StreamEncoder); ok {
+				for _, kind := range []core.EventKind{core.EventCallStart, core.EventCallDelta, core.EventCallEnd} {
+					if err := enc.EncodeStream(io.Discard, []core.Event{{Kind: kind}}); !errors.Is(err, core.ErrMalformed) {
+						t.Errorf("EncodeStream(%s event without a chunk) = %v, want an error wrapping core.ErrMalformed", kind, err)
+					}
 				}
 			}
 			if _, err := a.EncodeRequest(nil); !errors.Is(err, core.ErrMalformed) {

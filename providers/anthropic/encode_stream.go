@@ -120,6 +120,9 @@ func (a *Adapter) EncodeStream(w io.Writer, events []core.Event) error {
 		sw.WriteJSON("message_delta", m)
 	}
 	for i, e := range events {
+		if e.Chunk == nil && (e.Kind == core.EventCallStart || e.Kind == core.EventCallDelta || e.Kind == core.EventCallEnd) {
+			return fmt.Errorf("anthropic: encode stream: event %d: %w: %s event without a chunk", i, core.ErrMalformed, e.Kind)
+		}
 		switch e.Kind {
 		case core.EventText, core.EventThinking:
 			if e.Kind == core.EventThinking && e.Data != "" {
@@ -153,9 +156,6 @@ func (a *Adapter) EncodeStream(w io.Writer, events []core.Event) error {
 				sw.WriteJSON("content_block_delta", map[string]any{"type": "content_block_delta", "index": cur, "delta": map[string]any{"type": "signature_delta", "signature": e.Signature}})
 			}
 		case core.EventCallStart:
-			if e.Chunk == nil {
-				return fmt.Errorf("anthropic: encode stream: event %d: %w: call start without chunk", i, core.ErrMalformed)
-			}
 			closeCur()
 			var idx int
 			if e.Chunk.HasIndex {
@@ -201,9 +201,6 @@ func (a *Adapter) EncodeStream(w io.Writer, events []core.Event) error {
 			sw.WriteJSON("content_block_start", map[string]any{"type": "content_block_start", "index": idx,
 				"content_block": map[string]any{"type": "tool_use", "id": e.Chunk.ID, "name": e.Chunk.Name, "input": input}})
 		case core.EventCallDelta:
-			if e.Chunk == nil {
-				return fmt.Errorf("anthropic: encode stream: event %d: %w: call delta without chunk", i, core.ErrMalformed)
-			}
 			ec, err := resolve(i, e.Chunk)
 			if err != nil {
 				return err
@@ -213,9 +210,6 @@ func (a *Adapter) EncodeStream(w io.Writer, events []core.Event) error {
 				writeDelta(sw, ec.index, "input_json_delta", "partial_json", e.Chunk.ArgsDelta)
 			}
 		case core.EventCallEnd:
-			if e.Chunk == nil {
-				return fmt.Errorf("anthropic: encode stream: event %d: %w: call end without chunk", i, core.ErrMalformed)
-			}
 			ec, err := resolve(i, e.Chunk)
 			if err != nil {
 				return err

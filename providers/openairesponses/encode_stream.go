@@ -241,6 +241,9 @@ func (a *Adapter) EncodeStream(w io.Writer, events []core.Event) error {
 	}
 	var usage *core.Usage
 	for i, e := range events {
+		if e.Chunk == nil && (e.Kind == core.EventCallStart || e.Kind == core.EventCallDelta || e.Kind == core.EventCallEnd) {
+			return fmt.Errorf("openai-responses: encode stream: event %d: %w: %s event without a chunk", i, core.ErrMalformed, e.Kind)
+		}
 		switch e.Kind {
 		case core.EventText:
 			open("message", "")
@@ -264,9 +267,6 @@ func (a *Adapter) EncodeStream(w io.Writer, events []core.Event) error {
 			}
 		case core.EventCallStart:
 			c := e.Chunk
-			if c == nil {
-				return fmt.Errorf("openai-responses: encode stream: event %d: %w: call start without chunk", i, core.ErrMalformed)
-			}
 			closeCur()
 			var idx int
 			if c.HasIndex {
@@ -292,9 +292,6 @@ func (a *Adapter) EncodeStream(w io.Writer, events []core.Event) error {
 			sw.writeRaw("response.output_item.added", fmt.Sprintf(`"output_index":%d,"item":{"id":%s,"type":"function_call","status":"in_progress","call_id":%s,"name":%s,"arguments":%s}`,
 				idx, wire.QuoteRaw(it.itemID), wire.QuoteRaw(it.callID), wire.QuoteRaw(it.name), wire.QuoteRaw(c.ArgsDelta)))
 		case core.EventCallDelta:
-			if e.Chunk == nil {
-				return fmt.Errorf("openai-responses: encode stream: event %d: %w: call delta without chunk", i, core.ErrMalformed)
-			}
 			it, err := resolve(i, e.Chunk)
 			if err != nil {
 				return err
@@ -304,9 +301,6 @@ func (a *Adapter) EncodeStream(w io.Writer, events []core.Event) error {
 				sw.writeRaw("response.function_call_arguments.delta", fmt.Sprintf(`"item_id":%s,"output_index":%d,"delta":%s`, wire.QuoteRaw(it.itemID), it.index, wire.QuoteRaw(e.Chunk.ArgsDelta)))
 			}
 		case core.EventCallEnd:
-			if e.Chunk == nil {
-				return fmt.Errorf("openai-responses: encode stream: event %d: %w: call end without chunk", i, core.ErrMalformed)
-			}
 			it, err := resolve(i, e.Chunk)
 			if err != nil {
 				return err

@@ -46,11 +46,11 @@ type gathering struct {
 
 // Add takes a call event; when it ends the call (an end event, or a chunk
 // with Done), it returns the whole call and true. A call event without a
-// chunk is an error.
+// chunk is an error wrapping core.ErrMalformed.
 func (w *WholeCalls) Add(ev core.Event) (WholeCall, bool, error) {
 	c := ev.Chunk
 	if c == nil {
-		return WholeCall{}, false, fmt.Errorf("%s event without a chunk", ev.Kind)
+		return WholeCall{}, false, fmt.Errorf("%w: %s event without a chunk", core.ErrMalformed, ev.Kind)
 	}
 	k := w.key(c)
 	g := w.open[k]
