@@ -16,7 +16,6 @@ import (
 
 	"github.com/toolconform/conform/core"
 	"github.com/toolconform/conform/providers/internal/adaptertest"
-	"github.com/toolconform/conform/providers/internal/wire"
 )
 
 // decoded is what a stream yields: its events, the error that ended it
@@ -31,15 +30,11 @@ type decoded struct {
 // decodeWith decodes a whole stream, read through r, as DecodeStream does,
 // with the fast path on or off.
 func decodeWith(r io.Reader, fast bool) decoded {
-	var st *eventStream
-	stream := wire.GuardStream(r, func(r io.Reader) core.EventStream {
-		st = New(WithMaxFrameSize(1 << 16)).newStream(r)
-		st.fr.general, st.fast.off = !fast, !fast
-		return wire.CheckText("bedrock", st)
-	})
+	st := New(WithMaxFrameSize(1 << 16)).newStream(r)
+	st.fr.general, st.fast.off = !fast, !fast
 	var d decoded
 	for len(d.events) <= adaptertest.MaxDrainEvents {
-		ev, err := stream.Next()
+		ev, err := st.Next()
 		if err == io.EOF {
 			break
 		}

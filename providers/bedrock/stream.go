@@ -109,6 +109,8 @@ type anStreamDelta struct {
 
 // eventStream decodes a Bedrock stream one frame at a time.
 type eventStream struct {
+	guard  wire.Guard
+	check  wire.TextCheck
 	fr     frameReader
 	cur    frame
 	q      wire.Queue
@@ -154,17 +156,14 @@ type eventStream struct {
 // input deltas contradict the input its start carried ends the stream with
 // a *DecodeError wrapping core.ErrMalformed and ErrInputConflict (A18); the
 // package documentation gives both rules.
-func (a *Adapter) DecodeStream(r io.Reader) core.EventStream {
-	return wire.GuardStream(r, a.decodeStream)
-}
+func (a *Adapter) DecodeStream(r io.Reader) core.EventStream { return a.newStream(r) }
 
-// decodeStream decodes a stream of the protocol's own events.
-func (a *Adapter) decodeStream(r io.Reader) core.EventStream {
-	return wire.CheckText("bedrock", a.newStream(r))
-}
-
+// newStream returns the decoder of a stream, which guards its start
+// (wire.GuardStream) and checks its text (wire.CheckText) itself.
 func (a *Adapter) newStream(r io.Reader) *eventStream {
-	s := &eventStream{fr: frameReader{r: r, max: a.maxFrame}, foreign: -1}
+	s := &eventStream{fr: frameReader{max: a.maxFrame}, foreign: -1}
+	s.fr.r = s.guard.Reader(r)
+	s.check.Protocol = "bedrock"
 	s.q.Use(s.events[:])
 	s.chunks = s.chunksBuf[:]
 	s.scratch = s.scratchBuf[:]
@@ -174,7 +173,13 @@ func (a *Adapter) newStream(r io.Reader) *eventStream {
 
 // Next returns the next event, io.EOF after the last one, or the error that
 // ended the stream.
-func (s *eventStream) Next() (core.Event, error) { return wire.Pull(&s.q, &s.err, s.pull) }
+func (s *eventStream) Next() (core.Event, error) { return s.guard.Next(s.checked) }
+
+// checked is Next before the guard: the decoded event, its text checked.
+func (s *eventStream) checked() (core.Event, error) { return s.check.Next(s.decoded) }
+
+// decoded is the next decoded event.
+func (s *eventStream) decoded() (core.Event, error) { return wire.Pull(&s.q, &s.err, s.pull) }
 
 // pull reads one frame and queues its events, or returns the error that
 // ends the stream.
