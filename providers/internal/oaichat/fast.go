@@ -231,7 +231,7 @@ func (s *stream) fast(data []byte) bool {
 		s.finished = true
 	}
 	if f.usage {
-		s.q.Push(core.Event{Kind: core.EventUsage, Usage: &core.Usage{InputTokens: f.prompt, OutputTokens: f.completion}})
+		s.q.Push(core.Event{Kind: core.EventUsage, Usage: s.usage(f.prompt, f.completion)})
 	}
 	s.endChunk()
 	s.fastHits++

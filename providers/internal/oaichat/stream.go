@@ -80,7 +80,21 @@ type stream struct {
 		scratch  [256]byte
 		envelope [320]byte
 		shape    [128]byte
+		usage    core.Usage
+		hasUsage bool
 	}
+}
+
+// usage returns the Usage of a usage event: the stream's first storage
+// for the first, which is most often the only one.
+func (s *stream) usage(in, out int) *core.Usage {
+	u := &s.first.usage
+	if s.first.hasUsage {
+		u = new(core.Usage)
+	}
+	s.first.hasUsage = true
+	*u = core.Usage{InputTokens: in, OutputTokens: out}
+	return u
 }
 
 // maxTracked bounds the argument text the stream keeps to recognise
@@ -98,9 +112,9 @@ const maxTracked = 1 << 20
 // that a stream of one call needs no map.
 type copyTracker struct {
 	first     trackKey
-	firstText strings.Builder
+	firstText trackedText
 	hasFirst  bool
-	others    map[trackKey]*strings.Builder
+	others    map[trackKey]*trackedText
 
 	firstIndex   int
 	firstIndexID string
@@ -162,8 +176,38 @@ func (t *copyTracker) setID(index int, id string) {
 	}
 }
 
+// trackedText is the argument text streamed for one call: the first piece
+// as it came (the stream's strings are immutable), copied into a builder
+// only when a second piece comes, so that a call sent in one piece costs
+// no copy.
+type trackedText struct {
+	s string
+	b strings.Builder
+}
+
+// add appends a piece.
+func (t *trackedText) add(piece string) {
+	switch {
+	case t.b.Len() == 0 && t.s == "":
+		t.s = piece
+	case piece != "":
+		if t.b.Len() == 0 {
+			t.b.WriteString(t.s)
+		}
+		t.b.WriteString(piece)
+	}
+}
+
+// String returns the text.
+func (t *trackedText) String() string {
+	if t.b.Len() > 0 {
+		return t.b.String()
+	}
+	return t.s
+}
+
 // seen returns the text kept for a key, if it was seen.
-func (t *copyTracker) seen(k trackKey) (*strings.Builder, bool) {
+func (t *copyTracker) seen(k trackKey) (*trackedText, bool) {
 	if t.hasFirst && k == t.first {
 		return &t.firstText, true
 	}
@@ -172,7 +216,7 @@ func (t *copyTracker) seen(k trackKey) (*strings.Builder, bool) {
 }
 
 // text returns the text kept for a key, made empty if the key is new.
-func (t *copyTracker) text(k trackKey) *strings.Builder {
+func (t *copyTracker) text(k trackKey) *trackedText {
 	if acc, ok := t.seen(k); ok {
 		return acc
 	}
@@ -181,9 +225,9 @@ func (t *copyTracker) text(k trackKey) *strings.Builder {
 		return &t.firstText
 	}
 	if t.others == nil {
-		t.others = map[trackKey]*strings.Builder{}
+		t.others = map[trackKey]*trackedText{}
 	}
-	acc := &strings.Builder{}
+	acc := &trackedText{}
 	t.others[k] = acc
 	return acc
 }
@@ -217,11 +261,11 @@ func (t *copyTracker) observe(c *core.Chunk, args string, hasArgs bool) bool {
 	acc := t.text(key)
 	if t.total += len(args) + key.size(); t.total > maxTracked {
 		t.full = true
-		t.first, t.firstText, t.hasFirst, t.others = trackKey{}, strings.Builder{}, false, nil
+		t.first, t.firstText, t.hasFirst, t.others = trackKey{}, trackedText{}, false, nil
 		t.firstIndexID, t.hasIndex, t.idAt = "", false, nil
 		return false
 	}
-	acc.WriteString(args)
+	acc.add(args)
 	return false
 }
 
@@ -367,7 +411,7 @@ func (s *stream) handle(ev sse.RawEvent) error {
 		}
 	}
 	if w.Usage != nil {
-		s.q.Push(core.Event{Kind: core.EventUsage, Usage: &core.Usage{InputTokens: w.Usage.PromptTokens, OutputTokens: w.Usage.CompletionTokens}})
+		s.q.Push(core.Event{Kind: core.EventUsage, Usage: s.usage(w.Usage.PromptTokens, w.Usage.CompletionTokens)})
 	}
 	s.endChunk()
 	return nil
