@@ -277,8 +277,17 @@ func (g *guardedStream) Next() (core.Event, error) { return g.Guard.Next(g.inner
 // it, which spares its allocation: the decoder reads its input through
 // Reader(r) and its Next returns Next(next), next being its own Next.
 type Guard struct {
-	src     io.Reader
-	kept    []byte
+	src io.Reader
+	// kept holds the bytes read before the first event, up to the end of
+	// the first unit (see firstUnit) once it is whole (whole), in first
+	// while they fit.
+	kept  []byte
+	first [1024]byte
+	whole bool
+	// check is the length of kept at which Read next looks whether the
+	// unit is whole: twice the last, so that the looks cost time linear
+	// in what is kept whatever the sizes of the reads.
+	check   int
 	started bool
 	ended   bool
 }
@@ -289,13 +298,36 @@ func (g *Guard) Reader(r io.Reader) io.Reader {
 	return g
 }
 
-// Read keeps the first bytes read, up to maxVendorErrorBody.
+// Read keeps the first bytes read, up to maxVendorErrorBody, until the
+// first unit is whole in them: what vendorError reads never changes after
+// that.
 func (g *Guard) Read(p []byte) (int, error) {
 	n, err := g.src.Read(p)
-	if !g.started && len(g.kept) < maxVendorErrorBody {
-		g.kept = append(g.kept, p[:min(n, maxVendorErrorBody-len(g.kept))]...)
+	if g.started || g.whole || len(g.kept) >= maxVendorErrorBody {
+		return n, err
+	}
+	b := p[:min(n, maxVendorErrorBody-len(g.kept))]
+	if g.kept == nil {
+		g.kept = g.first[:0]
+	}
+	// What fits in the room left first: the first unit (a first event, a
+	// small error body) is usually whole in it, and no more need be kept.
+	room := min(len(b), cap(g.kept)-len(g.kept))
+	g.kept = append(g.kept, b[:room]...)
+	if !g.unitWhole() {
+		g.kept = append(g.kept, b[room:]...)
+		g.unitWhole()
 	}
 	return n, err
+}
+
+// unitWhole reports whether the first unit is whole in the bytes kept,
+// looking again only when they have doubled since the last look.
+func (g *Guard) unitWhole() bool {
+	if !g.whole && len(g.kept) >= g.check {
+		g.whole, g.check = unitWhole(g.kept), 2*len(g.kept)
+	}
+	return g.whole
 }
 
 // Next returns what next gives, or the vendor error that GuardStream
@@ -354,6 +386,19 @@ func (g *Guard) vendorError() *core.ProviderError {
 // reports that the unit is whole in body, or that no more bytes will come
 // (atEOF) and it is as whole as it will be.
 func firstUnit(body []byte, atEOF bool) (unit []byte, done bool) {
+	return scanUnit(body, atEOF, true)
+}
+
+// unitWhole reports whether the first unit of body is whole in it, as
+// firstUnit(body, false) reports done, without building the unit.
+func unitWhole(body []byte) bool {
+	_, done := scanUnit(body, false, false)
+	return done
+}
+
+// scanUnit is firstUnit; with build unset it finds whether the unit is
+// done without gathering an SSE event's data, and returns no unit for one.
+func scanUnit(body []byte, atEOF, build bool) (unit []byte, done bool) {
 	b := bytes.TrimLeft(body, " \t\r\n")
 	if len(b) == 0 {
 		return nil, atEOF
@@ -365,6 +410,7 @@ func firstUnit(body []byte, atEOF bool) (unit []byte, done bool) {
 		return b, atEOF
 	}
 	var data []byte
+	sawData := false
 	for len(b) > 0 {
 		line, rest, complete := bytes.Cut(b, []byte("\n"))
 		if !complete && !atEOF {
@@ -372,12 +418,15 @@ func firstUnit(body []byte, atEOF bool) (unit []byte, done bool) {
 		}
 		b = rest
 		line = bytes.TrimRight(line, "\r")
-		if len(line) == 0 && data != nil {
+		if len(line) == 0 && sawData {
 			return data, true
 		}
 		if d, ok := bytes.CutPrefix(line, []byte("data:")); ok {
-			data = append(data, bytes.TrimPrefix(d, []byte(" "))...)
-			data = append(data, '\n')
+			sawData = true
+			if build {
+				data = append(data, bytes.TrimPrefix(d, []byte(" "))...)
+				data = append(data, '\n')
+			}
 		}
 	}
 	return data, atEOF

@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -82,6 +83,12 @@ func (p *passing) Next() (core.Event, error) {
 
 func TestGuardStream(t *testing.T) {
 	pe := &core.ProviderError{Message: "Invalid API Key"}
+	// Bodies longer than the bytes a Guard keeps in place.
+	longJSON := `{"error": {"type": "invalid_request_error", "message": "` + strings.Repeat("x", 1500) + `"}}`
+	longPE := VendorError([]byte(longJSON))
+	if longPE == nil {
+		t.Fatal("the long error body is no vendor error")
+	}
 	tests := []struct {
 		name   string
 		in     string
@@ -99,32 +106,51 @@ func TestGuardStream(t *testing.T) {
 		{"a JSON body cut short", `{"detail": "Invalid API Key"`, func(r io.Reader) core.EventStream { return &failing{r, 5} }, nil},
 		{"not an error body", `{"detail": "x", "id": 1}`, func(r io.Reader) core.EventStream { return &failing{r, 4096} }, nil},
 		{"an error after an event stays the decoder's", `{"detail": "Invalid API Key"}`, func(io.Reader) core.EventStream { return &passing{} }, nil},
+		{"an SSE block without data before the error event", "event: ping\n\nevent: error\ndata: {\"detail\": \"Invalid API Key\"}\n\n", func(r io.Reader) core.EventStream { return &failing{r, 4096} }, pe},
+		{"a long JSON body read whole", longJSON, func(r io.Reader) core.EventStream { return &failing{r, 4096} }, longPE},
+		{"a long JSON body read 700 bytes at a time", longJSON, func(r io.Reader) core.EventStream { return &failing{r, 700} }, longPE},
+		{"a long SSE event followed by another", "event: error\ndata: " + longJSON + "\n\ndata: {}\n\n", func(r io.Reader) core.EventStream { return &failing{r, 4096} }, longPE},
+		{"a long SSE event of which the decoder read 10 bytes", "event: error\ndata: " + longJSON + "\n\ndata: {}\n\n", func(r io.Reader) core.EventStream { return &failing{r, 10} }, longPE},
+		{"a long SSE event cut short", "event: error\ndata: " + longJSON, func(r io.Reader) core.EventStream { return &failing{r, 4096} }, longPE},
+		{"a long SSE event of which the unit is not whole", "event: error\ndata: " + longJSON[:1200] + "\n\n", func(r io.Reader) core.EventStream { return &failing{r, 4096} }, nil},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			s := GuardStream(iotest.OneByteReader(strings.NewReader(tt.in)), tt.decode)
-			var got *core.ProviderError
-			var last error
-			for range 4 {
-				ev, err := s.Next()
-				if err != nil {
-					last = err
-					break
+		for _, oneByte := range []bool{true, false} {
+			t.Run(fmt.Sprintf("%s/one byte reads %v", tt.name, oneByte), func(t *testing.T) {
+				var r io.Reader = strings.NewReader(tt.in)
+				if oneByte {
+					r = iotest.OneByteReader(r)
 				}
-				if ev.Kind == core.EventError {
-					got = ev.Error
-				}
-			}
-			if diff := cmp.Diff(tt.want, got); diff != "" {
-				t.Errorf("provider error (-want +got):\n%s", diff)
-			}
-			wantLast := io.ErrUnexpectedEOF
-			if tt.want != nil {
-				wantLast = io.EOF
-			}
-			if last != wantLast {
-				t.Errorf("stream ended with %v, want %v", last, wantLast)
-			}
-		})
+				guardCase(t, GuardStream(r, tt.decode), tt.want)
+			})
+		}
+	}
+}
+
+// guardCase reads a guarded stream and checks the provider error it
+// yields (none when want is nil) and the error that ends it.
+func guardCase(t *testing.T, s core.EventStream, want *core.ProviderError) {
+	t.Helper()
+	var got *core.ProviderError
+	var last error
+	for range 4 {
+		ev, err := s.Next()
+		if err != nil {
+			last = err
+			break
+		}
+		if ev.Kind == core.EventError {
+			got = ev.Error
+		}
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("provider error (-want +got):\n%s", diff)
+	}
+	wantLast := io.ErrUnexpectedEOF
+	if want != nil {
+		wantLast = io.EOF
+	}
+	if last != wantLast {
+		t.Errorf("stream ended with %v, want %v", last, wantLast)
 	}
 }
