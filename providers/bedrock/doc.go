@@ -11,9 +11,9 @@
 // message, a body with only "message" a Bedrock error (Response.Error). In a
 // stream, a "chunk" frame carries a base64 Anthropic event and every other
 // frame is a ConverseStream event; exception and error frames become
-// EventError. Frames are read one at a time into one reused buffer and
-// bounded (DefaultMaxFrameSize); a framing fault is a *DecodeError with the
-// byte offset of its frame.
+// EventError. Frames are read ahead into one reused buffer, taken one at a
+// time and bounded (DefaultMaxFrameSize); a framing fault is a *DecodeError
+// with the byte offset of its frame.
 //
 // The stream decoder has a fast path and a general one, which give the same
 // events and errors. The fast path reads a frame in place: its prelude and
@@ -22,7 +22,11 @@
 // reasoning deltas, block starts and stops, messageStop, metadata, and the
 // Anthropic events inside InvokeModel chunks) with the shared scanner
 // (providers/internal/jsonscan), without encoding/json and without an
-// allocation per event. A frame whose headers the AWS event-stream decoder
+// allocation per event; tool input and text deltas, InvokeModel chunk
+// payloads and Anthropic content_block_delta events are matched in the byte
+// shape Bedrock and Anthropic write them before any key is looked up. A
+// stream's first storage (events, chunks, blocks 0-3, string arena) is in
+// the decoder itself. A frame whose headers the AWS event-stream decoder
 // would not read whole, or whose CRC fails, goes to that decoder, and any
 // other payload shape to encoding/json. fast_test.go checks the two paths
 // against each other on every recorded stream, whole, cut at every byte and
