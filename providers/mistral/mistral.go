@@ -6,7 +6,6 @@ import (
 	"github.com/toolconform/conform/core"
 	"github.com/toolconform/conform/providers/internal/idmap"
 	"github.com/toolconform/conform/providers/internal/oaichat"
-	"github.com/toolconform/conform/providers/internal/wire"
 )
 
 // ErrTooManyIDs reports an id map that reached its size limit; the
@@ -96,7 +95,7 @@ func (a *Adapter) DecodeResponse(body []byte) (*core.Response, error) {
 
 // DecodeStream reads a Mistral SSE stream one event at a time.
 func (a *Adapter) DecodeStream(r io.Reader) core.EventStream {
-	return wire.GuardStream(r, a.c.DecodeStream)
+	return a.c.DecodeGuardedStream(r)
 }
 
 // EncodeStream writes events as a Mistral SSE stream.

@@ -7,7 +7,6 @@ import (
 	"github.com/toolconform/conform/core"
 	"github.com/toolconform/conform/providers/internal/idmap"
 	"github.com/toolconform/conform/providers/internal/oaichat"
-	"github.com/toolconform/conform/providers/internal/wire"
 )
 
 // MaxIDLen is the longest call id OpenAI Chat Completions accepts (D04).
@@ -109,7 +108,7 @@ func (a *Adapter) DecodeResponse(body []byte) (*core.Response, error) {
 // tool call's extra_content thought signature becomes the Signature of a
 // chunk of that call (G13).
 func (a *Adapter) DecodeStream(r io.Reader) core.EventStream {
-	return wire.GuardStream(r, a.c.DecodeStream)
+	return a.c.DecodeGuardedStream(r)
 }
 
 // EncodeStream writes events as a Chat Completions SSE stream.

@@ -26,6 +26,27 @@ func (c *Codec) DecodeStream(r io.Reader) core.EventStream {
 	return wire.CheckText(c.cfg.Name, c.newStream(r))
 }
 
+// DecodeGuardedStream is wire.GuardStream over DecodeStream, the adapters'
+// DecodeStream: a body that fails before its first event and is a vendor
+// error body yields that error. The guard and the text check are kept in
+// the stream instead of allocated around it.
+func (c *Codec) DecodeGuardedStream(r io.Reader) core.EventStream {
+	s := c.newStream(nil)
+	s.in.Init(s.guard.Reader(r))
+	s.check.Protocol = c.cfg.Name
+	return (*guardedStream)(s)
+}
+
+// guardedStream is a stream read through its guard and text check.
+type guardedStream stream
+
+// Next returns the next event as wire.GuardStream over wire.CheckText over
+// the stream gives it.
+func (g *guardedStream) Next() (core.Event, error) { return g.guard.Next(g.checked) }
+
+// checked returns the stream's next event, its text checked.
+func (g *guardedStream) checked() (core.Event, error) { return g.check.Next((*stream)(g).Next) }
+
 // newStream returns the decoder of a stream, before its text is checked.
 func (c *Codec) newStream(r io.Reader) *stream {
 	s := &stream{c: c, op: c.streamOp}
@@ -42,13 +63,16 @@ func (c *Codec) newStream(r io.Reader) *stream {
 const jsonSpace = " \t\r\n"
 
 type stream struct {
-	c    *Codec
-	op   string
-	in   wire.StreamInput
-	dec  *sse.Decoder
-	q    wire.Queue
-	done bool
-	err  error
+	c  *Codec
+	op string
+	in wire.StreamInput
+	// guard and check are the guard and text check of DecodeGuardedStream.
+	guard wire.Guard
+	check wire.TextCheck
+	dec   *sse.Decoder
+	q     wire.Queue
+	done  bool
+	err   error
 
 	id, model string
 	metaSent  bool
