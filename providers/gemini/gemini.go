@@ -11,6 +11,7 @@ import (
 
 	"github.com/toolconform/conform/core"
 	"github.com/toolconform/conform/providers/internal/wire"
+	"github.com/toolconform/conform/sse"
 )
 
 // Name is the protocol name of the adapter.
@@ -59,6 +60,8 @@ type Adapter struct {
 	arrayStream bool
 	maxEvent    int
 	maxArgs     int
+	// sseOpts are the SSE decoder's options for every stream, made once.
+	sseOpts []sse.Option
 }
 
 // New returns a Gemini adapter.
@@ -67,7 +70,18 @@ func New(opts ...Option) *Adapter {
 	for _, o := range opts {
 		o(a)
 	}
+	a.sseOpts = a.sseOptions()
 	return a
+}
+
+// sseOptions returns the SSE decoder's options: those New made, so that a
+// stream does not allocate them, or new ones for an Adapter New did not
+// make.
+func (a *Adapter) sseOptions() []sse.Option {
+	if a.sseOpts != nil {
+		return a.sseOpts
+	}
+	return []sse.Option{sse.FlushAtEOF(), sse.MaxEventSize(a.maxEvent)}
 }
 
 // Name returns "gemini".

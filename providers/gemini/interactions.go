@@ -165,7 +165,7 @@ type wireStepDelta struct {
 // together. A held call still open when the stream ends or fails is
 // emitted without an end, never complete.
 func (a *Adapter) DecodeInteractionStream(r io.Reader) core.EventStream {
-	s := &interactionStream{a: a, dec: sse.NewDecoder(r, sse.FlushAtEOF(), sse.MaxEventSize(a.maxEvent))}
+	s := &interactionStream{a: a, dec: sse.NewDecoder(r, a.sseOptions()...)}
 	s.q.Use(s.evBuf[:0])
 	s.fast.strs.Use(s.fast.arena[:], s.fast.scratch[:])
 	return s

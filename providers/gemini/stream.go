@@ -313,7 +313,7 @@ func (s *stream) setup(first byte, base int64) error {
 		if s.br != nil {
 			r = s.br
 		}
-		s.sse = sse.NewDecoder(r, sse.FlushAtEOF(), sse.MaxEventSize(s.a.maxEvent))
+		s.sse = sse.NewDecoder(r, s.a.sseOptions()...)
 		s.next = s.nextSSE
 	}
 	return nil
