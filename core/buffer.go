@@ -258,11 +258,13 @@ func (b *Buffer) Add(c Chunk) ([]Call, error) {
 	}
 	b.apply(cs, &c)
 	if cs.doneSeen && cs.name != "" {
-		call, err := b.complete(cs)
-		if err != nil {
+		if _, err := b.complete(cs); err != nil {
 			return nil, err
 		}
-		return []Call{call}, nil
+		// The call just completed, as a view of the completed list that
+		// nothing writes again, capped so that an append copies it.
+		n := len(b.completed)
+		return b.completed[n-1 : n : n], nil
 	}
 	return nil, nil
 }
@@ -640,6 +642,9 @@ func (b *Buffer) complete(cs *callState) (Call, error) {
 	cs.final = args
 	if repaired {
 		call.Repaired, call.Original = true, cs.text
+	}
+	if b.completed == nil {
+		b.completed, b.completedSeq = b.firstCompleted[:0], b.firstSeqs[:0]
 	}
 	b.completed = append(b.completed, call)
 	b.completedSeq = append(b.completedSeq, cs.seq)

@@ -154,12 +154,14 @@ type Buffer struct {
 	genIDs  map[string]bool
 	// The first calls' states and the first arrays of calls and open, in
 	// the Buffer itself: a stream of a few calls allocates none of them.
-	firstStates [2]callState
-	firstCalls  [4]*callState
-	firstOpen   [4]*callState
-	nchunks     int
-	dropped     int // chunks dropped because their call was lost
-	finished    bool
+	firstStates    [2]callState
+	firstCalls     [4]*callState
+	firstOpen      [4]*callState
+	firstCompleted [2]Call
+	firstSeqs      [2]int
+	nchunks        int
+	dropped        int // chunks dropped because their call was lost
+	finished       bool
 
 	completed []Call
 	// completedSeq holds, for each completed call, its position in order

@@ -78,8 +78,10 @@ var ErrNotStream = errors.New("not a stream of this protocol")
 //	resp, err := core.Collect(adapter.DecodeStream(body))
 func Collect(s EventStream, opts ...BufferOption) (*Response, error) {
 	b := NewBuffer(opts...)
+	mem := &responseMem{resp: Response{Message: Message{Role: RoleAssistant}}}
 	c := collector{
-		resp: &Response{Message: Message{Role: RoleAssistant}},
+		mem:  mem,
+		resp: &mem.resp,
 		buf:  b,
 		lim:  b.lim.MaxTextBytes,
 	}
@@ -117,7 +119,16 @@ func Collect(s EventStream, opts ...BufferOption) (*Response, error) {
 	return c.resp, errors.Join(c.errs...)
 }
 
+// responseMem is the Response Collect returns with its usage and its first
+// parts, in one allocation.
+type responseMem struct {
+	resp  Response
+	usage Usage
+	parts [4]Part
+}
+
 type collector struct {
+	mem  *responseMem
 	resp *Response
 	buf  *Buffer
 	n    int
@@ -192,7 +203,7 @@ func (c *collector) event(ev *Event) bool {
 			return true
 		}
 		if r.Usage == nil {
-			r.Usage = &Usage{}
+			r.Usage = &c.mem.usage
 		}
 		if ev.Usage.InputTokens != 0 {
 			r.Usage.InputTokens = ev.Usage.InputTokens
@@ -247,12 +258,12 @@ func (c *collector) calls(done []Call) {
 	}
 }
 
-// addPart appends a part to the message, making room for four at first:
-// a response of a plan, text and a call or two costs one allocation for
-// its parts.
+// addPart appends a part to the message, the first four in the Response's
+// own allocation: a response of a plan, text and a call or two costs no
+// allocation for its parts.
 func (c *collector) addPart(p Part) {
 	if c.resp.Message.Parts == nil {
-		c.resp.Message.Parts = make([]Part, 0, 4)
+		c.resp.Message.Parts = c.mem.parts[:0]
 	}
 	c.resp.Message.Parts = append(c.resp.Message.Parts, p)
 }
