@@ -39,8 +39,15 @@ var ErrTooManyErrors = errors.New("too many errors")
 // ErrNotStream reports input in which a stream decoder found no event of
 // its protocol at all: not a stream of the protocol, rather than one cut
 // off. Decoders wrap it in an error that names the byte offset of the
-// first event they could not use, or byte 0.
-var ErrNotStream = errors.New("not a stream of this protocol")
+// first event they could not use, or byte 0. It is a kind of ErrMalformed:
+// errors.Is(err, ErrMalformed) holds for it too.
+var ErrNotStream error = notStream{}
+
+// notStream is ErrNotStream, which unwraps to ErrMalformed.
+type notStream struct{}
+
+func (notStream) Error() string { return "not a stream of this protocol" }
+func (notStream) Unwrap() error { return ErrMalformed }
 
 // Collect drains s into a Response, the way a client that waits for the end
 // of a stream sees it.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/toolconform/conform/core"
@@ -24,6 +25,15 @@ func TestEveryAdapterWrapsCoreSentinels(t *testing.T) {
 				var de *wire.DecodeError
 				if !errors.Is(err, core.ErrMalformed) || !errors.As(err, &de) || de.Protocol != a.Name() {
 					t.Errorf("DecodeResponse(%q) = %v, want a *DecodeError of %s wrapping core.ErrMalformed", body, err, a.Name())
+				}
+			}
+			// Input that is no stream of the protocol, or one cut inside a
+			// value or frame: malformed (core.ErrNotStream is a kind of
+			// it), or truncated.
+			for _, in := range []string{"hello world\n", `{"a":`, `[{"a":1},`, "data: {\"a\":\n\n"} {
+				_, err := core.Collect(a.DecodeStream(strings.NewReader(in)))
+				if !errors.Is(err, core.ErrMalformed) && !errors.Is(err, core.ErrTruncated) {
+					t.Errorf("DecodeStream(%q): %v, want an error wrapping core.ErrMalformed or core.ErrTruncated", in, err)
 				}
 			}
 			if enc, ok := a.(core.StreamEncoder); ok {

@@ -35,8 +35,8 @@ const (
 
 // Sentinel errors callers may branch on with errors.Is.
 var (
-	// ErrChecksum is returned when a frame's prelude or message CRC does not
-	// match its bytes.
+	// ErrChecksum is returned, beside core.ErrMalformed, when a frame's
+	// prelude or message CRC does not match its bytes.
 	ErrChecksum = errors.New("checksum mismatch")
 )
 

@@ -130,7 +130,7 @@ func (fr *frameReader) next(f *frame) error {
 	total := binary.BigEndian.Uint32(prelude[0:4])
 	headers := binary.BigEndian.Uint32(prelude[4:8])
 	if got, want := crc32.ChecksumIEEE(prelude[:8]), binary.BigEndian.Uint32(prelude[8:12]); got != want {
-		return streamError(start, "", fmt.Errorf("%w: prelude crc is %08x, bytes give %08x", ErrChecksum, want, got))
+		return streamError(start, "", fmt.Errorf("%w frame: %w: prelude crc is %08x, bytes give %08x", core.ErrMalformed, ErrChecksum, want, got))
 	}
 	if total < minFrame {
 		return streamError(start, "", fmt.Errorf("%w frame: total length %d is below the minimum %d", core.ErrMalformed, total, minFrame))
@@ -240,7 +240,7 @@ func (fr *frameReader) decodeGeneral(buf []byte, f *frame) error {
 	if err != nil {
 		var ce eventstream.ChecksumError
 		if errors.As(err, &ce) {
-			return streamError(f.off, "", fmt.Errorf("%w: message crc does not match", ErrChecksum))
+			return streamError(f.off, "", fmt.Errorf("%w frame: %w: message crc does not match", core.ErrMalformed, ErrChecksum))
 		}
 		return streamError(f.off, "", fmt.Errorf("%w frame: %v", core.ErrMalformed, err))
 	}

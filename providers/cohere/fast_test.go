@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"testing"
 
@@ -51,6 +52,7 @@ func factsOf(err error) errorFacts {
 			f.Sentinels = append(f.Sentinels, name)
 		}
 	}
+	slices.Sort(f.Sentinels) // an error may wrap several; the map has no order
 	return f
 }
 

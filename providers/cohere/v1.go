@@ -248,7 +248,7 @@ func (s *v1Stream) pull() error {
 func (s *v1Stream) line(line []byte, off int64) error {
 	var ev v1Event
 	if err := json.Unmarshal(line, &ev); err != nil {
-		return streamError(off, "", fmt.Errorf("v1 stream line: %w", err))
+		return streamError(off, "", fmt.Errorf("%w v1 stream line: %w", core.ErrMalformed, err))
 	}
 	switch ev.EventType {
 	case "stream-start":
