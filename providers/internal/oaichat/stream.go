@@ -138,16 +138,37 @@ type copyTracker struct {
 	first     trackKey
 	firstText trackedText
 	hasFirst  bool
-	others    map[trackKey]*trackedText
+	// few holds the next calls' texts, up to maxFew, searched in
+	// order; others the rest.
+	few    []keyedText
+	others map[trackKey]*trackedText
 
 	firstIndex   int
 	firstIndexID string
 	hasIndex     bool
-	idAt         map[int]string // the indexes after the first
+	idFew        []indexID      // the next indexes, up to maxFew
+	idAt         map[int]string // the rest
 
 	last  trackKey
 	total int
 	full  bool
+}
+
+// maxFew is how many calls, and indexes, the copy tracker finds by a
+// search in a short list before a map: as many as a stream that runs
+// calls in parallel interleaves.
+const maxFew = 8
+
+// keyedText is a call's key and text.
+type keyedText struct {
+	k trackKey
+	t *trackedText
+}
+
+// indexID is the id seen at an index.
+type indexID struct {
+	index int
+	id    string
 }
 
 // trackKey names the call of an entry: by id, by an index whose id is not
@@ -183,21 +204,35 @@ func (t *copyTracker) idAtIndex(index int) (string, bool) {
 	if t.hasIndex && t.firstIndex == index {
 		return t.firstIndexID, true
 	}
+	for _, e := range t.idFew {
+		if e.index == index {
+			return e.id, true
+		}
+	}
 	id, ok := t.idAt[index]
 	return id, ok
 }
 
 // setID notes the id seen at an index.
 func (t *copyTracker) setID(index int, id string) {
-	switch {
-	case !t.hasIndex || t.firstIndex == index:
+	if !t.hasIndex || t.firstIndex == index {
 		t.firstIndex, t.firstIndexID, t.hasIndex = index, id, true
-	default:
-		if t.idAt == nil {
-			t.idAt = map[int]string{}
-		}
-		t.idAt[index] = id
+		return
 	}
+	for i := range t.idFew {
+		if t.idFew[i].index == index {
+			t.idFew[i].id = id
+			return
+		}
+	}
+	if _, ok := t.idAt[index]; !ok && len(t.idFew) < maxFew {
+		t.idFew = append(t.idFew, indexID{index, id})
+		return
+	}
+	if t.idAt == nil {
+		t.idAt = map[int]string{}
+	}
+	t.idAt[index] = id
 }
 
 // trackedText is the argument text streamed for one call: the first piece
@@ -235,6 +270,11 @@ func (t *copyTracker) seen(k trackKey) (*trackedText, bool) {
 	if t.hasFirst && k == t.first {
 		return &t.firstText, true
 	}
+	for _, e := range t.few {
+		if e.k == k {
+			return e.t, true
+		}
+	}
 	acc, ok := t.others[k]
 	return acc, ok
 }
@@ -248,10 +288,14 @@ func (t *copyTracker) text(k trackKey) *trackedText {
 		t.first, t.hasFirst = k, true
 		return &t.firstText
 	}
+	acc := &trackedText{}
+	if len(t.few) < maxFew {
+		t.few = append(t.few, keyedText{k, acc})
+		return acc
+	}
 	if t.others == nil {
 		t.others = map[trackKey]*trackedText{}
 	}
-	acc := &trackedText{}
 	t.others[k] = acc
 	return acc
 }
@@ -285,8 +329,8 @@ func (t *copyTracker) observe(c *core.Chunk, args string, hasArgs bool) bool {
 	acc := t.text(key)
 	if t.total += len(args) + key.size(); t.total > maxTracked {
 		t.full = true
-		t.first, t.firstText, t.hasFirst, t.others = trackKey{}, trackedText{}, false, nil
-		t.firstIndexID, t.hasIndex, t.idAt = "", false, nil
+		t.first, t.firstText, t.hasFirst, t.few, t.others = trackKey{}, trackedText{}, false, nil, nil
+		t.firstIndexID, t.hasIndex, t.idFew, t.idAt = "", false, nil, nil
 		return false
 	}
 	acc.add(args)

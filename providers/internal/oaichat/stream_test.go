@@ -186,6 +186,23 @@ func TestCopyTracker(t *testing.T) {
 			t.Errorf("step %d %+v: copy %v, want %v", i, s, got, s.want)
 		}
 	}
+	// More calls than the tracker finds in its short lists.
+	tr = copyTracker{}
+	const calls = 2*maxFew + 3
+	for i := range calls {
+		tr.observe(&core.Chunk{ID: fmt.Sprint("c", i), Name: "f", Index: i, HasIndex: true}, `{"n":`, true)
+	}
+	for i := range calls {
+		tr.observe(&core.Chunk{Index: i, HasIndex: true}, fmt.Sprint(i, "}"), true)
+	}
+	for i := range calls {
+		if !tr.observe(&core.Chunk{ID: fmt.Sprint("c", i), Name: "f", Index: i, HasIndex: true}, fmt.Sprint(`{"n":`, i, "}"), true) {
+			t.Errorf("call %d of %d: its copy is not recognised", i, calls)
+		}
+		if tr.observe(&core.Chunk{ID: fmt.Sprint("c", i), Name: "f", Index: i, HasIndex: true}, fmt.Sprint(`{"n":`, i+1, "}"), true) {
+			t.Errorf("call %d of %d: another call's text is taken for its copy", i, calls)
+		}
+	}
 	big := strings.Repeat("x", maxTracked)
 	tr = copyTracker{}
 	tr.observe(&core.Chunk{ID: "a", Name: "f", Index: 0, HasIndex: true}, `{"x":"`, true)
