@@ -12,11 +12,13 @@ var (
 	// ErrMalformed reports input that is not well formed: bytes that are
 	// not the protocol's wire format (not JSON, a field of the wrong type
 	// or value, a broken frame), or an event Collect cannot use (a call
-	// event without its Chunk, an unknown kind).
+	// event without its Chunk, an unknown kind). ErrNotStream is a kind
+	// of it.
 	ErrMalformed = errors.New("malformed")
 	// ErrTooLarge reports input past a size limit: a stream event, frame,
-	// body or count of blocks past a decoder's limit, or text, thinking
-	// and plan deltas past Limits.MaxTextBytes.
+	// body or count of blocks past a decoder's limit, text, thinking and
+	// plan deltas past Limits.MaxTextBytes; ErrArgumentsTooLarge is a kind
+	// of it.
 	ErrTooLarge = errors.New("too large")
 	// ErrTruncated reports a stream that ended, without an error, before
 	// its protocol's end (Anthropic's message_stop, Ollama's done line, a

@@ -47,21 +47,25 @@
 //
 // Sentinel policy. A condition that means the same in every protocol is one
 // of core's sentinels, wrapped by every adapter alike: core.ErrMalformed
-// (bytes that are not the protocol's wire format), core.ErrTooLarge (past
-// a size limit), core.ErrTruncated (a stream that ended before its
-// protocol's end), core.ErrInvalidArguments (arguments that are not a JSON
-// object), core.ErrUnsupported (a value the protocol cannot carry),
-// core.ErrNotStream (no event of the protocol), core.ErrInvalidUTF8 and
-// core.ErrTooDeep (the text and nesting rules), the limits of
-// core/limits.go and core's history sentinels (ErrMissingResult, ...). The
-// message around the sentinel says it in the protocol's words ("stream
-// ended early: no message_stop"). A condition worded in one protocol's
-// terms is that adapter's own sentinel (bedrock.ErrChecksum, a frame CRC;
-// anthropic.ErrInputConflict, A18), so that errors.Is(err,
-// bedrock.ErrChecksum) is never true of another protocol's stream.
+// (bytes that are not the protocol's wire format), core.ErrTooLarge (past a
+// size limit), core.ErrTruncated (a stream that ended before its protocol's
+// end), core.ErrInvalidArguments (arguments that are not a JSON object),
+// core.ErrUnsupported (a value the protocol cannot carry), core.ErrNotStream
+// (no event of the protocol, a kind of core.ErrMalformed),
+// core.ErrInvalidUTF8 and core.ErrTooDeep (the text and nesting rules), the
+// limits of core/limits.go and core's history sentinels (ErrMissingResult,
+// ...). The message around the sentinel says it in the protocol's words
+// ("stream ended early: no message_stop"). A condition worded in one
+// protocol's terms is that adapter's own sentinel, wrapped beside core's
+// (bedrock.ErrChecksum, a frame CRC, beside core.ErrMalformed;
+// anthropic.ErrInputConflict, A18, likewise), so that errors.Is(err,
+// bedrock.ErrChecksum) is never true of another protocol's stream while
+// errors.Is(err, core.ErrMalformed) is true of every malformed one.
+// providers/sentinels_test.go holds all eight adapters to this.
 //
 // Not shared: the Anthropic and Bedrock ThinkingOrderError types (their
-// messages name the place and the block kinds in each protocol's words)
-// and the Option types. An Option is a func(*Adapter) of its own package's Adapter, one line that
-// cannot be shared without a type parameter that would only add noise.
+// messages name the place and the block kinds in each protocol's words) and
+// the Option types. An Option is a func(*Adapter) of its own package's
+// Adapter, one line that cannot be shared without a type parameter that would
+// only add noise.
 package wire
