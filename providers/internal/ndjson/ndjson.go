@@ -12,6 +12,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"sync"
 
 	"github.com/toolconform/conform/core"
 )
@@ -52,7 +53,28 @@ func NewReader(r io.Reader, max int) *Reader {
 	if max <= 0 {
 		max = DefaultMaxLine
 	}
-	return &Reader{br: bufio.NewReaderSize(r, bufSize), max: max}
+	br, _ := readers.Get().(*bufio.Reader)
+	if br == nil {
+		br = bufio.NewReaderSize(r, bufSize)
+	} else {
+		br.Reset(r)
+	}
+	return &Reader{br: br, max: max}
+}
+
+// readers holds the read buffers of ended Readers for the next Reader: a
+// stream of a few lines then costs no buffer allocation.
+var readers sync.Pool
+
+// release hands the read buffer to the next Reader once the stream has
+// ended and Next has been called after its last line, when no line it
+// returned is valid any more.
+func (r *Reader) release() {
+	if r.br != nil {
+		r.br.Reset(nil)
+		readers.Put(r.br)
+		r.br = nil
+	}
 }
 
 // Next returns the next non-blank line, without its line end, and the byte
@@ -62,6 +84,7 @@ func NewReader(r io.Reader, max int) *Reader {
 func (r *Reader) Next() ([]byte, int64, error) {
 	for {
 		if r.err != nil {
+			r.release()
 			return nil, r.off, r.err
 		}
 		start := r.off

@@ -128,3 +128,40 @@ func TestPropSplitReads(t *testing.T) {
 		}
 	})
 }
+
+// TestBufferReuse: a Reader that has ended hands its read buffer to the
+// next one; Readers reading at the same time, some with a reused buffer,
+// each return their own lines, and a line stays valid until its Reader's
+// next call.
+func TestBufferReuse(t *testing.T) {
+	lines := func(tag string, n int) []string {
+		var out []string
+		for i := range n {
+			out = append(out, strings.Repeat(tag, i+1)+`{"k":1}`)
+		}
+		return out
+	}
+	drain := func(r *Reader) {
+		for {
+			if _, _, err := r.Next(); err != nil {
+				return
+			}
+		}
+	}
+	for round := 0; round < 3; round++ {
+		drain(NewReader(strings.NewReader(strings.Join(lines("z", 5), "\n")), 0))
+		a, b := lines("a", 40), lines("b", 40)
+		ra := NewReader(strings.NewReader(strings.Join(a, "\n")+"\n"), 0)
+		rb := NewReader(strings.NewReader(strings.Join(b, "\r\n")), 0)
+		for i := range a {
+			la, _, errA := ra.Next()
+			lb, _, errB := rb.Next()
+			if errA != nil || errB != nil || string(la) != a[i] || string(lb) != b[i] {
+				t.Fatalf("round %d line %d: %q %v and %q %v, want %q and %q", round, i, la, errA, lb, errB, a[i], b[i])
+			}
+		}
+		if _, _, err := ra.Next(); err != io.EOF {
+			t.Fatalf("after the last line: %v, want io.EOF", err)
+		}
+	}
+}
