@@ -46,6 +46,9 @@ func TestEveryAdapterWrapsCoreSentinels(t *testing.T) {
 			if _, err := a.EncodeRequest(nil); !errors.Is(err, core.ErrMalformed) {
 				t.Errorf("EncodeRequest(nil) = %v, want an error wrapping core.ErrMalformed", err)
 			}
+			if _, err := a.EncodeResponse(nil); !errors.Is(err, core.ErrMalformed) {
+				t.Errorf("EncodeResponse(nil) = %v, want an error wrapping core.ErrMalformed", err)
+			}
 			if fd, ok := a.(core.FeatureDeclarer); !ok || !slices.Contains(fd.Features(), core.FeatureResultsRequired) {
 				return // a protocol without history rules (Ollama) sends any history
 			}

@@ -168,6 +168,9 @@ func lastIsToolUse(blocks []wireBlock) bool {
 // response with Error set is written as an error body. Incomplete calls are
 // not written.
 func (a *Adapter) EncodeResponse(resp *core.Response) ([]byte, error) {
+	if resp == nil {
+		return nil, fmt.Errorf("anthropic: encode response: %w: nil response", core.ErrMalformed)
+	}
 	if resp.Error != nil {
 		return json.Marshal(map[string]any{"type": "error", "error": wireError{Type: resp.Error.Type, Message: resp.Error.Message}})
 	}

@@ -208,6 +208,9 @@ func (a *Adapter) DecodeResponse(body []byte) (resp *core.Response, err error) {
 // recorded body has them. Incomplete calls are not written. A response with Error and no finish is
 // written as an error body.
 func (a *Adapter) EncodeResponse(resp *core.Response) ([]byte, error) {
+	if resp == nil {
+		return nil, fmt.Errorf("openai-responses: encode response: %w: nil response", core.ErrMalformed)
+	}
 	if resp.Error != nil && resp.Finish == core.FinishError && resp.ProviderFinish == "" {
 		return json.Marshal(map[string]any{"error": errorObject(resp.Error)})
 	}
