@@ -423,3 +423,33 @@ func TestManyBlocks(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkFastPath decodes typicalStream(100), 300 deltas, with the fast
+// path; the numbers are per stream, except allocs/delta: the allocations
+// of 3000 more deltas (typicalStream(1010) against typicalStream(10)) per
+// delta, which removes the cost of the stream itself.
+func BenchmarkFastPath(b *testing.B) {
+	body := typicalStream(100)
+	want := bytes.Count(body, []byte("data: "))
+	a := New()
+	allocs := func(body []byte) float64 {
+		return testing.AllocsPerRun(20, func() {
+			if _, errText, _ := decodeWith(a, body, true); errText != "" {
+				b.Fatal(errText)
+			}
+		})
+	}
+	perDelta := (allocs(typicalStream(1010)) - allocs(typicalStream(10))) / 3000
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		_, errText, hits := decodeWith(a, body, true)
+		if errText != "" {
+			b.Fatal(errText)
+		}
+		if hits != want {
+			b.Fatalf("fast path took %d events, want all %d", hits, want)
+		}
+	}
+	b.ReportMetric(perDelta, "allocs/delta")
+}
