@@ -20,7 +20,7 @@ func TestEveryAdapterWrapsCoreSentinels(t *testing.T) {
 	orphan := core.Message{Role: core.RoleTool, Parts: []core.Part{core.ResultPart(core.Result{CallID: "c9", Content: []core.Part{core.TextPart("ok")}})}}
 	for _, a := range All() {
 		t.Run(a.Name(), func(t *testing.T) {
-			for _, body := range []string{`{"a":`, `{"a":1}}`, `not json`} {
+			for _, body := range []string{`{"a":`, `{"a":1}}`, `not json`, `5`, `"s"`, `{"content":5}`, `{"choices":5}`, `{"candidates":5}`, `{"message":5}`, `{"output":5}`} {
 				_, err := a.DecodeResponse([]byte(body))
 				var de *wire.DecodeError
 				if !errors.Is(err, core.ErrMalformed) || !errors.As(err, &de) || de.Protocol != a.Name() {

@@ -67,7 +67,7 @@ func (a *Adapter) DecodeResponse(body []byte) (resp *core.Response, err error) {
 	if len(in.Message) > 0 && in.Message[0] == '"' {
 		var s string
 		if err := json.Unmarshal(in.Message, &s); err != nil {
-			return nil, &DecodeError{Protocol: "cohere", Op: "decode response", Offset: -1, Path: "message", Err: err}
+			return nil, &DecodeError{Protocol: "cohere", Op: "decode response", Offset: -1, Path: "message", Err: fmt.Errorf("%w: %w", core.ErrMalformed, err)}
 		}
 		resp.Error = &core.ProviderError{Message: s}
 		resp.Finish = core.FinishError
@@ -78,7 +78,7 @@ func (a *Adapter) DecodeResponse(body []byte) (resp *core.Response, err error) {
 	}
 	var m message
 	if err := json.Unmarshal(in.Message, &m); err != nil {
-		return nil, &DecodeError{Protocol: "cohere", Op: "decode response", Offset: -1, Path: "message", Err: err}
+		return nil, &DecodeError{Protocol: "cohere", Op: "decode response", Offset: -1, Path: "message", Err: fmt.Errorf("%w: %w", core.ErrMalformed, err)}
 	}
 	m.Role = "assistant"
 	msg, err := decodeMessage(m)
