@@ -129,7 +129,8 @@ func (fr *frameReader) next(f *frame) error {
 	prelude := fr.buf[fr.lo : fr.lo+preludeLen]
 	total := binary.BigEndian.Uint32(prelude[0:4])
 	headers := binary.BigEndian.Uint32(prelude[4:8])
-	if got, want := crc32.ChecksumIEEE(prelude[:8]), binary.BigEndian.Uint32(prelude[8:12]); got != want {
+	lengthsCRC := crc32.ChecksumIEEE(prelude[:8])
+	if got, want := lengthsCRC, binary.BigEndian.Uint32(prelude[8:12]); got != want {
 		return streamError(start, "", fmt.Errorf("%w frame: %w: prelude crc is %08x, bytes give %08x", core.ErrMalformed, ErrChecksum, want, got))
 	}
 	if total < minFrame {
@@ -150,7 +151,7 @@ func (fr *frameReader) next(f *frame) error {
 		return streamError(start, "", err)
 	}
 	buf := fr.take(int(total))
-	if !fr.general && parse(buf, int(headers), f) {
+	if !fr.general && parse(buf, int(headers), lengthsCRC, f) {
 		fr.hits++
 		return nil
 	}
@@ -164,10 +165,11 @@ func (fr *frameReader) next(f *frame) error {
 // not one the AWS decoder reads whole (a name or value that runs past the
 // headers, an unknown value type), so that the general path gives the
 // frame's error. The AWS decoder keeps the last of repeated headers, as
-// parse does.
-func parse(buf []byte, headersLen int, f *frame) bool {
+// parse does. lengthsCRC is the CRC-32 of the frame's first 8 bytes, which
+// the message CRC continues over the rest (crc32.Update).
+func parse(buf []byte, headersLen int, lengthsCRC uint32, f *frame) bool {
 	end := len(buf) - 4
-	if crc32.ChecksumIEEE(buf[:end]) != binary.BigEndian.Uint32(buf[end:]) {
+	if crc32.Update(lengthsCRC, crc32.IEEETable, buf[8:end]) != binary.BigEndian.Uint32(buf[end:]) {
 		return false
 	}
 	h := buf[preludeLen : preludeLen+headersLen]

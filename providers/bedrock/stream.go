@@ -276,10 +276,21 @@ func (s *eventStream) settle(stop string) {
 // eventName returns the event type of a frame as one of the names the
 // stream reads, or "" for any other.
 func eventName(et []byte) string {
-	for _, name := range [...]string{"contentBlockDelta", "contentBlockStart", "contentBlockStop", "chunk", "messageStart", "messageStop", "metadata"} {
-		if string(et) == name {
-			return name
-		}
+	switch string(et) {
+	case "contentBlockDelta":
+		return "contentBlockDelta"
+	case "contentBlockStart":
+		return "contentBlockStart"
+	case "contentBlockStop":
+		return "contentBlockStop"
+	case "chunk":
+		return "chunk"
+	case "messageStart":
+		return "messageStart"
+	case "messageStop":
+		return "messageStop"
+	case "metadata":
+		return "metadata"
 	}
 	return ""
 }
