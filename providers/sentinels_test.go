@@ -60,3 +60,31 @@ func TestEveryAdapterWrapsCoreSentinels(t *testing.T) {
 		})
 	}
 }
+
+// TestEveryAdapterRefusesBrokenRequestsWithoutPanic gives every adapter's
+// EncodeRequest canonical requests that break the model (an unknown role,
+// a call or result part without its call or result, an unknown part kind
+// or tool choice mode): each may refuse or drop what it cannot send, but
+// none may panic.
+func TestEveryAdapterRefusesBrokenRequestsWithoutPanic(t *testing.T) {
+	user := core.Message{Role: core.RoleUser, Parts: []core.Part{core.TextPart("hi")}}
+	reqs := map[string]*core.Request{
+		"unknown role":            {Messages: []core.Message{user, {Role: "wizard", Parts: []core.Part{core.TextPart("x")}}}},
+		"call part without call":  {Messages: []core.Message{user, {Role: core.RoleAssistant, Parts: []core.Part{{Kind: core.PartToolCall}}}}},
+		"result part without one": {Messages: []core.Message{user, {Role: core.RoleTool, Parts: []core.Part{{Kind: core.PartToolResult}}}}},
+		"unknown part kind":       {Messages: []core.Message{user, {Role: core.RoleUser, Parts: []core.Part{{Kind: "bogus"}}}}},
+		"unknown tool choice":     {Messages: []core.Message{user}, ToolChoice: &core.ToolChoice{Mode: "sometimes"}},
+	}
+	for _, a := range All() {
+		for name, req := range reqs {
+			t.Run(a.Name()+"/"+name, func(t *testing.T) {
+				defer func() {
+					if r := recover(); r != nil {
+						t.Fatalf("EncodeRequest panicked: %v", r)
+					}
+				}()
+				_, _ = a.EncodeRequest(req)
+			})
+		}
+	}
+}

@@ -335,7 +335,11 @@ func encodeResults(results []core.Result, calls []core.Call, callsAt, at int) ([
 		return &core.HistoryError{Protocol: protocolName, Message: at, CallID: id, Guard: "G04", Err: err}
 	}
 	if callsAt < 0 || len(calls) == 0 {
-		return nil, fault(results[0].CallID, fmt.Errorf("%w: %d tool results with no functionCall in the model turn before them", core.ErrOrphanResult, len(results)))
+		id := ""
+		if len(results) > 0 {
+			id = results[0].CallID
+		}
+		return nil, fault(id, fmt.Errorf("%w: %d tool results with no functionCall in the model turn before them", core.ErrOrphanResult, len(results)))
 	}
 	if len(results) != len(calls) {
 		missing := core.ErrMissingResult
