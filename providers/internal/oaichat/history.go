@@ -123,10 +123,11 @@ func CheckHistory(msgs []core.Message, checks HistoryChecks) error {
 func secondAnswers(msgs []core.Message) map[string]bool {
 	out := map[string]bool{}
 	err := core.CheckHistory(msgs)
-	if err == nil {
-		return out
+	list := []error{err}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		list = j.Unwrap()
 	}
-	for _, e := range err.(interface{ Unwrap() []error }).Unwrap() {
+	for _, e := range list {
 		if he, ok := e.(*core.HistoryError); ok && errors.Is(he, core.ErrDuplicateResult) {
 			out[he.CallID] = true
 		}
