@@ -67,7 +67,9 @@ var (
 // match to a field the fast path does not read, repeated keys, strings it
 // reads that are not well-formed UTF-8 or hold lone surrogate escapes, an
 // escaped "bytes", and any syntax error. Text and input deltas stay views
-// of payload, as json.RawMessage.
+// of payload, as json.RawMessage. The verbatim shapes are tried first
+// (converseDeltaShape, chunkShape, which decodes a chunk's base64 into
+// *scratch).
 func (f *fastStore) converse(payload []byte, strs *jsonscan.Strings, scratch *[]byte) (*cvStreamEvent, bool) {
 	if f.off {
 		return nil, false
