@@ -141,7 +141,16 @@ type dataLine struct {
 
 // NewDecoder returns a Decoder reading from r.
 func NewDecoder(r io.Reader, opts ...Option) *Decoder {
-	d := &Decoder{r: r, max: DefaultMaxEventSize, cr: -1, lf: -1}
+	d := new(Decoder)
+	d.Init(r, opts...)
+	return d
+}
+
+// Init makes d a new Decoder reading from r, as NewDecoder returns it, for
+// a caller that keeps the Decoder in its own allocation. d must not be
+// copied after.
+func (d *Decoder) Init(r io.Reader, opts ...Option) {
+	*d = Decoder{r: r, max: DefaultMaxEventSize, cr: -1, lf: -1}
 	if b, ok := buffers.Get().(*decoderBuffers); ok {
 		d.buf, d.data, d.line, d.pooled = b.buf, b.data, b.line, b
 	} else {
@@ -154,7 +163,6 @@ func NewDecoder(r io.Reader, opts ...Option) *Decoder {
 	for _, o := range opts {
 		o(d)
 	}
-	return d
 }
 
 // readBufferSize is the size of a decoder's read buffer.

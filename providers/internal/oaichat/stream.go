@@ -51,7 +51,7 @@ func (g *guardedStream) checked() (core.Event, error) { return g.check.Next((*st
 func (c *Codec) newStream(r io.Reader) *stream {
 	s := &stream{c: c, op: c.streamOp}
 	s.in.Init(r)
-	s.dec = sse.NewDecoder(&s.in, sse.FlushAtEOF(), sse.MaxEventSize(c.cfg.MaxEventSize))
+	s.dec.Init(&s.in, sse.FlushAtEOF(), sse.MaxEventSize(c.cfg.MaxEventSize))
 	s.q.Use(s.first.events[:])
 	s.chunks.Use(s.first.chunks[:])
 	s.arena, s.scratch = s.first.arena[:0], s.first.scratch[:0]
@@ -69,7 +69,7 @@ type stream struct {
 	// guard and check are the guard and text check of DecodeGuardedStream.
 	guard wire.Guard
 	check wire.TextCheck
-	dec   *sse.Decoder
+	dec   sse.Decoder
 	q     wire.Queue
 	done  bool
 	err   error
