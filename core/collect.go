@@ -126,12 +126,16 @@ func Collect(s EventStream, opts ...BufferOption) (*Response, error) {
 	return c.resp, errors.Join(c.errs...)
 }
 
-// responseMem is the Response Collect returns with its usage and its first
-// parts, in one allocation.
+// responseMem is the Response Collect returns with its usage, its first
+// parts and calls, and the first call order Collect keeps, in one
+// allocation.
 type responseMem struct {
-	resp  Response
-	usage Usage
-	parts [4]Part
+	resp   Response
+	usage  Usage
+	parts  [4]Part
+	calls  [2]Call
+	ncalls int
+	seqs   [4]int
 }
 
 type collector struct {
@@ -260,8 +264,19 @@ func (c *collector) calls(done []Call) {
 	}
 	seqs := c.buf.completedSeq[len(c.buf.completedSeq)-len(done):]
 	for i, call := range done {
+		if c.callSeq == nil {
+			c.callSeq = c.mem.seqs[:0]
+		}
 		c.callSeq = append(c.callSeq, seqs[i])
-		c.addPart(CallPart(call))
+		p := Part{Kind: PartToolCall}
+		if n := c.mem.ncalls; n < len(c.mem.calls) {
+			c.mem.calls[n] = call
+			p.Call = &c.mem.calls[n]
+			c.mem.ncalls++
+		} else {
+			p.Call = &call
+		}
+		c.addPart(p)
 	}
 }
 

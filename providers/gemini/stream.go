@@ -54,7 +54,9 @@ type stream struct {
 	br   *bufio.Reader
 
 	started bool
-	next    func() (json.RawMessage, int64, error) // one chunk and its offset
+	// form is the framing detect found: 0 an empty body, 's' SSE, 'j' a
+	// JSON array or sequence.
+	form byte
 
 	// array form
 	dec     *json.Decoder
@@ -127,7 +129,7 @@ func (s *stream) pull() error {
 			return err
 		}
 	}
-	raw, off, err := s.next()
+	raw, off, err := s.nextChunk()
 	if err == io.EOF && (s.solid || s.sawUnknown) && !s.known {
 		at := s.solidAt
 		if s.sawUnknown {
@@ -251,8 +253,7 @@ func (s *stream) detectBuffered() error {
 		b, err := s.br.Peek(skipped + 1)
 		if len(b) <= skipped {
 			if err == io.EOF || err == nil {
-				// Empty body: no events.
-				s.next = func() (json.RawMessage, int64, error) { return nil, 0, io.EOF }
+				s.form = 0 // empty body: no events
 				return nil
 			}
 			return wire.Placed(streamOp, int64(skipped), "", err)
@@ -280,7 +281,7 @@ func (s *stream) detectAfter(base int64) error {
 		b, err := s.br.Peek(1)
 		if len(b) == 0 {
 			if err == io.EOF {
-				s.next = func() (json.RawMessage, int64, error) { return nil, 0, io.EOF }
+				s.form = 0 // empty body: no events
 				return nil
 			}
 			return wire.Placed(streamOp, base, "", err)
@@ -307,16 +308,28 @@ func (s *stream) setup(first byte, base int64) error {
 			s.inArray = true
 			s.lim.mark(s.dec.InputOffset())
 		}
-		s.next = s.nextJSON
+		s.form = 'j'
 	default:
 		var r io.Reader = &s.rest
 		if s.br != nil {
 			r = s.br
 		}
 		s.sse = sse.NewDecoder(r, s.a.sseOptions()...)
-		s.next = s.nextSSE
+		s.form = 's'
 	}
 	return nil
+}
+
+// nextChunk returns the next chunk and its offset, as the stream's form
+// reads it.
+func (s *stream) nextChunk() (json.RawMessage, int64, error) {
+	switch s.form {
+	case 's':
+		return s.nextSSE()
+	case 'j':
+		return s.nextJSON()
+	}
+	return nil, 0, io.EOF
 }
 
 func (s *stream) nextSSE() (json.RawMessage, int64, error) {
