@@ -24,17 +24,15 @@ import (
 // core.ErrNotStream at the first event or element it could not use, else
 // at its first byte that is not white space.
 func (a *Adapter) DecodeStream(r io.Reader) core.EventStream {
-	return wire.GuardStream(r, a.decodeStream)
+	return a.newStream(r)
 }
 
-// decodeStream decodes a stream of the protocol's own events.
-func (a *Adapter) decodeStream(r io.Reader) core.EventStream {
-	return wire.CheckText(Name, a.newStream(r))
-}
-
-// newStream returns the decoder of a stream, before its text is checked.
+// newStream returns the decoder of a stream, which guards its start
+// (wire.GuardStream) and checks its text (wire.CheckText) itself.
 func (a *Adapter) newStream(r io.Reader) *stream {
-	s := &stream{a: a, src: r}
+	s := &stream{a: a}
+	s.src = s.guard.Reader(r)
+	s.check.Protocol = Name
 	s.q.Use(s.evBuf[:0])
 	s.fast.strs.Use(s.fast.arena[:], s.fast.scratch[:])
 	return s
@@ -44,6 +42,10 @@ const streamOp = "gemini: decode stream"
 
 type stream struct {
 	a *Adapter
+	// guard and check are what wire.GuardStream and wire.CheckText wrap
+	// around a decoder, kept in the stream.
+	guard wire.Guard
+	check wire.TextCheck
 	// src is the body; head holds the first bytes read from it to find
 	// the stream's form, which rest replays before the rest of src. br is
 	// the buffered reader of the forms that need one: the JSON forms, and
@@ -118,7 +120,13 @@ type openCall struct {
 	started bool
 }
 
-func (s *stream) Next() (core.Event, error) { return wire.Pull(&s.q, &s.err, s.pull) }
+func (s *stream) Next() (core.Event, error) { return s.guard.Next(s.checked) }
+
+// checked is Next before the guard: the decoded event, its text checked.
+func (s *stream) checked() (core.Event, error) { return s.check.Next(s.decoded) }
+
+// decoded is Next before the text check.
+func (s *stream) decoded() (core.Event, error) { return wire.Pull(&s.q, &s.err, s.pull) }
 
 // pull reads one chunk and queues its events, or returns the error that
 // ends the stream.

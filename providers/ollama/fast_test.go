@@ -14,7 +14,6 @@ import (
 
 	"github.com/toolconform/conform/core"
 	"github.com/toolconform/conform/providers/internal/adaptertest"
-	"github.com/toolconform/conform/providers/internal/wire"
 )
 
 // decodeWith decodes a whole stream with the fast path on or off and
@@ -116,13 +115,11 @@ func TestFastPathSplit(t *testing.T) {
 		streams = append(streams, []byte(textLine("t")+"\n"+c+"\n"+doneLine))
 	}
 	a := New()
-	// The general path, with what DecodeStream puts around the decoder.
+	// The general path.
 	general := func(r io.Reader) core.EventStream {
-		return wire.GuardStream(r, func(r io.Reader) core.EventStream {
-			st := a.newStream(r)
-			st.fast.off = true
-			return wire.CheckText(Name, st)
-		})
+		st := a.newStream(r)
+		st.fast.off = true
+		return st
 	}
 	want := make([][]core.Event, len(streams))
 	wantErr := make([]string, len(streams))

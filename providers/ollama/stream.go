@@ -31,23 +31,25 @@ const streamOp = "ollama: decode stream"
 // line (model, created_at, message, done or error) are not an Ollama
 // stream: an error wrapping core.ErrNotStream names the first of them.
 func (a *Adapter) DecodeStream(r io.Reader) core.EventStream {
-	return wire.GuardStream(r, a.decodeStream)
+	return a.newStream(r)
 }
 
-// decodeStream decodes a stream of the protocol's own events.
-func (a *Adapter) decodeStream(r io.Reader) core.EventStream {
-	return wire.CheckText(Name, a.newStream(r))
-}
-
-// newStream returns the decoder of a stream, before its text is checked.
+// newStream returns the decoder of a stream, which guards its start
+// (wire.GuardStream) and checks its text (wire.CheckText) itself.
 func (a *Adapter) newStream(r io.Reader) *stream {
-	s := &stream{lines: ndjson.NewReader(r, a.maxLine), foreign: -1}
+	s := &stream{foreign: -1}
+	s.lines = ndjson.NewReader(s.guard.Reader(r), a.maxLine)
+	s.check.Protocol = Name
 	s.q.Use(s.evBuf[:0])
 	s.fast.strs.Use(s.fast.arena[:], s.fast.scratch[:])
 	return s
 }
 
 type stream struct {
+	// guard and check are what wire.GuardStream and wire.CheckText wrap
+	// around a decoder, kept in the stream.
+	guard    wire.Guard
+	check    wire.TextCheck
 	lines    *ndjson.Reader
 	q        wire.Queue
 	err      error
@@ -76,7 +78,13 @@ type callChunks struct {
 	args       string
 }
 
-func (s *stream) Next() (core.Event, error) { return wire.Pull(&s.q, &s.err, s.pull) }
+func (s *stream) Next() (core.Event, error) { return s.guard.Next(s.checked) }
+
+// checked is Next before the guard: the decoded event, its text checked.
+func (s *stream) checked() (core.Event, error) { return s.check.Next(s.decoded) }
+
+// decoded is Next before the text check.
+func (s *stream) decoded() (core.Event, error) { return wire.Pull(&s.q, &s.err, s.pull) }
 
 func (s *stream) emit(ev core.Event) {
 	if !s.sentMeta && s.model != "" {
