@@ -17,7 +17,8 @@
 //   - G11: empty and white-space-only text parts are dropped; a message left
 //     empty is an error.
 //   - G12: a thinking part after a tool call in the same assistant message
-//     is a *ThinkingOrderError; signed thinking is never reordered.
+//     is a *core.HistoryError wrapping ErrThinkingOrder; signed thinking is
+//     never reordered.
 //
 // One thing is repaired instead: tool_result blocks are put in the order of
 // the tool_use blocks, before any text of the turn (G05; they pair by id).

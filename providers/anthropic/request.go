@@ -357,8 +357,9 @@ func ValidateHistory(req *core.Request) error {
 // so is an input schema with oneOf, allOf or anyOf at its top level, which
 // the API answers with a 400 ("input_schema does not support oneOf, allOf,
 // or anyOf at the top level", anthropics/claude-code #5319,
-// mobile-next/mobile-mcp #344). A thinking part after a tool call in one assistant message is refused with
-// a *ThinkingOrderError naming the message and the part (G12).
+// mobile-next/mobile-mcp #344). A thinking part after a tool call in one
+// assistant message is refused with a *core.HistoryError naming the message
+// and the part, wrapping ErrThinkingOrder (G12).
 func (a *Adapter) EncodeRequest(req *core.Request) ([]byte, error) {
 	if req == nil {
 		return nil, fmt.Errorf("anthropic: encode request: %w: nil request", core.ErrMalformed)
@@ -455,28 +456,15 @@ func (a *Adapter) EncodeRequest(req *core.Request) ([]byte, error) {
 // fix, since signed thinking must not be reordered.
 var ErrThinkingOrder = errors.New("thinking block after a tool_use in one assistant message")
 
-// ThinkingOrderError is a thinking part that follows a tool call in the
-// same assistant message (G12). Message is the index in Request.Messages,
-// Part the index of the thinking part in that message's Parts, and CallID
-// the id of the nearest call before it. It wraps ErrThinkingOrder.
-type ThinkingOrderError struct {
-	Message int
-	Part    int
-	CallID  string
-}
-
-func (e *ThinkingOrderError) Error() string {
-	return fmt.Sprintf("anthropic: encode request: message %d: part %d: %v (after call id %q, G12): a signed thinking block goes before the tool_use blocks of its message and cannot be moved; send the message as the model produced it", e.Message, e.Part, ErrThinkingOrder, e.CallID)
-}
-
-func (e *ThinkingOrderError) Unwrap() error { return ErrThinkingOrder }
-
 // checkThinkingOrder refuses an assistant message (index i) that holds a
-// thinking part after a tool call (G12); see the package documentation for
-// why this is an error and not a reordering.
+// thinking part after a tool call (G12) with a *core.HistoryError naming
+// the message, the nearest call before the part and the part, wrapping
+// ErrThinkingOrder; see the package documentation for why this is an
+// error and not a reordering.
 func checkThinkingOrder(i int, m core.Message) error {
 	if j, callID, ok := wire.ThinkingAfterCall(m.Parts); ok {
-		return &ThinkingOrderError{Message: i, Part: j, CallID: callID}
+		return &core.HistoryError{Protocol: protocolName, Message: i, CallID: callID, Guard: "G12",
+			Err: fmt.Errorf("%w: parts[%d]: a signed thinking block goes before the tool_use blocks of its message and cannot be moved; send the message as the model produced it", ErrThinkingOrder, j)}
 	}
 	return nil
 }

@@ -426,14 +426,14 @@ func TestEncodeRequestThinkingOrder(t *testing.T) {
 	tests := []struct {
 		name string
 		msgs []core.Message
-		want *ThinkingOrderError // nil: encoded
+		want *thinkingPlace // nil: encoded
 	}{
 		{"signed thinking between two calls", convo(call("t1", `{}`), signed, call("t2", `{}`)),
-			&ThinkingOrderError{Message: 1, Part: 1, CallID: "t1"}},
+			&thinkingPlace{Message: 1, Part: 1, CallID: "t1"}},
 		{"redacted thinking after the calls", convo(signed, call("t1", `{}`), call("t2", `{}`), redacted),
-			&ThinkingOrderError{Message: 1, Part: 3, CallID: "t2"}},
+			&thinkingPlace{Message: 1, Part: 3, CallID: "t2"}},
 		{"unsigned thinking after a call, behind an empty text part", convo(call("t1", `{}`), core.TextPart(""), core.Part{Kind: core.PartThinking, Text: "later"}, call("t2", `{}`)),
-			&ThinkingOrderError{Message: 1, Part: 2, CallID: "t1"}},
+			&thinkingPlace{Message: 1, Part: 2, CallID: "t1"}},
 		{"thinking, text, then calls", convo(signed, redacted, core.TextPart("let me look"), call("t1", `{}`), call("t2", `{}`)), nil},
 		{"text after the calls is no thinking", convo(signed, call("t1", `{}`), call("t2", `{}`), core.TextPart("done")), nil},
 		{"thinking in the next assistant turn, after the results", append(convo(signed, call("t1", `{}`), call("t2", `{}`)),
@@ -448,14 +448,14 @@ func TestEncodeRequestThinkingOrder(t *testing.T) {
 				}
 				return
 			}
-			var got *ThinkingOrderError
-			if !errors.As(err, &got) || !errors.Is(err, ErrThinkingOrder) {
-				t.Fatalf("EncodeRequest = %s, %v; want a *ThinkingOrderError wrapping ErrThinkingOrder", out, err)
+			var he *core.HistoryError
+			if !errors.As(err, &he) || !errors.Is(err, ErrThinkingOrder) || he.Guard != "G12" {
+				t.Fatalf("EncodeRequest = %s, %v; want a *core.HistoryError of G12 wrapping ErrThinkingOrder", out, err)
 			}
-			if diff := cmp.Diff(tt.want, got); diff != "" {
-				t.Errorf("error place (-want +got):\n%s", diff)
+			if he.Message != tt.want.Message || he.CallID != tt.want.CallID {
+				t.Errorf("error names message %d, call %q; want %+v", he.Message, he.CallID, *tt.want)
 			}
-			for _, s := range []string{"message 1", "part ", "G12"} {
+			for _, s := range []string{"anthropic: history: messages[1]", fmt.Sprintf("parts[%d]:", tt.want.Part), "(G12)"} {
 				if !strings.Contains(err.Error(), s) {
 					t.Errorf("error %q does not name %q", err, s)
 				}
@@ -517,4 +517,11 @@ func TestEncodeRequestRootComposition(t *testing.T) {
 	if !strings.Contains(string(body), `"input_schema":`+nested) {
 		t.Errorf("nested anyOf not sent as given: %s", body)
 	}
+}
+
+// thinkingPlace is where a G12 fault is: the message, the thinking part
+// (named in the message as parts[N]) and the nearest call before it.
+type thinkingPlace struct {
+	Message, Part int
+	CallID        string
 }

@@ -56,12 +56,11 @@
 // Encoding refuses what Bedrock answers with a 400: a history
 // core.CheckHistory faults (G01-G03, G06), a tool name outside
 // ^[a-zA-Z0-9_-]{1,64}$ (E01, E02; tools.NameMapper maps such names),
-// arguments that are not a JSON object, and a thinking part after a tool
-// call in the same assistant message (G12, a *ThinkingOrderError: signed
-// reasoning is never moved). It merges
-// consecutive turns of one wire role (G15), leaves out empty and
-// white-space-only text (G11), and puts the results of a turn in the order
-// of its calls (G05).
+// arguments that are not a JSON object, and a thinking part after a tool call
+// in the same assistant message (G12, a *core.HistoryError wrapping
+// ErrThinkingOrder: signed reasoning is never moved). It merges consecutive
+// turns of one wire role (G15), leaves out empty and white-space-only text
+// (G11), and puts the results of a turn in the order of its calls (G05).
 //
 // What the wire cannot carry:
 //

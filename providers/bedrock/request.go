@@ -299,33 +299,19 @@ func checkNames(tools []core.ToolSpec) error {
 // since signed reasoning must not be reordered.
 var ErrThinkingOrder = errors.New("reasoning block after a toolUse in one assistant message")
 
-// ThinkingOrderError is a thinking part that follows a tool call in the
-// same assistant message (G12), on either API. Message is the index in
-// Request.Messages, Part the index of the thinking part in that message's
-// Parts, and CallID the id of the nearest call before it. It wraps
-// ErrThinkingOrder.
-type ThinkingOrderError struct {
-	Message int
-	Part    int
-	CallID  string
-}
-
-func (e *ThinkingOrderError) Error() string {
-	return fmt.Sprintf("bedrock: encode request: messages[%d].parts[%d]: %v (after call id %q, G12): signed reasoning goes before the toolUse blocks of its message and cannot be moved; send the message as the model produced it", e.Message, e.Part, ErrThinkingOrder, e.CallID)
-}
-
-func (e *ThinkingOrderError) Unwrap() error { return ErrThinkingOrder }
-
 // checkThinkingOrder refuses an assistant message that holds a thinking
-// part after a tool call (G12); see the package documentation for why this
-// is an error and not a reordering.
+// part after a tool call (G12), on either API, with a *core.HistoryError
+// naming the message, the nearest call before the part and the part,
+// wrapping ErrThinkingOrder; see the package documentation for why this is
+// an error and not a reordering.
 func checkThinkingOrder(msgs []core.Message) error {
 	for i, m := range msgs {
 		if m.Role != core.RoleAssistant {
 			continue
 		}
 		if j, callID, ok := wire.ThinkingAfterCall(m.Parts); ok {
-			return &ThinkingOrderError{Message: i, Part: j, CallID: callID}
+			return &core.HistoryError{Protocol: "bedrock", Message: i, CallID: callID, Guard: "G12",
+				Err: fmt.Errorf("%w: parts[%d]: signed reasoning goes before the toolUse blocks of its message and cannot be moved; send the message as the model produced it", ErrThinkingOrder, j)}
 		}
 	}
 	return nil

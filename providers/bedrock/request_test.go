@@ -429,12 +429,12 @@ func TestEncodeRequestThinkingOrder(t *testing.T) {
 	tests := []struct {
 		name string
 		msgs []core.Message
-		want *ThinkingOrderError // nil: encoded
+		want *thinkingPlace // nil: encoded
 	}{
 		{"signed reasoning between two calls", convo(use("t1"), signed, use("t2")),
-			&ThinkingOrderError{Message: 2, Part: 1, CallID: "t1"}},
+			&thinkingPlace{Message: 2, Part: 1, CallID: "t1"}},
 		{"redacted reasoning after the calls", convo(signed, use("t1"), use("t2"), redacted),
-			&ThinkingOrderError{Message: 2, Part: 3, CallID: "t2"}},
+			&thinkingPlace{Message: 2, Part: 3, CallID: "t2"}},
 		{"reasoning, text, then calls", convo(signed, redacted, core.TextPart("let me look"), use("t1"), use("t2")), nil},
 		{"reasoning in the next assistant turn", append(convo(signed, use("t1"), use("t2")),
 			core.Message{Role: core.RoleAssistant, Parts: []core.Part{{Kind: core.PartThinking, Text: "interleaved", Signature: "sig2"}, core.TextPart("sunny")}}), nil},
@@ -453,14 +453,14 @@ func TestEncodeRequestThinkingOrder(t *testing.T) {
 					}
 					return
 				}
-				var got *ThinkingOrderError
-				if !errors.As(err, &got) || !errors.Is(err, ErrThinkingOrder) {
-					t.Fatalf("EncodeRequest = %s, %v; want a *ThinkingOrderError wrapping ErrThinkingOrder", out, err)
+				var he *core.HistoryError
+				if !errors.As(err, &he) || !errors.Is(err, ErrThinkingOrder) || he.Guard != "G12" {
+					t.Fatalf("EncodeRequest = %s, %v; want a *core.HistoryError of G12 wrapping ErrThinkingOrder", out, err)
 				}
-				if diff := cmp.Diff(tt.want, got); diff != "" {
-					t.Errorf("error place (-want +got):\n%s", diff)
+				if he.Message != tt.want.Message || he.CallID != tt.want.CallID {
+					t.Errorf("error names message %d, call %q; want %+v", he.Message, he.CallID, *tt.want)
 				}
-				if !strings.HasPrefix(err.Error(), "bedrock: encode request: messages[2].parts[") || !strings.Contains(err.Error(), "G12") {
+				if !strings.HasPrefix(err.Error(), "bedrock: history: messages[2]") || !strings.Contains(err.Error(), fmt.Sprintf("parts[%d]:", tt.want.Part)) || !strings.Contains(err.Error(), "(G12)") {
 					t.Errorf("error %q does not name the operation, the part and G12", err)
 				}
 			})
@@ -507,4 +507,11 @@ func TestEncodeRequestReasoningKeptFirst(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("assistant blocks (-want +got):\n%s", diff)
 	}
+}
+
+// thinkingPlace is where a G12 fault is: the message, the thinking part
+// (named in the message as parts[N]) and the nearest call before it.
+type thinkingPlace struct {
+	Message, Part int
+	CallID        string
 }

@@ -63,9 +63,7 @@
 // errors.Is(err, core.ErrMalformed) is true of every malformed one.
 // providers/sentinels_test.go holds all eight adapters to this.
 //
-// Not shared: the Anthropic and Bedrock ThinkingOrderError types (their
-// messages name the place and the block kinds in each protocol's words) and
-// the Option types. An Option is a func(*Adapter) of its own package's
-// Adapter, one line that cannot be shared without a type parameter that would
-// only add noise.
+// Not shared: the Option types. An Option is a func(*Adapter) of its own
+// package's Adapter, one line that cannot be shared without a type parameter
+// that would only add noise.
 package wire

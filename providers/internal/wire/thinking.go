@@ -10,13 +10,9 @@ import "github.com/toolconform/conform/core"
 // when no thinking part follows a call. A call part without a Call does
 // not count as a call.
 //
-// The check is shared; the error is not. Anthropic and Bedrock each keep
-// their own ErrThinkingOrder and ThinkingOrderError, because their
-// messages differ in the words of the protocol (tool_use or toolUse,
-// thinking or reasoning) and in how they name the place ("message 1: part
-// 2" or "messages[1].parts[2]"); one error type here would have to carry
-// those as fields that every caller's struct literal and comparison would
-// then see, or change one adapter's text.
+// Anthropic and Bedrock report it as a *core.HistoryError (guard G12), each
+// wrapping its own ErrThinkingOrder, worded in the protocol's terms
+// (tool_use or toolUse, thinking or reasoning).
 func ThinkingAfterCall(parts []core.Part) (part int, callID string, ok bool) {
 	seen := false
 	for j, p := range parts {
