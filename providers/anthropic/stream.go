@@ -3,7 +3,6 @@ package anthropic
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 
@@ -27,8 +26,9 @@ type blockState struct {
 }
 
 // ErrInputConflict reports a tool_use whose content_block_start carries a
-// populated input that its input_json_delta fragments contradict (A18).
-var ErrInputConflict = errors.New("tool_use start input contradicts its streamed input")
+// populated input that its input_json_delta fragments contradict (A18);
+// bedrock.ErrInputConflict is the same sentinel.
+var ErrInputConflict = wire.ErrInputConflict
 
 // A18: some proxies put the input in content_block_start and stream it
 // again as input_json_delta. The deltas are the input (never a

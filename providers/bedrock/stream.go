@@ -731,8 +731,9 @@ func (s *eventStream) anthropic(ev *anStreamEvent) error {
 
 // ErrInputConflict reports an InvokeModel tool_use whose
 // content_block_start carries a populated input that its input_json_delta
-// fragments contradict (A18). It is wrapped beside core.ErrMalformed.
-var ErrInputConflict = errors.New("tool_use start input contradicts its streamed input")
+// fragments contradict (A18). It is wrapped beside core.ErrMalformed;
+// anthropic.ErrInputConflict is the same sentinel.
+var ErrInputConflict = wire.ErrInputConflict
 
 // checkStartInput returns an error when the streamed input of tool block b
 // (index i) contradicts its populated start input (A18): a member of the

@@ -26,8 +26,9 @@
 //   - NotStream and StreamInput, how a stream decoder tells input of no
 //     event of its protocol (core.ErrNotStream, at the offset of the first
 //     unusable event) from blank input, the same whatever the read sizes;
-//   - InputConflict, the A18 rule for a tool_use whose start carries input
-//     and whose deltas follow (Anthropic, Bedrock InvokeModel);
+//   - InputConflict and ErrInputConflict, the A18 rule for a tool_use whose
+//     start carries input and whose deltas follow (Anthropic, Bedrock
+//     InvokeModel);
 //   - VendorError, VendorFallback and GuardStream: the error bodies vendors
 //     send in place of a protocol's (an error object or string, detail,
 //     message, lists of errors), which every adapter reports as provider

@@ -1,6 +1,16 @@
 package wire
 
-import "github.com/toolconform/conform/internal/jsonvalue"
+import (
+	"errors"
+
+	"github.com/toolconform/conform/internal/jsonvalue"
+)
+
+// ErrInputConflict reports a tool_use whose start carries a populated input
+// that its streamed input contradicts (A18): the one sentinel of Anthropic's
+// stream and of Bedrock's InvokeModel stream, which carries Anthropic's
+// events, each wrapped beside core.ErrMalformed.
+var ErrInputConflict = errors.New("tool_use start input contradicts its streamed input")
 
 // InputConflict reports whether the streamed input of a tool call
 // contradicts the populated input its start event carried (A18, as
