@@ -437,21 +437,29 @@ func scanUnit(body []byte, atEOF, build bool) (unit []byte, done bool) {
 // and checks nothing else (VendorError validates the value); a counter, not
 // a recursion, so no depth bound is needed.
 func jsonValueEnd(b []byte) int {
-	depth, inString, escaped := 0, false, false
-	for i, c := range b {
-		switch {
-		case inString && escaped:
-			escaped = false
-		case inString && c == '\\':
-			escaped = true
-		case inString && c == '"':
-			inString = false
-		case inString:
-		case c == '"':
-			inString = true
-		case c == '{' || c == '[':
+	depth := 0
+	for i := 0; i < len(b); i++ {
+		switch b[i] {
+		case '"':
+			// To the closing quote: the next one after an even run of
+			// backslashes (an odd run escapes it).
+			for {
+				j := bytes.IndexByte(b[i+1:], '"')
+				if j < 0 {
+					return 0
+				}
+				i += 1 + j
+				k := i - 1
+				for b[k] == '\\' {
+					k--
+				}
+				if (i-1-k)%2 == 0 {
+					break
+				}
+			}
+		case '{', '[':
 			depth++
-		case c == '}' || c == ']':
+		case '}', ']':
 			depth--
 			if depth == 0 {
 				return i + 1

@@ -8,6 +8,7 @@ import (
 	"testing/iotest"
 
 	"github.com/google/go-cmp/cmp"
+	"pgregory.net/rapid"
 
 	"github.com/toolconform/conform/core"
 )
@@ -153,4 +154,44 @@ func guardCase(t *testing.T, s core.EventStream, want *core.ProviderError) {
 	if last != wantLast {
 		t.Errorf("stream ended with %v, want %v", last, wantLast)
 	}
+}
+
+// TestJSONValueEnd checks jsonValueEnd against a byte-by-byte scan of
+// strings, escapes and brackets on random bodies.
+func TestJSONValueEnd(t *testing.T) {
+	byteScan := func(b []byte) int {
+		depth, inString, escaped := 0, false, false
+		for i, c := range b {
+			switch {
+			case inString && escaped:
+				escaped = false
+			case inString && c == '\\':
+				escaped = true
+			case inString && c == '"':
+				inString = false
+			case inString:
+			case c == '"':
+				inString = true
+			case c == '{' || c == '[':
+				depth++
+			case c == '}' || c == ']':
+				depth--
+				if depth == 0 {
+					return i + 1
+				}
+			}
+		}
+		return 0
+	}
+	rapid.Check(t, func(t *rapid.T) {
+		alphabet := []byte(`{}[]"\ a:,`)
+		n := rapid.IntRange(0, 40).Draw(t, "n")
+		b := []byte{'{'}
+		for range n {
+			b = append(b, rapid.SampledFrom(alphabet).Draw(t, "byte"))
+		}
+		if got, want := jsonValueEnd(b), byteScan(b); got != want {
+			t.Fatalf("jsonValueEnd(%q) = %d, want %d", b, got, want)
+		}
+	})
 }
