@@ -65,7 +65,7 @@ func TestEveryAdapterWrapsCoreSentinels(t *testing.T) {
 // EncodeRequest canonical requests that break the model (an unknown role,
 // a call or result part without its call or result, an unknown part kind
 // or tool choice mode): each may refuse or drop what it cannot send, but
-// none may panic.
+// none may panic, and none may drop a call part without its call.
 func TestEveryAdapterRefusesBrokenRequestsWithoutPanic(t *testing.T) {
 	user := core.Message{Role: core.RoleUser, Parts: []core.Part{core.TextPart("hi")}}
 	reqs := map[string]*core.Request{
@@ -83,7 +83,10 @@ func TestEveryAdapterRefusesBrokenRequestsWithoutPanic(t *testing.T) {
 						t.Fatalf("EncodeRequest panicked: %v", r)
 					}
 				}()
-				_, _ = a.EncodeRequest(req)
+				_, err := a.EncodeRequest(req)
+				if name == "call part without call" && !errors.Is(err, core.ErrMalformed) {
+					t.Errorf("EncodeRequest = %v, want an error wrapping core.ErrMalformed", err)
+				}
 			})
 		}
 	}

@@ -555,7 +555,7 @@ func encodeMessage(i int, m core.Message, prevCalls []core.Call) (outMessage, er
 				}
 			case core.PartToolCall:
 				if p.Call == nil {
-					continue
+					return om, fmt.Errorf("anthropic: encode request: message %d: %w: tool_call part without a call", i, core.ErrMalformed)
 				}
 				args, err := checkArgs(*p.Call)
 				if err != nil {

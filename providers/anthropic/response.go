@@ -187,7 +187,7 @@ func (a *Adapter) EncodeResponse(resp *core.Response) ([]byte, error) {
 			}
 		case core.PartToolCall:
 			if p.Call == nil {
-				continue
+				return nil, fmt.Errorf("anthropic: encode response: %w: tool_call part without a call", core.ErrMalformed)
 			}
 			args, err := checkArgs(*p.Call)
 			if err != nil {

@@ -551,7 +551,7 @@ func encodeParts(i int, parts []core.Part, forResponse bool) ([]map[string]any, 
 		case core.PartToolCall:
 			flushText()
 			if p.Call == nil {
-				continue
+				return nil, fmt.Errorf("openai-responses: encode: message %d: %w: tool_call part without a call", i, core.ErrMalformed)
 			}
 			args, err := argsString(*p.Call)
 			if err != nil {
