@@ -65,7 +65,8 @@ func TestEveryAdapterWrapsCoreSentinels(t *testing.T) {
 // EncodeRequest canonical requests that break the model (an unknown role,
 // a call or result part without its call or result, an unknown part kind
 // or tool choice mode): each may refuse or drop what it cannot send, but
-// none may panic, and none may drop a call part without its call.
+// none may panic, and none may drop a call part without its call or a
+// tool choice it cannot read.
 func TestEveryAdapterRefusesBrokenRequestsWithoutPanic(t *testing.T) {
 	user := core.Message{Role: core.RoleUser, Parts: []core.Part{core.TextPart("hi")}}
 	reqs := map[string]*core.Request{
@@ -84,7 +85,7 @@ func TestEveryAdapterRefusesBrokenRequestsWithoutPanic(t *testing.T) {
 					}
 				}()
 				_, err := a.EncodeRequest(req)
-				if name == "call part without call" && !errors.Is(err, core.ErrMalformed) {
+				if (name == "call part without call" || name == "unknown tool choice") && !errors.Is(err, core.ErrMalformed) {
 					t.Errorf("EncodeRequest = %v, want an error wrapping core.ErrMalformed", err)
 				}
 			})

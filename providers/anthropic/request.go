@@ -432,7 +432,7 @@ func (a *Adapter) EncodeRequest(req *core.Request) ([]byte, error) {
 			case core.ToolChoiceTool:
 				wtc.Type, wtc.Name = "tool", tc.Name
 			default:
-				return nil, fmt.Errorf("anthropic: encode request: tool choice mode %q: %w", tc.Mode, core.ErrUnsupported)
+				return nil, fmt.Errorf("anthropic: encode request: tool_choice.mode: %w: unknown mode %q", core.ErrMalformed, tc.Mode)
 			}
 		}
 		if req.ParallelToolCalls != nil {

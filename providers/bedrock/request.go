@@ -130,6 +130,9 @@ func (a *Adapter) EncodeRequest(req *core.Request) ([]byte, error) {
 	if req == nil {
 		return nil, fmt.Errorf("bedrock: encode request: %w: nil request", core.ErrMalformed)
 	}
+	if err := wire.CheckToolChoice("bedrock", req.ToolChoice); err != nil {
+		return nil, err
+	}
 	if err := checkNames(req.Tools); err != nil {
 		return nil, err
 	}

@@ -217,6 +217,9 @@ func (a *Adapter) EncodeRequest(req *core.Request) ([]byte, error) {
 	if req == nil {
 		return nil, fmt.Errorf("%s: %w: nil request", op, core.ErrMalformed)
 	}
+	if err := wire.CheckToolChoice("ollama", req.ToolChoice); err != nil {
+		return nil, err
+	}
 	if tc := req.ToolChoice; tc != nil && (tc.Mode == core.ToolChoiceTool || tc.Mode == core.ToolChoiceRequired) {
 		// Dropping a forced choice would let the model answer in text
 		// while the caller believes a call is forced (F08).

@@ -473,7 +473,7 @@ func (a *Adapter) encode(req *core.Request, msgs []core.Message, base int, prev 
 		case core.ToolChoiceTool:
 			w.ToolChoice = map[string]string{"type": "function", "name": tc.Name}
 		default:
-			return nil, fmt.Errorf("openai-responses: encode request: tool choice mode %q: %w", tc.Mode, core.ErrUnsupported)
+			return nil, fmt.Errorf("openai-responses: encode request: tool_choice.mode: %w: unknown mode %q", core.ErrMalformed, tc.Mode)
 		}
 	}
 	if rf := req.ResponseFormat; rf != nil {

@@ -94,3 +94,18 @@ func JSONError(protocol, op string, base int64, path string, err error) *DecodeE
 	}
 	return &DecodeError{Protocol: protocol, Op: op, Offset: off, Path: path, Err: fmt.Errorf("%w: %v", core.ErrMalformed, err)}
 }
+
+// CheckToolChoice refuses a tool choice of no known mode with a
+// *DecodeError of protocol's "encode request" at tool_choice.mode wrapping
+// core.ErrMalformed, for the encoders that would otherwise drop it or send
+// it as it is.
+func CheckToolChoice(protocol string, tc *core.ToolChoice) error {
+	if tc == nil {
+		return nil
+	}
+	switch tc.Mode {
+	case core.ToolChoiceAuto, core.ToolChoiceNone, core.ToolChoiceRequired, core.ToolChoiceTool:
+		return nil
+	}
+	return &DecodeError{Protocol: protocol, Op: "encode request", Offset: -1, Path: "tool_choice.mode", Err: fmt.Errorf("%w: unknown mode %q", core.ErrMalformed, tc.Mode)}
+}
