@@ -61,13 +61,13 @@ func TestEveryAdapterWrapsCoreSentinels(t *testing.T) {
 	}
 }
 
-// TestEveryAdapterRefusesBrokenRequestsWithoutPanic gives every adapter's
+// TestEveryAdapterRefusesBrokenRequests gives every adapter's
 // EncodeRequest canonical requests that break the model (an unknown role,
 // a call or result part without its call or result, an unknown part kind
 // or tool choice mode): each may refuse or drop what it cannot send, but
-// none may panic, and none may drop a call part without its call or a
-// tool choice it cannot read.
-func TestEveryAdapterRefusesBrokenRequestsWithoutPanic(t *testing.T) {
+// none may panic, and none may drop a call or result part without its call
+// or result, or a tool choice it cannot read.
+func TestEveryAdapterRefusesBrokenRequests(t *testing.T) {
 	user := core.Message{Role: core.RoleUser, Parts: []core.Part{core.TextPart("hi")}}
 	reqs := map[string]*core.Request{
 		"unknown role":            {Messages: []core.Message{user, {Role: "wizard", Parts: []core.Part{core.TextPart("x")}}}},
@@ -87,6 +87,9 @@ func TestEveryAdapterRefusesBrokenRequestsWithoutPanic(t *testing.T) {
 				_, err := a.EncodeRequest(req)
 				if (name == "call part without call" || name == "unknown tool choice") && !errors.Is(err, core.ErrMalformed) {
 					t.Errorf("EncodeRequest = %v, want an error wrapping core.ErrMalformed", err)
+				}
+				if name == "result part without one" && err == nil {
+					t.Error("EncodeRequest dropped a tool_result part without its result")
 				}
 			})
 		}

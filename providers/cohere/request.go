@@ -87,6 +87,9 @@ func (a *Adapter) EncodeRequest(req *core.Request) ([]byte, error) {
 	if err := wire.CheckToolChoice("cohere", req.ToolChoice); err != nil {
 		return nil, err
 	}
+	if err := wire.CheckResultParts("cohere", req.Messages); err != nil {
+		return nil, err
+	}
 	for i, t := range req.Tools {
 		// Cohere's own alphabet is narrower still (letters, digits and
 		// "_"); the common rule catches the slashes, dots and spaces of

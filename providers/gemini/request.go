@@ -154,6 +154,9 @@ func (a *Adapter) EncodeRequest(req *core.Request) ([]byte, error) {
 	if req == nil {
 		return nil, fmt.Errorf("%s: %w: nil request", op, core.ErrMalformed)
 	}
+	if err := wire.CheckResultParts(protocolName, req.Messages); err != nil {
+		return nil, err
+	}
 	for i, t := range req.Tools {
 		if err := checkName(t.Name); err != nil {
 			return nil, wire.Placed(op, -1, "tools["+strconv.Itoa(i)+"].name", err)

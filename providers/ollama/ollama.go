@@ -220,6 +220,9 @@ func (a *Adapter) EncodeRequest(req *core.Request) ([]byte, error) {
 	if err := wire.CheckToolChoice("ollama", req.ToolChoice); err != nil {
 		return nil, err
 	}
+	if err := wire.CheckResultParts("ollama", req.Messages); err != nil {
+		return nil, err
+	}
 	if tc := req.ToolChoice; tc != nil && (tc.Mode == core.ToolChoiceTool || tc.Mode == core.ToolChoiceRequired) {
 		// Dropping a forced choice would let the model answer in text
 		// while the caller believes a call is forced (F08).

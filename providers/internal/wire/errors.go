@@ -109,3 +109,18 @@ func CheckToolChoice(protocol string, tc *core.ToolChoice) error {
 	}
 	return &DecodeError{Protocol: protocol, Op: "encode request", Offset: -1, Path: "tool_choice.mode", Err: fmt.Errorf("%w: unknown mode %q", core.ErrMalformed, tc.Mode)}
 }
+
+// CheckResultParts refuses a tool_result part without its result, with a
+// *DecodeError of protocol's "encode request" at the part wrapping
+// core.ErrMalformed, for the encoders that gather results with
+// core.Message.Results, which skips such a part.
+func CheckResultParts(protocol string, msgs []core.Message) error {
+	for i, m := range msgs {
+		for j, p := range m.Parts {
+			if p.Kind == core.PartToolResult && p.Result == nil {
+				return &DecodeError{Protocol: protocol, Op: "encode request", Offset: -1, Path: fmt.Sprintf("messages[%d].parts[%d]", i, j), Err: fmt.Errorf("%w: tool_result part without a result", core.ErrMalformed)}
+			}
+		}
+	}
+	return nil
+}
