@@ -11,6 +11,10 @@
 //     from an operation named with its protocol, JSONError, which turns an
 //     encoding/json error into a DecodeError at the offset in the whole
 //     body, and History, which names the protocol in core's history errors;
+//   - CheckToolChoice and CheckResultParts, which refuse a tool choice of no
+//     known mode and a tool_result part without its result for the
+//     encoders that would otherwise drop them (Bedrock, Cohere, Gemini,
+//     Ollama);
 //   - SSEReader, the shared SSE decoder with the adapters' error types;
 //     SSEWriter, the writer of the Anthropic and OpenAI Responses stream
 //     encoders, which keeps the first error;
