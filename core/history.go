@@ -25,9 +25,10 @@ var (
 
 // HistoryError is one broken replay rule, with where it is broken: the
 // history error of CheckHistory and of every adapter. Err wraps one of the
-// sentinels above, or another of core's (ErrInvalidArguments, ErrTooLarge)
-// for a rule on a call of the history; an adapter's message around it says
-// the rule in the protocol's words.
+// sentinels above, another of core's (ErrInvalidArguments, ErrTooLarge)
+// for a rule on a call of the history, or an adapter's own for a rule in
+// its terms (anthropic.ErrThinkingOrder, G12); an adapter's message around
+// it says the rule in the protocol's words.
 type HistoryError struct {
 	// Protocol names the adapter whose rule it is; empty for CheckHistory.
 	Protocol string
