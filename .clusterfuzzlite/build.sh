@@ -297,8 +297,8 @@ fuzzer providers/mistral FuzzDecodeStream
 fuzzer providers/ollama FuzzDecodeResponse
 fuzzer providers/ollama FuzzDecodeStream
 fuzzer providers/ollama FuzzFastPath
-fuzzer providers/internal/wire FuzzInputConflict
-fuzzer providers/internal/wire FuzzUnquoteRaw
+fuzzer providers/internal/rules FuzzInputConflict
+fuzzer providers/internal/jsonstr FuzzUnquoteRaw
 fuzzer providers/openaichat FuzzDecodeResponse
 fuzzer providers/openaichat FuzzDecodeStream
 fuzzer providers/openairesponses FuzzDecodeRequest

@@ -40,7 +40,7 @@
 //     FlushAtEOF option instead treats the end of input as a line end followed
 //     by a blank line. Every SSE adapter uses FlushAtEOF: openai-chat and
 //     mistral (through oaichat), openai-responses and anthropic (through
-//     wire.NewSSEReader), cohere, and gemini for both its alt=sse streams
+//     sseio.NewReader), cohere, and gemini for both its alt=sse streams
 //     and its Interactions streams. Only the test helper adaptertest.Shapes,
 //     which reads the keys of recorded and encoded streams, leaves it off.
 //

@@ -8,12 +8,14 @@ import (
 	"strconv"
 
 	"github.com/toolconform/conform/core"
-	"github.com/toolconform/conform/providers/internal/wire"
+	"github.com/toolconform/conform/providers/internal/jsonstr"
+	"github.com/toolconform/conform/providers/internal/sseio"
+	"github.com/toolconform/conform/providers/internal/streamenc"
 )
 
 // writeDelta writes a content_block_delta event whose delta of type typ holds
-// value in field, its bytes kept as they are (wire.QuoteRaw).
-func writeDelta(sw *wire.SSEWriter, index int, typ, field, value string) {
+// value in field, its bytes kept as they are (jsonstr.QuoteRaw).
+func writeDelta(sw *sseio.Writer, index int, typ, field, value string) {
 	var b bytes.Buffer
 	b.WriteString(`{"type":"content_block_delta","index":`)
 	b.WriteString(strconv.Itoa(index))
@@ -22,7 +24,7 @@ func writeDelta(sw *wire.SSEWriter, index int, typ, field, value string) {
 	b.WriteString(`","`)
 	b.WriteString(field)
 	b.WriteString(`":`)
-	b.Write(wire.QuoteRaw(value))
+	b.Write(jsonstr.QuoteRaw(value))
 	b.WriteString(`}}`)
 	sw.Write("content_block_delta", b.Bytes())
 }
@@ -60,8 +62,8 @@ type encCall struct {
 // comes back preceded by a usage event with the first usage event's input
 // tokens (zero when there is none) and zero output tokens.
 func (a *Adapter) EncodeStream(w io.Writer, events []core.Event) error {
-	sw := wire.NewSSEWriter(w)
-	id, model := wire.ResponseMeta(events)
+	sw := sseio.NewWriter(w)
+	id, model := streamenc.ResponseMeta(events)
 	// Real streams always carry usage in message_start (the input tokens
 	// are known before the first block) and in message_delta, and SDKs
 	// read it without checking (@anthropic-ai/sdk sets
@@ -78,7 +80,7 @@ func (a *Adapter) EncodeStream(w io.Writer, events []core.Event) error {
 		"stop_reason": nil, "stop_sequence": nil,
 		"usage": map[string]int{"input_tokens": input, "output_tokens": 0},
 	}})
-	var indexes wire.Indexes
+	var indexes streamenc.Indexes
 	cur, curKind := -1, ""
 	calls := map[int]*encCall{}
 	byID := map[string]*encCall{}

@@ -355,7 +355,7 @@ func (s *stream) fastBlockDelta(f *fastEvent) bool {
 	default:
 		return false
 	}
-	// As wire.UnquoteRaw: bytes that are not UTF-8 pass unchanged and a
+	// As jsonstr.UnquoteRaw: bytes that are not UTF-8 pass unchanged and a
 	// lone surrogate escape becomes U+FFFD.
 	var t string
 	if v.set {

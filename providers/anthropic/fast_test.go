@@ -379,7 +379,7 @@ func FuzzFastPath(f *testing.F) {
 }
 
 // TestManyBlocks: blocks past the four kept in place and ids past the
-// list a wire.SmallMap keeps are tracked as the first ones are: a repeated id is
+// list a streamdec.SmallMap keeps are tracked as the first ones are: a repeated id is
 // core.ErrDuplicateCallID and a block past WithMaxBlocks is core.ErrTooLarge, on both
 // paths, and a block index may be started again once stopped.
 func TestManyBlocks(t *testing.T) {

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/toolconform/conform/core"
+	"github.com/toolconform/conform/providers/internal/rules"
 	"github.com/toolconform/conform/providers/internal/wire"
 )
 
@@ -462,7 +463,7 @@ var ErrThinkingOrder = errors.New("thinking block after a tool_use in one assist
 // ErrThinkingOrder; see the package documentation for why this is an
 // error and not a reordering.
 func checkThinkingOrder(i int, m core.Message) error {
-	if j, callID, ok := wire.ThinkingAfterCall(m.Parts); ok {
+	if j, callID, ok := rules.ThinkingAfterCall(m.Parts); ok {
 		return &core.HistoryError{Protocol: protocolName, Message: i, CallID: callID, Guard: "G12",
 			Err: fmt.Errorf("%w: parts[%d]: a signed thinking block goes before the tool_use blocks of its message and cannot be moved; send the message as the model produced it", ErrThinkingOrder, j)}
 	}

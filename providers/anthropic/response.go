@@ -5,7 +5,8 @@ import (
 	"fmt"
 
 	"github.com/toolconform/conform/core"
-	"github.com/toolconform/conform/providers/internal/wire"
+	"github.com/toolconform/conform/providers/internal/jsonstr"
+	"github.com/toolconform/conform/providers/internal/vendorerr"
 )
 
 type wireUsage struct {
@@ -88,9 +89,9 @@ func usageOf(u *wireUsage) *core.Usage {
 // When stop_reason is max_tokens and the last block is a tool_use, that call
 // goes to Response.Incomplete (B11).
 func (a *Adapter) DecodeResponse(body []byte) (resp *core.Response, err error) {
-	defer wire.VendorFallback(body, &resp, &err)
+	defer vendorerr.Fallback(body, &resp, &err)
 	const op = "decode response"
-	if err := wire.CheckUTF8(protocolName, op, body); err != nil {
+	if err := jsonstr.CheckUTF8(protocolName, op, body); err != nil {
 		return nil, err
 	}
 	var w wireResponse

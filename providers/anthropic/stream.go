@@ -8,6 +8,11 @@ import (
 
 	"github.com/toolconform/conform/core"
 	"github.com/toolconform/conform/providers/internal/jsonscan"
+	"github.com/toolconform/conform/providers/internal/jsonstr"
+	"github.com/toolconform/conform/providers/internal/rules"
+	"github.com/toolconform/conform/providers/internal/sseio"
+	"github.com/toolconform/conform/providers/internal/streamdec"
+	"github.com/toolconform/conform/providers/internal/vendorerr"
 	"github.com/toolconform/conform/providers/internal/wire"
 )
 
@@ -28,7 +33,7 @@ type blockState struct {
 // ErrInputConflict reports a tool_use whose content_block_start carries a
 // populated input that its input_json_delta fragments contradict (A18);
 // bedrock.ErrInputConflict is the same sentinel.
-var ErrInputConflict = wire.ErrInputConflict
+var ErrInputConflict = rules.ErrInputConflict
 
 // A18: some proxies put the input in content_block_start and stream it
 // again as input_json_delta. The deltas are the input (never a
@@ -48,8 +53,8 @@ var ErrInputConflict = wire.ErrInputConflict
 
 // checkStartInput returns an error when the streamed input of block b
 // (index i) contradicts its populated start input (A18).
-func (s *stream) checkStartInput(ev wire.SSEEvent, i int, b *blockState) error {
-	if b.startInput == "" || !b.sawDelta || !wire.InputConflict([]byte(b.startInput), b.streamed) {
+func (s *stream) checkStartInput(ev sseio.Event, i int, b *blockState) error {
+	if b.startInput == "" || !b.sawDelta || !rules.InputConflict([]byte(b.startInput), b.streamed) {
 		return nil
 	}
 	return &DecodeError{Protocol: protocolName, Op: "decode stream", Offset: ev.Offset, Err: fmt.Errorf("%w: %w: tool_use block %d (id %q): start input %s, streamed input %s", core.ErrMalformed, ErrInputConflict, i, b.id, b.startInput, b.streamed)}
@@ -76,12 +81,12 @@ type streamDelta struct {
 
 type stream struct {
 	a      *Adapter
-	sse    wire.SSEReader
-	guard  wire.Guard
-	check  wire.TextCheck
-	q      wire.Queue
+	sse    sseio.Reader
+	guard  vendorerr.Guard
+	check  jsonstr.TextCheck
+	q      streamdec.Queue
 	blocks blockSet
-	ids    wire.SmallMap[struct{}] // the tool_use ids started
+	ids    streamdec.SmallMap[struct{}] // the tool_use ids started
 	// pending is the held-back call_end of the last stopped tool_use
 	// (B11), when hasPending.
 	pending    core.Event
@@ -137,7 +142,7 @@ var knownEvents = func() map[string]bool {
 func (a *Adapter) DecodeStream(r io.Reader) core.EventStream { return a.newStream(r) }
 
 // newStream returns the decoder of a stream, which guards its start
-// (wire.GuardStream) and checks its text (wire.CheckText) itself.
+// (vendorerr.GuardStream) and checks its text (jsonstr.CheckText) itself.
 func (a *Adapter) newStream(r io.Reader) *stream {
 	s := &stream{a: a}
 	s.check.Protocol = protocolName
@@ -209,7 +214,7 @@ func (s *stream) Next() (core.Event, error) { return s.guard.Next(s.checked) }
 func (s *stream) checked() (core.Event, error) { return s.check.Next(s.decoded) }
 
 // decoded is the next decoded event.
-func (s *stream) decoded() (core.Event, error) { return wire.Pull(&s.q, &s.err, s.pull) }
+func (s *stream) decoded() (core.Event, error) { return streamdec.Pull(&s.q, &s.err, s.pull) }
 
 // pull decodes one SSE event into the queue, or returns the error that ends
 // the stream.
@@ -233,7 +238,7 @@ func (s *stream) atEOF() error {
 		if s.sawUnknown {
 			off = s.unknownAt
 		}
-		return wire.NotStream(protocolName, off, s.sse.Offset(), core.ErrMalformed)
+		return streamdec.NotStream(protocolName, off, s.sse.Offset(), core.ErrMalformed)
 	}
 	if s.started && !s.stopped && !s.errored {
 		return &DecodeError{Protocol: protocolName, Op: "decode stream", Offset: s.sse.Offset(), Err: fmt.Errorf("%w: no message_stop", core.ErrTruncated)}
@@ -241,11 +246,11 @@ func (s *stream) atEOF() error {
 	return io.EOF
 }
 
-func (s *stream) fail(ev wire.SSEEvent, format string, args ...any) error {
+func (s *stream) fail(ev sseio.Event, format string, args ...any) error {
 	return &DecodeError{Protocol: protocolName, Op: "decode stream", Offset: ev.Offset, Err: fmt.Errorf("%w: "+format, append([]any{core.ErrMalformed}, args...)...)}
 }
 
-func (s *stream) handle(ev wire.SSEEvent) error {
+func (s *stream) handle(ev sseio.Event) error {
 	data := bytes.TrimSpace(ev.Data)
 	if len(data) == 0 {
 		return nil
@@ -395,7 +400,7 @@ func (s *stream) handle(ev wire.SSEEvent) error {
 		pe := &core.ProviderError{Message: "error event without error object"}
 		if se.Error != nil {
 			pe = &core.ProviderError{Type: se.Error.Type, Message: se.Error.Message}
-		} else if ve := wire.VendorError(ev.Data); ve != nil {
+		} else if ve := vendorerr.FromBody(ev.Data); ve != nil {
 			pe = ve // another vendor's error body as the event's data
 		}
 		s.emit(core.Event{Kind: core.EventError, Error: pe})
@@ -405,13 +410,13 @@ func (s *stream) handle(ev wire.SSEEvent) error {
 	return nil
 }
 
-func (s *stream) delta(ev wire.SSEEvent, index int, b *blockState, d streamDelta) error {
+func (s *stream) delta(ev sseio.Event, index int, b *blockState, d streamDelta) error {
 	str := func(raw json.RawMessage, field string) (string, error) {
 		raw = bytes.TrimSpace(raw)
 		if len(raw) == 0 || string(raw) == "null" {
 			return "", nil
 		}
-		v, err := wire.UnquoteRaw(raw)
+		v, err := jsonstr.UnquoteRaw(raw)
 		if err != nil {
 			return "", s.fail(ev, "delta.%s: %v", field, err)
 		}

@@ -9,7 +9,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws/protocol/eventstream"
 	"github.com/toolconform/conform/core"
-	"github.com/toolconform/conform/providers/internal/wire"
+	"github.com/toolconform/conform/providers/internal/streamenc"
 )
 
 // streamWriter turns canonical events into event-stream frames.
@@ -277,7 +277,7 @@ func (sw *streamWriter) call(kind core.EventKind, c core.Chunk) error {
 		}
 	case core.EventCallDelta, core.EventCallEnd:
 		var buf [2]string
-		for _, frag := range wire.AppendCallArgs(buf[:0], kind, &c, sw.tools[idx]) {
+		for _, frag := range streamenc.AppendCallArgs(buf[:0], kind, &c, sw.tools[idx]) {
 			if err := sw.argDelta(idx, frag); err != nil {
 				return err
 			}

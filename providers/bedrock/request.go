@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/toolconform/conform/core"
+	"github.com/toolconform/conform/providers/internal/rules"
 	"github.com/toolconform/conform/providers/internal/wire"
 )
 
@@ -312,7 +313,7 @@ func checkThinkingOrder(msgs []core.Message) error {
 		if m.Role != core.RoleAssistant {
 			continue
 		}
-		if j, callID, ok := wire.ThinkingAfterCall(m.Parts); ok {
+		if j, callID, ok := rules.ThinkingAfterCall(m.Parts); ok {
 			return &core.HistoryError{Protocol: "bedrock", Message: i, CallID: callID, Guard: "G12",
 				Err: fmt.Errorf("%w: parts[%d]: signed reasoning goes before the toolUse blocks of its message and cannot be moved; send the message as the model produced it", ErrThinkingOrder, j)}
 		}

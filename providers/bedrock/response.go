@@ -5,7 +5,8 @@ import (
 	"fmt"
 
 	"github.com/toolconform/conform/core"
-	"github.com/toolconform/conform/providers/internal/wire"
+	"github.com/toolconform/conform/providers/internal/jsonstr"
+	"github.com/toolconform/conform/providers/internal/vendorerr"
 )
 
 type cvResponse struct {
@@ -68,8 +69,8 @@ func (a *Adapter) EncodeResponse(resp *core.Response) ([]byte, error) {
 // incomplete call keeps its input as received in Original. Earlier calls
 // of the message were finished before the model went on, and stand.
 func (a *Adapter) DecodeResponse(body []byte) (resp *core.Response, err error) {
-	defer wire.VendorFallback(body, &resp, &err)
-	if bad := wire.InvalidUTF8At(body); bad >= 0 {
+	defer vendorerr.Fallback(body, &resp, &err)
+	if bad := jsonstr.InvalidUTF8At(body); bad >= 0 {
 		return nil, &DecodeError{Protocol: "bedrock", Op: "decode response", Offset: int64(bad), Err: core.ErrInvalidUTF8}
 	}
 	var probe map[string]json.RawMessage

@@ -10,6 +10,10 @@ import (
 
 	"github.com/toolconform/conform/core"
 	"github.com/toolconform/conform/providers/internal/jsonscan"
+	"github.com/toolconform/conform/providers/internal/jsonstr"
+	"github.com/toolconform/conform/providers/internal/rules"
+	"github.com/toolconform/conform/providers/internal/streamdec"
+	"github.com/toolconform/conform/providers/internal/vendorerr"
 	"github.com/toolconform/conform/providers/internal/wire"
 )
 
@@ -109,11 +113,11 @@ type anStreamDelta struct {
 
 // eventStream decodes a Bedrock stream one frame at a time.
 type eventStream struct {
-	guard  wire.Guard
-	check  wire.TextCheck
+	guard  vendorerr.Guard
+	check  jsonstr.TextCheck
 	fr     frameReader
 	cur    frame
-	q      wire.Queue
+	q      streamdec.Queue
 	err    error
 	blocks blockSet
 	input  int
@@ -159,7 +163,7 @@ type eventStream struct {
 func (a *Adapter) DecodeStream(r io.Reader) core.EventStream { return a.newStream(r) }
 
 // newStream returns the decoder of a stream, which guards its start
-// (wire.GuardStream) and checks its text (wire.CheckText) itself.
+// (vendorerr.GuardStream) and checks its text (jsonstr.CheckText) itself.
 func (a *Adapter) newStream(r io.Reader) *eventStream {
 	s := &eventStream{fr: frameReader{max: a.maxFrame}, foreign: -1}
 	s.fr.r = s.guard.Reader(r)
@@ -179,7 +183,7 @@ func (s *eventStream) Next() (core.Event, error) { return s.guard.Next(s.checked
 func (s *eventStream) checked() (core.Event, error) { return s.check.Next(s.decoded) }
 
 // decoded is the next decoded event.
-func (s *eventStream) decoded() (core.Event, error) { return wire.Pull(&s.q, &s.err, s.pull) }
+func (s *eventStream) decoded() (core.Event, error) { return streamdec.Pull(&s.q, &s.err, s.pull) }
 
 // pull reads one frame and queues its events, or returns the error that
 // ends the stream.
@@ -513,9 +517,9 @@ func (s *eventStream) converse(et string, ev *cvStreamEvent) error {
 }
 
 // rawText returns a text delta, a JSON string or null, with bytes that are
-// not UTF-8 kept as they are (wire.UnquoteRaw): a character split between
+// not UTF-8 kept as they are (jsonstr.UnquoteRaw): a character split between
 // deltas comes out whole (B05), and an invalid one is refused
-// (wire.CheckText) rather than replaced.
+// (jsonstr.CheckText) rather than replaced.
 func (s *eventStream) rawText(raw json.RawMessage, field string) (string, error) {
 	t := bytes.TrimSpace(raw)
 	if len(t) == 0 || string(t) == "null" {
@@ -527,7 +531,7 @@ func (s *eventStream) rawText(raw json.RawMessage, field string) (string, error)
 	return s.unquote(t, field)
 }
 
-// unquote returns the value of the JSON string t as wire.UnquoteRaw does,
+// unquote returns the value of the JSON string t as jsonstr.UnquoteRaw does,
 // into the stream's string arena.
 func (s *eventStream) unquote(t []byte, field string) (string, error) {
 	if len(t) >= 2 && t[len(t)-1] == '"' {
@@ -536,7 +540,7 @@ func (s *eventStream) unquote(t []byte, field string) (string, error) {
 			return v, nil
 		}
 	}
-	_, err := wire.UnquoteRaw(t)
+	_, err := jsonstr.UnquoteRaw(t)
 	if err == nil {
 		err = errors.New("not a JSON string")
 	}
@@ -553,7 +557,7 @@ func (s *eventStream) inputFragment(raw json.RawMessage) (string, error) {
 	if t[0] == '"' {
 		// Bytes that are not UTF-8 are kept: a character split
 		// between deltas comes out whole (B05), and an invalid one is
-		// refused (wire.CheckText) rather than replaced.
+		// refused (jsonstr.CheckText) rather than replaced.
 		return s.unquote(t, "delta.toolUse.input")
 	}
 	return string(t), nil
@@ -733,7 +737,7 @@ func (s *eventStream) anthropic(ev *anStreamEvent) error {
 // content_block_start carries a populated input that its input_json_delta
 // fragments contradict (A18). It is wrapped beside core.ErrMalformed;
 // anthropic.ErrInputConflict is the same sentinel.
-var ErrInputConflict = wire.ErrInputConflict
+var ErrInputConflict = rules.ErrInputConflict
 
 // checkStartInput returns an error when the streamed input of tool block b
 // (index i) contradicts its populated start input (A18): a member of the
@@ -742,7 +746,7 @@ var ErrInputConflict = wire.ErrInputConflict
 // the call's input. Either side that is not one JSON value is not compared:
 // the Buffer reports delta text that is not JSON (repaired or incomplete).
 func checkStartInput(i int, b *block) error {
-	if b.startInput == "" || b.argBytes == 0 || !wire.InputConflict([]byte(b.startInput), b.streamed) {
+	if b.startInput == "" || b.argBytes == 0 || !rules.InputConflict([]byte(b.startInput), b.streamed) {
 		return nil
 	}
 	return fmt.Errorf("%w: %w: tool_use block %d (id %q): start input %s, streamed input %s", core.ErrMalformed, ErrInputConflict, i, b.id, clip(b.startInput), clip(string(b.streamed)))

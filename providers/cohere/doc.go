@@ -24,7 +24,7 @@
 // unknown events are ignored. The common events are read without
 // encoding/json (fast.go) and the rest by encoding/json, with the same
 // events and errors; text, plan and argument strings keep bytes that are
-// not UTF-8 for wire.CheckText to refuse. Chunks carry the index as sent; a call whose
+// not UTF-8 for jsonstr.CheckText to refuse. Chunks carry the index as sent; a call whose
 // start and end carry no argument text ends with Args "{}" (C02). A fault
 // is a *DecodeError with a byte offset; input holding no v2 chat event wraps
 // core.ErrNotStream. Events and open calls are bounded (WithMaxEventSize,

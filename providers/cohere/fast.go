@@ -53,8 +53,8 @@ var fastTypes = []string{
 // repeat; deeper values than jsonscan.MaxDepth; an id, name, finish reason
 // or error that is not well-formed UTF-8 or holds a lone surrogate escape
 // (encoding/json replaces those); and any syntax error. Text, plan and
-// argument strings are decoded as wire.RawString decodes them, keeping
-// bytes that are not UTF-8 for wire.CheckText to refuse.
+// argument strings are decoded as jsonstr.RawString decodes them, keeping
+// bytes that are not UTF-8 for jsonstr.CheckText to refuse.
 func (f *fastDecoder) decode(data []byte, ev *v2Event) bool {
 	if f.off {
 		return false
@@ -197,7 +197,7 @@ func (f *fastDecoder) text(p *jsonscan.Scanner, dst *string) bool {
 	return ok
 }
 
-// raw reads a string as wire.RawString decodes it into *dst.
+// raw reads a string as jsonstr.RawString decodes it into *dst.
 func (f *fastDecoder) raw(p *jsonscan.Scanner, dst *string) bool {
 	raw, esc, ok := p.Str()
 	if !ok {

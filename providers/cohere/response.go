@@ -5,7 +5,8 @@ import (
 	"fmt"
 
 	"github.com/toolconform/conform/core"
-	"github.com/toolconform/conform/providers/internal/wire"
+	"github.com/toolconform/conform/providers/internal/jsonstr"
+	"github.com/toolconform/conform/providers/internal/vendorerr"
 )
 
 // responseWire is a chat response with its message field left raw,
@@ -51,8 +52,8 @@ func (a *Adapter) EncodeResponse(resp *core.Response) ([]byte, error) {
 // "message" is a string) becomes Response.Error. Tool plans become plan
 // parts, never answer text; citations are not modelled and are ignored.
 func (a *Adapter) DecodeResponse(body []byte) (resp *core.Response, err error) {
-	defer wire.VendorFallback(body, &resp, &err)
-	if bad := wire.InvalidUTF8At(body); bad >= 0 {
+	defer vendorerr.Fallback(body, &resp, &err)
+	if bad := jsonstr.InvalidUTF8At(body); bad >= 0 {
 		return nil, &DecodeError{Protocol: "cohere", Op: "decode response", Offset: int64(bad), Err: core.ErrInvalidUTF8}
 	}
 	var probe map[string]json.RawMessage

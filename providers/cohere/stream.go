@@ -8,6 +8,11 @@ import (
 
 	"github.com/toolconform/conform/core"
 	"github.com/toolconform/conform/providers/internal/jsonscan"
+	"github.com/toolconform/conform/providers/internal/jsonstr"
+	"github.com/toolconform/conform/providers/internal/sseio"
+	"github.com/toolconform/conform/providers/internal/streamdec"
+	"github.com/toolconform/conform/providers/internal/streamenc"
+	"github.com/toolconform/conform/providers/internal/vendorerr"
 	"github.com/toolconform/conform/providers/internal/wire"
 	"github.com/toolconform/conform/sse"
 )
@@ -23,9 +28,9 @@ type streamEvent struct {
 		Message *struct {
 			// Content and ToolCalls are objects in deltas but arrays
 			// in message-start, so they are read only when objects.
-			Content   json.RawMessage `json:"content"`
-			ToolPlan  *wire.RawString `json:"tool_plan"`
-			ToolCalls json.RawMessage `json:"tool_calls"`
+			Content   json.RawMessage    `json:"content"`
+			ToolPlan  *jsonstr.RawString `json:"tool_plan"`
+			ToolCalls json.RawMessage    `json:"tool_calls"`
 		} `json:"message"`
 		FinishReason string `json:"finish_reason"`
 		Usage        *usage `json:"usage"`
@@ -34,20 +39,20 @@ type streamEvent struct {
 }
 
 // contentDelta is a content delta. Its strings, like the tool plan and
-// the arguments, keep bytes that are not UTF-8 (wire.RawString): a
+// the arguments, keep bytes that are not UTF-8 (jsonstr.RawString): a
 // character split between deltas comes out whole (B05), and one that is
-// invalid is refused by wire.CheckText.
+// invalid is refused by jsonstr.CheckText.
 type contentDelta struct {
-	Type     string          `json:"type"`
-	Text     *wire.RawString `json:"text"`
-	Thinking *wire.RawString `json:"thinking"`
+	Type     string             `json:"type"`
+	Text     *jsonstr.RawString `json:"text"`
+	Thinking *jsonstr.RawString `json:"thinking"`
 }
 
 type toolCallDelta struct {
 	ID       string `json:"id"`
 	Function *struct {
-		Name      string          `json:"name"`
-		Arguments *wire.RawString `json:"arguments"`
+		Name      string             `json:"name"`
+		Arguments *jsonstr.RawString `json:"arguments"`
 	} `json:"function"`
 }
 
@@ -140,8 +145,8 @@ func general(data []byte, ev *v2Event) error {
 }
 
 type eventStream struct {
-	r     *wire.SSEReader
-	q     wire.Queue
+	r     *sseio.Reader
+	q     streamdec.Queue
 	calls openCalls
 	err   error
 	// known says an event of the protocol was read; unknownAt is the
@@ -241,7 +246,7 @@ func knownEvent(typ string) bool {
 // *DecodeError wrapping core.ErrNotStream at the offset of the first event
 // it could not use, or byte 0.
 func (a *Adapter) DecodeStream(r io.Reader) core.EventStream {
-	return wire.GuardStream(r, a.decodeStream)
+	return vendorerr.GuardStream(r, a.decodeStream)
 }
 
 // decodeStream decodes a stream of the protocol's own events, v2 SSE or
@@ -250,7 +255,7 @@ func (a *Adapter) decodeStream(r io.Reader) core.EventStream {
 	return &dialectStream{a: a, r: r}
 }
 
-// newStream returns the v2 SSE decoder of r, before wire.CheckText.
+// newStream returns the v2 SSE decoder of r, before jsonstr.CheckText.
 func (a *Adapter) newStream(r io.Reader) *eventStream {
 	s := new(eventStream)
 	s.init(a, r)
@@ -259,22 +264,22 @@ func (a *Adapter) newStream(r io.Reader) *eventStream {
 
 // init makes s the v2 SSE decoder of r.
 func (s *eventStream) init(a *Adapter, r io.Reader) {
-	s.r = wire.NewSSEReader(r, a.maxEvent, "cohere", core.ErrTooLarge, eventTypes...)
+	s.r = sseio.NewReader(r, a.maxEvent, "cohere", core.ErrTooLarge, eventTypes...)
 	s.q.Use(s.queued[:])
 	s.fast.off = a.slowOnly
 }
 
 // start makes s the v2 SSE decoder of r and returns it checked by
-// wire.CheckText.
+// jsonstr.CheckText.
 func (s *eventStream) start(a *Adapter, r io.Reader) core.EventStream {
 	s.init(a, r)
-	return wire.CheckText("cohere", s)
+	return jsonstr.CheckText("cohere", s)
 }
 
 // Next returns the next event, io.EOF after the last one, or the error that
 // ended the stream.
 func (s *eventStream) Next() (core.Event, error) {
-	return wire.Pull(&s.q, &s.err, s.pull)
+	return streamdec.Pull(&s.q, &s.err, s.pull)
 }
 
 // pull decodes the next SSE event into the queue, or returns the error
@@ -309,7 +314,7 @@ func (s *eventStream) unknown(off int64) {
 
 // event decodes one SSE event, with the fast path when it can and the
 // general path otherwise, and queues its canonical events.
-func (s *eventStream) event(raw wire.SSEEvent) error {
+func (s *eventStream) event(raw sseio.Event) error {
 	data := bytes.TrimSpace(raw.Data)
 	if len(data) == 0 {
 		s.unknown(raw.Offset)
@@ -593,7 +598,7 @@ func (sw *streamWriter) call(kind core.EventKind, c core.Chunk) error {
 		}
 	case core.EventCallDelta, core.EventCallEnd:
 		var buf [2]string
-		for _, frag := range wire.AppendCallArgs(buf[:0], kind, &c, sw.calls[idx]) {
+		for _, frag := range streamenc.AppendCallArgs(buf[:0], kind, &c, sw.calls[idx]) {
 			if err := sw.argDelta(idx, frag); err != nil {
 				return err
 			}

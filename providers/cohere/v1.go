@@ -9,8 +9,9 @@ import (
 	"strconv"
 
 	"github.com/toolconform/conform/core"
+	"github.com/toolconform/conform/providers/internal/jsonstr"
 	"github.com/toolconform/conform/providers/internal/ndjson"
-	"github.com/toolconform/conform/providers/internal/wire"
+	"github.com/toolconform/conform/providers/internal/streamdec"
 )
 
 // Cohere Chat v1 (/v1/chat, deprecated by v2 but in many recordings) is
@@ -189,7 +190,7 @@ func (d *dialectStream) choose() core.EventStream {
 			case ' ', '\t', '\r', '\n':
 				continue
 			case '{':
-				return wire.CheckText("cohere", &v1Stream{lines: ndjson.NewReader(d, d.a.maxEvent)})
+				return jsonstr.CheckText("cohere", &v1Stream{lines: ndjson.NewReader(d, d.a.maxEvent)})
 			}
 			return d.sse.start(d.a, d)
 		}
@@ -200,7 +201,7 @@ func (d *dialectStream) choose() core.EventStream {
 // v1Stream decodes a Cohere Chat v1 NDJSON stream.
 type v1Stream struct {
 	lines    *ndjson.Reader
-	q        wire.Queue
+	q        streamdec.Queue
 	calls    int
 	id       string
 	metaSent bool
@@ -224,7 +225,7 @@ func (s *v1Stream) emit(e core.Event) {
 }
 
 func (s *v1Stream) Next() (core.Event, error) {
-	return wire.Pull(&s.q, &s.err, s.pull)
+	return streamdec.Pull(&s.q, &s.err, s.pull)
 }
 
 // pull decodes the next line into the queue, or returns the error that

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/toolconform/conform/core"
+	"github.com/toolconform/conform/providers/internal/streamdec"
 	"github.com/toolconform/conform/providers/internal/wire"
 	"github.com/toolconform/conform/sse"
 )
@@ -189,7 +190,7 @@ type interactionStream struct {
 	dec *sse.Decoder
 	// q stamps the interaction's id and model, once interaction.created
 	// names them, on the next event.
-	q     wire.Queue
+	q     streamdec.Queue
 	err   error
 	steps map[int]*iStep
 	calls int
@@ -201,7 +202,7 @@ type interactionStream struct {
 
 func (s *interactionStream) emit(ev core.Event) { s.q.Push(ev) }
 
-func (s *interactionStream) Next() (core.Event, error) { return wire.Pull(&s.q, &s.err, s.pull) }
+func (s *interactionStream) Next() (core.Event, error) { return streamdec.Pull(&s.q, &s.err, s.pull) }
 
 // pull reads one SSE event and queues its events, or returns the error
 // that ends the stream; the calls still held then are queued first.

@@ -6,6 +6,8 @@ import (
 	"strconv"
 
 	"github.com/toolconform/conform/core"
+	"github.com/toolconform/conform/providers/internal/jsonstr"
+	"github.com/toolconform/conform/providers/internal/vendorerr"
 	"github.com/toolconform/conform/providers/internal/wire"
 )
 
@@ -23,9 +25,9 @@ import (
 // other body without candidates is an error wrapping core.ErrMalformed. An error
 // body {"error":{…}} becomes Response.Error.
 func (a *Adapter) DecodeResponse(body []byte) (resp *core.Response, err error) {
-	defer wire.VendorFallback(body, &resp, &err)
+	defer vendorerr.Fallback(body, &resp, &err)
 	const op = "gemini: decode response"
-	if bad := wire.InvalidUTF8At(body); bad >= 0 {
+	if bad := jsonstr.InvalidUTF8At(body); bad >= 0 {
 		return nil, wire.Placed(op, int64(bad), "", core.ErrInvalidUTF8)
 	}
 	var w wireResponse

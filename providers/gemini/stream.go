@@ -10,6 +10,10 @@ import (
 	"unicode/utf8"
 
 	"github.com/toolconform/conform/core"
+	"github.com/toolconform/conform/providers/internal/jsonstr"
+	"github.com/toolconform/conform/providers/internal/streamdec"
+	"github.com/toolconform/conform/providers/internal/streamenc"
+	"github.com/toolconform/conform/providers/internal/vendorerr"
 	"github.com/toolconform/conform/providers/internal/wire"
 	"github.com/toolconform/conform/sse"
 )
@@ -28,7 +32,7 @@ func (a *Adapter) DecodeStream(r io.Reader) core.EventStream {
 }
 
 // newStream returns the decoder of a stream, which guards its start
-// (wire.GuardStream) and checks its text (wire.CheckText) itself.
+// (vendorerr.GuardStream) and checks its text (jsonstr.CheckText) itself.
 func (a *Adapter) newStream(r io.Reader) *stream {
 	s := &stream{a: a}
 	s.src = s.guard.Reader(r)
@@ -42,10 +46,10 @@ const streamOp = "gemini: decode stream"
 
 type stream struct {
 	a *Adapter
-	// guard and check are what wire.GuardStream and wire.CheckText wrap
+	// guard and check are what vendorerr.GuardStream and jsonstr.CheckText wrap
 	// around a decoder, kept in the stream.
-	guard wire.Guard
-	check wire.TextCheck
+	guard vendorerr.Guard
+	check jsonstr.TextCheck
 	// src is the body; head holds the first bytes read from it to find
 	// the stream's form, which rest replays before the rest of src. br is
 	// the buffered reader of the forms that need one: the JSON forms, and
@@ -70,7 +74,7 @@ type stream struct {
 
 	sse *sse.Decoder
 
-	q   wire.Queue
+	q   streamdec.Queue
 	err error
 
 	id, model   string
@@ -126,7 +130,7 @@ func (s *stream) Next() (core.Event, error) { return s.guard.Next(s.checked) }
 func (s *stream) checked() (core.Event, error) { return s.check.Next(s.decoded) }
 
 // decoded is Next before the text check.
-func (s *stream) decoded() (core.Event, error) { return wire.Pull(&s.q, &s.err, s.pull) }
+func (s *stream) decoded() (core.Event, error) { return streamdec.Pull(&s.q, &s.err, s.pull) }
 
 // pull reads one chunk and queues its events, or returns the error that
 // ends the stream.
@@ -172,11 +176,11 @@ func (s *stream) pull() error {
 	}
 	// Text decodes through encoding/json, which would turn bytes that are
 	// not UTF-8 into U+FFFD; a known chunk holding such bytes outside a
-	// call's arguments (which keep their bytes for wire.CheckText to name)
+	// call's arguments (which keep their bytes for jsonstr.CheckText to name)
 	// is refused here, at the bad byte.
 	if s.known && !utf8.Valid(raw) && !argsHoldInvalidUTF8(w) {
 		s.abandon()
-		return wire.Placed(streamOp, off+int64(wire.InvalidUTF8At(raw)), "", core.ErrInvalidUTF8)
+		return wire.Placed(streamOp, off+int64(jsonstr.InvalidUTF8At(raw)), "", core.ErrInvalidUTF8)
 	}
 	if err := s.chunk(w); err != nil {
 		s.abandon()
@@ -672,7 +676,7 @@ func (a *Adapter) EncodeStream(w io.Writer, events []core.Event) error {
 	const op = "gemini: encode stream"
 	var chunks []wireResponse
 	var id, model string
-	var calls wire.WholeCalls
+	var calls streamenc.WholeCalls
 	var usage *core.Usage
 	var finish *core.Event
 	addPart := func(p wirePart) {

@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"github.com/toolconform/conform/core"
+	"github.com/toolconform/conform/providers/internal/jsonstr"
+	"github.com/toolconform/conform/providers/internal/vendorerr"
 	"github.com/toolconform/conform/providers/internal/wire"
 )
 
@@ -467,9 +469,9 @@ func rawFinish(f core.FinishReason, provider string) string {
 // An error body {"error": "..."} becomes Response.Error; any other body
 // without a message is an error wrapping core.ErrMalformed.
 func (a *Adapter) DecodeResponse(body []byte) (resp *core.Response, err error) {
-	defer wire.VendorFallback(body, &resp, &err)
+	defer vendorerr.Fallback(body, &resp, &err)
 	const op = "ollama: decode response"
-	if bad := wire.InvalidUTF8At(body); bad >= 0 {
+	if bad := jsonstr.InvalidUTF8At(body); bad >= 0 {
 		return nil, wire.Placed(op, int64(bad), "", core.ErrInvalidUTF8)
 	}
 	var w wireResponse

@@ -11,7 +11,11 @@ import (
 	"unicode/utf8"
 
 	"github.com/toolconform/conform/core"
+	"github.com/toolconform/conform/providers/internal/jsonstr"
 	"github.com/toolconform/conform/providers/internal/ndjson"
+	"github.com/toolconform/conform/providers/internal/streamdec"
+	"github.com/toolconform/conform/providers/internal/streamenc"
+	"github.com/toolconform/conform/providers/internal/vendorerr"
 	"github.com/toolconform/conform/providers/internal/wire"
 )
 
@@ -35,7 +39,7 @@ func (a *Adapter) DecodeStream(r io.Reader) core.EventStream {
 }
 
 // newStream returns the decoder of a stream, which guards its start
-// (wire.GuardStream) and checks its text (wire.CheckText) itself.
+// (vendorerr.GuardStream) and checks its text (jsonstr.CheckText) itself.
 func (a *Adapter) newStream(r io.Reader) *stream {
 	s := &stream{foreign: -1}
 	s.lines = ndjson.NewReader(s.guard.Reader(r), a.maxLine)
@@ -46,12 +50,12 @@ func (a *Adapter) newStream(r io.Reader) *stream {
 }
 
 type stream struct {
-	// guard and check are what wire.GuardStream and wire.CheckText wrap
+	// guard and check are what vendorerr.GuardStream and jsonstr.CheckText wrap
 	// around a decoder, kept in the stream.
-	guard    wire.Guard
-	check    wire.TextCheck
+	guard    vendorerr.Guard
+	check    jsonstr.TextCheck
 	lines    *ndjson.Reader
-	q        wire.Queue
+	q        streamdec.Queue
 	err      error
 	calls    int
 	model    string
@@ -84,7 +88,7 @@ func (s *stream) Next() (core.Event, error) { return s.guard.Next(s.checked) }
 func (s *stream) checked() (core.Event, error) { return s.check.Next(s.decoded) }
 
 // decoded is Next before the text check.
-func (s *stream) decoded() (core.Event, error) { return wire.Pull(&s.q, &s.err, s.pull) }
+func (s *stream) decoded() (core.Event, error) { return streamdec.Pull(&s.q, &s.err, s.pull) }
 
 func (s *stream) emit(ev core.Event) {
 	if !s.sentMeta && s.model != "" {
@@ -132,11 +136,11 @@ func (s *stream) pull() error {
 	s.known = true
 	// Text decodes through encoding/json, which would turn bytes that are
 	// not UTF-8 into U+FFFD; a line holding such bytes outside a call's
-	// arguments (which keep their bytes for wire.CheckText to name) is
+	// arguments (which keep their bytes for jsonstr.CheckText to name) is
 	// refused here, at the bad byte. A line the fast path decoded is valid
 	// UTF-8 throughout.
 	if !fast && !utf8.Valid(line) && !argsHoldInvalidUTF8(w) {
-		return wire.Placed(streamOp, off+int64(wire.InvalidUTF8At(line)), "", core.ErrInvalidUTF8)
+		return wire.Placed(streamOp, off+int64(jsonstr.InvalidUTF8At(line)), "", core.ErrInvalidUTF8)
 	}
 	if s.model == "" {
 		s.model = w.Model
@@ -244,7 +248,7 @@ func (a *Adapter) EncodeStream(w io.Writer, events []core.Event) error {
 		_, err = bw.Write(b)
 		return err
 	}
-	var calls wire.WholeCalls
+	var calls streamenc.WholeCalls
 	var usage *core.Usage
 	for i, ev := range events {
 		var err error

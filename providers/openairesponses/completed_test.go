@@ -9,7 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/toolconform/conform/core"
 	"github.com/toolconform/conform/providers/internal/adaptertest"
-	"github.com/toolconform/conform/providers/internal/wire"
+	"github.com/toolconform/conform/providers/internal/jsonstr"
 	"pgregory.net/rapid"
 )
 
@@ -59,7 +59,7 @@ func unquote(t fataler, raw json.RawMessage) string {
 	if len(raw) == 0 || string(raw) == "null" {
 		return ""
 	}
-	s, err := wire.UnquoteRaw(raw)
+	s, err := jsonstr.UnquoteRaw(raw)
 	if err != nil {
 		t.Fatalf("unquote %s: %v", raw, err)
 	}

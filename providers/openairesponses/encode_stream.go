@@ -10,13 +10,15 @@ import (
 	"strings"
 
 	"github.com/toolconform/conform/core"
-	"github.com/toolconform/conform/providers/internal/wire"
+	"github.com/toolconform/conform/providers/internal/jsonstr"
+	"github.com/toolconform/conform/providers/internal/sseio"
+	"github.com/toolconform/conform/providers/internal/streamenc"
 )
 
 // sseWriter numbers the events it writes (sequence_number) on top of the
 // shared writer.
 type sseWriter struct {
-	*wire.SSEWriter
+	*sseio.Writer
 	seq int
 }
 
@@ -86,20 +88,20 @@ func (o *outItem) json() []byte {
 			st = "incomplete"
 		}
 		fmt.Fprintf(&b, `{"id":%s,"type":"function_call","status":%s,"call_id":%s,"name":%s,"arguments":%s}`,
-			wire.QuoteRaw(it.itemID), wire.QuoteRaw(st), wire.QuoteRaw(it.callID), wire.QuoteRaw(it.name), wire.QuoteRaw(it.args.String()))
+			jsonstr.QuoteRaw(it.itemID), jsonstr.QuoteRaw(st), jsonstr.QuoteRaw(it.callID), jsonstr.QuoteRaw(it.name), jsonstr.QuoteRaw(it.args.String()))
 	case "reasoning":
-		fmt.Fprintf(&b, `{"id":%s,"type":"reasoning","summary":[`, wire.QuoteRaw(o.id))
+		fmt.Fprintf(&b, `{"id":%s,"type":"reasoning","summary":[`, jsonstr.QuoteRaw(o.id))
 		if o.text.Len() > 0 {
-			fmt.Fprintf(&b, `{"type":"summary_text","text":%s}`, wire.QuoteRaw(o.text.String()))
+			fmt.Fprintf(&b, `{"type":"summary_text","text":%s}`, jsonstr.QuoteRaw(o.text.String()))
 		}
 		b.WriteString("]")
 		if o.encrypted != "" {
-			fmt.Fprintf(&b, `,"encrypted_content":%s`, wire.QuoteRaw(o.encrypted))
+			fmt.Fprintf(&b, `,"encrypted_content":%s`, jsonstr.QuoteRaw(o.encrypted))
 		}
 		b.WriteString(`,"status":"completed"}`)
 	default:
 		fmt.Fprintf(&b, `{"id":%s,"type":"message","status":"completed","role":"assistant","content":[{"type":"output_text","text":%s,"annotations":[]}]}`,
-			wire.QuoteRaw(o.id), wire.QuoteRaw(o.text.String()))
+			jsonstr.QuoteRaw(o.id), jsonstr.QuoteRaw(o.text.String()))
 	}
 	return b.Bytes()
 }
@@ -156,13 +158,13 @@ const createdAt = 0
 // plan events and chunk fields other than routing, name and arguments are
 // dropped.
 func (a *Adapter) EncodeStream(w io.Writer, events []core.Event) error {
-	sw := &sseWriter{SSEWriter: wire.NewSSEWriter(w)}
-	id, model := wire.ResponseMeta(events)
+	sw := &sseWriter{Writer: sseio.NewWriter(w)}
+	id, model := streamenc.ResponseMeta(events)
 	created := map[string]any{"id": id, "object": "response", "created_at": createdAt, "model": model, "status": "in_progress",
 		"output": []any{}, "error": nil, "incomplete_details": nil, "usage": nil}
 	sw.write("response.created", map[string]any{"response": created})
 	sw.write("response.in_progress", map[string]any{"response": created})
-	var indexes wire.Indexes
+	var indexes streamenc.Indexes
 	curIdx, curKind, curItem, nItems := -1, "", "", 0
 	var items []*outItem
 	var cur *outItem
@@ -172,14 +174,14 @@ func (a *Adapter) EncodeStream(w io.Writer, events []core.Event) error {
 		}
 		// As real streams do, the text and its part are closed before
 		// the item, with their whole text.
-		text := wire.QuoteRaw(cur.text.String())
+		text := jsonstr.QuoteRaw(cur.text.String())
 		switch {
 		case cur.kind == "message":
-			sw.writeRaw("response.output_text.done", fmt.Sprintf(`"item_id":%s,"output_index":%d,"content_index":0,"text":%s,"logprobs":[]`, wire.QuoteRaw(curItem), curIdx, text))
-			sw.writeRaw("response.content_part.done", fmt.Sprintf(`"item_id":%s,"output_index":%d,"content_index":0,"part":{"type":"output_text","annotations":[],"logprobs":[],"text":%s}`, wire.QuoteRaw(curItem), curIdx, text))
+			sw.writeRaw("response.output_text.done", fmt.Sprintf(`"item_id":%s,"output_index":%d,"content_index":0,"text":%s,"logprobs":[]`, jsonstr.QuoteRaw(curItem), curIdx, text))
+			sw.writeRaw("response.content_part.done", fmt.Sprintf(`"item_id":%s,"output_index":%d,"content_index":0,"part":{"type":"output_text","annotations":[],"logprobs":[],"text":%s}`, jsonstr.QuoteRaw(curItem), curIdx, text))
 		case cur.kind == "reasoning" && cur.summary:
-			sw.writeRaw("response.reasoning_summary_text.done", fmt.Sprintf(`"item_id":%s,"output_index":%d,"summary_index":0,"text":%s`, wire.QuoteRaw(curItem), curIdx, text))
-			sw.writeRaw("response.reasoning_summary_part.done", fmt.Sprintf(`"item_id":%s,"output_index":%d,"summary_index":0,"part":{"type":"summary_text","text":%s}`, wire.QuoteRaw(curItem), curIdx, text))
+			sw.writeRaw("response.reasoning_summary_text.done", fmt.Sprintf(`"item_id":%s,"output_index":%d,"summary_index":0,"text":%s`, jsonstr.QuoteRaw(curItem), curIdx, text))
+			sw.writeRaw("response.reasoning_summary_part.done", fmt.Sprintf(`"item_id":%s,"output_index":%d,"summary_index":0,"part":{"type":"summary_text","text":%s}`, jsonstr.QuoteRaw(curItem), curIdx, text))
 		}
 		sw.writeRaw("response.output_item.done", fmt.Sprintf(`"output_index":%d,"item":%s`, curIdx, cur.json()))
 		curIdx, curKind, curItem, cur = -1, "", "", nil
@@ -249,17 +251,17 @@ func (a *Adapter) EncodeStream(w io.Writer, events []core.Event) error {
 			open("message", "")
 			cur.text.WriteString(e.Text)
 			if e.Text != "" {
-				sw.writeRaw("response.output_text.delta", fmt.Sprintf(`"item_id":%s,"output_index":%d,"content_index":0,"delta":%s,"logprobs":[]`, wire.QuoteRaw(curItem), curIdx, wire.QuoteRaw(e.Text)))
+				sw.writeRaw("response.output_text.delta", fmt.Sprintf(`"item_id":%s,"output_index":%d,"content_index":0,"delta":%s,"logprobs":[]`, jsonstr.QuoteRaw(curItem), curIdx, jsonstr.QuoteRaw(e.Text)))
 			}
 		case core.EventThinking:
 			open("reasoning", e.ItemID)
 			cur.text.WriteString(e.Text)
 			if e.Text != "" && !cur.summary {
 				cur.summary = true
-				sw.writeRaw("response.reasoning_summary_part.added", fmt.Sprintf(`"item_id":%s,"output_index":%d,"summary_index":0,"part":{"type":"summary_text","text":""}`, wire.QuoteRaw(curItem), curIdx))
+				sw.writeRaw("response.reasoning_summary_part.added", fmt.Sprintf(`"item_id":%s,"output_index":%d,"summary_index":0,"part":{"type":"summary_text","text":""}`, jsonstr.QuoteRaw(curItem), curIdx))
 			}
 			if e.Text != "" {
-				sw.writeRaw("response.reasoning_summary_text.delta", fmt.Sprintf(`"item_id":%s,"output_index":%d,"summary_index":0,"delta":%s`, wire.QuoteRaw(curItem), curIdx, wire.QuoteRaw(e.Text)))
+				sw.writeRaw("response.reasoning_summary_text.delta", fmt.Sprintf(`"item_id":%s,"output_index":%d,"summary_index":0,"delta":%s`, jsonstr.QuoteRaw(curItem), curIdx, jsonstr.QuoteRaw(e.Text)))
 			}
 			if e.Signature != "" {
 				cur.encrypted = e.Signature
@@ -290,7 +292,7 @@ func (a *Adapter) EncodeStream(w io.Writer, events []core.Event) error {
 			sawCall = true
 			items = append(items, &outItem{index: idx, kind: "function_call", id: it.itemID, call: it})
 			sw.writeRaw("response.output_item.added", fmt.Sprintf(`"output_index":%d,"item":{"id":%s,"type":"function_call","status":"in_progress","call_id":%s,"name":%s,"arguments":%s}`,
-				idx, wire.QuoteRaw(it.itemID), wire.QuoteRaw(it.callID), wire.QuoteRaw(it.name), wire.QuoteRaw(c.ArgsDelta)))
+				idx, jsonstr.QuoteRaw(it.itemID), jsonstr.QuoteRaw(it.callID), jsonstr.QuoteRaw(it.name), jsonstr.QuoteRaw(c.ArgsDelta)))
 		case core.EventCallDelta:
 			it, err := resolve(i, e.Chunk)
 			if err != nil {
@@ -298,7 +300,7 @@ func (a *Adapter) EncodeStream(w io.Writer, events []core.Event) error {
 			}
 			if e.Chunk.ArgsDelta != "" {
 				it.args.WriteString(e.Chunk.ArgsDelta)
-				sw.writeRaw("response.function_call_arguments.delta", fmt.Sprintf(`"item_id":%s,"output_index":%d,"delta":%s`, wire.QuoteRaw(it.itemID), it.index, wire.QuoteRaw(e.Chunk.ArgsDelta)))
+				sw.writeRaw("response.function_call_arguments.delta", fmt.Sprintf(`"item_id":%s,"output_index":%d,"delta":%s`, jsonstr.QuoteRaw(it.itemID), it.index, jsonstr.QuoteRaw(e.Chunk.ArgsDelta)))
 			}
 		case core.EventCallEnd:
 			it, err := resolve(i, e.Chunk)
@@ -312,9 +314,9 @@ func (a *Adapter) EncodeStream(w io.Writer, events []core.Event) error {
 				it.args.Reset()
 				it.args.WriteString(args)
 			}
-			sw.writeRaw("response.function_call_arguments.done", fmt.Sprintf(`"item_id":%s,"output_index":%d,"arguments":%s`, wire.QuoteRaw(it.itemID), it.index, wire.QuoteRaw(args)))
+			sw.writeRaw("response.function_call_arguments.done", fmt.Sprintf(`"item_id":%s,"output_index":%d,"arguments":%s`, jsonstr.QuoteRaw(it.itemID), it.index, jsonstr.QuoteRaw(args)))
 			sw.writeRaw("response.output_item.done", fmt.Sprintf(`"output_index":%d,"item":{"id":%s,"type":"function_call","status":"completed","call_id":%s,"name":%s,"arguments":%s}`,
-				it.index, wire.QuoteRaw(it.itemID), wire.QuoteRaw(it.callID), wire.QuoteRaw(it.name), wire.QuoteRaw(args)))
+				it.index, jsonstr.QuoteRaw(it.itemID), jsonstr.QuoteRaw(it.callID), jsonstr.QuoteRaw(it.name), jsonstr.QuoteRaw(args)))
 		case core.EventUsage:
 			if e.Usage != nil {
 				u := *e.Usage

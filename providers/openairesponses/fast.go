@@ -72,7 +72,7 @@ func (s *stream) fast(data []byte) bool {
 	switch {
 	case !f.hasDlt || f.kind == fastIgnored:
 	default:
-		// As wire.UnquoteRaw: bytes that are not UTF-8 pass unchanged and
+		// As jsonstr.UnquoteRaw: bytes that are not UTF-8 pass unchanged and
 		// a lone surrogate escape becomes U+FFFD.
 		d, ok := s.strs.Raw(f.delta, f.dltEsc)
 		if !ok {

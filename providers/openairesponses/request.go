@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/toolconform/conform/core"
+	"github.com/toolconform/conform/providers/internal/jsonstr"
 	"github.com/toolconform/conform/providers/internal/oaichat"
 	"github.com/toolconform/conform/providers/internal/wire"
 )
@@ -177,7 +178,7 @@ func argsOf(raw json.RawMessage) (string, bool) {
 		return "", false
 	}
 	if raw[0] == '"' {
-		s, err := wire.UnquoteRaw(raw)
+		s, err := jsonstr.UnquoteRaw(raw)
 		if err != nil {
 			return "", false
 		}

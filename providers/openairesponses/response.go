@@ -6,7 +6,8 @@ import (
 	"fmt"
 
 	"github.com/toolconform/conform/core"
-	"github.com/toolconform/conform/providers/internal/wire"
+	"github.com/toolconform/conform/providers/internal/jsonstr"
+	"github.com/toolconform/conform/providers/internal/vendorerr"
 )
 
 type wireUsage struct {
@@ -131,9 +132,9 @@ func callOf(it wireItem) (c core.Call, ok bool) {
 // response sets Response.Error; any other body without an output list is
 // an error wrapping core.ErrMalformed.
 func (a *Adapter) DecodeResponse(body []byte) (resp *core.Response, err error) {
-	defer wire.VendorFallback(body, &resp, &err)
+	defer vendorerr.Fallback(body, &resp, &err)
 	const op = "decode response"
-	if err := wire.CheckUTF8(protocolName, op, body); err != nil {
+	if err := jsonstr.CheckUTF8(protocolName, op, body); err != nil {
 		return nil, err
 	}
 	var w wireResponse

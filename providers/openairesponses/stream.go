@@ -9,6 +9,10 @@ import (
 
 	"github.com/toolconform/conform/core"
 	"github.com/toolconform/conform/providers/internal/jsonscan"
+	"github.com/toolconform/conform/providers/internal/jsonstr"
+	"github.com/toolconform/conform/providers/internal/sseio"
+	"github.com/toolconform/conform/providers/internal/streamdec"
+	"github.com/toolconform/conform/providers/internal/vendorerr"
 	"github.com/toolconform/conform/providers/internal/wire"
 )
 
@@ -31,12 +35,12 @@ type callState struct {
 
 type stream struct {
 	a        *Adapter
-	sse      wire.SSEReader
-	guard    wire.Guard
-	check    wire.TextCheck
-	q        wire.Queue
-	calls    wire.SmallMap[callState] // by item id
-	callIDs  wire.SmallMap[struct{}]
+	sse      sseio.Reader
+	guard    vendorerr.Guard
+	check    jsonstr.TextCheck
+	q        streamdec.Queue
+	calls    streamdec.SmallMap[callState] // by item id
+	callIDs  streamdec.SmallMap[struct{}]
 	sawCall  bool
 	finished bool
 	errored  bool
@@ -79,7 +83,7 @@ type stream struct {
 func (a *Adapter) DecodeStream(r io.Reader) core.EventStream { return a.newStream(r) }
 
 // newStream returns the decoder of a stream, which guards its start
-// (wire.GuardStream) and checks its text (wire.CheckText) itself.
+// (vendorerr.GuardStream) and checks its text (jsonstr.CheckText) itself.
 func (a *Adapter) newStream(r io.Reader) *stream {
 	s := &stream{a: a}
 	s.check.Protocol = protocolName
@@ -111,7 +115,7 @@ func (s *stream) args(raw json.RawMessage) string {
 		args, _ := argsOf(raw)
 		return args
 	}
-	// As wire.UnquoteRaw, which argsOf calls.
+	// As jsonstr.UnquoteRaw, which argsOf calls.
 	v, ok := s.strs.Raw(raw[1:len(raw)-1], bytes.IndexByte(raw, '\\') >= 0)
 	if !ok {
 		return ""
@@ -146,7 +150,7 @@ func (s *stream) Next() (core.Event, error) { return s.guard.Next(s.checked) }
 func (s *stream) checked() (core.Event, error) { return s.check.Next(s.decoded) }
 
 // decoded is the next decoded event.
-func (s *stream) decoded() (core.Event, error) { return wire.Pull(&s.q, &s.err, s.pull) }
+func (s *stream) decoded() (core.Event, error) { return streamdec.Pull(&s.q, &s.err, s.pull) }
 
 // pull decodes one SSE event into the queue, or returns the error that ends
 // the stream.
@@ -170,7 +174,7 @@ func (s *stream) atEOF() error {
 		if s.sawUnknown {
 			off = s.unknownAt
 		}
-		return wire.NotStream(protocolName, off, s.sse.Offset(), core.ErrMalformed)
+		return streamdec.NotStream(protocolName, off, s.sse.Offset(), core.ErrMalformed)
 	}
 	if !s.finished && !s.errored && (s.q.ID != "" || s.sawCall || s.q.Stamped()) {
 		return &DecodeError{Protocol: protocolName, Op: "decode stream", Offset: s.sse.Offset(), Err: fmt.Errorf("%w: no response.completed, response.incomplete, response.failed or error event", core.ErrTruncated)}
@@ -178,23 +182,23 @@ func (s *stream) atEOF() error {
 	return io.EOF
 }
 
-func (s *stream) fail(ev wire.SSEEvent, format string, args ...any) error {
+func (s *stream) fail(ev sseio.Event, format string, args ...any) error {
 	return &DecodeError{Protocol: protocolName, Op: "decode stream", Offset: ev.Offset, Err: fmt.Errorf("%w: "+format, append([]any{core.ErrMalformed}, args...)...)}
 }
 
-func (s *stream) str(ev wire.SSEEvent, raw json.RawMessage, field string) (string, error) {
+func (s *stream) str(ev sseio.Event, raw json.RawMessage, field string) (string, error) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || string(raw) == "null" {
 		return "", nil
 	}
-	v, err := wire.UnquoteRaw(raw)
+	v, err := jsonstr.UnquoteRaw(raw)
 	if err != nil {
 		return "", s.fail(ev, "%s: %v", field, err)
 	}
 	return v, nil
 }
 
-func (s *stream) handle(ev wire.SSEEvent) error {
+func (s *stream) handle(ev sseio.Event) error {
 	data := bytes.TrimSpace(ev.Data)
 	if string(data) == "[DONE]" {
 		s.known = true

@@ -30,7 +30,7 @@
 // String values come back as the bytes between the quotes with a flag
 // saying whether they hold escapes. Strings turns them into Go strings:
 // Text as encoding/json would decode them (refusing invalid UTF-8 and lone
-// surrogate escapes, which encoding/json replaces), Raw as wire.UnquoteRaw
+// surrogate escapes, which encoding/json replaces), Raw as jsonstr.UnquoteRaw
 // would (bytes that are not UTF-8 pass unchanged). Both copy small strings
 // into an append-only arena, so that a stream of small deltas costs an
 // allocation per arena block rather than one per string. Arena and

@@ -4,7 +4,7 @@ import (
 	"unicode/utf8"
 	"unsafe"
 
-	"github.com/toolconform/conform/providers/internal/wire"
+	"github.com/toolconform/conform/providers/internal/jsonstr"
 )
 
 // The string arena: small strings are copied into shared append-only
@@ -62,7 +62,7 @@ func Unescape(scratch *[]byte, raw []byte, esc bool) ([]byte, bool) {
 	if !esc {
 		return raw, true
 	}
-	out, lone, err := wire.AppendUnescaped(reserve(scratch, len(raw)), raw)
+	out, lone, err := jsonstr.AppendUnescaped(reserve(scratch, len(raw)), raw)
 	*scratch = out
 	if err != nil || lone {
 		return nil, false
@@ -83,7 +83,7 @@ func reserve(scratch *[]byte, n int) []byte {
 // minScratch is the least capacity reserve gives an unescape buffer.
 const minScratch = 256
 
-// UnescapeRaw is Unescape as wire.UnquoteRaw decodes: bytes that are not
+// UnescapeRaw is Unescape as jsonstr.UnquoteRaw decodes: bytes that are not
 // valid UTF-8 pass unchanged and a \u escape of a lone surrogate becomes
 // U+FFFD. It reports false only for a malformed escape, which Str never
 // returns.
@@ -91,7 +91,7 @@ func UnescapeRaw(scratch *[]byte, raw []byte, esc bool) ([]byte, bool) {
 	if !esc {
 		return raw, true
 	}
-	out, _, err := wire.AppendUnescaped(reserve(scratch, len(raw)), raw)
+	out, _, err := jsonstr.AppendUnescaped(reserve(scratch, len(raw)), raw)
 	*scratch = out
 	if err != nil {
 		return nil, false

@@ -5,7 +5,7 @@ import "github.com/toolconform/conform/core"
 // Use gives t its first storage: arena, the first block of its arena, and
 // scratch, its first unescape buffer, both taken empty. A decoder that
 // keeps small arrays beside its Strings spares their allocations, as
-// wire.Queue.Use does for events; strings made in arena point into it, and
+// streamdec.Queue.Use does for events; strings made in arena point into it, and
 // it is never written again where they point.
 func (t *Strings) Use(arena, scratch []byte) {
 	t.arena, t.scratch = Arena(arena[:0]), scratch[:0]

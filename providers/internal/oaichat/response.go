@@ -5,6 +5,8 @@ import (
 	"fmt"
 
 	"github.com/toolconform/conform/core"
+	"github.com/toolconform/conform/providers/internal/jsonstr"
+	"github.com/toolconform/conform/providers/internal/vendorerr"
 	"github.com/toolconform/conform/providers/internal/wire"
 )
 
@@ -28,9 +30,9 @@ func pickChoice(cs []wireChoice) *wireChoice {
 // is an error wrapping core.ErrMalformed. Calls whose arguments are not
 // complete JSON go to Response.Incomplete, never to the message.
 func (c *Codec) DecodeResponse(body []byte) (resp *core.Response, err error) {
-	defer wire.VendorFallback(body, &resp, &err)
+	defer vendorerr.Fallback(body, &resp, &err)
 	op := c.op("decode response")
-	if bad := wire.InvalidUTF8At(body); bad >= 0 {
+	if bad := jsonstr.InvalidUTF8At(body); bad >= 0 {
 		return nil, wire.Placed(op, int64(bad), "", core.ErrInvalidUTF8)
 	}
 	var w wireResponse

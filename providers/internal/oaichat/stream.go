@@ -11,6 +11,9 @@ import (
 	"github.com/toolconform/conform/core"
 	"github.com/toolconform/conform/internal/jsonvalue"
 	"github.com/toolconform/conform/providers/internal/jsonscan"
+	"github.com/toolconform/conform/providers/internal/jsonstr"
+	"github.com/toolconform/conform/providers/internal/streamdec"
+	"github.com/toolconform/conform/providers/internal/vendorerr"
 	"github.com/toolconform/conform/providers/internal/wire"
 	"github.com/toolconform/conform/sse"
 )
@@ -23,10 +26,10 @@ import (
 // *DecodeError wrapping core.ErrNotStream at the offset of the first event it
 // could not use, or byte 0.
 func (c *Codec) DecodeStream(r io.Reader) core.EventStream {
-	return wire.CheckText(c.cfg.Name, c.newStream(r))
+	return jsonstr.CheckText(c.cfg.Name, c.newStream(r))
 }
 
-// DecodeGuardedStream is wire.GuardStream over DecodeStream, the adapters'
+// DecodeGuardedStream is vendorerr.GuardStream over DecodeStream, the adapters'
 // DecodeStream: a body that fails before its first event and is a vendor
 // error body yields that error. The guard and the text check are kept in
 // the stream instead of allocated around it.
@@ -40,7 +43,7 @@ func (c *Codec) DecodeGuardedStream(r io.Reader) core.EventStream {
 // guardedStream is a stream read through its guard and text check.
 type guardedStream stream
 
-// Next returns the next event as wire.GuardStream over wire.CheckText over
+// Next returns the next event as vendorerr.GuardStream over jsonstr.CheckText over
 // the stream gives it.
 func (g *guardedStream) Next() (core.Event, error) { return g.guard.Next(g.checked) }
 
@@ -65,12 +68,12 @@ const jsonSpace = " \t\r\n"
 type stream struct {
 	c  *Codec
 	op string
-	in wire.StreamInput
+	in streamdec.Input
 	// guard and check are the guard and text check of DecodeGuardedStream.
-	guard wire.Guard
-	check wire.TextCheck
+	guard vendorerr.Guard
+	check jsonstr.TextCheck
 	dec   sse.Decoder
-	q     wire.Queue
+	q     streamdec.Queue
 	done  bool
 	err   error
 
@@ -345,7 +348,7 @@ func isCopy(before, args string) bool {
 }
 
 // Next returns the next event, io.EOF after the last, or a *DecodeError.
-func (s *stream) Next() (core.Event, error) { return wire.Pull(&s.q, &s.err, s.pull) }
+func (s *stream) Next() (core.Event, error) { return streamdec.Pull(&s.q, &s.err, s.pull) }
 
 // pull decodes the next SSE event into the queue, or returns the error
 // that ends the stream.
@@ -510,15 +513,15 @@ func (s *stream) endChunk() {
 }
 
 // deltaContent is decodeContent for a stream delta: a string is unquoted
-// with its bytes kept (wire.UnquoteRaw), so that a character split between
+// with its bytes kept (jsonstr.UnquoteRaw), so that a character split between
 // deltas comes out whole (B05) and one that is not UTF-8 is refused by
-// wire.CheckText instead of being replaced by U+FFFD.
+// jsonstr.CheckText instead of being replaced by U+FFFD.
 func deltaContent(op string, raw json.RawMessage, path string) ([]core.Part, error) {
 	t := bytes.TrimSpace(raw)
 	if len(t) == 0 || t[0] != '"' {
 		return decodeContent(op, raw, path)
 	}
-	text, err := wire.UnquoteRaw(t)
+	text, err := jsonstr.UnquoteRaw(t)
 	if err != nil {
 		return nil, fieldError(op, path, fmt.Errorf("%w: %v", core.ErrMalformed, err))
 	}
@@ -573,8 +576,8 @@ func (s *stream) choice(ch *wireChoice, off int64, i int) error {
 					// Bytes that are not UTF-8 are kept, so that a
 					// character split between deltas comes out whole
 					// (B05) and one that is invalid is refused
-					// (wire.CheckText), not replaced by U+FFFD.
-					d, err := wire.UnquoteRaw(raw)
+					// (jsonstr.CheckText), not replaced by U+FFFD.
+					d, err := jsonstr.UnquoteRaw(raw)
 					chunk.ArgsDelta = d
 					if err != nil {
 						return wire.Placed(s.op, off, pathf("choices[%d].delta.tool_calls[%d].function.arguments", i, j), fmt.Errorf("%w: %v", core.ErrMalformed, err))

@@ -1,44 +1,17 @@
-// Package wire holds the pieces of wire handling that several provider
-// adapters share, each written once:
+// Package wire is the error family of the built-in adapters: DecodeError
+// (protocol, operation, byte offset, event or frame type, JSON path, and
+// the sentinel it wraps); Placed, which builds one from an operation named
+// with its protocol; JSONError, JSONPlace, StrictUnmarshal and
+// WrapJSONError, which place an encoding/json error at its offset in the
+// whole body; History, which names the protocol in core's history errors;
+// and CheckToolChoice, the one check of a tool choice's mode.
 //
-//   - UnquoteRaw and QuoteRaw, a JSON string codec that keeps bytes that
-//     are not valid UTF-8, so that a character split between two stream
-//     deltas reassembles exactly (B05), and AppendUnescaped, the unescaper
-//     under UnquoteRaw that the Chat Completions fast path (oaichat) also
-//     calls, with a reused buffer and its report of lone surrogates;
-//   - DecodeError (carrying the protocol's name, a byte offset, an event
-//     or frame type and a JSON path), Placed, which builds a DecodeError
-//     from an operation named with its protocol, JSONError, which turns an
-//     encoding/json error into a DecodeError at the offset in the whole
-//     body, and History, which names the protocol in core's history errors;
-//   - CheckToolChoice and CheckResultParts, which refuse a tool choice of no
-//     known mode and a tool_result part without its result for the
-//     encoders that would otherwise drop them (Bedrock, Cohere, Gemini,
-//     Ollama);
-//   - SSEReader, the shared SSE decoder with the adapters' error types;
-//     SSEWriter, the writer of the Anthropic and OpenAI Responses stream
-//     encoders, which keeps the first error;
-//   - Queue, the events decoded from one wire event waiting for Next, with
-//     the response id and model stamped on the first, and Pull, the Next
-//     loop over it that Anthropic, OpenAI Responses, Gemini and Ollama
-//     share;
-//   - ResponseMeta, Indexes and AppendCallArgs (which argument texts a call
-//     delta or end chunk writes) for stream encoders;
-//   - StrictUnmarshal (one JSON value, nothing after it, with the offset
-//     and field of a fault), JSONPlace and WrapJSONError, which Bedrock and
-//     Cohere use to place encoding/json errors in bodies and stream events;
-//   - NotStream and StreamInput, how a stream decoder tells input of no
-//     event of its protocol (core.ErrNotStream, at the offset of the first
-//     unusable event) from blank input, the same whatever the read sizes;
-//   - InputConflict and ErrInputConflict, the A18 rule for a tool_use whose
-//     start carries input and whose deltas follow (Anthropic, Bedrock
-//     InvokeModel);
-//   - VendorError, VendorFallback and GuardStream: the error bodies vendors
-//     send in place of a protocol's (an error object or string, detail,
-//     message, lists of errors), which every adapter reports as provider
-//     errors, whole or in answer to a streaming request;
-//   - ThinkingAfterCall, the G12 check that no thinking part follows a
-//     call in one assistant message (Anthropic, Bedrock).
+// The other pieces the adapters share live beside it, one job each:
+// jsonstr (JSON strings that keep their bytes, and the text rule), sseio
+// (SSE read and write), streamdec (the stream decoder's queue, pull loop
+// and input), vendorerr (vendors' error bodies), streamenc (what stream
+// encoders share), rules (A18 and G12, each applied by two adapters),
+// jsonscan (the fast paths' scanner) and ndjson.
 //
 // Errors. A decode fault is a *DecodeError (protocol, operation, byte
 // offset, event or frame type, JSON path, and the sentinel it wraps) in
@@ -67,8 +40,4 @@
 // bedrock.ErrChecksum) is never true of another protocol's stream while
 // errors.Is(err, core.ErrMalformed) is true of every malformed one.
 // providers/sentinels_test.go holds all eight adapters to this.
-//
-// Not shared: the Option types. An Option is a func(*Adapter) of its own
-// package's Adapter, one line that cannot be shared without a type parameter
-// that would only add noise.
 package wire

@@ -1,4 +1,4 @@
-package wire
+package sseio
 
 import (
 	"errors"
@@ -22,9 +22,9 @@ func (f *failAfter) Write(p []byte) (int, error) {
 	return f.got.WriteString(string(p))
 }
 
-func TestSSEWriterKeepsTheFirstError(t *testing.T) {
+func TestWriterKeepsTheFirstError(t *testing.T) {
 	w := &failAfter{n: 64}
-	sw := NewSSEWriter(w)
+	sw := NewWriter(w)
 	sw.WriteJSON("a", map[string]int{"x": 1})
 	if want := "event: a\ndata: {\"x\":1}\n\n"; w.got.String() != want || sw.Err() != nil {
 		t.Fatalf("wrote %q (err %v), want %q", w.got.String(), sw.Err(), want)
@@ -41,7 +41,7 @@ func TestSSEWriterKeepsTheFirstError(t *testing.T) {
 	if w.got.Len() != len("event: a\ndata: {\"x\":1}\n\n") {
 		t.Errorf("wrote %q after the first error", w.got.String())
 	}
-	sw2 := NewSSEWriter(&failAfter{n: 0})
+	sw2 := NewWriter(&failAfter{n: 0})
 	sw2.Write("a", []byte("{}"))
 	if !errors.Is(sw2.Err(), errFull) {
 		t.Errorf("Err() = %v, want the writer's error", sw2.Err())

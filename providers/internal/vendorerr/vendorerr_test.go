@@ -1,4 +1,4 @@
-package wire
+package vendorerr
 
 import (
 	"fmt"
@@ -13,7 +13,7 @@ import (
 	"github.com/toolconform/conform/core"
 )
 
-func TestVendorError(t *testing.T) {
+func TestFromBody(t *testing.T) {
 	tests := []struct {
 		name string
 		body string
@@ -51,8 +51,8 @@ func TestVendorError(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if diff := cmp.Diff(tt.want, VendorError([]byte(tt.body))); diff != "" {
-				t.Errorf("VendorError(%s) (-want +got):\n%s", tt.body, diff)
+			if diff := cmp.Diff(tt.want, FromBody([]byte(tt.body))); diff != "" {
+				t.Errorf("FromBody(%s) (-want +got):\n%s", tt.body, diff)
 			}
 		})
 	}
@@ -86,7 +86,7 @@ func TestGuardStream(t *testing.T) {
 	pe := &core.ProviderError{Message: "Invalid API Key"}
 	// Bodies longer than the bytes a Guard keeps in place.
 	longJSON := `{"error": {"type": "invalid_request_error", "message": "` + strings.Repeat("x", 1500) + `"}}`
-	longPE := VendorError([]byte(longJSON))
+	longPE := FromBody([]byte(longJSON))
 	if longPE == nil {
 		t.Fatal("the long error body is no vendor error")
 	}

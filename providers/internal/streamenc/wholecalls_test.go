@@ -1,4 +1,4 @@
-package wire
+package streamenc
 
 import (
 	"encoding/json"

@@ -1,4 +1,4 @@
-package wire
+package vendorerr
 
 import (
 	"bytes"
@@ -12,7 +12,7 @@ import (
 )
 
 // The error bodies vendors send instead of a protocol's own, which every
-// decoder recognises through VendorError when its protocol's decoding
+// decoder recognises through FromBody when its protocol's decoding
 // fails:
 //
 //   - {"error": {"message", "type", "code", "status"}}: OpenAI, Anthropic,
@@ -35,7 +35,7 @@ import (
 // body a decoder refused must stay refused, never read as an error. Nor is
 // a body that is not valid UTF-8, which every decoder refuses by one rule.
 
-// maxVendorErrorBody bounds the bytes VendorError reads and the bytes
+// maxVendorErrorBody bounds the bytes FromBody reads and the bytes
 // GuardStream keeps.
 const maxVendorErrorBody = 1 << 16
 
@@ -53,9 +53,9 @@ var errorKeys = map[string]bool{
 	"details": true, "metadata": true, "innererror": true,
 }
 
-// VendorError reads body as one of the vendor error shapes and returns the
+// FromBody reads body as one of the vendor error shapes and returns the
 // provider error it states, or nil when body is not one.
-func VendorError(body []byte) *core.ProviderError {
+func FromBody(body []byte) *core.ProviderError {
 	body = bytes.TrimSpace(body)
 	if len(body) == 0 || len(body) > maxVendorErrorBody || !utf8.Valid(body) || !json.Valid(body) {
 		return nil
@@ -114,7 +114,7 @@ func errorObject(raw json.RawMessage) *core.ProviderError {
 		}
 		mergeInto(pe, inner)
 	case isArray(get("errors")):
-		inner := VendorError(get("errors"))
+		inner := FromBody(get("errors"))
 		if inner == nil {
 			inner = stringList(get("errors"))
 		}
@@ -240,15 +240,15 @@ func textOf(raw json.RawMessage) string {
 	return ""
 }
 
-// VendorFallback is deferred by a DecodeResponse with named results: when
+// Fallback is deferred by a DecodeResponse with named results: when
 // the protocol's decoding failed and body is a vendor error body (see
-// VendorError), the response becomes that provider error and the error
+// FromBody), the response becomes that provider error and the error
 // nil.
-func VendorFallback(body []byte, resp **core.Response, err *error) {
+func Fallback(body []byte, resp **core.Response, err *error) {
 	if *err == nil {
 		return
 	}
-	if pe := VendorError(body); pe != nil {
+	if pe := FromBody(body); pe != nil {
 		*resp = &core.Response{Message: core.Message{Role: core.RoleAssistant}, Finish: core.FinishError, Error: pe}
 		*err = nil
 	}
@@ -256,7 +256,7 @@ func VendorFallback(body []byte, resp **core.Response, err *error) {
 
 // GuardStream returns the stream decode gives for r, except that when the
 // stream fails before its first event and the bytes it read are a vendor
-// error body (see VendorError), whole or as the data of the first SSE
+// error body (see FromBody), whole or as the data of the first SSE
 // event, the stream yields that provider error as an error event and ends:
 // a server that answers a streaming request with a JSON error body has
 // said something, which is not a malformed stream.
@@ -362,7 +362,7 @@ func (g *Guard) vendorError() *core.ProviderError {
 	for empty := 0; ; {
 		unit, done := firstUnit(g.kept, atEOF)
 		if done {
-			return VendorError(unit)
+			return FromBody(unit)
 		}
 		if len(g.kept) >= maxVendorErrorBody {
 			return nil
@@ -434,7 +434,7 @@ func scanUnit(body []byte, atEOF, build bool) (unit []byte, done bool) {
 
 // jsonValueEnd returns the length of the JSON object or array b starts
 // with, or 0 when it does not end in b. It counts brackets outside strings
-// and checks nothing else (VendorError validates the value); a counter, not
+// and checks nothing else (FromBody validates the value); a counter, not
 // a recursion, so no depth bound is needed.
 func jsonValueEnd(b []byte) int {
 	depth := 0

@@ -1,4 +1,4 @@
-package wire
+package streamdec
 
 import (
 	"io"
@@ -10,9 +10,9 @@ import (
 	"pgregory.net/rapid"
 )
 
-// TestStreamInput checks the verdict of NotStream from the bytes read and
+// TestInput checks the verdict of NotStream from the bytes read and
 // the events reported, whatever the sizes of the reads.
-func TestStreamInput(t *testing.T) {
+func TestInput(t *testing.T) {
 	type verdict struct {
 		Offset, N int64
 		OK        bool
@@ -40,7 +40,7 @@ func TestStreamInput(t *testing.T) {
 	for _, tt := range tests {
 		for rname, wrap := range readers {
 			t.Run(tt.name+"/"+rname, func(t *testing.T) {
-				in := NewStreamInput(wrap(strings.NewReader(tt.body)))
+				in := NewInput(wrap(strings.NewReader(tt.body)))
 				if _, err := io.Copy(io.Discard, in); err != nil {
 					t.Fatal(err)
 				}
@@ -63,14 +63,14 @@ func TestStreamInput(t *testing.T) {
 	}
 }
 
-// TestStreamInputReadSizes checks that a body is blank for StreamInput
+// TestInputReadSizes checks that a body is blank for Input
 // exactly when it is empty after trimming ASCII white space, however it is
 // cut into reads.
-func TestStreamInputReadSizes(t *testing.T) {
+func TestInputReadSizes(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		body := rapid.StringOf(rapid.SampledFrom([]rune(" \t\r\n\u00a0\u2028x"))).Draw(t, "body")
 		cuts := rapid.SliceOf(rapid.IntRange(1, 4)).Draw(t, "cuts")
-		in := NewStreamInput(&cutReader{s: body, cuts: cuts})
+		in := NewInput(&cutReader{s: body, cuts: cuts})
 		if _, err := io.Copy(io.Discard, in); err != nil {
 			t.Fatal(err)
 		}

@@ -1,4 +1,4 @@
-package wire
+package streamenc
 
 import "github.com/toolconform/conform/core"
 

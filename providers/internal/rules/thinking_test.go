@@ -1,4 +1,4 @@
-package wire
+package rules
 
 import (
 	"encoding/json"

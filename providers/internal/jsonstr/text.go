@@ -1,17 +1,18 @@
-package wire
+package jsonstr
 
 import (
 	"fmt"
 	"unicode/utf8"
 
 	"github.com/toolconform/conform/core"
+	"github.com/toolconform/conform/providers/internal/wire"
 )
 
-// CheckUTF8 returns a *DecodeError wrapping core.ErrInvalidUTF8 that names
+// CheckUTF8 returns a *wire.DecodeError wrapping core.ErrInvalidUTF8 that names
 // the first byte of body that is not UTF-8, or nil when body is UTF-8.
 func CheckUTF8(protocol, op string, body []byte) error {
 	if bad := InvalidUTF8At(body); bad >= 0 {
-		return &DecodeError{Protocol: protocol, Op: op, Offset: int64(bad), Err: core.ErrInvalidUTF8}
+		return &wire.DecodeError{Protocol: protocol, Op: op, Offset: int64(bad), Err: core.ErrInvalidUTF8}
 	}
 	return nil
 }
@@ -38,7 +39,7 @@ func InvalidUTF8At(b []byte) int {
 // character split between two deltas comes out whole (B05); a delta may
 // therefore begin with the rest of a character and end with its start, and
 // only those two places may hold an incomplete sequence. Any other byte
-// that is not UTF-8 ends the stream with a *DecodeError wrapping
+// that is not UTF-8 ends the stream with a *wire.DecodeError wrapping
 // core.ErrInvalidUTF8 that names the event, the field and the byte of it.
 func CheckText(protocol string, s core.EventStream) core.EventStream {
 	return &textCheck{TextCheck: TextCheck{Protocol: protocol}, s: s}
@@ -72,7 +73,7 @@ func (c *TextCheck) Next(next func() (core.Event, error)) (core.Event, error) {
 	}
 	c.n++
 	if field, at := invalidText(&ev); at >= 0 {
-		c.err = &DecodeError{Protocol: c.Protocol, Op: "decode stream", Offset: -1, Path: fmt.Sprintf("event %d, %s", c.n, field), Err: fmt.Errorf("byte %d: %w", at, core.ErrInvalidUTF8)}
+		c.err = &wire.DecodeError{Protocol: c.Protocol, Op: "decode stream", Offset: -1, Path: fmt.Sprintf("event %d, %s", c.n, field), Err: fmt.Errorf("byte %d: %w", at, core.ErrInvalidUTF8)}
 		return core.Event{}, c.err
 	}
 	return ev, nil

@@ -1,4 +1,4 @@
-package wire
+package sseio
 
 import (
 	"encoding/json"
@@ -7,19 +7,19 @@ import (
 	"github.com/toolconform/conform/sse"
 )
 
-// SSEWriter writes the events of an encoded SSE stream (the Anthropic and
+// Writer writes the events of an encoded SSE stream (the Anthropic and
 // OpenAI Responses encoders) and keeps the first error: after it every
 // write does nothing, and Err reports it once the stream is written.
-type SSEWriter struct {
+type Writer struct {
 	enc *sse.Encoder
 	err error
 }
 
-// NewSSEWriter returns an SSEWriter writing to w.
-func NewSSEWriter(w io.Writer) *SSEWriter { return &SSEWriter{enc: sse.NewEncoder(w)} }
+// NewWriter returns an Writer writing to w.
+func NewWriter(w io.Writer) *Writer { return &Writer{enc: sse.NewEncoder(w)} }
 
 // Write writes one event of type typ with data as its data.
-func (sw *SSEWriter) Write(typ string, data []byte) {
+func (sw *Writer) Write(typ string, data []byte) {
 	if sw.err != nil {
 		return
 	}
@@ -28,7 +28,7 @@ func (sw *SSEWriter) Write(typ string, data []byte) {
 
 // WriteJSON writes one event of type typ whose data is the JSON encoding of
 // v.
-func (sw *SSEWriter) WriteJSON(typ string, v any) {
+func (sw *Writer) WriteJSON(typ string, v any) {
 	data, err := json.Marshal(v)
 	if err != nil {
 		sw.Fail(err)
@@ -38,11 +38,11 @@ func (sw *SSEWriter) WriteJSON(typ string, v any) {
 }
 
 // Fail records err as the stream's error unless one is already recorded.
-func (sw *SSEWriter) Fail(err error) {
+func (sw *Writer) Fail(err error) {
 	if sw.err == nil {
 		sw.err = err
 	}
 }
 
 // Err returns the first error a write met, or nil.
-func (sw *SSEWriter) Err() error { return sw.err }
+func (sw *Writer) Err() error { return sw.err }

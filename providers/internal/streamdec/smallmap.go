@@ -1,4 +1,4 @@
-package wire
+package streamdec
 
 // SmallMap is a map from strings for the few keys a stream decoder keeps
 // (tool call ids, item ids): a list searched in order while it holds up to

@@ -1,4 +1,4 @@
-package wire
+package streamdec
 
 import "github.com/toolconform/conform/core"
 
