@@ -146,7 +146,7 @@ func (a *Adapter) DecodeStream(r io.Reader) core.EventStream { return a.newStrea
 func (a *Adapter) newStream(r io.Reader) *stream {
 	s := &stream{a: a}
 	s.check.Protocol = protocolName
-	s.sse.Init(s.guard.Reader(r), a.maxEvent, protocolName, core.ErrTooLarge, eventTypes...)
+	s.sse.Init(s.guard.Reader(r), a.maxEvent, protocolName, eventTypes...)
 	s.q.Use(s.events[:])
 	s.first.Use(&s.strs, &s.chunks)
 	return s
@@ -238,7 +238,7 @@ func (s *stream) atEOF() error {
 		if s.sawUnknown {
 			off = s.unknownAt
 		}
-		return streamdec.NotStream(protocolName, off, s.sse.Offset(), core.ErrMalformed)
+		return streamdec.NotStream(protocolName, off, s.sse.Offset())
 	}
 	if s.started && !s.stopped && !s.errored {
 		return &DecodeError{Protocol: protocolName, Op: "decode stream", Offset: s.sse.Offset(), Err: fmt.Errorf("%w: no message_stop", core.ErrTruncated)}

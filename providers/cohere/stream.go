@@ -264,7 +264,7 @@ func (a *Adapter) newStream(r io.Reader) *eventStream {
 
 // init makes s the v2 SSE decoder of r.
 func (s *eventStream) init(a *Adapter, r io.Reader) {
-	s.r = sseio.NewReader(r, a.maxEvent, "cohere", core.ErrTooLarge, eventTypes...)
+	s.r = sseio.NewReader(r, a.maxEvent, "cohere", eventTypes...)
 	s.q.Use(s.queued[:])
 	s.fast.off = a.slowOnly
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/toolconform/conform/core"
 	"github.com/toolconform/conform/providers/internal/streamdec"
 	"github.com/toolconform/conform/providers/internal/wire"
 	"github.com/toolconform/conform/sse"
@@ -25,7 +26,6 @@ type Event struct {
 // own too-large sentinel.
 type Reader struct {
 	protocol string
-	tooLarge error
 	// in counts the bytes read and judges whether they are blank (see
 	// streamdec.Input); its event bookkeeping is not used here.
 	in streamdec.Input
@@ -33,19 +33,19 @@ type Reader struct {
 }
 
 // NewReader returns a reader of the events of r, none larger than max
-// bytes. protocol names the adapter in errors and tooLarge is the sentinel
-// an oversized event's error wraps; types, when given, are the protocol's
-// event types (see sse.EventTypes).
-func NewReader(r io.Reader, max int, protocol string, tooLarge error, types ...string) *Reader {
+// bytes (an oversized event's error wraps core.ErrTooLarge). protocol
+// names the adapter in errors; types, when given, are the protocol's event
+// types (see sse.EventTypes).
+func NewReader(r io.Reader, max int, protocol string, types ...string) *Reader {
 	s := new(Reader)
-	s.Init(r, max, protocol, tooLarge, types...)
+	s.Init(r, max, protocol, types...)
 	return s
 }
 
 // Init makes s, a zero Reader kept in a stream decoder, the reader
 // NewReader returns, which spares its allocation.
-func (s *Reader) Init(r io.Reader, max int, protocol string, tooLarge error, types ...string) {
-	*s = Reader{protocol: protocol, tooLarge: tooLarge}
+func (s *Reader) Init(r io.Reader, max int, protocol string, types ...string) {
+	*s = Reader{protocol: protocol}
 	s.in.Init(r)
 	s.d = sse.NewDecoder(&s.in, sse.FlushAtEOF(), sse.MaxEventSize(max), sse.EventTypes(types...))
 }
@@ -85,7 +85,7 @@ func (s *Reader) NextRaw() (Event, error) {
 			off = se.Offset
 		}
 		if errors.Is(err, sse.ErrEventTooLarge) {
-			return Event{}, &wire.DecodeError{Protocol: s.protocol, Op: "decode stream", Offset: off, Err: fmt.Errorf("%w: %v", s.tooLarge, err)}
+			return Event{}, &wire.DecodeError{Protocol: s.protocol, Op: "decode stream", Offset: off, Err: fmt.Errorf("%w: %v", core.ErrTooLarge, err)}
 		}
 		return Event{}, &wire.DecodeError{Protocol: s.protocol, Op: "decode stream", Offset: off, Err: err}
 	}

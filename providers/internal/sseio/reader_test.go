@@ -19,9 +19,9 @@ import (
 // before the next call, and returns the events and the error that ended
 // the stream.
 func readAll(in string, size, max int, raw bool) ([]Event, error) {
-	r := NewReader(iotest.OneByteReader(strings.NewReader(in)), max, "p", errTooLarge)
+	r := NewReader(iotest.OneByteReader(strings.NewReader(in)), max, "p")
 	if size > 1 {
-		r = NewReader(&chunkReader{s: in, n: size}, max, "p", errTooLarge)
+		r = NewReader(&chunkReader{s: in, n: size}, max, "p")
 	}
 	next := r.Next
 	if raw {
@@ -74,7 +74,7 @@ func TestReaderNextRaw(t *testing.T) {
 			switch {
 			case tt.err == "" && err != io.EOF:
 				t.Errorf("%s (raw %v): err = %v, want io.EOF", tt.name, raw, err)
-			case tt.err != "" && (!errors.Is(err, errTooLarge) || !strings.Contains(err.Error(), tt.err)):
+			case tt.err != "" && (!errors.Is(err, core.ErrTooLarge) || !strings.Contains(err.Error(), tt.err)):
 				t.Errorf("%s (raw %v): err = %v, want one wrapping the too-large sentinel", tt.name, raw, err)
 			}
 		}
@@ -85,7 +85,7 @@ func TestReaderNextRaw(t *testing.T) {
 // caller's own: reading on does not change it, as it changes NextRaw's.
 func TestReaderNextKeeps(t *testing.T) {
 	in := "data: first\n\ndata: other\n\n"
-	r := NewReader(strings.NewReader(in), 1<<10, "p", errTooLarge)
+	r := NewReader(strings.NewReader(in), 1<<10, "p")
 	a, err := r.Next()
 	if err != nil {
 		t.Fatal(err)
@@ -125,7 +125,7 @@ func TestReaderNextRawSameAsNext(t *testing.T) {
 // allocation once the decoder's buffers have grown (allocs/op).
 func BenchmarkReaderNextRaw(b *testing.B) {
 	const event = "event: response.output_text.delta\ndata: {\"delta\":\"abc\"}\n\n"
-	r := NewReader(&repeatReader{s: event}, 1<<10, "p", errTooLarge)
+	r := NewReader(&repeatReader{s: event}, 1<<10, "p")
 	for range 10 {
 		if _, err := r.NextRaw(); err != nil {
 			b.Fatal(err)
@@ -155,11 +155,9 @@ func (r *repeatReader) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-var errTooLarge = errors.New("too large")
-
 func TestReader(t *testing.T) {
 	in := "event: a\ndata: 1\n\n: comment\nevent: b\ndata: 2\ndata: 3\n\n"
-	r := NewReader(strings.NewReader(in), 1<<10, "p", errTooLarge)
+	r := NewReader(strings.NewReader(in), 1<<10, "p")
 	var got []Event
 	for {
 		ev, err := r.Next()
@@ -182,13 +180,13 @@ func TestReader(t *testing.T) {
 
 func TestReaderTooLarge(t *testing.T) {
 	in := "data: small\n\ndata: " + strings.Repeat("x", 100) + "\n\n"
-	r := NewReader(strings.NewReader(in), 50, "p", errTooLarge)
+	r := NewReader(strings.NewReader(in), 50, "p")
 	if _, err := r.Next(); err != nil {
 		t.Fatal(err)
 	}
 	_, err := r.Next()
 	var de *wire.DecodeError
-	if !errors.As(err, &de) || !errors.Is(err, errTooLarge) {
+	if !errors.As(err, &de) || !errors.Is(err, core.ErrTooLarge) {
 		t.Fatalf("err = %v, want a wire.DecodeError wrapping the too-large sentinel", err)
 	}
 	if de.Protocol != "p" || de.Offset < 13 {
@@ -214,7 +212,7 @@ func TestPull(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var q streamdec.Queue
 			var err error
-			r := NewReader(strings.NewReader(tt.in), 1<<10, "p", errTooLarge)
+			r := NewReader(strings.NewReader(tt.in), 1<<10, "p")
 			handle := func(ev Event) error {
 				if string(ev.Data) == "bad" {
 					return errMalformed

@@ -73,10 +73,11 @@ func (in *Input) NotStream() (offset, n int64, ok bool) {
 
 // NotStream is the error of a stream decoder that met the end of a
 // non-blank input without one event of its protocol: a *wire.DecodeError at
-// offset, the first event it could not use or byte 0, wrapping malformed
-// and core.ErrNotStream. n is the length of the input.
-func NotStream(protocol string, offset, n int64, malformed error) *wire.DecodeError {
-	return &wire.DecodeError{Protocol: protocol, Op: "decode stream", Offset: offset, Err: fmt.Errorf("%w: no %s event in %d bytes: %w", malformed, protocol, n, core.ErrNotStream)}
+// offset, the first event it could not use or byte 0, wrapping
+// core.ErrNotStream (a kind of core.ErrMalformed). n is the length of the
+// input.
+func NotStream(protocol string, offset, n int64) *wire.DecodeError {
+	return &wire.DecodeError{Protocol: protocol, Op: "decode stream", Offset: offset, Err: fmt.Errorf("%w: no %s event in %d bytes: %w", core.ErrMalformed, protocol, n, core.ErrNotStream)}
 }
 
 // Offset is the number of bytes read so far.
