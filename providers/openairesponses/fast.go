@@ -81,7 +81,7 @@ func (s *stream) fast(data []byte) bool {
 		delta = d
 	}
 	// Nothing can fail from here on.
-	s.known = true
+	s.Known()
 	s.fastHits++
 	if delta == "" {
 		return true

@@ -12,7 +12,6 @@ import (
 	"github.com/toolconform/conform/providers/internal/jsonstr"
 	"github.com/toolconform/conform/providers/internal/sseio"
 	"github.com/toolconform/conform/providers/internal/streamdec"
-	"github.com/toolconform/conform/providers/internal/vendorerr"
 	"github.com/toolconform/conform/providers/internal/wire"
 )
 
@@ -34,24 +33,13 @@ type callState struct {
 }
 
 type stream struct {
+	sseio.Stream
 	a        *Adapter
-	sse      sseio.Reader
-	guard    vendorerr.Guard
-	check    jsonstr.TextCheck
-	q        streamdec.Queue
 	calls    streamdec.SmallMap[callState] // by item id
 	callIDs  streamdec.SmallMap[struct{}]
 	sawCall  bool
 	finished bool
 	errored  bool
-	err      error
-	// known is set by the first event of the protocol (a "response.*"
-	// event or an error); unknownAt is the offset of the first event that
-	// is not one (sawUnknown), for the error of input that is no
-	// Responses stream at all.
-	known      bool
-	sawUnknown bool
-	unknownAt  int64
 
 	// noFast turns the fast path off, for tests that compare the two;
 	// fastHits counts the events it decoded.
@@ -86,9 +74,8 @@ func (a *Adapter) DecodeStream(r io.Reader) core.EventStream { return a.newStrea
 // (vendorerr.GuardStream) and checks its text (jsonstr.CheckText) itself.
 func (a *Adapter) newStream(r io.Reader) *stream {
 	s := &stream{a: a}
-	s.check.Protocol = protocolName
-	s.sse.Init(s.guard.Reader(r), a.maxEvent, protocolName, eventTypes...)
-	s.q.Use(s.events[:])
+	s.Init(s, r, a.maxEvent, protocolName, eventTypes...)
+	s.Q.Use(s.events[:])
 	s.first.Use(&s.strs, &s.chunks)
 	return s
 }
@@ -139,45 +126,14 @@ func (s *stream) newUsage(u core.Usage) *core.Usage {
 }
 
 func (s *stream) emit(e core.Event) {
-	s.q.Push(e)
+	s.Q.Push(e)
 }
 
-// Next returns the next event, io.EOF at the end, or an error that names
-// the byte offset of the fault.
-func (s *stream) Next() (core.Event, error) { return s.guard.Next(s.checked) }
-
-// checked is Next before the guard: the decoded event, its text checked.
-func (s *stream) checked() (core.Event, error) { return s.check.Next(s.decoded) }
-
-// decoded is the next decoded event.
-func (s *stream) decoded() (core.Event, error) { return streamdec.Pull(&s.q, &s.err, s.pull) }
-
-// pull decodes one SSE event into the queue, or returns the error that ends
-// the stream.
-func (s *stream) pull() error {
-	// A view of the decoder's buffer, valid until the next event: handle
-	// decodes it, and keeps none of it, before asking for another.
-	ev, err := s.sse.NextRaw()
-	switch {
-	case err == io.EOF:
-		return s.atEOF()
-	case err != nil:
-		return err
-	}
-	return s.handle(ev)
-}
-
-// atEOF gives the error that ends the stream at the end of its input.
-func (s *stream) atEOF() error {
-	if !s.known && !s.sse.Blank() {
-		off := int64(0)
-		if s.sawUnknown {
-			off = s.unknownAt
-		}
-		return streamdec.NotStream(protocolName, off, s.sse.Offset())
-	}
-	if !s.finished && !s.errored && (s.q.ID != "" || s.sawCall || s.q.Stamped()) {
-		return &DecodeError{Protocol: protocolName, Op: "decode stream", Offset: s.sse.Offset(), Err: fmt.Errorf("%w: no response.completed, response.incomplete, response.failed or error event", core.ErrTruncated)}
+// AtEOF gives the error that ends a stream of the protocol at the end of
+// its input (sseio.Handler).
+func (s *stream) AtEOF() error {
+	if !s.finished && !s.errored && (s.Q.ID != "" || s.sawCall || s.Q.Stamped()) {
+		return &DecodeError{Protocol: protocolName, Op: "decode stream", Offset: s.R.Offset(), Err: fmt.Errorf("%w: no response.completed, response.incomplete, response.failed or error event", core.ErrTruncated)}
 	}
 	return io.EOF
 }
@@ -198,10 +154,11 @@ func (s *stream) str(ev sseio.Event, raw json.RawMessage, field string) (string,
 	return v, nil
 }
 
-func (s *stream) handle(ev sseio.Event) error {
+// Handle decodes one SSE event into the queue (sseio.Handler).
+func (s *stream) Handle(ev sseio.Event) error {
 	data := bytes.TrimSpace(ev.Data)
 	if string(data) == "[DONE]" {
-		s.known = true
+		s.Known()
 	}
 	if len(data) == 0 || string(data) == "[DONE]" {
 		return nil
@@ -228,9 +185,9 @@ func (s *stream) handle(ev sseio.Event) error {
 	}
 	switch {
 	case strings.HasPrefix(typ, "response.") || typ == "error" || typ == "keepalive":
-		s.known = true
-	case !s.sawUnknown:
-		s.sawUnknown, s.unknownAt = true, ev.Offset
+		s.Known()
+	default:
+		s.Unknown(ev.Offset)
 	}
 	chunk := func() *core.Chunk {
 		c := s.chunk()
@@ -242,8 +199,8 @@ func (s *stream) handle(ev sseio.Event) error {
 	}
 	switch typ {
 	case "response.created", "response.in_progress", "response.queued":
-		if se.Response != nil && !s.q.Stamped() {
-			s.q.ID, s.q.Model = se.Response.ID, se.Response.Model
+		if se.Response != nil && !s.Q.Stamped() {
+			s.Q.ID, s.Q.Model = se.Response.ID, se.Response.Model
 		}
 	case "response.output_item.added":
 		if se.Item == nil {
