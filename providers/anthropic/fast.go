@@ -36,9 +36,10 @@ var deltaForms = []struct {
 
 // deltaAsSent reads a content_block_delta whose bytes are exactly those
 // Anthropic sends (deltaPrefix, the index, one of deltaForms, a string,
-// "}}"), comparing bytes instead of scanning keys, and fills f as event
-// would. It reports false, with f untouched, for any other bytes, which
-// event then reads.
+// "}", the JSON white space Anthropic pads some events with, "}"),
+// comparing bytes instead of scanning keys, and fills f as event would. It
+// reports false, with f untouched, for any other bytes, which event then
+// reads.
 func deltaAsSent(data []byte, f *fastEvent) bool {
 	if !bytes.HasPrefix(data, []byte(deltaPrefix)) {
 		return false
@@ -55,7 +56,7 @@ func deltaAsSent(data []byte, f *fastEvent) bool {
 		}
 		p.Seek(p.Pos() + len(form.mid))
 		raw, esc, ok := p.Str()
-		if !ok || string(data[p.Pos():]) != "}}" {
+		if !ok || !p.Byte('}') || !p.Byte('}') || p.Pos() != len(data) {
 			return false
 		}
 		f.kind, f.index, f.hasIndex, f.hasDelta = kindBlockDelta, index, true, true

@@ -116,6 +116,34 @@ func typicalStream(n int) []byte {
 	return []byte(b.String())
 }
 
+// TestDeltaAsSentRecorded: every recorded content_block_delta of a form
+// deltaAsSent knows, padded with spaces before its last brace as Anthropic
+// pads many, is read by comparing bytes.
+func TestDeltaAsSentRecorded(t *testing.T) {
+	streams, _ := adaptertest.ResponseBodies(t, "anthropic", adaptertest.IsSSE)
+	read, padded := 0, 0
+	for _, body := range streams {
+		for line := range strings.SplitSeq(string(body), "\n") {
+			data, ok := strings.CutPrefix(line, "data: ")
+			data = strings.TrimSpace(data)
+			if !ok || !strings.HasPrefix(data, deltaPrefix) || !strings.Contains(data, `,"delta":{"type":"`) || strings.Contains(data, "signature_delta") || strings.Contains(data, "citations_delta") {
+				continue
+			}
+			var f fastEvent
+			if !deltaAsSent([]byte(data), &f) {
+				t.Errorf("deltaAsSent refuses %s", data)
+			}
+			read++
+			if !strings.HasSuffix(data, "}}") {
+				padded++
+			}
+		}
+	}
+	if padded == 0 || read == padded {
+		t.Errorf("%d recorded deltas read, %d of them padded: want both kinds", read, padded)
+	}
+}
+
 // TestFastPathTaken: the fast path decodes every event of a typical
 // stream, which is what makes it worth having.
 func TestFastPathTaken(t *testing.T) {
@@ -261,6 +289,12 @@ var fastCases = []string{
 	`{"type":"content_block_delta","index":2,"delta":{"type":"input_json_delta","partial_json":"x"}}}`,
 	`{"type":"content_block_delta","index":2,"delta":{"type":"input_json_delta","partial_json":"x"} }`,
 	`{"type":"content_block_delta","index":2,"delta":{"type":"input_json_delta","partial_json":"x"}`,
+	`{"type":"content_block_delta","index":2,"delta":{"type":"input_json_delta","partial_json":"x"}      }`,
+	"{\"type\":\"content_block_delta\",\"index\":2,\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"x\"}\t\r }",
+	`{"type":"content_block_delta","index":2,"delta":{"type":"input_json_delta","partial_json":"x" }}`,
+	`{"type":"content_block_delta","index":2,"delta":{"type":"input_json_delta","partial_json":"x"}   }}`,
+	`{"type":"content_block_delta","index":2,"delta":{"type":"input_json_delta","partial_json":"x"} , }`,
+	"{\"type\":\"content_block_delta\",\"index\":2,\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"x\"}\u00a0}",
 	`{"type":"content_block_delta","index":2,"delta":{"type":"input_json_delta","partial_json":"x","partial_json":"y"}}`,
 	`{"type":"content_block_delta","index":2,"delta":{"type":"input_json_delta","partial_json":"x"},"index":3}`,
 	`{"type":"content_block_delta","index":2,"delta":{"type":"input_json_delta","partial_json":5}}`,
