@@ -274,7 +274,10 @@ func (c *collector) calls(done []Call) {
 			p.Call = &c.mem.calls[n]
 			c.mem.ncalls++
 		} else {
-			p.Call = &call
+			// A copy of its own, made only here: taking the address of
+			// call itself would move every call to the heap.
+			p.Call = new(Call)
+			*p.Call = call
 		}
 		c.addPart(p)
 	}

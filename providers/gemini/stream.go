@@ -72,7 +72,10 @@ type stream struct {
 	// the next one is a separator only after the first.
 	elems int
 
-	sse *sse.Decoder
+	// sse is the SSE form's decoder, sseDec once set up: kept in the
+	// stream, it costs no allocation of its own.
+	sse    *sse.Decoder
+	sseDec sse.Decoder
 
 	q   streamdec.Queue
 	err error
@@ -326,7 +329,8 @@ func (s *stream) setup(first byte, base int64) error {
 		if s.br != nil {
 			r = s.br
 		}
-		s.sse = sse.NewDecoder(r, s.a.sseOptions()...)
+		s.sseDec.Init(r, s.a.sseOptions()...)
+		s.sse = &s.sseDec
 		s.form = 's'
 	}
 	return nil

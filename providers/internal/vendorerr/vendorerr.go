@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/toolconform/conform/core"
@@ -290,7 +291,15 @@ type Guard struct {
 	check   int
 	started bool
 	ended   bool
+	// spare is the pooled holder of kept once kept has outgrown first,
+	// handed back to spills when the stream has started.
+	spare *[]byte
 }
+
+// spills holds the buffers that kept grew into past first, of guards
+// whose stream started (kept is then dropped, never read again), for the
+// next guard whose first unit outgrows first.
+var spills sync.Pool
 
 // Reader returns the reader of r that the decoder must read from.
 func (g *Guard) Reader(r io.Reader) io.Reader {
@@ -315,10 +324,26 @@ func (g *Guard) Read(p []byte) (int, error) {
 	room := min(len(b), cap(g.kept)-len(g.kept))
 	g.kept = append(g.kept, b[:room]...)
 	if !g.unitWhole() {
-		g.kept = append(g.kept, b[room:]...)
+		g.spill(b[room:])
 		g.unitWhole()
 	}
 	return n, err
+}
+
+// spill appends b to kept, into a pooled buffer when kept first outgrows
+// first and one large enough is free.
+func (g *Guard) spill(b []byte) {
+	need := len(g.kept) + len(b)
+	if need <= cap(g.kept) || g.spare != nil || cap(g.kept) != len(g.first) {
+		g.kept = append(g.kept, b...)
+		return
+	}
+	if p, _ := spills.Get().(*[]byte); p != nil && cap(*p) >= need {
+		g.spare = p
+		g.kept = append(append((*p)[:0], g.kept...), b...)
+		return
+	}
+	g.kept = append(g.kept, b...)
 }
 
 // unitWhole reports whether the first unit is whole in the bytes kept,
@@ -338,7 +363,15 @@ func (g *Guard) Next(next func() (core.Event, error)) (core.Event, error) {
 	}
 	ev, err := next()
 	if err == nil {
-		g.started, g.kept = true, nil
+		if cap(g.kept) > len(g.first) && cap(g.kept) <= 2*maxVendorErrorBody {
+			p := g.spare
+			if p == nil {
+				p = new([]byte)
+			}
+			*p = g.kept[:0]
+			spills.Put(p)
+		}
+		g.started, g.kept, g.spare = true, nil, nil
 		return ev, nil
 	}
 	if g.started || errors.Is(err, io.EOF) {
