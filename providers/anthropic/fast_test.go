@@ -487,3 +487,43 @@ func BenchmarkFastPath(b *testing.B) {
 	}
 	b.ReportMetric(perDelta, "allocs/delta")
 }
+
+// TestReusedDecoder: a decoder that DecodeStream hands back to the next
+// stream once its stream ended changes neither the events of the streams
+// before, kept by their reader, nor those of the streams after: every
+// recorded stream, decoded three times in turn through DecodeStream, in
+// random read sizes, yields what a decoder of its own yields, and io.EOF
+// again after its end.
+func TestReusedDecoder(t *testing.T) {
+	streams := fastStreams(t)
+	a := New()
+	want := make([][]core.Event, len(streams))
+	wantErr := make([]string, len(streams))
+	for i, body := range streams {
+		want[i], wantErr[i], _ = decodeWith(a, body, true)
+	}
+	rapid.Check(t, func(t *rapid.T) {
+		var got [][]core.Event
+		var order []int
+		for range 3 * len(streams) {
+			i := rapid.IntRange(0, len(streams)-1).Draw(t, "stream")
+			st := a.DecodeStream(adaptertest.DrawSplitReader(t, streams[i]))
+			evs, err := adaptertest.Drain(st)
+			errText := ""
+			if err != nil {
+				errText = err.Error()
+			} else if ev, err := st.Next(); err != io.EOF {
+				t.Fatalf("stream %d: Next after io.EOF gives %+v, %v", i, ev, err)
+			}
+			if errText != wantErr[i] {
+				t.Fatalf("stream %d: error %q, want %q", i, errText, wantErr[i])
+			}
+			got, order = append(got, evs), append(order, i)
+		}
+		for j, i := range order {
+			if diff := cmp.Diff(want[i], got[j]); diff != "" {
+				t.Fatalf("stream %d, decoded %dth: events after all were decoded (-own decoder +reused):\n%s", i, j, diff)
+			}
+		}
+	})
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"sync"
 
 	"github.com/toolconform/conform/core"
 	"github.com/toolconform/conform/providers/internal/jsonscan"
@@ -109,18 +110,17 @@ type stream struct {
 	// the two; fastHits counts the events it decoded.
 	noFast   bool
 	fastHits int
-	// chunks and strs are reused storage (see jsonscan.Take and
-	// jsonscan.Strings).
-	chunks []core.Chunk
+	// chunks and strs hand out the chunks and strings of the events
+	// (see jsonscan.Slab and jsonscan.Strings); events is the queue's
+	// first storage.
+	chunks jsonscan.Slab[core.Chunk]
 	strs   jsonscan.Strings
-	// events is the queue's first storage, first that of the strings
-	// and chunks; usage that of the first usage event, given out when
-	// usageOut is set.
-	events   [4]core.Event
-	first    jsonscan.First
-	usage    core.Usage
-	usageOut bool
+	events [4]core.Event
 }
+
+// firstChunks is the size of a stream's first slab of chunks: the
+// recorded streams of one or two calls need 5 to 15.
+const firstChunks = 8
 
 // eventTypes are the event types of the Messages stream.
 var eventTypes = []string{"message_start", "content_block_start", "content_block_delta", "content_block_stop", "message_delta", "message_stop", "ping", "error"}
@@ -139,17 +139,57 @@ var knownEvents = func() map[string]bool {
 // that is not blank but holds no Anthropic event at all is not a stream of
 // the protocol: a *DecodeError wrapping core.ErrMalformed and core.ErrNotStream
 // at the offset of the first event it could not use, or byte 0.
-func (a *Adapter) DecodeStream(r io.Reader) core.EventStream { return a.newStream(r) }
+func (a *Adapter) DecodeStream(r io.Reader) core.EventStream {
+	return &reusedStream{s: a.newStream(r)}
+}
+
+// streams holds the decoders of streams that ended cleanly, for the next
+// stream to reuse (reusedStream): what a decoder hands out (chunks,
+// strings, usage) is never in it, so a reused decoder costs no allocation
+// and no event of an earlier stream changes.
+var streams sync.Pool
 
 // newStream returns the decoder of a stream, which guards its start
 // (vendorerr.GuardStream) and checks its text (jsonstr.CheckText) itself.
 func (a *Adapter) newStream(r io.Reader) *stream {
-	s := &stream{a: a}
+	s, _ := streams.Get().(*stream)
+	if s == nil {
+		s = new(stream)
+	}
+	s.a = a
 	s.check.Protocol = protocolName
 	s.sse.Init(s.guard.Reader(r), a.maxEvent, protocolName, eventTypes...)
 	s.q.Use(s.events[:])
-	s.first.Use(&s.strs, &s.chunks)
+	s.chunks.Start(firstChunks)
 	return s
+}
+
+// release hands the decoder of a stream that ended cleanly to the next
+// stream: it keeps the SSE decoder and the unescape buffer, and drops
+// everything else, the input and what was handed out included.
+func (s *stream) release() {
+	strs := s.strs
+	strs.Release()
+	s.sse.Reset()
+	*s = stream{sse: s.sse, strs: strs}
+	streams.Put(s)
+}
+
+// reusedStream is the EventStream DecodeStream returns: its decoder goes
+// back to streams once Next returned io.EOF, after which Next returns
+// io.EOF without it.
+type reusedStream struct{ s *stream }
+
+func (r *reusedStream) Next() (core.Event, error) {
+	if r.s == nil {
+		return core.Event{}, io.EOF
+	}
+	ev, err := r.s.Next()
+	if err == io.EOF {
+		r.s.release()
+		r.s = nil
+	}
+	return ev, err
 }
 
 // blockSet holds a stream's content blocks by index: those at indexes 0
@@ -202,9 +242,9 @@ func (s *stream) flush() {
 	}
 }
 
-// chunk returns a zero Chunk from a slab (see jsonscan.Take), so that
+// chunk returns a zero Chunk from a slab (see jsonscan.Slab), so that
 // call events cost one allocation per jsonscan.SlabSize events.
-func (s *stream) chunk() *core.Chunk { return jsonscan.Take(&s.chunks) }
+func (s *stream) chunk() *core.Chunk { return s.chunks.Take() }
 
 // Next returns the next event, io.EOF at the end, or an error that names
 // the byte offset of the fault.
@@ -498,19 +538,14 @@ func (s *stream) stop(i int, b *blockState) {
 }
 
 // newUsage returns the usage of a message_delta, u, with the input token
-// count of message_start when the delta has none (hasInput false). The
-// first is kept in the stream, which never writes it again.
+// count of message_start when the delta has none (hasInput false).
 func (s *stream) newUsage(u core.Usage, hasInput bool) *core.Usage {
 	if !hasInput && s.hasInput {
 		u.InputTokens = s.input
 	}
-	if s.usageOut {
-		p := new(core.Usage) // not &u, which would move every u to the heap
-		*p = u
-		return p
-	}
-	s.usage, s.usageOut = u, true
-	return &s.usage
+	p := new(core.Usage) // not &u, which would move every u to the heap
+	*p = u
+	return p
 }
 
 // messageDelta applies a message_delta with stop reason stop and usage u

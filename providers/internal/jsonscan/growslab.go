@@ -27,3 +27,7 @@ func (s *Slab[T]) Use(buf []T) {
 	s.free = buf
 	s.next = max(s.next, len(buf))
 }
+
+// Start makes the first slab Take allocates n values long, for a caller
+// whose streams mostly need about n.
+func (s *Slab[T]) Start(n int) { s.next = max(s.next, n) }

@@ -11,6 +11,20 @@ func (t *Strings) Use(arena, scratch []byte) {
 	t.arena, t.scratch = Arena(arena[:0]), scratch[:0]
 }
 
+// Release readies t for the next stream of a decoder that is reused: it
+// drops the arena, whose strings are handed out, and keeps the unescape
+// buffer, which no string points into, unless it grew past maxKeptScratch.
+func (t *Strings) Release() {
+	t.arena = nil
+	if cap(t.scratch) > maxKeptScratch {
+		t.scratch = nil
+	}
+	t.scratch = t.scratch[:0]
+}
+
+// maxKeptScratch is the largest unescape buffer Release keeps.
+const maxKeptScratch = 64 << 10
+
 // First is the storage a stream decoder keeps in itself for the start of
 // a stream, so that a short stream costs no allocation for it: its first
 // arena block and unescape buffer, and its first call chunks.

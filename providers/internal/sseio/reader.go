@@ -42,12 +42,28 @@ func NewReader(r io.Reader, max int, protocol string, types ...string) *Reader {
 	return s
 }
 
-// Init makes s, a zero Reader kept in a stream decoder, the reader
-// NewReader returns, which spares its allocation.
+// Init makes s, a Reader kept in a stream decoder, the reader NewReader
+// returns, which spares its allocation. A Reader whose stream has ended
+// and that Reset dropped keeps its SSE decoder for the next Init.
 func (s *Reader) Init(r io.Reader, max int, protocol string, types ...string) {
-	*s = Reader{protocol: protocol}
+	d := s.d
+	if d == nil {
+		d = new(sse.Decoder)
+	}
+	*s = Reader{protocol: protocol, d: d}
 	s.in.Init(r)
-	s.d = sse.NewDecoder(&s.in, sse.FlushAtEOF(), sse.MaxEventSize(max), sse.EventTypes(types...))
+	d.Init(&s.in, sse.FlushAtEOF(), sse.MaxEventSize(max), sse.EventTypes(types...))
+}
+
+// Reset drops the input of a Reader whose stream has ended, keeping its
+// SSE decoder, whose buffers went back to sse's pool at the end, for the
+// next Init.
+func (s *Reader) Reset() {
+	d := s.d
+	if d != nil {
+		*d = sse.Decoder{}
+	}
+	*s = Reader{d: d}
 }
 
 // Offset returns the number of bytes read so far.
