@@ -32,9 +32,8 @@ type fastStore struct {
 	textsBuf [4]string
 	boolsBuf [2]bool
 	// strs holds the bytes of small strings and the buffer strings are
-	// unescaped into, first in arena and scratch.
+	// unescaped into, first in the stream's keep and in scratch.
 	strs    jsonscan.Strings
-	arena   [512]byte
 	scratch [256]byte
 	// model and respID are the last modelVersion and responseId.
 	model, respID string

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/toolconform/conform/core"
@@ -28,18 +29,68 @@ import (
 // core.ErrNotStream at the first event or element it could not use, else
 // at its first byte that is not white space.
 func (a *Adapter) DecodeStream(r io.Reader) core.EventStream {
-	return a.newStream(r)
+	k := new(streamKeep)
+	s, _ := streams.Get().(*stream)
+	if s == nil {
+		s = new(stream)
+	}
+	a.initStream(s, r, k)
+	k.s = s
+	return k
 }
 
-// newStream returns the decoder of a stream, which guards its start
-// (vendorerr.GuardStream) and checks its text (jsonstr.CheckText) itself.
+// newStream returns the decoder of a stream, not handed back to streams
+// when it ends, for tests that look into it.
 func (a *Adapter) newStream(r io.Reader) *stream {
-	s := &stream{a: a}
+	s := new(stream)
+	a.initStream(s, r, new(streamKeep))
+	return s
+}
+
+// initStream makes the zero stream s the decoder of r, whose events point
+// into k. It guards its start (vendorerr.GuardStream) and checks its text
+// (jsonstr.CheckText) itself.
+func (a *Adapter) initStream(s *stream, r io.Reader, k *streamKeep) {
+	s.a, s.keep = a, k
 	s.src = s.guard.Reader(r)
 	s.check.Protocol = Name
 	s.q.Use(s.evBuf[:0])
-	s.fast.strs.Use(s.fast.arena[:], s.fast.scratch[:])
-	return s
+	s.fast.strs.Use(k.arena[:], s.fast.scratch[:])
+}
+
+// streams holds the decoders of streams that have ended, zeroed, for the
+// next stream: a stream then costs only its streamKeep, not the ~5 KB of
+// its decoder's buffers.
+var streams sync.Pool
+
+// streamKeep is the core.EventStream DecodeStream returns: the memory the
+// stream's events point into (the chunks of its first calls, its usage,
+// the arena of its small strings), which lives as long as they do, and
+// its decoder, handed back to streams once Next has returned io.EOF,
+// which it then returns forever, as the decoder does.
+type streamKeep struct {
+	s *stream
+	// firstCalls are the chunks of the first calls.
+	firstCalls [2]callChunks
+	// usage is the last usageMetadata, kept by value so that a chunk's
+	// usage costs no allocation.
+	usage core.Usage
+	// arena is the first block of the small strings' arena.
+	arena [512]byte
+}
+
+func (k *streamKeep) Next() (core.Event, error) {
+	s := k.s
+	if s == nil {
+		return core.Event{}, io.EOF
+	}
+	ev, err := s.Next()
+	if err == io.EOF {
+		k.s = nil
+		*s = stream{}
+		streams.Put(s)
+	}
+	return ev, err
 }
 
 const streamOp = "gemini: decode stream"
@@ -92,9 +143,10 @@ type stream struct {
 	// input that is no Gemini stream at all.
 	solid, known, sawUnknown bool
 	solidAt, unknownAt       int64
-	// usage is the last usageMetadata, if any (hasUsage), kept by value
-	// so that a chunk's usage costs no allocation.
-	usage      core.Usage
+	// keep holds what the events point into: the last usageMetadata, if
+	// any (hasUsage), the chunks of the first calls and the first block
+	// of small strings.
+	keep       *streamKeep
 	hasUsage   bool
 	finishRaw  string
 	sawCall    bool
@@ -104,10 +156,9 @@ type stream struct {
 	open *openCall
 	cur  openCall
 	// evBuf is the first storage of q, which a chunk's events seldom
-	// outgrow; firstCalls the chunks of the first calls.
-	evBuf      [4]core.Event
-	firstCalls [2]callChunks
-	usedCalls  int
+	// outgrow; usedCalls counts the keep's firstCalls in use.
+	evBuf     [4]core.Event
+	usedCalls int
 
 	// fast is the fast path's reused storage (see fast.go).
 	fast fastStore
@@ -518,7 +569,7 @@ func (s *stream) chunk(w *wireResponse) error {
 		return nil
 	}
 	if u := w.UsageMetadata; u != nil {
-		s.usage, s.hasUsage = core.Usage{InputTokens: u.PromptTokenCount, OutputTokens: u.CandidatesTokenCount + u.ThoughtsTokenCount}, true
+		s.keep.usage, s.hasUsage = core.Usage{InputTokens: u.PromptTokenCount, OutputTokens: u.CandidatesTokenCount + u.ThoughtsTokenCount}, true
 	}
 	if len(w.Candidates) == 0 {
 		if w.PromptFeedback != nil && w.PromptFeedback.BlockReason != "" {
@@ -614,8 +665,8 @@ func (s *stream) start(oc *openCall) {
 		oc.id = responseCallID(s.respID, oc.name, json.RawMessage(oc.args.json()), oc.k)
 	}
 	oc.started = true
-	if s.usedCalls < len(s.firstCalls) {
-		oc.ev = &s.firstCalls[s.usedCalls]
+	if s.usedCalls < len(s.keep.firstCalls) {
+		oc.ev = &s.keep.firstCalls[s.usedCalls]
 		s.usedCalls++
 	} else {
 		oc.ev = new(callChunks)
@@ -662,7 +713,7 @@ func (s *stream) finishStream() {
 	s.abandon()
 	if s.hasUsage {
 		// The last usage, which no chunk changes after the end of input.
-		s.emit(core.Event{Kind: core.EventUsage, Usage: &s.usage})
+		s.emit(core.Event{Kind: core.EventUsage, Usage: &s.keep.usage})
 	}
 	if s.finishRaw != "" {
 		s.emit(core.Event{Kind: core.EventFinish, Finish: NormalizeFinish(s.finishRaw, s.sawCall, s.sawContent), ProviderFinish: s.finishRaw})
