@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"sync"
 	"unsafe"
 )
 
@@ -84,7 +85,18 @@ func (notStream) Unwrap() error { return ErrMalformed }
 //
 //	resp, err := core.Collect(adapter.DecodeStream(body))
 func Collect(s EventStream, opts ...BufferOption) (*Response, error) {
-	b := NewBuffer(opts...)
+	b, _ := collectBuffers.Get().(*Buffer)
+	if b == nil {
+		b = new(Buffer)
+	}
+	b.lim = Limits{}.withDefaults()
+	for _, o := range opts {
+		o(b)
+	}
+	defer func() {
+		*b = Buffer{}
+		collectBuffers.Put(b)
+	}()
 	mem := &responseMem{resp: Response{Message: Message{Role: RoleAssistant}}}
 	c := collector{
 		mem:  mem,
@@ -125,6 +137,12 @@ func Collect(s EventStream, opts ...BufferOption) (*Response, error) {
 	}
 	return c.resp, errors.Join(c.errs...)
 }
+
+// collectBuffers holds the Buffers of Collect calls that have returned,
+// zeroed, for the next call: nothing Collect returns points into its
+// Buffer (calls, their arguments and errors are copies or allocations of
+// their own), so a stream costs no Buffer of its own.
+var collectBuffers sync.Pool
 
 // responseMem is the Response Collect returns with its usage, its first
 // parts and calls, and the first call order Collect keeps, in one
