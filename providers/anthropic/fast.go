@@ -308,7 +308,7 @@ func (s *stream) fast(data []byte) bool {
 		ok = true
 	}
 	if ok {
-		s.known = true
+		s.Known()
 		s.fastHits++
 	}
 	return ok
@@ -481,7 +481,7 @@ func (s *stream) fastMessageStart(f *fastEvent) bool {
 		return false
 	}
 	s.started = true
-	s.q.ID, s.q.Model = id, model
+	s.Q.ID, s.Q.Model = id, model
 	if u := f.message.usage; f.hasMessage && u.set && u.input >= 0 {
 		s.input, s.hasInput = u.input, true
 	}

@@ -81,11 +81,8 @@ type streamDelta struct {
 }
 
 type stream struct {
+	sseio.Stream
 	a      *Adapter
-	sse    sseio.Reader
-	guard  vendorerr.Guard
-	check  jsonstr.TextCheck
-	q      streamdec.Queue
 	blocks blockSet
 	ids    streamdec.SmallMap[struct{}] // the tool_use ids started
 	// pending is the held-back call_end of the last stopped tool_use
@@ -98,13 +95,6 @@ type stream struct {
 	started  bool
 	stopped  bool
 	errored  bool
-	err      error
-	// known is set by the first event of the protocol; unknownAt is the
-	// offset of the first event that is not one (sawUnknown), for the
-	// error of input that is no Anthropic stream at all.
-	known      bool
-	sawUnknown bool
-	unknownAt  int64
 
 	// noFast turns the fast path (fast.go) off, for tests that compare
 	// the two; fastHits counts the events it decoded.
@@ -157,9 +147,8 @@ func (a *Adapter) newStream(r io.Reader) *stream {
 		s = new(stream)
 	}
 	s.a = a
-	s.check.Protocol = protocolName
-	s.sse.Init(s.guard.Reader(r), a.maxEvent, protocolName, eventTypes...)
-	s.q.Use(s.events[:])
+	s.Init(s, r, a.maxEvent, protocolName, eventTypes...)
+	s.Q.Use(s.events[:])
 	s.chunks.Start(firstChunks)
 	return s
 }
@@ -170,8 +159,8 @@ func (a *Adapter) newStream(r io.Reader) *stream {
 func (s *stream) release() {
 	strs := s.strs
 	strs.Release()
-	s.sse.Reset()
-	*s = stream{sse: s.sse, strs: strs}
+	s.Reset()
+	*s = stream{Stream: s.Stream, strs: strs}
 	streams.Put(s)
 }
 
@@ -231,7 +220,7 @@ func (bs *blockSet) put(i int, b blockState) {
 }
 
 func (s *stream) emit(e core.Event) {
-	s.q.Push(e)
+	s.Q.Push(e)
 }
 
 // flush emits the held-back call_end, if any.
@@ -246,42 +235,11 @@ func (s *stream) flush() {
 // call events cost one allocation per jsonscan.SlabSize events.
 func (s *stream) chunk() *core.Chunk { return s.chunks.Take() }
 
-// Next returns the next event, io.EOF at the end, or an error that names
-// the byte offset of the fault.
-func (s *stream) Next() (core.Event, error) { return s.guard.Next(s.checked) }
-
-// checked is Next before the guard: the decoded event, its text checked.
-func (s *stream) checked() (core.Event, error) { return s.check.Next(s.decoded) }
-
-// decoded is the next decoded event.
-func (s *stream) decoded() (core.Event, error) { return streamdec.Pull(&s.q, &s.err, s.pull) }
-
-// pull decodes one SSE event into the queue, or returns the error that ends
-// the stream.
-func (s *stream) pull() error {
-	// A view of the decoder's buffer, valid until the next event: handle
-	// decodes it, and keeps none of it, before asking for another.
-	ev, err := s.sse.NextRaw()
-	switch {
-	case err == io.EOF:
-		return s.atEOF()
-	case err != nil:
-		return err
-	}
-	return s.handle(ev)
-}
-
-// atEOF gives the error that ends the stream at the end of its input.
-func (s *stream) atEOF() error {
-	if !s.known && !s.sse.Blank() {
-		off := int64(0)
-		if s.sawUnknown {
-			off = s.unknownAt
-		}
-		return streamdec.NotStream(protocolName, off, s.sse.Offset())
-	}
+// AtEOF gives the error that ends a stream of the protocol at the end of
+// its input (sseio.Handler).
+func (s *stream) AtEOF() error {
 	if s.started && !s.stopped && !s.errored {
-		return &DecodeError{Protocol: protocolName, Op: "decode stream", Offset: s.sse.Offset(), Err: fmt.Errorf("%w: no message_stop", core.ErrTruncated)}
+		return &DecodeError{Protocol: protocolName, Op: "decode stream", Offset: s.R.Offset(), Err: fmt.Errorf("%w: no message_stop", core.ErrTruncated)}
 	}
 	return io.EOF
 }
@@ -290,7 +248,8 @@ func (s *stream) fail(ev sseio.Event, format string, args ...any) error {
 	return &DecodeError{Protocol: protocolName, Op: "decode stream", Offset: ev.Offset, Err: fmt.Errorf("%w: "+format, append([]any{core.ErrMalformed}, args...)...)}
 }
 
-func (s *stream) handle(ev sseio.Event) error {
+// Handle decodes one SSE event into the queue (sseio.Handler).
+func (s *stream) Handle(ev sseio.Event) error {
 	data := bytes.TrimSpace(ev.Data)
 	if len(data) == 0 {
 		return nil
@@ -309,11 +268,10 @@ func (s *stream) handle(ev sseio.Event) error {
 	if typ == "" {
 		typ = ev.Name
 	}
-	switch {
-	case knownEvents[typ]:
-		s.known = true
-	case !s.sawUnknown:
-		s.sawUnknown, s.unknownAt = true, ev.Offset
+	if knownEvents[typ] {
+		s.Known()
+	} else {
+		s.Unknown(ev.Offset)
 	}
 	switch typ {
 	case "message_start":
@@ -328,7 +286,7 @@ func (s *stream) handle(ev sseio.Event) error {
 				return s.fail(ev, "message_start.message: %v", err)
 			}
 		}
-		s.q.ID, s.q.Model = m.ID, m.Model
+		s.Q.ID, s.Q.Model = m.ID, m.Model
 		if m.Usage != nil && m.Usage.InputTokens != nil {
 			s.input, s.hasInput = *m.Usage.InputTokens, true
 		}

@@ -71,12 +71,25 @@ func (c *TextCheck) Next(next func() (core.Event, error)) (core.Event, error) {
 	if err != nil {
 		return ev, err
 	}
-	c.n++
-	if field, at := invalidText(&ev); at >= 0 {
-		c.err = &wire.DecodeError{Protocol: c.Protocol, Op: "decode stream", Offset: -1, Path: fmt.Sprintf("event %d, %s", c.n, field), Err: fmt.Errorf("byte %d: %w", at, core.ErrInvalidUTF8)}
-		return core.Event{}, c.err
+	if err := c.Check(&ev); err != nil {
+		return core.Event{}, err
 	}
 	return ev, nil
+}
+
+// Err returns the error that ended the stream's events, or nil.
+func (c *TextCheck) Err() error { return c.err }
+
+// Check is Next for an event the decoder already has, for a Next that
+// calls no next: it counts ev and returns the error CheckText gives for
+// it, which then ends the stream, or nil. Call it only while Err is nil.
+func (c *TextCheck) Check(ev *core.Event) error {
+	c.n++
+	if field, at := invalidText(ev); at >= 0 {
+		c.err = &wire.DecodeError{Protocol: c.Protocol, Op: "decode stream", Offset: -1, Path: fmt.Sprintf("event %d, %s", c.n, field), Err: fmt.Errorf("byte %d: %w", at, core.ErrInvalidUTF8)}
+		return c.err
+	}
+	return nil
 }
 
 // invalidText returns the field of ev holding a byte that is not UTF-8 and

@@ -49,6 +49,15 @@ func (s *Stream) Init(h Handler, r io.Reader, max int, protocol string, types ..
 	s.R.Init(s.guard.Reader(r), max, protocol, types...)
 }
 
+// Reset readies a Stream whose input ended for the next Init: it drops
+// the input and every state, and keeps its Reader's SSE decoder (see
+// Reader.Reset).
+func (s *Stream) Reset() {
+	r := s.R
+	r.Reset()
+	*s = Stream{R: r}
+}
+
 // Known records that an event of the protocol came.
 func (s *Stream) Known() { s.known = true }
 
@@ -65,7 +74,20 @@ func (s *Stream) Unknown(offset int64) {
 
 // Next returns the next event, io.EOF at the end, or the error that ends
 // the stream.
-func (s *Stream) Next() (core.Event, error) { return s.guard.Next(s.checked) }
+func (s *Stream) Next() (core.Event, error) {
+	if !s.guard.Passing() || s.check.Err() != nil {
+		return s.guard.Next(s.checked)
+	}
+	// What the guard and the text rule give once the first event passed
+	// and while the text is sound, without their calls around decoded.
+	ev, err := s.decoded()
+	if err == nil {
+		if err = s.check.Check(&ev); err != nil {
+			return core.Event{}, err
+		}
+	}
+	return ev, err
+}
 
 func (s *Stream) checked() (core.Event, error) { return s.check.Next(s.decoded) }
 

@@ -355,6 +355,10 @@ func (g *Guard) unitWhole() bool {
 	return g.whole
 }
 
+// Passing reports whether Next(next) is next() from now on: the first
+// event came and no vendor error ended the stream.
+func (g *Guard) Passing() bool { return g.started && !g.ended }
+
 // Next returns what next gives, or the vendor error that GuardStream
 // yields in place of a failure before the first event.
 func (g *Guard) Next(next func() (core.Event, error)) (core.Event, error) {
