@@ -214,6 +214,27 @@ func put[K comparable, V any](m *map[K]V, k K, v V) {
 	(*m)[k] = v
 }
 
+// reset empties b as the zero Buffer, but for its routing maps, which it
+// keeps cleared when they are small, for Collect to reuse b: a lookup in
+// an empty map and in none give the same.
+func (b *Buffer) reset() {
+	*b = Buffer{byID: cleared(b.byID), byItem: cleared(b.byItem), byIndex: cleared(b.byIndex), perTurn: cleared(b.perTurn), genIDs: cleared(b.genIDs)}
+}
+
+// maxKeptEntries is the most entries a map reset keeps may have held, so
+// that one stream of many calls does not leave a large map to every later
+// one.
+const maxKeptEntries = 64
+
+// cleared returns m emptied, or nil when m held more than maxKeptEntries.
+func cleared[K comparable, V any](m map[K]V) map[K]V {
+	if len(m) > maxKeptEntries {
+		return nil
+	}
+	clear(m)
+	return m
+}
+
 // Calls returns the calls completed so far, in the order they completed.
 func (b *Buffer) Calls() []Call { return append([]Call(nil), b.completed...) }
 

@@ -154,11 +154,11 @@ type Buffer struct {
 	genIDs  map[string]bool
 	// The first calls' states and the first arrays of calls and open, in
 	// the Buffer itself: a stream of a few calls allocates none of them.
-	firstStates    [2]callState
+	firstStates    [4]callState
 	firstCalls     [4]*callState
 	firstOpen      [4]*callState
-	firstCompleted [2]Call
-	firstSeqs      [2]int
+	firstCompleted [4]Call
+	firstSeqs      [4]int
 	nchunks        int
 	dropped        int // chunks dropped because their call was lost
 	finished       bool

@@ -94,7 +94,7 @@ func Collect(s EventStream, opts ...BufferOption) (*Response, error) {
 		o(b)
 	}
 	defer func() {
-		*b = Buffer{}
+		b.reset()
 		collectBuffers.Put(b)
 	}()
 	mem := &responseMem{resp: Response{Message: Message{Role: RoleAssistant}}}
@@ -139,9 +139,10 @@ func Collect(s EventStream, opts ...BufferOption) (*Response, error) {
 }
 
 // collectBuffers holds the Buffers of Collect calls that have returned,
-// zeroed, for the next call: nothing Collect returns points into its
-// Buffer (calls, their arguments and errors are copies or allocations of
-// their own), so a stream costs no Buffer of its own.
+// emptied (Buffer.reset), for the next call: nothing Collect returns
+// points into its Buffer (calls, their arguments and errors are copies or
+// allocations of their own), so a stream costs no Buffer and, mostly, no
+// routing maps of its own.
 var collectBuffers sync.Pool
 
 // responseMem is the Response Collect returns with its usage, its first
