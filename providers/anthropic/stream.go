@@ -108,8 +108,8 @@ type stream struct {
 	events [4]core.Event
 }
 
-// firstChunks is the size of a stream's first slab of chunks: the
-// recorded streams of one or two calls need 5 to 15.
+// firstChunks is the size of a stream's first slab of chunks: 17 of the
+// 20 recorded streams need 8 or fewer (0 to 27).
 const firstChunks = 8
 
 // eventTypes are the event types of the Messages stream.
