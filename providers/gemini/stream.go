@@ -156,9 +156,11 @@ type stream struct {
 	open *openCall
 	cur  openCall
 	// evBuf is the first storage of q, which a chunk's events seldom
-	// outgrow; usedCalls counts the keep's firstCalls in use.
+	// outgrow. usedCalls counts the calls given chunks: the keep's
+	// firstCalls, then moreCalls, the rest of a block of later calls'.
 	evBuf     [4]core.Event
 	usedCalls int
+	moreCalls []callChunks
 
 	// fast is the fast path's reused storage (see fast.go).
 	fast fastStore
@@ -665,12 +667,18 @@ func (s *stream) start(oc *openCall) {
 		oc.id = responseCallID(s.respID, oc.name, json.RawMessage(oc.args.json()), oc.k)
 	}
 	oc.started = true
-	if s.usedCalls < len(s.keep.firstCalls) {
+	switch {
+	case s.usedCalls < len(s.keep.firstCalls):
 		oc.ev = &s.keep.firstCalls[s.usedCalls]
-		s.usedCalls++
-	} else {
-		oc.ev = new(callChunks)
+	default:
+		if len(s.moreCalls) == 0 {
+			// Later calls' chunks come in blocks that double up to 16.
+			s.moreCalls = make([]callChunks, min(s.usedCalls, 16))
+		}
+		oc.ev = &s.moreCalls[0]
+		s.moreCalls = s.moreCalls[1:]
 	}
+	s.usedCalls++
 	oc.ev.start = core.Chunk{ID: oc.id, Name: oc.name, Start: true, Signature: oc.sig}
 	s.emit(core.Event{Kind: core.EventCallStart, Chunk: &oc.ev.start})
 }
