@@ -178,6 +178,9 @@ type collector struct {
 	// callSeq holds, for each call part in order, the call's position in
 	// order of first appearance.
 	callSeq []int
+	// more is the rest of the block the calls past the Response's own
+	// (mem.calls) are copied into; mem.ncalls counts all calls.
+	more []Call
 }
 
 // fail records a problem at the current event: the first maxStreamErrors
@@ -289,15 +292,17 @@ func (c *collector) calls(done []Call) {
 		c.callSeq = append(c.callSeq, seqs[i])
 		p := Part{Kind: PartToolCall}
 		if n := c.mem.ncalls; n < len(c.mem.calls) {
-			c.mem.calls[n] = call
 			p.Call = &c.mem.calls[n]
-			c.mem.ncalls++
 		} else {
-			// A copy of its own, made only here: taking the address of
-			// call itself would move every call to the heap.
-			p.Call = new(Call)
-			*p.Call = call
+			// Later calls come in blocks that double up to 16 calls.
+			if len(c.more) == 0 {
+				c.more = make([]Call, min(n, 16))
+			}
+			p.Call = &c.more[0]
+			c.more = c.more[1:]
 		}
+		*p.Call = call
+		c.mem.ncalls++
 		c.addPart(p)
 	}
 }
