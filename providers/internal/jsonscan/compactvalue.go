@@ -16,10 +16,20 @@ func plainRun(b []byte, i int) int {
 			break
 		}
 	}
-	for ; i < len(b) && b[i] >= 0x20 && b[i] != '"' && b[i] != '\\'; i++ {
+	for ; i < len(b) && plain[b[i]]; i++ {
 	}
 	return i
 }
+
+// plain marks the bytes a string holds as they are: all from 0x20 up but
+// the quote and the backslash. A table lookup keeps plainRun small enough
+// to be inlined into Str.
+var plain = func() (t [256]bool) {
+	for c := 0x20; c < 256; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
 
 // CompactValue is Value also reporting whether the value is compact: no
 // white space between its tokens, so that it is its own Compact.
