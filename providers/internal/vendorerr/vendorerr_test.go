@@ -195,3 +195,37 @@ func TestJSONValueEnd(t *testing.T) {
 		}
 	})
 }
+
+// reading reads n bytes, then yields one text event and ends as failing
+// does.
+type reading struct {
+	r    io.Reader
+	n    int
+	done bool
+}
+
+func (d *reading) Next() (core.Event, error) {
+	if d.done {
+		return core.Event{}, io.ErrUnexpectedEOF
+	}
+	d.done = true
+	io.ReadFull(d.r, make([]byte, d.n))
+	return core.Event{Kind: core.EventText, Text: "x"}, nil
+}
+
+// TestGuardReusesKeptBytes: a stream whose first unit outgrew the bytes a
+// Guard keeps in place hands the buffer they grew into to the next Guard
+// once its first event came; long error bodies guarded after such streams,
+// of other lengths, still give their own error.
+func TestGuardReusesKeptBytes(t *testing.T) {
+	for i, n := range []int{1500, 3000, 1100, 2500, 1300} {
+		event := "data: {\"text\": \"" + strings.Repeat("y", n) + "\"}\n\n"
+		guardCase(t, GuardStream(strings.NewReader(event), func(r io.Reader) core.EventStream { return &reading{r: r, n: len(event)} }), nil)
+		body := `{"error": {"type": "invalid_request_error", "message": "` + strings.Repeat(string(rune('a'+i)), n+i*7) + `"}}`
+		want := FromBody([]byte(body))
+		if want == nil {
+			t.Fatalf("body %d is no vendor error", i)
+		}
+		guardCase(t, GuardStream(strings.NewReader(body), func(r io.Reader) core.EventStream { return &failing{r, 4096} }), want)
+	}
+}
