@@ -410,11 +410,7 @@ func (s *stream) Handle(ev sseio.Event) error {
 
 func (s *stream) delta(ev sseio.Event, index int, b *blockState, d streamDelta) error {
 	str := func(raw json.RawMessage, field string) (string, error) {
-		raw = bytes.TrimSpace(raw)
-		if len(raw) == 0 || string(raw) == "null" {
-			return "", nil
-		}
-		v, err := jsonstr.UnquoteRaw(raw)
+		v, err := jsonstr.Field(raw)
 		if err != nil {
 			return "", s.fail(ev, "delta.%s: %v", field, err)
 		}

@@ -143,11 +143,7 @@ func (s *stream) fail(ev sseio.Event, format string, args ...any) error {
 }
 
 func (s *stream) str(ev sseio.Event, raw json.RawMessage, field string) (string, error) {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || string(raw) == "null" {
-		return "", nil
-	}
-	v, err := jsonstr.UnquoteRaw(raw)
+	v, err := jsonstr.Field(raw)
 	if err != nil {
 		return "", s.fail(ev, "%s: %v", field, err)
 	}

@@ -1,6 +1,7 @@
 package jsonstr
 
 import (
+	"bytes"
 	"errors"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -124,6 +125,16 @@ var hexValue = func() (t [256]int8) {
 	}
 	return t
 }()
+
+// Field reads an optional string field as UnquoteRaw does: an absent or
+// null value (white space around it allowed) is the empty string.
+func Field(raw []byte) (string, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return "", nil
+	}
+	return UnquoteRaw(raw)
+}
 
 // QuoteRaw writes s as a JSON string literal, escaping quotes, backslashes
 // and control characters and copying every other byte, valid UTF-8 or not,

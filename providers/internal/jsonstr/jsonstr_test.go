@@ -172,3 +172,23 @@ func BenchmarkAppendUnescaped(b *testing.B) {
 		})
 	}
 }
+
+func TestField(t *testing.T) {
+	for _, tt := range []struct {
+		raw, want string
+		err       bool
+	}{
+		{"", "", false},
+		{"null", "", false},
+		{" null\n", "", false},
+		{`"a\u00e9"`, "aé", false},
+		{` "x" `, "x", false},
+		{`"\x"`, "", true},
+		{`1`, "", true},
+	} {
+		got, err := Field([]byte(tt.raw))
+		if got != tt.want || (err != nil) != tt.err {
+			t.Errorf("Field(%q) = %q, %v; want %q, error %v", tt.raw, got, err, tt.want, tt.err)
+		}
+	}
+}
