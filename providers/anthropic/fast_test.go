@@ -23,39 +23,18 @@ import (
 func decodeWith(a *Adapter, body []byte, fast bool) ([]core.Event, string, int) {
 	st := a.newStream(bytes.NewReader(body))
 	st.noFast = !fast
-	var evs []core.Event
-	for {
-		ev, err := st.Next()
-		if err == io.EOF {
-			return evs, "", st.fastHits
-		}
-		if err != nil {
-			return evs, err.Error(), st.fastHits
-		}
-		evs = append(evs, ev)
-	}
+	evs, errText := adaptertest.DrainText(st)
+	return evs, errText, st.fastHits
 }
 
 // checkSame fails when the fast path changes anything the stream yields:
 // events, their order, or the error that ends the stream. It returns the
 // number of events the fast path decoded.
-func checkSame(t interface {
-	Helper()
-	Fatalf(string, ...any)
-}, a *Adapter, name string, body []byte) int {
+func checkSame(t adaptertest.Fataler, a *Adapter, name string, body []byte) int {
 	t.Helper()
-	slow, serr, hits := decodeWith(a, body, false)
-	if hits != 0 {
-		t.Fatalf("%s: fast path decoded %d events while turned off", name, hits)
-	}
-	fast, ferr, hits := decodeWith(a, body, true)
-	if diff := cmp.Diff(slow, fast); diff != "" {
-		t.Fatalf("%s: fast path changes the events (-general +fast):\n%s", name, diff)
-	}
-	if serr != ferr {
-		t.Fatalf("%s: fast path changes the error: general %q, fast %q", name, serr, ferr)
-	}
-	return hits
+	return adaptertest.CheckFastPath(t, name, "events", body, func(body []byte, fast bool) ([]core.Event, string, int) {
+		return decodeWith(a, body, fast)
+	})
 }
 
 // fastStreams are the recorded Anthropic streams and typicalStream.

@@ -22,40 +22,19 @@ import (
 func decodeWith(a *Adapter, body []byte, fast bool) ([]core.Event, string, int) {
 	st := a.newStream(bytes.NewReader(body))
 	st.fast.off = !fast
-	var evs []core.Event
-	for {
-		ev, err := st.Next()
-		if err == io.EOF {
-			return evs, "", st.fast.hits
-		}
-		if err != nil {
-			return evs, err.Error(), st.fast.hits
-		}
-		evs = append(evs, ev)
-	}
+	evs, errText := adaptertest.DrainText(st)
+	return evs, errText, st.fast.hits
 }
 
 // checkSame fails when the fast path changes anything the stream yields:
 // events, their order, or the error that ends the stream. It returns the
 // number of lines the fast path decoded.
-func checkSame(t interface {
-	Helper()
-	Fatalf(string, ...any)
-}, name string, body []byte) int {
+func checkSame(t adaptertest.Fataler, name string, body []byte) int {
 	t.Helper()
 	a := New()
-	slow, serr, hits := decodeWith(a, body, false)
-	if hits != 0 {
-		t.Fatalf("%s: fast path decoded %d lines while turned off", name, hits)
-	}
-	fast, ferr, hits := decodeWith(a, body, true)
-	if diff := cmp.Diff(slow, fast); diff != "" {
-		t.Fatalf("%s: fast path changes the events (-general +fast):\n%s", name, diff)
-	}
-	if serr != ferr {
-		t.Fatalf("%s: fast path changes the error: general %q, fast %q", name, serr, ferr)
-	}
-	return hits
+	return adaptertest.CheckFastPath(t, name, "lines", body, func(body []byte, fast bool) ([]core.Event, string, int) {
+		return decodeWith(a, body, fast)
+	})
 }
 
 // streamBodies returns the NDJSON streams of the package's fixtures (there

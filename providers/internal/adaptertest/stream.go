@@ -131,3 +131,38 @@ func SmallReads(body []byte) io.Reader {
 	}
 	return iotest.OneByteReader(bytes.NewReader(body))
 }
+
+// DrainText is Drain with the error that ended the stream as its text, ""
+// at io.EOF.
+func DrainText(st core.EventStream) ([]core.Event, string) {
+	evs, err := Drain(st)
+	if err != nil {
+		return evs, err.Error()
+	}
+	return evs, ""
+}
+
+// FastPathRun decodes body with a stream decoder's fast path on or off and
+// returns the events, the text of the error that ended the stream ("" at
+// io.EOF) and the number of wire events the fast path decoded.
+type FastPathRun func(body []byte, fast bool) (events []core.Event, errText string, hits int)
+
+// CheckFastPath fails when a decoder's fast path changes anything its
+// stream yields (the events, their order, or the error that ends it), or
+// decodes anything while turned off; unit names what the fast path
+// decodes ("events", "lines", "chunks"). It returns the fast path's hits.
+func CheckFastPath(t Fataler, name, unit string, body []byte, run FastPathRun) int {
+	t.Helper()
+	general, generalErr, hits := run(body, false)
+	if hits != 0 {
+		t.Fatalf("%s: fast path decoded %d %s while turned off", name, hits, unit)
+	}
+	fast, fastErr, hits := run(body, true)
+	if diff := cmp.Diff(general, fast); diff != "" {
+		t.Fatalf("%s: fast path changes the events (-general +fast):\n%s", name, diff)
+	}
+	if generalErr != fastErr {
+		t.Fatalf("%s: fast path changes the error: general %q, fast %q", name, generalErr, fastErr)
+	}
+	return hits
+}
