@@ -185,7 +185,7 @@ func parseOnly(call core.Call) tools.Validation {
 	if _, ok := v.(map[string]any); !ok || d.More() {
 		msg := fmt.Sprintf("arguments of %q are not one JSON object", call.Name)
 		return tools.Validation{Message: msg, Arguments: bytes.Clone(call.Arguments),
-			Problems: []schema.Problem{{Message: msg}}, Err: fmt.Errorf("parse call %q: %w", call.Name, tools.ErrInvalidArguments)}
+			Problems: []schema.Problem{{Message: msg}}, Err: fmt.Errorf("parse call %q: %w", call.Name, tools.ErrSchemaMismatch)}
 	}
 	var b bytes.Buffer
 	_ = json.Compact(&b, args) // args decoded above, so it is JSON

@@ -56,7 +56,7 @@ package tools
 // Every schema problem is listed, sorted by JSON pointer, in one message
 // meant for the model. Validation.Err carries the same failure as an error
 // wrapping ErrUnknownTool, ErrArgumentsTooLarge, ErrMalformedArguments or
-// ErrInvalidArguments, for Go callers that branch.
+// ErrSchemaMismatch, for Go callers that branch.
 //
 // An unknown tool name (E04) lists the available tools and the closest
 // (Levenshtein distance, ignoring case, at most half the name's length).

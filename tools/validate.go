@@ -36,7 +36,7 @@ type Validation struct {
 	Arguments json.RawMessage `json:"arguments"`
 	// Err is the failure for callers that branch on it: it wraps
 	// ErrUnknownTool, ErrArgumentsTooLarge, ErrTooDeep,
-	// ErrMalformedArguments or ErrInvalidArguments. It is nil when Valid.
+	// ErrMalformedArguments or ErrSchemaMismatch. It is nil when Valid.
 	Err error `json:"-"`
 }
 
@@ -44,9 +44,9 @@ type Validation struct {
 // not JSON; the error is an *ArgumentsError carrying the byte offset.
 var ErrMalformedArguments = errors.New("malformed arguments")
 
-// ErrInvalidArguments is wrapped by Validation.Err for arguments that are
+// ErrSchemaMismatch is wrapped by Validation.Err for arguments that are
 // JSON but do not match the tool's input schema (or are double-encoded).
-var ErrInvalidArguments = errors.New("invalid arguments")
+var ErrSchemaMismatch = errors.New("invalid arguments")
 
 // Validate checks a call: the tool must be registered (an unknown name gets
 // a message naming the available tools and the closest match, E04) and the
@@ -113,7 +113,7 @@ func (t *Tool) Validate(args json.RawMessage) Validation {
 		}
 		msg := fmt.Sprintf("arguments of %q are a string holding %s encoded as JSON, not an object; send the object itself", t.name, what)
 		return Validation{Message: msg, Problems: []schema.Problem{{Message: msg}}, Arguments: norm,
-			Err: fmt.Errorf("validate %q: %w: double-encoded (C05)", t.name, ErrInvalidArguments)}
+			Err: fmt.Errorf("validate %q: %w: double-encoded (C05)", t.name, ErrSchemaMismatch)}
 	}
 	sp := t.inputCheck.ValidateValue(v)
 	if len(sp) == 0 {
@@ -146,7 +146,7 @@ func (t *Tool) Validate(args json.RawMessage) Validation {
 		Message:   msg,
 		Problems:  ps,
 		Arguments: norm,
-		Err:       fmt.Errorf("validate %q: %w: %s", t.name, ErrInvalidArguments, strings.Join(shown, "; ")),
+		Err:       fmt.Errorf("validate %q: %w: %s", t.name, ErrSchemaMismatch, strings.Join(shown, "; ")),
 	}
 }
 
