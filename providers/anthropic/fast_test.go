@@ -4,13 +4,9 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"regexp"
 	"strings"
 	"testing"
-
-	"github.com/google/go-cmp/cmp"
-	"pgregory.net/rapid"
 
 	"github.com/toolconform/conform/core"
 	"github.com/toolconform/conform/providers/internal/adaptertest"
@@ -143,20 +139,7 @@ func TestFastPathSplit(t *testing.T) {
 	for i, body := range streams {
 		want[i], wantErr[i], _ = decodeWith(a, body, false)
 	}
-	rapid.Check(t, func(t *rapid.T) {
-		i := rapid.IntRange(0, len(streams)-1).Draw(t, "stream")
-		got, err := adaptertest.Drain(a.DecodeStream(adaptertest.DrawSplitReader(t, streams[i])))
-		if diff := cmp.Diff(want[i], got); diff != "" {
-			t.Fatalf("stream %d split, fast path (-general whole +fast split):\n%s", i, diff)
-		}
-		errText := ""
-		if err != nil {
-			errText = err.Error()
-		}
-		if errText != wantErr[i] {
-			t.Fatalf("stream %d split: error %q, want %q", i, errText, wantErr[i])
-		}
-	})
+	adaptertest.CheckSplitMatches(t, streams, want, wantErr, a.DecodeStream)
 }
 
 // fastStart opens a message, a text, a thinking and a tool_use block
@@ -481,28 +464,5 @@ func TestReusedDecoder(t *testing.T) {
 	for i, body := range streams {
 		want[i], wantErr[i], _ = decodeWith(a, body, true)
 	}
-	rapid.Check(t, func(t *rapid.T) {
-		var got [][]core.Event
-		var order []int
-		for range 3 * len(streams) {
-			i := rapid.IntRange(0, len(streams)-1).Draw(t, "stream")
-			st := a.DecodeStream(adaptertest.DrawSplitReader(t, streams[i]))
-			evs, err := adaptertest.Drain(st)
-			errText := ""
-			if err != nil {
-				errText = err.Error()
-			} else if ev, err := st.Next(); err != io.EOF {
-				t.Fatalf("stream %d: Next after io.EOF gives %+v, %v", i, ev, err)
-			}
-			if errText != wantErr[i] {
-				t.Fatalf("stream %d: error %q, want %q", i, errText, wantErr[i])
-			}
-			got, order = append(got, evs), append(order, i)
-		}
-		for j, i := range order {
-			if diff := cmp.Diff(want[i], got[j]); diff != "" {
-				t.Fatalf("stream %d, decoded %dth: events after all were decoded (-own decoder +reused):\n%s", i, j, diff)
-			}
-		}
-	})
+	adaptertest.CheckReusedDecoder(t, streams, want, wantErr, a.DecodeStream)
 }

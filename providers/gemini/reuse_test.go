@@ -2,12 +2,8 @@ package gemini
 
 import (
 	"fmt"
-	"io"
 	"strings"
 	"testing"
-
-	"github.com/google/go-cmp/cmp"
-	"pgregory.net/rapid"
 
 	"github.com/toolconform/conform/core"
 	"github.com/toolconform/conform/providers/internal/adaptertest"
@@ -50,28 +46,5 @@ func TestReusedDecoder(t *testing.T) {
 	for i, body := range streams {
 		want[i], wantErr[i], _ = decodeWith(a, body, true)
 	}
-	rapid.Check(t, func(t *rapid.T) {
-		var got [][]core.Event
-		var order []int
-		for range 3 * len(streams) {
-			i := rapid.IntRange(0, len(streams)-1).Draw(t, "stream")
-			st := a.DecodeStream(adaptertest.DrawSplitReader(t, streams[i]))
-			evs, err := adaptertest.Drain(st)
-			errText := ""
-			if err != nil {
-				errText = err.Error()
-			} else if ev, err := st.Next(); err != io.EOF {
-				t.Fatalf("stream %d: Next after io.EOF gives %+v, %v", i, ev, err)
-			}
-			if errText != wantErr[i] {
-				t.Fatalf("stream %d: error %q, want %q", i, errText, wantErr[i])
-			}
-			got, order = append(got, evs), append(order, i)
-		}
-		for j, i := range order {
-			if diff := cmp.Diff(want[i], got[j]); diff != "" {
-				t.Fatalf("stream %d, decoded %dth: events after all were decoded (-own decoder +reused):\n%s", i, j, diff)
-			}
-		}
-	})
+	adaptertest.CheckReusedDecoder(t, streams, want, wantErr, a.DecodeStream)
 }

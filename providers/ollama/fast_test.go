@@ -9,9 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-	"pgregory.net/rapid"
-
 	"github.com/toolconform/conform/core"
 	"github.com/toolconform/conform/providers/internal/adaptertest"
 )
@@ -109,20 +106,7 @@ func TestFastPathSplit(t *testing.T) {
 			wantErr[i] = err.Error()
 		}
 	}
-	rapid.Check(t, func(t *rapid.T) {
-		i := rapid.IntRange(0, len(streams)-1).Draw(t, "stream")
-		got, err := adaptertest.Drain(a.DecodeStream(adaptertest.DrawSplitReader(t, streams[i])))
-		if diff := cmp.Diff(want[i], got); diff != "" {
-			t.Fatalf("stream %d split, fast path (-general whole +fast split):\n%s", i, diff)
-		}
-		errText := ""
-		if err != nil {
-			errText = err.Error()
-		}
-		if errText != wantErr[i] {
-			t.Fatalf("stream %d split: error %q, want %q", i, errText, wantErr[i])
-		}
-	})
+	adaptertest.CheckSplitMatches(t, streams, want, wantErr, a.DecodeStream)
 }
 
 // fastCases are lines at the edge of the fast path's subset, each decoded

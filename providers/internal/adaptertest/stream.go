@@ -166,3 +166,54 @@ func CheckFastPath(t Fataler, name, unit string, body []byte, run FastPathRun) i
 	}
 	return hits
 }
+
+// CheckSplitMatches checks that every stream, read through decode in
+// random read sizes, yields want[i] and ends with the error whose text is
+// wantErr[i] ("" for io.EOF): a fast path reading a stream cut anywhere
+// against what the general path decoded from it whole.
+func CheckSplitMatches(t *testing.T, streams [][]byte, want [][]core.Event, wantErr []string, decode func(io.Reader) core.EventStream) {
+	t.Helper()
+	rapid.Check(t, func(t *rapid.T) {
+		i := rapid.IntRange(0, len(streams)-1).Draw(t, "stream")
+		got, errText := DrainText(decode(DrawSplitReader(t, streams[i])))
+		if diff := cmp.Diff(want[i], got); diff != "" {
+			t.Fatalf("stream %d split, fast path (-general whole +fast split):\n%s", i, diff)
+		}
+		if errText != wantErr[i] {
+			t.Fatalf("stream %d split: error %q, want %q", i, errText, wantErr[i])
+		}
+	})
+}
+
+// CheckReusedDecoder checks a decoder that hands its storage to the next
+// stream once its own has ended: streams decoded one after another through
+// decode, in random read sizes, each drained before the next starts, yield
+// want[i] and the error text wantErr[i], checked only after all were
+// decoded (so that anything an event points into and a later stream
+// overwrote is found), and io.EOF again after their end.
+func CheckReusedDecoder(t *testing.T, streams [][]byte, want [][]core.Event, wantErr []string, decode func(io.Reader) core.EventStream) {
+	t.Helper()
+	rapid.Check(t, func(t *rapid.T) {
+		var got [][]core.Event
+		var order []int
+		for range 3 * len(streams) {
+			i := rapid.IntRange(0, len(streams)-1).Draw(t, "stream")
+			st := decode(DrawSplitReader(t, streams[i]))
+			evs, errText := DrainText(st)
+			if errText == "" {
+				if ev, err := st.Next(); err != io.EOF {
+					t.Fatalf("stream %d: Next after io.EOF gives %+v, %v", i, ev, err)
+				}
+			}
+			if errText != wantErr[i] {
+				t.Fatalf("stream %d: error %q, want %q", i, errText, wantErr[i])
+			}
+			got, order = append(got, evs), append(order, i)
+		}
+		for j, i := range order {
+			if diff := cmp.Diff(want[i], got[j]); diff != "" {
+				t.Fatalf("stream %d, decoded %dth: events after all were decoded (-own decoder +reused):\n%s", i, j, diff)
+			}
+		}
+	})
+}
