@@ -175,6 +175,7 @@ type callState struct {
 	patchLen int
 	doneSeen bool // Done arrived, possibly before the name
 	fromArgs bool // the text was set whole by Args, not by deltas
+	vouched  bool // the text is Args its stream vouched for (Buffer.add)
 	done     bool // ended: completed, failed or left incomplete
 	looksCum bool // a delta repeated all the text before it (B01 hint)
 	// genID is the id the buffer generated for a call without a provider
@@ -249,7 +250,12 @@ func (b *Buffer) Calls() []Call { return append([]Call(nil), b.completed...) }
 // incomplete with the rejection. A *CallError means the chunk was taken but
 // ended a call whose arguments could not be repaired; that call never
 // completes (the *CallError holds it), and the other calls go on.
-func (b *Buffer) Add(c Chunk) ([]Call, error) {
+func (b *Buffer) Add(c Chunk) ([]Call, error) { return b.add(c, false) }
+
+// add is Add; vouched says that c.Args is text its stream checked to be
+// one JSON value in well-formed UTF-8 (see Collect), which the call then
+// need not check again unless a delta replaces it.
+func (b *Buffer) add(c Chunk, vouched bool) ([]Call, error) {
 	b.nchunks++
 	if b.finished {
 		return nil, b.chunkErr(&c, errFinished, "")
@@ -278,6 +284,12 @@ func (b *Buffer) Add(c Chunk) ([]Call, error) {
 		cs = b.newCall(&c)
 	}
 	b.apply(cs, &c)
+	switch {
+	case c.Args != nil:
+		cs.vouched = vouched
+	case c.ArgsDelta != "":
+		cs.vouched = false
+	}
 	if cs.doneSeen && cs.name != "" {
 		if _, err := b.complete(cs); err != nil {
 			return nil, err
@@ -645,7 +657,7 @@ func (b *Buffer) complete(cs *callState) (Call, error) {
 	raw := cs.argText()
 	cs.args = nil
 	call := Call{ID: b.callID(cs), ItemID: cs.itemID, Name: cs.name, Signature: cs.sig}
-	args, repaired, err := finalArgs(raw, cs.patch)
+	args, repaired, err := finalArgs(raw, cs.patch, cs.vouched)
 	cs.patch = nil
 	if err != nil || repaired {
 		cs.text = string(raw)
@@ -677,9 +689,14 @@ func (b *Buffer) complete(cs *callState) (Call, error) {
 // not (judging its shape is validation's work); two identical copies of one
 // document become one (B02, reported as a repair); other invalid text goes
 // through core/repair, whose result must be an object (a repair that turns
-// stray text into a JSON string would hide the fault, C09).
-func finalArgs(raw []byte, patch map[string]json.RawMessage) (args json.RawMessage, repaired bool, err error) {
-	args, repaired, err = textArgs(raw)
+// stray text into a JSON string would hide the fault, C09). Text its stream
+// vouched for is kept as it is, unchecked.
+func finalArgs(raw []byte, patch map[string]json.RawMessage, vouched bool) (args json.RawMessage, repaired bool, err error) {
+	if vouched && len(raw) > 0 {
+		args = raw[:len(raw):len(raw)]
+	} else {
+		args, repaired, err = textArgs(raw)
+	}
 	if err != nil || len(patch) == 0 {
 		return args, repaired, err
 	}
@@ -903,7 +920,7 @@ func (b *Buffer) Preview(route Chunk) (json.RawMessage, bool) {
 		return nil, false
 	}
 	if len(cs.patch) > 0 {
-		args, _, err := finalArgs(bytes.Clone(cs.argText()), cs.patch)
+		args, _, err := finalArgs(bytes.Clone(cs.argText()), cs.patch, cs.vouched)
 		return args, err == nil
 	}
 	if len(bytes.TrimSpace(cs.argText())) == 0 {

@@ -83,6 +83,17 @@ func (notStream) Unwrap() error { return ErrMalformed }
 // that names its event, up to 64 of them and a count of the rest; the
 // Response is returned in every case.
 //
+// Collect uses two optional methods of s, which the stream decoders of
+// this module have. It calls ReuseEventText() once, before the first
+// Next: from then on s may reuse, at each Next, the storage of the last
+// event's Text, of its Chunk and of the chunk's ArgsDelta and Args, which
+// Collect has copied by then; every other string of an event must stay
+// as it is. It calls VouchArgs(args) with the Args of each call chunk,
+// right after Next returned it: true says that s checked that very string
+// to be one JSON value in well-formed UTF-8, and the Buffer does not check
+// it again. A stream that vouches for text it did not check is wrong, and
+// its calls may be too.
+//
 //	resp, err := core.Collect(adapter.DecodeStream(body))
 func Collect(s EventStream, opts ...BufferOption) (*Response, error) {
 	b, _ := collectBuffers.Get().(*Buffer)
@@ -104,6 +115,10 @@ func Collect(s EventStream, opts ...BufferOption) (*Response, error) {
 		buf:  b,
 		lim:  b.lim.MaxTextBytes,
 	}
+	if r, ok := s.(textReuser); ok {
+		r.ReuseEventText()
+	}
+	c.voucher, _ = s.(argsVoucher)
 	for {
 		ev, err := s.Next()
 		c.n++
@@ -138,6 +153,13 @@ func Collect(s EventStream, opts ...BufferOption) (*Response, error) {
 	return c.resp, errors.Join(c.errs...)
 }
 
+// textReuser and argsVoucher are the optional methods of a stream that
+// Collect uses (see Collect).
+type (
+	textReuser  interface{ ReuseEventText() }
+	argsVoucher interface{ VouchArgs(args string) bool }
+)
+
 // collectBuffers holds the Buffers of Collect calls that have returned,
 // emptied (Buffer.reset), for the next call: nothing Collect returns
 // points into its Buffer (calls, their arguments and errors are copies or
@@ -161,10 +183,12 @@ type collector struct {
 	mem  *responseMem
 	resp *Response
 	buf  *Buffer
-	n    int
-	text int
-	lim  int
-	errs []error
+	// voucher is the stream, when it vouches for argument text.
+	voucher argsVoucher
+	n       int
+	text    int
+	lim     int
+	errs    []error
 	// kept counts the errors fail kept, omitted those it only counted,
 	// the last of them at event lastOmitted.
 	kept, omitted, lastOmitted int
@@ -225,7 +249,8 @@ func (c *collector) event(ev *Event) bool {
 		ch := *ev.Chunk
 		ch.Start = ch.Start || ev.Kind == EventCallStart
 		ch.Done = ch.Done || ev.Kind == EventCallEnd
-		done, err := c.buf.Add(ch)
+		vouched := ch.Args != nil && c.voucher != nil && c.voucher.VouchArgs(*ch.Args)
+		done, err := c.buf.add(ch, vouched)
 		c.calls(done)
 		if err != nil {
 			c.fail(err)
