@@ -627,7 +627,7 @@ func TestBufferLimits(t *testing.T) {
 			lim:    Limits{MaxCalls: 2},
 			chunks: []Chunk{{ID: "a", Name: "f"}, {ID: "b", Name: "f", Done: true}, {ID: "c", Name: "f"}},
 			want:   ErrTooManyCalls,
-			text:   `buffer add chunk 3 (id "c"): too many tool calls: limit 2`,
+			text:   `buffer add chunk 3 (id "c"): tool call count too large: limit 2`,
 		},
 		{
 			name:   "arguments too large by delta",

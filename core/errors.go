@@ -17,8 +17,8 @@ var (
 	ErrMalformed = errors.New("malformed")
 	// ErrTooLarge reports input past a size limit: a stream event, frame,
 	// body or count of blocks past a decoder's limit, text, thinking and
-	// plan deltas past Limits.MaxTextBytes; ErrArgumentsTooLarge is a kind
-	// of it.
+	// plan deltas past Limits.MaxTextBytes; ErrArgumentsTooLarge and
+	// ErrTooManyCalls are kinds of it.
 	ErrTooLarge = errors.New("too large")
 	// ErrTruncated reports a stream that ended, without an error, before
 	// its protocol's end (Anthropic's message_stop, Ollama's done line, a

@@ -23,8 +23,9 @@ var (
 	// arguments longer than DefaultMaxArgBytes.
 	ErrArgumentsTooLarge = fmt.Errorf("arguments %w", ErrTooLarge)
 	// ErrTooManyCalls reports a chunk that would open more calls than
-	// Limits.MaxCalls.
-	ErrTooManyCalls = errors.New("too many tool calls")
+	// Limits.MaxCalls; a count limit is a size limit, so it is a kind of
+	// ErrTooLarge.
+	ErrTooManyCalls = fmt.Errorf("tool call count %w", ErrTooLarge)
 	// ErrIndexOutOfRange reports a chunk whose index is below -1, a lone
 	// call's index (A11), or larger than Limits.MaxIndex (A12).
 	ErrIndexOutOfRange = errors.New("tool call index out of range")

@@ -37,3 +37,36 @@ func TestCheckDepth(t *testing.T) {
 		})
 	}
 }
+
+// TestLimitSentinels checks that every limit of a Buffer is a size limit to
+// a caller that branches on ErrTooLarge, and keeps its own identity: the
+// sentinel itself, and the error a Buffer returns for it.
+func TestLimitSentinels(t *testing.T) {
+	tests := []struct {
+		name     string
+		sentinel error
+		lim      Limits
+		chunks   []Chunk
+	}{
+		{"ErrArgumentsTooLarge", ErrArgumentsTooLarge, Limits{MaxArgBytes: 4}, []Chunk{{ID: "a", Name: "f", ArgsDelta: `{"a":1}`}}},
+		{"ErrTooManyCalls", ErrTooManyCalls, Limits{MaxCalls: 1}, []Chunk{{ID: "a", Name: "f"}, {ID: "b", Name: "f"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if !errors.Is(tt.sentinel, ErrTooLarge) {
+				t.Errorf("errors.Is(%s, ErrTooLarge) = false", tt.name)
+			}
+			b := NewBuffer(WithLimits(tt.lim))
+			var err error
+			for _, c := range tt.chunks {
+				_, err = b.Add(c)
+			}
+			if !errors.Is(err, tt.sentinel) || !errors.Is(err, ErrTooLarge) {
+				t.Errorf("Buffer.Add past the limit: %v, want an error wrapping %s and ErrTooLarge", err, tt.name)
+			}
+		})
+	}
+	if errors.Is(ErrTooLarge, ErrTooManyCalls) || errors.Is(ErrArgumentsTooLarge, ErrTooManyCalls) {
+		t.Error("another size limit is ErrTooManyCalls")
+	}
+}

@@ -2,6 +2,7 @@ package providers
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"slices"
 	"strings"
@@ -9,6 +10,8 @@ import (
 
 	"github.com/toolconform/conform/core"
 	"github.com/toolconform/conform/providers/internal/wire"
+	"github.com/toolconform/conform/providers/mistral"
+	"github.com/toolconform/conform/providers/openaichat"
 )
 
 // TestEveryAdapterWrapsCoreSentinels checks the one sentinel policy
@@ -58,6 +61,23 @@ func TestEveryAdapterWrapsCoreSentinels(t *testing.T) {
 				t.Errorf("EncodeRequest(orphan result) = %v, want a *core.HistoryError of %s wrapping core.ErrOrphanResult", err, a.Name())
 			}
 		})
+	}
+}
+
+// TestCountLimitsAreSizeLimits checks the count limits the adapters
+// return (calls of a Buffer, ids of an id map): each is core.ErrTooLarge to
+// a caller that branches on it, as the size limits are, and keeps its own
+// identity.
+func TestCountLimitsAreSizeLimits(t *testing.T) {
+	for name, err := range map[string]error{
+		"core.ErrTooManyCalls":     core.ErrTooManyCalls,
+		"openaichat.ErrTooManyIDs": openaichat.ErrTooManyIDs,
+		"mistral.ErrTooManyIDs":    mistral.ErrTooManyIDs,
+	} {
+		wrapped := fmt.Errorf("encode request: %w", err)
+		if !errors.Is(wrapped, core.ErrTooLarge) || !errors.Is(wrapped, err) {
+			t.Errorf("%s: errors.Is(err, core.ErrTooLarge) = %v, errors.Is(err, %s) = %v; want both true", name, errors.Is(wrapped, core.ErrTooLarge), name, errors.Is(wrapped, err))
+		}
 	}
 }
 

@@ -7,7 +7,6 @@ package idmap
 import (
 	"crypto/sha256"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"sync"
 
@@ -17,8 +16,9 @@ import (
 // DefaultMax is the number of id pairs a Map keeps unless told otherwise.
 const DefaultMax = 1 << 16
 
-// ErrTooMany reports a Map that reached its size limit.
-var ErrTooMany = errors.New("too many mapped ids")
+// ErrTooMany reports a Map that reached its size limit; it is a kind of
+// core.ErrTooLarge.
+var ErrTooMany = fmt.Errorf("mapped id count %w", core.ErrTooLarge)
 
 // Map translates call ids between a canonical conversation and a protocol
 // that accepts only some ids.

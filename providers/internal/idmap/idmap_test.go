@@ -49,8 +49,8 @@ func TestIDMap(t *testing.T) {
 		t.Errorf("fresh map gave %q, want %q", f, b)
 	}
 	m.ToWire("third-id")
-	if _, err := m.ToWire("fourth-id"); !errors.Is(err, ErrTooMany) {
-		t.Errorf("past the limit: %v, want ErrTooMany", err)
+	if _, err := m.ToWire("fourth-id"); !errors.Is(err, ErrTooMany) || !errors.Is(err, core.ErrTooLarge) {
+		t.Errorf("past the limit: %v, want ErrTooMany, a kind of core.ErrTooLarge", err)
 	}
 }
 
@@ -121,7 +121,7 @@ func TestMessages(t *testing.T) {
 
 	full := New(short, func(id string, n int) string { return "c" + Hash(id, n, 7) }, 1)
 	two := []core.Message{{Role: core.RoleAssistant, Parts: []core.Part{core.CallPart(core.Call{ID: long}), core.CallPart(core.Call{ID: long + "x"})}}}
-	if _, err := full.ToWireMessages(two); !errors.Is(err, ErrTooMany) || !strings.Contains(err.Error(), "message 0") {
-		t.Errorf("past the limit: %v, want ErrTooMany naming message 0", err)
+	if _, err := full.ToWireMessages(two); !errors.Is(err, ErrTooMany) || !errors.Is(err, core.ErrTooLarge) || !strings.Contains(err.Error(), "message 0") {
+		t.Errorf("past the limit: %v, want ErrTooMany (core.ErrTooLarge) naming message 0", err)
 	}
 }

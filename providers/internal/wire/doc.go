@@ -26,7 +26,9 @@
 // Sentinel policy. A condition that means the same in every protocol is one
 // of core's sentinels, wrapped by every adapter alike: core.ErrMalformed
 // (bytes that are not the protocol's wire format), core.ErrTooLarge (past a
-// size limit), core.ErrTruncated (a stream that ended before its protocol's
+// size or count limit; the count limits core.ErrTooManyCalls and
+// idmap.ErrTooMany are kinds of it, as core.ErrArgumentsTooLarge is),
+// core.ErrTruncated (a stream that ended before its protocol's
 // end), core.ErrInvalidArguments (arguments that are not a JSON object),
 // core.ErrUnsupported (a value the protocol cannot carry), core.ErrNotStream
 // (no event of the protocol, a kind of core.ErrMalformed),
