@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/toolconform/conform/core"
+	"github.com/toolconform/conform/providers/internal/adaptertest"
 )
 
 // knownBad are hand-made inputs that once stressed the decoders: cut
@@ -51,6 +52,7 @@ func FuzzDecodeStream(f *testing.F) {
 				t.Fatalf("call_end without arguments: %+v", ev)
 			}
 		}
+		adaptertest.CheckVouches(t, a.DecodeStream(bytes.NewReader(data)), len(data)+8)
 	})
 }
 

@@ -9,6 +9,7 @@ import (
 	"io"
 	"sync"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/toolconform/conform/core"
 	"github.com/toolconform/conform/providers/internal/jsonstr"
@@ -77,6 +78,21 @@ type streamKeep struct {
 	usage core.Usage
 	// arena is the first block of the small strings' arena.
 	arena [512]byte
+}
+
+// VouchArgs reports whether args is the very string the last input chunk
+// gave a call's end as its arguments and the decoder checked (see
+// stream.vouched), for core.Collect.
+func (k *streamKeep) VouchArgs(args string) bool {
+	if k.s == nil || len(args) == 0 {
+		return false
+	}
+	for _, v := range k.s.vouched {
+		if len(v) == len(args) && unsafe.StringData(v) == unsafe.StringData(args) {
+			return true
+		}
+	}
+	return false
 }
 
 func (k *streamKeep) Next() (core.Event, error) {
@@ -164,6 +180,14 @@ type stream struct {
 
 	// fast is the fast path's reused storage (see fast.go).
 	fast fastStore
+
+	// vouched holds the argument texts of the calls the last input chunk
+	// ended that are one JSON value in well-formed UTF-8: sent whole and
+	// checked by the chunk's decoding (either path; the text check then
+	// refuses any byte that is not UTF-8 before the event is returned),
+	// or no arguments at all ("{}"). vouchedBuf is its first storage.
+	vouched    []string
+	vouchedBuf [2]string
 }
 
 // openCall is a call whose arguments stream as Vertex partialArgs.
@@ -197,6 +221,11 @@ func (s *stream) pull() error {
 			return err
 		}
 	}
+	if s.vouched == nil {
+		s.vouched = s.vouchedBuf[:0]
+	}
+	clear(s.vouched)
+	s.vouched = s.vouched[:0]
 	raw, off, err := s.nextChunk()
 	if err == io.EOF && (s.solid || s.sawUnknown) && !s.known {
 		at := s.solidAt
@@ -700,6 +729,9 @@ func (s *stream) end() {
 	}
 	ev := oc.ev
 	ev.args = oc.args.json()
+	if oc.args.hasWhole || oc.args.root == nil {
+		s.vouched = append(s.vouched, ev.args)
+	}
 	ev.end = core.Chunk{ID: oc.id, Done: true, Args: &ev.args}
 	s.emit(core.Event{Kind: core.EventCallEnd, Chunk: &ev.end})
 }
