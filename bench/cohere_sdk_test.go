@@ -17,7 +17,7 @@ import (
 type eventReads struct{ body []byte }
 
 func (t eventReads) RoundTrip(req *http.Request) (*http.Response, error) {
-	res := response(nil, "text/event-stream")
+	res := new(memBody).response(nil, "text/event-stream")
 	res.Body = io.NopCloser(&eventReader{rest: t.body})
 	res.Request = req
 	return res, nil

@@ -97,13 +97,13 @@ func Agreed(protocol string) ([]Body, []Exclusion, error) {
 	var excl []Exclusion
 next:
 	for _, body := range bodies {
-		want, err := subs[0].Run(body.Data)
+		want, err := subs[0].Run(nil, body.Data)
 		if err != nil {
 			excl = append(excl, Exclusion{body.Name, subs[0].Name, err.Error()})
 			continue
 		}
 		for _, sub := range subs[1:] {
-			got, err := sub.Run(body.Data)
+			got, err := sub.Run(nil, body.Data)
 			if err != nil {
 				excl = append(excl, Exclusion{body.Name, sub.Name, err.Error()})
 				continue next

@@ -53,8 +53,15 @@
 //
 // # Subjects
 //
-// Every subject reads the body through a bytes.Reader and returns the calls
-// (id, name, argument text) in the order they started:
+// Every subject reads the body through an io.Reader and appends the calls
+// (id, name, argument text) in the order they started to a slice it is
+// given. What the harness does around a subject is the same for all and
+// is left out where no user of any subject would do it: the reader over
+// the body is one per subject, reset for each body (an HTTP response body
+// for the subjects driven over HTTP); the slice of calls is the last
+// run's, emptied; argument text a subject holds as bytes becomes a Call's
+// string without a copy (argsText). What each subject does to get its
+// calls, request and response building over HTTP included, is counted:
 //
 //   - conform: core.Collect over the adapter's DecodeStream, which feeds
 //     every call event to a core.Buffer (limits, routing, completion

@@ -149,7 +149,7 @@ func TestConformMatchesGoldens(t *testing.T) {
 			}
 			total++
 			calls += len(want)
-			got, err := run.Run(body.Data)
+			got, err := run.Run(nil, body.Data)
 			if err != nil {
 				if len(want) > 0 {
 					t.Errorf("%s: conform: %v; %s has %d calls", body.Name, err, file, len(want))

@@ -77,7 +77,7 @@ func TestGrowthMemoryLinear(t *testing.T) {
 		body := ChatStream(call, growthDelta)
 		start := time.Now()
 		per, err := allocPerArgByte(func() error {
-			got, err := run(body)
+			got, err := run(nil, body)
 			if err == nil && (len(got) != 1 || got[0] != call[0]) {
 				err = fmt.Errorf("%s: %d calls, want the one generated call intact", size.name, len(got))
 			}

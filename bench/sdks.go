@@ -31,18 +31,18 @@ import (
 // ConformHTTP is Conform reached the way the SDK subjects are: an
 // http.Client whose transport is a memTransport sends one POST, and the
 // adapter's DecodeStream reads the response body.
-func ConformHTTP(a core.Adapter, contentType string) func([]byte) ([]Call, error) {
+func ConformHTTP(a core.Adapter, contentType string) RunFunc {
 	tr := &memTransport{contentType: contentType}
 	client := &http.Client{Transport: tr}
 	decode := func(r io.Reader) core.EventStream { return a.DecodeStream(r) }
-	return func(body []byte) ([]Call, error) {
+	return func(dst []Call, body []byte) ([]Call, error) {
 		tr.body = body
 		resp, err := client.Post("http://bench.invalid/v1/stream", "application/json", nil)
 		if err != nil {
-			return nil, fmt.Errorf("conform-http %s: %w", a.Name(), err)
+			return dst, fmt.Errorf("conform-http %s: %w", a.Name(), err)
 		}
 		defer resp.Body.Close()
-		return collect(a.Name(), decode(resp.Body))
+		return collect(dst, a.Name(), decode(resp.Body))
 	}
 }
 
@@ -52,7 +52,7 @@ func ConformHTTP(a core.Adapter, contentType string) func([]byte) ([]Call, error
 // candidate taken as one whole call, its args encoded with json.Marshal,
 // as the naive decoder does. Automatic continuation is off, so a stream
 // is one request.
-func Genai() func([]byte) ([]Call, error) {
+func Genai() RunFunc {
 	tr := &memTransport{}
 	client, err := genai.NewClient(context.Background(), &genai.ClientConfig{
 		APIKey:      "bench",
@@ -62,15 +62,14 @@ func Genai() func([]byte) ([]Call, error) {
 	})
 	config := &genai.GenerateContentConfig{AutomaticContinuation: genai.Ptr(false)}
 	contents := genai.Text("go")
-	return func(body []byte) ([]Call, error) {
+	return func(calls []Call, body []byte) ([]Call, error) {
 		if err != nil {
-			return nil, fmt.Errorf("genai: %w", err)
+			return calls, fmt.Errorf("genai: %w", err)
 		}
 		tr.body = body
-		var calls []Call
 		for resp, err := range client.Models.GenerateContentStream(context.Background(), "gemini-2.5-flash", contents, config) {
 			if err != nil {
-				return nil, fmt.Errorf("genai: %w", err)
+				return calls, fmt.Errorf("genai: %w", err)
 			}
 			if len(resp.Candidates) == 0 || resp.Candidates[0].Content == nil {
 				continue
@@ -83,10 +82,10 @@ func Genai() func([]byte) ([]Call, error) {
 				args := []byte("{}")
 				if fc.Args != nil {
 					if args, err = json.Marshal(fc.Args); err != nil {
-						return nil, fmt.Errorf("genai: %w", err)
+						return calls, fmt.Errorf("genai: %w", err)
 					}
 				}
-				calls = append(calls, Call{ID: fc.ID, Name: fc.Name, Args: string(args)})
+				calls = append(calls, Call{ID: fc.ID, Name: fc.Name, Args: argsText(args)})
 			}
 		}
 		return calls, nil
@@ -98,26 +97,25 @@ func Genai() func([]byte) ([]Call, error) {
 // NDJSON body, Chat with a callback that takes every tool call of each
 // ChatResponse as one whole call, its arguments encoded with json.Marshal
 // (the client keeps them as an ordered map).
-func OllamaClient() func([]byte) ([]Call, error) {
+func OllamaClient() RunFunc {
 	tr := &memTransport{contentType: "application/x-ndjson"}
 	client := ollamaapi.NewClient(&url.URL{Scheme: "http", Host: "bench.invalid"}, &http.Client{Transport: tr})
 	stream := true
 	req := &ollamaapi.ChatRequest{Model: "qwen3:8b", Messages: []ollamaapi.Message{{Role: "user", Content: "go"}}, Stream: &stream}
-	return func(body []byte) ([]Call, error) {
+	return func(calls []Call, body []byte) ([]Call, error) {
 		tr.body = body
-		var calls []Call
 		err := client.Chat(context.Background(), req, func(resp ollamaapi.ChatResponse) error {
 			for _, tc := range resp.Message.ToolCalls {
 				args, err := json.Marshal(tc.Function.Arguments)
 				if err != nil {
 					return err
 				}
-				calls = append(calls, Call{ID: tc.ID, Name: tc.Function.Name, Args: string(args)})
+				calls = append(calls, Call{ID: tc.ID, Name: tc.Function.Name, Args: argsText(args)})
 			}
 			return nil
 		})
 		if err != nil {
-			return nil, fmt.Errorf("ollama: %w", err)
+			return calls, fmt.Errorf("ollama: %w", err)
 		}
 		return calls, nil
 	}
@@ -133,7 +131,7 @@ func OllamaClient() func([]byte) ([]Call, error) {
 // any other body with ConverseStream, the calls rebuilt from its tool-use
 // contentBlockStart and contentBlockDelta events by block index. Each
 // request is serialised and SigV4-signed, as the SDK does for every call.
-func BedrockSDK() func([]byte) ([]Call, error) {
+func BedrockSDK() RunFunc {
 	tr := &memTransport{contentType: "application/vnd.amazon.eventstream"}
 	client := bedrockruntime.NewFromConfig(aws.Config{
 		Region:      "us-east-1",
@@ -150,17 +148,17 @@ func BedrockSDK() func([]byte) ([]Call, error) {
 		ContentType: aws.String("application/json"),
 		Body:        []byte(`{"anthropic_version":"bedrock-2023-05-31","max_tokens":64,"messages":[{"role":"user","content":"go"}]}`),
 	}
-	return func(body []byte) ([]Call, error) {
+	return func(dst []Call, body []byte) ([]Call, error) {
 		tr.body = body
 		if bytes.Contains(body, []byte(`{"bytes":`)) {
-			return bedrockInvoke(client, invoke)
+			return bedrockInvoke(dst, client, invoke)
 		}
-		return bedrockConverse(client, converse)
+		return bedrockConverse(dst, client, converse)
 	}
 }
 
 // bedrockConverse reads one ConverseStream response.
-func bedrockConverse(client *bedrockruntime.Client, input *bedrockruntime.ConverseStreamInput) ([]Call, error) {
+func bedrockConverse(dst []Call, client *bedrockruntime.Client, input *bedrockruntime.ConverseStreamInput) ([]Call, error) {
 	out, err := client.ConverseStream(context.Background(), input)
 	if err != nil {
 		return nil, fmt.Errorf("aws-sdk-go-v2: %w", err)
@@ -185,12 +183,12 @@ func bedrockConverse(client *bedrockruntime.Client, input *bedrockruntime.Conver
 	if err := stream.Err(); err != nil {
 		return nil, fmt.Errorf("aws-sdk-go-v2: %w", err)
 	}
-	return acc.calls(), nil
+	return acc.calls(dst), nil
 }
 
 // bedrockInvoke reads one InvokeModelWithResponseStream response of an
 // Anthropic model.
-func bedrockInvoke(client *bedrockruntime.Client, input *bedrockruntime.InvokeModelWithResponseStreamInput) ([]Call, error) {
+func bedrockInvoke(dst []Call, client *bedrockruntime.Client, input *bedrockruntime.InvokeModelWithResponseStreamInput) ([]Call, error) {
 	out, err := client.InvokeModelWithResponseStream(context.Background(), input)
 	if err != nil {
 		return nil, fmt.Errorf("aws-sdk-go-v2: %w", err)
@@ -212,14 +210,5 @@ func bedrockInvoke(client *bedrockruntime.Client, input *bedrockruntime.InvokeMo
 	if err := stream.Err(); err != nil {
 		return nil, fmt.Errorf("aws-sdk-go-v2: %w", err)
 	}
-	return acc.calls(), nil
-}
-
-// deref returns *p, or the zero value for nil.
-func deref[T any](p *T) T {
-	var zero T
-	if p == nil {
-		return zero
-	}
-	return *p
+	return acc.calls(dst), nil
 }

@@ -13,6 +13,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"unsafe"
 
 	anthropicsdk "github.com/anthropics/anthropic-sdk-go"
 	anthropicsse "github.com/anthropics/anthropic-sdk-go/packages/ssestream"
@@ -59,11 +60,41 @@ type Subject struct {
 	// Name names the subject in benchmark names: conform, openai-go,
 	// anthropic-sdk-go, go-openai, naive.
 	Name string
-	// Run decodes one whole stream and returns its calls in the order they
-	// started. It reads the body through an io.Reader, as every subject
-	// does, so that none sees the bytes in a form the others do not.
-	Run func(body []byte) ([]Call, error)
+	// Run decodes one whole stream and appends its calls, in the order
+	// they started, to dst: the benchmarks pass the slice of the run
+	// before, emptied, so that the harness's list of calls costs no
+	// allocation once it has grown; tests pass nil. It reads the body
+	// through an io.Reader, as every subject does, so that none sees the
+	// bytes in a form the others do not; the reader is the subject's own,
+	// reset for each body (see overReader and memBody), so a Run is not
+	// safe for concurrent use.
+	Run RunFunc
 }
+
+// RunFunc is the type of Subject.Run.
+type RunFunc func(dst []Call, body []byte) ([]Call, error)
+
+// overReader returns a RunFunc that hands read every body through one
+// bytes.Reader, reset for each body: a user of any subject reads the
+// body it already has (an HTTP response's), so a reader per run is a cost
+// of the harness, not of the subject, and no subject pays it.
+func overReader(read func(dst []Call, r io.Reader) ([]Call, error)) RunFunc {
+	r := new(bytes.Reader)
+	return func(dst []Call, body []byte) ([]Call, error) {
+		r.Reset(body)
+		return read(dst, r)
+	}
+}
+
+// argsText returns b as a string without copying it. Every subject that
+// hands out its arguments as bytes (conform's Call.Arguments,
+// anthropic-sdk-go's Input, the json.Marshal output of genai, ollama and
+// the naive decoders) has them in memory of its own, made for this stream
+// and never written again, and a user reads them there; a copy into a
+// string would be the harness's cost, as large as the arguments. The
+// subjects that accumulate text in a strings.Builder hand out its string,
+// which is no copy either.
+func argsText(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
 
 // Subjects returns the subjects that decode protocol, conform first. The
 // floor (Floor) is not among them: it rebuilds no calls.
@@ -73,58 +104,58 @@ func Subjects(protocol string) []Subject {
 		return []Subject{
 			{"conform", Conform(openaichat.New())},
 			{"conform-http", ConformHTTP(openaichat.New(), "text/event-stream")},
-			{"openai-go", OpenAIGoChat},
+			{"openai-go", OpenAIGoChat()},
 			{"go-openai", GoOpenAI()},
-			{"naive", NaiveChat},
+			{"naive", overReader(NaiveChat)},
 		}
 	case Anthropic:
 		return []Subject{
 			{"conform", Conform(anthropic.New())},
-			{"anthropic-sdk-go", AnthropicSDK},
-			{"naive", NaiveAnthropic},
+			{"anthropic-sdk-go", AnthropicSDK()},
+			{"naive", overReader(NaiveAnthropic)},
 		}
 	case OpenAIResponses:
 		return []Subject{
 			{"conform", Conform(openairesponses.New())},
-			{"openai-go", OpenAIGoResponses},
-			{"naive", NaiveResponses},
+			{"openai-go", OpenAIGoResponses()},
+			{"naive", overReader(NaiveResponses)},
 		}
 	case Gemini:
 		return []Subject{
 			{"conform", Conform(gemini.New())},
 			{"conform-http", ConformHTTP(gemini.New(), "text/event-stream")},
 			{"genai", Genai()},
-			{"naive", NaiveGemini},
+			{"naive", overReader(NaiveGemini)},
 		}
 	case Cohere:
 		return []Subject{
 			{"conform", Conform(cohere.New())},
-			{"naive", NaiveCohere},
+			{"naive", overReader(NaiveCohere)},
 		}
 	case Bedrock:
 		return []Subject{
 			{"conform", Conform(bedrock.New())},
 			{"conform-http", ConformHTTP(bedrock.New(), "application/vnd.amazon.eventstream")},
 			{"aws-sdk-go-v2", BedrockSDK()},
-			{"naive", NaiveBedrock},
+			{"naive", overReader(NaiveBedrock)},
 		}
 	case Mistral:
 		// Mistral streams OpenAI's chat chunk format.
 		return []Subject{
 			{"conform", Conform(mistral.New())},
-			{"naive", NaiveChat},
+			{"naive", overReader(NaiveChat)},
 		}
 	case Ollama:
 		return []Subject{
 			{"conform", Conform(ollama.New())},
 			{"conform-http", ConformHTTP(ollama.New(), "application/x-ndjson")},
 			{"ollama", OllamaClient()},
-			{"naive", NaiveOllama},
+			{"naive", overReader(NaiveOllama)},
 		}
 	case GeminiInteractions:
 		return []Subject{
 			{"conform", ConformDecoder("gemini interactions", gemini.New().DecodeInteractionStream)},
-			{"naive", NaiveInteractions},
+			{"naive", overReader(NaiveInteractions)},
 		}
 	}
 	return nil
@@ -146,115 +177,125 @@ func GeneratedIDs(protocol string) bool { return protocol == Gemini }
 // Conform returns the conform subject for an adapter: core.Collect over
 // the adapter's DecodeStream, which feeds every call event to a core.Buffer.
 // Buffer options (such as larger limits) pass through to Collect.
-func Conform(a core.Adapter, opts ...core.BufferOption) func([]byte) ([]Call, error) {
+func Conform(a core.Adapter, opts ...core.BufferOption) RunFunc {
 	return ConformDecoder(a.Name(), a.DecodeStream, opts...)
 }
 
 // ConformDecoder is Conform for a stream decoder that is not an adapter's
 // DecodeStream, such as gemini's DecodeInteractionStream; name names it in
 // errors.
-func ConformDecoder(name string, decode func(io.Reader) core.EventStream, opts ...core.BufferOption) func([]byte) ([]Call, error) {
-	return func(body []byte) ([]Call, error) {
-		return collect(name, decode(bytes.NewReader(body)), opts...)
-	}
+func ConformDecoder(name string, decode func(io.Reader) core.EventStream, opts ...core.BufferOption) RunFunc {
+	return overReader(func(dst []Call, r io.Reader) ([]Call, error) {
+		return collect(dst, name, decode(r), opts...)
+	})
 }
 
-// collect runs core.Collect over a stream and returns its calls.
-func collect(name string, stream core.EventStream, opts ...core.BufferOption) ([]Call, error) {
+// collect runs core.Collect over a stream and appends its calls to dst.
+func collect(dst []Call, name string, stream core.EventStream, opts ...core.BufferOption) ([]Call, error) {
 	resp, err := core.Collect(stream, opts...)
 	if err != nil {
-		return nil, fmt.Errorf("conform %s: %w", name, err)
+		return dst, fmt.Errorf("conform %s: %w", name, err)
 	}
-	var calls []Call
 	for _, p := range resp.Message.Parts {
 		if p.Kind == core.PartToolCall && p.Call != nil {
-			calls = append(calls, Call{ID: p.Call.ID, Name: p.Call.Name, Args: string(p.Call.Arguments)})
+			dst = append(dst, Call{ID: p.Call.ID, Name: p.Call.Name, Args: argsText(p.Call.Arguments)})
 		}
 	}
-	return calls, nil
+	return dst, nil
 }
 
-// sseResponse wraps a body as the HTTP response the SDK stream decoders
-// take. No network is involved: the body is read from memory.
-func sseResponse(body []byte) *http.Response {
-	return response(body, "text/event-stream")
-}
+// memBody is a response body read from memory: one per subject, reset for
+// each response, as overReader's reader is.
+type memBody struct{ bytes.Reader }
 
-// response wraps a body as an HTTP response of the given content type.
-func response(body []byte, contentType string) *http.Response {
+func (*memBody) Close() error { return nil }
+
+// response wraps a body as an HTTP response of the given content type,
+// read through m. No network is involved: the body is read from memory.
+func (m *memBody) response(body []byte, contentType string) *http.Response {
+	m.Reset(body)
 	return &http.Response{
 		StatusCode: http.StatusOK,
 		Header:     http.Header{"Content-Type": {contentType}},
-		Body:       io.NopCloser(bytes.NewReader(body)),
+		Body:       m,
 	}
 }
 
-// OpenAIGoChat is openai-go v3: its SSE decoder (packages/ssestream) and
+// OpenAIGoChat returns the openai-go v3 subject: its SSE decoder
+// (packages/ssestream) over an *http.Response built in memory, and
 // ChatCompletionAccumulator, as its documentation shows them.
-func OpenAIGoChat(body []byte) ([]Call, error) {
-	stream := openaisse.NewStream[openai.ChatCompletionChunk](openaisse.NewDecoder(sseResponse(body)), nil)
-	var acc openai.ChatCompletionAccumulator
-	for stream.Next() {
-		if !acc.AddChunk(stream.Current()) {
-			return nil, errors.New("openai-go: accumulator refused a chunk")
-		}
-	}
-	if err := stream.Err(); err != nil {
-		return nil, fmt.Errorf("openai-go: %w", err)
-	}
-	var calls []Call
-	if len(acc.Choices) > 0 {
-		for _, tc := range acc.Choices[0].Message.ToolCalls {
-			calls = append(calls, Call{ID: tc.ID, Name: tc.Function.Name, Args: tc.Function.Arguments})
-		}
-	}
-	return calls, nil
-}
-
-// OpenAIGoResponses is openai-go v3's SSE decoder into its Responses
-// stream event union, with the calls accumulated by hand (the SDK has no
-// Responses accumulator): output_item.added opens a function_call item,
-// function_call_arguments.delta appends to it by item id.
-func OpenAIGoResponses(body []byte) ([]Call, error) {
-	stream := openaisse.NewStream[responses.ResponseStreamEventUnion](openaisse.NewDecoder(sseResponse(body)), nil)
-	var acc accumulator[string]
-	for stream.Next() {
-		ev := stream.Current()
-		switch ev.Type {
-		case "response.output_item.added":
-			if ev.Item.Type == "function_call" {
-				acc.open(ev.Item.ID, ev.Item.CallID, ev.Item.Name)
+func OpenAIGoChat() RunFunc {
+	var body memBody
+	return func(calls []Call, data []byte) ([]Call, error) {
+		stream := openaisse.NewStream[openai.ChatCompletionChunk](openaisse.NewDecoder(body.response(data, "text/event-stream")), nil)
+		var acc openai.ChatCompletionAccumulator
+		for stream.Next() {
+			if !acc.AddChunk(stream.Current()) {
+				return calls, errors.New("openai-go: accumulator refused a chunk")
 			}
-		case "response.function_call_arguments.delta":
-			acc.add(ev.ItemID, ev.Delta)
 		}
+		if err := stream.Err(); err != nil {
+			return calls, fmt.Errorf("openai-go: %w", err)
+		}
+		if len(acc.Choices) > 0 {
+			for _, tc := range acc.Choices[0].Message.ToolCalls {
+				calls = append(calls, Call{ID: tc.ID, Name: tc.Function.Name, Args: tc.Function.Arguments})
+			}
+		}
+		return calls, nil
 	}
-	if err := stream.Err(); err != nil {
-		return nil, fmt.Errorf("openai-go responses: %w", err)
-	}
-	return acc.calls(), nil
 }
 
-// AnthropicSDK is anthropic-sdk-go: its SSE decoder and
+// OpenAIGoResponses returns the subject of openai-go v3's SSE decoder into
+// its Responses stream event union, with the calls accumulated by hand
+// (the SDK has no Responses accumulator): output_item.added opens a
+// function_call item, function_call_arguments.delta appends to it by item
+// id.
+func OpenAIGoResponses() RunFunc {
+	var body memBody
+	return func(dst []Call, data []byte) ([]Call, error) {
+		stream := openaisse.NewStream[responses.ResponseStreamEventUnion](openaisse.NewDecoder(body.response(data, "text/event-stream")), nil)
+		var acc accumulator[string]
+		for stream.Next() {
+			ev := stream.Current()
+			switch ev.Type {
+			case "response.output_item.added":
+				if ev.Item.Type == "function_call" {
+					acc.open(ev.Item.ID, ev.Item.CallID, ev.Item.Name)
+				}
+			case "response.function_call_arguments.delta":
+				acc.add(ev.ItemID, ev.Delta)
+			}
+		}
+		if err := stream.Err(); err != nil {
+			return dst, fmt.Errorf("openai-go responses: %w", err)
+		}
+		return acc.calls(dst), nil
+	}
+}
+
+// AnthropicSDK returns the anthropic-sdk-go subject: its SSE decoder and
 // Message.Accumulate, as its documentation shows them.
-func AnthropicSDK(body []byte) ([]Call, error) {
-	stream := anthropicsse.NewStream[anthropicsdk.MessageStreamEventUnion](anthropicsse.NewDecoder(sseResponse(body)), nil)
-	var msg anthropicsdk.Message
-	for stream.Next() {
-		if err := msg.Accumulate(stream.Current()); err != nil {
-			return nil, fmt.Errorf("anthropic-sdk-go: %w", err)
+func AnthropicSDK() RunFunc {
+	var body memBody
+	return func(calls []Call, data []byte) ([]Call, error) {
+		stream := anthropicsse.NewStream[anthropicsdk.MessageStreamEventUnion](anthropicsse.NewDecoder(body.response(data, "text/event-stream")), nil)
+		var msg anthropicsdk.Message
+		for stream.Next() {
+			if err := msg.Accumulate(stream.Current()); err != nil {
+				return calls, fmt.Errorf("anthropic-sdk-go: %w", err)
+			}
 		}
-	}
-	if err := stream.Err(); err != nil {
-		return nil, fmt.Errorf("anthropic-sdk-go: %w", err)
-	}
-	var calls []Call
-	for _, b := range msg.Content {
-		if b.Type == "tool_use" {
-			calls = append(calls, Call{ID: b.ID, Name: b.Name, Args: string(b.Input)})
+		if err := stream.Err(); err != nil {
+			return calls, fmt.Errorf("anthropic-sdk-go: %w", err)
 		}
+		for _, b := range msg.Content {
+			if b.Type == "tool_use" {
+				calls = append(calls, Call{ID: b.ID, Name: b.Name, Args: argsText(b.Input)})
+			}
+		}
+		return calls, nil
 	}
-	return calls, nil
 }
 
 // memTransport is an http.RoundTripper that answers every request with the
@@ -267,6 +308,7 @@ func AnthropicSDK(body []byte) ([]Call, error) {
 type memTransport struct {
 	body        []byte
 	contentType string
+	reader      memBody
 }
 
 func (t *memTransport) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -278,7 +320,7 @@ func (t *memTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if ct == "" {
 		ct = "text/event-stream"
 	}
-	res := response(t.body, ct)
+	res := t.reader.response(t.body, ct)
 	res.Request = req
 	return res, nil
 }
@@ -287,7 +329,7 @@ func (t *memTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 // transport is a memTransport, CreateChatCompletionStream, Recv until
 // io.EOF, and the calls accumulated by hand by tool call index. One client
 // serves every run; the body it answers with is set per run.
-func GoOpenAI() func([]byte) ([]Call, error) {
+func GoOpenAI() RunFunc {
 	tr := &memTransport{}
 	cfg := goopenai.DefaultConfig("sk-bench")
 	cfg.BaseURL = "http://bench.invalid/v1"
@@ -298,11 +340,11 @@ func GoOpenAI() func([]byte) ([]Call, error) {
 		Messages: []goopenai.ChatCompletionMessage{{Role: goopenai.ChatMessageRoleUser, Content: "go"}},
 		Stream:   true,
 	}
-	return func(body []byte) ([]Call, error) {
+	return func(dst []Call, body []byte) ([]Call, error) {
 		tr.body = body
 		stream, err := client.CreateChatCompletionStream(context.Background(), req)
 		if err != nil {
-			return nil, fmt.Errorf("go-openai: %w", err)
+			return dst, fmt.Errorf("go-openai: %w", err)
 		}
 		defer stream.Close()
 		var acc accumulator[int]
@@ -312,7 +354,7 @@ func GoOpenAI() func([]byte) ([]Call, error) {
 				break
 			}
 			if err != nil {
-				return nil, fmt.Errorf("go-openai: %w", err)
+				return dst, fmt.Errorf("go-openai: %w", err)
 			}
 			for _, ch := range resp.Choices {
 				if ch.Index != 0 {
@@ -330,7 +372,7 @@ func GoOpenAI() func([]byte) ([]Call, error) {
 				}
 			}
 		}
-		return acc.calls(), nil
+		return acc.calls(dst), nil
 	}
 }
 
@@ -377,19 +419,19 @@ func (a *accumulator[K]) add(k K, s string) {
 	a.order[i].args.WriteString(s)
 }
 
-func (a *accumulator[K]) calls() []Call {
-	var out []Call
+// calls appends the calls to dst.
+func (a *accumulator[K]) calls(dst []Call) []Call {
 	for _, c := range a.order {
-		out = append(out, Call{ID: c.id, Name: c.name, Args: c.args.String()})
+		dst = append(dst, Call{ID: c.id, Name: c.name, Args: c.args.String()})
 	}
-	return out
+	return dst
 }
 
 // dataLines calls fn with the payload of every "data:" line of an SSE body,
 // split with bufio.Scanner: the naive reading of a stream, which ignores
 // multi-line data and event: lines.
-func dataLines(body []byte, fn func(payload []byte) error) error {
-	sc := bufio.NewScanner(bytes.NewReader(body))
+func dataLines(body io.Reader, fn func(payload []byte) error) error {
+	sc := bufio.NewScanner(body)
 	sc.Buffer(make([]byte, 0, 64<<10), 64<<20)
 	for sc.Scan() {
 		line := sc.Bytes()
@@ -428,7 +470,7 @@ func num(m map[string]any, key string) (int, bool) {
 
 // NaiveChat splits lines, decodes each payload with encoding/json into a
 // map and accumulates calls in maps by tool call index.
-func NaiveChat(body []byte) ([]Call, error) {
+func NaiveChat(dst []Call, body io.Reader) ([]Call, error) {
 	var acc accumulator[int]
 	err := dataLines(body, func(p []byte) error {
 		var m map[string]any
@@ -457,12 +499,12 @@ func NaiveChat(body []byte) ([]Call, error) {
 		}
 		return nil
 	})
-	return acc.calls(), err
+	return acc.calls(dst), err
 }
 
 // NaiveAnthropic is NaiveChat for Anthropic events: content_block_start of
 // a tool_use block opens a call by block index, input_json_delta appends.
-func NaiveAnthropic(body []byte) ([]Call, error) {
+func NaiveAnthropic(dst []Call, body io.Reader) ([]Call, error) {
 	var acc accumulator[int]
 	err := dataLines(body, func(p []byte) error {
 		var m map[string]any
@@ -472,7 +514,7 @@ func NaiveAnthropic(body []byte) ([]Call, error) {
 		anthropicEvent(&acc, m)
 		return nil
 	})
-	return acc.calls(), err
+	return acc.calls(dst), err
 }
 
 // anthropicEvent adds one decoded Anthropic stream event to acc.
@@ -493,7 +535,7 @@ func anthropicEvent(acc *accumulator[int], m map[string]any) {
 // NaiveResponses is NaiveChat for Responses events: output_item.added of a
 // function_call item opens a call by item id, function_call_arguments.delta
 // appends.
-func NaiveResponses(body []byte) ([]Call, error) {
+func NaiveResponses(dst []Call, body io.Reader) ([]Call, error) {
 	var acc accumulator[string]
 	err := dataLines(body, func(p []byte) error {
 		var m map[string]any
@@ -510,7 +552,7 @@ func NaiveResponses(body []byte) ([]Call, error) {
 		}
 		return nil
 	})
-	return acc.calls(), err
+	return acc.calls(dst), err
 }
 
 // Floor splits a body into lines with bytes.IndexByte and does nothing
@@ -537,8 +579,7 @@ func Floor(body []byte) int {
 // keeps an empty one (see GeneratedIDs). It does not read the
 // one-JSON-array form (streamGenerateContent without alt=sse) or Vertex
 // partialArgs.
-func NaiveGemini(body []byte) ([]Call, error) {
-	var calls []Call
+func NaiveGemini(calls []Call, body io.Reader) ([]Call, error) {
 	err := dataLines(body, func(p []byte) error {
 		var m map[string]any
 		if err := json.Unmarshal(p, &m); err != nil {
@@ -574,7 +615,7 @@ func geminiCalls(m map[string]any, calls []Call) ([]Call, error) {
 				return calls, fmt.Errorf("naive: %w", err)
 			}
 		}
-		calls = append(calls, Call{ID: id, Name: name, Args: string(args)})
+		calls = append(calls, Call{ID: id, Name: name, Args: argsText(args)})
 	}
 	return calls, nil
 }
@@ -582,9 +623,8 @@ func geminiCalls(m map[string]any, calls []Call) ([]Call, error) {
 // NaiveOllama splits NDJSON lines, decodes each with encoding/json into a
 // map and takes every tool call of its message as one whole call, its
 // arguments re-encoded with json.Marshal.
-func NaiveOllama(body []byte) ([]Call, error) {
-	var calls []Call
-	sc := bufio.NewScanner(bytes.NewReader(body))
+func NaiveOllama(calls []Call, body io.Reader) ([]Call, error) {
+	sc := bufio.NewScanner(body)
 	sc.Buffer(make([]byte, 0, 64<<10), 64<<20)
 	for sc.Scan() {
 		line := bytes.TrimSpace(sc.Bytes())
@@ -603,7 +643,7 @@ func NaiveOllama(body []byte) ([]Call, error) {
 				return calls, fmt.Errorf("naive: %w", err)
 			}
 			id, _ := tc.(map[string]any)["id"].(string)
-			calls = append(calls, Call{ID: id, Name: str(fn, "name"), Args: string(args)})
+			calls = append(calls, Call{ID: id, Name: str(fn, "name"), Args: argsText(args)})
 		}
 	}
 	return calls, sc.Err()
@@ -612,7 +652,7 @@ func NaiveOllama(body []byte) ([]Call, error) {
 // NaiveCohere is NaiveChat for Cohere v2 events: tool-call-start opens a
 // call by index with its id, name and first arguments, tool-call-delta
 // appends.
-func NaiveCohere(body []byte) ([]Call, error) {
+func NaiveCohere(dst []Call, body io.Reader) ([]Call, error) {
 	var acc accumulator[int]
 	err := dataLines(body, func(p []byte) error {
 		var m map[string]any
@@ -631,7 +671,7 @@ func NaiveCohere(body []byte) ([]Call, error) {
 		}
 		return nil
 	})
-	return acc.calls(), err
+	return acc.calls(dst), err
 }
 
 // NaiveBedrock reads AWS event-stream frames the straightforward way: the
@@ -641,13 +681,13 @@ func NaiveCohere(body []byte) ([]Call, error) {
 // contentBlockStart of a toolUse opens a call by contentBlockIndex and a
 // toolUse input delta appends to it; an InvokeModel chunk frame's "bytes"
 // is base64-decoded and read as an Anthropic event (anthropicEvent).
-func NaiveBedrock(body []byte) ([]Call, error) {
+func NaiveBedrock(dst []Call, body io.Reader) ([]Call, error) {
 	var acc accumulator[int]
-	r := bufio.NewReader(bytes.NewReader(body))
+	r := bufio.NewReader(body)
 	for {
 		var prelude struct{ Total, Headers, CRC uint32 }
 		if err := binary.Read(r, binary.BigEndian, &prelude); err == io.EOF {
-			return acc.calls(), nil
+			return acc.calls(dst), nil
 		} else if err != nil {
 			return nil, fmt.Errorf("naive: prelude: %w", err)
 		}
@@ -710,7 +750,7 @@ func NaiveBedrock(body []byte) ([]Call, error) {
 // step.start whose step is a function_call opens a call by step index with
 // its id, name and any arguments object, a step.delta of type
 // arguments_delta appends its arguments text.
-func NaiveInteractions(body []byte) ([]Call, error) {
+func NaiveInteractions(dst []Call, body io.Reader) ([]Call, error) {
 	var acc accumulator[int]
 	err := dataLines(body, func(p []byte) error {
 		var m map[string]any
@@ -737,5 +777,5 @@ func NaiveInteractions(body []byte) ([]Call, error) {
 		}
 		return nil
 	})
-	return acc.calls(), err
+	return acc.calls(dst), err
 }

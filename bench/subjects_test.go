@@ -123,7 +123,7 @@ func TestSubjectsAgreeGenerated(t *testing.T) {
 			want = []Call{TinyCall()}
 		}
 		for _, sub := range Subjects(s.proto) {
-			got, err := sub.Run(s.bodies[0])
+			got, err := sub.Run(nil, s.bodies[0])
 			if err != nil {
 				t.Errorf("%s/%s: %v", s.name, sub.Name, err)
 				continue
@@ -162,9 +162,9 @@ func TestSubjectsAgreeCorpus(t *testing.T) {
 		}
 		subs := Subjects(p)
 		for _, body := range agreed {
-			want, _ := subs[0].Run(body.Data)
+			want, _ := subs[0].Run(nil, body.Data)
 			for _, sub := range subs[1:] {
-				got, err := sub.Run(body.Data)
+				got, err := sub.Run(nil, body.Data)
 				if err != nil {
 					t.Fatalf("%s/%s: %v", body.Name, sub.Name, err)
 				}
@@ -210,7 +210,7 @@ func TestGrowthStreams(t *testing.T) {
 	run := Conform(openaichat.New(), growthLimits)
 	for _, size := range growthSizes {
 		calls := MakeCalls(1, size.n)
-		got, err := run(ChatStream(calls, growthDelta))
+		got, err := run(nil, ChatStream(calls, growthDelta))
 		if err != nil {
 			t.Errorf("%s: %v", size.name, err)
 			continue
@@ -338,11 +338,11 @@ func TestOfficialSDKsReadWhatTheyHandle(t *testing.T) {
 		}
 		handled, calls := 0, 0
 		for _, body := range bodies {
-			want, err := subs[0].Run(body.Data)
+			want, err := subs[0].Run(nil, body.Data)
 			if err != nil {
 				continue // a recorded provider error
 			}
-			got, err := sdk.Run(body.Data)
+			got, err := sdk.Run(nil, body.Data)
 			agrees := err == nil && diffCalls(want, got, tc.protocol) == ""
 			switch {
 			case tc.handles(body.Data) && !agrees:
