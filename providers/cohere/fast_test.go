@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 	"testing"
 
@@ -16,44 +15,11 @@ import (
 	"github.com/toolconform/conform/providers/internal/adaptertest"
 )
 
-// outcome is what a stream yields: its events and the error that ended
-// it, described by its type, text, place and the sentinels it wraps.
+// outcome is what a stream yields: its events and the facts of the error
+// that ended it.
 type outcome struct {
 	Events []core.Event
-	Err    errorFacts
-}
-
-type errorFacts struct {
-	Type, Text  string
-	Offset      int64
-	Event, Path string
-	Sentinels   []string
-}
-
-// sentinels are the errors a stream's error may wrap.
-var sentinels = map[string]error{
-	"ErrNotStream": core.ErrNotStream, "ErrInvalidUTF8": core.ErrInvalidUTF8,
-	"ErrTooLarge": core.ErrTooLarge, "ErrTooManyCalls": core.ErrTooManyCalls,
-	"ErrMalformed": core.ErrMalformed, "ErrTruncated": core.ErrTruncated,
-	"io.ErrUnexpectedEOF": io.ErrUnexpectedEOF,
-}
-
-func factsOf(err error) errorFacts {
-	if err == nil {
-		return errorFacts{}
-	}
-	f := errorFacts{Type: fmt.Sprintf("%T", err), Text: err.Error(), Offset: -2}
-	var de *DecodeError
-	if errors.As(err, &de) {
-		f.Offset, f.Event, f.Path = de.Offset, de.Event, de.Path
-	}
-	for name, s := range sentinels {
-		if errors.Is(err, s) {
-			f.Sentinels = append(f.Sentinels, name)
-		}
-	}
-	slices.Sort(f.Sentinels) // an error may wrap several; the map has no order
-	return f
+	Err    adaptertest.ErrorFacts
 }
 
 // decodeWith decodes a whole stream through DecodeStream, with the fast
@@ -66,7 +32,7 @@ func decodeWith(body []byte, fast bool, sizes ...int) outcome {
 		r = adaptertest.SplitReader(body, sizes...)
 	}
 	evs, err := adaptertest.Drain(a.DecodeStream(r))
-	return outcome{evs, factsOf(err)}
+	return outcome{evs, adaptertest.FactsOf(err)}
 }
 
 // checkSame fails when the fast path changes anything the stream yields:

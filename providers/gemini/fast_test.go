@@ -11,13 +11,13 @@ import (
 )
 
 // decodeWith decodes a whole stream with the fast path on or off and
-// returns its events, the text of the error that ended it ("" for io.EOF)
+// returns its events, the facts of the error that ended it (zero at io.EOF)
 // and how many chunks the fast path decoded.
-func decodeWith(a *Adapter, body []byte, fast bool) ([]core.Event, string, int) {
+func decodeWith(a *Adapter, body []byte, fast bool) ([]core.Event, adaptertest.ErrorFacts, int) {
 	st := a.newStream(bytes.NewReader(body))
 	st.fast.off = !fast
-	evs, errText := adaptertest.DrainText(st)
-	return evs, errText, st.fast.hits
+	evs, errFacts := adaptertest.DrainFacts(st)
+	return evs, errFacts, st.fast.hits
 }
 
 // checkSame fails when the fast path changes anything the stream yields:
@@ -26,7 +26,7 @@ func decodeWith(a *Adapter, body []byte, fast bool) ([]core.Event, string, int) 
 func checkSame(t adaptertest.Fataler, name string, body []byte) int {
 	t.Helper()
 	a := New()
-	return adaptertest.CheckFastPath(t, name, "chunks", body, func(body []byte, fast bool) ([]core.Event, string, int) {
+	return adaptertest.CheckFastPath(t, name, "chunks", body, func(body []byte, fast bool) ([]core.Event, adaptertest.ErrorFacts, int) {
 		return decodeWith(a, body, fast)
 	})
 }
@@ -92,7 +92,7 @@ func TestFastPathSplit(t *testing.T) {
 	streams = append(streams, typicalStream(20))
 	a := New()
 	want := make([][]core.Event, len(streams))
-	wantErr := make([]string, len(streams))
+	wantErr := make([]adaptertest.ErrorFacts, len(streams))
 	for i, body := range streams {
 		want[i], wantErr[i], _ = decodeWith(a, body, false)
 	}
@@ -259,8 +259,8 @@ func BenchmarkFastPath(b *testing.B) {
 	a := New()
 	allocs := func(body []byte) float64 {
 		return testing.AllocsPerRun(10, func() {
-			if _, errText, _ := decodeWith(a, body, true); errText != "" {
-				b.Fatal(errText)
+			if _, errFacts, _ := decodeWith(a, body, true); errFacts.Text != "" {
+				b.Fatal(errFacts.Text)
 			}
 		})
 	}
@@ -268,9 +268,9 @@ func BenchmarkFastPath(b *testing.B) {
 	b.SetBytes(int64(len(body)))
 	b.ReportAllocs()
 	for b.Loop() {
-		_, errText, hits := decodeWith(a, body, true)
-		if errText != "" {
-			b.Fatal(errText)
+		_, errFacts, hits := decodeWith(a, body, true)
+		if errFacts.Text != "" {
+			b.Fatal(errFacts.Text)
 		}
 		if hits != 101 {
 			b.Fatalf("fast path took %d chunks, want 101", hits)

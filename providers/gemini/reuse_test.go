@@ -42,7 +42,7 @@ func TestReusedDecoder(t *testing.T) {
 	streams = append(streams, typicalStream(20), callsStream(5), []byte(`[{"candidates":[{"content":{"parts":[{"text":"x"}]},"finishReason":"STOP"}]}]`))
 	a := New()
 	want := make([][]core.Event, len(streams))
-	wantErr := make([]string, len(streams))
+	wantErr := make([]adaptertest.ErrorFacts, len(streams))
 	for i, body := range streams {
 		want[i], wantErr[i], _ = decodeWith(a, body, true)
 	}

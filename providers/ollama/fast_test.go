@@ -14,13 +14,13 @@ import (
 )
 
 // decodeWith decodes a whole stream with the fast path on or off and
-// returns its events, the text of the error that ended it ("" for io.EOF)
+// returns its events, the facts of the error that ended it (zero at io.EOF)
 // and how many lines the fast path decoded.
-func decodeWith(a *Adapter, body []byte, fast bool) ([]core.Event, string, int) {
+func decodeWith(a *Adapter, body []byte, fast bool) ([]core.Event, adaptertest.ErrorFacts, int) {
 	st := a.newStream(bytes.NewReader(body))
 	st.fast.off = !fast
-	evs, errText := adaptertest.DrainText(st)
-	return evs, errText, st.fast.hits
+	evs, errFacts := adaptertest.DrainFacts(st)
+	return evs, errFacts, st.fast.hits
 }
 
 // checkSame fails when the fast path changes anything the stream yields:
@@ -29,7 +29,7 @@ func decodeWith(a *Adapter, body []byte, fast bool) ([]core.Event, string, int) 
 func checkSame(t adaptertest.Fataler, name string, body []byte) int {
 	t.Helper()
 	a := New()
-	return adaptertest.CheckFastPath(t, name, "lines", body, func(body []byte, fast bool) ([]core.Event, string, int) {
+	return adaptertest.CheckFastPath(t, name, "lines", body, func(body []byte, fast bool) ([]core.Event, adaptertest.ErrorFacts, int) {
 		return decodeWith(a, body, fast)
 	})
 }
@@ -98,13 +98,9 @@ func TestFastPathSplit(t *testing.T) {
 		return st
 	}
 	want := make([][]core.Event, len(streams))
-	wantErr := make([]string, len(streams))
+	wantErr := make([]adaptertest.ErrorFacts, len(streams))
 	for i, body := range streams {
-		var err error
-		want[i], err = adaptertest.Drain(general(bytes.NewReader(body)))
-		if err != nil {
-			wantErr[i] = err.Error()
-		}
+		want[i], wantErr[i] = adaptertest.DrainFacts(general(bytes.NewReader(body)))
 	}
 	adaptertest.CheckSplitMatches(t, streams, want, wantErr, a.DecodeStream)
 }
@@ -224,8 +220,8 @@ func BenchmarkFastPath(b *testing.B) {
 	a := New()
 	allocs := func(body []byte) float64 {
 		return testing.AllocsPerRun(10, func() {
-			if _, errText, _ := decodeWith(a, body, true); errText != "" {
-				b.Fatal(errText)
+			if _, errFacts, _ := decodeWith(a, body, true); errFacts.Text != "" {
+				b.Fatal(errFacts.Text)
 			}
 		})
 	}
@@ -233,9 +229,9 @@ func BenchmarkFastPath(b *testing.B) {
 	b.SetBytes(int64(len(body)))
 	b.ReportAllocs()
 	for b.Loop() {
-		_, errText, hits := decodeWith(a, body, true)
-		if errText != "" {
-			b.Fatal(errText)
+		_, errFacts, hits := decodeWith(a, body, true)
+		if errFacts.Text != "" {
+			b.Fatal(errFacts.Text)
 		}
 		if hits != 103 {
 			b.Fatalf("fast path took %d lines, want 103", hits)

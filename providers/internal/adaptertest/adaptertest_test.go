@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/toolconform/conform/core"
+	"github.com/toolconform/conform/providers/internal/wire"
 	"pgregory.net/rapid"
 )
 
@@ -341,5 +342,34 @@ func TestCheckJSON(t *testing.T) {
 	CheckJSON(r, []byte(`{"a":1}`), []byte(`{"a":2}`))
 	if len(r.errors) != 1 || !strings.Contains(r.errors[0], "(-want +got)") {
 		t.Errorf("changed value reported as %q, want one (-want +got) diff", r.errors)
+	}
+}
+
+// TestFactsOf: errors with the same text differ in their facts when their
+// type, place or sentinels differ.
+func TestFactsOf(t *testing.T) {
+	malformed := fmt.Errorf("bad: %w", core.ErrMalformed)
+	own := errors.New("own sentinel")
+	placed := &wire.DecodeError{Protocol: "p", Op: "decode stream", Offset: 7, Err: malformed}
+	for _, tc := range []struct {
+		name string
+		a, b error
+	}{
+		{"sentinel", malformed, errors.New(malformed.Error())},
+		{"own sentinel", fmt.Errorf("x: %w", own), fmt.Errorf("x: %v", own)},
+		{"type", placed, errors.New(placed.Error())},
+	} {
+		if tc.a.Error() != tc.b.Error() {
+			t.Fatalf("%s: the errors' texts differ: %q, %q", tc.name, tc.a, tc.b)
+		}
+		if FactsOf(tc.a, own) == FactsOf(tc.b, own) {
+			t.Errorf("%s: %v and %v have the same facts %+v", tc.name, tc.a, tc.b, FactsOf(tc.a, own))
+		}
+	}
+	if f := FactsOf(nil); f != (ErrorFacts{}) {
+		t.Errorf("FactsOf(nil) = %+v, want the zero facts", f)
+	}
+	if f := FactsOf(placed); f.Offset != 7 || f.Sentinels != core.ErrMalformed.Error() {
+		t.Errorf("FactsOf(%v) = %+v, want offset 7 and the sentinel %q", placed, f, core.ErrMalformed)
 	}
 }

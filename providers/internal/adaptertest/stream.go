@@ -132,25 +132,16 @@ func SmallReads(body []byte) io.Reader {
 	return iotest.OneByteReader(bytes.NewReader(body))
 }
 
-// DrainText is Drain with the error that ended the stream as its text, ""
-// at io.EOF.
-func DrainText(st core.EventStream) ([]core.Event, string) {
-	evs, err := Drain(st)
-	if err != nil {
-		return evs, err.Error()
-	}
-	return evs, ""
-}
-
 // FastPathRun decodes body with a stream decoder's fast path on or off and
-// returns the events, the text of the error that ended the stream ("" at
-// io.EOF) and the number of wire events the fast path decoded.
-type FastPathRun func(body []byte, fast bool) (events []core.Event, errText string, hits int)
+// returns the events, the facts of the error that ended the stream (zero
+// at io.EOF) and the number of wire events the fast path decoded.
+type FastPathRun func(body []byte, fast bool) (events []core.Event, err ErrorFacts, hits int)
 
 // CheckFastPath fails when a decoder's fast path changes anything its
-// stream yields (the events, their order, or the error that ends it), or
-// decodes anything while turned off; unit names what the fast path
-// decodes ("events", "lines", "chunks"). It returns the fast path's hits.
+// stream yields (the events, their order, or the error that ends it: its
+// type, text, place and sentinels), or decodes anything while turned off;
+// unit names what the fast path decodes ("events", "lines", "chunks"). It
+// returns the fast path's hits.
 func CheckFastPath(t Fataler, name, unit string, body []byte, run FastPathRun) int {
 	t.Helper()
 	general, generalErr, hits := run(body, false)
@@ -161,26 +152,26 @@ func CheckFastPath(t Fataler, name, unit string, body []byte, run FastPathRun) i
 	if diff := cmp.Diff(general, fast); diff != "" {
 		t.Fatalf("%s: fast path changes the events (-general +fast):\n%s", name, diff)
 	}
-	if generalErr != fastErr {
-		t.Fatalf("%s: fast path changes the error: general %q, fast %q", name, generalErr, fastErr)
+	if diff := cmp.Diff(generalErr, fastErr); diff != "" {
+		t.Fatalf("%s: fast path changes the error (-general +fast):\n%s", name, diff)
 	}
 	return hits
 }
 
 // CheckSplitMatches checks that every stream, read through decode in
-// random read sizes, yields want[i] and ends with the error whose text is
-// wantErr[i] ("" for io.EOF): a fast path reading a stream cut anywhere
+// random read sizes, yields want[i] and ends with an error of the facts
+// wantErr[i] (zero for io.EOF): a fast path reading a stream cut anywhere
 // against what the general path decoded from it whole.
-func CheckSplitMatches(t *testing.T, streams [][]byte, want [][]core.Event, wantErr []string, decode func(io.Reader) core.EventStream) {
+func CheckSplitMatches(t *testing.T, streams [][]byte, want [][]core.Event, wantErr []ErrorFacts, decode func(io.Reader) core.EventStream) {
 	t.Helper()
 	rapid.Check(t, func(t *rapid.T) {
 		i := rapid.IntRange(0, len(streams)-1).Draw(t, "stream")
-		got, errText := DrainText(decode(DrawSplitReader(t, streams[i])))
+		got, gotErr := DrainFacts(decode(DrawSplitReader(t, streams[i])))
 		if diff := cmp.Diff(want[i], got); diff != "" {
 			t.Fatalf("stream %d split, fast path (-general whole +fast split):\n%s", i, diff)
 		}
-		if errText != wantErr[i] {
-			t.Fatalf("stream %d split: error %q, want %q", i, errText, wantErr[i])
+		if diff := cmp.Diff(wantErr[i], gotErr); diff != "" {
+			t.Fatalf("stream %d split: error (-general whole +fast split):\n%s", i, diff)
 		}
 	})
 }
@@ -188,10 +179,10 @@ func CheckSplitMatches(t *testing.T, streams [][]byte, want [][]core.Event, want
 // CheckReusedDecoder checks a decoder that hands its storage to the next
 // stream once its own has ended: streams decoded one after another through
 // decode, in random read sizes, each drained before the next starts, yield
-// want[i] and the error text wantErr[i], checked only after all were
+// want[i] and an error of the facts wantErr[i], checked only after all were
 // decoded (so that anything an event points into and a later stream
 // overwrote is found), and io.EOF again after their end.
-func CheckReusedDecoder(t *testing.T, streams [][]byte, want [][]core.Event, wantErr []string, decode func(io.Reader) core.EventStream) {
+func CheckReusedDecoder(t *testing.T, streams [][]byte, want [][]core.Event, wantErr []ErrorFacts, decode func(io.Reader) core.EventStream) {
 	t.Helper()
 	rapid.Check(t, func(t *rapid.T) {
 		var got [][]core.Event
@@ -199,14 +190,14 @@ func CheckReusedDecoder(t *testing.T, streams [][]byte, want [][]core.Event, wan
 		for range 3 * len(streams) {
 			i := rapid.IntRange(0, len(streams)-1).Draw(t, "stream")
 			st := decode(DrawSplitReader(t, streams[i]))
-			evs, errText := DrainText(st)
-			if errText == "" {
+			evs, gotErr := DrainFacts(st)
+			if gotErr.Text == "" {
 				if ev, err := st.Next(); err != io.EOF {
 					t.Fatalf("stream %d: Next after io.EOF gives %+v, %v", i, ev, err)
 				}
 			}
-			if errText != wantErr[i] {
-				t.Fatalf("stream %d: error %q, want %q", i, errText, wantErr[i])
+			if diff := cmp.Diff(wantErr[i], gotErr); diff != "" {
+				t.Fatalf("stream %d: error (-own decoder +reused):\n%s", i, diff)
 			}
 			got, order = append(got, evs), append(order, i)
 		}
