@@ -582,7 +582,7 @@ func (b *Buffer) apply(cs *callState, c *Chunk) {
 	switch {
 	case c.Args != nil:
 		cs.full, cs.fullLen = nil, 0
-		cs.args = append(cs.args[:0], *c.Args...)
+		cs.args = b.wholeArgs(cs.args, *c.Args)
 		cs.fromArgs = true
 	case c.ArgsDelta != "":
 		switch {
@@ -606,6 +606,39 @@ func (b *Buffer) apply(cs *callState, c *Chunk) {
 	if c.Done {
 		cs.doneSeen = true
 	}
+}
+
+// The sizes of the slab blocks that the arguments of calls sent whole are
+// copied into (Buffer.wholeArgs): the first is firstSlab bytes, or twice
+// the text that needs it, and each next one twice the last, up to
+// maxSlab; a text over maxSlab gets an allocation of its own.
+const (
+	firstSlab = 1 << 10
+	maxSlab   = argBlock
+)
+
+// wholeArgs returns a copy of args, the whole argument text of a call
+// whose text so far is old: over old when it fits there, and else in the
+// Buffer's slab, so that the calls of a stream that sends calls whole (a
+// Gemini chunk, an Ollama line) share a few blocks instead of costing an
+// allocation each. Each text is a full slice of its own (len = cap), so
+// that no append to one call's text, and no later text, writes into
+// another's; the slab is never written where it was handed out, since the
+// calls returned point into it.
+func (b *Buffer) wholeArgs(old []byte, args string) []byte {
+	if len(args) <= cap(old) {
+		return append(old[:0], args...)
+	}
+	if len(args) > cap(b.slab)-len(b.slab) {
+		size := min(max(firstSlab, 2*cap(b.slab), 2*len(args)), maxSlab)
+		if len(args) > size {
+			return []byte(args)
+		}
+		b.slab = make([]byte, 0, size)
+	}
+	n := len(b.slab)
+	b.slab = append(b.slab, args...)
+	return b.slab[n:len(b.slab):len(b.slab)]
 }
 
 // end removes cs from the open calls.

@@ -163,6 +163,10 @@ type Buffer struct {
 	dropped        int // chunks dropped because their call was lost
 	finished       bool
 
+	// slab is the rest of the block the arguments of calls sent whole
+	// are copied into (wholeArgs).
+	slab []byte
+
 	completed []Call
 	// completedSeq holds, for each completed call, its position in order
 	// of first appearance, so that Collect can give calls in the order the
