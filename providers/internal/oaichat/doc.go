@@ -60,7 +60,11 @@
 // created, model, fingerprint) is scanned from there, and an argument delta
 // with the same bytes as the last one around its index and arguments is
 // read by comparing them; any other byte sends the chunk through the whole
-// scan.
+// scan. Once core.Collect has called ReuseEventText, the text, reasoning
+// and argument deltas of a chunk's events are views of its data or of one
+// reused buffer, and their Chunks come from reused storage, all given back
+// when the next chunk is decoded: a call streamed in deltas costs the
+// decoder no allocation per delta.
 //
 // EncodeStream writes the role on the first delta, as real streams do, and
 // [DONE] when the events hold a finish; it documents its normal form.

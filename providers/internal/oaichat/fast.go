@@ -1,8 +1,12 @@
 package oaichat
 
 import (
+	"unicode/utf8"
+	"unsafe"
+
 	"github.com/toolconform/conform/core"
 	"github.com/toolconform/conform/providers/internal/jsonscan"
+	"github.com/toolconform/conform/providers/internal/jsonstr"
 )
 
 // fastChunk is what the fast path reads from a chunk of the common shape:
@@ -152,12 +156,12 @@ func (s *stream) fast(data []byte) bool {
 	var text, args, id, name, finish string
 	var ok bool
 	if f.hasText {
-		if text, ok = s.unescape(f.text, f.textEsc); !ok {
+		if text, ok = s.eventText(f.text, f.textEsc); !ok {
 			return false
 		}
 	}
 	if f.hasArgs {
-		if args, ok = s.unescape(f.args, f.argsEsc); !ok {
+		if args, ok = s.eventText(f.args, f.argsEsc); !ok {
 			return false
 		}
 	}
@@ -185,7 +189,7 @@ func (s *stream) fast(data []byte) bool {
 		if !t.ok {
 			continue
 		}
-		v, ok := s.unescape(t.raw, t.esc)
+		v, ok := s.eventText(t.raw, t.esc)
 		if !ok {
 			return false
 		}
@@ -267,8 +271,49 @@ func (f *fastChunk) rcThinking() (rc, r fastThinking) {
 
 // chunk returns a zero Chunk from a slab that grows from one chunk (see
 // jsonscan.Slab), so that a stream of one call pays for one chunk and a
-// long one for one allocation per jsonscan.SlabSize chunks.
-func (s *stream) chunk() *core.Chunk { return s.chunks.Take() }
+// long one for one allocation per jsonscan.SlabSize chunks; with
+// ReuseEventText, from the chunks given back by release, so that a stream
+// pays for as many chunks as one input chunk needs.
+func (s *stream) chunk() *core.Chunk {
+	if !s.reuse {
+		return s.chunks.Take()
+	}
+	if s.used == len(s.reusable) {
+		// The chunks taken so far stay where they are, in the storage
+		// this replaces, which is never written again.
+		s.reusable, s.used = make([]core.Chunk, max(2*len(s.reusable), 2)), 0
+	}
+	c := &s.reusable[s.used]
+	*c = core.Chunk{}
+	s.used++
+	return c
+}
+
+// eventText is unescape for the text, thinking and argument deltas of
+// events: with ReuseEventText, the value is a view of the data when it
+// has no escapes, and is unescaped into s.text otherwise, both valid until
+// the next input chunk is decoded (release); without it, unescape.
+func (s *stream) eventText(raw []byte, esc bool) (string, bool) {
+	if !s.reuse {
+		return s.unescape(raw, esc)
+	}
+	if !utf8.Valid(raw) {
+		return "", false
+	}
+	start := len(s.text)
+	v := raw
+	if esc {
+		out, lone, err := jsonstr.AppendUnescaped(s.text, raw)
+		if err != nil || lone {
+			return "", false
+		}
+		s.text, v = out, out[start:]
+	}
+	if len(v) == 0 {
+		return "", true
+	}
+	return unsafe.String(&v[0], len(v)), true
+}
 
 // str returns b as a string, from the stream's arena when it is small
 // (see jsonscan.Arena).

@@ -327,7 +327,8 @@ func TestFastPathCases(t *testing.T) {
 }
 
 // FuzzFastPath: for any payload, twice after a start chunk, the fast path
-// changes nothing the stream yields.
+// changes nothing the stream yields, and core.Collect collects the same
+// with the stream's reuse of event storage (ReuseEventText) as without.
 func FuzzFastPath(f *testing.F) {
 	for _, p := range fastCases {
 		f.Add(p)
@@ -342,7 +343,9 @@ func FuzzFastPath(f *testing.F) {
 	}
 	start := `{"id":"c1","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"f","arguments":""}}]}}]}`
 	f.Fuzz(func(t *testing.T, p string) {
-		checkSame(t, "fuzz", []byte("data: "+start+"\n\ndata: "+p+"\n\ndata: "+p+"\n\n"))
+		body := []byte("data: " + start + "\n\ndata: " + p + "\n\ndata: " + p + "\n\n")
+		checkSame(t, "fuzz", body)
+		adaptertest.CheckCollectReused(t, [][]byte{body}, reusingDecoder(fastTestCodec(), true))
 	})
 }
 

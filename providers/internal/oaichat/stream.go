@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unsafe"
 
 	"github.com/toolconform/conform/core"
 	"github.com/toolconform/conform/internal/jsonvalue"
@@ -42,6 +43,15 @@ func (c *Codec) DecodeGuardedStream(r io.Reader) core.EventStream {
 
 // guardedStream is a stream read through its guard and text check.
 type guardedStream stream
+
+// ReuseEventText lets the stream reuse the storage of its events' text,
+// their chunks and the chunks' argument text once core.Collect has copied
+// them (see core.Collect): what the events of one input chunk hold stays
+// as it is until the next input chunk is decoded.
+func (g *guardedStream) ReuseEventText() {
+	g.reuse, g.copies.reused = true, true
+	g.reusable = g.first.chunks[:] // nothing was taken from it yet
+}
 
 // Next returns the next event as vendorerr.GuardStream over jsonstr.CheckText over
 // the stream gives it.
@@ -82,6 +92,20 @@ type stream struct {
 	finished  bool // a finish event was emitted
 
 	copies copyTracker
+
+	// reuse is set by ReuseEventText. The text, thinking and argument
+	// deltas of the events decoded from one input chunk are then views of
+	// the chunk's data or of text, and their chunks come from reusable;
+	// both are given back (release) when the next input chunk is decoded,
+	// never sooner, since the events of one chunk are handed out one Next
+	// at a time. used counts the chunks of reusable taken since.
+	reuse    bool
+	text     []byte
+	reusable []core.Chunk
+	used     int
+	// poison, for tests, overwrites what release gives back, so that an
+	// event still in use when its storage is reused shows.
+	poison bool
 
 	// noFast turns the fast path off, for tests that compare the two;
 	// fastHits counts the events it decoded.
@@ -155,6 +179,9 @@ type copyTracker struct {
 	last  trackKey
 	total int
 	full  bool
+	// reused is set when the stream reuses the storage of its argument
+	// deltas (ReuseEventText): every piece tracked is then copied.
+	reused bool
 }
 
 // maxFew is how many calls, and indexes, the copy tracker finds by a
@@ -239,33 +266,77 @@ func (t *copyTracker) setID(index int, id string) {
 }
 
 // trackedText is the argument text streamed for one call: the first piece
-// as it came (the stream's strings are immutable), copied into a builder
-// only when a second piece comes, so that a call sent in one piece costs
-// no copy.
+// as it came, when the stream's strings are immutable, copied only when a
+// second piece comes, so that a call sent in one piece costs no copy. The
+// copy grows in blocks that double up to trackBlock bytes, joined only
+// when a copy is compared with the text (String), so that n bytes tracked
+// cost about n bytes, where a builder's growth costs up to five times that.
 type trackedText struct {
-	s string
-	b strings.Builder
+	s      string
+	blocks [][]byte
 }
 
-// add appends a piece.
-func (t *trackedText) add(piece string) {
-	switch {
-	case t.b.Len() == 0 && t.s == "":
+// trackBlock is the size the blocks of a trackedText double up to.
+const trackBlock = 64 << 10
+
+// add appends a piece; reused says that the piece's storage may be reused
+// after the call (ReuseEventText), so that even the first is copied.
+func (t *trackedText) add(piece string, reused bool) {
+	if piece == "" {
+		return
+	}
+	if t.s == "" && len(t.blocks) == 0 && !reused {
 		t.s = piece
-	case piece != "":
-		if t.b.Len() == 0 {
-			t.b.WriteString(t.s)
-		}
-		t.b.WriteString(piece)
+		return
 	}
+	if t.s != "" {
+		first := t.s
+		t.s = ""
+		t.write(first)
+	}
+	t.write(piece)
 }
 
-// String returns the text.
-func (t *trackedText) String() string {
-	if t.b.Len() > 0 {
-		return t.b.String()
+// write appends p to the blocks, filling the last block before it starts
+// a new one.
+func (t *trackedText) write(p string) {
+	if n := len(t.blocks); n > 0 {
+		last := t.blocks[n-1]
+		k := min(cap(last)-len(last), len(p))
+		t.blocks[n-1], p = append(last, p[:k]...), p[k:]
 	}
-	return t.s
+	if p == "" {
+		return
+	}
+	size := 64
+	if n := len(t.blocks); n > 0 {
+		size = min(2*cap(t.blocks[n-1]), trackBlock)
+	}
+	t.blocks = append(t.blocks, append(make([]byte, 0, max(size, len(p))), p...))
+}
+
+// String returns the text. Blocks are joined into one, of the text's
+// size, which then stands for them and is never written again: the next
+// piece starts a new block.
+func (t *trackedText) String() string {
+	switch len(t.blocks) {
+	case 0:
+		return t.s
+	case 1:
+	default:
+		n := 0
+		for _, b := range t.blocks {
+			n += len(b)
+		}
+		joined := make([]byte, 0, n)
+		for _, b := range t.blocks {
+			joined = append(joined, b...)
+		}
+		t.blocks = append(t.blocks[:0], joined)
+	}
+	b := t.blocks[0]
+	t.blocks[0] = b[:len(b):len(b)]
+	return unsafe.String(unsafe.SliceData(b), len(b))
 }
 
 // seen returns the text kept for a key, if it was seen.
@@ -336,7 +407,7 @@ func (t *copyTracker) observe(c *core.Chunk, args string, hasArgs bool) bool {
 		t.firstIndexID, t.hasIndex, t.idFew, t.idAt = "", false, nil, nil
 		return false
 	}
-	acc.add(args)
+	acc.add(args, t.reused)
 	return false
 }
 
@@ -353,6 +424,9 @@ func (s *stream) Next() (core.Event, error) { return streamdec.Pull(&s.q, &s.err
 // pull decodes the next SSE event into the queue, or returns the error
 // that ends the stream.
 func (s *stream) pull() error {
+	if s.reuse {
+		s.release()
+	}
 	if s.done {
 		return io.EOF
 	}
@@ -369,6 +443,21 @@ func (s *stream) pull() error {
 		return wire.Placed(s.op, off, "", err)
 	}
 	return s.handle(ev)
+}
+
+// release gives back, before the next input chunk is decoded, the text and
+// the chunks of the events of the last one, which the caller has copied
+// (see ReuseEventText).
+func (s *stream) release() {
+	if s.poison {
+		for i := range s.text {
+			s.text[i] = '!'
+		}
+		for i := range s.used {
+			s.reusable[i] = core.Chunk{ID: "poisoned", Name: "poisoned", ArgsDelta: "poisoned", Index: -7, HasIndex: true}
+		}
+	}
+	s.text, s.used = s.text[:0], 0
 }
 
 // atEOF gives the error that ends the stream at the end of its input:
