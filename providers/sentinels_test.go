@@ -84,9 +84,9 @@ func TestCountLimitsAreSizeLimits(t *testing.T) {
 // TestEveryAdapterRefusesBrokenRequests gives every adapter's
 // EncodeRequest canonical requests that break the model (an unknown role,
 // a call or result part without its call or result, an unknown part kind
-// or tool choice mode): each may refuse or drop what it cannot send, but
-// none may panic, and none may drop a call or result part without its call
-// or result, or a tool choice it cannot read.
+// or tool choice mode): none may panic, and none may drop a call or result
+// part without its call or result, a part of an unknown kind
+// (core.ErrUnsupported) or a tool choice it cannot read.
 func TestEveryAdapterRefusesBrokenRequests(t *testing.T) {
 	user := core.Message{Role: core.RoleUser, Parts: []core.Part{core.TextPart("hi")}}
 	reqs := map[string]*core.Request{
@@ -107,6 +107,9 @@ func TestEveryAdapterRefusesBrokenRequests(t *testing.T) {
 				_, err := a.EncodeRequest(req)
 				if (name == "call part without call" || name == "unknown tool choice") && !errors.Is(err, core.ErrMalformed) {
 					t.Errorf("EncodeRequest = %v, want an error wrapping core.ErrMalformed", err)
+				}
+				if name == "unknown part kind" && !errors.Is(err, core.ErrUnsupported) {
+					t.Errorf("EncodeRequest = %v, want an error wrapping core.ErrUnsupported", err)
 				}
 				if name == "result part without one" && err == nil {
 					t.Error("EncodeRequest dropped a tool_result part without its result")

@@ -19,6 +19,10 @@
 //   - G12: a thinking part after a tool call in the same assistant message
 //     is a *core.HistoryError wrapping ErrThinkingOrder; signed thinking is
 //     never reordered.
+//   - A part its role has no place for (a plan; thinking or a call outside
+//     an assistant message; a result in one; anything but text in a system
+//     message) wraps core.ErrUnsupported and names messages[i].parts[j].kind,
+//     in EncodeResponse too.
 //
 // One thing is repaired instead: tool_result blocks are put in the order of
 // the tool_use blocks, before any text of the turn (G05; they pair by id).

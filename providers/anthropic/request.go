@@ -365,6 +365,9 @@ func (a *Adapter) EncodeRequest(req *core.Request) ([]byte, error) {
 	if req == nil {
 		return nil, fmt.Errorf("anthropic: encode request: %w: nil request", core.ErrMalformed)
 	}
+	if err := partKinds.Check("anthropic: encode request", req.Messages); err != nil {
+		return nil, err
+	}
 	if err := ValidateHistory(req); err != nil {
 		return nil, err
 	}
@@ -387,9 +390,6 @@ func (a *Adapter) EncodeRequest(req *core.Request) ([]byte, error) {
 				return nil, fmt.Errorf("anthropic: encode request: message %d: system message after the conversation started: %w", i, core.ErrUnsupported)
 			}
 			for _, p := range m.Parts {
-				if p.Kind != core.PartText {
-					return nil, fmt.Errorf("anthropic: encode request: message %d: %s part in system message: %w", i, p.Kind, core.ErrUnsupported)
-				}
 				if !isBlank(p.Text) {
 					w.System = append(w.System, map[string]any{"type": "text", "text": p.Text})
 				}
@@ -492,6 +492,17 @@ func checkArgs(c core.Call) (json.RawMessage, error) {
 	return json.RawMessage(args), nil
 }
 
+// partKinds are the parts each role carries: system text; text and
+// tool_result blocks in a user turn, where a tool message's results go
+// too; text, thinking and tool_use blocks in an assistant turn.
+var partKinds = wire.PartKinds{
+	core.RoleSystem:    {core.PartText},
+	core.RoleUser:      {core.PartText, core.PartToolResult},
+	core.RoleTool:      {core.PartText, core.PartToolResult},
+	core.RoleAssistant: {core.PartText, core.PartThinking, core.PartToolCall},
+}
+
+// encodeMessage writes message i, whose parts partKinds has checked.
 func encodeMessage(i int, m core.Message, prevCalls []core.Call) (outMessage, error) {
 	om := outMessage{Content: []map[string]any{}}
 	switch m.Role {
@@ -511,8 +522,6 @@ func encodeMessage(i int, m core.Message, prevCalls []core.Call) (outMessage, er
 				}
 			case core.PartText:
 				rest = append(rest, p)
-			default:
-				return om, fmt.Errorf("anthropic: encode request: message %d: %s part in %s message: %w", i, p.Kind, m.Role, core.ErrUnsupported)
 			}
 		}
 		sort.SliceStable(results, func(x, y int) bool { return order[results[x].CallID] < order[results[y].CallID] })
@@ -563,8 +572,6 @@ func encodeMessage(i int, m core.Message, prevCalls []core.Call) (outMessage, er
 					return om, &core.HistoryError{Protocol: protocolName, Message: i, CallID: p.Call.ID, Guard: "G09", Err: err}
 				}
 				om.Content = append(om.Content, map[string]any{"type": "tool_use", "id": p.Call.ID, "name": p.Call.Name, "input": args})
-			default:
-				return om, fmt.Errorf("anthropic: encode request: message %d: %s part in assistant message: %w", i, p.Kind, core.ErrUnsupported)
 			}
 		}
 	default:

@@ -175,6 +175,9 @@ func (a *Adapter) EncodeResponse(resp *core.Response) ([]byte, error) {
 	if resp.Error != nil {
 		return json.Marshal(map[string]any{"type": "error", "error": wireError{Type: resp.Error.Type, Message: resp.Error.Message}})
 	}
+	if err := partKinds.CheckResponse("anthropic: encode response", resp.Message.Parts); err != nil {
+		return nil, err
+	}
 	content := []map[string]any{}
 	for _, p := range resp.Message.Parts {
 		switch p.Kind {
@@ -195,8 +198,6 @@ func (a *Adapter) EncodeResponse(resp *core.Response) ([]byte, error) {
 				return nil, fmt.Errorf("anthropic: encode response: call %q: %w", p.Call.ID, err)
 			}
 			content = append(content, map[string]any{"type": "tool_use", "id": p.Call.ID, "name": p.Call.Name, "input": args})
-		default:
-			return nil, fmt.Errorf("anthropic: encode response: %s part: %w", p.Kind, core.ErrUnsupported)
 		}
 	}
 	w := map[string]any{

@@ -104,7 +104,7 @@ func TestEncodeRequestResultsAndEmptyText(t *testing.T) {
 		},
 		{
 			name: "G11 white-space-only text beside a toolUse left out",
-			msgs: []core.Message{user, {Role: core.RoleAssistant, Parts: []core.Part{core.TextPart(" "), call("a"), core.TextPart("\n\t"), {Kind: core.PartPlan, Text: "\r\n"}}}},
+			msgs: []core.Message{user, {Role: core.RoleAssistant, Parts: []core.Part{core.TextPart(" "), call("a"), core.TextPart("\n\t")}}},
 			want: []string{"use a"},
 		},
 		{

@@ -82,10 +82,8 @@ func encodeInvokeRequest(req *core.Request) ([]byte, error) {
 	for i, m := range req.Messages {
 		if m.Role == core.RoleSystem {
 			for _, p := range m.Parts {
-				if p.Kind == core.PartText {
-					t := p.Text
-					system = append(system, anBlock{Type: "text", Text: &t})
-				}
+				t := p.Text
+				system = append(system, anBlock{Type: "text", Text: &t})
 			}
 			continue
 		}
@@ -147,14 +145,14 @@ func encodeInvokeRequest(req *core.Request) ([]byte, error) {
 	return json.Marshal(out)
 }
 
-// encodeAnBlocks encodes the parts of one message as Anthropic Messages
-// blocks. In a request (request true) empty text parts are left out, since
+// encodeAnBlocks encodes the parts of one message, of the kinds partKinds
+// lists for its role, as Anthropic Messages blocks. In a request (request true) empty text parts are left out, since
 // Anthropic rejects empty text blocks (G11).
 func encodeAnBlocks(parts []core.Part, request bool) ([]anBlock, error) {
 	blocks := []anBlock{}
 	for j, p := range parts {
 		switch p.Kind {
-		case core.PartText, core.PartPlan:
+		case core.PartText:
 			if p.Text == "" && request {
 				continue
 			}
@@ -189,8 +187,6 @@ func encodeAnBlocks(parts []core.Part, request bool) ([]anBlock, error) {
 			}
 			raw, _ := json.Marshal(content)
 			blocks = append(blocks, anBlock{Type: "tool_result", ToolUseID: p.Result.CallID, Content: raw, IsError: p.Result.IsError})
-		default:
-			return nil, fmt.Errorf(".parts[%d]: %w: unknown part kind %q", j, core.ErrMalformed, p.Kind)
 		}
 	}
 	return blocks, nil

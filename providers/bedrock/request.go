@@ -118,13 +118,16 @@ type cvNamed struct {
 // EncodeRequest writes req as a Converse request body, or as an Anthropic
 // Messages body for InvokeModel when the adapter was built with
 // WithAPI(InvokeAnthropic). See the package documentation for what the wire
-// cannot express.
+// cannot express. A part its role has no place for (partKinds: a plan, a
+// call or reasoning outside an assistant turn, a result in one) is refused
+// with a *DecodeError naming messages[i].parts[j].kind and wrapping
+// core.ErrUnsupported.
 //
 // Text that is empty or only white space is left out on both APIs (G11):
 // Converse and Anthropic answer 400 ("text content blocks must contain
 // non-whitespace text", or "The text field in the ContentBlock object at
 // messages.X.content.Y is blank"), and such text tells the model nothing.
-// That holds for system text, text and plan parts of every turn, and the
+// That holds for system text, text parts of every turn, and the
 // text of tool results (a result left without text is sent with an empty
 // content list, as a result without content always was).
 func (a *Adapter) EncodeRequest(req *core.Request) ([]byte, error) {
@@ -135,6 +138,9 @@ func (a *Adapter) EncodeRequest(req *core.Request) ([]byte, error) {
 		return nil, err
 	}
 	if err := checkNames(req.Tools); err != nil {
+		return nil, err
+	}
+	if err := partKinds.Check("bedrock: encode request", req.Messages); err != nil {
 		return nil, err
 	}
 	if err := checkThinkingOrder(req.Messages); err != nil {
@@ -162,10 +168,8 @@ func (a *Adapter) EncodeRequest(req *core.Request) ([]byte, error) {
 		switch m.Role {
 		case core.RoleSystem:
 			for _, p := range m.Parts {
-				if p.Kind == core.PartText {
-					t := p.Text
-					out.System = append(out.System, cvSystem{Text: &t})
-				}
+				t := p.Text
+				out.System = append(out.System, cvSystem{Text: &t})
 			}
 			continue
 		case core.RoleUser, core.RoleTool, core.RoleAssistant:
@@ -214,8 +218,8 @@ func (a *Adapter) EncodeRequest(req *core.Request) ([]byte, error) {
 func isBlank(text string) bool { return strings.TrimSpace(text) == "" }
 
 // blankAsEmpty returns msgs with blank text treated as empty text (G11), so
-// that both encoders leave it out: blank text and plan parts become empty
-// ones in place (the parts keep their indices, which errors name), blank
+// that both encoders leave it out: blank text parts become empty ones in
+// place (the parts keep their indices, which errors name), blank
 // text parts of system messages and of tool results are removed. With
 // jsonResults (Converse), a result part whose Data holds a JSON object is
 // kept whatever its text, since it is sent as a {json} block. msgs is not
@@ -233,7 +237,7 @@ func blankAsEmpty(msgs []core.Message, jsonResults bool) []core.Message {
 		}
 		for j, p := range m.Parts {
 			switch {
-			case (p.Kind == core.PartText || p.Kind == core.PartPlan) && p.Text != "" && isBlank(p.Text):
+			case p.Kind == core.PartText && p.Text != "" && isBlank(p.Text):
 				own()
 				parts[j].Text = ""
 			case p.Kind == core.PartToolResult && p.Result != nil:
@@ -418,14 +422,27 @@ func hasToolBlocks(msgs []core.Message) bool {
 	return false
 }
 
-// encodeBlocks encodes the parts of one message. In a request (request
+// partKinds are the parts each role carries, on Converse and on Anthropic
+// Messages alike: system text; text and tool results in a user turn, where
+// a tool message's results go too; text, reasoning and tool calls in an
+// assistant turn. Neither API has a place for a plan: sent as text it
+// would become answer text (G16).
+var partKinds = wire.PartKinds{
+	core.RoleSystem:    {core.PartText},
+	core.RoleUser:      {core.PartText, core.PartToolResult},
+	core.RoleTool:      {core.PartText, core.PartToolResult},
+	core.RoleAssistant: {core.PartText, core.PartThinking, core.PartToolCall},
+}
+
+// encodeBlocks encodes the parts of one message, of the kinds partKinds
+// lists for its role. In a request (request
 // true) empty and white-space-only text parts are left out, since Converse
 // rejects them (G11); a response is written as the provider would send it.
 func encodeBlocks(parts []core.Part, request bool) ([]cvBlock, error) {
 	blocks := []cvBlock{}
 	for j, p := range parts {
 		switch p.Kind {
-		case core.PartText, core.PartPlan:
+		case core.PartText:
 			if request && isBlank(p.Text) {
 				// Converse rejects empty and white-space-only text
 				// blocks (G11).
@@ -468,8 +485,6 @@ func encodeBlocks(parts []core.Part, request bool) ([]cvBlock, error) {
 				tr.Content = append(tr.Content, cvResultBlock{Text: &t})
 			}
 			blocks = append(blocks, cvBlock{ToolResult: tr})
-		default:
-			return nil, fmt.Errorf(".parts[%d]: %w: unknown part kind %q", j, core.ErrMalformed, p.Kind)
 		}
 	}
 	return blocks, nil

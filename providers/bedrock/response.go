@@ -33,6 +33,11 @@ func (a *Adapter) EncodeResponse(resp *core.Response) ([]byte, error) {
 	if resp == nil {
 		return nil, fmt.Errorf("bedrock: encode response: %w: nil response", core.ErrMalformed)
 	}
+	if resp.Error == nil {
+		if err := partKinds.CheckResponse("bedrock: encode response", resp.Message.Parts); err != nil {
+			return nil, err
+		}
+	}
 	if a.api == InvokeAnthropic {
 		return encodeInvokeResponse(resp)
 	}

@@ -38,6 +38,10 @@
 //   - strict_tools is request-wide: written only when every tool is strict.
 //   - response_format loses its name and strictness; parallel_tool_calls
 //     and thinking signatures are dropped.
+//   - A part its role has no place for (thinking, a plan or a call outside
+//     an assistant message; a result outside a tool message; anything but a
+//     result in one) is refused by EncodeRequest and EncodeResponse with
+//     core.ErrUnsupported, naming messages[i].parts[j].kind.
 //   - EncodeStream drops the model and error types and codes, and holds
 //     usage until message-end.
 //

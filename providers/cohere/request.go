@@ -99,6 +99,9 @@ func (a *Adapter) EncodeRequest(req *core.Request) ([]byte, error) {
 			return nil, fmt.Errorf("cohere: encode request: tools[%d]: %w", i, err)
 		}
 	}
+	if err := partKinds.Check("cohere: encode request", req.Messages); err != nil {
+		return nil, err
+	}
 	out := request{Model: req.Model, Messages: []message{}, MaxTokens: req.MaxTokens, Stream: req.Stream}
 	for i, m := range req.Messages {
 		msgs, err := encodeMessage(m)
@@ -152,6 +155,18 @@ func (a *Adapter) EncodeRequest(req *core.Request) ([]byte, error) {
 	return json.Marshal(out)
 }
 
+// partKinds are the parts each role carries: system messages hold text,
+// user messages text (images and documents are not modelled), assistant
+// messages text and thinking blocks, the tool plan and tool calls, and a
+// tool message the result of one call.
+var partKinds = wire.PartKinds{
+	core.RoleSystem:    {core.PartText},
+	core.RoleUser:      {core.PartText},
+	core.RoleAssistant: {core.PartText, core.PartThinking, core.PartPlan, core.PartToolCall},
+	core.RoleTool:      {core.PartToolResult},
+}
+
+// encodeMessage writes one message, whose parts partKinds has checked.
 func encodeMessage(m core.Message) ([]message, error) {
 	switch m.Role {
 	case core.RoleSystem, core.RoleUser:
@@ -200,9 +215,6 @@ func encodeMessage(m core.Message) ([]message, error) {
 	case core.RoleTool:
 		var out []message
 		for j, p := range m.Parts {
-			if p.Kind != core.PartToolResult || p.Result == nil {
-				continue
-			}
 			blocks := []block{}
 			for _, c := range p.Result.Content {
 				if c.Kind != core.PartText {

@@ -28,6 +28,9 @@ func (a *Adapter) EncodeResponse(resp *core.Response) ([]byte, error) {
 		msg, _ := json.Marshal(resp.Error.Message)
 		return json.Marshal(responseWire{ID: resp.ID, Message: msg})
 	}
+	if err := partKinds.CheckResponse("cohere: encode response", resp.Message.Parts); err != nil {
+		return nil, err
+	}
 	msgs, err := encodeMessage(core.Message{Role: core.RoleAssistant, Parts: resp.Message.Parts})
 	if err != nil {
 		return nil, fmt.Errorf("cohere: encode response: message%w", err)

@@ -30,7 +30,10 @@
 // What the wire cannot carry: ResponseFormat's Name and Strict;
 // ParallelToolCalls; tool choice ANY with several allowed names decodes as
 // required; the model travels in the URL (and as "models/<name>" in the
-// body when set); only candidates[0] is read.
+// body when set); only candidates[0] is read. A part its role has no place
+// for (a plan; a thought or a call outside a model turn; anything but a
+// result in a tool message) is refused by EncodeRequest and EncodeResponse
+// with core.ErrUnsupported, naming messages[i].parts[j].kind.
 //
 // Finish reasons (NormalizeFinish): STOP with calls is tool_calls, streamed
 // or not (F02); STOP with no content is other (F05);

@@ -162,6 +162,9 @@ func (a *Adapter) EncodeRequest(req *core.Request) ([]byte, error) {
 			return nil, wire.Placed(op, -1, "tools["+strconv.Itoa(i)+"].name", err)
 		}
 	}
+	if err := partKinds.Check(op, req.Messages); err != nil {
+		return nil, err
+	}
 	w := wireRequest{Contents: []wireContent{}}
 	if req.Model != "" {
 		w.Model = req.Model
@@ -181,19 +184,12 @@ func (a *Adapter) EncodeRequest(req *core.Request) ([]byte, error) {
 				w.SystemInstruction = &wireContent{}
 			}
 			for _, p := range m.Parts {
-				if p.Kind == core.PartText {
-					w.SystemInstruction.Parts = append(w.SystemInstruction.Parts, wirePart{Text: ptr(p.Text)})
-				}
+				w.SystemInstruction.Parts = append(w.SystemInstruction.Parts, wirePart{Text: ptr(p.Text)})
 			}
 		case core.RoleUser:
 			c := wireContent{Role: "user", Parts: []wirePart{}}
-			for j, p := range m.Parts {
-				switch p.Kind {
-				case core.PartText:
-					c.Parts = append(c.Parts, wirePart{Text: ptr(p.Text)})
-				case core.PartToolResult:
-					return nil, wire.Placed(op, -1, path+".parts["+strconv.Itoa(j)+"]", fmt.Errorf("%w: a tool result in a user message; Gemini sends results in a tool turn", core.ErrUnsupported))
-				}
+			for _, p := range m.Parts {
+				c.Parts = append(c.Parts, wirePart{Text: ptr(p.Text)})
 			}
 			w.Contents = append(w.Contents, c)
 		case core.RoleAssistant:
@@ -290,6 +286,17 @@ func (a *Adapter) EncodeRequest(req *core.Request) ([]byte, error) {
 		w.GenerationConfig = g
 	}
 	return json.Marshal(w)
+}
+
+// partKinds are the parts each role carries. Gemini has no place for a
+// plan, and none for a thought or a functionCall in a user turn: thoughts
+// and calls are the model's parts. A tool message holds results only,
+// sent as the functionResponse parts of a user turn.
+var partKinds = wire.PartKinds{
+	core.RoleSystem:    {core.PartText},
+	core.RoleUser:      {core.PartText},
+	core.RoleAssistant: {core.PartText, core.PartThinking, core.PartToolCall},
+	core.RoleTool:      {core.PartToolResult},
 }
 
 // checkName applies core.CheckName with Gemini's wider alphabet: a

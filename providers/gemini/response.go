@@ -107,27 +107,26 @@ func partOf(p wirePart, respID string, k *int) (core.Part, bool, error) {
 	return core.Part{}, false, nil
 }
 
-// wirePartOf is the inverse of partOf for response parts.
-func wirePartOf(p core.Part) (wirePart, bool, error) {
+// wirePartOf is the inverse of partOf for response parts, of the kinds
+// partKinds lists for an assistant message.
+func wirePartOf(p core.Part) (wirePart, error) {
 	switch p.Kind {
 	case core.PartText:
-		return wirePart{Text: ptr(p.Text), ThoughtSignature: p.Signature}, true, nil
+		return wirePart{Text: ptr(p.Text), ThoughtSignature: p.Signature}, nil
 	case core.PartThinking:
-		return wirePart{Text: ptr(p.Text), Thought: true, ThoughtSignature: p.Signature}, true, nil
-	case core.PartToolCall:
-		if p.Call == nil {
-			return wirePart{}, false, fmt.Errorf("%w: tool_call part without a call", core.ErrMalformed)
-		}
-		args, err := objectArgs(p.Call.Arguments)
-		if err != nil {
-			return wirePart{}, false, err
-		}
-		return wirePart{
-			FunctionCall:     &wireFunctionCall{ID: wireID(p.Call.ID), Name: p.Call.Name, Args: args},
-			ThoughtSignature: p.Call.Signature,
-		}, true, nil
+		return wirePart{Text: ptr(p.Text), Thought: true, ThoughtSignature: p.Signature}, nil
 	}
-	return wirePart{}, false, nil
+	if p.Call == nil {
+		return wirePart{}, fmt.Errorf("%w: tool_call part without a call", core.ErrMalformed)
+	}
+	args, err := objectArgs(p.Call.Arguments)
+	if err != nil {
+		return wirePart{}, err
+	}
+	return wirePart{
+		FunctionCall:     &wireFunctionCall{ID: wireID(p.Call.ID), Name: p.Call.Name, Args: args},
+		ThoughtSignature: p.Call.Signature,
+	}, nil
 }
 
 // EncodeResponse encodes a canonical response as a generateContent body.
@@ -143,15 +142,16 @@ func (a *Adapter) EncodeResponse(resp *core.Response) ([]byte, error) {
 		w.Error = wireErrorFrom(resp.Error)
 		return json.Marshal(w)
 	}
+	if err := partKinds.CheckResponse(op, resp.Message.Parts); err != nil {
+		return nil, err
+	}
 	c := wireCandidate{Content: &wireContent{Role: "model", Parts: []wirePart{}}}
 	for i, p := range resp.Message.Parts {
-		wp, ok, err := wirePartOf(p)
+		wp, err := wirePartOf(p)
 		if err != nil {
 			return nil, wire.Placed(op, -1, "message.parts["+strconv.Itoa(i)+"]", err)
 		}
-		if ok {
-			c.Content.Parts = append(c.Content.Parts, wp)
-		}
+		c.Content.Parts = append(c.Content.Parts, wp)
 	}
 	c.FinishReason = finishReason(rawFinish(resp.Finish, resp.ProviderFinish))
 	w.Candidates = []wireCandidate{c}

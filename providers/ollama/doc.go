@@ -23,6 +23,10 @@
 // What the wire cannot carry: tool_choice and parallel_tool_calls (decoded
 // as nil); thinking signatures; ResponseFormat's name and strictness (format
 // is the schema, or "json"); options other than num_predict (MaxTokens).
+// A part its role has no place for (a plan; thinking or a call outside an
+// assistant message; anything but a result in a tool message) is refused by
+// EncodeRequest and EncodeResponse with core.ErrUnsupported, naming
+// messages[i].parts[j].kind.
 //
 // Responses and streams. Calls arrive whole (A15): each becomes a call
 // start and end with whole Args. Arguments are objects, not strings (C04).

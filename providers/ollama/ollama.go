@@ -230,6 +230,9 @@ func (a *Adapter) EncodeRequest(req *core.Request) ([]byte, error) {
 		// while the caller believes a call is forced (F08).
 		return nil, wire.Placed(op, -1, "tool_choice.mode", fmt.Errorf("%w: Ollama has no tool choice, so mode %q cannot be sent (%w)", core.ErrUnsupported, tc.Mode, errors.ErrUnsupported))
 	}
+	if err := partKinds.Check(op, req.Messages); err != nil {
+		return nil, err
+	}
 	stream := req.Stream
 	w := wireRequest{Model: req.Model, Messages: []wireMessage{}, Stream: &stream}
 	names := map[string]string{}
@@ -257,8 +260,6 @@ func (a *Adapter) EncodeRequest(req *core.Request) ([]byte, error) {
 					}
 					names[p.Call.ID] = p.Call.Name
 					wm.ToolCalls = append(wm.ToolCalls, tc)
-				case core.PartToolResult:
-					return nil, wire.Placed(op, -1, path+".parts["+strconv.Itoa(j)+"]", fmt.Errorf("%w: a tool result in a user message; Ollama sends results in tool messages", core.ErrUnsupported))
 				}
 			}
 			if m.Role == core.RoleAssistant {
@@ -301,6 +302,16 @@ func (a *Adapter) EncodeRequest(req *core.Request) ([]byte, error) {
 		w.Options = map[string]any{"num_predict": req.MaxTokens}
 	}
 	return json.Marshal(w)
+}
+
+// partKinds are the parts each role carries: an /api/chat message has
+// content, the thinking of an assistant message and its tool_calls; a tool
+// message carries one result. Ollama has no place for a plan.
+var partKinds = wire.PartKinds{
+	core.RoleSystem:    {core.PartText},
+	core.RoleUser:      {core.PartText},
+	core.RoleAssistant: {core.PartText, core.PartThinking, core.PartToolCall},
+	core.RoleTool:      {core.PartToolResult},
 }
 
 // inCallOrder returns the results of one tool turn (consecutive tool
@@ -532,6 +543,9 @@ func (a *Adapter) EncodeResponse(resp *core.Response) ([]byte, error) {
 	if resp.Error != nil {
 		msg := resp.Error.Message
 		return json.Marshal(wireResponse{Model: resp.Model, Error: &msg})
+	}
+	if err := partKinds.CheckResponse(op, resp.Message.Parts); err != nil {
+		return nil, err
 	}
 	m := &wireMessage{Role: "assistant"}
 	for i, p := range resp.Message.Parts {

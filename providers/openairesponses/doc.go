@@ -23,7 +23,10 @@
 // Result.IsError and Result.Name; another provider's reasoning (thinking
 // parts with neither ItemID nor Signature are dropped on encoding);
 // built-in tools, which are dropped from decoded requests; tool_choice
-// forms other than auto, none, required and one function; refusals.
+// forms other than auto, none, required and one function; refusals. A part
+// its role has no place for (a plan; thinking or a call outside an
+// assistant message; a result in one or in a system message) is refused
+// with core.ErrUnsupported, naming messages[i].parts[j].kind.
 //
 // Responses. Provider-run items (web_search_call, file_search_call,
 // code_interpreter_call, mcp_call, ...) are dropped, and so are the items the

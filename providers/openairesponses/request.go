@@ -365,6 +365,9 @@ func (a *Adapter) EncodeRequest(req *core.Request) ([]byte, error) {
 	if req == nil {
 		return nil, fmt.Errorf("openai-responses: encode request: %w: nil request", core.ErrMalformed)
 	}
+	if err := partKinds.Check("openai-responses: encode request", req.Messages); err != nil {
+		return nil, err
+	}
 	if err := ValidateHistory(req); err != nil {
 		return nil, err
 	}
@@ -385,6 +388,9 @@ func (a *Adapter) EncodeRequestAfter(req *core.Request, previousResponseID strin
 	}
 	if previousResponseID == "" {
 		return nil, fmt.Errorf("openai-responses: encode request: empty previous_response_id: %w", core.ErrUnsupported)
+	}
+	if err := partKinds.Check("openai-responses: encode request", req.Messages); err != nil {
+		return nil, err
 	}
 	last := -1
 	for i, m := range req.Messages {
@@ -566,14 +572,23 @@ func encodeParts(i int, parts []core.Part, forResponse bool) ([]map[string]any, 
 				it["status"] = "completed"
 			}
 			items = append(items, it)
-		default:
-			return nil, fmt.Errorf("openai-responses: encode: message %d: %s part in assistant message: %w", i, p.Kind, core.ErrUnsupported)
 		}
 	}
 	flushText()
 	return items, nil
 }
 
+// partKinds are the parts each role carries: system text; input_text and
+// function_call_output items from user and tool messages; message,
+// reasoning and function_call items from an assistant message.
+var partKinds = wire.PartKinds{
+	core.RoleSystem:    {core.PartText},
+	core.RoleUser:      {core.PartText, core.PartToolResult},
+	core.RoleTool:      {core.PartText, core.PartToolResult},
+	core.RoleAssistant: {core.PartText, core.PartThinking, core.PartToolCall},
+}
+
+// encodeMessage writes message i, whose parts partKinds has checked.
 func encodeMessage(i int, m core.Message) ([]map[string]any, error) {
 	switch m.Role {
 	case core.RoleAssistant:
@@ -596,13 +611,11 @@ func encodeMessage(i int, m core.Message) ([]map[string]any, error) {
 			case core.PartText:
 				content = append(content, map[string]any{"type": "input_text", "text": p.Text})
 			case core.PartToolResult:
-				if p.Result == nil || m.Role == core.RoleSystem {
-					return nil, fmt.Errorf("openai-responses: encode request: message %d: tool result in system message: %w", i, core.ErrUnsupported)
+				if p.Result == nil {
+					return nil, fmt.Errorf("openai-responses: encode request: message %d: %w: tool_result part without a result", i, core.ErrMalformed)
 				}
 				flush()
 				items = append(items, map[string]any{"type": "function_call_output", "call_id": p.Result.CallID, "output": resultOutput(*p.Result)})
-			default:
-				return nil, fmt.Errorf("openai-responses: encode request: message %d: %s part in %s message: %w", i, p.Kind, m.Role, core.ErrUnsupported)
 			}
 		}
 		flush()

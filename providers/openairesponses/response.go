@@ -215,6 +215,9 @@ func (a *Adapter) EncodeResponse(resp *core.Response) ([]byte, error) {
 	if resp.Error != nil && resp.Finish == core.FinishError && resp.ProviderFinish == "" {
 		return json.Marshal(map[string]any{"error": errorObject(resp.Error)})
 	}
+	if err := partKinds.CheckResponse("openai-responses: encode response", resp.Message.Parts); err != nil {
+		return nil, err
+	}
 	items, err := encodeParts(0, resp.Message.Parts, true)
 	if err != nil {
 		return nil, fmt.Errorf("openai-responses: encode response: %w", err)

@@ -7,8 +7,9 @@
 // thinking is the reasoning field (Config.ReasoningField, G14), or a
 // thinking chunk in content (Config.ThinkingInContent, Mistral); content with
 // one text part is a string, with several an array, with none "" (G10). A
-// plan part travels as thinking. A part a role cannot hold here (a call in a
-// user message, text in a tool message) is refused with core.ErrUnsupported.
+// part a role cannot hold here (a call in a user message, text in a tool
+// message, a plan anywhere: as reasoning it would read back as thinking) is
+// refused with core.ErrUnsupported, naming messages[i].parts[j].kind.
 //
 // EncodeRequest refuses, naming every call and message at fault, a history
 // the servers reject (each problem a *core.HistoryError): a call not answered

@@ -26,6 +26,9 @@ func (c *Codec) EncodeRequest(req *core.Request) ([]byte, error) {
 	if req == nil {
 		return nil, fieldError(op, "", fmt.Errorf("%w: nil request", core.ErrMalformed))
 	}
+	if err := partKinds.Check(op, req.Messages); err != nil {
+		return nil, err
+	}
 	w := wireRequest{Model: req.Model, Messages: []wireMessage{}, ParallelToolCalls: req.ParallelToolCalls, Stream: req.Stream}
 	for i, m := range req.Messages {
 		msgs, err := c.encodeMessage(op, i, m)
@@ -140,24 +143,17 @@ func hasText(parts []core.Part) bool {
 	return false
 }
 
-// allowed lists the part kinds each role may hold on this wire.
-var allowed = map[core.Role][]core.PartKind{
+// partKinds lists the part kinds each role may hold on this wire. It has no
+// place for a plan: sent as reasoning it would come back as thinking.
+var partKinds = wire.PartKinds{
 	core.RoleSystem:    {core.PartText},
 	core.RoleUser:      {core.PartText, core.PartToolResult},
 	core.RoleTool:      {core.PartToolResult},
-	core.RoleAssistant: {core.PartText, core.PartThinking, core.PartPlan, core.PartToolCall},
+	core.RoleAssistant: {core.PartText, core.PartThinking, core.PartToolCall},
 }
 
+// encodeMessage writes message i, whose parts partKinds has checked.
 func (c *Codec) encodeMessage(op string, i int, m core.Message) ([]wireMessage, error) {
-	for j, p := range m.Parts {
-		ok := false
-		for _, k := range allowed[m.Role] {
-			ok = ok || p.Kind == k
-		}
-		if !ok && allowed[m.Role] != nil {
-			return nil, fieldError(op, pathf("messages[%d].parts[%d].kind", i, j), fmt.Errorf("%w: a %s message cannot hold a %s part", core.ErrUnsupported, m.Role, p.Kind))
-		}
-	}
 	if m.Role == core.RoleTool && len(m.Parts) == 0 {
 		return nil, fieldError(op, pathf("messages[%d].parts", i), fmt.Errorf("%w: tool message without results", core.ErrUnsupported))
 	}
@@ -198,7 +194,7 @@ func (c *Codec) encodeMessage(op string, i int, m core.Message) ([]wireMessage, 
 		hasThinking := false
 		for j, p := range m.Parts {
 			switch p.Kind {
-			case core.PartThinking, core.PartPlan:
+			case core.PartThinking:
 				thinking.WriteString(p.Text)
 				hasThinking = true
 			case core.PartToolCall:

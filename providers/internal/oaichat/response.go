@@ -140,6 +140,9 @@ func (c *Codec) EncodeResponse(resp *core.Response) ([]byte, error) {
 			return b, nil
 		}
 	}
+	if err := partKinds.CheckResponse(op, resp.Message.Parts); err != nil {
+		return nil, err
+	}
 	m := resp.Message
 	m.Role = core.RoleAssistant
 	msgs, err := c.encodeMessage(op, 0, m)

@@ -125,3 +125,42 @@ func TestStrictUnmarshal(t *testing.T) {
 }
 
 func mustErr(_ int64, _ string, err error) error { return err }
+
+func TestPartKindsCheck(t *testing.T) {
+	kinds := PartKinds{
+		core.RoleUser:      {core.PartText},
+		core.RoleAssistant: {core.PartText, core.PartToolCall},
+	}
+	user := core.Message{Role: core.RoleUser, Parts: []core.Part{core.TextPart("hi")}}
+	tests := []struct {
+		name string
+		msgs []core.Message
+		want string // "" for no error
+	}{
+		{"all carried", []core.Message{user, {Role: core.RoleAssistant, Parts: []core.Part{core.TextPart("a"), core.CallPart(core.Call{ID: "c"})}}}, ""},
+		{"role not listed is left to the encoder", []core.Message{user, {Role: "wizard", Parts: []core.Part{{Kind: core.PartPlan}}}}, ""},
+		{"kind without a place", []core.Message{user, {Role: core.RoleAssistant, Parts: []core.Part{core.TextPart("a"), {Kind: core.PartPlan, Text: "p"}}}},
+			"p: encode request: at messages[1].parts[1].kind: not supported by the protocol: plan part in assistant message"},
+		{"unknown kind", []core.Message{{Role: core.RoleUser, Parts: []core.Part{{Kind: "bogus"}}}},
+			`p: encode request: at messages[0].parts[0].kind: not supported by the protocol: unknown part kind "bogus" in user message`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := kinds.Check("p: encode request", tt.msgs)
+			if tt.want == "" {
+				if err != nil {
+					t.Fatalf("Check: %v, want nil", err)
+				}
+				return
+			}
+			var de *DecodeError
+			if !errors.Is(err, core.ErrUnsupported) || !errors.As(err, &de) || err.Error() != tt.want {
+				t.Errorf("Check:\n got %v\nwant %s (a *DecodeError wrapping core.ErrUnsupported)", err, tt.want)
+			}
+		})
+	}
+	err := kinds.CheckResponse("p: encode response", []core.Part{core.TextPart("a"), {Kind: core.PartToolResult}})
+	if want := "p: encode response: at message.parts[1].kind: not supported by the protocol: tool_result part in assistant message"; !errors.Is(err, core.ErrUnsupported) || err == nil || err.Error() != want {
+		t.Errorf("CheckResponse:\n got %v\nwant %s", err, want)
+	}
+}
