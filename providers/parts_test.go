@@ -172,6 +172,29 @@ func TestEncodersCarryOrRefuseEveryPart(t *testing.T) {
 	}
 }
 
+// TestEncodersRefuseResultContentThatIsNotText gives each adapter's
+// EncodeRequest a tool result holding a part that is not text: every
+// protocol's results carry text only, so each must refuse it naming the
+// content part, never drop it.
+func TestEncodersRefuseResultContentThatIsNotText(t *testing.T) {
+	for _, a := range All() {
+		for _, k := range []core.PartKind{core.PartThinking, core.PartPlan, core.PartToolCall, core.PartToolResult, "bogus"} {
+			t.Run(a.Name()+"/"+string(k), func(t *testing.T) {
+				r := core.ResultPart(core.Result{CallID: "call00001", Name: "f", Content: []core.Part{core.TextPart("ok"), samplePart(k, "call00001")}})
+				msgs, i, j := conversation(core.RoleUser, r)
+				if !slices.Contains(carried[a.Name()][core.RoleUser], core.PartToolResult) {
+					msgs, i, j = conversation(core.RoleTool, core.ResultPart(core.Result{CallID: "call00002", Name: "f", Content: r.Result.Content}))
+				}
+				_, err := a.EncodeRequest(&core.Request{Messages: msgs})
+				place := fmt.Sprintf("messages[%d].parts[%d].result.content[1].kind", i, j)
+				if !errors.Is(err, core.ErrUnsupported) || !strings.Contains(err.Error(), place) {
+					t.Errorf("EncodeRequest: %v, want an error wrapping core.ErrUnsupported naming %s", err, place)
+				}
+			})
+		}
+	}
+}
+
 // checkCarried checks the outcome of encoding p: with carry, no error and
 // p among the parts decode returns; else an error wrapping
 // core.ErrUnsupported naming place and p's kind.

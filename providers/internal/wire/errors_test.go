@@ -130,6 +130,7 @@ func TestPartKindsCheck(t *testing.T) {
 	kinds := PartKinds{
 		core.RoleUser:      {core.PartText},
 		core.RoleAssistant: {core.PartText, core.PartToolCall},
+		core.RoleTool:      {core.PartToolResult},
 	}
 	user := core.Message{Role: core.RoleUser, Parts: []core.Part{core.TextPart("hi")}}
 	tests := []struct {
@@ -143,6 +144,8 @@ func TestPartKindsCheck(t *testing.T) {
 			"p: encode request: at messages[1].parts[1].kind: not supported by the protocol: plan part in assistant message"},
 		{"unknown kind", []core.Message{{Role: core.RoleUser, Parts: []core.Part{{Kind: "bogus"}}}},
 			`p: encode request: at messages[0].parts[0].kind: not supported by the protocol: unknown part kind "bogus" in user message`},
+		{"result content that is not text", []core.Message{{Role: core.RoleTool, Parts: []core.Part{core.ResultPart(core.Result{CallID: "c", Content: []core.Part{core.TextPart("r"), {Kind: core.PartThinking}}})}}},
+			"p: encode request: at messages[0].parts[0].result.content[1].kind: not supported by the protocol: thinking part in a tool result, which carries text"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

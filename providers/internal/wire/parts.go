@@ -10,12 +10,16 @@ import (
 // PartKinds lists, for each role, the kinds of part a protocol's messages
 // of that role carry: what an encoder writes and its decoder reads back as
 // the same kind. A part of any other kind has no place on the wire and is
-// refused, never dropped or sent as another kind.
+// refused, never dropped or sent as another kind. The content of a tool
+// result is text in every protocol.
 type PartKinds map[core.Role][]core.PartKind
 
 // Check refuses the first part of msgs whose kind k has no place for in its
-// message's role, with UnsupportedPart. A message of a role k does not list
-// is left to the encoder, which refuses an unknown role in its own words.
+// message's role, with UnsupportedPart, and the first tool result content
+// part that is not text, with a *DecodeError at
+// messages[i].parts[j].result.content[n].kind wrapping core.ErrUnsupported.
+// A message of a role k does not list is left to the encoder, which refuses
+// an unknown role in its own words.
 func (k PartKinds) Check(op string, msgs []core.Message) error {
 	for i, m := range msgs {
 		kinds, ok := k[m.Role]
@@ -25,6 +29,14 @@ func (k PartKinds) Check(op string, msgs []core.Message) error {
 		for j, p := range m.Parts {
 			if !slices.Contains(kinds, p.Kind) {
 				return UnsupportedPart(op, i, j, m.Role, p.Kind)
+			}
+			if p.Kind != core.PartToolResult || p.Result == nil {
+				continue
+			}
+			for n, c := range p.Result.Content {
+				if c.Kind != core.PartText {
+					return Placed(op, -1, fmt.Sprintf("messages[%d].parts[%d].result.content[%d].kind", i, j, n), fmt.Errorf("%w: %s part in a tool result, which carries text", core.ErrUnsupported, c.Kind))
+				}
 			}
 		}
 	}
