@@ -7,7 +7,9 @@
 //	http.Serve(ln, h)
 //
 // A request is decoded with the front adapter's DecodeRequest and encoded
-// with the upstream adapter's EncodeRequest; the path, the stream choice
+// with the upstream adapter's EncodeRequest, without the plan parts (a
+// Cohere tool_plan) when the upstream protocol has no place for them, which
+// is logged; the path, the stream choice
 // (a body flag or, for Gemini and Bedrock, the path), the content types and
 // the key header of each side come from providers.Endpoint. A whole
 // response is decoded with the upstream adapter and encoded with the

@@ -55,6 +55,7 @@ type Proxy struct {
 	key             string
 	client          *http.Client
 	frontPlans      bool // the front protocol has a place for a plan
+	upstreamPlans   bool // and the upstream protocol
 	memory          memory
 }
 
@@ -75,14 +76,7 @@ func New(opts Options) (*Proxy, error) {
 	fe, _ := providers.HTTP(opts.Front)
 	ue, _ := providers.HTTP(opts.Upstream)
 	p := &Proxy{opts: opts, front: front, upstream: upstream, frontEP: fe, upEP: ue, key: opts.Key, client: opts.Client}
-	// Whether the front protocol has a place for a plan: its encoder
-	// writes one that its decoder reads back as a plan, not as text.
-	if b, err := front.EncodeResponse(&core.Response{Message: core.Message{Role: core.RoleAssistant, Parts: []core.Part{{Kind: core.PartPlan, Text: "plan"}}}, Finish: core.FinishStop}); err == nil {
-		fresh, _ := providers.Lookup(opts.Front)
-		if r, err := fresh.DecodeResponse(b); err == nil && len(r.Message.Parts) == 1 && r.Message.Parts[0].Kind == core.PartPlan {
-			p.frontPlans = true
-		}
-	}
+	p.frontPlans, p.upstreamPlans = carriesPlans(opts.Front), carriesPlans(opts.Upstream)
 	for _, name := range ue.KeyEnv {
 		if v := os.Getenv(name); v != "" {
 			p.key = v
@@ -93,6 +87,41 @@ func New(opts Options) (*Proxy, error) {
 		p.client = &http.Client{Timeout: DefaultTimeout}
 	}
 	return p, nil
+}
+
+// carriesPlans reports whether the named protocol has a place for a plan:
+// its encoder writes one that its decoder reads back as a plan (an encoder
+// without that place refuses it, core.ErrUnsupported).
+func carriesPlans(name string) bool {
+	a, err := providers.Lookup(name)
+	if err != nil {
+		return false
+	}
+	b, err := a.EncodeResponse(&core.Response{Message: core.Message{Role: core.RoleAssistant, Parts: []core.Part{{Kind: core.PartPlan, Text: "plan"}}}, Finish: core.FinishStop})
+	if err != nil {
+		return false
+	}
+	r, err := a.DecodeResponse(b)
+	return err == nil && len(r.Message.Parts) == 1 && r.Message.Parts[0].Kind == core.PartPlan
+}
+
+// dropPlans removes the plan parts of req's messages and returns how many
+// there were.
+func dropPlans(req *core.Request) int {
+	n := 0
+	for i := range req.Messages {
+		m := &req.Messages[i]
+		kept := m.Parts[:0:0]
+		for _, part := range m.Parts {
+			if part.Kind == core.PartPlan {
+				n++
+				continue
+			}
+			kept = append(kept, part)
+		}
+		m.Parts = kept
+	}
+	return n
 }
 
 // proxyError is a failure of the proxy itself, answered with status.
@@ -168,6 +197,13 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) (int, error) {
 	}
 	req.Model = model
 	p.restore(req)
+	if !p.upstreamPlans {
+		// The upstream's encoder refuses a plan it has no place for;
+		// sent as text it would become answer text (G16).
+		if n := dropPlans(req); n > 0 {
+			p.logf("%d plan part(s) of the %s request left out: %s has no place for a plan (G16)", n, p.opts.Front, p.opts.Upstream)
+		}
+	}
 	out, err := p.upstream.EncodeRequest(req)
 	if err != nil {
 		return 0, failf(http.StatusBadRequest, "encode %s request: %v", p.opts.Upstream, err)
