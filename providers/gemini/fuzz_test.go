@@ -53,6 +53,7 @@ func FuzzDecodeStream(f *testing.F) {
 			}
 		}
 		adaptertest.CheckVouches(t, a.DecodeStream(bytes.NewReader(data)), len(data)+8)
+		adaptertest.CheckCollectReused(t, [][]byte{data}, a.DecodeStream)
 	})
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/toolconform/conform/core"
 	"github.com/toolconform/conform/providers/internal/jsonscan"
@@ -40,8 +41,10 @@ type argNode struct {
 // apply merges one functionCall part's args (replacing everything) and
 // partialArgs pieces. Args are the bytes of one valid JSON value, as the
 // chunk's decoding (either path) checked them; strs holds their compacted
-// text.
-func (t *argTree) apply(fc *wireFunctionCall, strs *jsonscan.Strings) error {
+// text, or, when view is not nil, the arguments are the args bytes
+// themselves when compact and else their compacted text appended to
+// *view, valid as long as the chunk's bytes and *view are.
+func (t *argTree) apply(fc *wireFunctionCall, strs *jsonscan.Strings, view *[]byte) error {
 	if a := bytes.TrimSpace(fc.Args); len(a) > 0 && string(a) != "null" {
 		if a[0] != '{' {
 			return fmt.Errorf("%w: functionCall.args must be a JSON object", core.ErrMalformed)
@@ -54,7 +57,18 @@ func (t *argTree) apply(fc *wireFunctionCall, strs *jsonscan.Strings) error {
 		if !fc.compact {
 			c = strs.Compact(a)
 		}
-		t.root, t.whole, t.hasWhole, t.size = nil, strs.String(c), true, len(c)
+		var whole string
+		switch {
+		case view == nil:
+			whole = strs.String(c)
+		case fc.compact:
+			whole = unsafe.String(unsafe.SliceData(c), len(c))
+		default:
+			n := len(*view)
+			*view = append(*view, c...)
+			whole = unsafe.String(unsafe.SliceData((*view)[n:]), len(c))
+		}
+		t.root, t.whole, t.hasWhole, t.size = nil, whole, true, len(c)
 	}
 	for i, pa := range fc.PartialArgs {
 		if err := t.piece(pa); err != nil {

@@ -95,6 +95,17 @@ func (k *streamKeep) VouchArgs(args string) bool {
 	return false
 }
 
+// ReuseEventText lets the stream reuse, once it decodes its next input
+// chunk, the storage of the call chunks it gave and of their arguments
+// (see core.Collect), which it then takes from the decoder instead of
+// keeping for each call: the arguments of a call sent whole and ended in
+// one chunk are a view of that chunk's bytes.
+func (k *streamKeep) ReuseEventText() {
+	if k.s != nil {
+		k.s.reuse = true
+	}
+}
+
 func (k *streamKeep) Next() (core.Event, error) {
 	s := k.s
 	if s == nil {
@@ -188,6 +199,21 @@ type stream struct {
 	// or no arguments at all ("{}"). vouchedBuf is its first storage.
 	vouched    []string
 	vouchedBuf [2]string
+
+	// reuse is set by ReuseEventText. chunkCalls then holds the call
+	// chunks of the last input chunk's events, the first chunkUsed of
+	// them taken, and chunkArgs the arguments of its calls compacted; both
+	// are reused from the next input chunk on, which pull decodes only
+	// once the events of the last have all been returned, and start in
+	// chunkCallsBuf and chunkArgsBuf. inputs counts the input chunks
+	// decoded.
+	reuse         bool
+	inputs        int
+	chunkCalls    []callChunks
+	chunkUsed     int
+	chunkArgs     []byte
+	chunkCallsBuf [2]callChunks
+	chunkArgsBuf  [512]byte
 }
 
 // openCall is a call whose arguments stream as Vertex partialArgs.
@@ -196,8 +222,10 @@ type openCall struct {
 	// k is the call's position among the calls of the response.
 	k    int
 	args argTree
-	// ev holds the chunks of the call's start and end events.
-	ev *callChunks
+	// ev holds the chunks of the call's start and end events; in reuse
+	// mode, they were taken for input chunk evInput.
+	ev      *callChunks
+	evInput int
 	// started is false while the call's start waits for its id: a call
 	// with no id of its own in a response with no responseId (yet) gets
 	// one from its arguments, known only when they are complete.
@@ -226,6 +254,11 @@ func (s *stream) pull() error {
 	}
 	clear(s.vouched)
 	s.vouched = s.vouched[:0]
+	s.inputs++
+	if s.chunkArgs == nil {
+		s.chunkArgs = s.chunkArgsBuf[:0]
+	}
+	s.chunkUsed, s.chunkArgs = 0, s.chunkArgs[:0]
 	raw, off, err := s.nextChunk()
 	if err == io.EOF && (s.solid || s.sawUnknown) && !s.known {
 		at := s.solidAt
@@ -652,7 +685,7 @@ func (s *stream) part(p wirePart) error {
 
 func (s *stream) functionCall(fc *wireFunctionCall, sig string) error {
 	if s.open != nil && fc.Name == "" {
-		if err := s.open.args.apply(fc, &s.fast.strs); err != nil {
+		if err := s.open.args.apply(fc, &s.fast.strs, s.argsView(fc)); err != nil {
 			return err
 		}
 		if !fc.WillContinue {
@@ -680,13 +713,40 @@ func (s *stream) functionCall(fc *wireFunctionCall, sig string) error {
 	if oc.id != "" {
 		s.start(oc)
 	}
-	if err := oc.args.apply(fc, &s.fast.strs); err != nil {
+	if err := oc.args.apply(fc, &s.fast.strs, s.argsView(fc)); err != nil {
 		return err
 	}
 	if !fc.WillContinue {
 		s.end()
 	}
 	return nil
+}
+
+// argsView returns, in reuse mode, the buffer that the arguments of fc,
+// when sent whole, are compacted into as a view valid until the next
+// input chunk is decoded: the call ends with this part, so its end event
+// is the last use of them. It returns nil otherwise: the arguments are
+// then kept as strings of their own.
+func (s *stream) argsView(fc *wireFunctionCall) *[]byte {
+	if !s.reuse || fc.WillContinue {
+		return nil
+	}
+	return &s.chunkArgs
+}
+
+// chunkCall returns storage for the chunks of a call's events in reuse
+// mode, for the events of the input chunk being decoded.
+func (s *stream) chunkCall() *callChunks {
+	if s.chunkCalls == nil {
+		s.chunkCalls = s.chunkCallsBuf[:]
+	}
+	if s.chunkUsed == len(s.chunkCalls) {
+		// The events queued point into the storage taken; the rest of
+		// this input chunk's calls, and those of later chunks, get new.
+		s.chunkCalls, s.chunkUsed = make([]callChunks, 2*len(s.chunkCalls)), 0
+	}
+	s.chunkUsed++
+	return &s.chunkCalls[s.chunkUsed-1]
 }
 
 // start queues the start of a call, its id made from its arguments so far
@@ -697,6 +757,8 @@ func (s *stream) start(oc *openCall) {
 	}
 	oc.started = true
 	switch {
+	case s.reuse:
+		oc.ev, oc.evInput = s.chunkCall(), s.inputs
 	case s.usedCalls < len(s.keep.firstCalls):
 		oc.ev = &s.keep.firstCalls[s.usedCalls]
 	default:
@@ -728,6 +790,11 @@ func (s *stream) end() {
 		s.start(oc)
 	}
 	ev := oc.ev
+	if s.reuse && oc.evInput != s.inputs {
+		// The start came in an earlier input chunk, whose storage the
+		// events of this one may reuse.
+		ev = s.chunkCall()
+	}
 	ev.args = oc.args.json()
 	if oc.args.hasWhole || oc.args.root == nil {
 		s.vouched = append(s.vouched, ev.args)

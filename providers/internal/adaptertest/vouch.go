@@ -8,7 +8,6 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/google/go-cmp/cmp"
 	"github.com/toolconform/conform/core"
 )
 
@@ -63,23 +62,4 @@ func CheckCollectVouched(t *testing.T, bodies [][]byte, decode func(io.Reader) c
 		vouched += n
 	}
 	return vouched
-}
-
-// CheckCollectReused collects every body twice with core.Collect, once as
-// decode gives it and once with its optional methods hidden, and fails
-// unless both give the same Response and error: a stream that reuses
-// storage (ReuseEventText) too early, or vouches for what it should not,
-// collects something else.
-func CheckCollectReused(t *testing.T, bodies [][]byte, decode func(io.Reader) core.EventStream) {
-	t.Helper()
-	for i, body := range bodies {
-		resp, err := core.Collect(decode(bytes.NewReader(body)))
-		plain, plainErr := core.Collect(plainStream{decode(bytes.NewReader(body))})
-		if diff := cmp.Diff(fmt.Sprint(plainErr), fmt.Sprint(err)); diff != "" {
-			t.Errorf("body %d: error (-plain +with the stream's methods):\n%s", i, diff)
-		}
-		if diff := cmp.Diff(plain, resp); diff != "" {
-			t.Errorf("body %d: response (-plain +with the stream's methods):\n%s", i, diff)
-		}
-	}
 }
