@@ -171,7 +171,9 @@
 // TestGrowthMemoryLinear decodes the growth streams of 64 KB, 1 MB and
 // 4 MB of arguments twice each (about a second of decoding here, more to
 // build the streams) and fails if the bytes allocated per argument byte
-// (runtime.MemStats.TotalAlloc around one decode, the less of the two)
+// (runtime.MemStats.TotalAlloc around one decode, the less of the two,
+// each after two garbage collections, which empty every sync.Pool, so
+// that a decode pays for all it uses, as the first of a process does)
 // rise from one size to the next by more than 10 %. The figure falls as
 // sizes grow (fixed costs amortise, and the openai-chat decoder's copy of
 // the arguments is capped at 1 MB), so the test catches superlinear

@@ -22,11 +22,16 @@ const growthTolerance = 0.10
 // allocated in one run (runtime.MemStats.TotalAlloc, which counts every
 // allocation and is not lowered by garbage collection) divided by
 // argBytes. The fewest, because allocations by other goroutines (the
-// runtime, the test framework) can only add to a run's count.
+// runtime, the test framework) can only add to a run's count. Each run
+// starts after two garbage collections, over which every sync.Pool drops
+// what it holds (Collect's Buffer with its spare argument blocks among
+// them): a run pays for all the memory it uses, as the first decode of a
+// process does, whichever run and size came before it.
 func allocPerArgByte(fn func() error, argBytes, runs int) (float64, error) {
 	best := uint64(0)
 	for i := range runs {
 		var before, after runtime.MemStats
+		runtime.GC()
 		runtime.GC()
 		runtime.ReadMemStats(&before)
 		if err := fn(); err != nil {

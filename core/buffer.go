@@ -217,9 +217,16 @@ func put[K comparable, V any](m *map[K]V, k K, v V) {
 
 // reset empties b as the zero Buffer, but for its routing maps, which it
 // keeps cleared when they are small, for Collect to reuse b: a lookup in
-// an empty map and in none give the same.
+// an empty map and in none give the same. It keeps the spare blocks of
+// argument text too, when the stream used blocks: a Buffer whose streams
+// stop sending long calls drops them at the next stream, rather than
+// holding up to 4 MiB for streams that never use it.
 func (b *Buffer) reset() {
-	*b = Buffer{byID: cleared(b.byID), byItem: cleared(b.byItem), byIndex: cleared(b.byIndex), perTurn: cleared(b.perTurn), genIDs: cleared(b.genIDs)}
+	spare := b.spare
+	if !b.blocksUsed {
+		spare = nil
+	}
+	*b = Buffer{byID: cleared(b.byID), byItem: cleared(b.byItem), byIndex: cleared(b.byIndex), perTurn: cleared(b.perTurn), genIDs: cleared(b.genIDs), spare: spare}
 }
 
 // maxKeptEntries is the most entries a map reset keeps may have held, so
@@ -581,17 +588,19 @@ func (b *Buffer) apply(cs *callState, c *Chunk) {
 	}
 	switch {
 	case c.Args != nil:
+		b.keepBlocks(cs.full...)
 		cs.full, cs.fullLen = nil, 0
 		cs.args = b.wholeArgs(cs.args, *c.Args)
 		cs.fromArgs = true
 	case c.ArgsDelta != "":
 		switch {
 		case b.restarts(cs, c.ArgsDelta):
+			b.keepBlocks(cs.full...)
 			cs.args, cs.full, cs.fullLen, cs.fromArgs = cs.args[:0], nil, 0, false
-		case cs.argLen() > 0 && len(c.ArgsDelta) > cs.argLen() && hasPrefix(c.ArgsDelta, cs.argText()):
+		case cs.argLen() > 0 && len(c.ArgsDelta) > cs.argLen() && hasPrefix(c.ArgsDelta, b.argText(cs)):
 			cs.looksCum = true
 		}
-		cs.appendDelta(c.ArgsDelta, b.lim.MaxArgBytes)
+		b.appendDelta(cs, c.ArgsDelta)
 	}
 	for k, v := range c.Patch {
 		if cs.patch == nil {
@@ -687,7 +696,7 @@ func (b *Buffer) callID(cs *callState) string {
 // complete ends a call that has its Done and its name.
 func (b *Buffer) complete(cs *callState) (Call, error) {
 	b.end(cs)
-	raw := cs.argText()
+	raw := b.argText(cs)
 	cs.args = nil
 	call := Call{ID: b.callID(cs), ItemID: cs.itemID, Name: cs.name, Signature: cs.sig}
 	args, repaired, err := finalArgs(raw, cs.patch, cs.vouched)
@@ -807,40 +816,76 @@ func firstInvalidUTF8(b []byte) int {
 
 // argBlock is the size the argument text of a call grows to by doubling;
 // past it, the text grows in blocks of argBlock bytes, joined once, at the
-// text's exact size, when the whole text is needed (callState.argText), so
+// text's exact size, when the whole text is needed (Buffer.argText), so
 // that n bytes of deltas cost about 2n bytes of allocation wherever n
-// falls between two powers of two, not up to 4n.
+// falls between two powers of two, not up to 4n. The blocks are never
+// handed out: once joined, they go to the Buffer's spare blocks
+// (keepBlocks), which the next long text, of this stream or of the next
+// one Collect gives the Buffer to, fills instead of new ones.
 const argBlock = 64 << 10
+
+// maxSpareBlocks bounds the spare blocks a Buffer keeps: as many as the
+// text of one call at the default limit (DefaultMaxArgBytes) fills, 4 MiB.
+const maxSpareBlocks = DefaultMaxArgBytes / argBlock
 
 // argLen returns the length of the call's argument text.
 func (cs *callState) argLen() int { return cs.fullLen + len(cs.args) }
 
-// argText returns the call's argument text as one slice, joining the blocks
-// of a long call into one of the text's exact size, which then stands for
-// them.
-func (cs *callState) argText() []byte {
+// argText returns the argument text of call cs as one slice, joining the
+// blocks of a long call into one of the text's exact size, which then
+// stands for them; the blocks become spare blocks.
+func (b *Buffer) argText(cs *callState) []byte {
 	if len(cs.full) == 0 {
 		return cs.args
 	}
 	joined := make([]byte, 0, cs.argLen())
-	for _, b := range cs.full {
-		joined = append(joined, b...)
+	for _, blk := range cs.full {
+		joined = append(joined, blk...)
 	}
 	joined = append(joined, cs.args...)
+	b.keepBlocks(cs.full...)
+	b.keepBlocks(cs.args)
 	cs.args, cs.full, cs.fullLen = joined, nil, 0
 	return joined
 }
 
-// appendDelta appends an argument delta to the call's text: into args,
-// which doubles up to argBlock bytes (or limit, if lower), and once args
-// is that large and full, into a new block.
-func (cs *callState) appendDelta(s string, limit int) {
+// appendDelta appends an argument delta to the text of call cs: into
+// args, which doubles up to argBlock bytes (or the argument limit, if
+// lower), and once args is that large and full, into a new block, a spare
+// one if there is one.
+func (b *Buffer) appendDelta(cs *callState, s string) {
 	if len(cs.args)+len(s) > cap(cs.args) && cap(cs.args) >= argBlock {
 		cs.full = append(cs.full, cs.args)
 		cs.fullLen += len(cs.args)
-		cs.args = make([]byte, 0, max(argBlock, len(s)))
+		cs.args = b.block(len(s))
 	}
-	cs.args = appendArgs(cs.args, s, min(limit, argBlock))
+	cs.args = appendArgs(cs.args, s, min(b.lim.MaxArgBytes, argBlock))
+}
+
+// block returns an empty block for at least n bytes of argument text: a
+// spare block when n fits in one, else a new one.
+func (b *Buffer) block(n int) []byte {
+	b.blocksUsed = true
+	if k := len(b.spare); k > 0 && n <= argBlock {
+		blk := b.spare[k-1]
+		b.spare[k-1] = nil
+		b.spare = b.spare[:k-1]
+		return blk[:0]
+	}
+	return make([]byte, 0, max(argBlock, n))
+}
+
+// keepBlocks makes blocks of argument text that no call holds any more
+// spare blocks, those of argBlock bytes only and up to maxSpareBlocks. A
+// block a call handed out as its arguments must never come here: calls
+// hold blocks only in callState.full, and in args while full is not empty.
+func (b *Buffer) keepBlocks(blocks ...[]byte) {
+	for _, blk := range blocks {
+		if cap(blk) == argBlock && len(b.spare) < maxSpareBlocks {
+			b.spare = append(b.spare, blk)
+		}
+		b.blocksUsed = true
+	}
 }
 
 // appendArgs appends s to dst, doubling the capacity when it must grow (but
@@ -865,7 +910,7 @@ func (b *Buffer) restarts(cs *callState, delta string) bool {
 	if cs == nil {
 		return false
 	}
-	return cs.fromArgs || (b.cumulative && cs.argLen() > 0 && len(delta) >= cs.argLen() && hasPrefix(delta, cs.argText()))
+	return cs.fromArgs || (b.cumulative && cs.argLen() > 0 && len(delta) >= cs.argLen() && hasPrefix(delta, b.argText(cs)))
 }
 
 // hasPrefix reports whether s begins with p, without converting p.
@@ -921,7 +966,7 @@ func (b *Buffer) Finish() ([]Call, error) {
 		anyLost := false
 		for _, cs := range append([]*callState(nil), b.open...) {
 			b.end(cs)
-			text := string(cs.argText())
+			text := string(b.argText(cs))
 			cs.args, cs.text = nil, text
 			b.incomplete = append(b.incomplete, Call{ID: b.callID(cs), ItemID: cs.itemID, Name: cs.name, Signature: cs.sig, Original: text})
 			var le *lostError
@@ -953,13 +998,13 @@ func (b *Buffer) Preview(route Chunk) (json.RawMessage, bool) {
 		return nil, false
 	}
 	if len(cs.patch) > 0 {
-		args, _, err := finalArgs(bytes.Clone(cs.argText()), cs.patch, cs.vouched)
+		args, _, err := finalArgs(bytes.Clone(b.argText(cs)), cs.patch, cs.vouched)
 		return args, err == nil
 	}
-	if len(bytes.TrimSpace(cs.argText())) == 0 {
+	if len(bytes.TrimSpace(b.argText(cs))) == 0 {
 		return json.RawMessage("{}"), true
 	}
-	return repair.Preview(string(cs.argText()))
+	return repair.Preview(string(b.argText(cs)))
 }
 
 // chunkErr builds the error for a rejected chunk, naming how it routes.

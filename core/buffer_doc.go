@@ -136,10 +136,14 @@ package core
 //
 // # Memory
 //
-// Argument text grows one []byte per call, appended in place; routing uses
-// maps keyed by the chunk's own strings, so an ordinary delta costs no
-// allocation. A completed call drops its buffer and keeps only its final
-// arguments.
+// Argument text grows one []byte per call, appended in place, doubling up
+// to 64 KB and past that in 64 KB blocks joined once, at the exact size,
+// when the call ends: n bytes cost about 2n. Routing uses maps keyed by
+// the chunk's own strings, so an ordinary delta costs no allocation. A
+// completed call drops its buffer and keeps only its final arguments; the
+// blocks of a long one are kept (up to 4 MiB) for the next long text, and
+// Collect's pooled Buffer keeps them for the next stream when its stream
+// used them, until sync.Pool drops the Buffer.
 type Buffer struct {
 	lim        Limits
 	cumulative bool
@@ -166,6 +170,11 @@ type Buffer struct {
 	// slab is the rest of the block the arguments of calls sent whole
 	// are copied into (wholeArgs).
 	slab []byte
+	// spare holds blocks of argument text that no call holds, for the
+	// next long text (Buffer.block); blocksUsed says whether the stream
+	// took or gave back any (reset keeps spare only then).
+	spare      [][]byte
+	blocksUsed bool
 
 	completed []Call
 	// completedSeq holds, for each completed call, its position in order
