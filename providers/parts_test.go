@@ -218,3 +218,50 @@ func checkCarried(t *testing.T, carry bool, err error, place string, p core.Part
 		t.Errorf("decode(encode(m)) lost the %s part (-want +got):\n%s", p.Kind, cmp.Diff([]partView{want}, got))
 	}
 }
+
+// TestStreamEncodersPlanAndUnknownEvents gives each stream encoder a plan
+// event and an event of no known kind, and checks what each does: a plan
+// round-trips as a plan, is refused (core.ErrUnsupported), or is written
+// as the kind its EncodeStream documents; an unknown kind is refused
+// (core.ErrMalformed) or left out.
+func TestStreamEncodersPlanAndUnknownEvents(t *testing.T) {
+	type outcome struct{ Plan, Unknown string } // "refused", or the kinds decode gives back
+	want := map[string]outcome{
+		"anthropic":        {"refused", "refused"},
+		"bedrock":          {"refused", "refused"},
+		"cohere":           {"plan", ""},
+		"gemini":           {"text", ""},
+		"mistral":          {"thinking", "refused"},
+		"ollama":           {"text", ""},
+		"openai-chat":      {"thinking", "refused"},
+		"openai-responses": {"refused", "refused"},
+	}
+	run := func(a core.Adapter, k core.EventKind) string {
+		var b bytes.Buffer
+		err := a.(core.StreamEncoder).EncodeStream(&b, []core.Event{{Kind: k, Text: "p"}, {Kind: core.EventFinish, Finish: core.FinishStop}})
+		switch {
+		case k == core.EventPlan && errors.Is(err, core.ErrUnsupported), k != core.EventPlan && errors.Is(err, core.ErrMalformed):
+			return "refused"
+		case err != nil:
+			return "error: " + err.Error()
+		}
+		resp, err := core.Collect(a.DecodeStream(&b))
+		if err != nil {
+			return "decode error: " + err.Error()
+		}
+		var kinds []string
+		for _, p := range resp.Message.Parts {
+			kinds = append(kinds, string(p.Kind))
+		}
+		return strings.Join(kinds, ",")
+	}
+	for _, a := range All() {
+		if _, ok := a.(core.StreamEncoder); !ok {
+			continue
+		}
+		got := outcome{run(a, core.EventPlan), run(a, "bogus")}
+		if diff := cmp.Diff(want[a.Name()], got); diff != "" {
+			t.Errorf("%s: plan and unknown events (-want +got):\n%s", a.Name(), diff)
+		}
+	}
+}

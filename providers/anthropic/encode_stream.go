@@ -42,9 +42,13 @@ type encCall struct {
 // thinking events, one tool_use block per call, message_delta for usage and
 // finish, error events, and message_stop unless an error was written.
 //
+// A plan event, which Anthropic has no place for, is refused with
+// core.ErrUnsupported, and an event of no known kind with core.ErrMalformed
+// (streamenc.CheckKinds), before anything is written.
+//
 // What the wire cannot express is normalised, and DecodeStream gives back
-// the normalised events: plan events, Event.ItemID and chunk fields other
-// than Index, ID, Name, ArgsDelta and Args are dropped; a thinking event
+// the normalised events: Event.ItemID and chunk fields other than Index,
+// ID, Name, ArgsDelta and Args are dropped; a thinking event
 // with both text and signature comes back as two events; a thinking event
 // with Data (redacted thinking) is written as a redacted_thinking block of
 // its own and comes back as an event with only Data, followed by its text
@@ -62,6 +66,9 @@ type encCall struct {
 // comes back preceded by a usage event with the first usage event's input
 // tokens (zero when there is none) and zero output tokens.
 func (a *Adapter) EncodeStream(w io.Writer, events []core.Event) error {
+	if err := streamenc.CheckKinds("anthropic: encode stream", events, false); err != nil {
+		return err
+	}
 	sw := sseio.NewWriter(w)
 	id, model := streamenc.ResponseMeta(events)
 	// Real streams always carry usage in message_start (the input tokens

@@ -70,11 +70,11 @@
 //   - Tool choice "none": the tools are dropped when the history holds no
 //     calls, else kept without toolChoice (Bedrock refuses toolUse blocks
 //     without toolConfig); it decodes as no choice.
-//   - Plan parts (Cohere's tool plan): EncodeRequest and EncodeResponse
-//     refuse them with core.ErrUnsupported, as any part a role has no place
-//     for, rather than send them as answer text (G16).
-//   - Streams (EncodeStream lists the normal form): plan deltas become text,
-//     Converse frames carry no response id or model, InvokeModel streams no
+//   - Plan parts and events (Cohere's tool plan): EncodeRequest,
+//     EncodeResponse and EncodeStream refuse them with core.ErrUnsupported,
+//     as any part a role has no place for, rather than send them as answer
+//     text (G16).
+//   - Streams (EncodeStream lists the normal form): Converse frames carry no response id or model, InvokeModel streams no
 //     input token count before the end, invalid UTF-8 becomes U+FFFD.
 //
 // Redacted reasoning is a thinking part with its payload in Part.Data

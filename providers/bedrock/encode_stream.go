@@ -40,7 +40,13 @@ type streamWriter struct {
 // (redacted reasoning) is written as a block of its own and comes back as an
 // event with only Data, its text and signature following in a new block;
 // Event.ItemID is dropped; Converse frames carry no response ID or model.
+// A plan event, which neither API has a place for, is refused with
+// core.ErrUnsupported, and an event of no known kind with core.ErrMalformed
+// (streamenc.CheckKinds), before anything is written.
 func (a *Adapter) EncodeStream(w io.Writer, events []core.Event) error {
+	if err := streamenc.CheckKinds("bedrock: encode stream", events, false); err != nil {
+		return err
+	}
 	sw := &streamWriter{w: w, enc: eventstream.NewEncoder(), api: a.api, tools: map[int]bool{}}
 	for i, e := range events {
 		if err := sw.event(e); err != nil {
@@ -154,7 +160,7 @@ func (sw *streamWriter) event(e core.Event) error {
 	}
 	inv := sw.api == InvokeAnthropic
 	switch e.Kind {
-	case core.EventText, core.EventPlan:
+	case core.EventText:
 		if e.Text == "" {
 			return nil
 		}

@@ -155,9 +155,14 @@ const createdAt = 0
 // item id and output index, never the call id; a call takes its Index as
 // output index when that is free, else (as a call without HasIndex) the
 // next free one, and its chunks are routed by Index (see core.Chunk); a usage event is written only with a finish;
-// plan events and chunk fields other than routing, name and arguments are
-// dropped.
+// chunk fields other than routing, name and arguments are dropped. A plan
+// event, which the Responses API has no place for, is refused with
+// core.ErrUnsupported, and an event of no known kind with
+// core.ErrMalformed (streamenc.CheckKinds), before anything is written.
 func (a *Adapter) EncodeStream(w io.Writer, events []core.Event) error {
+	if err := streamenc.CheckKinds("openai-responses: encode stream", events, false); err != nil {
+		return err
+	}
 	sw := &sseWriter{Writer: sseio.NewWriter(w)}
 	id, model := streamenc.ResponseMeta(events)
 	created := map[string]any{"id": id, "object": "response", "created_at": createdAt, "model": model, "status": "in_progress",
