@@ -17,9 +17,8 @@ type fastStore struct {
 	callsBuf   [2]wireToolCall
 	indexesBuf [2]int
 	// strs holds the bytes of small strings and the buffer strings are
-	// unescaped into, first in arena and scratch.
+	// unescaped into, first in the stream's keep and in scratch.
 	strs    jsonscan.Strings
-	arena   [512]byte
 	scratch [256]byte
 	// model, role and reason are the last model, message.role and
 	// done_reason, the same on every line of a stream.

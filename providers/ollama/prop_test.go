@@ -238,6 +238,8 @@ func FuzzDecodeStream(f *testing.F) {
 				t.Fatalf("call_end without valid arguments: %+v", ev)
 			}
 		}
+		adaptertest.CheckVouches(t, a.DecodeStream(bytes.NewReader(data)), len(data)+8)
+		adaptertest.CheckCollectReused(t, [][]byte{data}, a.DecodeStream)
 	})
 }
 

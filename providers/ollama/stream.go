@@ -8,7 +8,9 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"sync"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/toolconform/conform/core"
 	"github.com/toolconform/conform/providers/internal/jsonstr"
@@ -35,18 +37,93 @@ const streamOp = "ollama: decode stream"
 // line (model, created_at, message, done or error) are not an Ollama
 // stream: an error wrapping core.ErrNotStream names the first of them.
 func (a *Adapter) DecodeStream(r io.Reader) core.EventStream {
-	return a.newStream(r)
+	k := new(streamKeep)
+	s, _ := streams.Get().(*stream)
+	if s == nil {
+		s = new(stream)
+	}
+	a.initStream(s, r, k)
+	k.s = s
+	return k
 }
 
-// newStream returns the decoder of a stream, which guards its start
-// (vendorerr.GuardStream) and checks its text (jsonstr.CheckText) itself.
+// newStream returns the decoder of a stream, not handed back to streams
+// when it ends, for tests that look into it.
 func (a *Adapter) newStream(r io.Reader) *stream {
-	s := &stream{foreign: -1}
-	s.lines = ndjson.NewReader(s.guard.Reader(r), a.maxLine)
+	s := new(stream)
+	a.initStream(s, r, new(streamKeep))
+	return s
+}
+
+// initStream makes the zero stream s the decoder of r, whose events point
+// into k. It guards its start (vendorerr.GuardStream) and checks its text
+// (jsonstr.CheckText) itself.
+func (a *Adapter) initStream(s *stream, r io.Reader, k *streamKeep) {
+	s.keep, s.foreign = k, -1
+	s.lines.Init(s.guard.Reader(r), a.maxLine)
 	s.check.Protocol = Name
 	s.q.Use(s.evBuf[:0])
-	s.fast.strs.Use(s.fast.arena[:], s.fast.scratch[:])
-	return s
+	s.fast.strs.Use(k.arena[:], s.fast.scratch[:])
+}
+
+// streams holds the decoders of streams that have ended, zeroed, for the
+// next stream: a stream then costs only its streamKeep, not the ~3 KB of
+// its decoder.
+var streams sync.Pool
+
+// streamKeep is the core.EventStream DecodeStream returns: the memory the
+// stream's events point into (the chunks of its first calls, its usage,
+// the arena of its small strings), which lives as long as they do, and
+// its decoder, handed back to streams once Next has returned io.EOF,
+// which it then returns forever, as the decoder does.
+type streamKeep struct {
+	s *stream
+	// firstCalls are the chunks of the first calls.
+	firstCalls [2]callChunks
+	// usage is the counts of the done line, which the usage event points
+	// to.
+	usage core.Usage
+	// arena is the first block of the small strings' arena.
+	arena [512]byte
+}
+
+func (k *streamKeep) Next() (core.Event, error) {
+	s := k.s
+	if s == nil {
+		return core.Event{}, io.EOF
+	}
+	ev, err := s.Next()
+	if err == io.EOF {
+		k.s = nil
+		*s = stream{}
+		streams.Put(s)
+	}
+	return ev, err
+}
+
+// ReuseEventText lets the stream reuse, once it reads its next line, the
+// storage of the call chunks it gave and of their arguments (see
+// core.Collect): the chunks of a line's calls then come from the decoder,
+// and the arguments of a call, an object, are a view of the line.
+func (k *streamKeep) ReuseEventText() {
+	if k.s != nil {
+		k.s.reuse = true
+	}
+}
+
+// VouchArgs reports whether args is the very string the last line gave a
+// call's end as its arguments, an object its decoding checked (see
+// stream.vouched), for core.Collect.
+func (k *streamKeep) VouchArgs(args string) bool {
+	if k.s == nil || len(args) == 0 {
+		return false
+	}
+	for _, v := range k.s.vouched {
+		if len(v) == len(args) && unsafe.StringData(v) == unsafe.StringData(args) {
+			return true
+		}
+	}
+	return false
 }
 
 type stream struct {
@@ -54,7 +131,7 @@ type stream struct {
 	// around a decoder, kept in the stream.
 	guard    vendorerr.Guard
 	check    jsonstr.TextCheck
-	lines    *ndjson.Reader
+	lines    ndjson.Reader
 	q        streamdec.Queue
 	err      error
 	calls    int
@@ -64,15 +141,34 @@ type stream struct {
 	// offset of the first line that was not one, or -1.
 	known   bool
 	foreign int64
-	// usage is the counts of the done line, which the usage event points to.
-	usage core.Usage
+	// keep holds what the events point into: the usage, the chunks of
+	// the first calls and the first block of small strings.
+	keep *streamKeep
 	// evBuf is the first storage of q, which a line's events seldom
-	// outgrow; firstCalls the chunks of the first calls.
-	evBuf      [4]core.Event
-	firstCalls [2]callChunks
-	usedCalls  int
+	// outgrow. usedCalls counts the calls given the keep's firstCalls.
+	evBuf     [4]core.Event
+	usedCalls int
 	// fast is the fast path's reused storage (see fast.go).
 	fast fastStore
+
+	// vouched holds the argument texts of the calls of the last line that
+	// are objects its decoding checked (either path; the text check then
+	// refuses any byte that is not UTF-8 before the event is returned).
+	vouched    []string
+	vouchedBuf [2]string
+
+	// reuse is set by ReuseEventText. lineCalls then holds the call
+	// chunks of the last line's events, the first lineUsed of them taken,
+	// and lineArgs the arguments of its calls compacted; both are reused
+	// from the next line on, which pull reads only once the events of the
+	// last have all been returned, and start in lineCallsBuf and
+	// lineArgsBuf.
+	reuse        bool
+	lineCalls    []callChunks
+	lineUsed     int
+	lineArgs     []byte
+	lineCallsBuf [2]callChunks
+	lineArgsBuf  [512]byte
 }
 
 // callChunks are the chunks of one call's events, with the text of its
@@ -101,6 +197,11 @@ func (s *stream) emit(ev core.Event) {
 // pull reads one line and queues its events, or returns the error that
 // ends the stream.
 func (s *stream) pull() error {
+	if s.vouched == nil {
+		s.vouched, s.lineArgs = s.vouchedBuf[:0], s.lineArgsBuf[:0]
+	}
+	clear(s.vouched)
+	s.vouched, s.lineUsed, s.lineArgs = s.vouched[:0], 0, s.lineArgs[:0]
 	line, off, err := s.lines.Next()
 	if err == io.EOF {
 		if !s.known && s.foreign >= 0 {
@@ -164,32 +265,60 @@ func (s *stream) pull() error {
 	}
 	if w.Done {
 		if w.PromptEvalCount != nil || w.EvalCount != nil {
-			s.usage = core.Usage{InputTokens: deref(w.PromptEvalCount), OutputTokens: deref(w.EvalCount)}
-			s.emit(core.Event{Kind: core.EventUsage, Usage: &s.usage})
+			s.keep.usage = core.Usage{InputTokens: deref(w.PromptEvalCount), OutputTokens: deref(w.EvalCount)}
+			s.emit(core.Event{Kind: core.EventUsage, Usage: &s.keep.usage})
 		}
 		s.emit(core.Event{Kind: core.EventFinish, Finish: NormalizeFinish(w.DoneReason, s.calls > 0), ProviderFinish: w.DoneReason})
 	}
 	return nil
 }
 
+// callChunks returns storage for the chunks of a call's events: in reuse
+// mode the line's, reused from the next line on, else the keep's first
+// ones or an allocation of their own.
+func (s *stream) callChunks() *callChunks {
+	switch {
+	case s.reuse:
+		if s.lineCalls == nil {
+			s.lineCalls = s.lineCallsBuf[:]
+		}
+		if s.lineUsed == len(s.lineCalls) {
+			// The events queued point into the storage taken; the rest
+			// of this line's calls, and those of later lines, get new.
+			s.lineCalls, s.lineUsed = make([]callChunks, 2*len(s.lineCalls)), 0
+		}
+		s.lineUsed++
+		return &s.lineCalls[s.lineUsed-1]
+	case s.usedCalls < len(s.keep.firstCalls):
+		s.usedCalls++
+		return &s.keep.firstCalls[s.usedCalls-1]
+	}
+	return new(callChunks)
+}
+
 // call queues the start and end of a call Ollama sent whole.
 func (s *stream) call(tc wireToolCall) error {
-	var cc *callChunks
-	if s.usedCalls < len(s.firstCalls) {
-		cc = &s.firstCalls[s.usedCalls]
-		s.usedCalls++
-	} else {
-		cc = new(callChunks)
-	}
+	cc := s.callChunks()
 	raw := tc.Function.Arguments
 	switch t := bytes.TrimSpace(raw); {
 	case len(t) > 0 && t[0] == '{':
 		// An object, checked by the line's decoding: compacted, as
-		// DecodeArguments does, without its buffer.
+		// DecodeArguments does, without its buffer. In reuse mode it is
+		// a view of the line, or of the line's compacted arguments.
 		if !tc.Function.compact {
 			t = s.fast.strs.Compact(t)
 		}
-		cc.args = s.fast.strs.String(t)
+		switch {
+		case !s.reuse:
+			cc.args = s.fast.strs.String(t)
+		case tc.Function.compact:
+			cc.args = unsafe.String(unsafe.SliceData(t), len(t))
+		default:
+			n := len(s.lineArgs)
+			s.lineArgs = append(s.lineArgs, t...)
+			cc.args = unsafe.String(unsafe.SliceData(s.lineArgs[n:]), len(t))
+		}
+		s.vouched = append(s.vouched, cc.args)
 	default:
 		args, repaired, _, err := DecodeArguments(raw)
 		if err != nil {

@@ -50,6 +50,14 @@ type Reader struct {
 // NewReader returns a Reader that accepts lines of at most max bytes
 // (max <= 0 means DefaultMaxLine).
 func NewReader(r io.Reader, max int) *Reader {
+	lr := new(Reader)
+	lr.Init(r, max)
+	return lr
+}
+
+// Init makes lr a Reader of r as NewReader returns it, for a Reader kept
+// in a decoder of its own. It drops whatever lr held.
+func (lr *Reader) Init(r io.Reader, max int) {
 	if max <= 0 {
 		max = DefaultMaxLine
 	}
@@ -59,7 +67,7 @@ func NewReader(r io.Reader, max int) *Reader {
 	} else {
 		br.Reset(r)
 	}
-	return &Reader{br: br, max: max}
+	*lr = Reader{br: br, max: max}
 }
 
 // readers holds the read buffers of ended Readers for the next Reader: a
@@ -123,6 +131,9 @@ func (r *Reader) Next() ([]byte, int64, error) {
 		}
 		if blank(line) {
 			if r.err != nil {
+				// No line is handed out with this error: the last one
+				// is no longer valid, and the buffer can go.
+				r.release()
 				return nil, r.off, r.err
 			}
 			continue

@@ -165,3 +165,28 @@ func TestBufferReuse(t *testing.T) {
 		}
 	}
 }
+
+// TestReaderGivesBackItsBuffer: a Reader drained to io.EOF hands its read
+// buffer to the next one, whether the input ends with a line feed or not,
+// so that reading a short stream costs the Reader alone; a Reader that
+// kept its buffer would cost the 8 KB buffer every time.
+func TestReaderGivesBackItsBuffer(t *testing.T) {
+	for _, body := range []string{"{\"a\":1}\n{\"b\":2}\n", "{\"a\":1}\n{\"b\":2}", "{\"a\":1}\n\n \n"} {
+		src := strings.NewReader(body)
+		allocs := testing.AllocsPerRun(100, func() {
+			src.Reset(body)
+			r := NewReader(src, 0)
+			for {
+				if _, _, err := r.Next(); err != nil {
+					if err != io.EOF {
+						t.Fatal(err)
+					}
+					return
+				}
+			}
+		})
+		if allocs > 1 {
+			t.Errorf("%q: %.1f allocations per stream, want the Reader's 1", body, allocs)
+		}
+	}
+}
