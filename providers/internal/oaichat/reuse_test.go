@@ -11,6 +11,7 @@ import (
 
 	"github.com/toolconform/conform/core"
 	"github.com/toolconform/conform/providers/internal/adaptertest"
+	"github.com/toolconform/conform/providers/internal/jsonscan"
 )
 
 // reuseBodies returns the recorded streams and, besides them, streams of
@@ -115,10 +116,14 @@ func (c *countedStream) Next() (core.Event, error) {
 func TestTrackedText(t *testing.T) {
 	for _, reused := range []bool{false, true} {
 		var tt trackedText
+		var arena *jsonscan.Arena
+		if reused {
+			arena = new(jsonscan.Arena)
+		}
 		var want strings.Builder
 		for i, n := range []int{0, 5, 1, 70, 0, 200, trackBlock, 3, 2 * trackBlock, 1} {
 			p := strings.Repeat(string(rune('a'+i)), n)
-			tt.add(p, reused)
+			tt.add(p, arena)
 			want.WriteString(p)
 			if i%3 == 0 {
 				if got := tt.String(); got != want.String() {

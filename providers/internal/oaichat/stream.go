@@ -49,8 +49,10 @@ type guardedStream stream
 // them (see core.Collect): what the events of one input chunk hold stays
 // as it is until the next input chunk is decoded.
 func (g *guardedStream) ReuseEventText() {
-	g.reuse, g.copies.reused = true, true
-	g.reusable = g.first.chunks[:] // nothing was taken from it yet
+	g.reuse = true
+	g.copies.arena = (*jsonscan.Arena)(&g.arena)
+	// Nothing was taken from the first chunks yet.
+	g.reusable, g.text = g.first.chunks[:], g.first.text[:0]
 }
 
 // Next returns the next event as vendorerr.GuardStream over jsonstr.CheckText over
@@ -129,6 +131,7 @@ type stream struct {
 		chunks   [2]core.Chunk
 		arena    [256]byte
 		scratch  [256]byte
+		text     [256]byte
 		envelope [320]byte
 		shape    [128]byte
 		usage    core.Usage
@@ -179,9 +182,10 @@ type copyTracker struct {
 	last  trackKey
 	total int
 	full  bool
-	// reused is set when the stream reuses the storage of its argument
-	// deltas (ReuseEventText): every piece tracked is then copied.
-	reused bool
+	// arena is the stream's arena when the stream reuses the storage of
+	// its argument deltas (ReuseEventText): every piece tracked is then
+	// copied, the first of a call into the arena.
+	arena *jsonscan.Arena
 }
 
 // maxFew is how many calls, and indexes, the copy tracker finds by a
@@ -266,9 +270,10 @@ func (t *copyTracker) setID(index int, id string) {
 }
 
 // trackedText is the argument text streamed for one call: the first piece
-// as it came, when the stream's strings are immutable, copied only when a
-// second piece comes, so that a call sent in one piece costs no copy. The
-// copy grows in blocks that double up to trackBlock bytes, joined only
+// as it came when the stream's strings are immutable, or else copied into
+// the stream's arena, and copied into blocks only when a second piece
+// comes, so that a call sent in one piece costs no copy, or no allocation
+// of its own. The blocks double up to trackBlock bytes and are joined only
 // when a copy is compared with the text (String), so that n bytes tracked
 // cost about n bytes, where a builder's growth costs up to five times that.
 type trackedText struct {
@@ -279,14 +284,18 @@ type trackedText struct {
 // trackBlock is the size the blocks of a trackedText double up to.
 const trackBlock = 64 << 10
 
-// add appends a piece; reused says that the piece's storage may be reused
-// after the call (ReuseEventText), so that even the first is copied.
-func (t *trackedText) add(piece string, reused bool) {
+// add appends a piece. When arena is not nil the piece's storage may be
+// reused after the call (ReuseEventText), and the first piece is copied
+// into arena, which holds small strings without an allocation each.
+func (t *trackedText) add(piece string, arena *jsonscan.Arena) {
 	if piece == "" {
 		return
 	}
-	if t.s == "" && len(t.blocks) == 0 && !reused {
+	if t.s == "" && len(t.blocks) == 0 {
 		t.s = piece
+		if arena != nil {
+			t.s = arena.String(unsafe.Slice(unsafe.StringData(piece), len(piece)))
+		}
 		return
 	}
 	if t.s != "" {
@@ -407,7 +416,7 @@ func (t *copyTracker) observe(c *core.Chunk, args string, hasArgs bool) bool {
 		t.firstIndexID, t.hasIndex, t.idFew, t.idAt = "", false, nil, nil
 		return false
 	}
-	acc.add(args, t.reused)
+	acc.add(args, t.arena)
 	return false
 }
 
