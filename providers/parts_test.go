@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -12,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/toolconform/conform/core"
+	"github.com/toolconform/conform/providers/bedrock"
 )
 
 // carried is, for each built-in adapter and role, the part kinds its wire
@@ -126,7 +128,13 @@ func viewsOf(msgs ...core.Message) []partView {
 // its kind, never dropped or sent as another kind.
 func TestEncodersCarryOrRefuseEveryPart(t *testing.T) {
 	roles := []core.Role{core.RoleSystem, core.RoleUser, core.RoleAssistant, core.RoleTool}
+	// Bedrock's InvokeModel body (Anthropic Messages) too, as "bedrock#invoke".
+	adapters := map[string]core.Adapter{"bedrock#invoke": bedrock.New(bedrock.WithAPI(bedrock.InvokeAnthropic))}
 	for _, a := range All() {
+		adapters[a.Name()] = a
+	}
+	for _, label := range slices.Sorted(maps.Keys(adapters)) {
+		a := adapters[label]
 		kinds, ok := carried[a.Name()]
 		if !ok {
 			t.Errorf("%s: no expectations in carried", a.Name())
@@ -134,7 +142,7 @@ func TestEncodersCarryOrRefuseEveryPart(t *testing.T) {
 		}
 		for _, role := range roles {
 			for _, k := range partKinds {
-				t.Run(fmt.Sprintf("%s/request/%s/%s", a.Name(), role, k), func(t *testing.T) {
+				t.Run(fmt.Sprintf("%s/request/%s/%s", label, role, k), func(t *testing.T) {
 					callID := "call00001"
 					if role == core.RoleTool {
 						callID = "call00002"
@@ -153,7 +161,7 @@ func TestEncodersCarryOrRefuseEveryPart(t *testing.T) {
 			}
 		}
 		for _, k := range partKinds {
-			t.Run(fmt.Sprintf("%s/response/%s", a.Name(), k), func(t *testing.T) {
+			t.Run(fmt.Sprintf("%s/response/%s", label, k), func(t *testing.T) {
 				p := samplePart(k, "call00001")
 				finish := core.FinishStop
 				if k == core.PartToolCall {
