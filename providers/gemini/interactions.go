@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
+	"unsafe"
 
 	"github.com/toolconform/conform/core"
 	"github.com/toolconform/conform/providers/internal/streamdec"
@@ -74,11 +76,8 @@ func interactionFinish(status string, hasCalls bool) core.FinishReason {
 	return core.FinishOther
 }
 
-func interactionUsage(u *wireInteractUsage) *core.Usage {
-	if u == nil {
-		return nil
-	}
-	return &core.Usage{InputTokens: u.TotalInputTokens, OutputTokens: u.TotalOutputTokens + u.TotalThoughtTokens}
+func interactionUsage(u *wireInteractUsage) core.Usage {
+	return core.Usage{InputTokens: u.TotalInputTokens, OutputTokens: u.TotalOutputTokens + u.TotalThoughtTokens}
 }
 
 // DecodeInteraction decodes a Gemini Interactions API response body. Steps
@@ -126,7 +125,10 @@ func (a *Adapter) DecodeInteraction(body []byte) (*core.Response, error) {
 			resp.Message.Parts = append(resp.Message.Parts, core.CallPart(core.Call{ID: id, Name: s.Name, Arguments: args, Signature: s.Signature}))
 		}
 	}
-	resp.Usage = interactionUsage(w.Usage)
+	if w.Usage != nil {
+		u := interactionUsage(w.Usage)
+		resp.Usage = &u
+	}
 	resp.ProviderFinish = w.Status
 	resp.Finish = interactionFinish(w.Status, k > 0)
 	return resp, nil
@@ -166,10 +168,24 @@ type wireStepDelta struct {
 // together. A held call still open when the stream ends or fails is
 // emitted without an end, never complete.
 func (a *Adapter) DecodeInteractionStream(r io.Reader) core.EventStream {
-	s := &interactionStream{a: a, dec: sse.NewDecoder(r, a.sseOptions()...)}
+	s := &interactionStream{a: a}
+	s.dec.Init(r, a.sseOptions()...)
 	s.q.Use(s.evBuf[:0])
 	s.fast.strs.Use(s.fast.arena[:], s.fast.scratch[:])
 	return s
+}
+
+// ReuseEventText lets the stream reuse, once it reads its next SSE event,
+// the storage of the call chunks it gave and of their text (see
+// core.Collect): the chunks then come from the stream's storage for that
+// event instead of an allocation each.
+func (s *interactionStream) ReuseEventText() { s.reuse = true }
+
+// VouchArgs reports whether args is the very string the last SSE event
+// gave a call's end as its arguments, which the decoder compacted (so
+// checked to be JSON) and checked to be UTF-8, for core.Collect.
+func (s *interactionStream) VouchArgs(args string) bool {
+	return len(args) > 0 && len(s.vouched) == len(args) && unsafe.StringData(s.vouched) == unsafe.StringData(args)
 }
 
 type iStep struct {
@@ -187,17 +203,108 @@ type iStep struct {
 
 type interactionStream struct {
 	a   *Adapter
-	dec *sse.Decoder
+	dec sse.Decoder
 	// q stamps the interaction's id and model, once interaction.created
 	// names them, on the next event.
 	q     streamdec.Queue
 	err   error
-	steps map[int]*iStep
+	steps stepTable
 	calls int
+	// usage is the counts of interaction.completed, which the usage event
+	// points to.
+	usage core.Usage
 	// evBuf is the first storage of q.
 	evBuf [4]core.Event
 	// fast is the fast path's reused storage (see interactfast.go).
 	fast interactFast
+	// vouched is the arguments of the call the last SSE event ended, when
+	// the decoder compacted them and found them UTF-8 (see VouchArgs).
+	vouched string
+	// reuse is set by ReuseEventText: chunks then holds the chunks of the
+	// last SSE event's call events, reused from the next SSE event on,
+	// which pull reads only once the events of the last have all been
+	// returned; a held call's release gives up to three for one event.
+	reuse  bool
+	chunks [3]core.Chunk
+	used   int
+}
+
+// chunk returns storage for the chunk of a call event: the stream's own
+// for this SSE event in reuse mode, an allocation of its own otherwise.
+func (s *interactionStream) chunk(c core.Chunk) *core.Chunk {
+	if !s.reuse || s.used == len(s.chunks) {
+		return &c
+	}
+	s.used++
+	s.chunks[s.used-1] = c
+	return &s.chunks[s.used-1]
+}
+
+// stepTable holds the open steps by index: the first ones in the table
+// itself, found by a scan, as a stream seldom has more than a few open at
+// once; the others in a map.
+type stepTable struct {
+	first [4]iStep
+	idx   [4]int
+	open  [4]bool
+	more  map[int]*iStep
+}
+
+// get returns the open step of index idx, or nil.
+func (t *stepTable) get(idx int) *iStep {
+	for i := range t.first {
+		if t.open[i] && t.idx[i] == idx {
+			return &t.first[i]
+		}
+	}
+	return t.more[idx]
+}
+
+// add opens a step of index idx, replacing any open one, and returns it.
+func (t *stepTable) add(idx int, st iStep) *iStep {
+	t.remove(idx)
+	for i := range t.first {
+		if !t.open[i] {
+			t.open[i], t.idx[i] = true, idx
+			t.first[i] = st
+			return &t.first[i]
+		}
+	}
+	if t.more == nil {
+		t.more = map[int]*iStep{}
+	}
+	p := &st
+	t.more[idx] = p
+	return p
+}
+
+// remove closes the step of index idx, if open.
+func (t *stepTable) remove(idx int) {
+	for i := range t.first {
+		if t.open[i] && t.idx[i] == idx {
+			t.open[i] = false
+			t.first[i] = iStep{}
+			return
+		}
+	}
+	delete(t.more, idx)
+}
+
+// held returns the indexes of the held calls, in order.
+func (t *stepTable) held() []int {
+	var idxs []int
+	for i := range t.first {
+		if t.open[i] && t.first[i].held {
+			idxs = append(idxs, t.idx[i])
+		}
+	}
+	for idx, st := range t.more {
+		if st.held {
+			idxs = append(idxs, idx)
+		}
+	}
+	sort.Ints(idxs)
+	return idxs
 }
 
 func (s *interactionStream) emit(ev core.Event) { s.q.Push(ev) }
@@ -217,6 +324,7 @@ func (s *interactionStream) pull() error {
 // read reads and decodes one SSE event.
 func (s *interactionStream) read() error {
 	const op = "gemini: decode interaction stream"
+	s.used, s.vouched = 0, ""
 	ev, err := s.dec.NextRaw()
 	if err == io.EOF {
 		return io.EOF
@@ -263,9 +371,9 @@ func (s *interactionStream) release(st *iStep, idx int) {
 		args = a // the arguments as DecodeInteraction reads them
 	}
 	st.id = responseCallID(s.q.ID, st.name, args, st.k)
-	s.emit(core.Event{Kind: core.EventCallStart, Chunk: &core.Chunk{ID: st.id, Index: idx, HasIndex: true, Name: st.name, Start: true, Signature: st.signature}})
+	s.emit(core.Event{Kind: core.EventCallStart, Chunk: s.chunk(core.Chunk{ID: st.id, Index: idx, HasIndex: true, Name: st.name, Start: true, Signature: st.signature})})
 	if st.args.Len() > 0 {
-		s.emit(core.Event{Kind: core.EventCallDelta, Chunk: &core.Chunk{ID: st.id, Index: idx, HasIndex: true, ArgsDelta: st.args.String()}})
+		s.emit(core.Event{Kind: core.EventCallDelta, Chunk: s.chunk(core.Chunk{ID: st.id, Index: idx, HasIndex: true, ArgsDelta: st.args.String()})})
 	}
 	st.args.Reset()
 }
@@ -273,15 +381,8 @@ func (s *interactionStream) release(st *iStep, idx int) {
 // abandonHeld emits the calls still held when the stream ends or fails,
 // in the order of their steps, without an end: they are incomplete.
 func (s *interactionStream) abandonHeld() {
-	var idxs []int
-	for idx, st := range s.steps {
-		if st.held {
-			idxs = append(idxs, idx)
-		}
-	}
-	sort.Ints(idxs)
-	for _, idx := range idxs {
-		s.release(s.steps[idx], idx)
+	for _, idx := range s.steps.held() {
+		s.release(s.steps.get(idx), idx)
 	}
 }
 
@@ -299,11 +400,7 @@ func (s *interactionStream) event(w *wireInteractionEvent) error {
 		if w.Step == nil || idx < 0 {
 			return fmt.Errorf("%w: step.start without index or step", core.ErrMalformed)
 		}
-		st := &iStep{typ: w.Step.Type, id: w.Step.ID, name: w.Step.Name, startArgs: w.Step.Arguments}
-		if s.steps == nil {
-			s.steps = map[int]*iStep{}
-		}
-		s.steps[idx] = st
+		st := s.steps.add(idx, iStep{typ: w.Step.Type, id: w.Step.ID, name: w.Step.Name, startArgs: w.Step.Arguments})
 		switch st.typ {
 		case "function_call":
 			st.k = s.calls
@@ -315,14 +412,14 @@ func (s *interactionStream) event(w *wireInteractionEvent) error {
 				}
 				st.id = responseCallID(s.q.ID, "", nil, st.k)
 			}
-			s.emit(core.Event{Kind: core.EventCallStart, Chunk: &core.Chunk{ID: st.id, Index: idx, HasIndex: true, Name: st.name, Start: true, Signature: w.Step.Signature}})
+			s.emit(core.Event{Kind: core.EventCallStart, Chunk: s.chunk(core.Chunk{ID: st.id, Index: idx, HasIndex: true, Name: st.name, Start: true, Signature: w.Step.Signature})})
 		case "thought":
 			if w.Step.Signature != "" || w.Step.Text != "" {
 				s.emit(core.Event{Kind: core.EventThinking, Text: w.Step.Text, Signature: w.Step.Signature})
 			}
 		}
 	case "step.delta":
-		st := s.steps[idx]
+		st := s.steps.get(idx)
 		if st == nil || w.Delta == nil {
 			return fmt.Errorf("%w: step.delta for index %d with no open step", core.ErrMalformed, idx)
 		}
@@ -344,34 +441,38 @@ func (s *interactionStream) event(w *wireInteractionEvent) error {
 				st.args.WriteString(w.Delta.Arguments)
 				break
 			}
-			s.emit(core.Event{Kind: core.EventCallDelta, Chunk: &core.Chunk{ID: st.id, Index: idx, HasIndex: true, ArgsDelta: w.Delta.Arguments}})
+			s.emit(core.Event{Kind: core.EventCallDelta, Chunk: s.chunk(core.Chunk{ID: st.id, Index: idx, HasIndex: true, ArgsDelta: w.Delta.Arguments})})
 		}
 	case "step.stop":
-		st := s.steps[idx]
+		st := s.steps.get(idx)
 		if st == nil {
 			return fmt.Errorf("%w: step.stop for index %d with no open step", core.ErrMalformed, idx)
 		}
-		delete(s.steps, idx)
+		defer s.steps.remove(idx)
 		if st.typ == "function_call" {
-			ch := &core.Chunk{Index: idx, HasIndex: true, Done: true}
+			ch := core.Chunk{Index: idx, HasIndex: true, Done: true}
 			if !st.deltas {
 				args, err := argsOf(st.startArgs)
 				if err != nil {
 					return err
 				}
-				a := string(args)
+				a := unsafe.String(unsafe.SliceData(args), len(args)) // args is the compacted copy, never written again
 				ch.Args = &a
+				if utf8.Valid(args) {
+					s.vouched = a
+				}
 			}
 			if st.held {
 				s.release(st, idx)
 			}
 			ch.ID = st.id
-			s.emit(core.Event{Kind: core.EventCallEnd, Chunk: ch})
+			s.emit(core.Event{Kind: core.EventCallEnd, Chunk: s.chunk(ch)})
 		}
 	case "interaction.completed":
 		if in := w.Interaction; in != nil {
-			if u := interactionUsage(in.Usage); u != nil {
-				s.emit(core.Event{Kind: core.EventUsage, Usage: u})
+			if in.Usage != nil {
+				s.usage = interactionUsage(in.Usage)
+				s.emit(core.Event{Kind: core.EventUsage, Usage: &s.usage})
 			}
 			s.emit(core.Event{Kind: core.EventFinish, Finish: interactionFinish(in.Status, s.calls > 0), ProviderFinish: in.Status})
 		}

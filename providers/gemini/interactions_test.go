@@ -202,7 +202,8 @@ var knownBadInteractions = []string{
 
 // FuzzDecodeInteractionStream: arbitrary bytes never panic the Interactions
 // API stream decoder or DecodeInteraction, and the stream ends, giving at
-// most a few events more than it has bytes. Its seeds are the four
+// most a few events more than it has bytes; its vouches are sound and
+// core.Collect gives the same with and without its optional methods. Its seeds are the four
 // recordings of testdata/corpus/other (two streams, two responses, about 1
 // to 2 KB each, as recorded) and knownBadInteractions.
 func FuzzDecodeInteractionStream(f *testing.F) {
@@ -226,6 +227,8 @@ func FuzzDecodeInteractionStream(f *testing.F) {
 				t.Fatalf("%d events from %d bytes", n, len(data))
 			}
 		}
+		adaptertest.CheckVouches(t, a.DecodeInteractionStream(bytes.NewReader(data)), len(data)+8)
+		adaptertest.CheckCollectReused(t, [][]byte{data}, a.DecodeInteractionStream)
 		_, _ = a.DecodeInteraction(data)
 	})
 }

@@ -2,6 +2,7 @@ package gemini
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 
 	"github.com/toolconform/conform/providers/internal/adaptertest"
@@ -78,4 +79,74 @@ func TestCollectReused(t *testing.T) {
 		bodies = append(bodies, []byte(b))
 	}
 	adaptertest.CheckCollectReused(t, bodies, New().DecodeStream)
+}
+
+// interactionReuseBodies are Interactions streams whose events' storage a
+// decoder that reuses it too early would give Collect wrong: calls held
+// until their step.stop (no interaction id yet), each released as a start,
+// a delta and an end from one SSE event, one with its arguments on
+// step.start (vouched for) and one in deltas; six steps open at once, past
+// the stream's table of four; three held calls abandoned at the end; a
+// call whose arguments hold a byte that is not UTF-8 (not vouched for).
+var interactionReuseBodies = []string{
+	sseBody(
+		`{"index":0,"step":{"type":"function_call","name":"f","arguments":{"a": [1, 2]}},"event_type":"step.start"}`,
+		`{"index":1,"step":{"type":"function_call","name":"g"},"event_type":"step.start"}`,
+		`{"index":1,"delta":{"type":"arguments_delta","arguments":"{\"b\":"},"event_type":"step.delta"}`,
+		`{"index":1,"delta":{"type":"arguments_delta","arguments":"\"x\"}"},"event_type":"step.delta"}`,
+		`{"index":0,"event_type":"step.stop"}`,
+		`{"index":1,"event_type":"step.stop"}`,
+		`{"interaction":{"id":"i1","status":"requires_action","usage":{"total_input_tokens":3,"total_output_tokens":4}},"event_type":"interaction.completed"}`),
+	sseBody(
+		`{"interaction":{"id":"i2","model":"gemini-x"},"event_type":"interaction.created"}`,
+		`{"index":0,"step":{"type":"function_call","name":"f0","arguments":{"k":0}},"event_type":"step.start"}`,
+		`{"index":1,"step":{"type":"function_call","id":"c1","name":"f1","arguments":{"k": 1}},"event_type":"step.start"}`,
+		`{"index":2,"step":{"type":"thought","signature":"s"},"event_type":"step.start"}`,
+		`{"index":3,"step":{"type":"function_call","name":"f3"},"event_type":"step.start"}`,
+		`{"index":4,"step":{"type":"model_output"},"event_type":"step.start"}`,
+		`{"index":5,"step":{"type":"function_call","name":"f5","arguments":{"k":5}},"event_type":"step.start"}`,
+		`{"index":3,"delta":{"type":"arguments_delta","arguments":"{\"k\":3}"},"event_type":"step.delta"}`,
+		`{"index":4,"delta":{"type":"text","text":"hi"},"event_type":"step.delta"}`,
+		`{"index":5,"event_type":"step.stop"}`,
+		`{"index":0,"event_type":"step.stop"}`,
+		`{"index":3,"event_type":"step.stop"}`,
+		`{"index":1,"event_type":"step.stop"}`,
+		`{"index":2,"event_type":"step.stop"}`,
+		`{"index":4,"event_type":"step.stop"}`,
+		`{"interaction":{"id":"i2","status":"requires_action"},"event_type":"interaction.completed"}`),
+	sseBody(
+		`{"index":0,"step":{"type":"function_call","name":"f"},"event_type":"step.start"}`,
+		`{"index":0,"delta":{"type":"arguments_delta","arguments":"{\"a\":1}"},"event_type":"step.delta"}`,
+		`{"index":1,"step":{"type":"function_call","name":"g","arguments":{"b":2}},"event_type":"step.start"}`,
+		`{"index":2,"step":{"type":"function_call","name":"h"},"event_type":"step.start"}`,
+		`{"index":2,"delta":{"type":"arguments_delta","arguments":"{\"c\":"},"event_type":"step.delta"}`),
+	sseBody(
+		"{\"index\":0,\"step\":{\"type\":\"function_call\",\"id\":\"c\",\"name\":\"f\",\"arguments\":{\"a\":\"\xff\"}},\"event_type\":\"step.start\"}",
+		`{"index":0,"event_type":"step.stop"}`,
+		`{"interaction":{"id":"i3","status":"requires_action"},"event_type":"interaction.completed"}`),
+}
+
+// TestCollectInteractionsReused: core.Collect gives the same Response and
+// error whether or not the Interactions stream may reuse its events'
+// storage (ReuseEventText) and vouches for arguments (VouchArgs), over the
+// recorded streams, the known bad ones and the streams above, read whole
+// and in pieces; every vouch is for one JSON value in UTF-8 and for the
+// checked string only.
+func TestCollectInteractionsReused(t *testing.T) {
+	var bodies [][]byte
+	for _, e := range adaptertest.Recordings(t, "other") {
+		if strings.HasSuffix(e.Name, ".chunks.txt") {
+			bodies = append(bodies, e.Exchanges[0].Response)
+		}
+	}
+	if len(bodies) != 2 {
+		t.Fatalf("%d recorded Interactions streams, want 2", len(bodies))
+	}
+	for _, b := range append(knownBadInteractions, interactionReuseBodies...) {
+		bodies = append(bodies, []byte(b))
+	}
+	a := New()
+	if n := adaptertest.CheckCollectVouched(t, bodies, a.DecodeInteractionStream); n < 4 {
+		t.Errorf("%d arguments vouched for, want at least the 4 sent on step.start in interactionReuseBodies", n)
+	}
 }
