@@ -1,6 +1,7 @@
 package oaichat
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -116,23 +117,99 @@ func (c *countedStream) Next() (core.Event, error) {
 func TestTrackedText(t *testing.T) {
 	for _, reused := range []bool{false, true} {
 		var tt trackedText
-		var arena *jsonscan.Arena
+		var tr copyTracker
 		if reused {
-			arena = new(jsonscan.Arena)
+			tr.arena = new(jsonscan.Arena)
 		}
 		var want strings.Builder
 		for i, n := range []int{0, 5, 1, 70, 0, 200, trackBlock, 3, 2 * trackBlock, 1} {
 			p := strings.Repeat(string(rune('a'+i)), n)
-			tt.add(p, arena)
+			tt.add(p, &tr)
 			want.WriteString(p)
 			if i%3 == 0 {
-				if got := tt.String(); got != want.String() {
+				if got := tt.text(&tr); got != want.String() {
 					t.Fatalf("reused %t, after piece %d: %d bytes kept, want the %d added", reused, i, len(got), want.Len())
 				}
 			}
 		}
-		if got := tt.String(); got != want.String() {
+		if got := tt.text(&tr); got != want.String() {
 			t.Fatalf("reused %t: %d bytes kept, want the %d added", reused, len(got), want.Len())
+		}
+	}
+}
+
+// copyStream is a stream of calls of n bytes of arguments each, filled
+// with fill, in 128-byte deltas, each followed by its consolidated copy
+// (B02), which the copy tracker recognises only if it kept every byte.
+func copyStream(fill byte, calls, n int) []byte {
+	const env = `{"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":`
+	var b strings.Builder
+	for i := range calls {
+		args := `{"s":"` + strings.Repeat(string(rune(fill+byte(i))), n-8) + `"}`
+		quoted, _ := json.Marshal(args)
+		start := fmt.Sprintf(`{"tool_calls":[{"index":%d,"id":"call_%d","type":"function","function":{"name":"f","arguments":`, i, i)
+		b.WriteString("data: " + env + start + `""}}]}}]}` + "\n\n")
+		for off := 0; off < len(args); off += 128 {
+			d, _ := json.Marshal(args[off:min(off+128, len(args))])
+			b.WriteString("data: " + env + fmt.Sprintf(`{"tool_calls":[{"index":%d,"function":{"arguments":%s}}]}}]}`, i, d) + "\n\n")
+		}
+		b.WriteString("data: " + env + start + string(quoted) + `}}]}}]}` + "\n\n")
+	}
+	b.WriteString("data: " + env + `{},"finish_reason":"tool_calls"}]}` + "\n\ndata: [DONE]\n\n")
+	return []byte(b.String())
+}
+
+// TestCopyTrackerSpareBlocks: the copy tracker's blocks go, at the end of
+// a stream, to the spare blocks later streams' trackers take, and every
+// stream, decoded one after another and four at a time, still recognises
+// the consolidated copy of each of its long calls (300 KB, tracked in
+// blocks of trackBlock bytes): a block given back while its text was
+// still tracked, or taken by two trackers, would change a copy's text.
+func TestCopyTrackerSpareBlocks(t *testing.T) {
+	const calls, n = 3, 300 << 10
+	check := func(fill byte, reuse bool) error {
+		body := copyStream(fill, calls, n)
+		decode := func(r io.Reader) core.EventStream { return fastTestCodec().DecodeGuardedStream(r) }
+		if !reuse {
+			decode = func(r io.Reader) core.EventStream { return fastTestCodec().DecodeStream(r) }
+		}
+		resp, err := core.Collect(decode(bytes.NewReader(body)), core.WithLimits(core.Limits{MaxArgBytes: 1 << 20}))
+		if err != nil {
+			return err
+		}
+		var got int
+		for i, p := range resp.Message.Parts {
+			want := `{"s":"` + strings.Repeat(string(rune(fill+byte(i))), n-8) + `"}`
+			if p.Call == nil || string(p.Call.Arguments) != want || p.Call.Repaired {
+				return fmt.Errorf("fill %c: part %d is not call %d with its %d bytes of arguments, unrepaired (a copy not recognised)", fill, i, i, n)
+			}
+			got++
+		}
+		if got != calls {
+			return fmt.Errorf("fill %c: %d calls, want %d", fill, got, calls)
+		}
+		return nil
+	}
+	for i := range 6 {
+		if err := check(byte('a'+3*i), i%2 == 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	errs := make(chan error, 4)
+	for g := range 4 {
+		go func() {
+			for i := range 5 {
+				if err := check(byte('A'+4*i+g%4), (g+i)%2 == 0); err != nil {
+					errs <- err
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range 4 {
+		if err := <-errs; err != nil {
+			t.Error(err)
 		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 	"unsafe"
 
 	"github.com/toolconform/conform/core"
@@ -186,6 +187,76 @@ type copyTracker struct {
 	// its argument deltas (ReuseEventText): every piece tracked is then
 	// copied, the first of a call into the arena.
 	arena *jsonscan.Arena
+	// spare holds the blocks of trackBlock bytes the texts give back, for
+	// the next long text: taken from spareTrackBlocks when a text first
+	// needs such a block, put back there at the end of the stream.
+	spare *trackSpare
+}
+
+// spareTrackBlocks holds the spare blocks (*trackSpare) of the copy
+// trackers of streams that have ended (copyTracker.release), for the long
+// calls of later streams: their text is then tracked in blocks the stream
+// does not allocate. sync.Pool drops them when no stream takes them.
+var spareTrackBlocks sync.Pool
+
+// trackSpare is a copy tracker's spare blocks, at most maxSpareTrack.
+type trackSpare struct{ blocks [][]byte }
+
+// maxSpareTrack bounds a tracker's spare blocks: as many as maxTracked
+// bytes fill, and one.
+const maxSpareTrack = maxTracked/trackBlock + 1
+
+// block returns an empty block of trackBlock bytes, a spare one if there
+// is one.
+func (t *copyTracker) block() []byte {
+	if t.spare == nil {
+		t.spare, _ = spareTrackBlocks.Get().(*trackSpare)
+		if t.spare == nil {
+			t.spare = new(trackSpare)
+		}
+	}
+	if n := len(t.spare.blocks); n > 0 {
+		b := t.spare.blocks[n-1]
+		t.spare.blocks[n-1] = nil
+		t.spare.blocks = t.spare.blocks[:n-1]
+		return b[:0]
+	}
+	return make([]byte, 0, trackBlock)
+}
+
+// drop forgets every text kept, its blocks of trackBlock bytes becoming
+// spare blocks: no text is ever read again once dropped.
+func (t *copyTracker) drop() {
+	t.spareBlocks(&t.firstText)
+	for _, e := range t.few {
+		t.spareBlocks(e.t)
+	}
+	for _, v := range t.others {
+		t.spareBlocks(v)
+	}
+	t.first, t.firstText, t.hasFirst, t.few, t.others = trackKey{}, trackedText{}, false, nil, nil
+}
+
+// spareBlocks makes the blocks of trackBlock bytes of a text being
+// dropped spare blocks, up to maxSpareTrack.
+func (t *copyTracker) spareBlocks(tt *trackedText) {
+	for _, b := range tt.blocks {
+		if cap(b) == trackBlock && t.spare != nil && len(t.spare.blocks) < maxSpareTrack {
+			t.spare.blocks = append(t.spare.blocks, b)
+		}
+	}
+}
+
+// release ends the tracker at the end of its stream: its texts are
+// dropped and its spare blocks go to spareTrackBlocks. Nothing is tracked
+// after it.
+func (t *copyTracker) release() {
+	t.drop()
+	t.full = true
+	if t.spare != nil {
+		spareTrackBlocks.Put(t.spare)
+		t.spare = nil
+	}
 }
 
 // maxFew is how many calls, and indexes, the copy tracker finds by a
@@ -284,31 +355,32 @@ type trackedText struct {
 // trackBlock is the size the blocks of a trackedText double up to.
 const trackBlock = 64 << 10
 
-// add appends a piece. When arena is not nil the piece's storage may be
-// reused after the call (ReuseEventText), and the first piece is copied
-// into arena, which holds small strings without an allocation each.
-func (t *trackedText) add(piece string, arena *jsonscan.Arena) {
+// add appends a piece, with the arena and the blocks of tracker tr. When
+// tr.arena is not nil the piece's storage may be reused after the call
+// (ReuseEventText), and the first piece is copied into the arena, which
+// holds small strings without an allocation each.
+func (t *trackedText) add(piece string, tr *copyTracker) {
 	if piece == "" {
 		return
 	}
 	if t.s == "" && len(t.blocks) == 0 {
 		t.s = piece
-		if arena != nil {
-			t.s = arena.String(unsafe.Slice(unsafe.StringData(piece), len(piece)))
+		if tr.arena != nil {
+			t.s = tr.arena.String(unsafe.Slice(unsafe.StringData(piece), len(piece)))
 		}
 		return
 	}
 	if t.s != "" {
 		first := t.s
 		t.s = ""
-		t.write(first)
+		t.write(first, tr)
 	}
-	t.write(piece)
+	t.write(piece, tr)
 }
 
 // write appends p to the blocks, filling the last block before it starts
-// a new one.
-func (t *trackedText) write(p string) {
+// a new one; a block of trackBlock bytes comes from tr (copyTracker.block).
+func (t *trackedText) write(p string, tr *copyTracker) {
 	if n := len(t.blocks); n > 0 {
 		last := t.blocks[n-1]
 		k := min(cap(last)-len(last), len(p))
@@ -321,13 +393,19 @@ func (t *trackedText) write(p string) {
 	if n := len(t.blocks); n > 0 {
 		size = min(2*cap(t.blocks[n-1]), trackBlock)
 	}
-	t.blocks = append(t.blocks, append(make([]byte, 0, max(size, len(p))), p...))
+	var blk []byte
+	if size == trackBlock && len(p) <= trackBlock {
+		blk = tr.block()
+	} else {
+		blk = make([]byte, 0, max(size, len(p)))
+	}
+	t.blocks = append(t.blocks, append(blk, p...))
 }
 
-// String returns the text. Blocks are joined into one, of the text's
-// size, which then stands for them and is never written again: the next
-// piece starts a new block.
-func (t *trackedText) String() string {
+// text returns the text. Blocks are joined into one, of the text's size,
+// which then stands for them and is never written again (the next piece
+// starts a new block); they become spare blocks of tracker tr.
+func (t *trackedText) text(tr *copyTracker) string {
 	switch len(t.blocks) {
 	case 0:
 		return t.s
@@ -341,6 +419,8 @@ func (t *trackedText) String() string {
 		for _, b := range t.blocks {
 			joined = append(joined, b...)
 		}
+		tr.spareBlocks(t)
+		clear(t.blocks)
 		t.blocks = append(t.blocks[:0], joined)
 	}
 	b := t.blocks[0]
@@ -405,18 +485,18 @@ func (t *copyTracker) observe(c *core.Chunk, args string, hasArgs bool) bool {
 	}
 	t.last = key
 	if c.ID != "" && c.Name != "" && hasArgs {
-		if acc, ok := t.seen(key); ok && isCopy(acc.String(), args) {
+		if acc, ok := t.seen(key); ok && isCopy(acc.text(t), args) {
 			return true
 		}
 	}
 	acc := t.text(key)
 	if t.total += len(args) + key.size(); t.total > maxTracked {
 		t.full = true
-		t.first, t.firstText, t.hasFirst, t.few, t.others = trackKey{}, trackedText{}, false, nil, nil
+		t.drop()
 		t.firstIndexID, t.hasIndex, t.idFew, t.idAt = "", false, nil, nil
 		return false
 	}
-	acc.add(args, t.arena)
+	acc.add(args, t)
 	return false
 }
 
@@ -430,12 +510,24 @@ func isCopy(before, args string) bool {
 // Next returns the next event, io.EOF after the last, or a *DecodeError.
 func (s *stream) Next() (core.Event, error) { return streamdec.Pull(&s.q, &s.err, s.pull) }
 
-// pull decodes the next SSE event into the queue, or returns the error
-// that ends the stream.
+// pull is pullEvent, with the storage of the events before given back
+// first (ReuseEventText) and, when the stream ends, the copy tracker
+// released.
 func (s *stream) pull() error {
 	if s.reuse {
 		s.release()
 	}
+	err := s.pullEvent()
+	if err != nil {
+		// The stream ends: the copy tracker is done with.
+		s.copies.release()
+	}
+	return err
+}
+
+// pullEvent decodes the next SSE event into the queue, or returns the
+// error that ends the stream.
+func (s *stream) pullEvent() error {
 	if s.done {
 		return io.EOF
 	}
