@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/toolconform/conform/core/internal/jsonvalid"
 	"github.com/toolconform/conform/core/repair"
@@ -226,7 +227,9 @@ func (b *Buffer) reset() {
 	if !b.blocksUsed {
 		spare = nil
 	}
-	*b = Buffer{byID: cleared(b.byID), byItem: cleared(b.byItem), byIndex: cleared(b.byIndex), perTurn: cleared(b.perTurn), genIDs: cleared(b.genIDs), spare: spare}
+	scratch, size := b.withScratch()
+	*b = Buffer{byID: cleared(b.byID), byItem: cleared(b.byItem), byIndex: cleared(b.byIndex), perTurn: cleared(b.perTurn), genIDs: cleared(b.genIDs), spare: spare,
+		scratch: scratch, scratchSize: size}
 }
 
 // maxKeptEntries is the most entries a map reset keeps may have held, so
@@ -638,6 +641,16 @@ func (b *Buffer) wholeArgs(old []byte, args string) []byte {
 	if len(args) <= cap(old) {
 		return append(old[:0], args...)
 	}
+	if b.scratchSize > 0 {
+		if b.scratch == nil {
+			b.scratch = make([]byte, 0, b.scratchSize)
+		}
+		if n := len(b.scratch); len(args) <= cap(b.scratch)-n {
+			b.scratch = append(b.scratch, args...)
+			return b.scratch[n:len(b.scratch):len(b.scratch)]
+		}
+		b.scratchShort = true
+	}
 	if len(args) > cap(b.slab)-len(b.slab) {
 		size := min(max(firstSlab, 2*cap(b.slab), 2*len(args)), maxSlab)
 		if len(args) > size {
@@ -648,6 +661,32 @@ func (b *Buffer) wholeArgs(old []byte, args string) []byte {
 	n := len(b.slab)
 	b.slab = append(b.slab, args...)
 	return b.slab[n:len(b.slab):len(b.slab)]
+}
+
+// The sizes of the scratch block of Collect's pooled Buffer (see
+// Buffer.scratch): it starts at firstScratch bytes and doubles, up to
+// maxSlab, after a stream whose whole arguments did not fit in it.
+const firstScratch = 8 << 10
+
+// withScratch returns the scratch block b keeps for the next stream, and
+// its size: emptied, or, when this stream's whole arguments did not fit
+// in it, none, to be made twice as large.
+func (b *Buffer) withScratch() ([]byte, int) {
+	size := max(b.scratchSize, firstScratch)
+	if !b.scratchShort || size >= maxSlab {
+		return b.scratch[:0], size
+	}
+	return nil, min(2*size, maxSlab)
+}
+
+// inScratch reports whether a, not empty, lies in b's scratch block.
+func (b *Buffer) inScratch(a []byte) bool {
+	if len(a) == 0 || cap(b.scratch) == 0 {
+		return false
+	}
+	start := uintptr(unsafe.Pointer(unsafe.SliceData(b.scratch)))
+	p := uintptr(unsafe.Pointer(unsafe.SliceData(a)))
+	return p >= start && p < start+uintptr(cap(b.scratch))
 }
 
 // end removes cs from the open calls.

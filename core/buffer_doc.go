@@ -143,7 +143,10 @@ package core
 // completed call drops its buffer and keeps only its final arguments; the
 // blocks of a long one are kept (up to 4 MiB) for the next long text, and
 // Collect's pooled Buffer keeps them for the next stream when its stream
-// used them, until sync.Pool drops the Buffer.
+// used them, until sync.Pool drops the Buffer. Arguments sent whole
+// (Chunk.Args) are copied into blocks shared by the calls of a stream;
+// in Collect, into a block the pooled Buffer keeps, from which Collect
+// moves those of the calls it returns into one allocation per stream.
 type Buffer struct {
 	lim        Limits
 	cumulative bool
@@ -170,6 +173,15 @@ type Buffer struct {
 	// slab is the rest of the block the arguments of calls sent whole
 	// are copied into (wholeArgs).
 	slab []byte
+	// scratch is where the arguments of calls sent whole go first in
+	// Collect's pooled Buffer (scratchSize > 0; a Buffer of NewBuffer has
+	// none): Collect moves those of the calls it returns into one
+	// allocation of their exact size (collector.moveArgs), and the Buffer
+	// keeps the block for the next stream. scratchShort says that this
+	// stream's did not all fit (reset then makes the next one larger).
+	scratch      []byte
+	scratchSize  int
+	scratchShort bool
 	// spare holds blocks of argument text that no call holds, for the
 	// next long text (Buffer.block); blocksUsed says whether the stream
 	// took or gave back any (reset keeps spare only then).

@@ -101,6 +101,7 @@ func Collect(s EventStream, opts ...BufferOption) (*Response, error) {
 		b = new(Buffer)
 	}
 	b.lim = Limits{}.withDefaults()
+	b.scratchSize = max(b.scratchSize, firstScratch)
 	for _, o := range opts {
 		o(b)
 	}
@@ -150,7 +151,36 @@ func Collect(s EventStream, opts ...BufferOption) (*Response, error) {
 	for _, ce := range b.failed {
 		c.resp.Incomplete = append(c.resp.Incomplete, ce.Call)
 	}
+	c.moveArgs()
 	return c.resp, errors.Join(c.errs...)
+}
+
+// moveArgs copies the arguments of the Response's calls that lie in the
+// Buffer's scratch block, which the next stream reuses, into one
+// allocation of their exact size: a stream of calls sent whole costs one
+// allocation for all their arguments.
+func (c *collector) moveArgs() {
+	b := c.buf
+	if len(b.scratch) == 0 {
+		return
+	}
+	size := 0
+	for _, p := range c.resp.Message.Parts {
+		if p.Kind == PartToolCall && b.inScratch(p.Call.Arguments) {
+			size += len(p.Call.Arguments)
+		}
+	}
+	if size == 0 {
+		return
+	}
+	moved := make([]byte, 0, size)
+	for _, p := range c.resp.Message.Parts {
+		if a := p.Call; p.Kind == PartToolCall && b.inScratch(a.Arguments) {
+			n := len(moved)
+			moved = append(moved, a.Arguments...)
+			a.Arguments = moved[n:len(moved):len(moved)]
+		}
+	}
 }
 
 // textReuser and argsVoucher are the optional methods of a stream that
@@ -169,12 +199,13 @@ var collectBuffers sync.Pool
 
 // responseMem is the Response Collect returns with its usage, its first
 // parts and calls, and the first call order Collect keeps, in one
-// allocation.
+// allocation: four parts and four calls, so that a response of up to four
+// calls, or of text and a call or two, costs no allocation for them.
 type responseMem struct {
 	resp   Response
 	usage  Usage
 	parts  [4]Part
-	calls  [2]Call
+	calls  [4]Call
 	ncalls int
 	seqs   [4]int
 }
