@@ -973,7 +973,7 @@ func sameCompactText(a string, b json.RawMessage) bool {
 // open. It returns
 // the calls it completed and, joined, the *CallError of each that failed.
 func (b *Buffer) doneAll() ([]Call, error) {
-	var out []Call
+	start := len(b.completed)
 	var errs []error
 	// complete takes cs out of b.open, where the next call then is.
 	for i := 0; i < len(b.open); {
@@ -983,14 +983,17 @@ func (b *Buffer) doneAll() ([]Call, error) {
 			continue
 		}
 		cs.doneSeen = true
-		call, err := b.complete(cs)
-		if err != nil {
+		if _, err := b.complete(cs); err != nil {
 			errs = append(errs, err)
-			continue
 		}
-		out = append(out, call)
 	}
-	return out, errors.Join(errs...)
+	// The calls completed, in order: a view of the completed list that
+	// nothing writes again, capped so that an append copies it.
+	n := len(b.completed)
+	if n == start {
+		return nil, errors.Join(errs...)
+	}
+	return b.completed[start:n:n], errors.Join(errs...)
 }
 
 // Finish ends the stream. Calls still open, lost calls among them, become
