@@ -2,6 +2,7 @@ package gemini
 
 import (
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/toolconform/conform/providers/internal/jsonscan"
 )
@@ -37,6 +38,11 @@ type fastStore struct {
 	scratch [256]byte
 	// model and respID are the last modelVersion and responseId.
 	model, respID string
+	// view, set in reuse mode (stream.ReuseEventText), is the buffer
+	// the text of a part is unescaped into when it must be: its text is
+	// then a view of the chunk's bytes or of view, valid until the next
+	// input chunk, instead of a string of the arena.
+	view *[]byte
 	// hits counts the chunks the fast path decoded; off turns it off, for
 	// tests that compare it with the general path.
 	hits int
@@ -174,7 +180,7 @@ func (f *fastStore) part(p *jsonscan.Scanner) bool {
 	ok := p.Object(fastPartNames[:4], fastPartNames, func(k int) bool {
 		switch k {
 		case 0: // text
-			v, ok := f.text(p)
+			v, ok := f.partText(p)
 			if !ok {
 				return false
 			}
@@ -318,6 +324,28 @@ func (f *fastStore) text(p *jsonscan.Scanner) (string, bool) {
 		return "", false
 	}
 	return f.strs.Text(raw, esc)
+}
+
+// partText is text for the text of a part, which in reuse mode is a view
+// (see fastStore.view).
+func (f *fastStore) partText(p *jsonscan.Scanner) (string, bool) {
+	if f.view == nil {
+		return f.text(p)
+	}
+	raw, esc, ok := p.Str()
+	if !ok {
+		return "", false
+	}
+	v, ok := f.strs.Unescaped(raw, esc)
+	if !ok {
+		return "", false
+	}
+	if esc {
+		n := len(*f.view)
+		*f.view = append(*f.view, v...)
+		v = (*f.view)[n:]
+	}
+	return unsafe.String(unsafe.SliceData(v), len(v)), true
 }
 
 // cached reads a string value, reusing *s while the value is that of the

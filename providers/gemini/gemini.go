@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/toolconform/conform/core"
+	"github.com/toolconform/conform/providers/internal/jsonscan"
 	"github.com/toolconform/conform/providers/internal/wire"
 	"github.com/toolconform/conform/sse"
 )
@@ -266,6 +267,13 @@ func rawFinish(f core.FinishReason, provider string) string {
 // id short (OpenAI refuses ids over 40 characters) and within every
 // protocol's id alphabet ([a-zA-Z0-9_-], Anthropic and Bedrock).
 func responseCallID(responseID, name string, args json.RawMessage, k int) string {
+	var out [48]byte
+	return string(appendResponseCallID(out[:0], responseID, name, args, k))
+}
+
+// appendResponseCallID appends responseCallID's id to id, for a stream
+// that keeps it in its own strings.
+func appendResponseCallID(id []byte, responseID, name string, args json.RawMessage, k int) []byte {
 	var in [160]byte
 	b := in[:0]
 	if responseID != "" {
@@ -275,11 +283,15 @@ func responseCallID(responseID, name string, args json.RawMessage, k int) string
 		b = append(b, canonicalJSON(args)...)
 	}
 	sum := sha256.Sum256(b)
-	var out [48]byte
-	id := append(out[:0], GeneratedIDPrefix...)
+	id = append(id, GeneratedIDPrefix...)
 	id = hex.AppendEncode(id, sum[:6])
-	id = strconv.AppendInt(append(id, '_'), int64(k), 10)
-	return string(id)
+	return strconv.AppendInt(append(id, '_'), int64(k), 10)
+}
+
+// callID is responseCallID, the id kept in strs.
+func callID(strs *jsonscan.Strings, responseID, name string, args json.RawMessage, k int) string {
+	var out [48]byte
+	return strs.String(appendResponseCallID(out[:0], responseID, name, args, k))
 }
 
 // canonicalJSON returns raw re-encoded with sorted keys and no spacing, so

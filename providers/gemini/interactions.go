@@ -370,7 +370,7 @@ func (s *interactionStream) release(st *iStep, idx int) {
 	if a, err := argsOf(args); err == nil {
 		args = a // the arguments as DecodeInteraction reads them
 	}
-	st.id = responseCallID(s.q.ID, st.name, args, st.k)
+	st.id = callID(&s.fast.strs, s.q.ID, st.name, args, st.k)
 	s.emit(core.Event{Kind: core.EventCallStart, Chunk: s.chunk(core.Chunk{ID: st.id, Index: idx, HasIndex: true, Name: st.name, Start: true, Signature: st.signature})})
 	if st.args.Len() > 0 {
 		s.emit(core.Event{Kind: core.EventCallDelta, Chunk: s.chunk(core.Chunk{ID: st.id, Index: idx, HasIndex: true, ArgsDelta: st.args.String()})})
@@ -410,7 +410,7 @@ func (s *interactionStream) event(w *wireInteractionEvent) error {
 					st.held, st.signature = true, w.Step.Signature
 					break
 				}
-				st.id = responseCallID(s.q.ID, "", nil, st.k)
+				st.id = callID(&s.fast.strs, s.q.ID, "", nil, st.k)
 			}
 			s.emit(core.Event{Kind: core.EventCallStart, Chunk: s.chunk(core.Chunk{ID: st.id, Index: idx, HasIndex: true, Name: st.name, Start: true, Signature: w.Step.Signature})})
 		case "thought":

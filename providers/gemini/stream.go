@@ -96,13 +96,14 @@ func (k *streamKeep) VouchArgs(args string) bool {
 }
 
 // ReuseEventText lets the stream reuse, once it decodes its next input
-// chunk, the storage of the call chunks it gave and of their arguments
-// (see core.Collect), which it then takes from the decoder instead of
-// keeping for each call: the arguments of a call sent whole and ended in
-// one chunk are a view of that chunk's bytes.
+// chunk, the storage of the call chunks it gave, of their arguments and
+// of its events' text (see core.Collect), which it then takes from the
+// decoder instead of keeping: the arguments of a call sent whole and
+// ended in one chunk, and the text of a part the fast path decodes, are
+// views of that chunk's bytes.
 func (k *streamKeep) ReuseEventText() {
-	if k.s != nil {
-		k.s.reuse = true
+	if s := k.s; s != nil {
+		s.reuse, s.fast.view = true, &s.chunkArgs
 	}
 }
 
@@ -202,7 +203,8 @@ type stream struct {
 
 	// reuse is set by ReuseEventText. chunkCalls then holds the call
 	// chunks of the last input chunk's events, the first chunkUsed of
-	// them taken, and chunkArgs the arguments of its calls compacted; both
+	// them taken, and chunkArgs the arguments of its calls compacted and
+	// its parts' text unescaped (fastStore.view); both
 	// are reused from the next input chunk on, which pull decodes only
 	// once the events of the last have all been returned, and start in
 	// chunkCallsBuf and chunkArgsBuf. inputs counts the input chunks
@@ -705,7 +707,7 @@ func (s *stream) functionCall(fc *wireFunctionCall, sig string) error {
 	oc := &s.cur
 	*oc = openCall{id: fc.ID, name: fc.Name, sig: sig, k: s.calls, args: argTree{max: s.a.maxArgs}}
 	if oc.id == "" && s.respID != "" {
-		oc.id = responseCallID(s.respID, fc.Name, nil, oc.k)
+		oc.id = callID(&s.fast.strs, s.respID, fc.Name, nil, oc.k)
 	}
 	s.calls++
 	s.sawCall, s.sawContent = true, true
@@ -753,7 +755,7 @@ func (s *stream) chunkCall() *callChunks {
 // when it has none yet.
 func (s *stream) start(oc *openCall) {
 	if oc.id == "" {
-		oc.id = responseCallID(s.respID, oc.name, json.RawMessage(oc.args.json()), oc.k)
+		oc.id = callID(&s.fast.strs, s.respID, oc.name, json.RawMessage(oc.args.json()), oc.k)
 	}
 	oc.started = true
 	switch {

@@ -62,6 +62,8 @@ var reuseBodies = []string{
 		"data: {\"candidates\":[{\"content\":{\"parts\":[{\"functionCall\":{\"partialArgs\":[{\"jsonPath\":\"$.b\",\"numberValue\":2}],\"willContinue\":true}}]}}]}\n\n" +
 		"data: {\"candidates\":[{\"content\":{\"parts\":[{\"functionCall\":{\"partialArgs\":[{\"jsonPath\":\"$.c\",\"boolValue\":true}]}},{\"functionCall\":{\"name\":\"g\",\"args\":{\"n\":1}}},{\"functionCall\":{\"name\":\"h\",\"args\":{\"n\": 2}}}]},\"finishReason\":\"STOP\"}],\"responseId\":\"r9\"}\n\n",
 	"data: {\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"I will call f. \"},{\"functionCall\":{\"name\":\"f\",\"args\":{\"t\":\"\\u00e9\"}}},{\"text\":\"Done.\"}]},\"finishReason\":\"STOP\"}],\"usageMetadata\":{\"promptTokenCount\":3}}\n\n",
+	"data: {\"candidates\":[{\"content\":{\"parts\":[{\"thought\":true,\"text\":\"h\\u00e9 \\\"q\\\"\"},{\"text\":\"A\\u00e8\\n\"},{\"text\":\"B\\t\"}]}}]}\n\n" +
+		"data: {\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"C\\u00e0\"}]},\"finishReason\":\"STOP\"}]}\n\n",
 }
 
 // TestCollectReused: core.Collect gives the same Response and error
