@@ -115,6 +115,7 @@ func Collect(s EventStream, opts ...BufferOption) (*Response, error) {
 		resp: &mem.resp,
 		buf:  b,
 		lim:  b.lim.MaxTextBytes,
+		room: mem.bytes[:],
 	}
 	if r, ok := s.(textReuser); ok {
 		r.ReuseEventText()
@@ -156,9 +157,10 @@ func Collect(s EventStream, opts ...BufferOption) (*Response, error) {
 }
 
 // moveArgs copies the arguments of the Response's calls that lie in the
-// Buffer's scratch block, which the next stream reuses, into one
-// allocation of their exact size: a stream of calls sent whole costs one
-// allocation for all their arguments.
+// Buffer's scratch block, which the next stream reuses, into the
+// Response's own bytes when they fit, else into one allocation of their
+// exact size: a stream of calls sent whole costs at most one allocation
+// for all their arguments.
 func (c *collector) moveArgs() {
 	b := c.buf
 	if len(b.scratch) == 0 {
@@ -173,7 +175,12 @@ func (c *collector) moveArgs() {
 	if size == 0 {
 		return
 	}
-	moved := make([]byte, 0, size)
+	var moved []byte
+	if size <= len(c.room) {
+		moved, c.room = c.room[:0:size], c.room[size:]
+	} else {
+		moved = make([]byte, 0, size)
+	}
 	for _, p := range c.resp.Message.Parts {
 		if a := p.Call; p.Kind == PartToolCall && b.inScratch(a.Arguments) {
 			n := len(moved)
@@ -198,9 +205,10 @@ type (
 var collectBuffers sync.Pool
 
 // responseMem is the Response Collect returns with its usage, its first
-// parts and calls, and the first call order Collect keeps, in one
-// allocation: four parts and four calls, so that a response of up to four
-// calls, or of text and a call or two, costs no allocation for them.
+// parts and calls, the first call order Collect keeps and its first bytes
+// of text and arguments, in one allocation: four parts, four calls and
+// 256 bytes, so that a short response of up to four calls, or of text and
+// a call or two, costs no other allocation for them.
 type responseMem struct {
 	resp   Response
 	usage  Usage
@@ -208,6 +216,7 @@ type responseMem struct {
 	calls  [4]Call
 	ncalls int
 	seqs   [4]int
+	bytes  [256]byte
 }
 
 type collector struct {
@@ -228,8 +237,13 @@ type collector struct {
 	// building is set while the last part is a text, thinking or plan
 	// part whose text is still in sb.
 	building bool
-	// tb holds the text of the part being built; see write.
-	tb []byte
+	// tb holds the text of the part being built; see write. tbInRoom
+	// says that it lies at the start of room.
+	tb       []byte
+	tbInRoom bool
+	// room is the rest of mem.bytes, which no part's text or call's
+	// arguments holds yet.
+	room []byte
 	// callSeq holds, for each call part in order, the call's position in
 	// order of first appearance.
 	callSeq []int
@@ -447,15 +461,20 @@ func (c *collector) delta(ev *Event) {
 	c.building = true
 }
 
-// write appends s to the text of the part being built. The buffer doubles
-// when it must grow, as a strings.Builder does, but never beyond the text
-// limit unless s needs it, so that a response whose text reaches the limit
-// holds about the limit, not twice it.
+// write appends s to the text of the part being built. The text starts
+// in the Response's own bytes (room) when it fits there; past that the
+// buffer doubles when it must grow, as a strings.Builder does, but never
+// beyond the text limit unless s needs it, so that a response whose text
+// reaches the limit holds about the limit, not twice it.
 func (c *collector) write(s string) {
 	if need := len(c.tb) + len(s); need > cap(c.tb) {
-		grown := make([]byte, len(c.tb), max(min(2*cap(c.tb), c.lim), need, 64))
-		copy(grown, c.tb)
-		c.tb = grown
+		if c.tb == nil && need <= len(c.room) {
+			c.tb, c.tbInRoom = c.room[:0:len(c.room)], true
+		} else {
+			grown := make([]byte, len(c.tb), max(min(2*cap(c.tb), c.lim), need, 64))
+			copy(grown, c.tb)
+			c.tb, c.tbInRoom = grown, false
+		}
 	}
 	c.tb = append(c.tb, s...)
 }
@@ -479,7 +498,10 @@ func (c *collector) flush() {
 	// The part takes tb's bytes without a copy; tb is dropped, never
 	// written again.
 	parts[len(parts)-1].Text = unsafe.String(unsafe.SliceData(c.tb), len(c.tb))
-	c.tb = nil
+	if c.tbInRoom {
+		c.room = c.room[len(c.tb):]
+	}
+	c.tb, c.tbInRoom = nil, false
 	c.building = false
 }
 
