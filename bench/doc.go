@@ -27,7 +27,7 @@
 //     gemini-4x2KB (GeminiStream, one SSE chunk per call with its args
 //     object and the usageMetadata, modelVersion and responseId envelope)
 //     and ollama-4x2KB (OllamaStream, one /api/chat NDJSON line per call
-//     and the done line); 5 events each, so their allocations per event
+//     and the done line); 4 and 5 events, so their allocations per event
 //     are mostly the per-stream and per-call costs.
 //   - the tiny stream (openai-chat-1x20B): one call of 20 bytes of
 //     arguments (TinyCall) in one delta, 1,702 bytes in 6 events, where

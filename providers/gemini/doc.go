@@ -50,7 +50,13 @@
 // so the last one is emitted once at the end, then the finish. A fast path
 // (fast.go) reads chunks of the common shape with jsonscan, without
 // encoding/json; anything else goes to encoding/json, with the same events
-// and errors (TestFastPathCorpus, FuzzFastPath).
+// and errors (TestFastPathCorpus, FuzzFastPath). Both streams vouch
+// (VouchArgs) for the arguments of calls sent whole, which their decoding
+// checked; once core.Collect has called ReuseEventText, the chunks of a
+// chunk's call events, the arguments of its calls sent whole and the text
+// of its parts come from storage given back when the next chunk is
+// decoded, views of its bytes where they need no change (TestCollectReused,
+// TestCollectInteractionsReused).
 //
 // Vertex streamed arguments (streamFunctionCallArguments: partialArgs
 // pieces with a JSON path and willContinue) are assembled by the decoder

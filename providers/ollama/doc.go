@@ -46,7 +46,13 @@
 // A fast path (fast.go) reads lines of the common shape (content,
 // thinking, whole tool calls, the done line) with jsonscan, without
 // encoding/json; anything else goes to encoding/json, with the same events
-// and errors (TestFastPathStreams, FuzzFastPath).
+// and errors (TestFastPathStreams, FuzzFastPath). The stream vouches
+// (VouchArgs) for arguments sent as objects, which the line's decoding
+// checked; once core.Collect has called ReuseEventText, the chunks of a
+// line's calls and their arguments come from storage given back when the
+// next line is read, the arguments views of the line where they need no
+// compacting (TestCollectReused, TestCollectVouched). The decoder goes back
+// to a sync.Pool at the end of its stream.
 // EncodeStream writes a call whole at its end event and the finish as the
 // done line; usage without a finish, the response id and calls without an
 // end are dropped.
