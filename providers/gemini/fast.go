@@ -27,8 +27,8 @@ type fastStore struct {
 	// The first arrays of parts, calls, pargs, texts and bools, which a
 	// stream of ordinary chunks never outgrows: they cost no allocation
 	// of their own.
-	partsBuf [2]wirePart
-	callsBuf [1]wireFunctionCall
+	partsBuf [4]wirePart
+	callsBuf [4]wireFunctionCall
 	pargsBuf [2]wirePartialArg
 	textsBuf [4]string
 	boolsBuf [2]bool
