@@ -150,7 +150,7 @@ func (f *fastStore) candidate(p *jsonscan.Scanner) bool {
 			if !ok || esc || !utf8.Valid(v) {
 				return false
 			}
-			c.FinishReason = finishReason(f.strs.String(v))
+			c.FinishReason = finishReason(f.reason(v))
 		default: // index
 			n, ok := p.Small()
 			if !ok {
@@ -324,6 +324,17 @@ func (f *fastStore) text(p *jsonscan.Scanner) (string, bool) {
 		return "", false
 	}
 	return f.strs.Text(raw, esc)
+}
+
+// reason returns v as a string: the enum's own name for a finish reason
+// finishReasonNames lists, a copy in the arena otherwise.
+func (f *fastStore) reason(v []byte) string {
+	for _, name := range finishReasonNames {
+		if string(v) == name {
+			return name
+		}
+	}
+	return f.strs.String(v)
 }
 
 // partText is text for the text of a part, which in reuse mode is a view
