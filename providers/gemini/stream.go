@@ -76,8 +76,10 @@ type streamKeep struct {
 	// usage is the last usageMetadata, kept by value so that a chunk's
 	// usage costs no allocation.
 	usage core.Usage
-	// arena is the first block of the small strings' arena.
-	arena [512]byte
+	// arena is the first block of the small strings' arena: 1 KB, which
+	// holds a thought signature as Gemini sends them (200 to 664 bytes
+	// in the recorded streams) with the ids and names of a few calls.
+	arena [1024]byte
 }
 
 // VouchArgs reports whether args is the very string the last input chunk
