@@ -623,7 +623,7 @@ func (b *Buffer) apply(cs *callState, c *Chunk) {
 // The sizes of the slab blocks that the arguments of calls sent whole are
 // copied into (Buffer.wholeArgs): the first is firstSlab bytes, or twice
 // the text that needs it, and each next one twice the last, up to
-// maxSlab; a text over maxSlab gets an allocation of its own.
+// maxSlab; a text of maxSlab bytes or more gets an allocation of its own.
 const (
 	firstSlab = 1 << 10
 	maxSlab   = argBlock
@@ -638,8 +638,14 @@ const (
 // another's; the slab is never written where it was handed out, since the
 // calls returned point into it.
 func (b *Buffer) wholeArgs(old []byte, args string) []byte {
-	if len(args) <= cap(old) {
+	switch {
+	case len(args) <= cap(old):
 		return append(old[:0], args...)
+	case len(args) >= maxSlab:
+		// A text of a block's size or more gets its own: a delta that
+		// replaces it (A18) may hand it to the spare blocks (keepBlocks),
+		// which must never get a piece of the slab or the scratch block.
+		return []byte(args)
 	}
 	if b.scratchSize > 0 {
 		if b.scratch == nil {
@@ -652,11 +658,7 @@ func (b *Buffer) wholeArgs(old []byte, args string) []byte {
 		b.scratchShort = true
 	}
 	if len(args) > cap(b.slab)-len(b.slab) {
-		size := min(max(firstSlab, 2*cap(b.slab), 2*len(args)), maxSlab)
-		if len(args) > size {
-			return []byte(args)
-		}
-		b.slab = make([]byte, 0, size)
+		b.slab = make([]byte, 0, min(max(firstSlab, 2*cap(b.slab), 2*len(args)), maxSlab))
 	}
 	n := len(b.slab)
 	b.slab = append(b.slab, args...)
