@@ -227,17 +227,36 @@ type interactionStream struct {
 	reuse  bool
 	chunks [3]core.Chunk
 	used   int
+	// endArgs holds, in reuse mode, the arguments of the call the last
+	// SSE event ended (keepArgs).
+	endArgs string
 }
 
 // chunk returns storage for the chunk of a call event: the stream's own
 // for this SSE event in reuse mode, an allocation of its own otherwise.
 func (s *interactionStream) chunk(c core.Chunk) *core.Chunk {
-	if !s.reuse || s.used == len(s.chunks) {
-		return &c
+	var p *core.Chunk
+	if s.reuse && s.used < len(s.chunks) {
+		s.used++
+		p = &s.chunks[s.used-1]
+	} else {
+		// new, not &c: a c whose address is taken would be on the heap
+		// for every call.
+		p = new(core.Chunk)
 	}
-	s.used++
-	s.chunks[s.used-1] = c
-	return &s.chunks[s.used-1]
+	*p = c
+	return p
+}
+
+// keepArgs returns a pointer to a, the arguments of the call the SSE event
+// ends: the stream's own in reuse mode, a new one otherwise.
+func (s *interactionStream) keepArgs(a string) *string {
+	p := &s.endArgs
+	if !s.reuse {
+		p = new(string)
+	}
+	*p = a
+	return p
 }
 
 // stepTable holds the open steps by index: the first ones in the table
@@ -273,7 +292,8 @@ func (t *stepTable) add(idx int, st iStep) *iStep {
 	if t.more == nil {
 		t.more = map[int]*iStep{}
 	}
-	p := &st
+	p := new(iStep)
+	*p = st
 	t.more[idx] = p
 	return p
 }
@@ -456,10 +476,10 @@ func (s *interactionStream) event(w *wireInteractionEvent) error {
 				if err != nil {
 					return err
 				}
-				a := unsafe.String(unsafe.SliceData(args), len(args)) // args is the compacted copy, never written again
-				ch.Args = &a
+				// args is the compacted copy, never written again.
+				ch.Args = s.keepArgs(unsafe.String(unsafe.SliceData(args), len(args)))
 				if utf8.Valid(args) {
-					s.vouched = a
+					s.vouched = *ch.Args
 				}
 			}
 			if st.held {
