@@ -152,3 +152,19 @@ func TestCollectInteractionsReused(t *testing.T) {
 		t.Errorf("%d arguments vouched for, want at least the 4 sent on step.start in interactionReuseBodies", n)
 	}
 }
+
+// TestCollectConcurrent: streams collected from several goroutines at
+// once, their pooled decoders and Collect's pooled Buffers passing from
+// one to another, each give what they give collected alone.
+func TestCollectConcurrent(t *testing.T) {
+	bodies := [][]byte{typicalStream(20), callsStream(5), callsStream(40)}
+	for _, b := range corpusBodies(t) {
+		if isStream(b) {
+			bodies = append(bodies, b)
+		}
+	}
+	for _, b := range reuseBodies {
+		bodies = append(bodies, []byte(b))
+	}
+	adaptertest.CheckCollectConcurrent(t, bodies, New().DecodeStream)
+}

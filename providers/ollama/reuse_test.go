@@ -89,3 +89,10 @@ func TestReusedDecoder(t *testing.T) {
 	}
 	adaptertest.CheckReusedDecoder(t, streams, want, wantErr, a.DecodeStream)
 }
+
+// TestCollectConcurrent: streams collected from several goroutines at
+// once, their pooled decoders and Collect's pooled Buffers passing from
+// one to another, each give what they give collected alone.
+func TestCollectConcurrent(t *testing.T) {
+	adaptertest.CheckCollectConcurrent(t, collectBodies(t), New().DecodeStream)
+}
