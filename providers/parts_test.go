@@ -237,11 +237,11 @@ func TestStreamEncodersPlanAndUnknownEvents(t *testing.T) {
 	want := map[string]outcome{
 		"anthropic":        {"refused", "refused"},
 		"bedrock":          {"refused", "refused"},
-		"cohere":           {"plan", ""},
-		"gemini":           {"text", ""},
-		"mistral":          {"thinking", "refused"},
-		"ollama":           {"text", ""},
-		"openai-chat":      {"thinking", "refused"},
+		"cohere":           {"plan", "refused"},
+		"gemini":           {"refused", "refused"},
+		"mistral":          {"refused", "refused"},
+		"ollama":           {"refused", "refused"},
+		"openai-chat":      {"refused", "refused"},
 		"openai-responses": {"refused", "refused"},
 	}
 	run := func(a core.Adapter, k core.EventKind) string {

@@ -458,8 +458,12 @@ type streamWriter struct {
 // message-start and comes back on the first event; usage is held until
 // message-end and written with the finish reason; Args on a call's end is
 // written as an argument delta, except "{}" for a call without argument
-// text, which the decoder gives back by itself.
+// text, which the decoder gives back by itself. An event of no known kind
+// is refused (streamenc.CheckKinds) before anything is written.
 func (a *Adapter) EncodeStream(w io.Writer, events []core.Event) error {
+	if err := streamenc.CheckKinds("cohere: encode stream", events, true); err != nil {
+		return err
+	}
 	sw := &streamWriter{enc: sse.NewEncoder(w), calls: map[int]bool{}}
 	for i, e := range events {
 		if err := sw.event(e); err != nil {

@@ -837,9 +837,14 @@ func (s *stream) finishStream() {
 // whole arguments, written at its call_end (deltas and patches are
 // accumulated; a call with no end is not written, since Gemini cannot send
 // a partial call without Vertex partialArgs). Usage and finish go in the
-// last chunk. Generated call ids are not written.
+// last chunk. Generated call ids are not written. A plan, which Gemini has
+// no place for, and an event of no known kind are refused
+// (streamenc.CheckKinds) before anything is written.
 func (a *Adapter) EncodeStream(w io.Writer, events []core.Event) error {
 	const op = "gemini: encode stream"
+	if err := streamenc.CheckKinds(op, events, false); err != nil {
+		return err
+	}
 	var chunks []wireResponse
 	var id, model string
 	var calls streamenc.WholeCalls

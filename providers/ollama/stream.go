@@ -350,15 +350,19 @@ func (s *stream) call(tc wireToolCall) error {
 }
 
 // EncodeStream writes events as an /api/chat NDJSON stream: one line per
-// text or thinking event (plan becomes content), one line per call at its
+// text or thinking event, one line per call at its
 // end event carrying the whole call (deltas and patches accumulated; a call
 // without an end is not written), and a done line with usage and
 // done_reason for the finish. Usage without a finish cannot be written
 // (Ollama reports counts only on the done line) and is dropped; the
 // response id has no place and is dropped; the model is written on every
-// line.
+// line. A plan, which Ollama has no place for, and an event of no known
+// kind are refused (streamenc.CheckKinds) before anything is written.
 func (a *Adapter) EncodeStream(w io.Writer, events []core.Event) error {
 	const op = "ollama: encode stream"
+	if err := streamenc.CheckKinds(op, events, false); err != nil {
+		return err
+	}
 	bw := bufio.NewWriter(w)
 	model := ""
 	for _, ev := range events {

@@ -15,6 +15,7 @@ import (
 	"github.com/toolconform/conform/providers/internal/jsonscan"
 	"github.com/toolconform/conform/providers/internal/jsonstr"
 	"github.com/toolconform/conform/providers/internal/streamdec"
+	"github.com/toolconform/conform/providers/internal/streamenc"
 	"github.com/toolconform/conform/providers/internal/vendorerr"
 	"github.com/toolconform/conform/providers/internal/wire"
 	"github.com/toolconform/conform/sse"
@@ -813,10 +814,15 @@ type wireChunkChoce struct {
 // Turn, ItemID, Signature and Done and an event's Signature, Data and ItemID
 // are dropped; an EventCallEnd without content writes nothing; Chunk.Args is
 // written as argument text; a call event reads back as a start exactly when
-// it has an id or a name; plan deltas are written as reasoning and read back
-// as thinking. Argument patches are refused with core.ErrUnsupported.
+// it has an id or a name. Argument patches are refused with
+// core.ErrUnsupported, and so is a plan, which the wire has no place for
+// (written as reasoning it would come back as thinking), before anything is
+// written (streamenc.CheckKinds).
 func (c *Codec) EncodeStream(w io.Writer, events []core.Event) error {
 	op := c.op("encode stream")
+	if err := streamenc.CheckKinds(op, events, false); err != nil {
+		return err
+	}
 	enc := sse.NewEncoder(w)
 	var id, model string
 	hasFinish, roleSent := false, false
