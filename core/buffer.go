@@ -647,15 +647,8 @@ func (b *Buffer) wholeArgs(old []byte, args string) []byte {
 		// which must never get a piece of the slab or the scratch block.
 		return []byte(args)
 	}
-	if b.scratchSize > 0 {
-		if b.scratch == nil {
-			b.scratch = make([]byte, 0, b.scratchSize)
-		}
-		if n := len(b.scratch); len(args) <= cap(b.scratch)-n {
-			b.scratch = append(b.scratch, args...)
-			return b.scratch[n:len(b.scratch):len(b.scratch)]
-		}
-		b.scratchShort = true
+	if a, ok := b.toScratch(args); ok {
+		return a
 	}
 	if len(args) > cap(b.slab)-len(b.slab) {
 		b.slab = make([]byte, 0, min(max(firstSlab, 2*cap(b.slab), 2*len(args)), maxSlab))
@@ -663,6 +656,25 @@ func (b *Buffer) wholeArgs(old []byte, args string) []byte {
 	n := len(b.slab)
 	b.slab = append(b.slab, args...)
 	return b.slab[n:len(b.slab):len(b.slab)]
+}
+
+// toScratch returns a copy of s in the scratch block of Collect's Buffer,
+// a full slice of its own, or false when b has no scratch block (it is no
+// Buffer of Collect) or s does not fit in what is left of it.
+func (b *Buffer) toScratch(s string) ([]byte, bool) {
+	if b.scratchSize == 0 {
+		return nil, false
+	}
+	if b.scratch == nil {
+		b.scratch = make([]byte, 0, b.scratchSize)
+	}
+	n := len(b.scratch)
+	if len(s) > cap(b.scratch)-n {
+		b.scratchShort = true
+		return nil, false
+	}
+	b.scratch = append(b.scratch, s...)
+	return b.scratch[n:len(b.scratch):len(b.scratch)], true
 }
 
 // The sizes of the scratch block of Collect's pooled Buffer (see
@@ -895,6 +907,15 @@ func (b *Buffer) argText(cs *callState) []byte {
 // lower), and once args is that large and full, into a new block, a spare
 // one if there is one.
 func (b *Buffer) appendDelta(cs *callState, s string) {
+	if cap(cs.args) == 0 && cs.fullLen == 0 && len(s) < argBlock {
+		// A call's first delta goes to the scratch block, as a whole
+		// text does: a call sent in one delta (Mistral) then costs no
+		// allocation of its own; a second delta copies it out.
+		if a, ok := b.toScratch(s); ok {
+			cs.args = a
+			return
+		}
+	}
 	if len(cs.args)+len(s) > cap(cs.args) && cap(cs.args) >= argBlock {
 		cs.full = append(cs.full, cs.args)
 		cs.fullLen += len(cs.args)
