@@ -266,6 +266,7 @@ fuzzer cassettes FuzzRedactURL
 fuzzer cassettes FuzzImportPlantedSecret
 fuzzer core FuzzBuffer
 fuzzer core FuzzBufferSplice
+fuzzer core FuzzCollectMatchesBuffer
 fuzzer core/internal/jsonvalid FuzzValid
 fuzzer core/repair FuzzPreview
 fuzzer core/repair FuzzRepair
