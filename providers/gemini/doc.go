@@ -45,7 +45,10 @@
 // Streams are SSE (alt=sse) or one JSON array, told apart by the first
 // byte and read element by element, never whole; each event is bounded
 // (DefaultMaxEventSize, core.ErrTooLarge), and malformed bytes give an
-// *DecodeError. A functionCall arrives whole and becomes a call start and
+// *DecodeError. The array's elements are found by their brackets and
+// strings (frame.go), with the errors and offsets of encoding/json's
+// Decoder, which frames them in the tests (TestFramesLikeOracle,
+// FuzzArrayForm). A functionCall arrives whole and becomes a call start and
 // end with no index (A15); chunks route by id. usageMetadata is cumulative,
 // so the last one is emitted once at the end, then the finish. A fast path
 // (fast.go) reads chunks of the common shape with jsonscan, without

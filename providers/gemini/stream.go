@@ -117,7 +117,9 @@ func (k *streamKeep) Next() (core.Event, error) {
 	ev, err := s.Next()
 	if err == io.EOF {
 		k.s = nil
+		buf := s.frames.keep()
 		*s = stream{}
+		s.frames.buf = buf
 		streams.Put(s)
 	}
 	return ev, err
@@ -133,8 +135,9 @@ type stream struct {
 	check jsonstr.TextCheck
 	// src is the body; head holds the first bytes read from it to find
 	// the stream's form, which rest replays before the rest of src. br is
-	// the buffered reader of the forms that need one: the JSON forms, and
-	// a body that starts with more white space than head holds.
+	// the buffered reader of a body that starts with more white space than
+	// head holds; otherwise the SSE decoder and the JSON forms' framer
+	// read rest with buffers of their own.
 	src  io.Reader
 	head [64]byte
 	rest replay
@@ -145,13 +148,10 @@ type stream struct {
 	// JSON array or sequence.
 	form byte
 
-	// array form
-	dec     *json.Decoder
-	lim     *limitReader
-	inArray bool
-	// elems counts the array's elements decoded so far: a comma before
-	// the next one is a separator only after the first.
-	elems int
+	// frames frames the JSON forms (see frame.go); frameOracle, set by
+	// tests, frames them in its place.
+	frames      jsonFrames
+	frameOracle func(*jsonFrames) ([]byte, int64, error)
 
 	// sse is the SSE form's decoder, sseDec once set up: kept in the
 	// stream, it costs no allocation of its own.
@@ -349,10 +349,10 @@ func (p *replay) Read(b []byte) (int, error) {
 }
 
 // detect looks at the first non-space byte and sets up the framing. It
-// reads the first bytes into head: an SSE stream, the common form, is
-// then read without a buffered reader of its own, the SSE decoder having
-// one. A body whose first read brings nothing, or which starts with more
-// white space than head holds, is left to detectBuffered.
+// reads the first bytes into head: a stream is then read without a
+// buffered reader of its own, the SSE decoder and the JSON forms' framer
+// having one. A body whose first read brings nothing, or which starts
+// with more white space than head holds, is left to detectBuffered.
 func (s *stream) detect() error {
 	n := 0
 	for n < len(s.head) {
@@ -362,9 +362,6 @@ func (s *stream) detect() error {
 			if c := s.head[i]; c != ' ' && c != '\t' && c != '\r' && c != '\n' {
 				s.rest = replay{buf: s.head[:n], err: err, r: s.src}
 				s.solid, s.solidAt = c != '[', int64(i)
-				if c == '[' || c == '{' {
-					s.br = bufio.NewReader(&s.rest)
-				}
 				return s.setup(c, 0)
 			}
 		}
@@ -431,23 +428,15 @@ func (s *stream) detectAfter(base int64) error {
 }
 
 func (s *stream) setup(first byte, base int64) error {
+	var r io.Reader = &s.rest
+	if s.br != nil {
+		r = s.br
+	}
 	switch first {
 	case '[', '{':
-		s.lim = &limitReader{r: s.br, max: int64(s.a.maxEvent), base: base}
-		s.dec = json.NewDecoder(s.lim)
-		if first == '[' {
-			if _, err := s.dec.Token(); err != nil {
-				return syntaxError(streamOp, base, err)
-			}
-			s.inArray = true
-			s.lim.mark(s.dec.InputOffset())
-		}
+		s.frames.init(r, s.a.maxEvent, base, first == '[')
 		s.form = 'j'
 	default:
-		var r io.Reader = &s.rest
-		if s.br != nil {
-			r = s.br
-		}
 		s.sseDec.Init(r, s.a.sseOptions()...)
 		s.sse = &s.sseDec
 		s.form = 's'
@@ -462,7 +451,10 @@ func (s *stream) nextChunk() (json.RawMessage, int64, error) {
 	case 's':
 		return s.nextSSE()
 	case 'j':
-		return s.nextJSON()
+		if s.frameOracle != nil {
+			return s.frameOracle(&s.frames)
+		}
+		return s.frames.next()
 	}
 	return nil, 0, io.EOF
 }
@@ -495,122 +487,6 @@ func (s *stream) nextSSE() (json.RawMessage, int64, error) {
 		lead := len(raw) - len(bytes.TrimLeft(raw, " \t\r\n"))
 		return data, s.sse.DataOffset(lead), nil
 	}
-}
-
-func (s *stream) nextJSON() (json.RawMessage, int64, error) {
-	if !s.dec.More() {
-		if s.inArray {
-			tok, err := s.dec.Token()
-			if err == io.EOF {
-				return nil, 0, wire.Placed(streamOp, s.dec.InputOffset()+s.lim.base, "", fmt.Errorf("%w: stream ended before the closing ] of the JSON array", core.ErrMalformed))
-			}
-			if err != nil {
-				return nil, 0, syntaxError(streamOp, s.lim.base, err)
-			}
-			if d, ok := tok.(json.Delim); !ok || d != ']' {
-				return nil, 0, wire.Placed(streamOp, s.dec.InputOffset()+s.lim.base, "", fmt.Errorf("%w: unexpected %v in the JSON array", core.ErrMalformed, tok))
-			}
-			s.inArray = false
-			s.lim.mark(s.dec.InputOffset())
-		}
-		// Only space may follow.
-		if _, err := s.dec.Token(); err != io.EOF {
-			if err == nil {
-				err = fmt.Errorf("%w: data after the end of the stream", core.ErrMalformed)
-				return nil, 0, wire.Placed(streamOp, s.dec.InputOffset()+s.lim.base, "", err)
-			}
-			return nil, 0, syntaxError(streamOp, s.lim.base, err)
-		}
-		return nil, 0, io.EOF
-	}
-	var raw json.RawMessage
-	from := s.dec.InputOffset()
-	if err := s.dec.Decode(&raw); err != nil {
-		var oe *DecodeError
-		if errors.As(err, &oe) {
-			return nil, 0, err
-		}
-		if err == io.EOF || errors.Is(err, io.ErrUnexpectedEOF) {
-			return nil, 0, wire.Placed(streamOp, s.dec.InputOffset()+s.lim.base, "", fmt.Errorf("%w: stream ended inside a JSON value", core.ErrMalformed))
-		}
-		// The Decoder's own SyntaxError offsets are not stream offsets;
-		// place the error by scanning the kept bytes of this value.
-		if off, ok := s.lim.errorOffset(from, s.inArray && s.elems > 0); ok {
-			return nil, 0, wire.Placed(streamOp, off, "", fmt.Errorf("%w: %v", core.ErrMalformed, err))
-		}
-		return nil, 0, wire.Placed(streamOp, s.lim.base+from, "", fmt.Errorf("%w: in the JSON value starting after this offset: %v", core.ErrMalformed, err))
-	}
-	end := s.dec.InputOffset()
-	s.lim.mark(end)
-	s.elems++
-	return raw, s.lim.base + end - int64(len(raw)), nil
-}
-
-// limitReader lets the JSON decoder read at most max bytes past the end of
-// the last complete value, so that one huge array element cannot grow
-// memory without bound.
-type limitReader struct {
-	r    io.Reader
-	max  int64
-	base int64 // bytes discarded before the decoder started
-	n    int64 // bytes handed to the decoder
-	last int64 // decoder offset of the end of the last complete value
-	// kept holds the bytes handed out since offset keptAt (at most max plus
-	// one read), so that an error can be placed exactly.
-	kept   []byte
-	keptAt int64
-}
-
-func (l *limitReader) mark(off int64) {
-	l.last = off
-	if d := off - l.keptAt; d > 0 && d <= int64(len(l.kept)) {
-		l.kept = append(l.kept[:0], l.kept[d:]...)
-		l.keptAt = off
-	}
-}
-
-// errorOffset finds the stream offset of a syntax error in the value that
-// starts at or after decoder offset from, skipping space and, when
-// separated is set (an array element after the first), one comma, as the
-// decoder does. The decoder stops at the faulty byte, so the kept bytes
-// always reach it, however the input was split into reads.
-func (l *limitReader) errorOffset(from int64, separated bool) (int64, bool) {
-	i := from - l.keptAt
-	if i < 0 || i > int64(len(l.kept)) {
-		return 0, false
-	}
-	b := l.kept[i:]
-	space := func(j int) int {
-		for j < len(b) && (b[j] == ' ' || b[j] == '\t' || b[j] == '\r' || b[j] == '\n') {
-			j++
-		}
-		return j
-	}
-	j := space(0)
-	if separated && j < len(b) && b[j] == ',' {
-		j = space(j + 1)
-	}
-	var v json.RawMessage
-	err := json.NewDecoder(bytes.NewReader(b[j:])).Decode(&v)
-	var se *json.SyntaxError
-	if errors.As(err, &se) && se.Offset > 0 {
-		return l.base + from + int64(j) + se.Offset - 1, true
-	}
-	return 0, false
-}
-
-func (l *limitReader) Read(p []byte) (int, error) {
-	room := l.max - (l.n - l.last)
-	if room <= 0 {
-		return 0, wire.Placed(streamOp, l.base+l.last, "", fmt.Errorf("%w: JSON value starting near here exceeds %d bytes", core.ErrTooLarge, l.max))
-	}
-	if int64(len(p)) > room {
-		p = p[:room]
-	}
-	n, err := l.r.Read(p)
-	l.n += int64(n)
-	l.kept = append(l.kept, p[:n]...)
-	return n, err
 }
 
 // emit queues an event, giving it the response id and model if it is the
