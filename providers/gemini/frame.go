@@ -42,9 +42,9 @@ const (
 // held (slowValue), which gives the Decoder's end, its errors and their
 // offsets.
 //
-// Memory: the bytes held never reach past the end of the last value, or
-// the '[' of the array, by more than max; a larger value is refused with
-// core.ErrTooLarge, placed there.
+// Memory: the bytes held start at the end of the last value, or after
+// the '[' of the array, and never reach past it by more than max; a
+// larger value is refused with core.ErrTooLarge, placed there.
 type jsonFrames struct {
 	src   io.Reader
 	max   int64
@@ -86,12 +86,7 @@ func (f *jsonFrames) keep() []byte {
 // next returns the next value and its stream offset, or io.EOF at the
 // end of the stream.
 func (f *jsonFrames) next() ([]byte, int64, error) {
-	if f.pos > 0 {
-		n := copy(f.buf, f.buf[f.pos:])
-		f.buf = f.buf[:n]
-		f.at += int64(f.pos)
-		f.pos = 0
-	}
+	f.drop()
 	switch f.state {
 	case framesSequence:
 		i, err := f.skipSpace(f.pos)
@@ -112,6 +107,7 @@ func (f *jsonFrames) next() ([]byte, int64, error) {
 			return nil, 0, f.readError(err)
 		}
 		f.pos, f.last, f.state = i+1, f.at+int64(i+1), framesInArray
+		f.drop()
 		fallthrough
 	case framesInArray:
 		i, err := f.skipSpace(f.pos)
@@ -145,6 +141,17 @@ func (f *jsonFrames) next() ([]byte, int64, error) {
 			return nil, 0, f.readError(err)
 		}
 		return nil, 0, wire.Placed(streamOp, f.at+int64(i), "", fmt.Errorf("%w: data after the end of the stream", core.ErrMalformed))
+	}
+}
+
+// drop drops the bytes before pos: those of the value last returned,
+// whose events have all been taken, and what came before it.
+func (f *jsonFrames) drop() {
+	if f.pos > 0 {
+		n := copy(f.buf, f.buf[f.pos:])
+		f.buf = f.buf[:n]
+		f.at += int64(f.pos)
+		f.pos = 0
 	}
 }
 

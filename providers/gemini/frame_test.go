@@ -337,12 +337,85 @@ func FuzzArrayForm(f *testing.F) {
 }
 
 // TestArrayFormReused: core.Collect gives the same Response and error
-// whether or not the stream reuses its events' storage, and whether or
-// not it uses VouchArgs, over the bodies of the framer's tests.
+// whether or not the stream reuses its events' storage (the framer's
+// buffer among it), whether or not it uses VouchArgs, and from four
+// goroutines at once, pooled decoders and their buffers passing between
+// them, over the bodies of the framer's tests.
 func TestArrayFormReused(t *testing.T) {
 	bodies := arrayBodies(t)
 	adaptertest.CheckCollectReused(t, bodies, New().DecodeStream)
+	adaptertest.CheckCollectConcurrent(t, bodies, New().DecodeStream)
 	if n := adaptertest.CheckCollectVouched(t, bodies, New().DecodeStream); n < 10 {
 		t.Errorf("%d arguments vouched for in the array form, want at least 10", n)
+	}
+}
+
+// BenchmarkFrames frames every recorded stream of the array form, by the
+// framer and by the Decoder's framing (oracleFrames): the framing alone,
+// per pass over the streams, without decoding the elements.
+func BenchmarkFrames(b *testing.B) {
+	var bodies [][]byte
+	size := 0
+	for _, body := range corpusBodies(b) {
+		if lead := bytes.TrimLeft(body, " \t\r\n"); len(lead) > 0 && lead[0] == '[' {
+			bodies = append(bodies, body)
+			size += len(body)
+		}
+	}
+	for _, oracle := range []bool{false, true} {
+		name := "framer"
+		if oracle {
+			name = "decoder"
+		}
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(int64(size))
+			b.ReportAllocs()
+			var f jsonFrames
+			for b.Loop() {
+				for _, body := range bodies {
+					f.init(bytes.NewReader(body), DefaultMaxEventSize, 0, true)
+					next := f.next
+					if oracle {
+						o := new(oracleFrames)
+						next = func() ([]byte, int64, error) { return o.next(&f) }
+					}
+					for {
+						if _, _, err := next(); err != nil {
+							if err != io.EOF {
+								b.Fatal(err)
+							}
+							break
+						}
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestFramesBufferBounded: an element of the max event size decodes, one
+// byte larger is refused with core.ErrTooLarge where the last value ended,
+// and the framer's buffer never holds more than the limit.
+func TestFramesBufferBounded(t *testing.T) {
+	const max = 100 << 10
+	for _, tc := range []struct {
+		size    int
+		tooBig  bool
+		lastEnd int64
+	}{{max, false, 0}, {max + 1, true, 1}} {
+		text := strings.Repeat("y", tc.size-len(textChunk("")))
+		body := "[" + textChunk(text) + "]"
+		st := New(WithMaxEventSize(max)).newStream(adaptertest.SmallReads([]byte(body)))
+		_, err := adaptertest.Drain(st)
+		if got := errors.Is(err, core.ErrTooLarge); got != tc.tooBig {
+			t.Errorf("element of %d bytes: error %v, want too large %v", tc.size, err, tc.tooBig)
+		}
+		var de *DecodeError
+		if tc.tooBig && (!errors.As(err, &de) || de.Offset != tc.lastEnd) {
+			t.Errorf("element of %d bytes: error %v, want one at byte %d", tc.size, err, tc.lastEnd)
+		}
+		if c := cap(st.frames.buf); c > max {
+			t.Errorf("element of %d bytes: buffer of %d bytes, over the limit of %d", tc.size, c, max)
+		}
 	}
 }
