@@ -56,11 +56,11 @@ type fastStore struct {
 // than one candidate, parts with partialArgs, functionResponse or
 // snake_case keys, args other than an object, values of other types
 // (null included), numbers other than small plain integers, finish
-// reasons that are escaped or numbers, keys that encoding/json would match
-// to a field the fast path does not read (case folded or escaped keys
-// included), repeated keys, strings that are not well-formed UTF-8 or hold
-// lone surrogate escapes, and any syntax error. The result is valid until
-// the next call.
+// reasons that are escaped, or numbers finishReasonNames does not list,
+// keys that encoding/json would match to a field the fast path does not
+// read (case folded or escaped keys included), repeated keys, strings
+// that are not well-formed UTF-8 or hold lone surrogate escapes, and any
+// syntax error. The result is valid until the next call.
 func (s *stream) fastResponse(data []byte) (*wireResponse, bool) {
 	f := &s.fast
 	if f.off {
@@ -145,7 +145,16 @@ func (f *fastStore) candidate(p *jsonscan.Scanner) bool {
 				return false
 			}
 			c.Content = &f.content
-		case 1: // finishReason
+		case 1: // finishReason: a name, or a number of the v1beta enum
+			at := p.Pos()
+			if n, ok := p.Small(); ok {
+				if n >= len(finishReasonNames) {
+					return false
+				}
+				c.FinishReason = finishReason(finishReasonNames[n])
+				return true
+			}
+			p.Seek(at)
 			v, esc, ok := p.Str()
 			if !ok || esc || !utf8.Valid(v) {
 				return false
