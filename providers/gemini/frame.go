@@ -368,13 +368,16 @@ func (f *jsonFrames) fill() error {
 	if f.err != nil {
 		return f.err
 	}
-	room := f.last + f.max - (f.at + int64(len(f.buf)))
+	held := int64(len(f.buf))
+	room := f.max - (f.at + held - f.last)
 	if room <= 0 {
 		return errFramesLimit
 	}
 	if len(f.buf) == cap(f.buf) {
 		size := int64(max(2*cap(f.buf), framesBufSize))
-		size = min(size, int64(len(f.buf))+room)
+		if room < size-held {
+			size = held + room
+		}
 		b := make([]byte, len(f.buf), size)
 		copy(b, f.buf)
 		f.buf = b

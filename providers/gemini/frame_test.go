@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"strings"
 	"testing"
+	"testing/iotest"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/toolconform/conform/core"
@@ -417,5 +419,27 @@ func TestFramesBufferBounded(t *testing.T) {
 		if c := cap(st.frames.buf); c > max {
 			t.Errorf("element of %d bytes: buffer of %d bytes, over the limit of %d", tc.size, c, max)
 		}
+	}
+}
+
+// TestFramesReadErrorAndLimits: a read error of the body ends the stream
+// with that error (errors.Is), wherever it comes; a limit as large as an
+// int allows decodes, and a limit of zero refuses the first element.
+func TestFramesReadErrorAndLimits(t *testing.T) {
+	errRead := errors.New("connection reset")
+	body := "[" + textChunk("a") + ",\n" + textChunk("b") + "]"
+	for cut := 0; cut < len(body); cut++ {
+		r := io.MultiReader(strings.NewReader(body[:cut]), iotest.ErrReader(errRead))
+		_, err := adaptertest.Drain(New().DecodeStream(r))
+		if cut > 0 && !errors.Is(err, errRead) {
+			t.Errorf("read error after %d bytes: stream error %v, want one wrapping %v", cut, err, errRead)
+		}
+	}
+	evs, err := adaptertest.Drain(New(WithMaxEventSize(math.MaxInt)).DecodeStream(strings.NewReader(body)))
+	if err != nil || len(evs) < 2 {
+		t.Errorf("limit math.MaxInt: events %v, error %v; want the two texts", evs, err)
+	}
+	if _, err := adaptertest.Drain(New(WithMaxEventSize(0)).DecodeStream(strings.NewReader(body))); !errors.Is(err, core.ErrTooLarge) {
+		t.Errorf("limit 0: error %v, want core.ErrTooLarge", err)
 	}
 }
