@@ -184,9 +184,7 @@ func (s *interactionStream) ReuseEventText() { s.reuse = true }
 // VouchArgs reports whether args is the very string the last SSE event
 // gave a call's end as its arguments, which the decoder compacted (so
 // checked to be JSON) and checked to be UTF-8, for core.Collect.
-func (s *interactionStream) VouchArgs(args string) bool {
-	return len(args) > 0 && len(s.vouched) == len(args) && unsafe.StringData(s.vouched) == unsafe.StringData(args)
-}
+func (s *interactionStream) VouchArgs(args string) bool { return s.vouched.Has(args) }
 
 type iStep struct {
 	typ, id, name string
@@ -217,9 +215,9 @@ type interactionStream struct {
 	evBuf [4]core.Event
 	// fast is the fast path's reused storage (see interactfast.go).
 	fast interactFast
-	// vouched is the arguments of the call the last SSE event ended, when
-	// the decoder compacted them and found them UTF-8 (see VouchArgs).
-	vouched string
+	// vouched holds the arguments of the calls the last SSE event ended
+	// that the decoder compacted and found UTF-8 (see VouchArgs).
+	vouched streamdec.Vouched
 	// reuse is set by ReuseEventText: chunks then holds the chunks of the
 	// last SSE event's call events, reused from the next SSE event on,
 	// which pull reads only once the events of the last have all been
@@ -344,7 +342,8 @@ func (s *interactionStream) pull() error {
 // read reads and decodes one SSE event.
 func (s *interactionStream) read() error {
 	const op = "gemini: decode interaction stream"
-	s.used, s.vouched = 0, ""
+	s.used = 0
+	s.vouched.Reset()
 	ev, err := s.dec.NextRaw()
 	if err == io.EOF {
 		return io.EOF
@@ -479,7 +478,7 @@ func (s *interactionStream) event(w *wireInteractionEvent) error {
 				// args is the compacted copy, never written again.
 				ch.Args = s.keepArgs(unsafe.String(unsafe.SliceData(args), len(args)))
 				if utf8.Valid(args) {
-					s.vouched = *ch.Args
+					s.vouched.Add(*ch.Args)
 				}
 			}
 			if st.held {

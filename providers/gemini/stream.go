@@ -9,7 +9,6 @@ import (
 	"io"
 	"sync"
 	"unicode/utf8"
-	"unsafe"
 
 	"github.com/toolconform/conform/core"
 	"github.com/toolconform/conform/providers/internal/jsonstr"
@@ -85,17 +84,7 @@ type streamKeep struct {
 // VouchArgs reports whether args is the very string the last input chunk
 // gave a call's end as its arguments and the decoder checked (see
 // stream.vouched), for core.Collect.
-func (k *streamKeep) VouchArgs(args string) bool {
-	if k.s == nil || len(args) == 0 {
-		return false
-	}
-	for _, v := range k.s.vouched {
-		if len(v) == len(args) && unsafe.StringData(v) == unsafe.StringData(args) {
-			return true
-		}
-	}
-	return false
-}
+func (k *streamKeep) VouchArgs(args string) bool { return k.s != nil && k.s.vouched.Has(args) }
 
 // ReuseEventText lets the stream reuse, once it decodes its next input
 // chunk, the storage of the call chunks it gave, of their arguments and
@@ -199,9 +188,8 @@ type stream struct {
 	// ended that are one JSON value in well-formed UTF-8: sent whole and
 	// checked by the chunk's decoding (either path; the text check then
 	// refuses any byte that is not UTF-8 before the event is returned),
-	// or no arguments at all ("{}"). vouchedBuf is its first storage.
-	vouched    []string
-	vouchedBuf [2]string
+	// or no arguments at all ("{}").
+	vouched streamdec.Vouched
 
 	// reuse is set by ReuseEventText. chunkCalls then holds the call
 	// chunks of the last input chunk's events, the first chunkUsed of
@@ -253,11 +241,7 @@ func (s *stream) pull() error {
 			return err
 		}
 	}
-	if s.vouched == nil {
-		s.vouched = s.vouchedBuf[:0]
-	}
-	clear(s.vouched)
-	s.vouched = s.vouched[:0]
+	s.vouched.Reset()
 	s.inputs++
 	if s.chunkArgs == nil {
 		s.chunkArgs = s.chunkArgsBuf[:0]
@@ -677,7 +661,7 @@ func (s *stream) end() {
 	}
 	ev.args = oc.args.json()
 	if oc.args.hasWhole || oc.args.root == nil {
-		s.vouched = append(s.vouched, ev.args)
+		s.vouched.Add(ev.args)
 	}
 	ev.end = core.Chunk{ID: oc.id, Done: true, Args: &ev.args}
 	s.emit(core.Event{Kind: core.EventCallEnd, Chunk: &ev.end})

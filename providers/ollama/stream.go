@@ -114,17 +114,7 @@ func (k *streamKeep) ReuseEventText() {
 // VouchArgs reports whether args is the very string the last line gave a
 // call's end as its arguments, an object its decoding checked (see
 // stream.vouched), for core.Collect.
-func (k *streamKeep) VouchArgs(args string) bool {
-	if k.s == nil || len(args) == 0 {
-		return false
-	}
-	for _, v := range k.s.vouched {
-		if len(v) == len(args) && unsafe.StringData(v) == unsafe.StringData(args) {
-			return true
-		}
-	}
-	return false
-}
+func (k *streamKeep) VouchArgs(args string) bool { return k.s != nil && k.s.vouched.Has(args) }
 
 type stream struct {
 	// guard and check are what vendorerr.GuardStream and jsonstr.CheckText wrap
@@ -154,8 +144,7 @@ type stream struct {
 	// vouched holds the argument texts of the calls of the last line that
 	// are objects its decoding checked (either path; the text check then
 	// refuses any byte that is not UTF-8 before the event is returned).
-	vouched    []string
-	vouchedBuf [2]string
+	vouched streamdec.Vouched
 
 	// reuse is set by ReuseEventText. lineCalls then holds the call
 	// chunks of the last line's events, the first lineUsed of them taken,
@@ -197,11 +186,11 @@ func (s *stream) emit(ev core.Event) {
 // pull reads one line and queues its events, or returns the error that
 // ends the stream.
 func (s *stream) pull() error {
-	if s.vouched == nil {
-		s.vouched, s.lineArgs = s.vouchedBuf[:0], s.lineArgsBuf[:0]
+	if s.lineArgs == nil {
+		s.lineArgs = s.lineArgsBuf[:0]
 	}
-	clear(s.vouched)
-	s.vouched, s.lineUsed, s.lineArgs = s.vouched[:0], 0, s.lineArgs[:0]
+	s.vouched.Reset()
+	s.lineUsed, s.lineArgs = 0, s.lineArgs[:0]
 	line, off, err := s.lines.Next()
 	if err == io.EOF {
 		if !s.known && s.foreign >= 0 {
@@ -318,7 +307,7 @@ func (s *stream) call(tc wireToolCall) error {
 			s.lineArgs = append(s.lineArgs, t...)
 			cc.args = unsafe.String(unsafe.SliceData(s.lineArgs[n:]), len(t))
 		}
-		s.vouched = append(s.vouched, cc.args)
+		s.vouched.Add(cc.args)
 	default:
 		args, repaired, _, err := DecodeArguments(raw)
 		if err != nil {

@@ -6,4 +6,6 @@
 // whether any event of its protocol was seen, so that NotStream tells input
 // with no event of the protocol (core.ErrNotStream, at the offset of the
 // first unusable event) from blank input, the same whatever the read sizes.
+// Vouched keeps the argument texts a decoder checked, for the VouchArgs
+// method core.Collect asks.
 package streamdec
