@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"sync"
 
 	"github.com/toolconform/conform/core"
 	"github.com/toolconform/conform/providers/internal/jsonscan"
@@ -137,15 +136,12 @@ func (a *Adapter) DecodeStream(r io.Reader) core.EventStream {
 // stream to reuse (reusedStream): what a decoder hands out (chunks,
 // strings, usage) is never in it, so a reused decoder costs no allocation
 // and no event of an earlier stream changes.
-var streams sync.Pool
+var streams streamdec.Pool[stream, *stream]
 
 // newStream returns the decoder of a stream, which guards its start
 // (vendorerr.GuardStream) and checks its text (jsonstr.CheckText) itself.
 func (a *Adapter) newStream(r io.Reader) *stream {
-	s, _ := streams.Get().(*stream)
-	if s == nil {
-		s = new(stream)
-	}
+	s := streams.Get()
 	s.a = a
 	s.Init(s, r, a.maxEvent, protocolName, eventTypes...)
 	s.Q.Use(s.events[:])
@@ -153,15 +149,14 @@ func (a *Adapter) newStream(r io.Reader) *stream {
 	return s
 }
 
-// release hands the decoder of a stream that ended cleanly to the next
+// reset empties the decoder of a stream that ended cleanly for the next
 // stream: it keeps the SSE decoder and the unescape buffer, and drops
 // everything else, the input and what was handed out included.
-func (s *stream) release() {
+func (s *stream) reset() {
 	strs := s.strs
 	strs.Release()
 	s.Reset()
 	*s = stream{Stream: s.Stream, strs: strs}
-	streams.Put(s)
 }
 
 // reusedStream is the EventStream DecodeStream returns: its decoder goes
@@ -169,17 +164,7 @@ func (s *stream) release() {
 // io.EOF without it.
 type reusedStream struct{ s *stream }
 
-func (r *reusedStream) Next() (core.Event, error) {
-	if r.s == nil {
-		return core.Event{}, io.EOF
-	}
-	ev, err := r.s.Next()
-	if err == io.EOF {
-		r.s.release()
-		r.s = nil
-	}
-	return ev, err
-}
+func (r *reusedStream) Next() (core.Event, error) { return streams.Next(&r.s, (*stream).reset) }
 
 // blockSet holds a stream's content blocks by index: those at indexes 0
 // to 3, which most streams stop at, in place, the others in a map made

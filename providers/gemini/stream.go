@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sync"
 	"unicode/utf8"
 
 	"github.com/toolconform/conform/core"
@@ -30,10 +29,7 @@ import (
 // at its first byte that is not white space.
 func (a *Adapter) DecodeStream(r io.Reader) core.EventStream {
 	k := new(streamKeep)
-	s, _ := streams.Get().(*stream)
-	if s == nil {
-		s = new(stream)
-	}
+	s := streams.Get()
 	a.initStream(s, r, k)
 	k.s = s
 	return k
@@ -61,7 +57,7 @@ func (a *Adapter) initStream(s *stream, r io.Reader, k *streamKeep) {
 // streams holds the decoders of streams that have ended, zeroed, for the
 // next stream: a stream then costs only its streamKeep, not the ~5 KB of
 // its decoder's buffers.
-var streams sync.Pool
+var streams streamdec.Pool[stream, *stream]
 
 // streamKeep is the core.EventStream DecodeStream returns: the memory the
 // stream's events point into (the chunks of its first calls, its usage,
@@ -98,20 +94,14 @@ func (k *streamKeep) ReuseEventText() {
 	}
 }
 
-func (k *streamKeep) Next() (core.Event, error) {
-	s := k.s
-	if s == nil {
-		return core.Event{}, io.EOF
-	}
-	ev, err := s.Next()
-	if err == io.EOF {
-		k.s = nil
-		buf := s.frames.keep()
-		*s = stream{}
-		s.frames.buf = buf
-		streams.Put(s)
-	}
-	return ev, err
+func (k *streamKeep) Next() (core.Event, error) { return streams.Next(&k.s, (*stream).reset) }
+
+// reset empties a decoder for the next stream, keeping only its frame
+// buffer (see frames.keep).
+func (s *stream) reset() {
+	buf := s.frames.keep()
+	*s = stream{}
+	s.frames.buf = buf
 }
 
 const streamOp = "gemini: decode stream"

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"strconv"
-	"sync"
 	"unicode/utf8"
 	"unsafe"
 
@@ -38,10 +37,7 @@ const streamOp = "ollama: decode stream"
 // stream: an error wrapping core.ErrNotStream names the first of them.
 func (a *Adapter) DecodeStream(r io.Reader) core.EventStream {
 	k := new(streamKeep)
-	s, _ := streams.Get().(*stream)
-	if s == nil {
-		s = new(stream)
-	}
+	s := streams.Get()
 	a.initStream(s, r, k)
 	k.s = s
 	return k
@@ -69,7 +65,7 @@ func (a *Adapter) initStream(s *stream, r io.Reader, k *streamKeep) {
 // streams holds the decoders of streams that have ended, zeroed, for the
 // next stream: a stream then costs only its streamKeep, not the ~3 KB of
 // its decoder.
-var streams sync.Pool
+var streams streamdec.Pool[stream, *stream]
 
 // streamKeep is the core.EventStream DecodeStream returns: the memory the
 // stream's events point into (the chunks of its first calls, its usage,
@@ -88,17 +84,7 @@ type streamKeep struct {
 }
 
 func (k *streamKeep) Next() (core.Event, error) {
-	s := k.s
-	if s == nil {
-		return core.Event{}, io.EOF
-	}
-	ev, err := s.Next()
-	if err == io.EOF {
-		k.s = nil
-		*s = stream{}
-		streams.Put(s)
-	}
-	return ev, err
+	return streams.Next(&k.s, func(s *stream) { *s = stream{} })
 }
 
 // ReuseEventText lets the stream reuse, once it reads its next line, the
