@@ -425,29 +425,10 @@ func TestManyBlocks(t *testing.T) {
 // of 3000 more deltas (typicalStream(1010) against typicalStream(10)) per
 // delta, which removes the cost of the stream itself.
 func BenchmarkFastPath(b *testing.B) {
-	body := typicalStream(100)
-	want := bytes.Count(body, []byte("data: "))
 	a := New()
-	allocs := func(body []byte) float64 {
-		return testing.AllocsPerRun(20, func() {
-			if _, errFacts, _ := decodeWith(a, body, true); errFacts.Text != "" {
-				b.Fatal(errFacts.Text)
-			}
-		})
-	}
-	perDelta := (allocs(typicalStream(1010)) - allocs(typicalStream(10))) / 3000
-	b.SetBytes(int64(len(body)))
-	b.ReportAllocs()
-	for b.Loop() {
-		_, errFacts, hits := decodeWith(a, body, true)
-		if errFacts.Text != "" {
-			b.Fatal(errFacts.Text)
-		}
-		if hits != want {
-			b.Fatalf("fast path took %d events, want all %d", hits, want)
-		}
-	}
-	b.ReportMetric(perDelta, "allocs/delta")
+	adaptertest.BenchFastPath(b, func(body []byte, fast bool) ([]core.Event, adaptertest.ErrorFacts, int) {
+		return decodeWith(a, body, fast)
+	}, typicalStream, 100, bytes.Count(typicalStream(100), []byte("data: ")), 3000, "allocs/delta")
 }
 
 // TestReusedDecoder: a decoder that DecodeStream hands back to the next

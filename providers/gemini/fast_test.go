@@ -261,26 +261,8 @@ func FuzzFastPath(f *testing.F) {
 // typicalStream(10)) per chunk, which removes the cost of the stream itself
 // and of the call (the general path costs dozens per chunk).
 func BenchmarkFastPath(b *testing.B) {
-	body := typicalStream(100)
 	a := New()
-	allocs := func(body []byte) float64 {
-		return testing.AllocsPerRun(10, func() {
-			if _, errFacts, _ := decodeWith(a, body, true); errFacts.Text != "" {
-				b.Fatal(errFacts.Text)
-			}
-		})
-	}
-	perEvent := (allocs(typicalStream(1010)) - allocs(typicalStream(10))) / 1000
-	b.SetBytes(int64(len(body)))
-	b.ReportAllocs()
-	for b.Loop() {
-		_, errFacts, hits := decodeWith(a, body, true)
-		if errFacts.Text != "" {
-			b.Fatal(errFacts.Text)
-		}
-		if hits != 101 {
-			b.Fatalf("fast path took %d chunks, want 101", hits)
-		}
-	}
-	b.ReportMetric(perEvent, "allocs/chunk")
+	adaptertest.BenchFastPath(b, func(body []byte, fast bool) ([]core.Event, adaptertest.ErrorFacts, int) {
+		return decodeWith(a, body, fast)
+	}, typicalStream, 100, 101, 1000, "allocs/chunk")
 }

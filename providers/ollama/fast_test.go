@@ -216,26 +216,8 @@ func FuzzFastPath(f *testing.F) {
 // of 1000 more text lines (typicalStream(1010) against typicalStream(10))
 // per line, which removes the cost of the stream itself and of its calls.
 func BenchmarkFastPath(b *testing.B) {
-	body := typicalStream(100)
 	a := New()
-	allocs := func(body []byte) float64 {
-		return testing.AllocsPerRun(10, func() {
-			if _, errFacts, _ := decodeWith(a, body, true); errFacts.Text != "" {
-				b.Fatal(errFacts.Text)
-			}
-		})
-	}
-	perLine := (allocs(typicalStream(1010)) - allocs(typicalStream(10))) / 1000
-	b.SetBytes(int64(len(body)))
-	b.ReportAllocs()
-	for b.Loop() {
-		_, errFacts, hits := decodeWith(a, body, true)
-		if errFacts.Text != "" {
-			b.Fatal(errFacts.Text)
-		}
-		if hits != 103 {
-			b.Fatalf("fast path took %d lines, want 103", hits)
-		}
-	}
-	b.ReportMetric(perLine, "allocs/line")
+	adaptertest.BenchFastPath(b, func(body []byte, fast bool) ([]core.Event, adaptertest.ErrorFacts, int) {
+		return decodeWith(a, body, fast)
+	}, typicalStream, 100, 103, 1000, "allocs/line")
 }

@@ -285,26 +285,8 @@ func FuzzFastPath(f *testing.F) {
 // that take the general path (the general path costs about a dozen per
 // delta).
 func BenchmarkFastPath(b *testing.B) {
-	body := typicalStream(150)
 	a := New()
-	allocs := func(body []byte) float64 {
-		return testing.AllocsPerRun(20, func() {
-			if _, errFacts, _ := decodeWith(a, body, true); errFacts.Text != "" {
-				b.Fatal(errFacts.Text)
-			}
-		})
-	}
-	perEvent := (allocs(typicalStream(1010)) - allocs(typicalStream(10))) / 2000
-	b.SetBytes(int64(len(body)))
-	b.ReportAllocs()
-	for b.Loop() {
-		_, errFacts, hits := decodeWith(a, body, true)
-		if errFacts.Text != "" {
-			b.Fatal(errFacts.Text)
-		}
-		if hits != 305 {
-			b.Fatalf("fast path took %d events, want all 305", hits)
-		}
-	}
-	b.ReportMetric(perEvent, "allocs/delta")
+	adaptertest.BenchFastPath(b, func(body []byte, fast bool) ([]core.Event, adaptertest.ErrorFacts, int) {
+		return decodeWith(a, body, fast)
+	}, typicalStream, 150, 305, 2000, "allocs/delta")
 }

@@ -208,3 +208,32 @@ func CheckReusedDecoder(t *testing.T, streams [][]byte, want [][]core.Event, wan
 		}
 	})
 }
+
+// BenchFastPath measures a fast path (run with fast on) on stream(n),
+// which it must decode in wantHits wire events and without an error; the
+// numbers are per stream, except metric: the allocations of stream(1010)
+// less those of stream(10), per one of the extra wire events that the
+// larger stream holds, which removes the cost of the stream itself.
+func BenchFastPath(b *testing.B, run FastPathRun, stream func(n int) []byte, n, wantHits, extra int, metric string) {
+	b.Helper()
+	decode := func(body []byte) int {
+		_, errFacts, hits := run(body, true)
+		if errFacts.Text != "" {
+			b.Fatal(errFacts.Text)
+		}
+		return hits
+	}
+	allocs := func(body []byte) float64 {
+		return testing.AllocsPerRun(10, func() { decode(body) })
+	}
+	perEvent := (allocs(stream(1010)) - allocs(stream(10))) / float64(extra)
+	body := stream(n)
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if hits := decode(body); hits != wantHits {
+			b.Fatalf("fast path took %d wire events, want %d", hits, wantHits)
+		}
+	}
+	b.ReportMetric(perEvent, metric)
+}

@@ -7,5 +7,6 @@
 // with no event of the protocol (core.ErrNotStream, at the offset of the
 // first unusable event) from blank input, the same whatever the read sizes.
 // Vouched keeps the argument texts a decoder checked, for the VouchArgs
-// method core.Collect asks.
+// method core.Collect asks; Pool keeps the decoders of ended streams for
+// the next ones.
 package streamdec
