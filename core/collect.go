@@ -92,7 +92,8 @@ func (notStream) Unwrap() error { return ErrMalformed }
 // right after Next returned it: true says that s checked that very string
 // to be one JSON value in well-formed UTF-8, and the Buffer does not check
 // it again. A stream that vouches for text it did not check is wrong, and
-// its calls may be too.
+// its calls may be too. When s embeds a ResponseMemory that no Collect
+// has used, Collect returns its Response there (see ResponseMemory).
 //
 //	resp, err := core.Collect(adapter.DecodeStream(body))
 func Collect(s EventStream, opts ...BufferOption) (*Response, error) {
@@ -109,7 +110,7 @@ func Collect(s EventStream, opts ...BufferOption) (*Response, error) {
 		b.reset()
 		collectBuffers.Put(b)
 	}()
-	mem := &responseMem{resp: Response{Message: Message{Role: RoleAssistant}}}
+	mem := newResponseMem(s)
 	c := collector{
 		mem:  mem,
 		resp: &mem.resp,
@@ -190,12 +191,50 @@ func (c *collector) moveArgs() {
 	}
 }
 
-// textReuser and argsVoucher are the optional methods of a stream that
-// Collect uses (see Collect).
+// textReuser, argsVoucher and memoryGiver are the optional methods of a
+// stream that Collect uses (see Collect).
 type (
 	textReuser  interface{ ReuseEventText() }
 	argsVoucher interface{ VouchArgs(args string) bool }
+	memoryGiver interface{ giveResponseMemory() *ResponseMemory }
 )
+
+// newResponseMem returns the memory of the Response Collect returns for s:
+// the memory s gives, or a new one.
+func newResponseMem(s EventStream) *responseMem {
+	if g, ok := s.(memoryGiver); ok {
+		if m := g.giveResponseMemory(); m != nil {
+			m.mem = responseMem{resp: Response{Message: Message{Role: RoleAssistant}}}
+			return &m.mem
+		}
+	}
+	return &responseMem{resp: Response{Message: Message{Role: RoleAssistant}}}
+}
+
+// ResponseMemory is the memory of one Response that Collect returns, with
+// room for its first parts, calls and bytes of text and arguments. A
+// stream decoder that allocates, for each stream, memory that its events
+// point into, and never reuses it for another stream, may embed a
+// ResponseMemory there: Collect then returns its Response in it, memory the
+// Response keeps alive anyway, and a short stream costs one allocation,
+// not two. Collect uses it once, the first time it collects the stream,
+// and allocates the Response of any later Collect of the same stream. The
+// zero value is ready to use; its contents are Collect's alone.
+type ResponseMemory struct {
+	mem   responseMem
+	given bool
+}
+
+// giveResponseMemory returns m the first time it is called, for Collect,
+// and nil after that: two Responses in one memory would overwrite each
+// other. A stream has it by embedding a ResponseMemory.
+func (m *ResponseMemory) giveResponseMemory() *ResponseMemory {
+	if m.given {
+		return nil
+	}
+	m.given = true
+	return m
+}
 
 // collectBuffers holds the Buffers of Collect calls that have returned,
 // emptied (Buffer.reset), for the next call: nothing Collect returns

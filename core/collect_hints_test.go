@@ -160,3 +160,70 @@ func TestCollectVouchArgs(t *testing.T) {
 		t.Errorf("error %v does not report the arguments of c3 and c4 as invalid", err)
 	}
 }
+
+// memoryStream is a stream that gives Collect the ResponseMemory it
+// embeds, or, when again is set, gives it every time (which a stream must
+// not do).
+type memoryStream struct {
+	EventStream
+	ResponseMemory
+	again bool
+}
+
+func (s *memoryStream) giveResponseMemory() *ResponseMemory {
+	if s.again {
+		return &s.ResponseMemory
+	}
+	return s.ResponseMemory.giveResponseMemory()
+}
+
+// TestCollectResponseMemory: Collect returns its Response in the memory the
+// stream gives, the same Response it returns without it, and allocates a
+// Response of its own once the stream gives none.
+func TestCollectResponseMemory(t *testing.T) {
+	args := `{"city":"Paris"}`
+	events := []Event{
+		{Kind: EventText, Text: "Let me look.", ID: "resp_1", Model: "m"},
+		{Kind: EventCallStart, Chunk: &Chunk{ID: "c1", Name: "weather"}},
+		{Kind: EventCallEnd, Chunk: &Chunk{ID: "c1", Args: &args}},
+		{Kind: EventCallStart, Chunk: &Chunk{ID: "c2", Name: "time"}},
+		{Kind: EventCallDelta, Chunk: &Chunk{ID: "c2", ArgsDelta: `{"tz":`}},
+		{Kind: EventCallDelta, Chunk: &Chunk{ID: "c2", ArgsDelta: `"UTC"}`}},
+		{Kind: EventUsage, Usage: &Usage{InputTokens: 10, OutputTokens: 20}},
+		{Kind: EventFinish, Finish: FinishToolCalls},
+	}
+	want, wantErr := Collect(SliceStream(events))
+	if wantErr != nil {
+		t.Fatal(wantErr)
+	}
+	s := &memoryStream{EventStream: SliceStream(events)}
+	got, err := Collect(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != &s.mem.resp {
+		t.Error("Collect did not return its Response in the memory the stream gave")
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Response in the stream's memory (-without +with):\n%s", diff)
+	}
+	// The stream is drained: a second Collect gets no memory, reports the
+	// stream as cut off, and leaves the first Response as it was.
+	again, err := Collect(s)
+	if !errors.Is(err, ErrTruncated) {
+		t.Errorf("a second Collect of a drained stream: error %v, want ErrTruncated", err)
+	}
+	if again == got {
+		t.Error("the second Collect used the memory of the first Response")
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("the second Collect changed the first Response (-want +got):\n%s", diff)
+	}
+	// A stream that gives its memory twice breaks the contract: the
+	// second Response overwrites the first, which is why it must not.
+	bad := &memoryStream{EventStream: SliceStream(events), again: true}
+	first, _ := Collect(bad)
+	if _, err := Collect(bad); err == nil || first.Finish == FinishToolCalls {
+		t.Errorf("a Response in memory given twice survived the second Collect: %+v", first)
+	}
+}

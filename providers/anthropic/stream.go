@@ -161,8 +161,12 @@ func (s *stream) reset() {
 
 // reusedStream is the EventStream DecodeStream returns: its decoder goes
 // back to streams once Next returned io.EOF, after which Next returns
-// io.EOF without it.
-type reusedStream struct{ s *stream }
+// io.EOF without it. It holds the Response core.Collect returns, which
+// then costs no allocation of its own.
+type reusedStream struct {
+	s *stream
+	core.ResponseMemory
+}
 
 func (r *reusedStream) Next() (core.Event, error) { return streams.Next(&r.s, (*stream).reset) }
 

@@ -113,6 +113,10 @@ type anStreamDelta struct {
 
 // eventStream decodes a Bedrock stream one frame at a time.
 type eventStream struct {
+	// ResponseMemory holds the Response core.Collect returns, whose
+	// strings point into the stream's arena: it lives as long as the
+	// stream anyway.
+	core.ResponseMemory
 	guard  vendorerr.Guard
 	check  jsonstr.TextCheck
 	fr     frameReader

@@ -200,6 +200,10 @@ type iStep struct {
 }
 
 type interactionStream struct {
+	// ResponseMemory holds the Response core.Collect returns, whose
+	// strings point into the stream's arena: it lives as long as the
+	// stream anyway.
+	core.ResponseMemory
 	a   *Adapter
 	dec sse.Decoder
 	// q stamps the interaction's id and model, once interaction.created

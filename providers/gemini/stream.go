@@ -75,6 +75,9 @@ type streamKeep struct {
 	// holds a thought signature as Gemini sends them (200 to 664 bytes
 	// in the recorded streams) with the ids and names of a few calls.
 	arena [1024]byte
+	// ResponseMemory holds the Response core.Collect returns, whose
+	// strings point into arena: it lives as long as this anyway.
+	core.ResponseMemory
 }
 
 // VouchArgs reports whether args is the very string the last input chunk

@@ -81,6 +81,9 @@ type streamKeep struct {
 	usage core.Usage
 	// arena is the first block of the small strings' arena.
 	arena [512]byte
+	// ResponseMemory holds the Response core.Collect returns, whose
+	// strings point into arena: it lives as long as this anyway.
+	core.ResponseMemory
 }
 
 func (k *streamKeep) Next() (core.Event, error) {

@@ -34,6 +34,10 @@ type callState struct {
 
 type stream struct {
 	sseio.Stream
+	// ResponseMemory holds the Response core.Collect returns, whose
+	// strings point into the stream's storage (first): it lives as long
+	// as the stream anyway.
+	core.ResponseMemory
 	a        *Adapter
 	calls    streamdec.SmallMap[callState] // by item id
 	callIDs  streamdec.SmallMap[struct{}]

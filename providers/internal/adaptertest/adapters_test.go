@@ -325,3 +325,63 @@ func TestGeminiIDsReplayAcrossProviders(t *testing.T) {
 		})
 	}
 }
+
+// hiddenMethods hides a stream's optional methods from core.Collect.
+type hiddenMethods struct{ core.EventStream }
+
+// TestCollectedResponsesOutliveTheirStreams collects, for every built-in
+// adapter, every recorded stream of its protocol and one its own encoder
+// writes, and checks each Response after a second Collect of its drained
+// stream and after every stream was collected once more, read in pieces,
+// against the Response collected with the stream's optional methods
+// hidden: a decoder whose Response memory (core.ResponseMemory) is given
+// twice, or lies in memory a later stream reuses, fails it.
+func TestCollectedResponsesOutliveTheirStreams(t *testing.T) {
+	args := `{"city":"Paris","days":[1,2]}`
+	written := []core.Event{
+		{Kind: core.EventText, Text: "Checking."},
+		{Kind: core.EventCallStart, Chunk: &core.Chunk{Index: 0, HasIndex: true, ID: "call_1", Name: "weather"}},
+		{Kind: core.EventCallDelta, Chunk: &core.Chunk{Index: 0, HasIndex: true, ID: "call_1", ArgsDelta: args}},
+		{Kind: core.EventCallEnd, Chunk: &core.Chunk{Index: 0, HasIndex: true, ID: "call_1"}},
+		{Kind: core.EventUsage, Usage: &core.Usage{InputTokens: 7, OutputTokens: 9}},
+		{Kind: core.EventFinish, Finish: core.FinishToolCalls},
+	}
+	for _, a := range providers.All() {
+		t.Run(a.Name(), func(t *testing.T) {
+			var buf bytes.Buffer
+			if err := a.EncodeStream(&buf, written); err != nil {
+				t.Fatal(err)
+			}
+			bodies := [][]byte{buf.Bytes()}
+			if a.Name() != "ollama" { // no recorded Ollama traffic
+				bodies = append(bodies, adaptertest.RecordedStreams(t, a.Name())...)
+			}
+			type collected struct {
+				resp *core.Response
+				err  string
+			}
+			want := make([]collected, len(bodies))
+			got := make([]collected, len(bodies))
+			for i, body := range bodies {
+				resp, err := core.Collect(hiddenMethods{a.DecodeStream(bytes.NewReader(body))})
+				want[i] = collected{resp, fmt.Sprint(err)}
+			}
+			for i, body := range bodies {
+				s := a.DecodeStream(bytes.NewReader(body))
+				resp, err := core.Collect(s)
+				got[i] = collected{resp, fmt.Sprint(err)}
+				if again, _ := core.Collect(s); again == resp {
+					t.Errorf("body %d: a second Collect of its stream returned the same Response", i)
+				}
+			}
+			for _, body := range bodies {
+				core.Collect(a.DecodeStream(adaptertest.SplitReader(body, 1, 7, 300, 64, 2, 33)))
+			}
+			for i := range bodies {
+				if diff := cmp.Diff(want[i], got[i], cmp.AllowUnexported(collected{})); diff != "" {
+					t.Errorf("body %d, after the later streams (-methods hidden +collected):\n%s", i, diff)
+				}
+			}
+		})
+	}
+}

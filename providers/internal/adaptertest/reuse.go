@@ -24,7 +24,10 @@ type textReuser interface{ ReuseEventText() }
 // A stream that
 // reuses the storage of an event before Collect has taken it, such as that
 // of an earlier event of the same input chunk, fails on bodies with
-// several call events in one input chunk.
+// several call events in one input chunk. Each Response read whole is
+// checked again after a second Collect of its drained stream and after
+// every later body was collected: a stream whose Response memory (see
+// core.ResponseMemory) is given twice or reused fails then.
 func CheckCollectReused(t *testing.T, bodies [][]byte, decode func(io.Reader) core.EventStream) {
 	t.Helper()
 	if s := decode(bytes.NewReader(nil)); s != nil {
@@ -33,11 +36,19 @@ func CheckCollectReused(t *testing.T, bodies [][]byte, decode func(io.Reader) co
 		}
 	}
 	c := keptCollections(t, bodies, decode)
+	whole := make([]*core.Response, len(bodies))
+	errs := make([]error, len(bodies))
 	for i, body := range bodies {
-		resp, err := core.Collect(decode(bytes.NewReader(body)))
-		c.check(i, "read whole", resp, err)
-		resp, err = core.Collect(decode(SplitReader(body, 1, 7, 300, 64, 2, 33)))
+		s := decode(bytes.NewReader(body))
+		whole[i], errs[i] = core.Collect(s)
+		c.check(i, "read whole", whole[i], errs[i])
+		core.Collect(s)
+		c.check(i, "read whole, its stream collected again", whole[i], errs[i])
+		resp, err := core.Collect(decode(SplitReader(body, 1, 7, 300, 64, 2, 33)))
 		c.check(i, "read in pieces", resp, err)
+	}
+	for i := range bodies {
+		c.check(i, "read whole, after every later body", whole[i], errs[i])
 	}
 }
 

@@ -80,6 +80,10 @@ func (c *Codec) newStream(r io.Reader) *stream {
 const jsonSpace = " \t\r\n"
 
 type stream struct {
+	// ResponseMemory holds the Response core.Collect returns, whose
+	// strings point into the stream's arena: it lives as long as the
+	// stream anyway.
+	core.ResponseMemory
 	c  *Codec
 	op string
 	in streamdec.Input
