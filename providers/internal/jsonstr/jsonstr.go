@@ -163,6 +163,60 @@ func QuoteRaw(s string) []byte {
 	return append(out, '"')
 }
 
+// AppendMarshaled appends s as a JSON string literal exactly as
+// encoding/json.Marshal writes a string: quotes, backslashes and control
+// characters escaped (\b, \f, \n, \r and \t by name), <, > and & as
+// \u003c, \u003e and \u0026, U+2028 and U+2029 escaped, and each byte
+// that is not part of valid UTF-8 written as \ufffd. It writes the same
+// bytes as Marshal without its allocations.
+func AppendMarshaled(dst, s []byte) []byte {
+	const hex = "0123456789abcdef"
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+				i++
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				dst = append(dst, '\\', c)
+			case '\b':
+				dst = append(dst, '\\', 'b')
+			case '\f':
+				dst = append(dst, '\\', 'f')
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRune(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			dst = append(append(dst, s[start:i]...), `\ufffd`...)
+		case r == '\u2028' || r == '\u2029':
+			dst = append(append(dst, s[start:i]...), '\\', 'u', '2', '0', '2', hex[r&0xf])
+		default:
+			i += size
+			continue
+		}
+		i += size
+		start = i
+	}
+	return append(append(dst, s[start:]...), '"')
+}
+
 // RawString is a JSON string decoded with UnquoteRaw: bytes that are not
 // UTF-8 are kept, for CheckText to refuse, instead of becoming U+FFFD.
 type RawString string

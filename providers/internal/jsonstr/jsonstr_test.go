@@ -113,6 +113,28 @@ func TestQuoteRawRoundTrip(t *testing.T) {
 	})
 }
 
+// TestAppendMarshaledLikeMarshal checks that AppendMarshaled writes the
+// bytes encoding/json.Marshal writes for the same string, for strings
+// drawn from the bytes each of its escapes handles, and appends to what
+// dst held.
+func TestAppendMarshaledLikeMarshal(t *testing.T) {
+	for _, s := range []string{"", `a"b\c`, "\b\f\n\r\t\x00\x1f\x7f", "<a&b>", "\u2028\u2029\u2027", "\xff\xe2\x80", "é日\U0001F600", "\xed\xa0\x80"} {
+		want, _ := json.Marshal(s)
+		if got := AppendMarshaled(nil, []byte(s)); string(got) != string(want) {
+			t.Errorf("AppendMarshaled(%q) = %s, want %s", s, got, want)
+		}
+	}
+	alphabet := []byte("a\"\\<>&\b\f\n\r\t\x00\x1f\x7f\xff\xe2\x80\xa8\xa9\xc3\xa9\xf0\x9f\x98\x80")
+	rapid.Check(t, func(t *rapid.T) {
+		s := rapid.SliceOf(rapid.OneOf(rapid.SampledFrom(alphabet), rapid.Byte())).Draw(t, "bytes")
+		prefix := rapid.StringN(0, 3, -1).Draw(t, "prefix")
+		want, _ := json.Marshal(string(s))
+		if got := AppendMarshaled([]byte(prefix), s); string(got) != prefix+string(want) {
+			t.Fatalf("AppendMarshaled(%q, %q) = %s, want %s%s", prefix, s, got, prefix, want)
+		}
+	})
+}
+
 func FuzzUnquoteRaw(f *testing.F) {
 	for _, s := range []string{`""`, `"a\u00e9\ud83d\ude00"`, `"\`, `"\u12"`, "\"\xe2\x82\"", `"\ud83d\u0041"`} {
 		f.Add([]byte(s))
