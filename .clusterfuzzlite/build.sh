@@ -284,6 +284,7 @@ fuzzer providers/bedrock FuzzFastPath
 fuzzer providers/cohere FuzzDecodeResponse
 fuzzer providers/cohere FuzzDecodeStream
 fuzzer providers/cohere FuzzFastPath
+fuzzer providers/gemini FuzzArgTree
 fuzzer providers/gemini FuzzArrayForm
 fuzzer providers/gemini FuzzDecodeInteractionStream
 fuzzer providers/gemini FuzzDecodeResponse

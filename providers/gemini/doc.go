@@ -63,9 +63,12 @@
 //
 // Vertex streamed arguments (streamFunctionCallArguments: partialArgs
 // pieces with a JSON path and willContinue) are assembled by the decoder
-// into one object, bounded (DefaultMaxArgsSize), and emitted whole at the
-// call's end; a call still open when the stream ends, or when another named
-// call starts, never ends (B09-B11).
+// into one object, bounded (DefaultMaxArgsSize, and core.MaxDepth segments
+// of path), and emitted whole at the call's end; a call still open when the
+// stream ends, or when another named call starts, never ends (B09-B11).
+// The pieces are kept in a store the decoder reuses for its calls and,
+// pooled, for later streams: a call's pieces cost no allocation of their
+// own once it has grown, only the string of the arguments kept.
 //
 // EncodeStream documents its normal form: plan becomes text, a call is
 // written whole at its end event, a call without an end is not written.

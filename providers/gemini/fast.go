@@ -32,6 +32,9 @@ type fastStore struct {
 	pargsBuf [2]wirePartialArg
 	textsBuf [4]string
 	boolsBuf [2]bool
+	// pieces holds the unescaped paths and string values of the chunk's
+	// partialArgs pieces that hold escapes (see pieceText).
+	pieces []byte
 	// strs holds the bytes of small strings and the buffer strings are
 	// unescaped into, first in the stream's keep and in scratch.
 	strs    jsonscan.Strings
@@ -72,7 +75,7 @@ func (s *stream) fastResponse(data []byte) (*wireResponse, bool) {
 		f.texts, f.bools = f.textsBuf[:0], f.boolsBuf[:0]
 	}
 	f.parts, f.calls, f.pargs = f.parts[:0], f.calls[:0], f.pargs[:0]
-	f.texts, f.bools = f.texts[:0], f.bools[:0]
+	f.texts, f.bools, f.pieces = f.texts[:0], f.bools[:0], f.pieces[:0]
 	p := jsonscan.New(data)
 	if !f.response(&p) || !p.End() {
 		return nil, false
@@ -269,13 +272,13 @@ func (f *fastStore) partialArg(p *jsonscan.Scanner) bool {
 	ok := p.Object(fastPartialNames[:5], fastPartialNames, func(k int) bool {
 		switch k {
 		case 0: // jsonPath
-			v, ok := f.text(p)
+			v, ok := f.pieceText(p)
 			if !ok {
 				return false
 			}
 			pa.JSONPath = v
 		case 1: // stringValue
-			v, ok := f.text(p)
+			v, ok := f.pieceText(p)
 			if !ok {
 				return false
 			}
@@ -306,6 +309,27 @@ func (f *fastStore) partialArg(p *jsonscan.Scanner) bool {
 		f.pargs = append(f.pargs, pa)
 	}
 	return ok
+}
+
+// pieceText is text for the path and string value of a partialArgs
+// piece, which the call's argTree copies what it keeps of: a view of the
+// chunk's bytes or, when it holds escapes, of its value unescaped into
+// pieces, valid until the next chunk.
+func (f *fastStore) pieceText(p *jsonscan.Scanner) (string, bool) {
+	raw, esc, ok := p.Str()
+	if !ok {
+		return "", false
+	}
+	v, ok := f.strs.Unescaped(raw, esc)
+	if !ok {
+		return "", false
+	}
+	if esc {
+		n := len(f.pieces)
+		f.pieces = append(f.pieces, v...)
+		v = f.pieces[n:]
+	}
+	return unsafe.String(unsafe.SliceData(v), len(v)), true
 }
 
 // keep returns a pointer to a copy of v in the chunk's storage.

@@ -10,32 +10,92 @@ import (
 
 	"github.com/toolconform/conform/core"
 	"github.com/toolconform/conform/providers/internal/jsonscan"
+	"github.com/toolconform/conform/providers/internal/jsonstr"
 )
 
 // argTree assembles a call's arguments: whole, as args sent them, or from
 // Vertex partialArgs pieces, keeping keys in arrival order, so the JSON it
-// writes reads as the model wrote it. The zero tree with max set holds the
-// empty object; the tree of pieces is built only when a piece comes.
+// writes reads as the model wrote it. The zero tree with max and st set
+// holds the empty object; the tree of pieces is built in st, the stream's
+// argStore, only when a piece comes.
 type argTree struct {
-	// root is the tree of partialArgs pieces, nil before the first.
-	root *argNode
+	// pieces is set once a piece came: st.nodes[0] is then the root.
+	pieces bool
 	// whole holds args sent whole, compacted, when hasWhole is set; it
 	// replaces any tree.
 	whole    string
 	hasWhole bool
 	max      int
 	size     int
-	lastPath string
-	lastCont bool // the last piece of lastPath had willContinue
+	lastCont bool // the last piece, of path st.lastPath, had willContinue
+	st       *argStore
 }
 
+// argStore holds the tree of the one call whose pieces are coming: its
+// nodes, the bytes of their keys and values, and the path of its last
+// piece. A stream keeps one for all its calls and a pooled decoder for
+// the streams that follow (keep), so that pieces cost no allocation once
+// it has grown to the size of the arguments.
+type argStore struct {
+	nodes []argNode
+	// data holds keys and values; a string value owns data[off:off+c]
+	// and grows in place while it fits or ends data, else moves to the
+	// end with twice its length, so data stays within a few times the
+	// bytes kept.
+	data     []byte
+	lastPath []byte
+	// index finds the members of containers with more than indexFrom
+	// of them; its keys view data, which is never written where a key
+	// is until the store is reset, and reset clears it.
+	index map[memberKey]int
+	// out is where the tree is written for a call id made from it.
+	out []byte
+}
+
+// argNode is one value of the tree. Nodes refer to each other by their
+// position in argStore.nodes.
 type argNode struct {
-	kind   byte // 'o' object, 'a' array, 's' string, 'v' raw scalar
-	keys   []string
-	fields map[string]*argNode
-	elems  []*argNode
-	str    []byte
-	raw    json.RawMessage
+	kind byte // 'o' object, 'a' array, 's' string, 'v' raw scalar
+	// off, n and c place a string's or scalar's bytes in data: n bytes
+	// at off, with room for c.
+	off, n, c int
+	// koff and kn place an object member's key in data.
+	koff, kn int
+	// first and last are a container's first and last child, count its
+	// children, next the following sibling; -1 for none.
+	first, last, count, next int
+}
+
+// memberKey is the key of index: a container and the key or position of
+// one of its members.
+type memberKey struct {
+	parent, index int
+	key           string
+}
+
+// indexFrom is the number of members past which a container's are found
+// through index rather than by a walk of its children.
+const indexFrom = 8
+
+// storeKeepSize bounds the bytes of keys and values, and the nodes, an
+// argStore keeps for the next stream of a pooled decoder.
+const storeKeepSize = 64 << 10
+
+// keep returns the store for the next stream of a pooled decoder: emptied,
+// its buffers kept while they are small.
+func (st *argStore) keep() argStore {
+	if cap(st.data) > storeKeepSize || cap(st.out) > storeKeepSize || cap(st.lastPath) > storeKeepSize || cap(st.nodes) > storeKeepSize/int(unsafe.Sizeof(argNode{})) || len(st.index) > storeKeepSize/64 {
+		return argStore{}
+	}
+	clear(st.index)
+	return argStore{nodes: st.nodes[:0], data: st.data[:0], lastPath: st.lastPath[:0], index: st.index, out: st.out[:0]}
+}
+
+// begin empties the store for a new tree, whose root is an empty object.
+func (st *argStore) begin() {
+	clear(st.index)
+	st.nodes = append(st.nodes[:0], argNode{kind: 'o', first: -1, last: -1, next: -1})
+	st.data = st.data[:0]
 }
 
 // apply merges one functionCall part's args (replacing everything) and
@@ -68,9 +128,10 @@ func (t *argTree) apply(fc *wireFunctionCall, strs *jsonscan.Strings, view *[]by
 			*view = append(*view, c...)
 			whole = unsafe.String(unsafe.SliceData((*view)[n:]), len(c))
 		}
-		t.root, t.whole, t.hasWhole, t.size = nil, whole, true, len(c)
+		t.pieces, t.whole, t.hasWhole, t.size = false, whole, true, len(c)
 	}
-	for i, pa := range fc.PartialArgs {
+	for i := range fc.PartialArgs {
+		pa := &fc.PartialArgs[i]
 		if err := t.piece(pa); err != nil {
 			return fmt.Errorf("partialArgs[%d] (%s): %w", i, pa.JSONPath, err)
 		}
@@ -84,230 +145,430 @@ type pathSeg struct {
 	isIdx bool
 }
 
-// parsePath reads the JSON Path subset partialArgs use: $ followed by
-// .name, ['name'] or [n] segments.
-func parsePath(p string) ([]pathSeg, error) {
-	if !strings.HasPrefix(p, "$") {
-		return nil, fmt.Errorf("%w: jsonPath %q does not start with $", core.ErrMalformed, p)
-	}
-	var segs []pathSeg
-	i := 1
-	for i < len(p) {
-		switch p[i] {
-		case '.':
-			j := i + 1
-			for j < len(p) && p[j] != '.' && p[j] != '[' {
-				j++
-			}
-			if j == i+1 {
-				return nil, fmt.Errorf("%w: empty name in jsonPath %q", core.ErrMalformed, p)
-			}
-			segs = append(segs, pathSeg{key: p[i+1 : j]})
-			i = j
-		case '[':
-			end := strings.IndexByte(p[i:], ']')
-			if end < 0 {
-				return nil, fmt.Errorf("%w: unclosed [ in jsonPath %q", core.ErrMalformed, p)
-			}
-			in := p[i+1 : i+end]
-			if len(in) >= 2 && (in[0] == '\'' || in[0] == '"') && in[len(in)-1] == in[0] {
-				segs = append(segs, pathSeg{key: in[1 : len(in)-1]})
-			} else {
-				n, err := strconv.Atoi(in)
-				if err != nil || n < 0 {
-					return nil, fmt.Errorf("%w: bad index %q in jsonPath %q", core.ErrMalformed, in, p)
-				}
-				segs = append(segs, pathSeg{index: n, isIdx: true})
-			}
-			i += end + 1
-		default:
-			return nil, fmt.Errorf("%w: unexpected %q in jsonPath %q", core.ErrMalformed, p[i], p)
-		}
-	}
-	if len(segs) == 0 {
-		return nil, fmt.Errorf("%w: jsonPath %q names the root, not an argument", core.ErrMalformed, p)
-	}
-	return segs, nil
+// pathIter reads the JSON Path subset partialArgs use, $ followed by
+// .name, ['name'] or [n] segments, one segment at a time; keys are views
+// of the path.
+type pathIter struct {
+	p string
+	i int
 }
 
-func (t *argTree) piece(pa wirePartialArg) error {
-	segs, err := parsePath(pa.JSONPath)
-	if err != nil {
+// more reports whether a segment follows.
+func (it *pathIter) more() bool { return it.i < len(it.p) }
+
+// next reads the next segment.
+func (it *pathIter) next() (pathSeg, error) {
+	p, i := it.p, it.i
+	switch p[i] {
+	case '.':
+		j := i + 1
+		for j < len(p) && p[j] != '.' && p[j] != '[' {
+			j++
+		}
+		if j == i+1 {
+			return pathSeg{}, fmt.Errorf("%w: empty name in jsonPath %q", core.ErrMalformed, p)
+		}
+		it.i = j
+		return pathSeg{key: p[i+1 : j]}, nil
+	case '[':
+		end := strings.IndexByte(p[i:], ']')
+		if end < 0 {
+			return pathSeg{}, fmt.Errorf("%w: unclosed [ in jsonPath %q", core.ErrMalformed, p)
+		}
+		in := p[i+1 : i+end]
+		it.i = i + end + 1
+		if len(in) >= 2 && (in[0] == '\'' || in[0] == '"') && in[len(in)-1] == in[0] {
+			return pathSeg{key: in[1 : len(in)-1]}, nil
+		}
+		n, err := strconv.Atoi(in)
+		if err != nil || n < 0 {
+			return pathSeg{}, fmt.Errorf("%w: bad index %q in jsonPath %q", core.ErrMalformed, in, p)
+		}
+		return pathSeg{index: n, isIdx: true}, nil
+	}
+	return pathSeg{}, fmt.Errorf("%w: unexpected %q in jsonPath %q", core.ErrMalformed, p[i], p)
+}
+
+// checkPath reads the whole path p and returns its number of segments,
+// at least one and at most core.MaxDepth: the tree a path builds nests
+// as deep as the path is long.
+func checkPath(p string) (int, error) {
+	if !strings.HasPrefix(p, "$") {
+		return 0, fmt.Errorf("%w: jsonPath %q does not start with $", core.ErrMalformed, p)
+	}
+	it := pathIter{p: p, i: 1}
+	n := 0
+	for it.more() {
+		if _, err := it.next(); err != nil {
+			return 0, err
+		}
+		n++
+	}
+	switch {
+	case n == 0:
+		return 0, fmt.Errorf("%w: jsonPath %q names the root, not an argument", core.ErrMalformed, p)
+	case n > core.MaxDepth:
+		return 0, fmt.Errorf("%w: jsonPath of %d segments nests deeper than %d", core.ErrTooDeep, n, core.MaxDepth)
+	}
+	return n, nil
+}
+
+func (t *argTree) piece(pa *wirePartialArg) error {
+	if _, err := checkPath(pa.JSONPath); err != nil {
 		return err
 	}
 	if t.hasWhole {
 		return fmt.Errorf("%w: partialArgs after complete args", core.ErrMalformed)
 	}
-	if t.root == nil {
-		t.root = newNode('o')
+	st := t.st
+	if !t.pieces {
+		st.begin()
+		t.pieces = true
 	}
-	cur := t.root
-	for i, sg := range segs[:len(segs)-1] {
+	// The path is valid: its segments read without error.
+	it := pathIter{p: pa.JSONPath, i: 1}
+	cur := 0
+	sg, _ := it.next()
+	for it.more() {
+		nx, _ := it.next()
 		want := byte('o')
-		if segs[i+1].isIdx {
+		if nx.isIdx {
 			want = 'a'
 		}
-		cur, err = t.child(cur, sg, want)
-		if err != nil {
+		var err error
+		if cur, err = t.child(cur, sg, want); err != nil {
 			return err
 		}
+		sg = nx
 	}
-	lastSeg := segs[len(segs)-1]
-	cont := t.lastPath == pa.JSONPath && t.lastCont
-	t.lastPath, t.lastCont = pa.JSONPath, pa.WillContinue
+	cont := t.lastCont && string(st.lastPath) == pa.JSONPath
+	st.lastPath, t.lastCont = append(st.lastPath[:0], pa.JSONPath...), pa.WillContinue
 	switch {
 	case pa.StringValue != nil:
+		v := *pa.StringValue
 		if cont {
-			n, err := t.child(cur, lastSeg, 's')
+			n, err := t.child(cur, sg, 's')
 			if err != nil {
 				return err
 			}
-			t.size += len(*pa.StringValue)
-			n.str = append(n.str, *pa.StringValue...)
+			t.size += len(v)
+			st.appendString(n, v)
 		} else {
-			if err := t.set(cur, lastSeg, &argNode{kind: 's', str: []byte(*pa.StringValue)}); err != nil {
+			n, err := t.set(cur, sg, 's')
+			if err != nil {
 				return err
 			}
-			t.size += len(*pa.StringValue) + 2
+			st.setValue(n, v)
+			t.size += len(v) + 2
 		}
 	case pa.NumberValue != nil:
-		var n json.Number
-		if err := json.Unmarshal(pa.NumberValue, &n); err != nil {
-			return fmt.Errorf("%w: numberValue: %v", core.ErrMalformed, err)
-		}
-		if err := t.set(cur, lastSeg, &argNode{kind: 'v', raw: json.RawMessage(n.String())}); err != nil {
+		num, err := numberText(pa.NumberValue)
+		if err != nil {
 			return err
 		}
-		t.size += len(n)
+		n, err := t.set(cur, sg, 'v')
+		if err != nil {
+			return err
+		}
+		st.setValue(n, num)
+		t.size += len(num)
 	case pa.BoolValue != nil:
-		if err := t.set(cur, lastSeg, &argNode{kind: 'v', raw: json.RawMessage(strconv.FormatBool(*pa.BoolValue))}); err != nil {
+		n, err := t.set(cur, sg, 'v')
+		if err != nil {
 			return err
 		}
+		st.setValue(n, strconv.FormatBool(*pa.BoolValue))
 		t.size += 5
 	case pa.NullValue != nil:
-		if err := t.set(cur, lastSeg, &argNode{kind: 'v', raw: json.RawMessage("null")}); err != nil {
+		n, err := t.set(cur, sg, 'v')
+		if err != nil {
 			return err
 		}
+		st.setValue(n, "null")
 		t.size += 4
 	default:
 		// A piece without a value only marks the path.
 	}
-	t.size += len(lastSeg.key) + 4
+	t.size += len(sg.key) + 4
 	if t.size > t.max {
 		return fmt.Errorf("%w: arguments exceed %d bytes", core.ErrTooLarge, t.max)
 	}
 	return nil
 }
 
-// child returns the node at sg under cur, creating it with kind want.
-func (t *argTree) child(cur *argNode, sg pathSeg, want byte) (*argNode, error) {
-	if sg.isIdx {
-		if cur.kind != 'a' {
-			return nil, fmt.Errorf("%w: index [%d] into a non-array", core.ErrMalformed, sg.index)
-		}
-		switch {
-		case sg.index < len(cur.elems):
-			n := cur.elems[sg.index]
-			if n.kind != want {
-				return nil, fmt.Errorf("%w: element [%d] changes type", core.ErrMalformed, sg.index)
-			}
-			return n, nil
-		case sg.index == len(cur.elems):
-			n := newNode(want)
-			cur.elems = append(cur.elems, n)
-			return n, nil
-		}
-		return nil, fmt.Errorf("%w: index [%d] skips elements (array has %d)", core.ErrMalformed, sg.index, len(cur.elems))
+// numberText returns the text of a numberValue: the value itself when it
+// is a JSON number, else what encoding/json reads into a json.Number (a
+// string holding a number, or nothing for null).
+func numberText(raw json.RawMessage) (string, error) {
+	if jsonNumber(raw) {
+		return unsafe.String(unsafe.SliceData(raw), len(raw)), nil
 	}
-	if cur.kind != 'o' {
-		return nil, fmt.Errorf("%w: member %q of a non-object", core.ErrMalformed, sg.key)
+	var n json.Number
+	if err := json.Unmarshal(raw, &n); err != nil {
+		return "", fmt.Errorf("%w: numberValue: %v", core.ErrMalformed, err)
 	}
-	if n, ok := cur.fields[sg.key]; ok {
-		if n.kind != want {
-			return nil, fmt.Errorf("%w: member %q changes type", core.ErrMalformed, sg.key)
-		}
-		return n, nil
-	}
-	n := newNode(want)
-	cur.keys = append(cur.keys, sg.key)
-	cur.fields[sg.key] = n
-	return n, nil
+	return n.String(), nil
 }
 
-func newNode(kind byte) *argNode {
-	n := &argNode{kind: kind}
-	if kind == 'o' {
-		n.fields = map[string]*argNode{}
+// jsonNumber reports whether b is exactly one JSON number (RFC 8259 §6).
+func jsonNumber(b []byte) bool {
+	i := 0
+	if i < len(b) && b[i] == '-' {
+		i++
+	}
+	switch {
+	case i == len(b):
+		return false
+	case b[i] == '0':
+		i++
+	case b[i] >= '1' && b[i] <= '9':
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+		}
+	default:
+		return false
+	}
+	if i < len(b) && b[i] == '.' {
+		i++
+		from := i
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+		}
+		if i == from {
+			return false
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		from := i
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+		}
+		if i == from {
+			return false
+		}
+	}
+	return i == len(b)
+}
+
+// find returns the member sg of container cur, or -1.
+func (st *argStore) find(cur int, sg pathSeg) int {
+	c := &st.nodes[cur]
+	if c.count > indexFrom {
+		if n, ok := st.index[memberKey{parent: cur, index: sg.index, key: sg.key}]; ok {
+			return n
+		}
+		return -1
+	}
+	if sg.isIdx {
+		if sg.index >= c.count {
+			return -1
+		}
+		n := c.first
+		for range sg.index {
+			n = st.nodes[n].next
+		}
+		return n
+	}
+	if l := c.last; l >= 0 && st.key(l) == sg.key {
+		return l
+	}
+	for n := c.first; n >= 0; n = st.nodes[n].next {
+		if st.key(n) == sg.key {
+			return n
+		}
+	}
+	return -1
+}
+
+// key returns the key of member n as a view of data.
+func (st *argStore) key(n int) string {
+	nd := &st.nodes[n]
+	return unsafe.String(unsafe.SliceData(st.data[nd.koff:]), nd.kn)
+}
+
+// add appends a member sg of kind to container cur and returns it.
+func (st *argStore) add(cur int, sg pathSeg, kind byte) int {
+	n := len(st.nodes)
+	nd := argNode{kind: kind, first: -1, last: -1, next: -1}
+	if !sg.isIdx {
+		nd.koff, nd.kn = len(st.data), len(sg.key)
+		st.data = append(st.data, sg.key...)
+	}
+	st.nodes = append(st.nodes, nd)
+	c := &st.nodes[cur]
+	if c.last >= 0 {
+		st.nodes[c.last].next = n
+	} else {
+		c.first = n
+	}
+	c.last = n
+	c.count++
+	switch {
+	case c.count == indexFrom+1:
+		// Index every member from now on.
+		if st.index == nil {
+			st.index = map[memberKey]int{}
+		}
+		i := 0
+		for m := c.first; m >= 0; m = st.nodes[m].next {
+			st.index[st.memberKey(cur, m, i)] = m
+			i++
+		}
+	case c.count > indexFrom:
+		st.index[st.memberKey(cur, n, c.count-1)] = n
 	}
 	return n
 }
 
-// set puts a value at sg under cur, replacing what was there.
-func (t *argTree) set(cur *argNode, sg pathSeg, v *argNode) error {
-	if sg.isIdx {
-		if cur.kind != 'a' {
-			return fmt.Errorf("%w: index [%d] into a non-array", core.ErrMalformed, sg.index)
-		}
-		switch {
-		case sg.index < len(cur.elems):
-			cur.elems[sg.index] = v
-		case sg.index == len(cur.elems):
-			cur.elems = append(cur.elems, v)
-		default:
-			return fmt.Errorf("%w: index [%d] skips elements (array has %d)", core.ErrMalformed, sg.index, len(cur.elems))
-		}
-		return nil
+// memberKey returns the index key of member m, the i-th of container
+// cur.
+func (st *argStore) memberKey(cur, m, i int) memberKey {
+	if st.nodes[cur].kind == 'a' {
+		return memberKey{parent: cur, index: i}
 	}
-	if cur.kind != 'o' {
+	return memberKey{parent: cur, key: st.key(m)}
+}
+
+// child returns the node at sg under cur, creating it with kind want.
+func (t *argTree) child(cur int, sg pathSeg, want byte) (int, error) {
+	st := t.st
+	if err := t.container(cur, sg); err != nil {
+		return 0, err
+	}
+	n := st.find(cur, sg)
+	switch {
+	case n >= 0:
+		if st.nodes[n].kind != want {
+			if sg.isIdx {
+				return 0, fmt.Errorf("%w: element [%d] changes type", core.ErrMalformed, sg.index)
+			}
+			return 0, fmt.Errorf("%w: member %q changes type", core.ErrMalformed, sg.key)
+		}
+		return n, nil
+	case sg.isIdx && sg.index > st.nodes[cur].count:
+		return 0, fmt.Errorf("%w: index [%d] skips elements (array has %d)", core.ErrMalformed, sg.index, st.nodes[cur].count)
+	}
+	return st.add(cur, sg, want), nil
+}
+
+// container checks that cur is the kind of container sg names a member
+// of.
+func (t *argTree) container(cur int, sg pathSeg) error {
+	kind := t.st.nodes[cur].kind
+	switch {
+	case sg.isIdx && kind != 'a':
+		return fmt.Errorf("%w: index [%d] into a non-array", core.ErrMalformed, sg.index)
+	case !sg.isIdx && kind != 'o':
 		return fmt.Errorf("%w: member %q of a non-object", core.ErrMalformed, sg.key)
 	}
-	if _, ok := cur.fields[sg.key]; !ok {
-		cur.keys = append(cur.keys, sg.key)
-	}
-	cur.fields[sg.key] = v
 	return nil
 }
 
-// json writes the assembled arguments.
-func (t *argTree) json() string {
-	switch {
-	case t.hasWhole:
-		return t.whole
-	case t.root == nil:
-		return "{}"
+// set makes the node at sg under cur a value of kind, empty, replacing
+// what was there, and returns it.
+func (t *argTree) set(cur int, sg pathSeg, kind byte) (int, error) {
+	st := t.st
+	if err := t.container(cur, sg); err != nil {
+		return 0, err
 	}
-	var b bytes.Buffer
-	t.root.write(&b)
-	return b.String()
+	n := st.find(cur, sg)
+	switch {
+	case n >= 0:
+		nd := &st.nodes[n]
+		nd.kind, nd.off, nd.n, nd.c = kind, 0, 0, 0
+		nd.first, nd.last, nd.count = -1, -1, 0
+		return n, nil
+	case sg.isIdx && sg.index > st.nodes[cur].count:
+		return 0, fmt.Errorf("%w: index [%d] skips elements (array has %d)", core.ErrMalformed, sg.index, st.nodes[cur].count)
+	}
+	return st.add(cur, sg, kind), nil
 }
 
-func (n *argNode) write(b *bytes.Buffer) {
-	switch n.kind {
-	case 'o':
-		b.WriteByte('{')
-		for i, k := range n.keys {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			kb, _ := json.Marshal(k)
-			b.Write(kb)
-			b.WriteByte(':')
-			n.fields[k].write(b)
-		}
-		b.WriteByte('}')
-	case 'a':
-		b.WriteByte('[')
-		for i, e := range n.elems {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			e.write(b)
-		}
-		b.WriteByte(']')
-	case 's':
-		sb, _ := json.Marshal(string(n.str))
-		b.Write(sb)
+// setValue gives the empty value node n the bytes v, with no room to
+// grow.
+func (st *argStore) setValue(n int, v string) {
+	nd := &st.nodes[n]
+	nd.off, nd.n, nd.c = len(st.data), len(v), len(v)
+	st.data = append(st.data, v...)
+}
+
+// appendString appends v to the string node n.
+func (st *argStore) appendString(n int, v string) {
+	nd := &st.nodes[n]
+	need := nd.n + len(v)
+	switch {
+	case need <= nd.c:
+	case nd.off+nd.c == len(st.data):
+		// The string ends data: grow it there.
+		st.data = append(st.data, v[:need-nd.c]...)
+		nd.c = need
 	default:
-		b.Write(n.raw)
+		// Move it to the end, with room to double.
+		c := max(2*need, 16)
+		off := len(st.data)
+		st.data = append(st.data, st.data[nd.off:nd.off+nd.n]...)
+		st.data = append(st.data, make([]byte, c-nd.n)...)
+		nd.off, nd.c = off, c
 	}
+	copy(st.data[nd.off+nd.n:], v)
+	nd.n = need
+}
+
+// appendJSON appends the assembled arguments to dst.
+func (t *argTree) appendJSON(dst []byte) []byte {
+	switch {
+	case t.hasWhole:
+		return append(dst, t.whole...)
+	case !t.pieces:
+		return append(dst, "{}"...)
+	}
+	return t.st.write(dst, 0)
+}
+
+// write appends node n as JSON to dst. Its recursion is as deep as the
+// tree, which checkPath bounds by core.MaxDepth.
+func (st *argStore) write(dst []byte, n int) []byte {
+	nd := &st.nodes[n]
+	switch nd.kind {
+	case 'o', 'a':
+		open, close := byte('{'), byte('}')
+		if nd.kind == 'a' {
+			open, close = '[', ']'
+		}
+		dst = append(dst, open)
+		for m := nd.first; m >= 0; m = st.nodes[m].next {
+			if m != nd.first {
+				dst = append(dst, ',')
+			}
+			if nd.kind == 'o' {
+				mn := &st.nodes[m]
+				dst = jsonstr.AppendMarshaled(dst, st.data[mn.koff:mn.koff+mn.kn])
+				dst = append(dst, ':')
+			}
+			dst = st.write(dst, m)
+		}
+		return append(dst, close)
+	case 's':
+		return jsonstr.AppendMarshaled(dst, st.data[nd.off:nd.off+nd.n])
+	}
+	return append(dst, st.data[nd.off:nd.off+nd.n]...)
+}
+
+// json returns the assembled arguments as a string of their own.
+func (t *argTree) json() string {
+	if t.hasWhole {
+		return t.whole
+	}
+	return string(t.scratchJSON())
+}
+
+// scratchJSON returns the assembled arguments written into the store's
+// buffer, valid until the next call.
+func (t *argTree) scratchJSON() json.RawMessage {
+	t.st.out = t.appendJSON(t.st.out[:0])
+	return t.st.out
 }

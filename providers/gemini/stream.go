@@ -100,11 +100,12 @@ func (k *streamKeep) ReuseEventText() {
 func (k *streamKeep) Next() (core.Event, error) { return streams.Next(&k.s, (*stream).reset) }
 
 // reset empties a decoder for the next stream, keeping only its frame
-// buffer (see frames.keep).
+// buffer and its argument store while they are small (see frames.keep
+// and argStore.keep).
 func (s *stream) reset() {
-	buf := s.frames.keep()
+	buf, args := s.frames.keep(), s.argStore.keep()
 	*s = stream{}
-	s.frames.buf = buf
+	s.frames.buf, s.argStore = buf, args
 }
 
 const streamOp = "gemini: decode stream"
@@ -167,6 +168,8 @@ type stream struct {
 	// open is the call whose parts are still coming (cur), or nil.
 	open *openCall
 	cur  openCall
+	// argStore holds the tree of partialArgs pieces of the open call.
+	argStore argStore
 	// evBuf is the first storage of q, which a chunk's events seldom
 	// outgrow. usedCalls counts the calls given chunks: the keep's
 	// firstCalls, then moreCalls, the rest of a block of later calls'.
@@ -560,7 +563,7 @@ func (s *stream) functionCall(fc *wireFunctionCall, sig string) error {
 	// without an end, so the Buffer reports it incomplete.
 	s.abandon()
 	oc := &s.cur
-	*oc = openCall{id: fc.ID, name: fc.Name, sig: sig, k: s.calls, args: argTree{max: s.a.maxArgs}}
+	*oc = openCall{id: fc.ID, name: fc.Name, sig: sig, k: s.calls, args: argTree{max: s.a.maxArgs, st: &s.argStore}}
 	if oc.id == "" && s.respID != "" {
 		oc.id = callID(&s.fast.strs, s.respID, fc.Name, nil, oc.k)
 	}
@@ -610,7 +613,7 @@ func (s *stream) chunkCall() *callChunks {
 // when it has none yet.
 func (s *stream) start(oc *openCall) {
 	if oc.id == "" {
-		oc.id = callID(&s.fast.strs, s.respID, oc.name, json.RawMessage(oc.args.json()), oc.k)
+		oc.id = callID(&s.fast.strs, s.respID, oc.name, oc.args.scratchJSON(), oc.k)
 	}
 	oc.started = true
 	switch {
@@ -653,7 +656,7 @@ func (s *stream) end() {
 		ev = s.chunkCall()
 	}
 	ev.args = oc.args.json()
-	if oc.args.hasWhole || oc.args.root == nil {
+	if !oc.args.pieces {
 		s.vouched.Add(ev.args)
 	}
 	ev.end = core.Chunk{ID: oc.id, Done: true, Args: &ev.args}
