@@ -15,7 +15,9 @@ import (
 
 // argTree assembles a call's arguments: whole, as args sent them, or from
 // Vertex partialArgs pieces, keeping keys in arrival order, so the JSON it
-// writes reads as the model wrote it. The zero tree with max and st set
+// writes reads as the model wrote it. What it writes from pieces is always
+// one JSON value in well-formed UTF-8: numbers are checked, keys and
+// strings written as encoding/json writes them. The zero tree with max and st set
 // holds the empty object; the tree of pieces is built in st, the stream's
 // argStore, only when a piece comes.
 type argTree struct {
@@ -261,7 +263,9 @@ func (t *argTree) piece(pa *wirePartialArg) error {
 			st.setValue(n, v)
 			t.size += len(v) + 2
 		}
-	case pa.NumberValue != nil:
+	case pa.NumberValue != nil && string(pa.NumberValue) != "null":
+		// numberValue null is no value, as stringValue and boolValue null
+		// are (encoding/json leaves their pointers nil).
 		num, err := numberText(pa.NumberValue)
 		if err != nil {
 			return err
@@ -296,9 +300,9 @@ func (t *argTree) piece(pa *wirePartialArg) error {
 	return nil
 }
 
-// numberText returns the text of a numberValue: the value itself when it
-// is a JSON number, else what encoding/json reads into a json.Number (a
-// string holding a number, or nothing for null).
+// numberText returns the text of a numberValue other than null: the value
+// itself when it is a JSON number, else what encoding/json reads into a
+// json.Number (a string holding a number).
 func numberText(raw json.RawMessage) (string, error) {
 	if jsonNumber(raw) {
 		return unsafe.String(unsafe.SliceData(raw), len(raw)), nil

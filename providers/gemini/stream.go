@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/toolconform/conform/core"
 	"github.com/toolconform/conform/providers/internal/jsonstr"
@@ -89,8 +90,9 @@ func (k *streamKeep) VouchArgs(args string) bool { return k.s != nil && k.s.vouc
 // chunk, the storage of the call chunks it gave, of their arguments and
 // of its events' text (see core.Collect), which it then takes from the
 // decoder instead of keeping: the arguments of a call sent whole and
-// ended in one chunk, and the text of a part the fast path decodes, are
-// views of that chunk's bytes.
+// ended in one chunk, those assembled from partialArgs pieces, and the
+// text of a part the fast path decodes, are views of that chunk's bytes
+// or of a buffer reused for the next.
 func (k *streamKeep) ReuseEventText() {
 	if s := k.s; s != nil {
 		s.reuse, s.fast.view = true, &s.chunkArgs
@@ -184,13 +186,15 @@ type stream struct {
 	// ended that are one JSON value in well-formed UTF-8: sent whole and
 	// checked by the chunk's decoding (either path; the text check then
 	// refuses any byte that is not UTF-8 before the event is returned),
+	// assembled from partialArgs pieces (argTree writes only such text),
 	// or no arguments at all ("{}").
 	vouched streamdec.Vouched
 
 	// reuse is set by ReuseEventText. chunkCalls then holds the call
 	// chunks of the last input chunk's events, the first chunkUsed of
-	// them taken, and chunkArgs the arguments of its calls compacted and
-	// its parts' text unescaped (fastStore.view); both
+	// them taken, and chunkArgs the arguments of its calls compacted or
+	// assembled from pieces and its parts' text unescaped
+	// (fastStore.view); both
 	// are reused from the next input chunk on, which pull decodes only
 	// once the events of the last have all been returned, and start in
 	// chunkCallsBuf and chunkArgsBuf. inputs counts the input chunks
@@ -655,10 +659,15 @@ func (s *stream) end() {
 		// events of this one may reuse.
 		ev = s.chunkCall()
 	}
-	ev.args = oc.args.json()
-	if !oc.args.pieces {
-		s.vouched.Add(ev.args)
+	if s.reuse && oc.args.pieces {
+		// A view, as arguments sent whole are (argsView).
+		n := len(s.chunkArgs)
+		s.chunkArgs = oc.args.appendJSON(s.chunkArgs)
+		ev.args = unsafe.String(unsafe.SliceData(s.chunkArgs[n:]), len(s.chunkArgs)-n)
+	} else {
+		ev.args = oc.args.json()
 	}
+	s.vouched.Add(ev.args)
 	ev.end = core.Chunk{ID: oc.id, Done: true, Args: &ev.args}
 	s.emit(core.Event{Kind: core.EventCallEnd, Chunk: &ev.end})
 }

@@ -97,6 +97,18 @@ func TestDecodeStreamEvents(t *testing.T) {
 			},
 		},
 		{
+			name: "partialArgs values that are null are no value, but nullValue is",
+			body: sseBody(
+				`{"candidates":[{"content":{"parts":[{"functionCall":{"id":"n1","name":"w","willContinue":true}}]}}]}`,
+				`{"candidates":[{"content":{"parts":[{"functionCall":{"partialArgs":[{"jsonPath":"$.a","numberValue":null},{"jsonPath":"$.b","stringValue":null},{"jsonPath":"$.c.d","boolValue":null},{"jsonPath":"$.e","nullValue":null}]}}]},"finishReason":"STOP"}]}`,
+			),
+			want: []core.Event{
+				start("n1", "w", ""),
+				end("n1", `{"c":{},"e":null}`),
+				finish(core.FinishToolCalls, "STOP"),
+			},
+		},
+		{
 			name: "B09 partialArgs call still open at the end of the stream gets no end",
 			body: sseBody(
 				`{"candidates":[{"content":{"parts":[{"functionCall":{"name":"w","willContinue":true}}]}}]}`,
@@ -243,6 +255,7 @@ func TestDecodeStreamErrors(t *testing.T) {
 		{"partialArgs bad jsonPath", sseBody(`{"candidates":[{"content":{"parts":[{"functionCall":{"name":"w","willContinue":true}}]}}]}`, `{"candidates":[{"content":{"parts":[{"functionCall":{"partialArgs":[{"jsonPath":"q","stringValue":"a"}],"willContinue":true}}]}}]}`), nil, 1, core.ErrMalformed, `partialArgs[0] (q)`},
 		{"partialArgs index skips", sseBody(`{"candidates":[{"content":{"parts":[{"functionCall":{"name":"w","willContinue":true,"partialArgs":[{"jsonPath":"$.l[3]","numberValue":1}]}}]}}]}`), nil, 1, core.ErrMalformed, "skips elements"},
 		{"partialArgs with no call open", sseBody(`{"candidates":[{"content":{"parts":[{"functionCall":{"partialArgs":[{"jsonPath":"$.a","stringValue":"a"}]}}]}}]}`), nil, 0, core.ErrMalformed, "no call open"},
+		{"partialArgs path too deep", sseBody(`{"candidates":[{"content":{"parts":[{"functionCall":{"name":"w","willContinue":true,"partialArgs":[{"jsonPath":"$` + strings.Repeat(".x", core.MaxDepth+1) + `","stringValue":"y"}]}}]}}]}`), nil, 1, core.ErrTooDeep, "partialArgs[0] ($.x.x."},
 		{"partialArgs too large", sseBody(`{"candidates":[{"content":{"parts":[{"functionCall":{"name":"w","willContinue":true,"partialArgs":[{"jsonPath":"$.a","stringValue":"` + strings.Repeat("y", 200) + `"}]}}]}}]}`), []Option{WithMaxArgsSize(100)}, 1, core.ErrTooLarge, "arguments exceed 100 bytes"},
 	}
 	for _, tt := range tests {
