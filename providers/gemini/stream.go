@@ -660,9 +660,10 @@ func (s *stream) end() {
 		ev = s.chunkCall()
 	}
 	if s.reuse && oc.args.pieces {
-		// A view, as arguments sent whole are (argsView).
+		// A view, as arguments sent whole are (argsView), copied from
+		// the store's buffer so that chunkArgs grows at most once.
 		n := len(s.chunkArgs)
-		s.chunkArgs = oc.args.appendJSON(s.chunkArgs)
+		s.chunkArgs = append(s.chunkArgs, oc.args.scratchJSON()...)
 		ev.args = unsafe.String(unsafe.SliceData(s.chunkArgs[n:]), len(s.chunkArgs)-n)
 	} else {
 		ev.args = oc.args.json()
