@@ -18,7 +18,8 @@ type responseWire struct {
 	Usage        *usage          `json:"usage,omitempty"`
 }
 
-// EncodeResponse writes resp as a Cohere v2 chat response. A response that
+// EncodeResponse writes resp as a Cohere v2 chat response, with usage
+// always present (zero counts when the response has none). A response that
 // carries a provider error is written as an error body {"id", "message"}.
 func (a *Adapter) EncodeResponse(resp *core.Response) ([]byte, error) {
 	if resp == nil {
@@ -48,7 +49,13 @@ func (a *Adapter) EncodeResponse(resp *core.Response) ([]byte, error) {
 	if finish == "" {
 		finish = finishToWire(resp.Finish)
 	}
-	return json.Marshal(responseWire{ID: resp.ID, Message: raw, FinishReason: finish, Usage: wireUsage(resp.Usage)})
+	// Every recorded body carries usage, and gateways read it unchecked
+	// (Portkey refuses a body without it): zero counts when there are none.
+	u := resp.Usage
+	if u == nil {
+		u = &core.Usage{}
+	}
+	return json.Marshal(responseWire{ID: resp.ID, Message: raw, FinishReason: finish, Usage: wireUsage(u)})
 }
 
 // DecodeResponse reads a Cohere v2 chat response, or a v1 one (see v1.go). An error body (whose

@@ -150,6 +150,32 @@ func (s Shapes) CheckStream(t *testing.T, written []byte, minKinds int) {
 // object, under the name "response".
 func (s Shapes) CheckBody(t *testing.T, written []byte, isResponse func(map[string]any) bool) {
 	t.Helper()
+	s.checkBody(t, written, isResponse, func(m map[string]any) (map[string]bool, bool) {
+		return keys(map[string]any{"response": m}), true
+	})
+}
+
+// CheckBodyObject is CheckBody for the object under field in each body, two
+// levels deep: its keys and those of its object values, named from the
+// body ("usage.tokens", "usage.tokens.input_tokens"). A recorded body
+// without that object counts as one whose object has no keys.
+func (s Shapes) CheckBodyObject(t *testing.T, written []byte, isResponse func(map[string]any) bool, field string) {
+	t.Helper()
+	s.checkBody(t, written, isResponse, func(m map[string]any) (map[string]bool, bool) {
+		o, ok := m[field].(map[string]any)
+		out := map[string]bool{}
+		for k := range keys(o) {
+			out[field+"."+k] = true
+		}
+		return out, ok
+	})
+}
+
+// checkBody compares the key set view gives of written with the keys that
+// view gives of every recorded body for which isResponse holds; view's
+// false means the body lacks what is compared.
+func (s Shapes) checkBody(t *testing.T, written []byte, isResponse func(map[string]any) bool, view func(map[string]any) (map[string]bool, bool)) {
+	t.Helper()
 	_, bodies := ResponseBodies(t, s.Protocol, IsSSE)
 	var always map[string]bool
 	n := 0
@@ -159,7 +185,8 @@ func (s Shapes) CheckBody(t *testing.T, written []byte, isResponse func(map[stri
 			continue
 		}
 		n++
-		always = intersect(always, keys(map[string]any{"response": m}))
+		ks, _ := view(m)
+		always = intersect(always, ks)
 	}
 	if n < 5 {
 		t.Fatalf("found %d recorded %s response bodies, want at least 5", n, s.Protocol)
@@ -168,7 +195,12 @@ func (s Shapes) CheckBody(t *testing.T, written []byte, isResponse func(map[stri
 	if err := json.Unmarshal(written, &m); err != nil {
 		t.Fatalf("written body: %v", err)
 	}
-	if missing := s.missing(nil, always, keys(map[string]any{"response": m})); len(missing) > 0 {
+	got, ok := view(m)
+	if !ok {
+		t.Errorf("the written body lacks the object compared\nbody: %s", written)
+		return
+	}
+	if missing := s.missing(nil, always, got); len(missing) > 0 {
 		t.Errorf("keys every recorded body has but the written one lacks: %s\nbody: %s", strings.Join(missing, " "), written)
 	}
 }
