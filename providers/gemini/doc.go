@@ -63,8 +63,9 @@
 //
 // Vertex streamed arguments (streamFunctionCallArguments: partialArgs
 // pieces with a JSON path and willContinue) are assembled by the decoder
-// into one object, bounded (DefaultMaxArgsSize, and core.MaxDepth segments
-// of path), and emitted whole at the call's end; a call still open when the
+// into one object, bounded (the JSON it writes and the bytes its pieces
+// carry by DefaultMaxArgsSize, its paths by core.MaxDepth segments), and
+// emitted whole at the call's end; a call still open when the
 // stream ends, or when another named call starts, never ends (B09-B11).
 // The pieces are kept in a store the decoder reuses for its calls and,
 // pooled, for later streams: a call's pieces cost no allocation of their

@@ -28,9 +28,12 @@ type argTree struct {
 	whole    string
 	hasWhole bool
 	max      int
-	size     int
-	lastCont bool // the last piece, of path st.lastPath, had willContinue
-	st       *argStore
+	// size counts the bytes of every piece's key and value, replaced or
+	// not; written is the length of the JSON the tree of pieces writes.
+	// Both stay within max.
+	size, written int
+	lastCont      bool // the last piece, of path st.lastPath, had willContinue
+	st            *argStore
 }
 
 // argStore holds the tree of the one call whose pieces are coming: its
@@ -225,7 +228,7 @@ func (t *argTree) piece(pa *wirePartialArg) error {
 	st := t.st
 	if !t.pieces {
 		st.begin()
-		t.pieces = true
+		t.pieces, t.written = true, len("{}")
 	}
 	// The path is valid: its segments read without error.
 	it := pathIter{p: pa.JSONPath, i: 1}
@@ -254,13 +257,14 @@ func (t *argTree) piece(pa *wirePartialArg) error {
 				return err
 			}
 			t.size += len(v)
+			t.written += jsonstr.MarshaledLen(v) - len(`""`)
 			st.appendString(n, v)
 		} else {
 			n, err := t.set(cur, sg, 's')
 			if err != nil {
 				return err
 			}
-			st.setValue(n, v)
+			t.setValue(n, v)
 			t.size += len(v) + 2
 		}
 	case pa.NumberValue != nil && string(pa.NumberValue) != "null":
@@ -274,27 +278,27 @@ func (t *argTree) piece(pa *wirePartialArg) error {
 		if err != nil {
 			return err
 		}
-		st.setValue(n, num)
+		t.setValue(n, num)
 		t.size += len(num)
 	case pa.BoolValue != nil:
 		n, err := t.set(cur, sg, 'v')
 		if err != nil {
 			return err
 		}
-		st.setValue(n, strconv.FormatBool(*pa.BoolValue))
+		t.setValue(n, strconv.FormatBool(*pa.BoolValue))
 		t.size += 5
 	case pa.NullValue != nil:
 		n, err := t.set(cur, sg, 'v')
 		if err != nil {
 			return err
 		}
-		st.setValue(n, "null")
+		t.setValue(n, "null")
 		t.size += 4
 	default:
 		// A piece without a value only marks the path.
 	}
 	t.size += len(sg.key) + 4
-	if t.size > t.max {
+	if t.size > t.max || t.written > t.max {
 		return fmt.Errorf("%w: arguments exceed %d bytes", core.ErrTooLarge, t.max)
 	}
 	return nil
@@ -456,7 +460,57 @@ func (t *argTree) child(cur int, sg pathSeg, want byte) (int, error) {
 	case sg.isIdx && sg.index > st.nodes[cur].count:
 		return 0, fmt.Errorf("%w: index [%d] skips elements (array has %d)", core.ErrMalformed, sg.index, st.nodes[cur].count)
 	}
-	return st.add(cur, sg, want), nil
+	return t.add(cur, sg, want), nil
+}
+
+// add is argStore.add, counting what the new member writes.
+func (t *argTree) add(cur int, sg pathSeg, kind byte) int {
+	if t.st.nodes[cur].count > 0 {
+		t.written++ // ,
+	}
+	if !sg.isIdx {
+		t.written += jsonstr.MarshaledLen(sg.key) + 1 // "key":
+	}
+	t.written += emptyLen(kind)
+	return t.st.add(cur, sg, kind)
+}
+
+// emptyLen is the length of the JSON of an empty node of kind: {}, [],
+// "", or nothing for a scalar before its value is set.
+func emptyLen(kind byte) int {
+	if kind == 'v' {
+		return 0
+	}
+	return 2
+}
+
+// valueLen returns the length of the JSON of node n. Its recursion is as
+// deep as the tree, which checkPath bounds by core.MaxDepth.
+func (st *argStore) valueLen(n int) int {
+	nd := &st.nodes[n]
+	switch nd.kind {
+	case 'o', 'a':
+		l := 2
+		for m := nd.first; m >= 0; m = st.nodes[m].next {
+			if m != nd.first {
+				l++
+			}
+			if nd.kind == 'o' {
+				l += jsonstr.MarshaledLen(st.key(m)) + 1
+			}
+			l += st.valueLen(m)
+		}
+		return l
+	case 's':
+		return jsonstr.MarshaledLen(st.str(n))
+	}
+	return nd.n
+}
+
+// str returns the bytes of string or scalar node n as a view of data.
+func (st *argStore) str(n int) string {
+	nd := &st.nodes[n]
+	return unsafe.String(unsafe.SliceData(st.data[nd.off:]), nd.n)
 }
 
 // container checks that cur is the kind of container sg names a member
@@ -482,6 +536,7 @@ func (t *argTree) set(cur int, sg pathSeg, kind byte) (int, error) {
 	n := st.find(cur, sg)
 	switch {
 	case n >= 0:
+		t.written += emptyLen(kind) - st.valueLen(n)
 		nd := &st.nodes[n]
 		nd.kind, nd.off, nd.n, nd.c = kind, 0, 0, 0
 		nd.first, nd.last, nd.count = -1, -1, 0
@@ -489,13 +544,19 @@ func (t *argTree) set(cur int, sg pathSeg, kind byte) (int, error) {
 	case sg.isIdx && sg.index > st.nodes[cur].count:
 		return 0, fmt.Errorf("%w: index [%d] skips elements (array has %d)", core.ErrMalformed, sg.index, st.nodes[cur].count)
 	}
-	return st.add(cur, sg, kind), nil
+	return t.add(cur, sg, kind), nil
 }
 
 // setValue gives the empty value node n the bytes v, with no room to
 // grow.
-func (st *argStore) setValue(n int, v string) {
+func (t *argTree) setValue(n int, v string) {
+	st := t.st
 	nd := &st.nodes[n]
+	if nd.kind == 's' {
+		t.written += jsonstr.MarshaledLen(v) - len(`""`)
+	} else {
+		t.written += len(v)
+	}
 	nd.off, nd.n, nd.c = len(st.data), len(v), len(v)
 	st.data = append(st.data, v...)
 }

@@ -29,9 +29,11 @@ func newTreePair(st *argStore, max int) *treePair {
 
 // apply gives fc to both trees and reports how they differ: in their
 // error, or in the arguments they then write, both as a call id sees them
-// and as the call's end keeps them. A path deeper than core.MaxDepth,
-// which the oracle accepts, must be refused with core.ErrTooDeep. stop is
-// set after an error: the stream decoder ends there.
+// and as the call's end keeps them. Two refusals are argTree's own: a path
+// deeper than core.MaxDepth must be refused with core.ErrTooDeep, and a
+// tree of more nodes than its bound with core.ErrTooLarge where the
+// oracle writes more than max bytes. stop is set after an error: the
+// stream decoder ends there.
 func (p *treePair) apply(fc *wireFunctionCall) (diff string, stop bool) {
 	own := ownStrings(fc)
 	deep := -1
@@ -41,20 +43,38 @@ func (p *treePair) apply(fc *wireFunctionCall) (diff string, stop bool) {
 			break
 		}
 	}
-	if deep >= 0 {
-		// The oracle takes the pieces before the deep one.
+	errNew := p.tree.apply(fc, &p.strs, nil)
+	at := -1 // the piece errNew names
+	if errNew != nil {
+		if _, err := fmt.Sscanf(errNew.Error(), "partialArgs[%d]", &at); err != nil {
+			at = -1
+		}
+	}
+	// prefix applies the first n pieces to the oracle.
+	prefix := func(n int) error {
 		short := *own
-		short.PartialArgs = own.PartialArgs[:deep]
-		errNew := p.tree.apply(fc, &p.strs, nil)
-		if errOld := p.oracle.apply(&short, &p.strs, nil); errOld != nil {
+		short.PartialArgs = own.PartialArgs[:n]
+		return p.oracle.apply(&short, &p.strs, nil)
+	}
+	switch {
+	case deep >= 0 && (at < 0 || at >= deep):
+		if errOld := prefix(deep); errOld != nil {
 			return p.compareErrors(errNew, errOld), true
 		}
-		if !errors.Is(errNew, core.ErrTooDeep) || !strings.HasPrefix(errNew.Error(), fmt.Sprintf("partialArgs[%d] ", deep)) {
+		if at != deep || !errors.Is(errNew, core.ErrTooDeep) {
 			return fmt.Sprintf("piece %d nests deeper than %d: error %v, want core.ErrTooDeep", deep, core.MaxDepth, errNew), true
 		}
 		return "", true
+	case at >= 0 && errors.Is(errNew, core.ErrTooLarge):
+		errOld := prefix(at + 1)
+		if errOld != nil {
+			return p.compareErrors(errNew, errOld), true
+		}
+		if n := len(p.oracle.json()); n <= p.oracle.max {
+			return fmt.Sprintf("error %v, but the oracle writes %d bytes", errNew, n), true
+		}
+		return "", true
 	}
-	errNew := p.tree.apply(fc, &p.strs, nil)
 	errOld := p.oracle.apply(own, &p.strs, nil)
 	if d := p.compareErrors(errNew, errOld); d != "" || errOld != nil {
 		return d, true
@@ -114,6 +134,9 @@ func (p *treePair) compareArgs() string {
 	}
 	if p.tree.size != p.oracle.size {
 		return fmt.Sprintf("size %d, oracle's %d", p.tree.size, p.oracle.size)
+	}
+	if p.tree.pieces && p.tree.written != len(want) {
+		return fmt.Sprintf("written counts %d bytes of %d: %s", p.tree.written, len(want), want)
 	}
 	return ""
 }

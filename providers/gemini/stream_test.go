@@ -256,6 +256,7 @@ func TestDecodeStreamErrors(t *testing.T) {
 		{"partialArgs index skips", sseBody(`{"candidates":[{"content":{"parts":[{"functionCall":{"name":"w","willContinue":true,"partialArgs":[{"jsonPath":"$.l[3]","numberValue":1}]}}]}}]}`), nil, 1, core.ErrMalformed, "skips elements"},
 		{"partialArgs with no call open", sseBody(`{"candidates":[{"content":{"parts":[{"functionCall":{"partialArgs":[{"jsonPath":"$.a","stringValue":"a"}]}}]}}]}`), nil, 0, core.ErrMalformed, "no call open"},
 		{"partialArgs path too deep", sseBody(`{"candidates":[{"content":{"parts":[{"functionCall":{"name":"w","willContinue":true,"partialArgs":[{"jsonPath":"$` + strings.Repeat(".x", core.MaxDepth+1) + `","stringValue":"y"}]}}]}}]}`), nil, 1, core.ErrTooDeep, "partialArgs[0] ($.x.x."},
+		{"partialArgs paths that build more than the limit", sseBody(`{"candidates":[{"content":{"parts":[{"functionCall":{"name":"w","willContinue":true,"partialArgs":[{"jsonPath":"$` + strings.Repeat(".x", 60) + `"}]}}]}}]}`), []Option{WithMaxArgsSize(100)}, 1, core.ErrTooLarge, "arguments exceed 100 bytes"},
 		{"partialArgs too large", sseBody(`{"candidates":[{"content":{"parts":[{"functionCall":{"name":"w","willContinue":true,"partialArgs":[{"jsonPath":"$.a","stringValue":"` + strings.Repeat("y", 200) + `"}]}}]}}]}`), []Option{WithMaxArgsSize(100)}, 1, core.ErrTooLarge, "arguments exceed 100 bytes"},
 	}
 	for _, tt := range tests {

@@ -217,6 +217,35 @@ func AppendMarshaled(dst, s []byte) []byte {
 	return append(append(dst, s[start:]...), '"')
 }
 
+// MarshaledLen returns the length of what AppendMarshaled writes for s.
+func MarshaledLen(s string) int {
+	n := 2
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&':
+				n++
+			case c == '"' || c == '\\' || c == '\b' || c == '\f' || c == '\n' || c == '\r' || c == '\t':
+				n += 2
+			default:
+				n += 6
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1, r == '\u2028', r == '\u2029':
+			n += 6
+		default:
+			n += size
+		}
+		i += size
+	}
+	return n
+}
+
 // RawString is a JSON string decoded with UnquoteRaw: bytes that are not
 // UTF-8 are kept, for CheckText to refuse, instead of becoming U+FFFD.
 type RawString string

@@ -116,7 +116,7 @@ func TestQuoteRawRoundTrip(t *testing.T) {
 // TestAppendMarshaledLikeMarshal checks that AppendMarshaled writes the
 // bytes encoding/json.Marshal writes for the same string, for strings
 // drawn from the bytes each of its escapes handles, and appends to what
-// dst held.
+// dst held, and that MarshaledLen is their length.
 func TestAppendMarshaledLikeMarshal(t *testing.T) {
 	for _, s := range []string{"", `a"b\c`, "\b\f\n\r\t\x00\x1f\x7f", "<a&b>", "\u2028\u2029\u2027", "\xff\xe2\x80", "é日\U0001F600", "\xed\xa0\x80"} {
 		want, _ := json.Marshal(s)
@@ -131,6 +131,9 @@ func TestAppendMarshaledLikeMarshal(t *testing.T) {
 		want, _ := json.Marshal(string(s))
 		if got := AppendMarshaled([]byte(prefix), s); string(got) != prefix+string(want) {
 			t.Fatalf("AppendMarshaled(%q, %q) = %s, want %s%s", prefix, s, got, prefix, want)
+		}
+		if n := MarshaledLen(string(s)); n != len(want) {
+			t.Fatalf("MarshaledLen(%q) = %d, want %d", s, n, len(want))
 		}
 	})
 }
