@@ -157,3 +157,51 @@ func TestTargetModel(t *testing.T) {
 		t.Errorf("models of the requests (-want +got):\n%s", diff)
 	}
 }
+
+// TestNotApplicableUpstreamAnswers grades the reference gateway on the
+// scenarios serve has no faithful answer for: a recording of another
+// endpoint than the upstream protocol's (Cohere Chat v1, Bedrock
+// InvokeModel) is not applicable whole or streamed, and a cut stream is
+// not applicable whole, since no whole response lacks a finish, but is
+// graded streamed.
+func TestNotApplicableUpstreamAnswers(t *testing.T) {
+	up, err := gateway.NewUpstream(builtin(t), serve.Chaos{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	upURL := listen(t, up)
+	names := map[string][]string{
+		"cohere":  {"cohere/response/F02-v1-tool-calls-complete", "cohere/streaming/F02-v1-ndjson-tool-calls", "cohere/streaming/B09-stream-cut-before-tool-call-end"},
+		"bedrock": {"bedrock/recorded/fantasy__TestBedrockCommon--bedrock-anthropic-claude-opus-4-6--tool_streaming-0", "bedrock/streaming/B09-frame-cut"},
+	}
+	na, pass := gateway.StatusNotApplicable, gateway.StatusPass
+	want := map[string]string{
+		"openai-chat>cohere/response/F02-v1-tool-calls-complete":                                                              na,
+		"openai-chat>cohere/response/F02-v1-tool-calls-complete stream":                                                       na,
+		"openai-chat>cohere/streaming/F02-v1-ndjson-tool-calls":                                                               na,
+		"openai-chat>cohere/streaming/F02-v1-ndjson-tool-calls stream":                                                        na,
+		"openai-chat>cohere/streaming/B09-stream-cut-before-tool-call-end":                                                    na,
+		"openai-chat>cohere/streaming/B09-stream-cut-before-tool-call-end stream":                                             pass,
+		"openai-chat>bedrock/recorded/fantasy__TestBedrockCommon--bedrock-anthropic-claude-opus-4-6--tool_streaming-0":        na,
+		"openai-chat>bedrock/recorded/fantasy__TestBedrockCommon--bedrock-anthropic-claude-opus-4-6--tool_streaming-0 stream": na,
+		"openai-chat>bedrock/streaming/B09-frame-cut":                                                                         na,
+		"openai-chat>bedrock/streaming/B09-frame-cut stream":                                                                  pass,
+	}
+	got := map[string]string{}
+	for _, q := range []string{"cohere", "bedrock"} {
+		px, err := proxy.New(proxy.Options{Front: "openai-chat", Upstream: q, UpstreamURL: upURL})
+		if err != nil {
+			t.Fatal(err)
+		}
+		target := gateway.Target{Front: "openai-chat", Upstream: q, URL: listen(t, px)}
+		for _, r := range gateway.Run(context.Background(), up, target, names[q]) {
+			got[r.Name] = r.Status
+			if r.Status == gateway.StatusNotApplicable && !strings.HasPrefix(r.Reason, "serve: ") {
+				t.Errorf("%s: not applicable for another reason than serve's: %s", r.Name, r.Reason)
+			}
+		}
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("statuses (-want +got):\n%s", diff)
+	}
+}

@@ -10,7 +10,8 @@
 // one-JSON-array stream form where there is one, what the fake provider
 // needs to grade a follow-up (body shape rules, the failure mode of a
 // missing result, result order, ids, thinking, plans, stored responses,
-// threads) and which request options a recorded body depends on. serve,
+// threads) and which request options a recorded body depends on, or
+// that it answers another endpoint than the protocol's. serve,
 // cassettes, record, reduce, gateway and agent ask the descriptor; no
 // non-test file outside providers/ names a protocol in a string literal
 // (TestNoProtocolLiteralsOutsideProviders).

@@ -36,7 +36,10 @@
 // provider bytes when their form fits the request; otherwise the adapter
 // re-encodes the scenario (a stream collected into a whole response, a
 // response written as a stream, a Gemini SSE recording written as an
-// array). Canonical any/... cases are always encoded by the adapter.
+// array). A stream in which the reference decoder reads no finish (cut,
+// or unreadable before its end) has no whole form, since every whole
+// response has a finish: a request for a whole response is not applicable
+// to it (see below). Canonical any/... cases are always encoded by the adapter.
 // Whatever is replayed is framed as the provider frames it. A recording
 // that arrived as one JSON payload per line (a chunk fixture, which kept
 // data lines only) gets back what it lost: Anthropic, OpenAI Responses and
@@ -56,9 +59,12 @@
 // a scenario is served only to a request that carries the option; any
 // other first request gets a 400 and the verdict's NotApplicable says why,
 // so that a client run is counted not applicable, neither passed nor
-// failed. An Anthropic recording of a whole programmatic tool-calling
-// exchange (calls made and answered inside code execution, then end_turn)
-// applies to no request.
+// failed. A recording of another endpoint than the protocol's, which
+// some adapters read as a dialect, applies to no request: Cohere Chat v1
+// (/v1/chat; serve takes /v2/chat) and Bedrock InvokeModel (serve takes
+// Converse and ConverseStream). Nor does an Anthropic recording of a whole
+// programmatic tool-calling exchange (calls made and answered inside code
+// execution, then end_turn).
 //
 // # Chaos
 //

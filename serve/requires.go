@@ -39,6 +39,25 @@ func unmet(reqs []requirement, r *http.Request, body []byte) string {
 	return strings.Join(missing, "; ")
 }
 
+// noWholeForm returns why a stream scenario has no whole response to
+// serve, or "". A stream that ends before its finish (cut, or unreadable
+// past some byte) has none: every whole response of every protocol has a
+// finish, and the body collected from such a stream would have none.
+func noWholeForm(e entry) string {
+	if e.sc.Kind != scenarios.KindStream {
+		return ""
+	}
+	a, err := providers.Lookup(e.protocol)
+	if err != nil {
+		return ""
+	}
+	resp, err := responseOf(a, e.sc)
+	if err != nil || resp.Finish != "" {
+		return ""
+	}
+	return "the reference decoder reads no finish in its stream (cut, or unreadable before its end), and every whole response has one: there is no faithful whole form of it"
+}
+
 // StatusNotApplicable is the status of a client run whose scenario was
 // not served, because its recorded bytes depend on a request option the
 // client did not send: neither a pass nor a failure, counted apart.

@@ -481,7 +481,11 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request, name string, e e
 		})
 		return fail(http.StatusBadRequest, "invalid_request_error", "serve %s: %s", name, shape[0])
 	}
-	if why := unmet(e.requires, r, body); why != "" {
+	why := unmet(e.requires, r, body)
+	if why == "" && !stream {
+		why = noWholeForm(e)
+	}
+	if why != "" {
 		s.verdict(name, e.protocol, func(v *Verdict) { v.NotApplicable = clip(why) })
 		herr := fail(http.StatusBadRequest, "invalid_request_error", "serve %s: %w: %s", name, ErrNotApplicable, why)
 		herr.notApplicable = true

@@ -15,4 +15,5 @@ var Protocol = protocol.Protocol{
 		Shape: protocol.ShapeConverse, MissingResult: "G01", ResultsInOrder: true, ResultsNextMessage: true,
 		SignedThinking: true, ResponseIDPrefix: "msg_",
 	},
+	Requirements: requirements,
 }

@@ -27,7 +27,10 @@ type Protocol struct {
 	Grading Grading
 	// Requirements returns the request options a recorded response body
 	// depends on: the provider sends those bytes only to a request that
-	// carries them. Nil when the protocol has none.
+	// carries them. A body recorded at another endpoint than the
+	// protocol's (a dialect the adapter also reads) depends on one no
+	// request to the protocol's endpoint carries (Carried nil). Nil when
+	// the protocol has none.
 	Requirements func(body []byte) []Requirement
 }
 
