@@ -191,13 +191,19 @@ func (c *checker) run(sc *scenarios.Scenario, name string) {
 	}
 	first := exs[0]
 	c.gradeUpstreamRequest(upstream, want, first)
-	served := decodeBody(upstream, first.Response, c.res.Stream)
+	// An error status comes with a whole JSON error body, to a streamed
+	// request too, as from the API.
+	served := decodeBody(upstream, first.Response, c.res.Stream && first.Status == http.StatusOK)
 	if status != http.StatusOK {
-		if first.Status == http.StatusOK && !servedFailed(served, c.res.Stream) && served.Finish != "" {
+		switch {
+		case first.Status != http.StatusOK:
+			c.res.Held = append(c.res.Held, fmt.Sprintf("serve refused the request with %d, the gateway answered %d", first.Status, status))
+		case !servedFailed(served, c.res.Stream) && served.Finish != "":
 			c.add("I03", "the gateway answered %d to a request serve answered with 200: %.300s", status, answer)
 			c.evidence("gateway answer", answer)
+		default:
+			c.res.Held = append(c.res.Held, fmt.Sprintf("serve's answer failed or did not decode, the gateway answered %d", status))
 		}
-		c.res.Held = append(c.res.Held, fmt.Sprintf("serve's answer did not decode, the gateway answered %d", status))
 		return
 	}
 	got, ok := c.decodeFront(front, answer)

@@ -40,6 +40,17 @@
 // or unreadable before its end) has no whole form, since every whole
 // response has a finish: a request for a whole response is not applicable
 // to it (see below). Canonical any/... cases are always encoded by the adapter.
+//
+// A response case whose body the adapter reads as an error (the I03
+// error bodies) is a refused request: it is answered, streamed or not, as
+// the API answers a request it refuses before any stream starts, with an
+// error status and the JSON body (Gemini's in the form of the request:
+// the array to streamGenerateContent without alt=sse, else the object).
+// The status is the protocol's rule (providers.Protocol.Errors): the
+// body's own HTTP code, else the status the API documents for its error
+// type or code, else for the documented body, else 400. Chaos does not
+// apply to it (the verdict notes so). An error inside a stream, after a
+// 200 and some events, is a stream case and is sent as one.
 // Whatever is replayed is framed as the provider frames it. A recording
 // that arrived as one JSON payload per line (a chunk fixture, which kept
 // data lines only) gets back what it lost: Anthropic, OpenAI Responses and

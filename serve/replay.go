@@ -2,6 +2,7 @@ package serve
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"slices"
@@ -195,6 +196,10 @@ func (s *Server) initial(w http.ResponseWriter, r *http.Request, name string, e 
 	if err != nil {
 		return fail(http.StatusInternalServerError, "api_error", "serve: %v", err)
 	}
+	if ref, ok := refusalOf(e, arrayForm); ok {
+		s.refuse(w, name, e, ref, chaos)
+		return nil
+	}
 	fallbackID := s.newID(idPrefix(e.protocol))
 	body, ctype, err := servedBody(a, e, stream, arrayForm, fallbackID)
 	if err != nil {
@@ -276,6 +281,75 @@ func (s *Server) initial(w http.ResponseWriter, r *http.Request, name string, e 
 		panic(http.ErrAbortHandler)
 	}
 	return nil
+}
+
+// refusal is a scenario's whole error body, the answer to a request the
+// API refuses, with the status the API sends it with.
+type refusal struct {
+	status int
+	body   []byte
+	resp   *core.Response
+}
+
+// refusalOf reports whether the scenario's answer is a whole error body
+// (a response case whose body the reference adapter reads as an error) and
+// returns it with its status (the protocol's Errors rule). The API sends
+// it before any stream starts, so it answers a streamed request too, as
+// JSON. A body recorded in the one-JSON-array stream form (Gemini's
+// [{"error": ...}]) is sent as its element to a request for another form,
+// and a bare one is sent as an array to a request for the array form.
+func refusalOf(e entry, arrayForm bool) (refusal, bool) {
+	sc := e.sc
+	if sc.Kind != scenarios.KindResponse {
+		return refusal{}, false
+	}
+	a, err := providers.Lookup(e.protocol)
+	if err != nil {
+		return refusal{}, false
+	}
+	resp, err := responseOf(a, sc)
+	if err != nil || resp.Error == nil {
+		return refusal{}, false
+	}
+	body := sc.Body
+	if len(body) == 0 {
+		if body, err = a.EncodeResponse(resp); err != nil {
+			return refusal{}, false
+		}
+	}
+	if descriptor(e.protocol).JSONArrayStream {
+		switch {
+		case jsonArray(body) && !arrayForm:
+			var items []json.RawMessage
+			if json.Unmarshal(body, &items) == nil && len(items) == 1 {
+				body = append([]byte(items[0]), '\n')
+			}
+		case !jsonArray(body) && arrayForm:
+			body = append(append([]byte("["), bytes.TrimSpace(body)...), "]\n"...)
+		}
+	}
+	return refusal{status: descriptor(e.protocol).Errors.Status(body, resp.Error), body: body, resp: resp}, true
+}
+
+// refuse answers with a whole error body and its status. Chaos changes
+// the framing of a stream or a response, and a refusal is neither: it is
+// sent as it is, and the verdict notes the chaos it left out.
+func (s *Server) refuse(w http.ResponseWriter, name string, e entry, ref refusal, chaos Chaos) {
+	var notes []string
+	if chaos != (Chaos{}) {
+		notes = append(notes, fmt.Sprintf("chaos %s not applicable to an error answer (status %d)", chaos, ref.status))
+		w.Header().Set("X-Conform-Note", notes[0])
+	}
+	s.verdict(name, e.protocol, func(v *Verdict) {
+		v.Served++
+		v.NotApplicable = ""
+		v.Chaos = chaos.String()
+		v.Calls, v.Incomplete, v.served, v.invented = nil, nil, ref.resp, nil
+		v.Notes = appendNew(v.Notes, notes...)
+	})
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(ref.status)
+	w.Write(ref.body)
 }
 
 // writeFrames writes frames with a flush after each write, cut further at

@@ -17,4 +17,10 @@ var Protocol = protocol.Protocol{
 		SignedThinking: true, ResponseIDPrefix: "msg_", Threads: true,
 	},
 	Requirements: requirements,
+	// Anthropic API documentation, "Errors": the status of each error type.
+	Errors: protocol.ErrorStatuses{Types: map[string]int{
+		"invalid_request_error": 400, "authentication_error": 401, "billing_error": 402,
+		"permission_error": 403, "not_found_error": 404, "request_too_large": 413,
+		"rate_limit_error": 429, "api_error": 500, "overloaded_error": 529,
+	}},
 }

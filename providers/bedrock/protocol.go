@@ -1,6 +1,8 @@
 package bedrock
 
 import (
+	"regexp"
+
 	"github.com/toolconform/conform/core"
 	"github.com/toolconform/conform/providers/protocol"
 )
@@ -16,4 +18,21 @@ var Protocol = protocol.Protocol{
 		SignedThinking: true, ResponseIDPrefix: "msg_",
 	},
 	Requirements: requirements,
+	// Amazon Bedrock API reference, Converse, "Errors" (the exception is
+	// the x-amzn-ErrorType header or the body's __type), and AWS "Common
+	// Errors" for a request whose credentials AWS does not know
+	// (UnrecognizedClientException, "The security token included in the
+	// request is invalid.", 403).
+	Errors: protocol.ErrorStatuses{
+		Types: map[string]int{
+			"ValidationException": 400, "ServiceQuotaExceededException": 400,
+			"AccessDeniedException": 403, "UnrecognizedClientException": 403,
+			"ResourceNotFoundException": 404, "ModelTimeoutException": 408,
+			"ModelErrorException": 424, "ThrottlingException": 429, "ModelNotReadyException": 429,
+			"InternalServerException": 500, "ServiceUnavailableException": 503,
+		},
+		Bodies: []protocol.BodyStatus{
+			{Body: regexp.MustCompile(`The security token included in the request is invalid`), Status: 403},
+		},
+	},
 }

@@ -1,6 +1,8 @@
 package cohere
 
 import (
+	"regexp"
+
 	"github.com/toolconform/conform/core"
 	"github.com/toolconform/conform/providers/protocol"
 )
@@ -14,4 +16,9 @@ var Protocol = protocol.Protocol{
 	SSE:          protocol.SSE{NamedEvents: true},
 	Grading:      protocol.Grading{Shape: protocol.ShapeCohere, MissingResult: "G03", Plans: true, ResponseIDPrefix: "msg_"},
 	Requirements: requirements,
+	// Cohere API documentation, "Errors": 401 for "no api key supplied"
+	// and "invalid api token"; its other refusals are 400s.
+	Errors: protocol.ErrorStatuses{Bodies: []protocol.BodyStatus{
+		{Body: regexp.MustCompile(`(?i)"(no api key supplied|invalid api token)"`), Status: 401},
+	}},
 }

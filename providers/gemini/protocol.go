@@ -14,4 +14,12 @@ var Protocol = protocol.Protocol{
 	NewJSONArrayStream: func() core.Adapter { return New(WithJSONArrayStream()) },
 	Grading:            protocol.Grading{MissingResult: "G04", ResultsInOrder: true, ResponseIDPrefix: "msg_"},
 	Requirements:       requirements,
+	// An error body carries its HTTP status as its code (google.rpc.Status);
+	// without one, the status of its status name (Gemini API
+	// documentation, "Troubleshooting", backend error codes).
+	Errors: protocol.ErrorStatuses{Types: map[string]int{
+		"INVALID_ARGUMENT": 400, "FAILED_PRECONDITION": 400, "PERMISSION_DENIED": 403,
+		"NOT_FOUND": 404, "RESOURCE_EXHAUSTED": 429, "INTERNAL": 500,
+		"UNAVAILABLE": 503, "DEADLINE_EXCEEDED": 504,
+	}},
 }

@@ -4,6 +4,7 @@ import (
 	"regexp"
 
 	"github.com/toolconform/conform/core"
+	"github.com/toolconform/conform/providers/internal/oaichat"
 	"github.com/toolconform/conform/providers/protocol"
 )
 
@@ -20,4 +21,16 @@ var Protocol = protocol.Protocol{
 		// back such an id in place of a longer served one.
 		TranslatedID: regexp.MustCompile(`^[A-Za-z0-9]{9}$`),
 	},
+	Errors: mistralErrors,
+}
+
+// mistralErrors are OpenAI's error statuses (Mistral's error bodies use
+// its types), FastAPI's 422 for a body it cannot validate, and 401 for
+// the FastAPI body Mistral answers a bad key with, {"detail": "Invalid API
+// Key"} (Mistral API documentation: 401 for an invalid key).
+var mistralErrors = protocol.ErrorStatuses{
+	Types: oaichat.ErrorStatuses.Types,
+	Bodies: append([]protocol.BodyStatus{
+		{Body: regexp.MustCompile(`(?i)"detail"\s*:\s*"invalid api key"`), Status: 401},
+	}, oaichat.ErrorStatuses.Bodies...),
 }

@@ -2,6 +2,7 @@ package openaichat
 
 import (
 	"github.com/toolconform/conform/core"
+	"github.com/toolconform/conform/providers/internal/oaichat"
 	"github.com/toolconform/conform/providers/protocol"
 )
 
@@ -13,4 +14,5 @@ var Protocol = protocol.Protocol{
 	New:      func() core.Adapter { return New() },
 	SSE:      protocol.SSE{Done: true, Events: protocol.EventsChatChunks},
 	Grading:  protocol.Grading{Shape: protocol.ShapeChat, MissingResult: "G03", ReasoningReplayed: true, ResponseIDPrefix: "msg_"},
+	Errors:   oaichat.ErrorStatuses,
 }

@@ -2,6 +2,7 @@ package openairesponses
 
 import (
 	"github.com/toolconform/conform/core"
+	"github.com/toolconform/conform/providers/internal/oaichat"
 	"github.com/toolconform/conform/providers/protocol"
 )
 
@@ -13,4 +14,6 @@ var Protocol = protocol.Protocol{
 	New:      func() core.Adapter { return New() },
 	SSE:      protocol.SSE{NamedEvents: true},
 	Grading:  protocol.Grading{MissingResult: "G07", ResponseIDPrefix: "resp_", StoredResponses: true},
+	// OpenAI's error types and codes, which Responses shares.
+	Errors: oaichat.ErrorStatuses,
 }

@@ -32,6 +32,8 @@ type Protocol struct {
 	// request to the protocol's endpoint carries (Carried nil). Nil when
 	// the protocol has none.
 	Requirements func(body []byte) []Requirement
+	// Errors says which HTTP status the API sends with each error body.
+	Errors ErrorStatuses
 }
 
 // SSE is how a protocol frames its Server-Sent Events.
