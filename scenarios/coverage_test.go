@@ -50,7 +50,6 @@ var notApplicable = []struct {
 		"a value of the wrong type against the schema is argument validation's job (tools/schema), not a wire adapter's"},
 	{"D01", "openai-chat openai-responses anthropic cohere bedrock mistral", "the protocol always sends call ids"},
 	{"D02", "openai-chat openai-responses anthropic cohere bedrock mistral ollama", "Gemini functionResponse ids; ids round-trip in every history case of this protocol"},
-	{"E03", "openai-chat openai-responses anthropic gemini cohere bedrock mistral ollama", "an over-strict client-side validator, not a wire adapter"},
 	{"F02 F04 F05", "openai-responses anthropic cohere bedrock mistral ollama", "Gemini finish reasons and candidate shape"},
 	{"F08", "cohere", "Cohere v2 has no named tool choice; the adapter emulates it with REQUIRED and the one tool, so a round trip cannot be the identity"},
 	{"F09", "openai-chat cohere mistral ollama",

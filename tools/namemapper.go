@@ -45,11 +45,11 @@ func (m *NameMapper) Sanitize(original string) string {
 		m.from = map[string]string{}
 	}
 	cand := original
-	if core.CheckName(cand) != nil {
+	if core.CommonNameRules.Check(cand) != nil {
 		cand = cleanName(original)
 	}
 	for i := 0; ; i++ {
-		if _, taken := m.from[cand]; !taken && len(cand) <= core.MaxNameLen {
+		if _, taken := m.from[cand]; !taken && len(cand) <= core.CommonNameRules.MaxLen {
 			break
 		}
 		cand = suffixed(cleanName(original), original, i)
@@ -92,19 +92,19 @@ func cleanName(s string) string {
 }
 
 // suffixed cuts clean so that "_" and an 8-hex-digit hash fit in
-// core.MaxNameLen. The attempt number enters the hash, so that the rare
+// core.CommonNameRules.MaxLen. The attempt number enters the hash, so that the rare
 // 32-bit collision gets a new suffix on the next attempt.
 func suffixed(clean, original string, attempt int) string {
 	h := sha256.Sum256(fmt.Appendf(nil, "%d\x00%s", attempt, original))
 	suf := "_" + hex.EncodeToString(h[:4])
-	if len(clean)+len(suf) > core.MaxNameLen {
-		clean = clean[:core.MaxNameLen-len(suf)]
+	if len(clean)+len(suf) > core.CommonNameRules.MaxLen {
+		clean = clean[:core.CommonNameRules.MaxLen-len(suf)]
 	}
 	return clean + suf
 }
 
 // nameByte reports whether c may appear in a name every provider accepts
-// (core.CheckName).
+// (core.CommonNameRules).
 func nameByte(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-'
 }

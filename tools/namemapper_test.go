@@ -40,7 +40,7 @@ func TestNameMapperSanitize(t *testing.T) {
 		if got != tt.want {
 			t.Errorf("Sanitize(%q) = %q, want %q", tt.original, got, tt.want)
 		}
-		if err := core.CheckName(got); err != nil {
+		if err := core.CommonNameRules.Check(got); err != nil {
 			t.Errorf("Sanitize(%q) = %q, which is invalid: %v", tt.original, got, err)
 		}
 		if o, ok := m.Original(got); !ok || o != tt.original {
@@ -91,14 +91,14 @@ func TestNameMapperProperty(t *testing.T) {
 		seen := map[string]string{} // sanitised → original
 		for _, o := range originals {
 			s := m.Sanitize(o)
-			if err := core.CheckName(s); err != nil {
+			if err := core.CommonNameRules.Check(s); err != nil {
 				t.Fatalf("Sanitize(%q) = %q: %v", o, s, err)
 			}
 			if prev, ok := seen[s]; ok && prev != o {
 				t.Fatalf("Sanitize(%q) = Sanitize(%q) = %q", o, prev, s)
 			}
 			seen[s] = o
-			if core.CheckName(o) == nil && len(seen) == 1 && s != o {
+			if core.CommonNameRules.Check(o) == nil && len(seen) == 1 && s != o {
 				t.Fatalf("first valid name %q mapped to %q", o, s)
 			}
 		}
@@ -140,14 +140,14 @@ func FuzzSanitize(f *testing.F) {
 		m := NewNameMapper()
 		sa, sb := m.Sanitize(a), m.Sanitize(b)
 		for _, s := range []string{sa, sb} {
-			if err := core.CheckName(s); err != nil {
+			if err := core.CommonNameRules.Check(s); err != nil {
 				t.Fatalf("sanitised %q: %v", s, err)
 			}
 		}
 		if a != b && sa == sb {
 			t.Fatalf("Sanitize(%q) = Sanitize(%q) = %q", a, b, sa)
 		}
-		if core.CheckName(a) == nil && sa != a {
+		if core.CommonNameRules.Check(a) == nil && sa != a {
 			t.Fatalf("valid first name %q became %q", a, sa)
 		}
 		if o, ok := m.Original(sb); !ok || o != b {

@@ -315,7 +315,7 @@ func buildTool(op, name, description, origin string, in, out json.RawMessage, ha
 	// sanitises to the same text gets another (E01–E03).
 	if cfg.mapper != nil {
 		t.name = cfg.mapper.Sanitize(t.name)
-	} else if err := core.CheckName(t.name); err != nil {
+	} else if err := core.CommonNameRules.Check(t.name); err != nil {
 		return nil, fmt.Errorf("%s: %w", op, err)
 	}
 	inPrefix, outPrefix := "", ""

@@ -343,7 +343,7 @@ func FuzzFromMCP(f *testing.F) {
 			}
 			return
 		}
-		if err := core.CheckName(tool.Name()); err != nil {
+		if err := core.CommonNameRules.Check(tool.Name()); err != nil {
 			t.Fatalf("tool name: %v", err)
 		}
 		var s map[string]any

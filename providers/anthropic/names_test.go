@@ -6,10 +6,10 @@ import (
 	"github.com/toolconform/conform/providers/internal/adaptertest"
 )
 
-// TestEncodeRequestToolNames checks E01 and E02: a tool name outside
-// ^[a-zA-Z0-9_-]{1,64}$ is refused before sending, naming the tool, its
-// index and tools.NameMapper; valid names, digit-leading ones included (E03),
-// are encoded.
+// TestEncodeRequestToolNames checks E01, E02 and E03 against the rule the
+// adapter declares: a name the rule refuses is refused before sending,
+// naming the tool, its index, the rule and tools.NameMapper; a name it
+// allows is encoded unchanged.
 func TestEncodeRequestToolNames(t *testing.T) {
 	adaptertest.CheckToolNames(t, New(), "anthropic: encode request", "tools[1]")
 }

@@ -408,7 +408,7 @@ func (a *Adapter) EncodeRequest(req *core.Request) ([]byte, error) {
 		w.Messages = append(w.Messages, om)
 	}
 	for i, t := range req.Tools {
-		if err := core.CheckName(t.Name); err != nil {
+		if err := a.ToolNameRules().Check(t.Name); err != nil {
 			// Anthropic answers 400 (E01, E02).
 			return nil, fmt.Errorf("anthropic: encode request: tools[%d]: %w", i, err)
 		}

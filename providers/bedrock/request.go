@@ -137,7 +137,7 @@ func (a *Adapter) EncodeRequest(req *core.Request) ([]byte, error) {
 	if err := wire.CheckToolChoice("bedrock", req.ToolChoice); err != nil {
 		return nil, err
 	}
-	if err := checkNames(req.Tools); err != nil {
+	if err := a.checkNames(req.Tools); err != nil {
 		return nil, err
 	}
 	if err := partKinds.Check("bedrock: encode request", req.Messages); err != nil {
@@ -291,11 +291,12 @@ func nonBlank(parts []core.Part, jsonResults bool) ([]core.Part, bool) {
 	return kept, true
 }
 
-// checkNames refuses a tool name outside ^[a-zA-Z0-9_-]{1,64}$, which
-// Bedrock rejects with a 400 (E01, E02); tools.NameMapper maps such names.
-func checkNames(tools []core.ToolSpec) error {
+// checkNames refuses a tool name outside Bedrock's rule (ToolNameRules),
+// which Bedrock rejects with a 400 (E01, E02); tools.NameMapper maps such
+// names.
+func (a *Adapter) checkNames(tools []core.ToolSpec) error {
 	for i, t := range tools {
-		if err := core.CheckName(t.Name); err != nil {
+		if err := a.ToolNameRules().Check(t.Name); err != nil {
 			return fmt.Errorf("bedrock: encode request: tools[%d]: %w", i, err)
 		}
 	}

@@ -91,11 +91,11 @@ func (a *Adapter) EncodeRequest(req *core.Request) ([]byte, error) {
 		return nil, err
 	}
 	for i, t := range req.Tools {
-		// Cohere's own alphabet is narrower still (letters, digits and
-		// "_"); the common rule catches the slashes, dots and spaces of
-		// MCP names (E01) and over-long prefixed names (E02) before a
-		// 400. tools.NameMapper maps such names.
-		if err := core.CheckName(t.Name); err != nil {
+		// Cohere's alphabet (letters, digits and "_", no leading digit)
+		// refuses the dashes, slashes, dots and spaces of MCP names (E01)
+		// and digit-leading names before a 400. tools.NameMapper maps
+		// such names.
+		if err := a.ToolNameRules().Check(t.Name); err != nil {
 			return nil, fmt.Errorf("cohere: encode request: tools[%d]: %w", i, err)
 		}
 	}

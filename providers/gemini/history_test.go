@@ -50,45 +50,6 @@ func TestEncodeRequestRefusesBadHistory(t *testing.T) {
 	}
 }
 
-// TestEncodeRequestRefusesBadToolName checks E01 and E02 with Gemini's
-// alphabet, which also allows '.' and ':'.
-func TestEncodeRequestRefusesBadToolName(t *testing.T) {
-	long := strings.Repeat("a", 65)
-	tests := []struct {
-		name, tool, want string // want empty: accepted
-	}{
-		{"plain", "get_weather-2", ""},
-		{"dots and colons", "fs.read:file", ""},
-		{"64 characters", long[:64], ""},
-		{"E01 slash and space", "fs/read file", `tools[1].name: check tool name "fs/read file": character '/' at byte 2 not allowed`},
-		{"E01 space after a dot", "fs.read file", `check tool name "fs.read file": character ' ' at byte 7 not allowed`},
-		{"E02 65 characters", long, `check tool name "` + long + `": 65 bytes long`},
-		{"empty", "", `check tool name "": empty`},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			req := &core.Request{
-				Messages: []core.Message{{Role: core.RoleUser, Parts: []core.Part{core.TextPart("hi")}}},
-				Tools:    []core.ToolSpec{{Name: "ok"}, {Name: tt.tool}},
-			}
-			_, err := New().EncodeRequest(req)
-			if tt.want == "" {
-				if err != nil {
-					t.Fatalf("valid name refused: %v", err)
-				}
-				return
-			}
-			if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), "NameMapper") {
-				t.Fatalf("error %v, want one containing %q and naming NameMapper", err, tt.want)
-			}
-			var ne *core.NameError
-			if !errors.As(err, &ne) || ne.Name != tt.tool || !errors.Is(err, core.ErrInvalidName) {
-				t.Errorf("error %v is not a *core.NameError for %q wrapping core.ErrInvalidName", err, tt.tool)
-			}
-		})
-	}
-}
-
 // TestResultObjectJoinsTextParts checks G10: the text parts of a result are
 // joined with a newline in the functionResponse, never run together.
 func TestResultObjectJoinsTextParts(t *testing.T) {

@@ -7,10 +7,10 @@ import "github.com/toolconform/conform/core"
 // underscores, dots, colons and dashes, with a maximum length of 64"
 // (google-genai FunctionDeclaration reference; the 400 "Invalid function
 // name. Must start with a letter or an underscore…" quoted in
-// google-gemini/gemini-cli #6704). EncodeRequest checks the alphabet and
-// the length but, as E03 asks of every adapter, sends a digit-leading
-// name unchanged.
+// google-gemini/gemini-cli #6704, and for the digit-leading
+// 21st_magic_component_builder in SuperClaude-Org/SuperGemini_Framework
+// #12). EncodeRequest refuses what it refuses.
 func (a *Adapter) ToolNameRules() core.NameRules {
 	return core.NameRules{Pattern: "^[a-zA-Z_][a-zA-Z0-9_.:-]{0,63}$", MaxLen: 64, Extra: ".:-", LetterFirst: true,
-		Source: "Gemini API reference, FunctionDeclaration.name: starts with a letter or underscore; a-z, A-Z, 0-9, underscores, dots, colons and dashes; at most 64"}
+		Source: "Gemini API reference, FunctionDeclaration.name: starts with a letter or underscore; a-z, A-Z, 0-9, underscores, dots, colons and dashes; at most 64 (the 400 \"Invalid function name. Must start with a letter or an underscore\": google-gemini/gemini-cli #2966)"}
 }

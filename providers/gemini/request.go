@@ -3,7 +3,6 @@ package gemini
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -144,7 +143,8 @@ func (p *wirePart) UnmarshalJSON(b []byte) error {
 // body and are not written.
 //
 // What Gemini answers with a 400 is refused: a tool name outside
-// ^[a-zA-Z0-9_.:-]{1,64}$ (E01, E02; tools.NameMapper maps such names), and
+// ^[a-zA-Z_][a-zA-Z0-9_.:-]{0,63}$ (E01, E02, E03: no leading digit;
+// tools.NameMapper maps such names), and
 // a history that core.CheckHistory faults (G01, G02, G03, G06), such as a
 // call followed by a user turn instead of its result, and one Gemini adds
 // (G04: a tool turn answers each functionCall of the model turn before it,
@@ -158,7 +158,7 @@ func (a *Adapter) EncodeRequest(req *core.Request) ([]byte, error) {
 		return nil, err
 	}
 	for i, t := range req.Tools {
-		if err := checkName(t.Name); err != nil {
+		if err := a.ToolNameRules().Check(t.Name); err != nil {
 			return nil, wire.Placed(op, -1, "tools["+strconv.Itoa(i)+"].name", err)
 		}
 	}
@@ -297,20 +297,6 @@ var partKinds = wire.PartKinds{
 	core.RoleUser:      {core.PartText},
 	core.RoleAssistant: {core.PartText, core.PartThinking, core.PartToolCall},
 	core.RoleTool:      {core.PartToolResult},
-}
-
-// checkName applies core.CheckName with Gemini's wider alphabet: a
-// function name may also hold '.' and ':' (E01), and is at most 64
-// characters (E02). The *core.NameError names the original name.
-func checkName(name string) error {
-	err := core.CheckName(strings.NewReplacer(".", "_", ":", "_").Replace(name))
-	var ne *core.NameError
-	if errors.As(err, &ne) {
-		e := *ne
-		e.Name = name
-		return &e
-	}
-	return err
 }
 
 func ptr[T any](v T) *T { return &v }

@@ -50,6 +50,7 @@ func New(opts ...Option) *Adapter {
 		ThinkingInContent: true,
 		ToolResultName:    true,
 		IDs:               idmap.New(ValidID, mintID, 0),
+		NameRules:         nameRules,
 	}
 	for _, o := range opts {
 		o(&cfg)

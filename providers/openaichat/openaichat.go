@@ -70,6 +70,7 @@ func New(opts ...Option) *Adapter {
 		// G13: Gemini's OpenAI-compatible endpoint signs tool calls.
 		ThoughtSignatures:  true,
 		RootSchemaKeywords: oaichat.OpenAIRootKeywords,
+		NameRules:          nameRules,
 	}
 	for _, o := range opts {
 		o(&cfg)

@@ -453,7 +453,7 @@ func (a *Adapter) encode(req *core.Request, msgs []core.Message, base int, prev 
 		w.Input = append(w.Input, items...)
 	}
 	for i, t := range req.Tools {
-		if err := core.CheckName(t.Name); err != nil {
+		if err := a.ToolNameRules().Check(t.Name); err != nil {
 			// OpenAI answers 400 (E01, E02).
 			return nil, fmt.Errorf("openai-responses: encode request: tools[%d]: %w", i, err)
 		}

@@ -33,6 +33,18 @@ func (e *NameError) Error() string {
 // Unwrap returns ErrInvalidName.
 func (e *NameError) Unwrap() error { return ErrInvalidName }
 
+// Check returns a *NameError when name breaks rules (core.NameRules.Check,
+// the check every built-in adapter's EncodeRequest applies).
+func Check(r core.NameRules, name string) error {
+	var ne *core.NameError
+	if errors.As(r.Check(name), &ne) {
+		return &NameError{Name: name, Pattern: r.Pattern, Reason: ne.Reason, Offset: ne.Offset}
+	}
+	return nil
+}
+
+// byteOK and firstOK say which bytes clean keeps: those r allows, and
+// those r allows first.
 func byteOK(r core.NameRules, c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || strings.IndexByte(r.Extra, c) >= 0
 }
@@ -42,38 +54,6 @@ func firstOK(r core.NameRules, c byte) bool {
 		return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_'
 	}
 	return byteOK(r, c)
-}
-
-// Check returns a *NameError when name breaks rules.
-func Check(r core.NameRules, name string) error {
-	bad := func(off int, reason string) error {
-		return &NameError{Name: name, Pattern: r.Pattern, Reason: reason, Offset: off}
-	}
-	if name == "" {
-		return bad(-1, "empty")
-	}
-	if !firstOK(r, name[0]) {
-		if byteOK(r, name[0]) {
-			return bad(0, fmt.Sprintf("starts with %q, not a letter or '_'", name[0]))
-		}
-		return bad(0, fmt.Sprintf("character %q at byte 0 not allowed", firstRune(name)))
-	}
-	for i := 1; i < len(name); i++ {
-		if !byteOK(r, name[i]) {
-			return bad(i, fmt.Sprintf("character %q at byte %d not allowed", firstRune(name[i:]), i))
-		}
-	}
-	if len(name) > r.MaxLen {
-		return bad(-1, fmt.Sprintf("%d bytes long, more than %d", len(name), r.MaxLen))
-	}
-	return nil
-}
-
-func firstRune(s string) rune {
-	for _, c := range s {
-		return c
-	}
-	return 0
 }
 
 // clean replaces each run of bytes the rules refuse with one '_' and puts

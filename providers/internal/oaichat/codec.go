@@ -50,6 +50,10 @@ type Config struct {
 	// RootSchemaKeywords lists keywords a tool's parameters schema may not
 	// hold at its top level; a tool with one is refused (RootKeyword).
 	RootSchemaKeywords []string
+	// NameRules is the provider's tool-name rule (its ToolNameRules);
+	// EncodeRequest refuses a tool name it breaks. Unset (MaxLen 0), it is
+	// core.CommonNameRules.
+	NameRules core.NameRules
 }
 
 // Codec encodes and decodes one Chat-Completions-shaped protocol.
@@ -69,6 +73,9 @@ func New(cfg Config) *Codec {
 	}
 	if cfg.ReasoningField == "" {
 		cfg.ReasoningField = "reasoning_content"
+	}
+	if cfg.NameRules.MaxLen == 0 {
+		cfg.NameRules = core.CommonNameRules
 	}
 	return &Codec{cfg: cfg, streamOp: cfg.Name + ": decode stream"}
 }

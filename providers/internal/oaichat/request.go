@@ -42,7 +42,7 @@ func (c *Codec) EncodeRequest(req *core.Request) ([]byte, error) {
 	}
 	toolsInCallOrder(w.Messages)
 	for i, t := range req.Tools {
-		if err := core.CheckName(t.Name); err != nil {
+		if err := c.cfg.NameRules.Check(t.Name); err != nil {
 			// OpenAI and Mistral answer 400 (E01, E02).
 			return nil, fieldError(op, pathf("tools[%d].name", i), err)
 		}
