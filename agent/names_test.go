@@ -19,7 +19,9 @@ import (
 // under its mapped name (tools/names) and the provider's call to the
 // mapped name runs the registry's tool. "get-weather" passes OpenAI's rule
 // and is sent as it is; Cohere allows no dash, so it becomes "get_weather",
-// and Gemini no leading digit, so "3d_render" becomes "_3d_render".
+// and neither Gemini nor Cohere a leading digit, so "3d_render" becomes
+// "_3d_render". Both adapters refuse the registry's name (E03), so a loop
+// that sent it unmapped would fail.
 func TestLoopWireNames(t *testing.T) {
 	tests := []struct {
 		protocol, tool, wire string
@@ -27,9 +29,10 @@ func TestLoopWireNames(t *testing.T) {
 		{"openai-chat", "get-weather", "get-weather"},
 		{"cohere", "get-weather", "get_weather"},
 		{"gemini", "3d_render", "_3d_render"},
+		{"cohere", "3d_render", "_3d_render"},
 	}
 	for _, tt := range tests {
-		t.Run(tt.protocol, func(t *testing.T) {
+		t.Run(tt.protocol+" "+tt.tool, func(t *testing.T) {
 			adapter, err := providers.Lookup(tt.protocol)
 			if err != nil {
 				t.Fatal(err)
