@@ -443,24 +443,18 @@ func (st *argStore) memberKey(cur, m, i int) memberKey {
 
 // child returns the node at sg under cur, creating it with kind want.
 func (t *argTree) child(cur int, sg pathSeg, want byte) (int, error) {
-	st := t.st
-	if err := t.container(cur, sg); err != nil {
-		return 0, err
-	}
-	n := st.find(cur, sg)
+	n, err := t.member(cur, sg)
 	switch {
-	case n >= 0:
-		if st.nodes[n].kind != want {
-			if sg.isIdx {
-				return 0, fmt.Errorf("%w: element [%d] changes type", core.ErrMalformed, sg.index)
-			}
-			return 0, fmt.Errorf("%w: member %q changes type", core.ErrMalformed, sg.key)
-		}
-		return n, nil
-	case sg.isIdx && sg.index > st.nodes[cur].count:
-		return 0, fmt.Errorf("%w: index [%d] skips elements (array has %d)", core.ErrMalformed, sg.index, st.nodes[cur].count)
+	case err != nil:
+		return 0, err
+	case n < 0:
+		return t.add(cur, sg, want), nil
+	case t.st.nodes[n].kind != want && sg.isIdx:
+		return 0, fmt.Errorf("%w: element [%d] changes type", core.ErrMalformed, sg.index)
+	case t.st.nodes[n].kind != want:
+		return 0, fmt.Errorf("%w: member %q changes type", core.ErrMalformed, sg.key)
 	}
-	return t.add(cur, sg, want), nil
+	return n, nil
 }
 
 // add is argStore.add, counting what the new member writes.
@@ -513,38 +507,41 @@ func (st *argStore) str(n int) string {
 	return unsafe.String(unsafe.SliceData(st.data[nd.off:]), nd.n)
 }
 
-// container checks that cur is the kind of container sg names a member
-// of.
-func (t *argTree) container(cur int, sg pathSeg) error {
-	kind := t.st.nodes[cur].kind
+// member returns the node at sg under cur, or -1 when there is none yet,
+// after checking that cur is the kind of container sg names a member of
+// and that a new element would be the array's next.
+func (t *argTree) member(cur int, sg pathSeg) (int, error) {
+	st := t.st
+	kind := st.nodes[cur].kind
 	switch {
 	case sg.isIdx && kind != 'a':
-		return fmt.Errorf("%w: index [%d] into a non-array", core.ErrMalformed, sg.index)
+		return 0, fmt.Errorf("%w: index [%d] into a non-array", core.ErrMalformed, sg.index)
 	case !sg.isIdx && kind != 'o':
-		return fmt.Errorf("%w: member %q of a non-object", core.ErrMalformed, sg.key)
+		return 0, fmt.Errorf("%w: member %q of a non-object", core.ErrMalformed, sg.key)
 	}
-	return nil
+	n := st.find(cur, sg)
+	if n < 0 && sg.isIdx && sg.index > st.nodes[cur].count {
+		return 0, fmt.Errorf("%w: index [%d] skips elements (array has %d)", core.ErrMalformed, sg.index, st.nodes[cur].count)
+	}
+	return n, nil
 }
 
 // set makes the node at sg under cur a value of kind, empty, replacing
 // what was there, and returns it.
 func (t *argTree) set(cur int, sg pathSeg, kind byte) (int, error) {
-	st := t.st
-	if err := t.container(cur, sg); err != nil {
-		return 0, err
-	}
-	n := st.find(cur, sg)
+	n, err := t.member(cur, sg)
 	switch {
-	case n >= 0:
-		t.written += emptyLen(kind) - st.valueLen(n)
-		nd := &st.nodes[n]
-		nd.kind, nd.off, nd.n, nd.c = kind, 0, 0, 0
-		nd.first, nd.last, nd.count = -1, -1, 0
-		return n, nil
-	case sg.isIdx && sg.index > st.nodes[cur].count:
-		return 0, fmt.Errorf("%w: index [%d] skips elements (array has %d)", core.ErrMalformed, sg.index, st.nodes[cur].count)
+	case err != nil:
+		return 0, err
+	case n < 0:
+		return t.add(cur, sg, kind), nil
 	}
-	return t.add(cur, sg, kind), nil
+	st := t.st
+	t.written += emptyLen(kind) - st.valueLen(n)
+	nd := &st.nodes[n]
+	nd.kind, nd.off, nd.n, nd.c = kind, 0, 0, 0
+	nd.first, nd.last, nd.count = -1, -1, 0
+	return n, nil
 }
 
 // setValue gives the empty value node n the bytes v, with no room to
