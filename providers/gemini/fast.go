@@ -316,6 +316,12 @@ func (f *fastStore) partialArg(p *jsonscan.Scanner) bool {
 // chunk's bytes or, when it holds escapes, of its value unescaped into
 // pieces, valid until the next chunk.
 func (f *fastStore) pieceText(p *jsonscan.Scanner) (string, bool) {
+	return f.viewText(p, &f.pieces)
+}
+
+// viewText reads a string value as a view of the chunk's bytes or, when
+// it holds escapes, of its value unescaped and appended to *buf.
+func (f *fastStore) viewText(p *jsonscan.Scanner, buf *[]byte) (string, bool) {
 	raw, esc, ok := p.Str()
 	if !ok {
 		return "", false
@@ -325,9 +331,9 @@ func (f *fastStore) pieceText(p *jsonscan.Scanner) (string, bool) {
 		return "", false
 	}
 	if esc {
-		n := len(f.pieces)
-		f.pieces = append(f.pieces, v...)
-		v = f.pieces[n:]
+		n := len(*buf)
+		*buf = append(*buf, v...)
+		v = (*buf)[n:]
 	}
 	return unsafe.String(unsafe.SliceData(v), len(v)), true
 }
@@ -376,20 +382,7 @@ func (f *fastStore) partText(p *jsonscan.Scanner) (string, bool) {
 	if f.view == nil {
 		return f.text(p)
 	}
-	raw, esc, ok := p.Str()
-	if !ok {
-		return "", false
-	}
-	v, ok := f.strs.Unescaped(raw, esc)
-	if !ok {
-		return "", false
-	}
-	if esc {
-		n := len(*f.view)
-		*f.view = append(*f.view, v...)
-		v = (*f.view)[n:]
-	}
-	return unsafe.String(unsafe.SliceData(v), len(v)), true
+	return f.viewText(p, f.view)
 }
 
 // cached reads a string value, reusing *s while the value is that of the

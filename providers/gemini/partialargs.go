@@ -320,46 +320,9 @@ func numberText(raw json.RawMessage) (string, error) {
 
 // jsonNumber reports whether b is exactly one JSON number (RFC 8259 §6).
 func jsonNumber(b []byte) bool {
-	i := 0
-	if i < len(b) && b[i] == '-' {
-		i++
-	}
-	switch {
-	case i == len(b):
-		return false
-	case b[i] == '0':
-		i++
-	case b[i] >= '1' && b[i] <= '9':
-		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
-			i++
-		}
-	default:
-		return false
-	}
-	if i < len(b) && b[i] == '.' {
-		i++
-		from := i
-		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
-			i++
-		}
-		if i == from {
-			return false
-		}
-	}
-	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
-		i++
-		if i < len(b) && (b[i] == '+' || b[i] == '-') {
-			i++
-		}
-		from := i
-		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
-			i++
-		}
-		if i == from {
-			return false
-		}
-	}
-	return i == len(b)
+	p := jsonscan.New(b)
+	v, ok := p.Number()
+	return ok && len(v) == len(b)
 }
 
 // find returns the member sg of container cur, or -1.
