@@ -56,7 +56,20 @@ func (s *Server) httpServer() *http.Server {
 		ReadTimeout:       read,
 		IdleTimeout:       IdleTimeout,
 		MaxHeaderBytes:    MaxHeaderBytes,
+		Protocols:         Protocols(),
 	}
+}
+
+// Protocols returns the HTTP versions a loopback listener of conform
+// accepts: HTTP/1.1, and HTTP/2 with prior knowledge over plain TCP (h2c,
+// RFC 9113 section 3.3), which some clients use for http:// URLs (the AWS
+// SDK for JavaScript's default handler). HTTP/2 over TLS does not arise:
+// the listeners are plain loopback ones.
+func Protocols() *http.Protocols {
+	var p http.Protocols
+	p.SetHTTP1(true)
+	p.SetUnencryptedHTTP2(true)
+	return &p
 }
 
 // messagesSize estimates the bytes a kept conversation holds: its strings

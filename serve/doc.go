@@ -182,6 +182,9 @@
 // IdleTimeout on an idle connection, and reads at most MaxHeaderBytes of
 // headers.
 //
+// The listener speaks HTTP/1.1 and HTTP/2 with prior knowledge (h2c),
+// which some clients use for http:// URLs (Protocols).
+//
 // # Keys and logs
 //
 // Every API-key form is accepted and none is required: Authorization

@@ -57,9 +57,10 @@ func runProxy(ctx context.Context, e *env, args []string) int {
 	return exitOK
 }
 
-// serveUntil serves h on ln until ctx ends.
+// serveUntil serves h on ln until ctx ends, over HTTP/1.1 and h2c as
+// serve does (serve.Protocols).
 func serveUntil(ctx context.Context, ln net.Listener, h http.Handler) error {
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: serve.ReadHeaderTimeout}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: serve.ReadHeaderTimeout, Protocols: serve.Protocols()}
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()
 	select {
