@@ -1,0 +1,7 @@
+package textcalls
+
+// formats is the list of built-in formats.
+var formats = []*Format{
+	hermes,
+	thinkOnly,
+}

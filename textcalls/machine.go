@@ -1,0 +1,193 @@
+package textcalls
+
+import (
+	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/toolconform/conform/core"
+)
+
+// machine is what every parser shares: the input not yet consumed, the
+// marker scan that holds back only a possible marker prefix, and the
+// events it makes.
+type machine struct {
+	opts  Options
+	pend  string // input not yet consumed
+	off   int    // bytes of input consumed before pend
+	final bool   // the text has ended: hold nothing back
+	out   []core.Event
+	first int // where this Feed's events begin in out
+	calls int // calls started
+	cur   int // index of the open call, -1 for none
+	id    string
+	dead  bool // a limit was hit: the rest is ignored
+}
+
+func newMachine(opts Options) machine {
+	return machine{opts: opts.withDefaults(), cur: -1}
+}
+
+// begin starts a Feed or Close: delta joins the input, events go to dst.
+func (m *machine) begin(dst []core.Event, delta string, final bool) {
+	m.out, m.first, m.final = dst, len(dst), final
+	if m.dead {
+		return
+	}
+	if m.pend == "" {
+		m.pend = delta
+	} else {
+		m.pend += delta
+	}
+}
+
+// consume drops the first n bytes of the input.
+func (m *machine) consume(n int) {
+	m.pend = m.pend[n:]
+	m.off += n
+}
+
+// cut finds the earliest of markers in the input (the longest where two
+// begin at one byte). Found, it consumes the text before the marker and
+// the marker, and returns the text and the marker's index. Not found, it
+// consumes and returns all the text that cannot begin a marker, holding
+// back the longest tail that is a proper prefix of one, and a UTF-8
+// character the input cuts, unless the text has ended; which is -1.
+func (m *machine) cut(markers ...string) (before string, which int) {
+	at, which := -1, -1
+	for i, mk := range markers {
+		j := strings.Index(m.pend, mk)
+		if j >= 0 && (at < 0 || j < at || j == at && len(mk) > len(markers[which])) {
+			at, which = j, i
+		}
+	}
+	if which >= 0 {
+		before = m.pend[:at]
+		m.consume(at + len(markers[which]))
+		return before, which
+	}
+	keep := 0
+	if !m.final {
+		keep = holdback(m.pend, markers)
+	}
+	before = m.pend[:len(m.pend)-keep]
+	m.consume(len(before))
+	return before, -1
+}
+
+// holdback is how many bytes at the end of s may begin one of markers,
+// or end in a cut UTF-8 character.
+func holdback(s string, markers []string) int {
+	keep := 0
+	for _, mk := range markers {
+		for k := min(len(mk)-1, len(s)); k > keep; k-- {
+			if strings.HasSuffix(s, mk[:k]) {
+				keep = k
+				break
+			}
+		}
+	}
+	// A character cut at the end is held back whole.
+	for k := 1; k <= 3 && k <= len(s); k++ {
+		c := s[len(s)-k]
+		if c < utf8.RuneSelf {
+			break
+		}
+		if utf8.RuneStart(c) {
+			if !utf8.FullRuneInString(s[len(s)-k:]) {
+				keep = max(keep, k)
+			}
+			break
+		}
+	}
+	return keep
+}
+
+// need reports whether at least n bytes of input are there, or the text
+// has ended (then the caller works with what there is).
+func (m *machine) need(n int) bool { return len(m.pend) >= n || m.final }
+
+// skip consumes prefix when the input begins with it.
+func (m *machine) skip(prefix string) bool {
+	if strings.HasPrefix(m.pend, prefix) {
+		m.consume(len(prefix))
+		return true
+	}
+	return false
+}
+
+// emit appends a text or thinking delta, merged with the last event of
+// this Feed when that is of the same kind.
+func (m *machine) emit(kind core.EventKind, s string) {
+	if s == "" {
+		return
+	}
+	if n := len(m.out); n > m.first && m.out[n-1].Kind == kind {
+		m.out[n-1].Text += s
+		return
+	}
+	m.out = append(m.out, core.Event{Kind: kind, Text: s})
+}
+
+func (m *machine) text(s string)     { m.emit(core.EventText, s) }
+func (m *machine) thinking(s string) { m.emit(core.EventThinking, s) }
+
+// start opens the next call.
+func (m *machine) start(name, id string) {
+	m.cur, m.id = m.calls, id
+	m.calls++
+	m.out = append(m.out, core.Event{Kind: core.EventCallStart, Chunk: &core.Chunk{Index: m.cur, HasIndex: true, ID: id, Name: name}})
+}
+
+// args appends argument text to the open call.
+func (m *machine) args(s string) {
+	if s == "" || m.cur < 0 {
+		return
+	}
+	if n := len(m.out); n > m.first && m.out[n-1].Kind == core.EventCallDelta && m.out[n-1].Chunk.Index == m.cur {
+		m.out[n-1].Chunk.ArgsDelta += s
+		return
+	}
+	m.out = append(m.out, core.Event{Kind: core.EventCallDelta, Chunk: &core.Chunk{Index: m.cur, HasIndex: true, ID: m.id, ArgsDelta: s}})
+}
+
+// end closes the open call.
+func (m *machine) end() {
+	if m.cur < 0 {
+		return
+	}
+	m.out = append(m.out, core.Event{Kind: core.EventCallEnd, Chunk: &core.Chunk{Index: m.cur, HasIndex: true, ID: m.id}})
+	m.cur, m.id = -1, ""
+}
+
+// abandon leaves the open call without its end (it is incomplete) and
+// reports why; a call with no name yet is opened nameless with its text,
+// so that the call is never lost.
+func (m *machine) abandon(name, raw string, format string, args ...any) {
+	if m.cur < 0 {
+		m.start(name, "")
+		m.args(raw)
+	}
+	m.cur, m.id = -1, ""
+	m.fail(format, args...)
+}
+
+// fail reports a problem at the current input offset.
+func (m *machine) fail(format string, args ...any) {
+	m.out = append(m.out, core.Event{Kind: core.EventError, Error: &core.ProviderError{Type: ErrorType, Message: fmt.Sprintf("at byte %d: ", m.off) + fmt.Sprintf(format, args...)}})
+}
+
+// die reports a limit hit; the rest of the input is ignored.
+func (m *machine) die(err error) {
+	if m.cur >= 0 {
+		m.cur, m.id = -1, ""
+	}
+	m.fail("%v", err)
+	m.dead, m.pend = true, ""
+}
+
+// blank reports whether s is only white space.
+func blank(s string) bool {
+	return strings.TrimFunc(s, unicode.IsSpace) == ""
+}

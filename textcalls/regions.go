@@ -1,0 +1,167 @@
+package textcalls
+
+import (
+	"strings"
+
+	"github.com/toolconform/conform/core"
+)
+
+// reasoning names a format's reasoning region.
+type reasoning struct {
+	open, close string
+	// endsAtCall says a call marker inside the region ends it (Qwen3: a
+	// model that forgets </think> goes straight to its call).
+	endsAtCall bool
+	// endsAt are more markers that end the region and are text
+	// themselves (a call marker in a format that reads no calls).
+	endsAt []string
+}
+
+// maxLeadingSpace bounds the white space a region the prompt opened may
+// begin with before the model opens it again.
+const maxLeadingSpace = 64
+
+// grammar is a format as the region parser reads it: an optional
+// reasoning region and the markers that open a block of calls, each with
+// the handler that reads the block's body.
+type grammar struct {
+	think *reasoning
+	open  []string
+	// body returns the handler of a block opened by open[which].
+	body func(m *machine, which int) body
+}
+
+// body reads one block of calls from the machine's input.
+type body interface {
+	// step reads what it can; done says the block ended and the text
+	// goes on after it.
+	step(m *machine) (done bool)
+	// cut is called when the text ends inside the block.
+	cut(m *machine)
+}
+
+// region is where the region parser is.
+type region int
+
+const (
+	atStart region = iota // nothing but white space seen: <think> may open
+	inText
+	inThinking
+	inBlock
+)
+
+// regionParser is a Parser over a grammar.
+type regionParser struct {
+	m     machine
+	g     *grammar
+	where region
+	b     body
+	// fresh says the region the prompt opened has seen nothing yet.
+	fresh bool
+}
+
+func newRegionParser(g *grammar, opts Options) *regionParser {
+	p := &regionParser{m: newMachine(opts), g: g, where: atStart}
+	switch {
+	case g.think != nil && opts.ThinkingOpen && !opts.NoThinking:
+		p.where, p.fresh = inThinking, true
+	case g.think == nil || opts.NoThinking:
+		p.where = inText
+	}
+	return p
+}
+
+func (p *regionParser) Feed(dst []core.Event, delta string) []core.Event {
+	p.m.begin(dst, delta, false)
+	p.run()
+	return p.m.out
+}
+
+func (p *regionParser) Close(dst []core.Event) []core.Event {
+	p.m.begin(dst, "", true)
+	p.run()
+	if p.where == inBlock && !p.m.dead {
+		p.b.cut(&p.m)
+	}
+	return p.m.out
+}
+
+func (p *regionParser) run() {
+	m := &p.m
+	for !m.dead && (m.pend != "" || p.where == inBlock && m.final) {
+		switch p.where {
+		case atStart:
+			markers := append([]string{p.g.think.open}, p.g.open...)
+			before, w := m.cut(markers...)
+			switch {
+			case !blank(before):
+				m.text(before)
+				p.where = inText
+				if w == 0 {
+					m.text(p.g.think.open)
+				} else if w > 0 {
+					p.openBlock(w - 1)
+				}
+			case w == 0:
+				m.text(before)
+				p.where = inThinking
+			case w > 0:
+				m.text(before)
+				p.openBlock(w - 1)
+			default:
+				m.text(before)
+				if m.pend != "" {
+					return
+				}
+			}
+		case inThinking:
+			// A prompt that opened the region may still see the model
+			// open it again at the very start, after white space:
+			// that marker and the space before it are syntax.
+			if p.fresh {
+				t := strings.TrimLeft(m.pend, " \t\r\n")
+				if !m.final && len(m.pend) <= maxLeadingSpace && strings.HasPrefix(p.g.think.open, t) {
+					return
+				}
+				if strings.HasPrefix(t, p.g.think.open) {
+					m.consume(len(m.pend) - len(t) + len(p.g.think.open))
+				}
+				p.fresh = false
+			}
+			markers := append([]string{p.g.think.close}, p.g.think.endsAt...)
+			if p.g.think.endsAtCall {
+				markers = append(markers, p.g.open...)
+			}
+			before, w := m.cut(markers...)
+			m.thinking(before)
+			switch {
+			case w == 0:
+				p.where = inText
+			case w > 0 && w <= len(p.g.think.endsAt):
+				m.text(p.g.think.endsAt[w-1])
+				p.where = inText
+			case w > 0:
+				p.openBlock(w - 1 - len(p.g.think.endsAt))
+			default:
+				return
+			}
+		case inText:
+			before, w := m.cut(p.g.open...)
+			m.text(before)
+			if w < 0 {
+				return
+			}
+			p.openBlock(w)
+		case inBlock:
+			if !p.b.step(m) {
+				return
+			}
+			p.where, p.b = inText, nil
+		}
+	}
+}
+
+func (p *regionParser) openBlock(which int) {
+	p.where = inBlock
+	p.b = p.g.body(&p.m, which)
+}

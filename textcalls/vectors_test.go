@@ -1,0 +1,103 @@
+package textcalls_test
+
+import (
+	"flag"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/toolconform/conform/core"
+	"github.com/toolconform/conform/textcalls"
+	"github.com/toolconform/conform/textcalls/textcallstest"
+)
+
+var showMisses = flag.Bool("misses", false, "print every vector that does not match exactly")
+
+// loadVectors reads every vector file of testdata/textcalls.
+func loadVectors(t testing.TB) []textcallstest.Vector {
+	t.Helper()
+	files, err := filepath.Glob("../testdata/textcalls/*.jsonl")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no vector files: %v", err)
+	}
+	var all []textcallstest.Vector
+	for _, f := range files {
+		vs, err := textcallstest.Load(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		all = append(all, vs...)
+	}
+	return all
+}
+
+// fragmentWrap puts a fragment (the body of one call block) back between
+// its format's markers.
+var fragmentWrap = map[string][2]string{
+	"hermes":      {"<tool_call>", "</tool_call>"},
+	"qwen3-coder": {"<tool_call>\n", "\n</tool_call>"},
+	"glm45":       {"<tool_call>", "</tool_call>"},
+	"glm47":       {"<tool_call>", "</tool_call>"},
+}
+
+// input is the vector's text as deltas, a fragment put back in its block.
+func input(v *textcallstest.Vector) []string {
+	d := v.Deltas()
+	if w, ok := fragmentWrap[v.Format]; ok && v.Fragment {
+		d = append(append([]string{w[0]}, d...), w[1])
+	}
+	return d
+}
+
+func TestVectors(t *testing.T) {
+	type tally struct{ n, exact int }
+	per := map[string]*tally{}
+	var misses []string
+	for _, v := range loadVectors(t) {
+		f, err := textcalls.Lookup(v.Format)
+		if err != nil {
+			continue
+		}
+		tl := per[v.Format]
+		if tl == nil {
+			tl = &tally{}
+			per[v.Format] = tl
+		}
+		tl.n++
+		resp, err := textcalls.Collect(f, v.Options(), input(&v)...)
+		problems := textcallstest.Grade(&v, textcallstest.ResultOf(resp, err))
+		if v.Expect.Emitted != nil {
+			p := f.New(v.Options())
+			var evs []core.Event
+			for _, d := range input(&v) {
+				evs = p.Feed(evs, d)
+			}
+			problems = append(problems, textcallstest.GradeEmitted(&v, textcallstest.EventsResult(evs))...)
+		}
+		if len(problems) == 0 {
+			tl.exact++
+			continue
+		}
+		misses = append(misses, fmt.Sprintf("%s: %s", v.ID, strings.Join(problems, "; ")))
+	}
+	names := make([]string, 0, len(per))
+	for n := range per {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	total, exact := 0, 0
+	for _, n := range names {
+		tl := per[n]
+		total += tl.n
+		exact += tl.exact
+		t.Logf("%-16s %3d/%3d exact", n, tl.exact, tl.n)
+	}
+	t.Logf("%-16s %3d/%3d exact", "all", exact, total)
+	if *showMisses {
+		for _, m := range misses {
+			t.Log(m)
+		}
+	}
+}
