@@ -41,8 +41,8 @@ func (r *Result) Changes(sc *scenarios.Scenario, protocol, chaos string) []Chang
 		if !kept[s.name] && !isCause {
 			continue
 		}
-		next, _, ok := s.apply(cur, protocol, chaos)
-		if !ok {
+		next, _, why := s.apply(cur, protocol, chaos)
+		if why != "" {
 			continue
 		}
 		if kept[s.name] {

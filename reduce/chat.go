@@ -2,6 +2,7 @@ package reduce
 
 import (
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -11,16 +12,18 @@ import (
 )
 
 // chatChunk is one event of a Chat Completions (or Mistral) stream: a
-// data line holding a chunk, or the closing [DONE].
+// data line holding a chunk, the closing [DONE], or a filler.
 type chatChunk struct {
 	sseEvent
-	// call is the tool_calls index of the chunk's call entries; entries
-	// counts them (over every choice).
-	call    int
-	entries int
+	// calls are the calls of the chunk's entries (over every choice), in
+	// order: numbered 0, 1, … in order of first appearance, a call being
+	// an index and the id last sent on it (an entry with another id on
+	// the same index starts another call); indices are the entries' wire
+	// indices.
+	calls, indices []int
 	// alone is set when the chunk carries one call entry and nothing
-	// else: one choice, a delta of tool_calls alone, no finish reason, no
-	// usage. Such a chunk may be dropped or moved without losing anything
+	// else: one choice, a delta of tool_calls alone (see onlyKeys), no
+	// finish reason, no usage. Such a chunk may be dropped or moved without losing anything
 	// but its entry.
 	alone bool
 	// named is set when the entry carries an id or a name.
@@ -30,24 +33,42 @@ type chatChunk struct {
 	args    string
 	present bool
 	// text is set when the chunk carries visible text: textAlone when
-	// it carries nothing else (a delta of content alone, no finish
-	// reason, no usage).
+	// it carries nothing else (a delta of content alone, see onlyKeys;
+	// no finish reason, no usage).
 	text, textAlone bool
 }
 
-// readChat reads a Chat Completions body into chunks, or reports false
-// when it is not plain SSE, has several choices, or an entry without an
+// call is the call of the chunk's first entry, -1 for none.
+func (c chatChunk) call() int {
+	if len(c.calls) == 0 {
+		return -1
+	}
+	return c.calls[0]
+}
+
+// readChat reads a Chat Completions body into chunks, or says why it
+// cannot: not SSE the codec reads, several choices, an entry without an
 // index.
-func readChat(body []byte) ([]chatChunk, bool) {
-	plain, ok := parseSSE(body)
-	if !ok {
-		return nil, false
+func readChat(body []byte) ([]chatChunk, string) {
+	plain, err := parseSSE(body)
+	if err != nil {
+		return nil, "the body is not SSE the codec reads: " + err.Error()
 	}
 	out := make([]chatChunk, len(plain))
+	// current is the call last seen on each index, by its id.
+	type onIndex struct {
+		call int
+		id   string
+	}
+	current := map[int]onIndex{}
+	calls := 0
 	for i, p := range plain {
-		out[i] = chatChunk{sseEvent: p, call: -1}
+		out[i] = chatChunk{sseEvent: p}
+		if p.filler {
+			continue
+		}
 		if p.name != "" {
-			return nil, false
+			return nil, fmt.Sprintf("event %d is named %q: Chat Completions chunks are unnamed", i+1, p.name)
 		}
 		if string(p.data) == "[DONE]" {
 			continue
@@ -60,10 +81,10 @@ func readChat(body []byte) ([]chatChunk, bool) {
 			Usage json.RawMessage `json:"usage"`
 		}
 		if err := json.Unmarshal(p.data, &c); err != nil {
-			return nil, false
+			return nil, fmt.Sprintf("event %d is not a JSON chunk: %v", i+1, err)
 		}
 		if len(c.Choices) > 1 {
-			return nil, false
+			return nil, fmt.Sprintf("chunk %d has %d choices; the simplifications edit streams of one", i+1, len(c.Choices))
 		}
 		if len(c.Choices) == 0 {
 			continue
@@ -73,10 +94,10 @@ func readChat(body []byte) ([]chatChunk, bool) {
 		if raw, ok := ch.Delta["content"]; ok {
 			var text *string
 			if err := json.Unmarshal(raw, &text); err != nil {
-				return nil, false
+				return nil, fmt.Sprintf("chunk %d: delta.content: %v", i+1, err)
 			}
 			out[i].text = text != nil && *text != ""
-			out[i].textAlone = out[i].text && len(ch.Delta) == 1 && ch.FinishReason == nil && noUsage
+			out[i].textAlone = out[i].text && onlyKeys(ch.Delta, "content") && ch.FinishReason == nil && noUsage
 		}
 		var entries []struct {
 			Index    *int   `json:"index"`
@@ -88,58 +109,111 @@ func readChat(body []byte) ([]chatChunk, bool) {
 		}
 		if raw, ok := ch.Delta["tool_calls"]; ok && string(raw) != "null" {
 			if err := json.Unmarshal(raw, &entries); err != nil {
-				return nil, false
+				return nil, fmt.Sprintf("chunk %d: delta.tool_calls: %v", i+1, err)
 			}
 		}
-		out[i].entries = len(entries)
 		if len(entries) == 0 {
 			continue
 		}
-		for _, e := range entries {
+		for k, e := range entries {
 			if e.Index == nil {
-				return nil, false
+				return nil, fmt.Sprintf("chunk %d: tool call entry %d has no index", i+1, k)
 			}
+			cur, ok := current[*e.Index]
+			if !ok || e.ID != "" && e.ID != cur.id {
+				cur = onIndex{call: calls, id: e.ID}
+				current[*e.Index] = cur
+				calls++
+			}
+			out[i].calls = append(out[i].calls, cur.call)
+			out[i].indices = append(out[i].indices, *e.Index)
 		}
 		e := entries[0]
-		out[i].call = *e.Index
 		out[i].named = e.ID != "" || e.Function.Name != ""
 		if e.Function.Arguments != nil {
 			out[i].args, out[i].present = *e.Function.Arguments, true
 		}
-		out[i].alone = len(entries) == 1 && len(ch.Delta) == 1 && ch.FinishReason == nil && noUsage
+		out[i].alone = len(entries) == 1 && onlyCalls(ch.Delta) && ch.FinishReason == nil && noUsage
 	}
-	return out, true
+	return out, ""
+}
+
+// onlyCalls reports whether a delta carries tool_calls and nothing else
+// that dropping or moving its chunk would lose (see onlyKeys).
+func onlyCalls(delta map[string]json.RawMessage) bool {
+	return onlyKeys(delta, "tool_calls")
+}
+
+// onlyKeys reports whether a delta carries key and otherwise only what
+// many servers repeat on every chunk: the role, and content or refusal
+// that is null or empty. The stream's first chunk stays first under every
+// edit, so its role is never lost.
+func onlyKeys(delta map[string]json.RawMessage, key string) bool {
+	for k, v := range delta {
+		switch {
+		case k == key, k == "role":
+		case (k == "content" || k == "refusal") && (string(v) == "null" || string(v) == `""`):
+		default:
+			return false
+		}
+	}
+	_, ok := delta[key]
+	return ok
 }
 
 // onChat applies an edit of a Chat Completions or Mistral stream.
-func onChat(edit func(cs []chatChunk, sc *scenarios.Scenario) ([]chatChunk, *scenarios.Scenario, Step, bool)) func(Variant, string, string) (Variant, Step, bool) {
-	return func(v Variant, protocol, _ string) (Variant, Step, bool) {
+func onChat(edit func(cs []chatChunk, sc *scenarios.Scenario) ([]chatChunk, *scenarios.Scenario, Step, bool)) form {
+	return func(v Variant, protocol string) (Variant, Step, string, bool) {
 		if streamEvents(protocol) != providers.EventsChatChunks || len(v.Scenario.Body) == 0 {
-			return v, Step{}, false
+			return v, Step{}, "", false
 		}
-		cs, ok := readChat(v.Scenario.Body)
-		if !ok {
-			return v, Step{}, false
+		cs, why := readChat(v.Scenario.Body)
+		if why != "" {
+			return v, Step{}, why, true
 		}
 		out, sc, step, ok := edit(cs, v.Scenario)
 		if !ok {
-			return v, Step{}, false
+			return v, Step{}, declined, true
 		}
 		var plain []sseEvent
 		for _, c := range out {
 			plain = append(plain, c.sseEvent)
 		}
-		return rewritten(v, sc, plain, step)
+		next, step, why := rewritten(v, sc, plain, step)
+		return next, step, why, true
 	}
 }
 
-// chatCalls returns the call indices in order of first appearance.
+// chatCalls returns the calls in order of first appearance.
 func chatCalls(cs []chatChunk) []int {
 	var out []int
 	for _, c := range cs {
-		if c.entries > 0 && !slices.Contains(out, c.call) {
-			out = append(out, c.call)
+		for _, k := range c.calls {
+			if !slices.Contains(out, k) {
+				out = append(out, k)
+			}
 		}
+	}
+	return out
+}
+
+// wireIndices returns the wire index of each call, by call.
+func wireIndices(cs []chatChunk) map[int]int {
+	out := map[int]int{}
+	for _, c := range cs {
+		for k, call := range c.calls {
+			out[call] = c.indices[k]
+		}
+	}
+	return out
+}
+
+// indicesOf returns the wire indices of the calls, in order.
+func indicesOf(cs []chatChunk, calls []int) []int {
+	wire := wireIndices(cs)
+	out := make([]int, len(calls))
+	for i, k := range calls {
+		out[i] = wire[k]
 	}
 	return out
 }
@@ -148,51 +222,59 @@ func chatCalls(cs []chatChunk) []int {
 // entry alone, so that chunks can be dropped or reordered whole.
 func movable(cs []chatChunk) bool {
 	for _, c := range cs {
-		if c.entries > 0 && !c.alone {
+		if len(c.calls) > 0 && !c.alone {
 			return false
 		}
 	}
 	return true
 }
 
+// chatRenumber gives each call its own index, 0, 1, … in order of first
+// appearance: a skipped index closes up, and two calls sent on one index
+// with different ids get two.
 func chatRenumber(cs []chatChunk, sc *scenarios.Scenario) ([]chatChunk, *scenarios.Scenario, Step, bool) {
 	calls := chatCalls(cs)
+	wire := indicesOf(cs, calls)
 	to := map[int]int{}
 	changed := false
-	for i, x := range calls {
-		to[x] = i
-		changed = changed || x != i
+	for i, k := range calls {
+		to[k] = i
+		changed = changed || wire[i] != i
 	}
 	if !changed {
 		return nil, nil, Step{}, false
 	}
 	out := slices.Clone(cs)
 	for i, c := range out {
-		for k := range c.entries {
-			var e struct {
-				Index int `json:"index"`
+		for k, call := range c.calls {
+			if c.indices[k] == to[call] {
+				continue
 			}
-			s, end, ok := span(c.data, "choices", 0, "delta", "tool_calls", k)
-			if !ok || json.Unmarshal(c.data[s:end], &e) != nil {
-				return nil, nil, Step{}, false
-			}
-			data, ok := splice(c.data, []byte(strconv.Itoa(to[e.Index])), "choices", 0, "delta", "tool_calls", k, "index")
+			data, ok := splice(c.data, []byte(strconv.Itoa(to[call])), "choices", 0, "delta", "tool_calls", k, "index")
 			if !ok {
 				return nil, nil, Step{}, false
 			}
-			out[i].data = data
-			c.data = data
+			if c.sseEvent, ok = c.sseEvent.withData(data); !ok {
+				return nil, nil, Step{}, false
+			}
+			c.indices = slices.Clone(c.indices)
+			c.indices[k] = to[call]
 		}
+		out[i] = c
 	}
-	return out, sc, Step{Has: "tool call indices " + joinInts(calls), Becomes: "tool call indices renumbered from 0 (" + joinInts(chatCalls(renumbered(cs, to))) + ")"}, true
+	has := "tool call indices " + joinInts(wire)
+	if n := len(calls) - len(distinct(wire)); n > 0 {
+		has += fmt.Sprintf(" (%d call(s) sent on an index another call holds, with another id)", n)
+	}
+	return out, sc, Step{Has: has, Becomes: "tool call indices renumbered from 0 (" + joinInts(indicesOf(out, chatCalls(out))) + ")"}, true
 }
 
-// renumbered returns the chunks' call indices mapped by to.
-func renumbered(cs []chatChunk, to map[int]int) []chatChunk {
-	out := slices.Clone(cs)
-	for i := range out {
-		if out[i].entries > 0 {
-			out[i].call = to[out[i].call]
+// distinct returns the values of xs without repeats.
+func distinct(xs []int) []int {
+	var out []int
+	for _, x := range xs {
+		if !slices.Contains(out, x) {
+			out = append(out, x)
 		}
 	}
 	return out
@@ -202,8 +284,8 @@ func chatDeinterleave(cs []chatChunk, sc *scenarios.Scenario) ([]chatChunk, *sce
 	calls := chatCalls(cs)
 	var seq []int
 	for _, c := range cs {
-		if c.entries > 0 && (len(seq) == 0 || seq[len(seq)-1] != c.call) {
-			seq = append(seq, c.call)
+		if len(c.calls) > 0 && (len(seq) == 0 || seq[len(seq)-1] != c.call()) {
+			seq = append(seq, c.call())
 		}
 	}
 	if len(seq) == len(calls) || !movable(cs) {
@@ -213,18 +295,18 @@ func chatDeinterleave(cs []chatChunk, sc *scenarios.Scenario) ([]chatChunk, *sce
 	done := map[int]bool{}
 	for _, c := range cs {
 		switch {
-		case c.entries == 0:
+		case len(c.calls) == 0:
 			out = append(out, c)
-		case !done[c.call]:
-			done[c.call] = true
+		case !done[c.call()]:
+			done[c.call()] = true
 			for _, d := range cs {
-				if d.entries > 0 && d.call == c.call {
+				if d.call() == c.call() {
 					out = append(out, d)
 				}
 			}
 		}
 	}
-	return out, sc, Step{Has: "tool call chunks interleaved (call order " + joinInts(seq) + ")", Becomes: "each call's chunks together"}, true
+	return out, sc, Step{Has: "tool call chunks interleaved (call order " + joinInts(indicesOf(cs, seq)) + ")", Becomes: "each call's chunks together"}, true
 }
 
 func chatOneCall(cs []chatChunk, sc *scenarios.Scenario) ([]chatChunk, *scenarios.Scenario, Step, bool) {
@@ -234,7 +316,7 @@ func chatOneCall(cs []chatChunk, sc *scenarios.Scenario) ([]chatChunk, *scenario
 	}
 	var out []chatChunk
 	for _, c := range cs {
-		if c.entries == 0 || c.call == calls[0] {
+		if len(c.calls) == 0 || c.call() == calls[0] {
 			out = append(out, c)
 		}
 	}
@@ -251,17 +333,17 @@ func chatWholeArguments(cs []chatChunk, sc *scenarios.Scenario) ([]chatChunk, *s
 	count := map[int]int{}
 	first := map[int]int{}
 	for i, c := range cs {
-		if c.entries == 0 || !c.present {
+		if len(c.calls) == 0 || !c.present {
 			continue
 		}
-		if _, ok := first[c.call]; !ok {
-			first[c.call] = i
-		} else if c.entries > 1 || !c.alone || c.named {
+		if _, ok := first[c.call()]; !ok {
+			first[c.call()] = i
+		} else if len(c.calls) > 1 || !c.alone || c.named {
 			return nil, nil, Step{}, false
 		}
-		whole[c.call] += c.args
+		whole[c.call()] += c.args
 		if c.args != "" {
-			count[c.call]++
+			count[c.call()]++
 		}
 	}
 	most := 0
@@ -273,16 +355,18 @@ func chatWholeArguments(cs []chatChunk, sc *scenarios.Scenario) ([]chatChunk, *s
 	}
 	var out []chatChunk
 	for i, c := range cs {
-		if c.entries > 0 && c.present {
-			if first[c.call] != i {
+		if len(c.calls) > 0 && c.present {
+			if first[c.call()] != i {
 				continue
 			}
-			text, _ := json.Marshal(whole[c.call])
+			text, _ := json.Marshal(whole[c.call()])
 			data, ok := splice(c.data, text, "choices", 0, "delta", "tool_calls", 0, "function", "arguments")
 			if !ok {
 				return nil, nil, Step{}, false
 			}
-			c.data = data
+			if c.sseEvent, ok = c.sseEvent.withData(data); !ok {
+				return nil, nil, Step{}, false
+			}
 		}
 		out = append(out, c)
 	}

@@ -15,7 +15,11 @@
 // on it. A variant that still fails becomes the current one (it is
 // smaller); one that passes names a cause, and the current variant stays.
 // At most a budget of runs is spent (DefaultBudget, 8, one per
-// simplification); what the budget leaves untried is listed.
+// simplification); what the budget leaves untried is listed. Result.Steps
+// says what became of every simplification (a cause, kept, not
+// applicable, untried, skipped) and why each that did not run did not;
+// Cause says "not found" only when every applicable simplification ran
+// and still failed, and names the budget when it ran out first.
 //
 // # The simplifications, in the order tried
 //
@@ -49,13 +53,23 @@
 // Cohere events, Gemini chunks, Bedrock frames, Ollama lines) get
 // no-chaos and re-encode only.
 //
-// A byte edit applies only to bytes it can write back exactly: an SSE
-// body whose events are one optional event line and one data line each (a
-// body with comments, CRLF or multi-line data is left alone), of one
-// message (block indices restart with each message). Within a data line
-// only the value a simplification names is replaced; every other byte
-// stays. Streams broken on purpose (want/error.txt, incomplete calls) are
-// not reduced.
+// A byte edit reads the body with package sse, as the adapters do
+// (sse.FlushAtEOF): every body the codec reads, comments (": OPENROUTER
+// PROCESSING"), CRLF and data over several lines included. Each event
+// keeps the bytes of its block, and the bytes between blocks (comment
+// blocks, blank lines) stay where they are, so that writing the pieces
+// back gives the body exactly; within an event only the value a
+// simplification names is replaced, on the data line that holds it. An
+// Anthropic stream must be of one message (block indices restart with
+// each message). Streams broken on purpose (want/error.txt, incomplete
+// calls) are not reduced.
+//
+// A call is an index and the id last sent on it: an entry (an event) with
+// another id on an index already used starts another call, so two calls
+// sent on one index with different ids are two calls, and renumber gives
+// them two indices. A Chat Completions chunk may be moved or dropped
+// whole when it carries one call entry (or text) and otherwise only what
+// servers repeat on every chunk (the role, null or empty content).
 //
 // Result.Changes quotes the bytes: for each cause, the first served line
 // it changed and the line it became, from the variant the cause was

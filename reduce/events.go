@@ -16,54 +16,66 @@ import (
 // protocol by the protocol's own encoder) edit the events; one applies to
 // a protocol only where the encoded bytes change.
 
-// callKey names the call an event belongs to: its turn and index when it
-// has one, else its id; "" when it has neither or is not a call event.
-func callKey(ev core.Event) string {
-	ch := ev.Chunk
-	switch {
-	case ch == nil || (ev.Kind != core.EventCallStart && ev.Kind != core.EventCallDelta && ev.Kind != core.EventCallEnd):
-		return ""
-	case ch.HasIndex:
-		return fmt.Sprintf("%d/%d", ch.Turn, ch.Index)
-	case ch.ID != "":
-		return "id " + ch.ID
+// callKeys names the call each event belongs to, "" for an event that is
+// not a call event: its turn and index when it has one (an event with
+// another id on the same index starts another call), else its id. It
+// reports false when a call event names no call.
+func callKeys(evs []core.Event) ([]string, bool) {
+	keys := make([]string, len(evs))
+	type onIndex struct {
+		id  string
+		gen int
 	}
-	return ""
-}
-
-// callOrder returns the call keys in order of first appearance, or false
-// when a call event names no call.
-func callOrder(evs []core.Event) ([]string, bool) {
-	var out []string
-	for _, ev := range evs {
-		if ev.Chunk == nil || ev.Kind == core.EventText || ev.Kind == core.EventThinking {
-			continue
-		}
-		k := callKey(ev)
-		if k == "" {
+	current := map[[2]int]onIndex{}
+	for i, ev := range evs {
+		ch := ev.Chunk
+		switch {
+		case ch == nil || (ev.Kind != core.EventCallStart && ev.Kind != core.EventCallDelta && ev.Kind != core.EventCallEnd):
+		case ch.HasIndex:
+			at := [2]int{ch.Turn, ch.Index}
+			cur, ok := current[at]
+			if ok && ch.ID != "" && ch.ID != cur.id {
+				cur = onIndex{id: ch.ID, gen: cur.gen + 1}
+			} else if !ok {
+				cur = onIndex{id: ch.ID}
+			}
+			current[at] = cur
+			keys[i] = fmt.Sprintf("%d/%d#%d", ch.Turn, ch.Index, cur.gen)
+		case ch.ID != "":
+			keys[i] = "id " + ch.ID
+		default:
 			return nil, false
 		}
-		if !slices.Contains(out, k) {
+	}
+	return keys, true
+}
+
+// callOrder returns the call keys in order of first appearance.
+func callOrder(keys []string) []string {
+	var out []string
+	for _, k := range keys {
+		if k != "" && !slices.Contains(out, k) {
 			out = append(out, k)
 		}
 	}
-	return out, true
+	return out
 }
 
 // onEvents applies an edit of a canonical case's events, where the
 // protocol's encoder writes different bytes for the result.
-func onEvents(edit func(evs []core.Event, sc *scenarios.Scenario) ([]core.Event, *scenarios.Scenario, Step, bool)) func(Variant, string, string) (Variant, Step, bool) {
-	return func(v Variant, protocol, _ string) (Variant, Step, bool) {
+func onEvents(edit func(evs []core.Event, keys []string, sc *scenarios.Scenario) ([]core.Event, *scenarios.Scenario, Step, bool)) form {
+	return func(v Variant, protocol string) (Variant, Step, string, bool) {
 		sc := v.Scenario
 		if len(sc.Body) > 0 || len(sc.Events) == 0 {
-			return v, Step{}, false
+			return v, Step{}, "", false
 		}
-		if _, ok := callOrder(sc.Events); !ok {
-			return v, Step{}, false
+		keys, ok := callKeys(sc.Events)
+		if !ok {
+			return v, Step{}, "a call event of the case names no call (no index, no id)", true
 		}
-		out, c, step, ok := edit(slices.Clone(sc.Events), sc)
+		out, c, step, ok := edit(slices.Clone(sc.Events), keys, sc)
 		if !ok || len(out) == 0 {
-			return v, Step{}, false
+			return v, Step{}, declined, true
 		}
 		if out[0].ID == "" && out[0].Model == "" {
 			// The response id and model ride on the first event.
@@ -71,13 +83,18 @@ func onEvents(edit func(evs []core.Event, sc *scenarios.Scenario) ([]core.Event,
 		}
 		before, err1 := encode(protocol, sc.Events)
 		after, err2 := encode(protocol, out)
-		if err1 != nil || err2 != nil || bytes.Equal(before, after) {
-			return v, Step{}, false
+		switch {
+		case err1 != nil:
+			return v, Step{}, "conform's encoder refuses the case: " + err1.Error(), true
+		case err2 != nil:
+			return v, Step{}, "conform's encoder refuses the simplified events: " + err2.Error(), true
+		case bytes.Equal(before, after):
+			return v, Step{}, "conform's " + protocol + " encoder writes the same bytes for the simplified events", true
 		}
 		cc := *c
 		cc.Events = out
 		v.Scenario = &cc
-		return v, step, true
+		return v, step, "", true
 	}
 }
 
@@ -96,11 +113,11 @@ func withChunk(ev core.Event, ch core.Chunk) core.Event {
 	return ev
 }
 
-func eventsDeinterleave(evs []core.Event, sc *scenarios.Scenario) ([]core.Event, *scenarios.Scenario, Step, bool) {
-	order, _ := callOrder(evs)
+func eventsDeinterleave(evs []core.Event, keys []string, sc *scenarios.Scenario) ([]core.Event, *scenarios.Scenario, Step, bool) {
+	order := callOrder(keys)
 	var seq []string
-	for _, ev := range evs {
-		if k := callKey(ev); k != "" && (len(seq) == 0 || seq[len(seq)-1] != k) {
+	for _, k := range keys {
+		if k != "" && (len(seq) == 0 || seq[len(seq)-1] != k) {
 			seq = append(seq, k)
 		}
 	}
@@ -109,15 +126,15 @@ func eventsDeinterleave(evs []core.Event, sc *scenarios.Scenario) ([]core.Event,
 	}
 	var out []core.Event
 	done := map[string]bool{}
-	for _, ev := range evs {
-		k := callKey(ev)
+	for i, ev := range evs {
+		k := keys[i]
 		switch {
 		case k == "":
 			out = append(out, ev)
 		case !done[k]:
 			done[k] = true
-			for _, e := range evs {
-				if callKey(e) == k {
+			for j, e := range evs {
+				if keys[j] == k {
 					out = append(out, e)
 				}
 			}
@@ -126,41 +143,50 @@ func eventsDeinterleave(evs []core.Event, sc *scenarios.Scenario) ([]core.Event,
 	return out, sc, Step{Has: fmt.Sprintf("call events interleaved (%d calls in %d alternating runs)", len(order), len(seq)), Becomes: "each call's events together"}, true
 }
 
-// indices returns the call indices in order of first appearance.
-func indices(evs []core.Event) []int {
-	var out []int
-	for _, ev := range evs {
-		if callKey(ev) != "" && ev.Chunk.HasIndex && !slices.Contains(out, ev.Chunk.Index) {
-			out = append(out, ev.Chunk.Index)
-		}
+// eventsRenumber gives each call its own index, 0, 1, … in order of
+// first appearance: a skipped index closes up, and two calls sent on one
+// index with different ids get two.
+func eventsRenumber(evs []core.Event, keys []string, sc *scenarios.Scenario) ([]core.Event, *scenarios.Scenario, Step, bool) {
+	order := callOrder(keys)
+	to := map[string]int{}
+	for i, k := range order {
+		to[k] = i
 	}
-	return out
-}
-
-func eventsRenumber(evs []core.Event, sc *scenarios.Scenario) ([]core.Event, *scenarios.Scenario, Step, bool) {
-	idx := indices(evs)
-	to := map[int]int{}
+	wire := map[string]int{}
 	changed := false
-	for i, x := range idx {
-		to[x] = i
-		changed = changed || x != i
+	for i, ev := range evs {
+		k := keys[i]
+		if k == "" || !ev.Chunk.HasIndex {
+			continue
+		}
+		if _, ok := wire[k]; !ok {
+			wire[k] = ev.Chunk.Index
+		}
+		if ev.Chunk.Index != to[k] {
+			changed = true
+			ch := *ev.Chunk
+			ch.Index = to[k]
+			evs[i] = withChunk(ev, ch)
+		}
 	}
 	if !changed {
 		return nil, nil, Step{}, false
 	}
-	for i, ev := range evs {
-		if callKey(ev) != "" && ev.Chunk.HasIndex {
-			ch := *ev.Chunk
-			ch.Index = to[ch.Index]
-			evs[i] = withChunk(ev, ch)
+	var before, after []int
+	for _, k := range order {
+		if w, ok := wire[k]; ok {
+			before, after = append(before, w), append(after, to[k])
 		}
 	}
-	return evs, sc, Step{Has: "call indices " + joinInts(idx), Becomes: "call indices renumbered from 0 (" + joinInts(indices(evs)) + ")"}, true
+	has := "call indices " + joinInts(before)
+	if n := len(before) - len(distinct(before)); n > 0 {
+		has += fmt.Sprintf(" (%d call(s) sent on an index another call holds, with another id)", n)
+	}
+	return evs, sc, Step{Has: has, Becomes: "call indices renumbered from 0 (" + joinInts(after) + ")"}, true
 }
 
-func eventsNoText(evs []core.Event, sc *scenarios.Scenario) ([]core.Event, *scenarios.Scenario, Step, bool) {
-	order, _ := callOrder(evs)
-	if len(order) == 0 {
+func eventsNoText(evs []core.Event, keys []string, sc *scenarios.Scenario) ([]core.Event, *scenarios.Scenario, Step, bool) {
+	if len(callOrder(keys)) == 0 {
 		return nil, nil, Step{}, false
 	}
 	var out []core.Event
@@ -183,14 +209,14 @@ func eventsNoText(evs []core.Event, sc *scenarios.Scenario) ([]core.Event, *scen
 	return out, &c, Step{Has: fmt.Sprintf("%d text or thinking event(s)", n), Becomes: "text and thinking removed"}, true
 }
 
-func eventsOneCall(evs []core.Event, sc *scenarios.Scenario) ([]core.Event, *scenarios.Scenario, Step, bool) {
-	order, _ := callOrder(evs)
+func eventsOneCall(evs []core.Event, keys []string, sc *scenarios.Scenario) ([]core.Event, *scenarios.Scenario, Step, bool) {
+	order := callOrder(keys)
 	if len(order) < 2 || len(sc.Want.Calls) < 2 {
 		return nil, nil, Step{}, false
 	}
 	var out []core.Event
-	for _, ev := range evs {
-		if k := callKey(ev); k == "" || k == order[0] {
+	for i, ev := range evs {
+		if k := keys[i]; k == "" || k == order[0] {
 			out = append(out, ev)
 		}
 	}
@@ -199,12 +225,12 @@ func eventsOneCall(evs []core.Event, sc *scenarios.Scenario) ([]core.Event, *sce
 	return out, &c, Step{Has: strconv.Itoa(len(order)) + " tool calls", Becomes: "one call (the first)"}, true
 }
 
-func eventsWholeArguments(evs []core.Event, sc *scenarios.Scenario) ([]core.Event, *scenarios.Scenario, Step, bool) {
+func eventsWholeArguments(evs []core.Event, keys []string, sc *scenarios.Scenario) ([]core.Event, *scenarios.Scenario, Step, bool) {
 	whole := map[string]string{}
 	count := map[string]int{}
-	for _, ev := range evs {
+	for i, ev := range evs {
 		if ev.Kind == core.EventCallDelta && ev.Chunk.ArgsDelta != "" {
-			k := callKey(ev)
+			k := keys[i]
 			whole[k] += ev.Chunk.ArgsDelta
 			count[k]++
 		}
@@ -218,9 +244,9 @@ func eventsWholeArguments(evs []core.Event, sc *scenarios.Scenario) ([]core.Even
 	}
 	var out []core.Event
 	seen := map[string]bool{}
-	for _, ev := range evs {
+	for i, ev := range evs {
 		if ev.Kind == core.EventCallDelta && ev.Chunk.ArgsDelta != "" {
-			k := callKey(ev)
+			k := keys[i]
 			if seen[k] {
 				continue
 			}
@@ -231,9 +257,8 @@ func eventsWholeArguments(evs []core.Event, sc *scenarios.Scenario) ([]core.Even
 		}
 		out = append(out, ev)
 	}
-	order, _ := callOrder(evs)
 	var frags []string
-	for _, k := range order {
+	for _, k := range callOrder(keys) {
 		if n, ok := count[k]; ok {
 			frags = append(frags, strconv.Itoa(n))
 		}

@@ -14,48 +14,66 @@ import (
 )
 
 // simplification is one way to make a variant simpler. apply returns the
-// simpler variant and what changed, or false when the simplification does
-// not apply (it would not change a byte).
+// simpler variant and what changed, or says why the simplification does
+// not apply (it would not change a byte, or cannot change only what it
+// names).
 type simplification struct {
 	name  string
-	apply func(v Variant, protocol, chaos string) (Variant, Step, bool)
+	apply func(v Variant, protocol, chaos string) (next Variant, step Step, why string)
 	// catchAll is tried only when no other simplification made the case
 	// pass.
 	catchAll bool
 }
+
+// form is a simplification for one kind of case (recorded Anthropic
+// bytes, recorded Chat Completions bytes, canonical events). mine is
+// false when the case is not of its kind; why is "" when it applied,
+// declined when the edit found nothing to change, or says what kept it
+// from the case.
+type form func(v Variant, protocol string) (next Variant, step Step, why string, mine bool)
+
+// declined is the reason a form gives when its edit finds nothing to
+// change; the simplification says what that means.
+const declined = "\x00declined"
 
 // simplifications are tried in this order: the chaos option first (it
 // changes the framing only), then the features of the content one by one,
 // and last the coarse catch-all, conform's own encoding.
 var simplifications = []simplification{
 	{"no-chaos", noChaos, false},
-	{"de-interleave", either(onBlocks(deinterleave), onChat(chatDeinterleave), onEvents(eventsDeinterleave)), false},
-	{"renumber", either(onBlocks(renumber), onChat(chatRenumber), onEvents(eventsRenumber)), false},
-	{"no-text", either(onBlocks(noText), onChat(chatNoText), onEvents(eventsNoText)), false},
-	{"one-call", either(onBlocks(oneCall), onChat(chatOneCall), onEvents(eventsOneCall)), false},
-	{"whole-arguments", either(onBlocks(wholeArguments), onChat(chatWholeArguments), onEvents(eventsWholeArguments)), false},
+	{"de-interleave", either("no two calls' (content blocks') events alternate, or a chunk to move carries more than one call", onBlocks(deinterleave), onChat(chatDeinterleave), onEvents(eventsDeinterleave)), false},
+	{"renumber", either("the calls' (content blocks') indices already run 0, 1, … in order, one call to an index", onBlocks(renumber), onChat(chatRenumber), onEvents(eventsRenumber)), false},
+	{"no-text", either("no text or thinking to remove apart from the calls (or no call to keep)", onBlocks(noText), onChat(chatNoText), onEvents(eventsNoText)), false},
+	{"one-call", either("fewer than two calls are expected, or a chunk to drop carries more than one call", onBlocks(oneCall), onChat(chatOneCall), onEvents(eventsOneCall)), false},
+	{"whole-arguments", either("no call's arguments come in two or more fragments (or a later fragment's chunk carries more than its fragment)", onBlocks(wholeArguments), onChat(chatWholeArguments), onEvents(eventsWholeArguments)), false},
 	{"re-encode", reencode, true},
 }
 
-// either applies the first of the forms that applies: a case holds
-// provider bytes or canonical events, never both.
-func either(forms ...func(Variant, string, string) (Variant, Step, bool)) func(Variant, string, string) (Variant, Step, bool) {
-	return func(v Variant, protocol, chaos string) (Variant, Step, bool) {
+// either applies the first of the forms whose kind the case is: a case
+// holds provider bytes or canonical events, never both. idle says what it
+// means that the edit found nothing to change.
+func either(idle string, forms ...form) func(Variant, string, string) (Variant, Step, string) {
+	return func(v Variant, protocol, _ string) (Variant, Step, string) {
 		for _, f := range forms {
-			if next, step, ok := f(v, protocol, chaos); ok {
-				return next, step, true
+			next, step, why, mine := f(v, protocol)
+			if !mine {
+				continue
 			}
+			if why == declined {
+				why = idle
+			}
+			return next, step, why
 		}
-		return v, Step{}, false
+		return v, Step{}, "the case is recorded " + protocol + " bytes, which no content simplification edits (only Messages and Chat Completions streams, and canonical events)"
 	}
 }
 
-func noChaos(v Variant, _, chaos string) (Variant, Step, bool) {
+func noChaos(v Variant, _, chaos string) (Variant, Step, string) {
 	if !v.Chaos {
-		return v, Step{}, false
+		return v, Step{}, "the failing run had no chaos option"
 	}
 	v.Chaos = false
-	return v, Step{Has: "chaos option " + chaos, Becomes: "the chaos option removed"}, true
+	return v, Step{Has: "chaos option " + chaos, Becomes: "the chaos option removed"}, ""
 }
 
 // withBody returns a copy of sc serving body instead of its own bytes.
@@ -70,10 +88,10 @@ func withBody(sc *scenarios.Scenario, body []byte) *scenarios.Scenario {
 // decodes from the case, encoded by the reference adapter: every wire
 // quirk of the recording (field order, extra fields, ids in odd places,
 // event sizes) goes, the content stays.
-func reencode(v Variant, protocol, _ string) (Variant, Step, bool) {
+func reencode(v Variant, protocol, _ string) (Variant, Step, string) {
 	sc := v.Scenario
 	if len(sc.Body) == 0 {
-		return v, Step{}, false
+		return v, Step{}, "the case is canonical events, which conform's encoder writes already"
 	}
 	// A fresh adapter for each use: some keep state between calls (the
 	// Mistral adapter maps the ids it encodes back when it decodes).
@@ -89,7 +107,7 @@ func reencode(v Variant, protocol, _ string) (Variant, Step, bool) {
 	}
 	a, err := fresh()
 	if err != nil {
-		return v, Step{}, false
+		return v, Step{}, err.Error()
 	}
 	var evs []core.Event
 	s := a.DecodeStream(bytes.NewReader(sc.Body))
@@ -101,18 +119,21 @@ func reencode(v Variant, protocol, _ string) (Variant, Step, bool) {
 		evs = append(evs, ev)
 	}
 	var b bytes.Buffer
-	if err := a.EncodeStream(&b, evs); err != nil || bytes.Equal(b.Bytes(), sc.Body) {
-		return v, Step{}, false
+	if err := a.EncodeStream(&b, evs); err != nil {
+		return v, Step{}, "conform's encoder refuses the decoded stream: " + err.Error()
+	}
+	if bytes.Equal(b.Bytes(), sc.Body) {
+		return v, Step{}, "conform's encoder writes the case's own bytes"
 	}
 	// The encoder must keep what the client is graded on: the same calls
 	// (ids, names, arguments, signatures), text and finish.
 	a1, _ := fresh()
 	a2, _ := fresh()
 	if outcome(a1, sc.Body) != outcome(a2, b.Bytes()) {
-		return v, Step{}, false
+		return v, Step{}, "conform's encoder does not keep the calls, text and finish the case decodes to"
 	}
 	v.Scenario = withBody(sc, b.Bytes())
-	return v, Step{Has: "the case's own bytes", Becomes: "the stream re-encoded by conform's " + protocol + " encoder"}, true
+	return v, Step{Has: "the case's own bytes", Becomes: "the stream re-encoded by conform's " + protocol + " encoder"}, ""
 }
 
 // outcome is what a stream decodes to, as JSON to compare.
@@ -136,59 +157,8 @@ func outcome(a core.Adapter, body []byte) string {
 	return string(out)
 }
 
-// sseEvent is one event of an SSE body in the plain form every recorded
-// typed-event stream has: an optional event line and one data line.
-type sseEvent struct {
-	name string
-	data []byte
-}
-
-// parseSSE splits a body into plain events, or reports false when writing
-// them back would not give the same bytes (comments, CRLF, data over
-// several lines, ids): the simplifications then do not apply, rather than
-// change bytes they do not name.
-func parseSSE(body []byte) ([]sseEvent, bool) {
-	if len(body) > maxBody {
-		return nil, false
-	}
-	var evs []sseEvent
-	for _, block := range strings.SplitAfter(string(body), "\n\n") {
-		if block == "" {
-			continue
-		}
-		lines := strings.Split(strings.TrimSuffix(block, "\n\n"), "\n")
-		var ev sseEvent
-		if name, ok := strings.CutPrefix(lines[0], "event: "); ok {
-			ev.name = name
-			lines = lines[1:]
-		}
-		if len(lines) != 1 || !strings.HasPrefix(lines[0], "data: ") {
-			return nil, false
-		}
-		ev.data = []byte(strings.TrimPrefix(lines[0], "data: "))
-		evs = append(evs, ev)
-	}
-	if !bytes.Equal(writeSSE(evs), body) {
-		return nil, false
-	}
-	return evs, true
-}
-
 // maxBody bounds the bodies the SSE simplifications take apart.
 const maxBody = 16 << 20
-
-func writeSSE(evs []sseEvent) []byte {
-	var b bytes.Buffer
-	for _, ev := range evs {
-		if ev.name != "" {
-			b.WriteString("event: " + ev.name + "\n")
-		}
-		b.WriteString("data: ")
-		b.Write(ev.data)
-		b.WriteString("\n\n")
-	}
-	return b.Bytes()
-}
 
 // span returns where the value at path lies in data: each element of
 // path is an object key (string) or an array position (int).
@@ -259,23 +229,26 @@ type blockEvent struct {
 }
 
 // onBlocks applies an edit of an Anthropic stream's events. Other
-// protocols, bodies that are not plain SSE and streams of several
-// messages are left alone.
-func onBlocks(edit func(evs []blockEvent, sc *scenarios.Scenario) ([]blockEvent, *scenarios.Scenario, Step, bool)) func(Variant, string, string) (Variant, Step, bool) {
-	return func(v Variant, protocol, _ string) (Variant, Step, bool) {
+// protocols and canonical cases are not its kind; bodies the SSE codec
+// refuses and streams of several messages are left alone.
+func onBlocks(edit func(evs []blockEvent, sc *scenarios.Scenario) ([]blockEvent, *scenarios.Scenario, Step, bool)) form {
+	return func(v Variant, protocol string) (Variant, Step, string, bool) {
 		if streamEvents(protocol) != providers.EventsMessages || len(v.Scenario.Body) == 0 {
-			return v, Step{}, false
+			return v, Step{}, "", false
 		}
-		plain, ok := parseSSE(v.Scenario.Body)
-		if !ok {
-			return v, Step{}, false
+		plain, err := parseSSE(v.Scenario.Body)
+		if err != nil {
+			return v, Step{}, "the body is not SSE the codec reads: " + err.Error(), true
 		}
 		evs := make([]blockEvent, len(plain))
 		messages := 0
 		for i, p := range plain {
 			evs[i] = blockEvent{sseEvent: p, index: -1}
+			if p.filler {
+				continue
+			}
 			if err := json.Unmarshal(p.data, &evs[i].block); err != nil {
-				return v, Step{}, false
+				return v, Step{}, fmt.Sprintf("event %d of the body is not a JSON event: %v", i+1, err), true
 			}
 			if evs[i].Type == "message_start" {
 				messages++
@@ -286,31 +259,32 @@ func onBlocks(edit func(evs []blockEvent, sc *scenarios.Scenario) ([]blockEvent,
 		}
 		if messages != 1 {
 			// Block indices restart with each message.
-			return v, Step{}, false
+			return v, Step{}, fmt.Sprintf("the stream holds %d messages, not one (block indices restart with each)", messages), true
 		}
 		out, sc, step, ok := edit(evs, v.Scenario)
 		if !ok {
-			return v, Step{}, false
+			return v, Step{}, declined, true
 		}
 		plain = plain[:0]
 		for _, ev := range out {
 			plain = append(plain, ev.sseEvent)
 		}
-		return rewritten(v, sc, plain, step)
+		next, step, why := rewritten(v, sc, plain, step)
+		return next, step, why, true
 	}
 }
 
-// rewritten returns v with the scenario sc, its body the events written as
-// SSE, and step; or false when that changes no byte of v's body.
-func rewritten(v Variant, sc *scenarios.Scenario, events []sseEvent, step Step) (Variant, Step, bool) {
+// rewritten returns v with the scenario sc, its body the events written
+// back, and step; or says why not when that changes no byte of v's body.
+func rewritten(v Variant, sc *scenarios.Scenario, events []sseEvent, step Step) (Variant, Step, string) {
 	body := writeSSE(events)
 	if bytes.Equal(body, v.Scenario.Body) {
-		return v, Step{}, false
+		return v, Step{}, declined
 	}
 	c := *sc
 	c.Body = body
 	v.Scenario = &c
-	return v, step, true
+	return v, step, ""
 }
 
 // order returns the block indices in order of first appearance.
@@ -373,7 +347,10 @@ func reindex(evs []blockEvent, to map[int]int) ([]blockEvent, bool) {
 		if !ok {
 			return nil, false
 		}
-		out[i].data, out[i].index = data, to[ev.index]
+		if out[i].sseEvent, ok = ev.withData(data); !ok {
+			return nil, false
+		}
+		out[i].index = to[ev.index]
 	}
 	return out, true
 }
@@ -506,7 +483,9 @@ func wholeArguments(evs []blockEvent, sc *scenarios.Scenario) ([]blockEvent, *sc
 			if !ok {
 				return nil, nil, Step{}, false
 			}
-			ev.data = data
+			if ev.sseEvent, ok = ev.withData(data); !ok {
+				return nil, nil, Step{}, false
+			}
 		}
 		out = append(out, ev)
 	}

@@ -62,7 +62,7 @@ func (rep *Report) WriteText(w io.Writer) error {
 			fmt.Fprintf(w, "    scenario: %s\n", r.Scenario.File)
 		}
 		if red := rep.Reduction(r); red != nil {
-			fmt.Fprintf(w, "    cause: %s\n    smallest failing variant: %s (%s)\n", red.Cause(), red.Smallest(), red.Summary())
+			fmt.Fprintf(w, "    cause: %s\n    smallest failing variant: %s (%s)\n    steps: %s\n", red.Cause(), red.Smallest(), red.Summary(), red.Tried())
 		}
 		for _, p := range r.Problems {
 			fmt.Fprintf(w, "    %s\n", indent(p.String(), "    "))
@@ -243,7 +243,7 @@ func (rep *Report) WriteJUnit(w io.Writer) error {
 		jc := junitCase{Name: CaseName(r.Name), Classname: r.Adapter + "." + Category(r.Name)}
 		var text strings.Builder
 		if red := rep.Reduction(r); red != nil {
-			fmt.Fprintf(&text, "cause: %s\nsmallest failing variant: %s (%s)\n", red.Cause(), red.Smallest(), red.Summary())
+			fmt.Fprintf(&text, "cause: %s\nsmallest failing variant: %s (%s)\nsteps: %s\n", red.Cause(), red.Smallest(), red.Summary(), red.Tried())
 		}
 		for _, p := range r.Problems {
 			text.WriteString(p.String())

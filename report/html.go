@@ -148,7 +148,7 @@ pre { background: #f9fafb; padding: .6em; overflow-x: auto; font-size: 12.5px; }
 {{range .Groups}}<h3 id="{{.Anchor}}">{{.Adapter}} / {{.Category}}</h3>
 {{range .Failures}}<details id="{{.Anchor}}" class="{{if .Counted}}counted{{else}}uncounted{{end}}"><summary>{{.Result.Name}} [{{.Result.Severity}}] {{.Result.Status}}{{if .Result.Reason}} — {{.Result.Reason}}{{end}}</summary>
 {{if .Result.Scenario}}<p>{{.Result.Scenario.File}}{{if .Result.Scenario.Guards}} — guards {{range .Result.Scenario.Guards}}{{.}} {{end}}{{end}}</p>{{end}}
-{{with .Reduction}}<p class="cause">cause: {{.Cause}}<br>smallest failing variant: {{.Smallest}} ({{.Summary}})</p>{{end}}
+{{with .Reduction}}<p class="cause">cause: {{.Cause}}<br>smallest failing variant: {{.Smallest}} ({{.Summary}})<br>steps: {{.Tried}}</p>{{end}}
 {{range .Result.Problems}}<pre>{{.String}}</pre>{{end}}
 </details>
 {{end}}{{end}}

@@ -18,18 +18,20 @@ func TestReductionInEveryFormat(t *testing.T) {
 	red := &reduce.Result{
 		Causes: []reduce.Step{{Name: "renumber", Has: "content block indices 1, 2", Becomes: "block indices renumbered from 0 (0, 1)"}},
 		Kept:   []reduce.Step{{Name: "one-call", Has: "2 tool calls", Becomes: "one call (the first)"}},
+		Steps:  []reduce.Attempt{{Name: "no-chaos", Outcome: reduce.OutcomeNotApplicable, Why: "the failing run had no chaos option"}, {Name: "renumber", Outcome: reduce.OutcomeCause}, {Name: "one-call", Outcome: reduce.OutcomeKept}},
 		Runs:   3, Budget: reduce.DefaultBudget,
 	}
 	rep := &Report{Results: rs, Reductions: map[string]*reduce.Result{ReductionKey(rs[0].Adapter, rs[0].Name): red}}
 	const cause = "cause: fails on content block indices 1, 2; passes with block indices renumbered from 0 (0, 1)"
 	const smallest = "smallest failing variant: the case with one call (the first) (3 of at most 8 re-runs)"
+	const steps = "steps: no-chaos not applicable (the failing run had no chaos option); renumber cause; one-call kept"
 	for _, format := range []string{"text", "junit", "html"} {
 		var b bytes.Buffer
 		if err := rep.Write(&b, format); err != nil {
 			t.Fatal(err)
 		}
-		if n := strings.Count(b.String(), cause); n != 1 || !strings.Contains(b.String(), smallest) {
-			t.Errorf("%s: the cause appears %d times (want 1), smallest variant shown %v:\n%s", format, n, strings.Contains(b.String(), smallest), b.String())
+		if n := strings.Count(b.String(), cause); n != 1 || !strings.Contains(b.String(), smallest) || !strings.Contains(b.String(), steps) {
+			t.Errorf("%s: the cause appears %d times (want 1), smallest variant shown %v, steps shown %v:\n%s", format, n, strings.Contains(b.String(), smallest), strings.Contains(b.String(), steps), b.String())
 		}
 	}
 	var b bytes.Buffer

@@ -282,7 +282,7 @@ func printClientResult(w io.Writer, r clientResult) {
 		fmt.Fprintf(w, "\t%s\n", reason)
 	}
 	if red := r.Reduction; red != nil {
-		fmt.Fprintf(w, "\tcause: %s\n\tsmallest failing variant: %s (%s)\n", red.Cause(), red.Smallest(), red.Summary())
+		fmt.Fprintf(w, "\tcause: %s\n\tsmallest failing variant: %s (%s)\n\tsteps: %s\n", red.Cause(), red.Smallest(), red.Summary(), red.Tried())
 	}
 	tail := lastLines(r.Stderr, 5)
 	if r.Panic != "" && !strings.Contains(tail, r.Panic) {
