@@ -228,6 +228,18 @@ func Reducible(sc *scenarios.Scenario) bool {
 	return sc.Kind == scenarios.KindStream && sc.Want.Error == nil && len(sc.Want.Incomplete) == 0 && (len(sc.Body) > 0 || len(sc.Events) > 0)
 }
 
+// Explain says, for every case a simplification makes pass, what made it
+// pass, such as "with call or content block indices renumbered from 0"
+// for renumber; the name itself for one it does not know.
+func Explain(name string) string {
+	for _, s := range simplifications {
+		if s.name == name {
+			return s.explain
+		}
+	}
+	return name
+}
+
 // Names lists the simplifications in the order Reduce tries them.
 func Names() []string {
 	var out []string

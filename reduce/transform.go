@@ -23,6 +23,9 @@ type simplification struct {
 	// catchAll is tried only when no other simplification made the case
 	// pass.
 	catchAll bool
+	// explain says what a case that passes with the simplification
+	// passes with, in words that hold for every such case.
+	explain string
 }
 
 // form is a simplification for one kind of case (recorded Anthropic
@@ -40,13 +43,13 @@ const declined = "\x00declined"
 // changes the framing only), then the features of the content one by one,
 // and last the coarse catch-all, conform's own encoding.
 var simplifications = []simplification{
-	{"no-chaos", noChaos, false},
-	{"de-interleave", either("no two calls' (content blocks') events alternate, or a chunk to move carries more than one call", onBlocks(deinterleave), onChat(chatDeinterleave), onEvents(eventsDeinterleave)), false},
-	{"renumber", either("the calls' (content blocks') indices already run 0, 1, … in order, one call to an index", onBlocks(renumber), onChat(chatRenumber), onEvents(eventsRenumber)), false},
-	{"no-text", either("no text or thinking to remove apart from the calls (or no call to keep)", onBlocks(noText), onChat(chatNoText), onEvents(eventsNoText)), false},
-	{"one-call", either("fewer than two calls are expected, or a chunk to drop carries more than one call", onBlocks(oneCall), onChat(chatOneCall), onEvents(eventsOneCall)), false},
-	{"whole-arguments", either("no call's arguments come in two or more fragments (or a later fragment's chunk carries more than its fragment)", onBlocks(wholeArguments), onChat(chatWholeArguments), onEvents(eventsWholeArguments)), false},
-	{"re-encode", reencode, true},
+	{"no-chaos", noChaos, false, "without the chaos option"},
+	{"de-interleave", either("no two calls' (content blocks') events alternate, or a chunk to move carries more than one call", onBlocks(deinterleave), onChat(chatDeinterleave), onEvents(eventsDeinterleave)), false, "with each call's (content block's) events together"},
+	{"renumber", either("the calls' (content blocks') indices already run 0, 1, … in order, one call to an index", onBlocks(renumber), onChat(chatRenumber), onEvents(eventsRenumber)), false, "with call or content block indices renumbered from 0, one call to an index"},
+	{"no-text", either("no text or thinking to remove apart from the calls (or no call to keep)", onBlocks(noText), onChat(chatNoText), onEvents(eventsNoText)), false, "with text and thinking removed"},
+	{"one-call", either("fewer than two calls are expected, or a chunk to drop carries more than one call", onBlocks(oneCall), onChat(chatOneCall), onEvents(eventsOneCall)), false, "with one call"},
+	{"whole-arguments", either("no call's arguments come in two or more fragments (or a later fragment's chunk carries more than its fragment)", onBlocks(wholeArguments), onChat(chatWholeArguments), onEvents(eventsWholeArguments)), false, "with each call's arguments in one fragment"},
+	{"re-encode", reencode, true, "re-encoded by conform's own encoder"},
 }
 
 // either applies the first of the forms whose kind the case is: a case

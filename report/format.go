@@ -68,6 +68,7 @@ func (rep *Report) WriteText(w io.Writer) error {
 			fmt.Fprintf(w, "    %s\n", indent(p.String(), "    "))
 		}
 	}
+	WriteGroups(w, rep.Groups())
 	fmt.Fprintln(w)
 	for _, c := range rep.Coverage() {
 		fmt.Fprintln(w, c)
@@ -143,12 +144,15 @@ type jsonCoverage struct {
 // WriteJSON writes every result and the totals as one JSON object.
 func (rep *Report) WriteJSON(w io.Writer) error {
 	out := struct {
-		Strict   bool           `json:"strict"`
-		Passed   bool           `json:"passed"`
-		Totals   jsonCounts     `json:"totals"`
-		Coverage []jsonCoverage `json:"coverage"`
-		Results  []jsonResult   `json:"results"`
-	}{Strict: rep.Strict, Passed: !rep.Failed(), Results: []jsonResult{}, Coverage: []jsonCoverage{}}
+		Provenance Provenance     `json:"provenance"`
+		Strict     bool           `json:"strict"`
+		Passed     bool           `json:"passed"`
+		Totals     jsonCounts     `json:"totals"`
+		Coverage   []jsonCoverage `json:"coverage"`
+		Groups     []Group        `json:"groups"`
+		Results    []jsonResult   `json:"results"`
+	}{Provenance: rep.Provenance, Strict: rep.Strict, Passed: !rep.Failed(), Results: []jsonResult{}, Coverage: []jsonCoverage{}, Groups: []Group{}}
+	out.Groups = append(out.Groups, rep.Groups()...)
 	out.Totals = toJSONCounts(rep.Total())
 	for _, c := range rep.Coverage() {
 		out.Coverage = append(out.Coverage, jsonCoverage{
@@ -192,14 +196,48 @@ type junitSuites struct {
 }
 
 type junitSuite struct {
-	Name      string      `xml:"name,attr"`
-	SystemOut string      `xml:"system-out,omitempty"`
-	Tests     int         `xml:"tests,attr"`
-	Failures  int         `xml:"failures,attr"`
-	Errors    int         `xml:"errors,attr"`
-	Skipped   int         `xml:"skipped,attr"`
-	Timestamp string      `xml:"timestamp,attr,omitempty"`
-	Cases     []junitCase `xml:"testcase"`
+	Name       string           `xml:"name,attr"`
+	Properties *junitProperties `xml:"properties,omitempty"`
+	SystemOut  string           `xml:"system-out,omitempty"`
+	Tests      int              `xml:"tests,attr"`
+	Failures   int              `xml:"failures,attr"`
+	Errors     int              `xml:"errors,attr"`
+	Skipped    int              `xml:"skipped,attr"`
+	Timestamp  string           `xml:"timestamp,attr,omitempty"`
+	Cases      []junitCase      `xml:"testcase"`
+}
+
+// junitProperties are a suite's properties: the provenance of the run.
+type junitProperties struct {
+	Property []junitProperty `xml:"property"`
+}
+
+type junitProperty struct {
+	Name  string `xml:"name,attr"`
+	Value string `xml:"value,attr"`
+}
+
+// junitProvenance is the provenance as JUnit properties, each field under
+// its JSON name prefixed "conform.".
+func junitProvenance(p Provenance) *junitProperties {
+	var seeds []string
+	for _, s := range p.Seeds {
+		seeds = append(seeds, fmt.Sprint(s))
+	}
+	splits := ""
+	if p.Splits > 0 {
+		splits = fmt.Sprint(p.Splits)
+	}
+	props := &junitProperties{}
+	for _, kv := range [][2]string{
+		{"version", p.Version}, {"commit", p.Commit}, {"modified", fmt.Sprint(p.Modified)}, {"command", p.Command},
+		{"scenarios", p.Scenarios}, {"seeds", strings.Join(seeds, ",")}, {"splits", splits}, {"schema_version", p.Schema}, {"date", p.Date},
+	} {
+		if kv[1] != "" {
+			props.Property = append(props.Property, junitProperty{Name: "conform." + kv[0], Value: kv[1]})
+		}
+	}
+	return props
 }
 
 type junitCase struct {
@@ -231,13 +269,17 @@ func (rep *Report) WriteJUnit(w io.Writer) error {
 	if rep.Elapsed > 0 {
 		out.Time = fmt.Sprintf("%.3f", rep.Elapsed.Seconds())
 	}
+	stamp := rep.Provenance.Date
+	if stamp == "" {
+		stamp = time.Now().UTC().Format(time.RFC3339)
+	}
 	index := map[string]int{}
 	for _, r := range rep.Results {
 		i, ok := index[r.Adapter]
 		if !ok {
 			i = len(out.Suites)
 			index[r.Adapter] = i
-			out.Suites = append(out.Suites, junitSuite{Name: r.Adapter, Timestamp: time.Now().UTC().Format(time.RFC3339)})
+			out.Suites = append(out.Suites, junitSuite{Name: r.Adapter, Timestamp: stamp, Properties: junitProvenance(rep.Provenance)})
 		}
 		s := &out.Suites[i]
 		jc := junitCase{Name: CaseName(r.Name), Classname: r.Adapter + "." + Category(r.Name)}

@@ -28,6 +28,27 @@ type htmlFailure struct {
 	Reduction *reduce.Result
 }
 
+// htmlFinding is one group of GroupFindings with its cases' anchors.
+type htmlFinding struct {
+	Group
+	Links []htmlLink
+}
+
+type htmlLink struct{ Name, Anchor string }
+
+// htmlFindings are the groups of failures, each case linked to its details.
+func htmlFindings(groups []Group) []htmlFinding {
+	var out []htmlFinding
+	for _, g := range groups {
+		f := htmlFinding{Group: g}
+		for _, c := range g.Cases {
+			f.Links = append(f.Links, htmlLink{c, anchor(g.Subject, c)})
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
 type htmlGroup struct {
 	Anchor, Adapter, Category string
 	Failures                  []htmlFailure
@@ -88,6 +109,8 @@ func (rep *Report) WriteHTML(w io.Writer) error {
 		"Failed":     rep.Failed(),
 		"Strict":     rep.Strict,
 		"Coverage":   rep.Coverage(),
+		"Findings":   htmlFindings(rep.Groups()),
+		"Provenance": rep.Provenance,
 	})
 }
 
@@ -130,11 +153,13 @@ details { border: 1px solid #d0d5dd; border-radius: 4px; margin: .4em 0; padding
 details.counted { border-left: 4px solid #b42318; } details.uncounted { border-left: 4px solid #dc6803; }
 summary { cursor: pointer; font-family: ui-monospace, monospace; }
 pre { background: #f9fafb; padding: .6em; overflow-x: auto; font-size: 12.5px; }
+.provenance { color: #475467; font-size: .85em; }
 .legend span { display: inline-block; padding: 0 .6em; margin-right: .4em; border: 1px solid #d0d5dd; }
 </style>
 </head>
 <body>
 <h1>conform report</h1>
+<p class="provenance">{{.Provenance}}</p>
 <p class="verdict {{if .Failed}}fail{{else}}pass{{end}}">{{if .Failed}}FAILED{{else}}PASSED{{end}}:
 {{.Total.Pass}} passed, {{.Total.Fail}} failed, {{.Total.KnownFailing}} known-failing, {{.Total.Skip}} skipped,
 {{.Total.Uncounted}} failed but not counted{{if .Total.NotGraded}}, {{.Total.NotGraded}} not graded{{end}}{{if .Strict}} (strict: SHOULD failures count){{end}}.</p>
@@ -144,6 +169,10 @@ pre { background: #f9fafb; padding: .6em; overflow-x: auto; font-size: 12.5px; }
 <tr><th class="adapter">adapter</th>{{range .Categories}}<th>{{.}}</th>{{end}}</tr>
 {{range .Rows}}<tr><th class="adapter">{{.Adapter}}</th>{{range .Cells}}<td class="{{.Class}}">{{if .Present}}{{if or .Fail .KnownFailing .Uncounted}}<a href="#{{.Anchor}}">{{.Pass}}/{{.Total}}</a>{{else}}{{.Pass}}/{{.Total}}{{end}}<span class="counts">{{if .Fail}}{{.Fail}} fail {{end}}{{if .KnownFailing}}{{.KnownFailing}} known {{end}}{{if .Uncounted}}{{.Uncounted}} not counted {{end}}{{if .Skip}}{{.Skip}} skip {{end}}{{if .NotGraded}}{{.NotGraded}} not graded{{end}}</span>{{else}}–{{end}}</td>{{end}}</tr>
 {{end}}</table>
+{{if .Findings}}<h2>Findings</h2>
+<p>Failed cases grouped by subject, reduced cause and failure mode: one group per fault.</p>
+{{range .Findings}}<details class="finding"><summary>{{.Title}}</summary><ul>{{range .Links}}<li><a href="#{{.Anchor}}">{{.Name}}</a></li>{{end}}</ul></details>
+{{end}}{{end}}
 {{if .Groups}}<h2>Failures</h2>{{end}}
 {{range .Groups}}<h3 id="{{.Anchor}}">{{.Adapter}} / {{.Category}}</h3>
 {{range .Failures}}<details id="{{.Anchor}}" class="{{if .Counted}}counted{{else}}uncounted{{end}}"><summary>{{.Result.Name}} [{{.Result.Severity}}] {{.Result.Status}}{{if .Result.Reason}} — {{.Result.Reason}}{{end}}</summary>

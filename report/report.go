@@ -2,6 +2,12 @@
 // reads: a text summary with every failure's diff, JSON, JUnit XML, and a
 // self-contained HTML page with the adapter × category matrix.
 //
+// Failures are grouped by fault (GroupFindings): the failed cases of one
+// subject that share a reduced cause and a failure mode form one group,
+// its cases listed under it, in every format and for every command. Every
+// result carries its Provenance (conform's version and commit, the
+// scenario set's hash, the seeds, the schema version, the date).
+//
 // Which results count as failures is decided here, once, for every format:
 // a failed MUST case always does, a failed SHOULD case only in strict mode,
 // and an INFO case never does. Known-failing cases and skips are shown apart
@@ -34,6 +40,26 @@ type Report struct {
 	// Reductions holds what reduce found for failed results, under
 	// ReductionKey(adapter label, result name).
 	Reductions map[string]*reduce.Result
+	// Provenance says what produced the results; the JSON, JUnit and HTML
+	// reports carry it.
+	Provenance Provenance
+}
+
+// Groups groups the failed results (counted or not) by adapter, reduced
+// cause and failure mode (GroupFindings).
+func (rep *Report) Groups() []Group {
+	var fs []Finding
+	for _, r := range rep.Results {
+		if r.Status != scenarios.StatusFail {
+			continue
+		}
+		f := Finding{Subject: r.Adapter, Name: r.Name, Reduction: rep.Reduction(r)}
+		for _, p := range r.Problems {
+			f.Rules = append(f.Rules, p.Rule)
+		}
+		fs = append(fs, f)
+	}
+	return GroupFindings(fs)
 }
 
 // ReductionKey is the key of a result's reduction in Report.Reductions.

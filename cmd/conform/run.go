@@ -218,6 +218,13 @@ func runRun(ctx context.Context, e *env, args []string) int {
 	}
 
 	rep := &report.Report{Results: results, Strict: *strict, Elapsed: elapsed, NotApplicable: map[string]map[string]int{}}
+	rep.Provenance = report.NewProvenance("run", start)
+	rep.Provenance.Scenarios = report.ScenarioHash(cases)
+	if opts.Seed != 0 {
+		rep.Provenance = rep.Provenance.WithSeeds(opts.Seed)
+	} else {
+		rep.Provenance.Splits = max(opts.Splits, 0)
+	}
 	for _, a := range adapters {
 		rep.NotApplicable[scenarios.Label(a)] = scenarios.NotApplicable(a, cases)
 	}
