@@ -74,6 +74,16 @@ type Result struct {
 	// Notes lists every change the importer made beyond reformatting, such
 	// as decompressed bodies, one per line.
 	Notes []string
+	// secrets are the values redaction looked for: the keys of the
+	// environment and every value it removed by name.
+	secrets []string
+}
+
+// Save writes the imported cassette to path as Save does, looking, beside
+// the keys of the environment, for every value the import removed by name:
+// a cassette in which any decoded view still holds one is not written.
+func (res *Result) Save(path string, force bool) error {
+	return saveWith(res.Cassette, path, force, res.secrets, nil)
 }
 
 // ImportFile reads the recording at path, detects its format, converts it to
@@ -179,15 +189,13 @@ func Import(name string, data []byte, opts ...Option) (*Result, error) {
 	c := res.Cassette
 	c.Name = strings.TrimSuffix(filepath.Base(name), filepath.Ext(name))
 	c.Matcher = Matcher
-	redacted := map[string]bool{}
 	for n, i := range c.Interactions {
 		i.ID = n
-		for _, what := range RedactInteraction(i) {
-			redacted[what] = true
-		}
 	}
+	redacted, known := redactAll(c.Interactions, EnvSecrets())
+	res.secrets = known
 	if len(redacted) > 0 {
-		res.Notes = append(res.Notes, "redacted: "+strings.Join(sortedKeys(redacted), ", "))
+		res.Notes = append(res.Notes, "redacted: "+strings.Join(redacted, ", "))
 	}
 	return res, nil
 }

@@ -111,16 +111,16 @@ func setRespHeader(e *exchange, name, value string) {
 	e.respHeaders = append(e.respHeaders, [2]string{name, value})
 }
 
-const multipartBoundary = "conformBoundary7MA4YWxk"
+const testBoundary = "conformBoundary7MA4YWxk"
 
 // multipartBody writes a multipart/form-data request body with the fields
 // given, in order.
 func multipartBody(fields ...[2]string) string {
 	var b strings.Builder
 	for _, f := range fields {
-		b.WriteString("--" + multipartBoundary + "\r\nContent-Disposition: form-data; name=\"" + f[0] + "\"\r\n\r\n" + f[1] + "\r\n")
+		b.WriteString("--" + testBoundary + "\r\nContent-Disposition: form-data; name=\"" + f[0] + "\"\r\n\r\n" + f[1] + "\r\n")
 	}
-	b.WriteString("--" + multipartBoundary + "--\r\n")
+	b.WriteString("--" + testBoundary + "--\r\n")
 	return b.String()
 }
 
@@ -160,15 +160,15 @@ func decodedSecretTable() []decodedPlacement {
 		plain(placement{"form body x-functions-key", op(13), formBody("x-functions-key=$S&q=weather"), `{"object":"chat.completion.chunk","form":"x-functions-key=$S"}`}),
 		plain(placement{"multipart field api_key", op(14), func(e *exchange, s string) {
 			e.reqBody = multipartBody([2]string{"purpose", "fine-tune"}, [2]string{"api_key", s})
-			e.reqHeaders[0][1] = "multipart/form-data; boundary=" + multipartBoundary
+			e.reqHeaders[0][1] = "multipart/form-data; boundary=" + testBoundary
 		}, sseChunk("api_key")}),
 		plain(placement{"multipart field password", op(15), func(e *exchange, s string) {
 			e.reqBody = multipartBody([2]string{"username", "me"}, [2]string{"password", s}, [2]string{"note", "hi"})
-			e.reqHeaders[0][1] = "multipart/form-data; boundary=" + multipartBoundary
+			e.reqHeaders[0][1] = "multipart/form-data; boundary=" + testBoundary
 		}, sseChunk("password")}),
 		plain(placement{"multipart field with a key-shaped value", skProj, func(e *exchange, s string) {
 			e.reqBody = multipartBody([2]string{"note", "use " + s})
-			e.reqHeaders[0][1] = "multipart/form-data; boundary=" + multipartBoundary
+			e.reqHeaders[0][1] = "multipart/form-data; boundary=" + testBoundary
 		}, freeText}),
 		plain(placement{"tool call arguments api_key in a response", op(16), respBody(toolArgs(`{"city":"Oslo","api_key":"$S"}`)), toolArgs(`{"api_key":"$S"}`)}),
 		plain(placement{"tool call arguments password in a request", op(17), func(e *exchange, s string) {

@@ -69,9 +69,8 @@ var secretNames = map[string]bool{
 }
 
 // secretSuffixes end names that hold a credential ("X-Custom-Api-Key",
-// "client_secret", "aws_session_token"). A bare "token" suffix is kept for
-// headers (X-Auth-Token, X-Csrf-Token): in JSON and queries it also ends
-// "page_token" and "next_page_token", which are not secrets.
+// "client_secret", "aws_session_token"), written with or without
+// separators.
 var secretSuffixes = []string{"apikey", "secret", "password", "authorization",
 	"accesstoken", "authtoken", "apitoken", "sessiontoken", "securitytoken", "refreshtoken", "bearertoken"}
 
@@ -86,27 +85,14 @@ func normName(name string) string {
 	}, name)
 }
 
-// secretName reports whether a field, header or parameter called name
-// holds a credential: a name of secretNames or one ending in a
-// secretSuffixes word.
-func secretName(name string) bool {
-	n := normName(name)
-	if secretNames[n] {
-		return true
-	}
-	for _, s := range secretSuffixes {
-		if strings.HasSuffix(n, s) {
-			return true
-		}
-	}
-	return false
-}
+// secretName reports whether a header, query parameter or form field
+// called name holds a credential (see credentialName).
+func secretName(name string) bool { return credentialName(name, false) }
 
 // secretHeader reports whether a header called name is removed: a name of
 // secretHeaders or secretName, or one holding a key-shaped value.
 func secretHeader(name string) bool {
-	return secretHeaders[strings.ToLower(name)] || secretName(name) || strings.HasSuffix(normName(name), "token") ||
-		nameTokenPattern.MatchString(name)
+	return secretHeaders[strings.ToLower(name)] || secretName(name) || nameTokenPattern.MatchString(name)
 }
 
 // secretParam reports whether a query parameter or form field called name
@@ -115,16 +101,9 @@ func secretParam(name string) bool {
 	return secretParams[strings.ToLower(name)] || secretName(name)
 }
 
-// ambiguousInJSON are secret names that are also ordinary JSON field names
-// of the protocols (a logprob's "token", a thinking block's "signature", a
-// map entry's "key"), so a JSON body keeps them.
-var ambiguousInJSON = map[string]bool{"key": true, "token": true, "sig": true, "signature": true, "auth": true}
-
 // secretJSONField reports whether a JSON field called name holds a
 // credential.
-func secretJSONField(name string) bool {
-	return !ambiguousInJSON[normName(name)] && (secretParam(name) || secretHeaders[strings.ToLower(name)])
-}
+func secretJSONField(name string) bool { return credentialName(name, true) }
 
 // keyShapes are the shapes of known credentials: OpenAI and Anthropic keys
 // (sk-, sk-ant-, sk-proj-), AWS access key ids (AKIA, ASIA), Google API
@@ -170,6 +149,24 @@ var nameTokenPattern = regexp.MustCompile(`(?i)` + tokenBoundary + `(bearer(?:%2
 // the values ("request header Authorization"), sorted.
 func RedactInteraction(i *cassette.Interaction) []string {
 	var r redactor
+	return r.interaction(i)
+}
+
+// RedactInteractionWith is RedactInteraction that also removes every
+// encoding of each of secrets (the keys a process knows) wherever one
+// can sit, decoded views of the bodies included: inside compressed
+// bodies, base64 strings and JSON strings, and across the deltas of a
+// stream. Secrets shorter than four bytes are left to the rest.
+func RedactInteractionWith(i *cassette.Interaction, secrets ...string) []string {
+	m := newSecretMatcher(secrets...)
+	r := redactor{known: m}
+	notes := r.interaction(i)
+	m.scrubInteraction(i)
+	return notes
+}
+
+// interaction redacts i in place and returns what it removed.
+func (r *redactor) interaction(i *cassette.Interaction) []string {
 	i.Request.Headers = r.header("request header", i.Request.Headers)
 	i.Response.Headers = r.header("response header", i.Response.Headers)
 	i.Request.Trailer = r.header("request trailer", i.Request.Trailer)
@@ -199,8 +196,8 @@ func RedactInteraction(i *cassette.Interaction) []string {
 		}
 		i.Request.Form = form
 	}
-	i.Request.Body = r.body("request body", i.Request.Body, i.Request.Headers.Get("Content-Type"))
-	i.Response.Body = r.body("response body", i.Response.Body, i.Response.Headers.Get("Content-Type"))
+	i.Request.Body = r.body("request body", i.Request.Body, i.Request.Headers)
+	i.Response.Body = r.body("response body", i.Response.Body, i.Response.Headers)
 	return r.list()
 }
 
@@ -241,6 +238,33 @@ func RedactURL(raw string) string {
 // redactor redacts and remembers what it removed.
 type redactor struct {
 	done map[string]bool
+	// known finds the secrets the process knows, in every encoding.
+	known *secretMatcher
+	// removed holds the values removed by name (header, field,
+	// parameter), which are looked for everywhere else.
+	removed map[string]bool
+	// views, when set, collects every decoded text the redactor reads.
+	views *[]string
+}
+
+// minRemembered is the shortest removed value looked for elsewhere: a
+// shorter one could be ordinary text.
+const minRemembered = 8
+
+// remember keeps a value removed by name, to be looked for everywhere
+// else in the cassette.
+func (r *redactor) remember(v string) {
+	v = strings.TrimSpace(v)
+	if len(v) < minRemembered || isMask(v) || strings.Contains(v, Redacted) {
+		return
+	}
+	if r.removed == nil {
+		r.removed = map[string]bool{}
+	}
+	r.removed[v] = true
+	if _, token, ok := strings.Cut(v, " "); ok && len(token) >= minRemembered {
+		r.removed[token] = true // "Bearer <token>": the token alone
+	}
 }
 
 // add notes what was removed. A name in the note that is itself a token
@@ -297,6 +321,9 @@ func (r *redactor) header(where string, h http.Header) http.Header {
 	out := make(http.Header, len(h))
 	for k, vs := range h {
 		if secretHeader(k) {
+			for _, v := range vs {
+				r.remember(v)
+			}
 			if nameTokenPattern.MatchString(k) {
 				r.add(where + " named by a token")
 			} else {
@@ -341,6 +368,9 @@ func (r *redactor) urlOnce(raw string) string {
 	u, err := url.Parse(raw)
 	if err == nil {
 		if u.User != nil {
+			if p, ok := u.User.Password(); ok {
+				r.remember(p)
+			}
 			u.User = nil
 			r.add("URL user information")
 		}
@@ -353,11 +383,34 @@ func (r *redactor) urlOnce(raw string) string {
 				}
 				if secretParam(name) || nameTokenPattern.MatchString(name) {
 					r.add("URL query parameter " + name)
+					if _, v, ok := strings.Cut(pair, "="); ok {
+						r.remember(v)
+					}
 					continue
 				}
 				kept = append(kept, pair)
 			}
 			u.RawQuery = strings.Join(kept, "&")
+		}
+		if frag := u.EscapedFragment(); strings.Contains(frag, "=") {
+			var kept []string
+			for _, pair := range strings.Split(frag, "&") {
+				name, v, _ := strings.Cut(pair, "=")
+				if n, err := url.QueryUnescape(name); err == nil {
+					name = n
+				}
+				if secretParam(name) || nameTokenPattern.MatchString(name) {
+					r.add("URL fragment parameter " + name)
+					r.remember(v)
+					continue
+				}
+				kept = append(kept, pair)
+			}
+			if f, err := url.PathUnescape(strings.Join(kept, "&")); err == nil {
+				u.Fragment, u.RawFragment = f, strings.Join(kept, "&")
+			} else {
+				u.Fragment, u.RawFragment = "", ""
+			}
 		}
 		raw = u.String()
 	} else {

@@ -14,11 +14,20 @@ import (
 )
 
 // Marshal returns the cassette as go-vcr v4 YAML, the bytes Save writes:
-// redacted copies of its interactions, numbered from 0 without gaps (those
-// marked DiscardOnSave left out), after a "---" line.
+// redacted copies of its interactions (RedactInteraction, and every
+// encoding of the secrets of EnvSecrets and of each value removed by name
+// anywhere else), numbered from 0 without gaps (those marked
+// DiscardOnSave left out), after a "---" line.
 // Bodies that are not valid UTF-8 (AWS event-stream frames) are written as
 // !!binary and read back byte for byte. The cassette is not changed.
 func Marshal(c *cassette.Cassette) ([]byte, error) {
+	data, _, err := marshal(c, EnvSecrets())
+	return data, err
+}
+
+// marshal is Marshal with the secrets to remove, which returns every
+// secret it looked for.
+func marshal(c *cassette.Cassette, secrets []string) ([]byte, []string, error) {
 	out := struct {
 		Version      int                     `yaml:"version"`
 		Interactions []*cassette.Interaction `yaml:"interactions"`
@@ -29,20 +38,23 @@ func Marshal(c *cassette.Cassette) ([]byte, error) {
 		}
 		cp := *i
 		cp.ID = len(out.Interactions)
-		RedactInteraction(&cp)
 		out.Interactions = append(out.Interactions, &cp)
 	}
+	_, known := redactAll(out.Interactions, secrets)
 	data, err := yaml.Marshal(&out)
 	if err != nil {
-		return nil, fmt.Errorf("marshal cassette: %w", err)
+		return nil, nil, fmt.Errorf("marshal cassette: %w", err)
 	}
-	return append([]byte("---\n"), data...), nil
+	return append([]byte("---\n"), data...), known, nil
 }
 
 // Save writes the cassette to path atomically: to a temporary file in the
 // same directory, then renamed into place, so a reader never sees half a
 // cassette. An existing file is kept and ErrExists returned unless force is
-// set. Missing directories are created.
+// set. Missing directories are created. A cassette that, read back, still
+// holds a secret the process knows (CheckSecrets: the keys of EnvSecrets
+// and every value redaction removed by name) in any decoded view is not
+// written: the error wraps ErrSecretLeft.
 func Save(c *cassette.Cassette, path string, force bool) error {
 	return SaveVerified(c, path, force, nil)
 }
@@ -50,13 +62,26 @@ func Save(c *cassette.Cassette, path string, force bool) error {
 // SaveVerified is Save that reads the temporary file back from disk and
 // hands its bytes to verify before it is put in place; an error from
 // verify removes the temporary file and is returned, and path is left as
-// it was. A nil verify checks nothing.
+// it was. A nil verify checks nothing beyond Save's own check.
 func SaveVerified(c *cassette.Cassette, path string, force bool, verify func(written []byte) error) error {
-	data, err := Marshal(c)
+	return saveWith(c, path, force, EnvSecrets(), verify)
+}
+
+// saveWith is SaveVerified with the secrets to remove and look for.
+func saveWith(c *cassette.Cassette, path string, force bool, secrets []string, verify func([]byte) error) error {
+	data, known, err := marshal(c, secrets)
 	if err != nil {
 		return err
 	}
-	return writeFile(path, data, force, verify)
+	return writeFile(path, data, force, func(written []byte) error {
+		if err := CheckSecrets(written, known...); err != nil {
+			return err
+		}
+		if verify != nil {
+			return verify(written)
+		}
+		return nil
+	})
 }
 
 // WriteFile writes data to path atomically, as Save does.

@@ -276,20 +276,13 @@ func Record(ctx context.Context, opts Options) (*cassette.Cassette, error) {
 // left to the header and query redaction, since they cannot be told apart
 // from ordinary text.
 func Redact(i *cassette.Interaction, keys ...string) {
-	cassettes.RedactInteraction(i)
-	newSecretMatcher(keys...).scrubInteraction(i)
+	cassettes.RedactInteractionWith(i, keys...)
 }
 
 // scrub replaces every encoding of each key of four bytes or more by
 // cassettes.Redacted.
 func scrub(s string, keys ...string) string {
-	return newSecretMatcher(keys...).replace(s)
-}
-
-// mask returns "REDACTED" cut or padded with '*' to n bytes.
-func mask(n int) string {
-	m := cassettes.Redacted + strings.Repeat("*", max(0, n-len(cassettes.Redacted)))
-	return m[:n]
+	return cassettes.ScrubSecrets(s, keys...)
 }
 
 // scrubbedError is an error whose text had the key removed; it still

@@ -58,7 +58,7 @@ func runImport(_ context.Context, e *env, args []string) int {
 			continue
 		}
 		dst := filepath.Join(*out, cassettes.CassetteName(path))
-		if err := cassettes.Save(res.Cassette, dst, *force); err != nil {
+		if err := res.Save(dst, *force); err != nil {
 			e.errorf("import %s: %v", path, err)
 			worse(exitFail)
 			continue
