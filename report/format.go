@@ -14,7 +14,7 @@ import (
 )
 
 // Formats lists the output formats by name.
-var Formats = []string{"text", "json", "junit", "html"}
+var Formats = []string{"text", "json", "junit", "html", "markdown"}
 
 // Write writes the report in the named format.
 func (rep *Report) Write(w io.Writer, format string) error {
@@ -27,6 +27,8 @@ func (rep *Report) Write(w io.Writer, format string) error {
 		return rep.WriteJUnit(w)
 	case "html":
 		return rep.WriteHTML(w)
+	case "markdown":
+		return rep.WriteMarkdown(w)
 	}
 	return fmt.Errorf("unknown format %q; known: %s", format, strings.Join(Formats, ", "))
 }

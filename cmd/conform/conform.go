@@ -53,6 +53,7 @@ func commands() []command {
 		{"tools", "[--protocol P]... [--strict] [--format text|json] (FILE | --mcp CMD | --mcp-url URL)", "check tool definitions (a file, or a live MCP server) against each provider's name and schema rules", runTools},
 		{"scenario", "new --from FILE#N [--protocol P] [--dir DIR] [--name CATEGORY/CASE] [--severity S] [--force]", "turn one recorded exchange into a regression case, its expectations read by the reference decoder", runScenario},
 		{"import", "[-o DIR] [--protocol P] [--force] FILE...", "turn foreign recordings (go-vcr, VCR.py, Ruby VCR, httprr, chunk fixtures; gzip too) into conform cassettes", runImport},
+		{"publish", "[--format markdown|junit|site] [--out FILE|DIR] [SUBJECT=]FILE...", "combine the JSON results of any runs (adapters, clients, gateways) into a markdown summary, JUnit XML or a static site", runPublish},
 		{"list", "[--scenarios DIR] [scenarios|adapters|failure-modes]...", "list scenarios, adapters and failure modes with how many scenarios guard each", runList},
 		{"help", "[COMMAND]", "show help for conform or one command", runHelp},
 		{"version", "", "print the version of conform", runVersion},
