@@ -4,4 +4,5 @@ package textcalls
 var formats = []*Format{
 	hermes,
 	thinkOnly,
+	qwen3Coder,
 }

@@ -118,3 +118,75 @@ func callObject(c core.Call, argsKey string) (string, error) {
 	}
 	return fmt.Sprintf(`{"name": %s, %q: %s}`, name, argsKey, args), nil
 }
+
+var qwen3Coder = &Format{
+	Name: "qwen3-coder",
+	Aliases: Aliases{
+		VLLM:     []string{"qwen3_coder"},
+		SGLang:   []string{"qwen3_coder"},
+		LlamaCpp: []string{"Qwen3-Coder", "Qwen3.5", "Nemotron-3-Nano", "StepFun3.5"},
+		Ollama:   []string{"qwen3-coder", "qwen3.5", "nemotron-3-nano"},
+	},
+	Grammar: "<tool_call>\\n<function=NAME>\\n<parameter=KEY>\\nVALUE\\n</parameter>\\n</function>\\n</tool_call>; values typed by the schema",
+	New: func(o Options) Parser {
+		return newRegionParser(&grammar{
+			think: qwenThink,
+			open:  []string{"<tool_call>", "<function="},
+			body: func(_ *machine, which int) body {
+				return newXMLCalls(qwenSpec, which == 1)
+			},
+		}, o)
+	},
+	Render: func(t Turn) (string, error) {
+		var b strings.Builder
+		renderThink(&b, think, t.Thinking)
+		b.WriteString(t.Text)
+		for _, c := range t.Calls {
+			params, err := rawParams(c)
+			if err != nil {
+				return "", err
+			}
+			fmt.Fprintf(&b, "<tool_call>\n<function=%s>\n", c.Name)
+			for _, p := range params {
+				fmt.Fprintf(&b, "<parameter=%s>\n%s\n</parameter>\n", p.key, p.value)
+			}
+			b.WriteString("</function>\n</tool_call>")
+		}
+		return b.String(), nil
+	},
+}
+
+// rawParam is one parameter as a tagged format writes it.
+type rawParam struct{ key, value string }
+
+// rawParams are a call's arguments as raw-text parameters, in the order
+// written: a string as its text, any other value as its JSON.
+func rawParams(c core.Call) ([]rawParam, error) {
+	args := c.Arguments
+	if len(args) == 0 {
+		return nil, nil
+	}
+	dec := json.NewDecoder(strings.NewReader(string(args)))
+	tok, err := dec.Token()
+	if err != nil || tok != json.Delim('{') {
+		return nil, fmt.Errorf("call %s: arguments are not a JSON object", c.Name)
+	}
+	var out []rawParam
+	for dec.More() {
+		k, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil, err
+		}
+		var s string
+		value := string(v)
+		if json.Unmarshal(v, &s) == nil {
+			value = s
+		}
+		out = append(out, rawParam{key: k.(string), value: value})
+	}
+	return out, nil
+}

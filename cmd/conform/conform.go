@@ -45,6 +45,7 @@ func commands() []command {
 	return []command{
 		{"run", "[--adapter NAME | --exec CMD | --client CMD [--protocol P] [--chaos OPTIONS] [--shard I/N]] [--run PATTERN] [--skip PATTERN] [--known-failing FILE] [--strict] [--format FORMAT] [--out FILE]", "run every scenario against every built-in adapter, or against yours", runRun},
 		{"decode", "--protocol P [FILE]", "decode one captured response body into canonical JSON", runDecode},
+		{"parse", "--format F [--tools FILE] [--chunks] [--thinking open|off] [FILE]", "parse tool calls a model wrote into its text (Hermes, Qwen3-Coder, Mistral, …) into the canonical JSON decode prints", runParse},
 		{"serve", "[--addr HOST:PORT] [--scenario NAME] [--chaos OPTIONS] [--for DURATION] [--list]", "run a fake provider on loopback that replays scenarios and grades follow-up requests", runServe},
 		{"gateway", "(--reference --front P | --spec FILE) [--upstream Q,...] [--run PATTERN] [--chaos OPTIONS] [--shard I/N] [--strict] [--format text|json] [--out FILE]", "grade a translating gateway: conform is the client in the front protocol and the upstream provider (serve) in the other", runGateway},
 		{"merge", "[--strict] [--format text|json|html] [--out FILE] FILE...", "join the JSON results of the shards of run --client or of gateway (--shard I/N) into one report", runMerge},
@@ -54,7 +55,7 @@ func commands() []command {
 		{"scenario", "new --from FILE#N [--protocol P] [--dir DIR] [--name CATEGORY/CASE] [--severity S] [--force]", "turn one recorded exchange into a regression case, its expectations read by the reference decoder", runScenario},
 		{"import", "[-o DIR] [--protocol P] [--force] FILE...", "turn foreign recordings (go-vcr, VCR.py, Ruby VCR, httprr, chunk fixtures; gzip too) into conform cassettes", runImport},
 		{"publish", "[--format markdown|junit|site] [--out FILE|DIR] [SUBJECT=]FILE...", "combine the JSON results of any runs (adapters, clients, gateways) into a markdown summary, JUnit XML or a static site", runPublish},
-		{"list", "[--scenarios DIR] [scenarios|adapters|failure-modes]...", "list scenarios, adapters and failure modes with how many scenarios guard each", runList},
+		{"list", "[--scenarios DIR] [scenarios|adapters|failure-modes|formats]...", "list scenarios, adapters, failure modes with how many scenarios guard each, and text formats with their names in each engine", runList},
 		{"help", "[COMMAND]", "show help for conform or one command", runHelp},
 		{"version", "", "print the version of conform", runVersion},
 	}

@@ -12,7 +12,7 @@ import (
 )
 
 // listWhat names what conform list can print.
-var listWhat = []string{"scenarios", "adapters", "failure-modes"}
+var listWhat = []string{"scenarios", "adapters", "failure-modes", "formats"}
 
 func runList(_ context.Context, e *env, args []string) int {
 	fs := newFlagSet(e, "list")
@@ -56,6 +56,12 @@ func runList(_ context.Context, e *env, args []string) int {
 					}
 				}
 				fmt.Fprintf(tw, "%s\t%d\n", a.Name(), n)
+			}
+		case "formats":
+			tw.Flush()
+			if err := listFormats(e.stdout); err != nil {
+				e.errorf("list: %v", err)
+				return exitFail
 			}
 		case "failure-modes":
 			guarded := map[string]int{}

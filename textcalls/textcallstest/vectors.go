@@ -297,7 +297,8 @@ func (v *Vector) Options() textcalls.Options {
 func noThinking(v *Vector) bool {
 	ep, notes := v.EngineParser, v.Notes
 	return strings.Contains(ep, "no thinking") || strings.Contains(ep, "no-thinking") ||
-		strings.Contains(notes, "think=false") || strings.Contains(notes, "hasThinking=false")
+		strings.Contains(notes, "think=false") || strings.Contains(notes, "hasThinking=false") ||
+		strings.Contains(notes, `thinkValue={"Value": false`)
 }
 
 // thinkingOpen reads whether the source's parser started inside the
@@ -311,7 +312,8 @@ func thinkingOpen(v *Vector) bool {
 		ep == "olmo3-think", strings.HasSuffix(ep, "(reasoning)"):
 		return true
 	case strings.Contains(notes, "thinking on by default"), strings.Contains(notes, "hasThinking=true"),
-		strings.Contains(notes, "hasThinkingSupport: true"), strings.Contains(notes, "prompt opened <think>"):
+		strings.Contains(notes, "hasThinkingSupport: true"), strings.Contains(notes, "prompt opened <think>"),
+		strings.Contains(notes, `thinkValue={"Value": true`):
 		return true
 	}
 	return false
