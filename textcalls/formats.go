@@ -5,4 +5,6 @@ var formats = []*Format{
 	hermes,
 	thinkOnly,
 	qwen3Coder,
+	glm45,
+	glm47,
 }

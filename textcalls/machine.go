@@ -49,7 +49,8 @@ func (m *machine) consume(n int) {
 }
 
 // cut finds the earliest of markers in the input (the longest where two
-// begin at one byte). Found, it consumes the text before the marker and
+// begin at one byte; a marker that may yet grow into a longer one waits
+// for it). Found, it consumes the text before the marker and
 // the marker, and returns the text and the marker's index. Not found, it
 // consumes and returns all the text that cannot begin a marker, holding
 // back the longest tail that is a proper prefix of one, and a UTF-8
@@ -60,6 +61,18 @@ func (m *machine) cut(markers ...string) (before string, which int) {
 		j := strings.Index(m.pend, mk)
 		if j >= 0 && (at < 0 || j < at || j == at && len(mk) > len(markers[which])) {
 			at, which = j, i
+		}
+	}
+	if which >= 0 && !m.final {
+		// A longer marker that begins where this one does may still
+		// come: wait for it.
+		rest := m.pend[at:]
+		for _, mk := range markers {
+			if len(mk) > len(rest) && strings.HasPrefix(mk, rest) {
+				before = m.pend[:at]
+				m.consume(at)
+				return before, -1
+			}
 		}
 	}
 	if which >= 0 {
@@ -174,8 +187,17 @@ func (m *machine) abandon(name, raw string, format string, args ...any) {
 }
 
 // fail reports a problem at the current input offset.
-func (m *machine) fail(format string, args ...any) {
-	m.out = append(m.out, core.Event{Kind: core.EventError, Error: &core.ProviderError{Type: ErrorType, Message: fmt.Sprintf("at byte %d: ", m.off) + fmt.Sprintf(format, args...)}})
+func (m *machine) fail(format string, args ...any) { m.failAt(m.off, format, args...) }
+
+// failAt reports a problem at input offset off.
+func (m *machine) failAt(off int, format string, args ...any) {
+	m.out = append(m.out, core.Event{Kind: core.EventError, Error: &core.ProviderError{Type: ErrorType, Message: fmt.Sprintf("at byte %d: ", off) + fmt.Sprintf(format, args...)}})
+}
+
+// strayAt is the input offset of the first character of before, text
+// just consumed, that is not white space.
+func (m *machine) strayAt(before string) int {
+	return m.off - len(before) + len(before) - len(strings.TrimLeftFunc(before, unicode.IsSpace))
 }
 
 // die reports a limit hit; the rest of the input is ignored.

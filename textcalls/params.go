@@ -15,17 +15,32 @@ import (
 //   - type names that are not JSON Schema's read as the type they mean
 //     (float and double as number, int as integer, bool as boolean);
 //   - a schema that allows "string" (its type, a type list, or a member of
-//     anyOf/oneOf): a string, even when the text looks like a number;
+//     anyOf/oneOf): a string, even when the text looks like a number,
+//     unless the schema also allows an object or an array and the text is
+//     one in JSON;
 //   - otherwise the first of the allowed types the text is, trimmed:
 //     integer, number, boolean (true/false), null, object or array (JSON
 //     of that kind); text that is none of them stays a string, so a value
 //     is never lost and validation reports the mismatch.
 func ParamValue(schema json.RawMessage, raw string) json.RawMessage {
 	types := schemaTypes(schema, 0)
-	if len(types) == 0 || types["string"] {
+	t := strings.TrimSpace(raw)
+	if types["string"] {
+		// A string, unless the schema also allows an object or a list
+		// and the text is one.
+		for _, kind := range [...]struct {
+			name string
+			open byte
+		}{{"object", '{'}, {"array", '['}} {
+			if types[kind.name] && t != "" && t[0] == kind.open && json.Valid([]byte(t)) {
+				return json.RawMessage(t)
+			}
+		}
 		return jsonString(raw)
 	}
-	t := strings.TrimSpace(raw)
+	if len(types) == 0 {
+		return jsonString(raw)
+	}
 	for _, kind := range []string{"integer", "number", "boolean", "null", "object", "array"} {
 		if !types[kind] {
 			continue
@@ -126,7 +141,7 @@ func (o *Options) paramSchema(name, key string) json.RawMessage {
 // that it can stream before it ends.
 func stringTyped(schema json.RawMessage) bool {
 	types := schemaTypes(schema, 0)
-	return len(types) == 0 || types["string"]
+	return len(types) == 0 || types["string"] && !types["object"] && !types["array"]
 }
 
 func isJSONNumber(s string) bool {

@@ -119,7 +119,7 @@ func (x *xmlCalls) step(m *machine) bool {
 		case xInCall:
 			before, w := m.cut(s.paramOpen, s.funcClose)
 			if !blank(before) {
-				x.skip(m, fmt.Sprintf("text %q between parameters", before))
+				x.skipAt(m, m.strayAt(before), "text between parameters")
 				continue
 			}
 			switch w {
@@ -164,38 +164,24 @@ func (x *xmlCalls) step(m *machine) bool {
 			return true
 		case xSkip:
 			before, w := m.cut(s.blockClose)
-			x.acc.WriteString(before)
-			if x.acc.Len() > m.opts.MaxBody {
-				m.die(fmt.Errorf("%w: more than %d bytes", ErrBodyTooLarge, m.opts.MaxBody))
-				return true
-			}
-			if w < 0 {
-				return false
-			}
-			x.endSkip(m)
-			return true
+			_ = before // the rest of a malformed block is passed over
+			return w >= 0
 		}
 	}
 	return true
 }
 
 // skip gives up on the call: the rest of the block is kept as its text.
-func (x *xmlCalls) skip(m *machine, why string) {
-	x.acc.Reset()
-	x.acc.WriteString(why)
-	x.st = xSkip
-	m.fail("%s: malformed call: %s", x.spec.what, why)
-	if m.cur >= 0 {
-		m.cur, m.id = -1, ""
-	} else {
-		m.start("", "")
-		m.cur, m.id = -1, ""
-	}
-	x.acc.Reset()
-}
+func (x *xmlCalls) skip(m *machine, why string) { x.skipAt(m, m.off, why) }
 
-func (x *xmlCalls) endSkip(m *machine) {
+func (x *xmlCalls) skipAt(m *machine, off int, why string) {
 	x.acc.Reset()
+	x.st = xSkip
+	if m.cur < 0 {
+		m.start("", "")
+	}
+	m.cur, m.id = -1, ""
+	m.failAt(off, "%s: malformed call: %s", x.spec.what, why)
 }
 
 func (x *xmlCalls) openParam(m *machine, key string, isJSON bool) {

@@ -290,7 +290,8 @@ func gradeCalls(v *Vector, what string, want []ExpectCall, got []core.Call) []st
 // whether the prompt opened the reasoning region, read from the engine
 // parser's configuration the vector records.
 func (v *Vector) Options() textcalls.Options {
-	return textcalls.Options{Tools: v.Tools, ThinkingOpen: thinkingOpen(v), NoThinking: noThinking(v)}
+	// A fragment is the body of one call block, read on its own.
+	return textcalls.Options{Tools: v.Tools, ThinkingOpen: thinkingOpen(v) && !v.Fragment, NoThinking: noThinking(v)}
 }
 
 // noThinking reads whether the source's parser had reasoning off.
@@ -298,7 +299,8 @@ func noThinking(v *Vector) bool {
 	ep, notes := v.EngineParser, v.Notes
 	return strings.Contains(ep, "no thinking") || strings.Contains(ep, "no-thinking") ||
 		strings.Contains(notes, "think=false") || strings.Contains(notes, "hasThinking=false") ||
-		strings.Contains(notes, `thinkValue={"Value": false`)
+		strings.Contains(notes, `thinkValue={"Value": false`) || strings.Contains(notes, "NOT removed by the tool parser") ||
+		strings.Contains(notes, "enable_thinking=False")
 }
 
 // thinkingOpen reads whether the source's parser started inside the
@@ -309,7 +311,7 @@ func thinkingOpen(v *Vector) bool {
 	case noThinking(v):
 		return false
 	case strings.Contains(ep, "output starts inside <think>"), strings.Contains(ep, "qwen3-vl-thinking"),
-		ep == "olmo3-think", strings.HasSuffix(ep, "(reasoning)"):
+		ep == "olmo3-think", ep == "glm-4.7", strings.HasSuffix(ep, "(reasoning)"):
 		return true
 	case strings.Contains(notes, "thinking on by default"), strings.Contains(notes, "hasThinking=true"),
 		strings.Contains(notes, "hasThinkingSupport: true"), strings.Contains(notes, "prompt opened <think>"),
