@@ -7,4 +7,7 @@ var formats = []*Format{
 	qwen3Coder,
 	glm45,
 	glm47,
+	deepseekV3,
+	deepseekV31,
+	kimiK2,
 }

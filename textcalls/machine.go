@@ -23,6 +23,9 @@ type machine struct {
 	cur   int // index of the open call, -1 for none
 	id    string
 	dead  bool // a limit was hit: the rest is ignored
+	// cutEnd is the input offset where the text the last cut returned
+	// ends.
+	cutEnd int
 }
 
 func newMachine(opts Options) machine {
@@ -71,12 +74,14 @@ func (m *machine) cut(markers ...string) (before string, which int) {
 			if len(mk) > len(rest) && strings.HasPrefix(mk, rest) {
 				before = m.pend[:at]
 				m.consume(at)
+				m.cutEnd = m.off
 				return before, -1
 			}
 		}
 	}
 	if which >= 0 {
 		before = m.pend[:at]
+		m.cutEnd = m.off + at
 		m.consume(at + len(markers[which]))
 		return before, which
 	}
@@ -86,6 +91,7 @@ func (m *machine) cut(markers ...string) (before string, which int) {
 	}
 	before = m.pend[:len(m.pend)-keep]
 	m.consume(len(before))
+	m.cutEnd = m.off
 	return before, -1
 }
 
@@ -194,10 +200,10 @@ func (m *machine) failAt(off int, format string, args ...any) {
 	m.out = append(m.out, core.Event{Kind: core.EventError, Error: &core.ProviderError{Type: ErrorType, Message: fmt.Sprintf("at byte %d: ", off) + fmt.Sprintf(format, args...)}})
 }
 
-// strayAt is the input offset of the first character of before, text
-// just consumed, that is not white space.
+// strayAt is the input offset of the first character of before, the
+// text the last cut returned, that is not white space.
 func (m *machine) strayAt(before string) int {
-	return m.off - len(before) + len(before) - len(strings.TrimLeftFunc(before, unicode.IsSpace))
+	return m.cutEnd - len(strings.TrimLeftFunc(before, unicode.IsSpace))
 }
 
 // die reports a limit hit; the rest of the input is ignored.

@@ -29,6 +29,9 @@ type grammar struct {
 	open  []string
 	// body returns the handler of a block opened by open[which].
 	body func(m *machine, which int) body
+	// drop are special tokens of the format that are syntax wherever
+	// they stand in the text, not text (DeepSeek's tool-output tokens).
+	drop []string
 }
 
 // body reads one block of calls from the machine's input.
@@ -91,28 +94,22 @@ func (p *regionParser) run() {
 	for !m.dead && (m.pend != "" || p.where == inBlock && m.final) {
 		switch p.where {
 		case atStart:
-			markers := append([]string{p.g.think.open}, p.g.open...)
-			before, w := m.cut(markers...)
+			// Only white space so far: <think> may still open the
+			// region. Anything else is text, read from here on as
+			// text.
+			t := strings.TrimLeft(m.pend, " \t\r\n")
+			m.text(m.pend[:len(m.pend)-len(t)])
+			m.consume(len(m.pend) - len(t))
 			switch {
-			case !blank(before):
-				m.text(before)
-				p.where = inText
-				if w == 0 {
-					m.text(p.g.think.open)
-				} else if w > 0 {
-					p.openBlock(w - 1)
-				}
-			case w == 0:
-				m.text(before)
+			case t == "":
+				return
+			case strings.HasPrefix(t, p.g.think.open):
+				m.consume(len(p.g.think.open))
 				p.where = inThinking
-			case w > 0:
-				m.text(before)
-				p.openBlock(w - 1)
+			case !m.final && strings.HasPrefix(p.g.think.open, t):
+				return
 			default:
-				m.text(before)
-				if m.pend != "" {
-					return
-				}
+				p.where = inText
 			}
 		case inThinking:
 			// A prompt that opened the region may still see the model
@@ -146,12 +143,14 @@ func (p *regionParser) run() {
 				return
 			}
 		case inText:
-			before, w := m.cut(p.g.open...)
+			before, w := m.cut(append(p.g.open[:len(p.g.open):len(p.g.open)], p.g.drop...)...)
 			m.text(before)
-			if w < 0 {
+			switch {
+			case w < 0:
 				return
+			case w < len(p.g.open):
+				p.openBlock(w)
 			}
-			p.openBlock(w)
 		case inBlock:
 			if !p.b.step(m) {
 				return
