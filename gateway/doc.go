@@ -32,4 +32,11 @@
 // Every problem names a failure mode of failuremodes/FAILURE-MODES.md.
 // Results quote the bytes they were read from (Evidence). docs/gateway.md
 // describes the command and the spec file that starts a gateway.
+//
+// A Runner runs the cases of one gateway with a bound on each case
+// (CaseTimeout, rule case-timeout) and, given Exited (Process.Exited),
+// reports a gateway that died: the case it died in fails with rule
+// gateway-died, its exit status and last output, and no later case is run.
+// File is the JSON of conform gateway: the Provenance, the failures
+// grouped by fault (Groups) and the results.
 package gateway

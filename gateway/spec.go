@@ -281,6 +281,45 @@ func (p *Process) Stop() error {
 	}
 }
 
+// Exited reports whether the gateway's process has exited, and how: its
+// exit status (or the signal that ended it) and the last lines it wrote.
+func (p *Process) Exited() (string, bool) {
+	select {
+	case err := <-p.done:
+		p.done <- err
+		how := "exit status 0"
+		if err != nil {
+			how = err.Error()
+		}
+		p.out.mu.Lock()
+		tail := lastOutput(string(p.out.tail), 20, 2<<10)
+		p.out.mu.Unlock()
+		if tail != "" {
+			how += "; its last output:\n" + tail
+		}
+		return how, true
+	default:
+		return "", false
+	}
+}
+
+// lastOutput returns the last lines of out, at most lines of them and
+// at most max bytes, cut at a line start.
+func lastOutput(out string, lines, max int) string {
+	out = strings.TrimRight(out, "\n")
+	if len(out) > max {
+		out = out[len(out)-max:]
+		if i := strings.IndexByte(out, '\n'); i >= 0 {
+			out = out[i+1:]
+		}
+	}
+	parts := strings.Split(out, "\n")
+	if len(parts) > lines {
+		parts = parts[len(parts)-lines:]
+	}
+	return strings.Join(parts, "\n")
+}
+
 // Output returns what the gateway wrote to stdout and stderr, the first
 // 2 MiB.
 func (p *Process) Output() string {
@@ -298,18 +337,27 @@ func freePort() (int, error) {
 	return ln.Addr().(*net.TCPAddr).Port, nil
 }
 
-// limitWriter keeps the first n bytes written to it, from any goroutine.
+// limitWriter keeps the first n bytes written to it, and the last
+// tailSize, from any goroutine.
 type limitWriter struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-	n   int
+	mu   sync.Mutex
+	buf  bytes.Buffer
+	n    int
+	tail []byte
 }
+
+// tailSize is how many of the last bytes written a limitWriter keeps.
+const tailSize = 4 << 10
 
 func (l *limitWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if room := l.n - l.buf.Len(); room > 0 {
 		l.buf.Write(p[:min(len(p), room)])
+	}
+	l.tail = append(l.tail, p[max(0, len(p)-tailSize):]...)
+	if len(l.tail) > tailSize {
+		l.tail = append(l.tail[:0], l.tail[len(l.tail)-tailSize:]...)
 	}
 	return len(p), nil
 }

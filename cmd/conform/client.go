@@ -12,8 +12,10 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 
 	"github.com/toolconform/conform/providers"
+	"github.com/toolconform/conform/report"
 	"github.com/toolconform/conform/scenarios"
 	"github.com/toolconform/conform/serve"
 )
@@ -194,6 +196,14 @@ func runClient(ctx context.Context, e *env, cmd string, opts clientOptions) int 
 	}
 	enc := json.NewEncoder(w)
 	var counts clientCounts
+	var finished []clientResult
+	start := time.Now()
+	// With the results in a file, stderr shows how far the run has got.
+	prog := newProgress(io.Discard, false)
+	if opts.Out != "" {
+		prog = newProgress(e.stderr, stderrIsTerminal(e.stderr))
+		prog.unit, prog.perLine = "client runs", 20
+	}
 	var mu sync.Mutex
 	sem := make(chan struct{}, max(opts.Parallel, 1))
 	var wg sync.WaitGroup
@@ -216,6 +226,8 @@ func runClient(ctx context.Context, e *env, cmd string, opts clientOptions) int 
 			mu.Lock()
 			defer mu.Unlock()
 			counts.add(res)
+			finished = append(finished, res)
+			prog.step(len(finished), len(jobs), res.Name)
 			// Each result is written as it finishes, so a long run
 			// shows its progress.
 			if opts.Format == "json" {
@@ -226,13 +238,20 @@ func runClient(ctx context.Context, e *env, cmd string, opts clientOptions) int 
 		}()
 	}
 	wg.Wait()
+	prog.done()
+	prov := report.NewProvenance("run --client", start)
+	prov.Scenarios = report.ScenarioHash(cases)
+	for _, c := range opts.Chaos {
+		if c.Split {
+			prov = prov.WithSeeds(c.Seed)
+		}
+	}
+	slices.SortFunc(finished, func(a, b clientResult) int { return strings.Compare(a.Name, b.Name) })
+	groups := clientGroups(finished)
 	if opts.Format == "json" {
-		enc.Encode(struct {
-			Totals clientCounts `json:"totals"`
-			Strict bool         `json:"strict"`
-			Passed bool         `json:"passed"`
-		}{counts, opts.Strict, counts.Failed == 0})
+		enc.Encode(clientTotals{Provenance: prov, Totals: counts, Strict: opts.Strict, Passed: counts.Failed == 0, Groups: groups})
 	} else {
+		report.WriteGroups(w, groups)
 		fmt.Fprintln(w, counts)
 	}
 	if file != nil {
@@ -246,6 +265,77 @@ func runClient(ctx context.Context, e *env, cmd string, opts clientOptions) int 
 		return exitFail
 	}
 	return exitOK
+}
+
+// clientTotals is the last line of run --client --format json: the
+// counts, the failures grouped by fault, and what produced the results.
+type clientTotals struct {
+	Provenance report.Provenance `json:"provenance"`
+	Totals     clientCounts      `json:"totals"`
+	Strict     bool              `json:"strict"`
+	Passed     bool              `json:"passed"`
+	Groups     []report.Group    `json:"groups"`
+}
+
+// clientGroups groups failed client runs by protocol, reduced cause and
+// failure mode: the rules of the follow-up's problems, else the kinds of
+// its reasons (clientReasonKind).
+func clientGroups(rs []clientResult) []report.Group {
+	var fs []report.Finding
+	for _, r := range rs {
+		if r.Status != "fail" && r.Status != "known-failing" {
+			continue
+		}
+		f := report.Finding{Subject: r.Protocol, Name: r.Name, Reduction: r.Reduction}
+		for _, p := range r.Verdict.Problems {
+			f.Rules = append(f.Rules, p.Rule)
+		}
+		if len(f.Rules) == 0 {
+			for _, reason := range r.Reasons {
+				f.Rules = append(f.Rules, clientReasonKind(reason))
+			}
+		}
+		fs = append(fs, f)
+	}
+	groups := report.GroupFindings(fs)
+	if groups == nil {
+		groups = []report.Group{}
+	}
+	return groups
+}
+
+// clientReasonKind is a failure reason with what differs from case to
+// case taken out: what follows a colon or an opening parenthesis, quoted
+// text and numbers (not the digits of a failure-mode id such as G01), so
+// that "exit status 2, want 0" and "exit status 1, want 0" are one kind.
+func clientReasonKind(reason string) string {
+	if i := strings.IndexAny(reason, ":("); i > 0 {
+		reason = reason[:i]
+	}
+	var b strings.Builder
+	quoted, number := false, false
+	var prev rune
+	for _, c := range reason {
+		switch {
+		case c == '"':
+			if !quoted {
+				b.WriteString(`"…"`)
+			}
+			quoted = !quoted
+		case quoted:
+		case c >= '0' && c <= '9' && (number || !unicode.IsLetter(prev) && !unicode.IsDigit(prev)):
+			if !number {
+				b.WriteByte('N')
+			}
+			number = true
+			prev = c
+			continue
+		default:
+			b.WriteRune(c)
+		}
+		number, prev = false, c
+	}
+	return strings.TrimSpace(b.String())
 }
 
 // applyKnown turns a failure listed as known into known-failing, and a

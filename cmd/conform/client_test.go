@@ -430,6 +430,10 @@ func TestRunClientReduces(t *testing.T) {
 				for _, want := range []string{
 					"\tsmallest failing variant: the case with one call (the first), whole arguments in one fragment per call (3 of at most 8 re-runs)\n",
 					"\tsmallest failing variant: the case with the chaos option removed, one call (the first), whole arguments in one fragment per call (4 of at most 8 re-runs)\n",
+					// One fault, one group: both runs fail on the
+					// block indices.
+					"findings: 2 failed cases in 1 groups",
+					"  anthropic: renumber (passes with call or content block indices renumbered from 0, one call to an index); failure mode ",
 				} {
 					if !strings.Contains(out, want) {
 						t.Errorf("text report lacks %q:\n%s", want, out)
@@ -437,6 +441,23 @@ func TestRunClientReduces(t *testing.T) {
 				}
 				t.Logf("%s", out)
 			}
+		}
+	}
+}
+
+// TestClientReasonKind checks that reasons that differ only in what
+// differs from case to case are one kind, and failure-mode ids stay.
+func TestClientReasonKind(t *testing.T) {
+	for reason, want := range map[string]string{
+		"exit status 2, want 0":                                  "exit status N, want N",
+		"exit status 137, want 0":                                "exit status N, want N",
+		"G01: served 2 call(s) but no follow-up arrived":         "G01",
+		`stdout does not show the final answer "done"`:           `stdout does not show the final answer "…"`,
+		"the client never sent its first request (errors: x)":    "the client never sent its first request",
+		"exit 0 after a broken stream with 3 incomplete call(s)": "exit N after a broken stream with N incomplete call",
+	} {
+		if got := clientReasonKind(reason); got != want {
+			t.Errorf("clientReasonKind(%q) = %q, want %q", reason, got, want)
 		}
 	}
 }

@@ -13,10 +13,12 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/toolconform/conform/gateway"
 	"github.com/toolconform/conform/providers"
 	"github.com/toolconform/conform/proxy"
+	"github.com/toolconform/conform/report"
 	"github.com/toolconform/conform/scenarios"
 	"github.com/toolconform/conform/serve"
 	"github.com/toolconform/conform/tools/sandbox"
@@ -38,6 +40,7 @@ func runGateway(ctx context.Context, e *env, args []string) int {
 	format := fs.String("format", "text", "output `FORMAT`: text or json")
 	out := fs.String("out", "", "write the results to `FILE` instead of stdout")
 	strict := fs.Bool("strict", false, "count failed SHOULD cases")
+	caseTimeout := fs.Duration("case-timeout", gateway.DefaultCaseTimeout, "the time one case (its requests and the answers) may take")
 	isolate := fs.Bool("isolate", true, "with --spec: run serve, the gateway and the grading in a network namespace with only loopback and a private HOME (tools/sandbox); --isolate=false runs them on the host's loopback")
 	var shard shardFlag
 	fs.Var(&shard, "shard", "grade only shard `I/N` of the (upstream, scenario) runs: the k-th when k mod N is I-1 (conform merge joins the shards' JSON results)")
@@ -53,6 +56,9 @@ func runGateway(ctx context.Context, e *env, args []string) int {
 	}
 	if *format != "text" && *format != "json" {
 		return usageError(e, fs, "gateway: --format %q: want text or json", *format)
+	}
+	if *caseTimeout <= 0 {
+		return usageError(e, fs, "gateway: --case-timeout %v: want a positive duration", *caseTimeout)
 	}
 	ch, err := serve.ParseChaos(*chaos)
 	if err != nil {
@@ -85,7 +91,7 @@ func runGateway(ctx context.Context, e *env, args []string) int {
 		chosen = upstreams
 	}
 	if spec != nil && *isolate && !*inNamespace {
-		inner := []string{"gateway", "--in-namespace", "--format", "json", "--spec", *specFile, "--upstream", strings.Join(chosen, ",")}
+		inner := []string{"gateway", "--in-namespace", "--format", "json", "--spec", *specFile, "--upstream", strings.Join(chosen, ","), "--case-timeout", caseTimeout.String()}
 		for _, p := range runPatterns {
 			inner = append(inner, "--run", p)
 		}
@@ -95,12 +101,12 @@ func runGateway(ctx context.Context, e *env, args []string) int {
 		if shard.n > 0 {
 			inner = append(inner, "--shard", shard.String())
 		}
-		results, err := runIsolated(ctx, e, inner)
+		file, err := runIsolated(ctx, e, inner)
 		if err != nil {
 			e.errorf("gateway: %v", err)
 			return exitUsage
 		}
-		return writeGatewayResults(e, results, *format, *out, *strict)
+		return writeGatewayResults(e, file, *format, *out, *strict)
 	}
 	var pats []scenarios.Pattern
 	for _, s := range runPatterns {
@@ -150,35 +156,55 @@ func runGateway(ctx context.Context, e *env, args []string) int {
 			}
 		}
 	}
+	for i, p := range pats {
+		if !used[i] {
+			return usageError(e, fs, "gateway: --run %q matches no scenario of %s", p.String(), strings.Join(chosen, ", "))
+		}
+	}
+	prov := report.NewProvenance("gateway", time.Now())
+	prov.Scenarios = report.ScenarioHash(cases)
+	if ch.Split {
+		prov = prov.WithSeeds(ch.Seed)
+	}
+	total := 0
+	for _, q := range chosen {
+		total += 2 * len(perUpstream[q])
+	}
+	prog := newProgress(e.stderr, stderrIsTerminal(e.stderr))
+	prog.unit, prog.perLine = "gateway cases graded", 20
 	var results []gateway.Result
 	for _, q := range chosen {
 		names := perUpstream[q]
 		if len(names) == 0 {
 			continue
 		}
-		target, stop, err := startGateway(sctx, e, spec, *front, q, upURL)
+		g, err := startGateway(sctx, e, spec, *front, q, upURL)
 		if err != nil {
+			prog.done()
 			e.errorf("gateway: %v", err)
 			return exitFail
 		}
-		results = append(results, gateway.Run(ctx, up, target, names)...)
-		if output := stop(); output != "" {
-			if f, ok := gateway.OutboundFinding(target, output); ok {
+		base := len(results)
+		rn := gateway.Runner{Upstream: up, Target: g.target, CaseTimeout: *caseTimeout, Exited: g.exited,
+			Progress: func(done, _ int, r gateway.Result) { prog.step(base+done, total, r.Name) }}
+		graded := rn.Run(ctx, names)
+		results = append(results, graded...)
+		// Cases a dead gateway did not run still move the count on.
+		total -= 2*len(names) - len(graded)
+		if output := g.stop(); output != "" {
+			if f, ok := gateway.OutboundFinding(g.target, output); ok {
 				results = append(results, f)
 			}
 		}
 	}
-	for i, p := range pats {
-		if !used[i] {
-			return usageError(e, fs, "gateway: --run %q matches no scenario of %s", p.String(), strings.Join(chosen, ", "))
-		}
-	}
-	return writeGatewayResults(e, results, *format, *out, *strict)
+	prog.done()
+	return writeGatewayResults(e, gateway.NewFile(prov, results), *format, *out, *strict)
 }
 
 // writeGatewayResults writes the results in the format asked for and
 // returns the exit status they give.
-func writeGatewayResults(e *env, results []gateway.Result, format, out string, strict bool) int {
+func writeGatewayResults(e *env, file gateway.File, format, out string, strict bool) int {
+	results := file.Results
 	w := e.stdout
 	if out != "" {
 		f, err := os.Create(out)
@@ -193,12 +219,12 @@ func writeGatewayResults(e *env, results []gateway.Result, format, out string, s
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		enc.SetEscapeHTML(false)
-		if err := enc.Encode(results); err != nil {
+		if err := enc.Encode(file); err != nil {
 			e.errorf("gateway: %v", err)
 			return exitFail
 		}
 	} else {
-		writeGatewayText(w, results)
+		writeGatewayText(w, file)
 	}
 	for _, r := range results {
 		if gateway.Counted(r, strict) {
@@ -212,25 +238,25 @@ func writeGatewayResults(e *env, results []gateway.Result, format, out string, s
 // with its own network namespace, where only loopback is up, and reads
 // the JSON results it writes. serve, the gateway and the grading share
 // that loopback; nothing in it reaches the host's loopback or beyond.
-func runIsolated(ctx context.Context, e *env, args []string) ([]gateway.Result, error) {
+func runIsolated(ctx context.Context, e *env, args []string) (gateway.File, error) {
 	self := os.Args[0]
 	if _, err := exec.LookPath(self); err != nil {
 		if self, err = os.Executable(); err != nil {
-			return nil, err
+			return gateway.File{}, err
 		}
 	}
 	for i, a := range args {
 		if i > 0 && args[i-1] == "--spec" {
 			abs, err := filepath.Abs(a)
 			if err != nil {
-				return nil, err
+				return gateway.File{}, err
 			}
 			args[i] = abs
 		}
 	}
 	c, err := sandbox.Prepare(ctx, sandbox.Policy{Network: sandbox.NetworkLoopback, Env: []string{"PATH", "LANG"}}, self, args...)
 	if err != nil {
-		return nil, fmt.Errorf("--isolate: %w (--isolate=false runs the gateway on the host's loopback, without a namespace)", err)
+		return gateway.File{}, fmt.Errorf("--isolate: %w (--isolate=false runs the gateway on the host's loopback, without a namespace)", err)
 	}
 	defer c.Cleanup()
 	var stdout bytes.Buffer
@@ -238,32 +264,41 @@ func runIsolated(ctx context.Context, e *env, args []string) ([]gateway.Result, 
 	err = c.Cmd.Run()
 	var exit *exec.ExitError
 	if err != nil && !(errors.As(err, &exit) && exit.ExitCode() == exitFail) {
-		return nil, fmt.Errorf("the isolated run failed: %w", err)
+		return gateway.File{}, fmt.Errorf("the isolated run failed: %w", err)
 	}
-	var results []gateway.Result
-	if err := json.Unmarshal(stdout.Bytes(), &results); err != nil {
-		return nil, fmt.Errorf("the isolated run's results: %w", err)
+	file, err := gateway.ParseFile(stdout.Bytes())
+	if err != nil {
+		return gateway.File{}, fmt.Errorf("the isolated run's results: %w", err)
 	}
-	return results, nil
+	return file, nil
+}
+
+// runningGateway is a gateway started for one upstream: where it listens,
+// whether it has exited (nil for the reference proxy, which runs in this
+// process), and how to stop it, which returns what it wrote.
+type runningGateway struct {
+	target gateway.Target
+	exited func() (string, bool)
+	stop   func() string
 }
 
 // startGateway starts the gateway for upstream q: the reference proxy in
-// process, or the spec's command. stop stops it and returns what it wrote.
-func startGateway(ctx context.Context, e *env, spec *gateway.Spec, front, q, upURL string) (gateway.Target, func() string, error) {
+// process, or the spec's command.
+func startGateway(ctx context.Context, e *env, spec *gateway.Spec, front, q, upURL string) (runningGateway, error) {
 	if spec != nil {
 		p, err := spec.Start(ctx, q, upURL)
 		if err != nil {
-			return gateway.Target{}, nil, err
+			return runningGateway{}, err
 		}
-		return p.Target, func() string { p.Stop(); return p.Output() }, nil
+		return runningGateway{p.Target, p.Exited, func() string { p.Stop(); return p.Output() }}, nil
 	}
 	px, err := proxy.New(proxy.Options{Front: front, Upstream: q, UpstreamURL: upURL})
 	if err != nil {
-		return gateway.Target{}, nil, err
+		return runningGateway{}, err
 	}
 	ln, err := serve.Listen("127.0.0.1:0")
 	if err != nil {
-		return gateway.Target{}, nil, err
+		return runningGateway{}, err
 	}
 	pctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
@@ -271,13 +306,18 @@ func startGateway(ctx context.Context, e *env, spec *gateway.Spec, front, q, upU
 		serveUntil(pctx, ln, px)
 		close(done)
 	}()
-	return gateway.Target{Front: front, Upstream: q, URL: serve.URL(ln), Header: http.Header{}}, func() string { cancel(); <-done; return "" }, nil
+	target := gateway.Target{Front: front, Upstream: q, URL: serve.URL(ln), Header: http.Header{}}
+	return runningGateway{target: target, stop: func() string { cancel(); <-done; return "" }}, nil
 }
 
-// writeGatewayText writes one line per failed case with its problems and
-// quoted bytes, then the count per (front, upstream) pair.
-func writeGatewayText(w io.Writer, results []gateway.Result) {
-	for _, r := range results {
+// writeGatewayText writes what produced the results, one line per failed
+// case with its problems and quoted bytes, the failures grouped by fault,
+// then the count per (front, upstream) pair.
+func writeGatewayText(w io.Writer, file gateway.File) {
+	if file.Provenance.Command != "" {
+		fmt.Fprintln(w, file.Provenance)
+	}
+	for _, r := range file.Results {
 		if r.Status != gateway.StatusFail {
 			continue
 		}
@@ -289,5 +329,6 @@ func writeGatewayText(w io.Writer, results []gateway.Result) {
 			fmt.Fprintf(w, "    %s:\n        %s\n", ev.What, strings.ReplaceAll(strings.TrimRight(ev.Bytes, "\n"), "\n", "\n        "))
 		}
 	}
-	gateway.Summary(w, results)
+	report.WriteGroups(w, file.Groups)
+	gateway.Summary(w, file.Results)
 }

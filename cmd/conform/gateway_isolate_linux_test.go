@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -72,9 +71,13 @@ func TestGatewayIsolated(t *testing.T) {
 	if code := cmd.ProcessState.ExitCode(); code != exitFail {
 		t.Fatalf("exit %d (%v), want %d\nstderr:\n%s", code, err, exitFail, stderr.String())
 	}
-	var results []gateway.Result
-	if err := json.Unmarshal(out, &results); err != nil {
+	file, err := gateway.ParseFile(out)
+	if err != nil {
 		t.Fatalf("results: %v\n%s", err, out)
+	}
+	results := file.Results
+	if file.Provenance.Command != "gateway" || file.Provenance.Scenarios == "" {
+		t.Errorf("the isolated run's results lack their provenance: %+v", file.Provenance)
 	}
 	status := map[string]string{}
 	var outbound *gateway.Result

@@ -11,15 +11,17 @@ import (
 	"io"
 	"os"
 	"sort"
+	"time"
 
 	"github.com/toolconform/conform/gateway"
+	"github.com/toolconform/conform/report"
 )
 
 // maxMergeInput bounds one file conform merge reads.
 const maxMergeInput = 1 << 30
 
 // runMerge joins the JSON results of shards — of run --client (JSON lines,
-// the totals last) or of gateway (a JSON array) — into one report, in
+// the totals last) or of gateway (gateway.File) — into one report, in
 // the order of the run names. Two shards holding the same run, or files
 // of both kinds, are errors naming the files.
 func runMerge(ctx context.Context, e *env, args []string) int {
@@ -44,8 +46,10 @@ func runMerge(ctx context.Context, e *env, args []string) int {
 		}
 	}
 	m.sort()
+	prov := report.NewProvenance("merge", time.Now())
+	prov.Inputs = m.inputs
 	if m.kind == "gateway" && *format != "html" {
-		return writeGatewayResults(e, m.gateway, *format, *out, *strict)
+		return writeGatewayResults(e, gateway.NewFile(prov, m.gateway), *format, *out, *strict)
 	}
 	w := e.stdout
 	if *out != "" {
@@ -58,7 +62,7 @@ func runMerge(ctx context.Context, e *env, args []string) int {
 		w = f
 	}
 	if m.kind == "gateway" {
-		if err := writeMergeHTML(w, m.htmlRows(*strict), fmt.Sprintf("conform gateway: %d results", len(m.gateway))); err != nil {
+		if err := writeMergeHTML(w, prov, gateway.Groups(m.gateway), m.htmlRows(*strict), fmt.Sprintf("conform gateway: %d results", len(m.gateway))); err != nil {
 			e.errorf("merge: %v", err)
 			return exitFail
 		}
@@ -74,6 +78,7 @@ func runMerge(ctx context.Context, e *env, args []string) int {
 		counts.add(r)
 	}
 	var err error
+	groups := clientGroups(m.client)
 	switch *format {
 	case "json":
 		enc := json.NewEncoder(w)
@@ -83,18 +88,15 @@ func runMerge(ctx context.Context, e *env, args []string) int {
 			}
 		}
 		if err == nil {
-			err = enc.Encode(struct {
-				Totals clientCounts `json:"totals"`
-				Strict bool         `json:"strict"`
-				Passed bool         `json:"passed"`
-			}{counts, m.strict, counts.Failed == 0})
+			err = enc.Encode(clientTotals{Provenance: prov, Totals: counts, Strict: m.strict, Passed: counts.Failed == 0, Groups: groups})
 		}
 	case "html":
-		err = writeMergeHTML(w, m.htmlRows(false), counts.String())
+		err = writeMergeHTML(w, prov, groups, m.htmlRows(false), counts.String())
 	default:
 		for _, r := range m.client {
 			printClientResult(w, r)
 		}
+		report.WriteGroups(w, groups)
 		_, err = fmt.Fprintln(w, counts)
 	}
 	if err != nil {
@@ -117,6 +119,8 @@ type merged struct {
 	from map[string]string
 	// strictFrom names the file whose totals set strict.
 	strictFrom string
+	// inputs are the provenances of the files, in the order read.
+	inputs []report.Provenance
 }
 
 func (m *merged) read(path string) error {
@@ -132,9 +136,8 @@ func (m *merged) read(path string) error {
 	if len(data) > maxMergeInput {
 		return fmt.Errorf("%s: longer than %d bytes", path, maxMergeInput)
 	}
-	trimmed := bytes.TrimLeft(data, " \t\r\n")
 	kind := "client"
-	if len(trimmed) > 0 && trimmed[0] == '[' {
+	if gateway.IsFile(data) {
 		kind = "gateway"
 	}
 	if m.kind != "" && m.kind != kind {
@@ -145,19 +148,19 @@ func (m *merged) read(path string) error {
 		m.from = map[string]string{}
 	}
 	if kind == "gateway" {
-		var rs []gateway.Result
-		if err := json.Unmarshal(data, &rs); err != nil {
+		file, err := gateway.ParseFile(data)
+		if err != nil {
 			return fmt.Errorf("%s: %w", path, jsonOffset(data, err))
 		}
-		for i, r := range rs {
-			if r.Name == "" {
-				return fmt.Errorf("%s: [%d]: a result without a name", path, i)
-			}
+		for _, r := range file.Results {
 			if err := m.claim(r.Name, path); err != nil {
 				return err
 			}
 		}
-		m.gateway = append(m.gateway, rs...)
+		if file.Provenance.Command != "" {
+			m.inputs = append(m.inputs, file.Provenance)
+		}
+		m.gateway = append(m.gateway, file.Results...)
 		return nil
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
@@ -174,8 +177,9 @@ func (m *merged) read(path string) error {
 			return fmt.Errorf("%s: byte %d: a value after the totals", path, start)
 		}
 		var probe struct {
-			Totals *clientCounts `json:"totals"`
-			Strict bool          `json:"strict"`
+			Totals     *clientCounts      `json:"totals"`
+			Strict     bool               `json:"strict"`
+			Provenance *report.Provenance `json:"provenance"`
 		}
 		if err := json.Unmarshal(raw, &probe); err != nil {
 			return fmt.Errorf("%s: byte %d: %w", path, start, err)
@@ -186,6 +190,9 @@ func (m *merged) read(path string) error {
 				return fmt.Errorf("%s: strict is %t, in %s %t: the shards were not run alike", path, probe.Strict, m.strictFrom, m.strict)
 			}
 			m.strict, m.strictFrom = probe.Strict, path
+			if probe.Provenance != nil {
+				m.inputs = append(m.inputs, *probe.Provenance)
+			}
 			continue
 		}
 		var r clientResult
@@ -271,18 +278,23 @@ var mergeHTML = template.Must(template.New("merge").Parse(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>conform: merged report</title>
 <style>body{font:14px system-ui,sans-serif;margin:2em}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:4px 8px;vertical-align:top;text-align:left}
 .fail{background:#fdd}.pass{background:#dfd}pre{white-space:pre-wrap;margin:0;max-width:100ch}</style></head>
-<body><h1>conform: merged report</h1><p>{{.Summary}}</p>
+<body><h1>conform: merged report</h1><p class="provenance">{{.Provenance}}</p><p>{{.Summary}}</p>
+{{if .Findings}}<h2>Findings</h2><p>Failed cases grouped by subject, reduced cause and failure mode: one group per fault.</p>
+{{range .Findings}}<details><summary>{{.Title}}</summary><ul>{{range .Cases}}<li>{{.}}</li>{{end}}</ul></details>
+{{end}}{{end}}
 <table><tr><th>run</th><th>status</th><th>severity</th><th>details</th></tr>
 {{range .Rows}}<tr class="{{if eq .Status "pass"}}pass{{else if eq .Status "fail"}}fail{{end}}"><td>{{.Name}}</td><td>{{.Status}}</td><td>{{.Severity}}</td><td>{{range .Details}}<pre>{{.}}</pre>{{end}}</td></tr>
 {{end}}</table></body></html>
 `))
 
-func writeMergeHTML(w io.Writer, rows []mergeRow, summary string) error {
+func writeMergeHTML(w io.Writer, prov report.Provenance, groups []report.Group, rows []mergeRow, summary string) error {
 	bw := bufio.NewWriter(w)
 	if err := mergeHTML.Execute(bw, struct {
-		Summary string
-		Rows    []mergeRow
-	}{summary, rows}); err != nil {
+		Provenance report.Provenance
+		Findings   []report.Group
+		Summary    string
+		Rows       []mergeRow
+	}{prov, groups, summary, rows}); err != nil {
 		return err
 	}
 	return bw.Flush()

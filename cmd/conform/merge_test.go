@@ -45,18 +45,24 @@ func TestShardsMergeToTheWholeRun(t *testing.T) {
 		if status, stderr := conformRun(t, "merge", "--format", "json", "--out", path("gw-merged.json"), path("gw-shard1.json"), path("gw-shard2.json")); status != exitOK {
 			t.Fatalf("merge: status %d: %s", status, stderr)
 		}
+		files := map[string]gateway.File{}
 		read := func(name string) []gateway.Result {
 			data, err := os.ReadFile(path(name))
 			if err != nil {
 				t.Fatal(err)
 			}
-			var rs []gateway.Result
-			if err := json.Unmarshal(data, &rs); err != nil {
+			file, err := gateway.ParseFile(data)
+			if err != nil {
 				t.Fatalf("%s: %v", name, err)
 			}
-			return rs
+			files[name] = file
+			return file.Results
 		}
 		whole, s1, s2, merged := read("gw-whole.json"), read("gw-shard1.json"), read("gw-shard2.json"), read("gw-merged.json")
+		// The merge says what it joined: the shards' provenances.
+		if p := files["gw-merged.json"].Provenance; p.Command != "merge" || len(p.Inputs) != 2 || p.Inputs[0].Command != "gateway" || p.Inputs[0].Scenarios == "" {
+			t.Errorf("merged provenance %+v: want merge of two gateway results", p)
+		}
 		if len(whole) < 6 || len(s1) == 0 || len(s2) == 0 {
 			t.Fatalf("whole %d results, shards %d and %d: want both shards non-empty", len(whole), len(s1), len(s2))
 		}

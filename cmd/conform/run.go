@@ -393,6 +393,24 @@ type progress struct {
 	w        io.Writer
 	terminal bool
 	width    int
+	// unit and perLine, when set, replace "cases run" and progressEvery
+	// in the plain lines (client and gateway runs are slower).
+	unit    string
+	perLine int
+}
+
+func (p *progress) noun() string {
+	if p.unit != "" {
+		return p.unit
+	}
+	return "cases run"
+}
+
+func (p *progress) every() int {
+	if p.perLine > 0 {
+		return p.perLine
+	}
+	return progressEvery
 }
 
 const (
@@ -420,9 +438,12 @@ func isTerminal(w io.Writer) bool {
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
-func (p *progress) update(done, total int, r scenarios.Result) {
+func (p *progress) update(done, total int, r scenarios.Result) { p.step(done, total, r.Name) }
+
+// step shows that done of total cases have run, name last.
+func (p *progress) step(done, total int, name string) {
 	if p.terminal {
-		line := fmt.Sprintf("[%d/%d] %s", done, total, r.Name)
+		line := fmt.Sprintf("[%d/%d] %s", done, total, name)
 		if len(line) > progressWidth {
 			// Cut on a character boundary, so the terminal never
 			// shows half a character.
@@ -435,8 +456,8 @@ func (p *progress) update(done, total int, r scenarios.Result) {
 		p.width = max(p.width, len(line))
 		return
 	}
-	if done%progressEvery == 0 || done == total {
-		fmt.Fprintf(p.w, "conform: %d of %d cases run\n", done, total)
+	if done%p.every() == 0 || done == total {
+		fmt.Fprintf(p.w, "conform: %d of %d %s\n", done, total, p.noun())
 	}
 }
 

@@ -16,6 +16,7 @@ import (
 
 	"github.com/toolconform/conform/core"
 	"github.com/toolconform/conform/providers"
+	"github.com/toolconform/conform/report"
 	"github.com/toolconform/conform/tools"
 	"github.com/toolconform/conform/tools/mcp"
 	"github.com/toolconform/conform/tools/names"
@@ -111,7 +112,13 @@ func runTools(ctx context.Context, e *env, args []string) int {
 		return exitUsage
 	}
 	if *format == "json" {
-		out, _ := json.MarshalIndent(verdicts, "", "  ")
+		if verdicts == nil {
+			verdicts = []toolVerdict{}
+		}
+		out, _ := json.MarshalIndent(struct {
+			Provenance report.Provenance `json:"provenance"`
+			Verdicts   []toolVerdict     `json:"verdicts"`
+		}{report.NewProvenance("tools", time.Now()), verdicts}, "", "  ")
 		fmt.Fprintf(e.stdout, "%s\n", out)
 	} else {
 		writeVerdicts(e.stdout, verdicts, len(defs), len(protocols))

@@ -169,7 +169,9 @@ func grade(conform, dir, tmp string, isolate bool) graded {
 	}
 	data, err := os.ReadFile(res)
 	if err == nil {
-		err = json.Unmarshal(data, &g.results)
+		var file gateway.File
+		file, err = gateway.ParseFile(data)
+		g.results = file.Results
 	}
 	if err != nil {
 		g.setup = fmt.Sprintf("conform gateway's results: %v: %s", err, cut(stderr.String(), maxQuote))

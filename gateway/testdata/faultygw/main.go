@@ -2,13 +2,15 @@
 // the tests of package gateway: it passes requests to an Anthropic upstream
 // unchanged and rewrites the stream with one fault.
 //
-//	faultygw --addr 127.0.0.1:PORT --upstream-url URL --fault drop-second-fragment|early-stop [--dial HOST:PORT]
+//	faultygw --addr 127.0.0.1:PORT --upstream-url URL --fault drop-second-fragment|early-stop|none|hang [--die-after N] [--dial HOST:PORT]
 //
 // drop-second-fragment drops the second input_json_delta of every tool_use
 // block; early-stop closes every tool_use block right after its start,
-// before its input_json_delta events. --dial makes it try a TCP connection
-// to HOST:PORT at start and log the outcome, as a gateway that phones home
-// would.
+// before its input_json_delta events; none passes streams unchanged; hang
+// never answers a request. --die-after makes it exit with status 3 when
+// request N+1 comes, after a log line, as a gateway that crashes would.
+// --dial makes it try a TCP connection to HOST:PORT at start and log the
+// outcome, as a gateway that phones home would.
 package main
 
 import (
@@ -22,6 +24,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/toolconform/conform/sse"
@@ -32,6 +35,7 @@ func main() {
 	upstream := flag.String("upstream-url", "", "upstream base URL")
 	fault := flag.String("fault", "", "drop-second-fragment or early-stop")
 	dial := flag.String("dial", "", "try a TCP connection to HOST:PORT at start")
+	dieAfter := flag.Int("die-after", 0, "exit with status 3 when request N+1 comes (0: never)")
 	flag.Parse()
 	if *dial != "" {
 		if c, err := net.DialTimeout("tcp", *dial, 2*time.Second); err != nil {
@@ -41,12 +45,25 @@ func main() {
 			log.Printf("faultygw: connected to %s", *dial)
 		}
 	}
-	if *fault != "drop-second-fragment" && *fault != "early-stop" {
+	if *fault != "drop-second-fragment" && *fault != "early-stop" && *fault != "none" && *fault != "hang" {
 		fmt.Fprintf(os.Stderr, "faultygw: unknown fault %q\n", *fault)
 		os.Exit(2)
 	}
 	http.HandleFunc("/health", func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("ok")) })
+	var mu sync.Mutex
+	requests := 0
 	http.HandleFunc("/v1/messages", func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		requests++
+		if *dieAfter > 0 && requests > *dieAfter {
+			log.Printf("faultygw: panic: dying at request %d", requests)
+			os.Exit(3)
+		}
+		mu.Unlock()
+		if *fault == "hang" {
+			<-r.Context().Done()
+			return
+		}
 		body, _ := io.ReadAll(r.Body)
 		req, _ := http.NewRequest(http.MethodPost, *upstream+"/v1/messages", bytes.NewReader(body))
 		for _, h := range []string{"Content-Type", "Anthropic-Version", "X-Api-Key"} {
