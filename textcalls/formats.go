@@ -10,4 +10,10 @@ var formats = []*Format{
 	deepseekV3,
 	deepseekV31,
 	kimiK2,
+	mistralV3,
+	granite,
+	phi4Mini,
+	llama3JSON,
+	bareJSONFormat,
+	jsonList,
 }

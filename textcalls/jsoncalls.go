@@ -28,6 +28,11 @@ type jsonCalls struct {
 	keys callKeys
 	list bool // the calls may be in a JSON list
 	sep  byte // a separator between calls (';'), or 0
+	// tentative: the JSON is a call only once its name and arguments
+	// are seen; until then nothing is emitted, and a value that turns
+	// out no call (or malformed) is left to the caller as text.
+	tentative bool
+	committed bool // a call was started
 
 	buf   []byte
 	pos   int // bytes of buf scanned
@@ -71,6 +76,31 @@ func newJSONCalls(keys callKeys, list bool, sep byte) *jsonCalls {
 	return &jsonCalls{keys: keys, list: list, sep: sep, objDepth: -1, argStart: -1}
 }
 
+// feedValue takes bytes of s until one top-level JSON value ends and
+// returns how many it took; done says the value ended (or the JSON is
+// malformed: see bad).
+func (j *jsonCalls) feedValue(m *machine, s string) (used int, done bool) {
+	if len(j.buf)+len(s) > m.opts.MaxBody {
+		s = s[:max(0, m.opts.MaxBody-len(j.buf)+1)]
+	}
+	start := len(j.buf)
+	j.buf = append(j.buf, s...)
+	for j.pos < len(j.buf) && !j.bad && !m.dead {
+		j.byte(m, j.buf[j.pos])
+		j.pos++
+		j.stream(m)
+		if len(j.stack) == 0 && j.objDepth < 0 && !j.inStr && j.any {
+			break
+		}
+	}
+	if len(j.buf) > m.opts.MaxBody && !j.bad {
+		m.die(fmt.Errorf("%w: more than %d bytes", ErrBodyTooLarge, m.opts.MaxBody))
+	}
+	used = j.pos - start
+	j.buf = j.buf[:j.pos]
+	return used, j.bad || len(j.stack) == 0 && j.objDepth < 0 && !j.inStr && j.any
+}
+
 // feed takes the next bytes of the body.
 func (j *jsonCalls) feed(m *machine, s string) {
 	if m.dead || s == "" {
@@ -95,7 +125,7 @@ func (j *jsonCalls) stream(m *machine) {
 	}
 	if !j.started {
 		m.start(j.name, j.id)
-		j.started, j.sent = true, j.argStart
+		j.started, j.sent, j.committed = true, j.argStart, true
 	}
 	end := j.pos
 	if j.argEnd >= 0 {
@@ -268,13 +298,17 @@ func (j *jsonCalls) endValue(end int) {
 // closeCall ends the call object at end.
 func (j *jsonCalls) closeCall(m *machine, end int) {
 	j.objDepth = -1
+	if j.tentative && !j.committed && (!j.named || j.argStart < 0) {
+		j.malformed(j.objStart) // no call: the caller keeps it as text
+		return
+	}
 	if !j.named || j.name == "" {
 		j.abandonCall(m, end, "call %d has no name", m.calls)
 		return
 	}
 	if !j.started {
 		m.start(j.name, j.id)
-		j.started = true
+		j.started, j.committed = true, true
 		if j.argStart >= 0 {
 			m.args(j.argText())
 		}

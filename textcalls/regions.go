@@ -32,6 +32,11 @@ type grammar struct {
 	// drop are special tokens of the format that are syntax wherever
 	// they stand in the text, not text (DeepSeek's tool-output tokens).
 	drop []string
+	// startWith are prefixes that, at the start of the text (after white
+	// space), open a block of startBody without a marker; they are part
+	// of the block (a bare JSON call).
+	startWith []string
+	startBody func(m *machine) body
 }
 
 // body reads one block of calls from the machine's input.
@@ -68,7 +73,7 @@ func newRegionParser(g *grammar, opts Options) *regionParser {
 	switch {
 	case g.think != nil && opts.ThinkingOpen && !opts.NoThinking:
 		p.where, p.fresh = inThinking, true
-	case g.think == nil || opts.NoThinking:
+	case (g.think == nil || opts.NoThinking) && g.startWith == nil:
 		p.where = inText
 	}
 	return p
@@ -100,14 +105,17 @@ func (p *regionParser) run() {
 			t := strings.TrimLeft(m.pend, " \t\r\n")
 			m.text(m.pend[:len(m.pend)-len(t)])
 			m.consume(len(m.pend) - len(t))
+			thinks := p.g.think != nil && !m.opts.NoThinking
 			switch {
 			case t == "":
 				return
-			case strings.HasPrefix(t, p.g.think.open):
+			case thinks && strings.HasPrefix(t, p.g.think.open):
 				m.consume(len(p.g.think.open))
 				p.where = inThinking
-			case !m.final && strings.HasPrefix(p.g.think.open, t):
+			case thinks && !m.final && strings.HasPrefix(p.g.think.open, t):
 				return
+			case hasAnyPrefix(t, p.g.startWith):
+				p.where, p.b = inBlock, p.g.startBody(m)
 			default:
 				p.where = inText
 			}
@@ -163,4 +171,13 @@ func (p *regionParser) run() {
 func (p *regionParser) openBlock(which int) {
 	p.where = inBlock
 	p.b = p.g.body(&p.m, which)
+}
+
+func hasAnyPrefix(s string, prefixes []string) bool {
+	for _, p := range prefixes {
+		if strings.HasPrefix(s, p) {
+			return true
+		}
+	}
+	return false
 }
