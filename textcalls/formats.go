@@ -16,4 +16,7 @@ var formats = []*Format{
 	llama3JSON,
 	bareJSONFormat,
 	jsonList,
+	mistralV11,
+	minimaxM2,
+	deepseekV32,
 }

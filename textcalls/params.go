@@ -17,7 +17,7 @@ import (
 //   - a schema that allows "string" (its type, a type list, or a member of
 //     anyOf/oneOf): a string, even when the text looks like a number,
 //     unless the schema also allows an object or an array and the text is
-//     one in JSON;
+//     one in JSON, or allows null and the text is null;
 //   - otherwise the first of the allowed types the text is, trimmed:
 //     integer, number, boolean (true/false), null, object or array (JSON
 //     of that kind); text that is none of them stays a string, so a value
@@ -26,6 +26,9 @@ func ParamValue(schema json.RawMessage, raw string) json.RawMessage {
 	types := schemaTypes(schema, 0)
 	t := strings.TrimSpace(raw)
 	if types["string"] {
+		if types["null"] && t == "null" {
+			return json.RawMessage("null")
+		}
 		// A string, unless the schema also allows an object or a list
 		// and the text is one.
 		for _, kind := range [...]struct {

@@ -12,6 +12,9 @@ type reasoning struct {
 	// endsAtCall says a call marker inside the region ends it (Qwen3: a
 	// model that forgets </think> goes straight to its call).
 	endsAtCall bool
+	// anywhere says the region may open anywhere in the text, not only
+	// at its start (Mistral's [THINK]).
+	anywhere bool
 	// endsAt are more markers that end the region and are text
 	// themselves (a call marker in a format that reads no calls).
 	endsAt []string
@@ -151,13 +154,20 @@ func (p *regionParser) run() {
 				return
 			}
 		case inText:
-			before, w := m.cut(append(p.g.open[:len(p.g.open):len(p.g.open)], p.g.drop...)...)
+			markers := append(p.g.open[:len(p.g.open):len(p.g.open)], p.g.drop...)
+			thinks := p.g.think != nil && p.g.think.anywhere && !m.opts.NoThinking
+			if thinks {
+				markers = append(markers, p.g.think.open)
+			}
+			before, w := m.cut(markers...)
 			m.text(before)
 			switch {
 			case w < 0:
 				return
 			case w < len(p.g.open):
 				p.openBlock(w)
+			case thinks && w == len(markers)-1:
+				p.where = inThinking
 			}
 		case inBlock:
 			if !p.b.step(m) {
