@@ -24,7 +24,16 @@
 //     n-th response with the n-th request.
 //   - Ruby VCR YAML (http_interactions, recorded_with; ruby_llm and most
 //     Ruby projects): read as VCR.py's layout, with bodies under string or
-//     base64_string and methods written upper case.
+//     base64_string, a !binary string (Psych's form of an ASCII-8BIT
+//     body) decoded, and methods written upper case.
+//   - HAR 1.2 as Polly.js persists it (log.entries with Polly's _id and
+//     _order; Polly's local-storage object of recordings keyed by id):
+//     name/value headers (HTTP/2 pseudo-headers left out), postData and
+//     content text, a body marked _isBinary or with encoding base64
+//     decoded.
+//   - The Datadog APM test agent's VCR JSON (one exchange a file:
+//     request {method, url, headers, body}, response {status {code,
+//     message}, headers, body}, a binary body as "base64:...").
 //   - httprr trace v1: the raw HTTP/1.1 exchanges are parsed with net/http,
 //     so chunked responses are de-chunked; a length that runs past the end
 //     of the file is ErrTruncated naming the byte offset.
@@ -44,7 +53,11 @@
 // The protocol is given by the caller (WithProtocol) or guessed: from the
 // URLs of a recording, from the first payload's shape for a response-only
 // fixture (not from the file name, which misleads for fixtures such as an
-// Anthropic model behind an OpenAI-compatible endpoint).
+// Anthropic model behind an OpenAI-compatible endpoint). A protocol given
+// for a recording whose URLs all name another is ErrProtocolMismatch. A
+// JSON file that is a recording of a format conform does not read (a
+// top-level interactions, entries or log key, or a request beside a
+// response) is ErrUnknownFormat, never one response body.
 //
 // Every error is an *ImportError naming the file and the line (YAML, chunk
 // lines) or byte offset (httprr, JSON) of the fault, wrapping a sentinel:
@@ -56,35 +69,48 @@
 //
 // # Redaction
 //
-// RedactInteraction removes credentials from every place one can sit,
-// and Import and Marshal apply it, so nothing unredacted reaches a file:
+// RedactInteraction removes credentials from every place one can sit, by
+// what the bytes mean and not only by what they look like, and Import and
+// Marshal apply it, so nothing unredacted reaches a file:
 //
-//   - Headers of requests and responses (and trailers) named like
-//     credentials, in any case: Authorization, Proxy-Authorization,
-//     X-Api-Key, Api-Key, X-Goog-Api-Key, Cookie, Set-Cookie,
-//     X-Amz-Security-Token, X-Auth-Token, OpenAI-Organization,
-//     OpenAI-Project, anthropic-organization-id, and any name ending in
-//     api-key, secret, password or token; also any header whose name
-//     holds a key-shaped value.
-//   - In URLs: user information, and query parameters named key, api_key,
-//     api-key, apikey, access_token, token, sig, signature, auth,
-//     X-Amz-Credential, X-Amz-Signature, X-Amz-Security-Token,
-//     X-Goog-Credential, X-Goog-Signature, client_secret and the like (a
-//     URL that does not parse loses them by pattern).
-//   - In form bodies (application/x-www-form-urlencoded) the values of
-//     fields named like that; in JSON bodies, whole or one value a line
-//     as in SSE and NDJSON, the string values of fields named like
-//     credentials at any depth (not key, token, sig, signature or auth,
-//     which are ordinary field names of the protocols: a logprob's token,
-//     a thinking block's signature).
-//   - Key-shaped values anywhere, the status line and bodies included:
-//     sk-, sk-ant-, sk-proj-, AKIA and ASIA ids, AIza, xai-, GitHub,
-//     Slack, Hugging Face, Groq, Replicate, Perplexity and Stripe tokens,
-//     JSON Web Tokens and "Bearer <token>" (in bodies only a token of 20
-//     bytes or more, since "bearer" is also a word), also when a JSON
-//     escape hides them (\u0073k-...); signed query parameters and URL
-//     passwords quoted in a body; and the same inside the payloads of AWS
-//     event-stream frames, which are then encoded again.
+//   - Headers of requests and responses (and trailers), query and URL
+//     fragment parameters, form, multipart and JSON fields, XML elements
+//     and attributes named like credentials: any name with a word holding
+//     key, token, secret, password, auth, credential, signature, cookie or
+//     bearer (X-Access-Key, X-Functions-Key, x-portkey-virtual-key), and
+//     OpenAI-Organization and the like, in any case. Names that only hold
+//     such a word are kept when an allow-list says they are harmless:
+//     token counts (max_tokens, promptTokenCount, x-ratelimit-*-tokens),
+//     types and methods (credentialType), page tokens, cache and
+//     idempotency keys, author, keyword; in JSON also the bare key, token,
+//     sig, signature and auth that the protocols use (a logprob's token, a
+//     thinking block's signature, Gemini's thoughtSignature).
+//     TestCredentialNames lists both sides.
+//   - The value of a JSON name/value object ({"name": "api-key", "value":
+//     ...}, as HAR writes headers) or [name, value] pair naming a
+//     credential; user information of URLs.
+//   - Key-shaped values anywhere: sk-, sk-ant-, sk-proj-, AKIA and ASIA
+//     ids, AIza, xai-, GitHub, Slack, Hugging Face, Groq, Replicate,
+//     Perplexity and Stripe tokens, JSON Web Tokens and "Bearer <token>"
+//     (in bodies only a token of 20 bytes or more), also when a JSON escape
+//     hides them.
+//
+// Bodies are read through their encodings, and what changed is encoded
+// again as it was: a gzip or deflate Content-Encoding, AWS event-stream
+// frames, multipart parts, JSON whole or one value a line (SSE, NDJSON),
+// strings that hold JSON (a tool call's arguments) or base64 of text (an
+// event-stream chunk's bytes). The strings of a stream's events are also
+// read joined per field path (and call index), so that a key cut into
+// one-byte deltas, or a credential field in streamed arguments, is masked
+// piece by piece. Every depth of nesting is bounded (maxViewDepth).
+//
+// Import, Marshal and Save run a second pass that removes, in every
+// encoding and decoded view, each value the first removed by name (a key
+// from a header echoed in a body) and the keys of the environment
+// (EnvSecrets); RedactInteractionWith does the same for keys a caller
+// knows (record's). Save then reads the file back and refuses it
+// (ErrSecretLeft, naming places, never values) when CheckSecrets still
+// finds one of them in any field or decoded view.
 //
 // In a body a secret becomes a mask of its own length ("REDACTED***");
 // every other byte is kept, because bodies are what a cassette is for.

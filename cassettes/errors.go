@@ -13,6 +13,9 @@ var (
 	// ErrUnknownProtocol means the wire protocol of a file could not be
 	// guessed and was not given.
 	ErrUnknownProtocol = errors.New("unknown protocol")
+	// ErrProtocolMismatch means the protocol given for a recording
+	// contradicts its recorded URLs.
+	ErrProtocolMismatch = errors.New("protocol contradicts the recording")
 	// ErrTruncated means a file ends before a length it declares.
 	ErrTruncated = errors.New("truncated")
 	// ErrMalformed means a file has the shape of a known format but breaks

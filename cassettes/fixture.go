@@ -34,6 +34,11 @@ func importFixture(name string, data []byte, res *Result) error {
 		if err := checkJSON(data); err != nil {
 			return atOffset(name, jsonErrOffset(err, data), fmt.Errorf("%w: %v", ErrMalformed, err))
 		}
+		if why, ok := looksLikeRecording(data); ok {
+			// Never written out as one response body, whatever the
+			// protocol given.
+			return inFile(name, fmt.Errorf("%w: a JSON recording (%s) of a format conform does not read, not a response body", ErrUnknownFormat, why))
+		}
 		body, first, contentType, stream = data, data, "application/json", false
 		// A JSON array is a whole stream (Gemini's streamGenerateContent
 		// without alt=sse): guess from its first element.

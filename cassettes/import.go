@@ -27,6 +27,8 @@ const (
 	FormatChunks Format = "chunks" // one SSE data payload (or Bedrock event) per line
 	FormatJSON   Format = "json"   // a non-streaming response body
 	FormatSSE    Format = "sse"    // a raw SSE response body
+	FormatHAR    Format = "har"    // HAR 1.2 as Polly.js persists it
+	FormatDDAPM  Format = "ddapm"  // the Datadog APM test agent's VCR JSON
 )
 
 // Limits of the importer.
@@ -170,6 +172,10 @@ func Import(name string, data []byte, opts ...Option) (*Result, error) {
 		err = importRubyVCR(name, root, res)
 	case FormatHTTPRR:
 		err = importHTTPRR(name, data, res)
+	case FormatHAR:
+		err = importHAR(name, data, res)
+	case FormatDDAPM:
+		err = importDDAPM(name, data, res)
 	case FormatChunks, FormatJSON, FormatSSE:
 		err = importFixture(name, data, res)
 	default:
@@ -184,6 +190,10 @@ func Import(name string, data []byte, opts ...Option) (*Result, error) {
 				res.Protocol = p
 				break
 			}
+		}
+	} else if !res.ResponseOnly {
+		if err := checkProtocol(name, res); err != nil {
+			return nil, err
 		}
 	}
 	c := res.Cassette
@@ -227,6 +237,15 @@ func detectFormat(name string, data []byte) (Format, *yaml.Node, error) {
 	case bytes.HasPrefix(trimmed, []byte("data:")), bytes.HasPrefix(trimmed, []byte("event:")):
 		return FormatSSE, nil, nil
 	case len(trimmed) > 0 && (trimmed[0] == '{' || trimmed[0] == '[') && json.Valid(trimmed):
+		var obj map[string]json.RawMessage
+		if json.Unmarshal(trimmed, &obj) == nil {
+			switch {
+			case isHAR(obj):
+				return FormatHAR, nil, nil
+			case isDDAPM(obj):
+				return FormatDDAPM, nil, nil
+			}
+		}
 		return FormatJSON, nil, nil
 	case strings.HasSuffix(lower, ".sse"):
 		return FormatSSE, nil, nil
@@ -242,7 +261,26 @@ func detectFormat(name string, data []byte) (Format, *yaml.Node, error) {
 		}
 		return "", nil, atLine(name, root.Line, fmt.Errorf("%w: YAML without an interactions, http_interactions or requests and responses list", ErrUnknownFormat))
 	}
-	return "", nil, inFile(name, fmt.Errorf("%w: not go-vcr, VCR.py or Ruby VCR YAML, httprr, .chunks.txt, JSON or SSE", ErrUnknownFormat))
+	return "", nil, inFile(name, fmt.Errorf("%w: not go-vcr, VCR.py or Ruby VCR YAML, httprr, HAR, test-agent JSON, .chunks.txt, JSON or SSE", ErrUnknownFormat))
+}
+
+// checkProtocol refuses a protocol given for a recording whose URLs say
+// it is another one: none of them is the given protocol's and one is
+// another's.
+func checkProtocol(name string, res *Result) error {
+	other := ""
+	for _, i := range res.Cassette.Interactions {
+		switch p := GuessProtocol(i.Request.URL); {
+		case p == res.Protocol:
+			return nil
+		case p != "" && other == "":
+			other = RedactURL(i.Request.URL) + " is " + p
+		}
+	}
+	if other == "" {
+		return nil
+	}
+	return inFile(name, fmt.Errorf("%w: protocol %q given, but the recorded URL %s", ErrProtocolMismatch, res.Protocol, other))
 }
 
 // CassetteName returns the file name conform gives the cassette imported

@@ -273,7 +273,7 @@ func TestImportErrors(t *testing.T) {
 		{
 			name: "unknown format", file: "notes.txt", data: "hello",
 			sentinel: ErrUnknownFormat,
-			msg:      "import notes.txt: unknown recording format: not go-vcr, VCR.py or Ruby VCR YAML, httprr, .chunks.txt, JSON or SSE",
+			msg:      "import notes.txt: unknown recording format: not go-vcr, VCR.py or Ruby VCR YAML, httprr, HAR, test-agent JSON, .chunks.txt, JSON or SSE",
 		},
 		{
 			name: "truncated httprr", file: "t.httprr",

@@ -324,7 +324,7 @@ func decodedViews(t *testing.T, body string, h http.Header) []string {
 // decodedSecretTable, in every import format: no decoded view of the
 // cassette read back holds the secret.
 func TestPlantedSecretsDecoded(t *testing.T) {
-	formats := []Format{FormatGoVCR, FormatVCRPy, FormatVCR, formatVCRPyListsGzip, FormatHTTPRR, FormatChunks}
+	formats := []Format{FormatGoVCR, FormatVCRPy, FormatVCR, formatVCRPyListsGzip, FormatHTTPRR, FormatHAR, FormatDDAPM, FormatChunks}
 	dir := t.TempDir()
 	for n, p := range decodedSecretTable() {
 		for _, format := range formats {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -12,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"go.yaml.in/yaml/v4"
 )
@@ -315,6 +317,67 @@ func (e *exchange) render(t *testing.T, format Format) (string, []byte) {
 		}
 		fmt.Fprintf(&rs, "Content-Length: %d\r\n\r\n%s", len(e.respBody), e.respBody)
 		return "planted.httprr", []byte(httprrTrace(rq.String(), rs.String()))
+	case FormatHAR:
+		// Polly.js: name/value headers, bodies as text, a body that is
+		// not UTF-8 as base64 marked _isBinary.
+		nv := func(h [][2]string) []map[string]string {
+			out := []map[string]string{}
+			for _, kv := range h {
+				out = append(out, map[string]string{"name": kv[0], "value": kv[1]})
+			}
+			return out
+		}
+		content := map[string]any{"mimeType": "text/event-stream", "text": e.respBody}
+		if !utf8.ValidString(e.respBody) {
+			content = map[string]any{"mimeType": "text/event-stream", "text": base64.StdEncoding.EncodeToString([]byte(e.respBody)), "_isBinary": true}
+		}
+		postData := map[string]any{"mimeType": "application/json", "text": e.reqBody}
+		if !utf8.ValidString(e.reqBody) {
+			postData = map[string]any{"mimeType": "application/json", "text": base64.StdEncoding.EncodeToString([]byte(e.reqBody)), "_isBinary": true}
+		}
+		doc := map[string]any{"log": map[string]any{
+			"_recordingName": "planted", "version": "1.2", "creator": map[string]string{"name": "Polly.JS", "version": "6.0.6", "comment": "persister:fs"},
+			"entries": []map[string]any{{
+				"_id": "0123456789abcdef0123456789abcdef", "_order": 0, "cache": map[string]any{},
+				"request":         map[string]any{"method": e.method, "url": e.url, "httpVersion": "HTTP/1.1", "headers": nv(e.reqHeaders), "queryString": []any{}, "postData": postData},
+				"response":        map[string]any{"status": e.code, "statusText": e.reason, "httpVersion": "HTTP/1.1", "headers": nv(e.respHeaders), "content": content, "redirectURL": ""},
+				"startedDateTime": "2026-12-06T12:00:00.000Z", "time": 12, "timings": map[string]int{"wait": 12},
+			}},
+		}}
+		data, err := json.MarshalIndent(doc, "", "  ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return "planted.har", data
+	case FormatDDAPM:
+		// The Datadog test agent: headers as one string each, a body that
+		// is not UTF-8 as "base64:" and its base64.
+		flat := func(h [][2]string) map[string]string {
+			out := map[string]string{}
+			for _, kv := range h {
+				if v, ok := out[kv[0]]; ok {
+					out[kv[0]] = v + ", " + kv[1]
+				} else {
+					out[kv[0]] = kv[1]
+				}
+			}
+			return out
+		}
+		body := func(s string) string {
+			if !utf8.ValidString(s) || strings.Contains(s, "\x00") {
+				return "base64:" + base64.StdEncoding.EncodeToString([]byte(s))
+			}
+			return s
+		}
+		doc := map[string]any{
+			"request":  map[string]any{"method": e.method, "url": e.url, "headers": flat(e.reqHeaders), "body": body(e.reqBody)},
+			"response": map[string]any{"status": map[string]any{"code": e.code, "message": e.reason}, "headers": flat(e.respHeaders), "body": body(e.respBody)},
+		}
+		data, err := json.MarshalIndent(doc, "", "  ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return "openai_chat_completions_post_planted.json", data
 	case FormatChunks:
 		return "planted.chunks.txt", []byte(strings.Join(append([]string{toolCallLine}, e.extraChunkLines...), "\n") + "\n")
 	}
@@ -393,7 +456,7 @@ func TestPlantedSecrets(t *testing.T) {
 	if len(table) < 40 {
 		t.Fatalf("%d placements, want at least 40", len(table))
 	}
-	formats := []Format{FormatGoVCR, FormatVCRPy, FormatVCR, formatVCRPyListsGzip, FormatHTTPRR, FormatChunks}
+	formats := []Format{FormatGoVCR, FormatVCRPy, FormatVCR, formatVCRPyListsGzip, FormatHTTPRR, FormatHAR, FormatDDAPM, FormatChunks}
 	dir := t.TempDir()
 	checked := 0
 	for n, p := range table {
@@ -404,7 +467,7 @@ func TestPlantedSecrets(t *testing.T) {
 				e.extraChunkLines = []string{p.chunkLine()}
 				name, data := e.render(t, format)
 				plain := string(data)
-				if format == formatVCRPyListsGzip || format == FormatVCR {
+				if format == formatVCRPyListsGzip || format == FormatVCR || format == FormatHAR || format == FormatDDAPM {
 					// Compressed, or a body in base64: look in what was
 					// rendered.
 					plain = fmt.Sprint(*e)

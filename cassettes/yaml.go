@@ -419,6 +419,15 @@ func decodeScalarString(n *yaml.Node) (string, error) {
 	if n.Tag == "!!null" {
 		return "", nil
 	}
+	if n.Tag == "!binary" {
+		// Ruby's Psych writes a string that is not UTF-8 (VCR's
+		// encoding: ASCII-8BIT bodies) as !binary and base64.
+		raw, err := base64.StdEncoding.DecodeString(strings.Join(strings.Fields(n.Value), ""))
+		if err != nil {
+			return "", fmt.Errorf("%w: line %d: !binary: %v", ErrMalformed, n.Line, err)
+		}
+		return string(raw), nil
+	}
 	var s string
 	if err := n.Decode(&s); err != nil {
 		return "", fmt.Errorf("%w: line %d: %v", ErrMalformed, n.Line, err)

@@ -13,10 +13,14 @@
 //
 // Nothing is written before it is redacted, twice over, and nothing is
 // saved that still holds the key. Record applies
-// cassettes.RedactInteraction (credential headers of both directions,
-// credential query parameters and form and JSON fields, user information,
-// key-shaped values anywhere) and then removes the key it sent in every
-// encoding an API may echo it in: raw, URL-escaped (either hex case),
+// cassettes.RedactInteractionWith with the keys it sent (credential
+// headers of both directions, credential query parameters and form, JSON,
+// multipart and XML fields, user information, key-shaped values anywhere,
+// read through compressed bodies, event-stream frames, JSON and base64
+// strings and the deltas of a stream joined, so that a key echoed one
+// byte a delta or inside a deflate body the client never asked for is
+// masked where it sits), and removes the key in every encoding an API may
+// echo it in: raw, URL-escaped (either hex case),
 // JSON-escaped (\u escapes in either case, \/, and JSON inside JSON),
 // base64 in the standard and URL alphabets, padded or not and at any of
 // the three alignments inside a longer base64 text, and mixtures of these.
@@ -29,9 +33,10 @@
 // Save writes the cassette through a temporary file, reads that file back
 // and refuses it (ErrSecretLeft, naming the places, never the key; the
 // temporary file removed and an existing cassette untouched) when Check
-// still finds any encoding of a secret, in the file's bytes or in the
-// cassette they decode to (a binary body is base64 in the file).
-// Options.Secrets lists what is looked for.
+// still finds any encoding of a secret, in the file's bytes, in the
+// cassette they decode to (a binary body is base64 in the file) or in any
+// decoded view of its bodies (cassettes.CheckSecrets). Options.Secrets
+// lists what is looked for.
 //
 // # Chunk times
 //

@@ -53,7 +53,7 @@ func commands() []command {
 		{"record", "--protocol P --scenario NAME [--base-url URL] [--force] [-o FILE]", "send a scenario's request to a live API and save a redacted cassette", runRecord},
 		{"tools", "[--protocol P]... [--strict] [--format text|json] (FILE | --mcp CMD | --mcp-url URL)", "check tool definitions (a file, or a live MCP server) against each provider's name and schema rules", runTools},
 		{"scenario", "new --from FILE#N [--protocol P] [--dir DIR] [--name CATEGORY/CASE] [--severity S] [--force]", "turn one recorded exchange into a regression case, its expectations read by the reference decoder", runScenario},
-		{"import", "[-o DIR] [--protocol P] [--force] FILE...", "turn foreign recordings (go-vcr, VCR.py, Ruby VCR, httprr, chunk fixtures; gzip too) into conform cassettes", runImport},
+		{"import", "[-o DIR] [--protocol P] [--force] FILE...", "turn foreign recordings (go-vcr, VCR.py, Ruby VCR, httprr, Polly.js HAR, Datadog test-agent JSON, chunk fixtures; gzip too) into conform cassettes", runImport},
 		{"publish", "[--format markdown|junit|site] [--out FILE|DIR] [SUBJECT=]FILE...", "combine the JSON results of any runs (adapters, clients, gateways) into a markdown summary, JUnit XML or a static site", runPublish},
 		{"list", "[--scenarios DIR] [scenarios|adapters|failure-modes|formats]...", "list scenarios, adapters, failure modes with how many scenarios guard each, and text formats with their names in each engine", runList},
 		{"help", "[COMMAND]", "show help for conform or one command", runHelp},

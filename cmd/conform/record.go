@@ -102,11 +102,9 @@ func runRecord(ctx context.Context, e *env, args []string) int {
 		segs := strings.Split(sc.NameFor(*protocol), "/")
 		path = *protocol + "__" + segs[len(segs)-1] + ".yaml"
 	}
-	if !*force {
-		if _, err := os.Lstat(path); err == nil {
-			e.errorf("record: save cassette %s: %v (force to overwrite); nothing was sent", path, cassettes.ErrExists)
-			return exitFail
-		}
+	if err := checkOutput(path, *force); err != nil {
+		e.errorf("record: save cassette %s: %v; nothing was sent", path, err)
+		return exitFail
 	}
 	req, err := record.RequestFor(sc, *protocol)
 	if err != nil {
@@ -143,4 +141,35 @@ func runRecord(ctx context.Context, e *env, args []string) int {
 	pieces := strings.Count(i.Response.Headers.Get(record.ChunkTimesHeader), ",") + 1
 	fmt.Fprintf(e.stdout, "%s: %s %s, %d %s bytes in %d pieces (%s) -> %s\n", sc.NameFor(*protocol), i.Request.Method, i.Request.URL, len(i.Response.Body), mode, pieces, from, filepath.Clean(path))
 	return exitOK
+}
+
+// checkOutput checks, before a paid request is sent, that the cassette can
+// be written to path: it is not a directory, it does not exist unless force
+// is set, and a file can be created beside it.
+func checkOutput(path string, force bool) error {
+	dir := filepath.Dir(path)
+	dirInfo, dirErr := os.Stat(dir)
+	if dirErr == nil && !dirInfo.IsDir() {
+		return fmt.Errorf("%s is not a directory", dir)
+	}
+	fi, err := os.Lstat(path)
+	switch {
+	case err == nil && fi.IsDir():
+		return fmt.Errorf("is a directory; give a file name")
+	case err == nil && !force:
+		return fmt.Errorf("%w (force to overwrite)", cassettes.ErrExists)
+	case err == nil && !fi.Mode().IsRegular():
+		return fmt.Errorf("is not a regular file")
+	case err != nil && !errors.Is(err, os.ErrNotExist):
+		return err
+	}
+	if errors.Is(dirErr, os.ErrNotExist) {
+		return nil // made when the cassette is saved
+	}
+	probe, err := os.CreateTemp(dir, "."+filepath.Base(path)+".probe*")
+	if err != nil {
+		return fmt.Errorf("cannot write in %s: %w", dir, err)
+	}
+	probe.Close()
+	return os.Remove(probe.Name())
 }
