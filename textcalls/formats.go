@@ -19,4 +19,8 @@ var formats = []*Format{
 	mistralV11,
 	minimaxM2,
 	deepseekV32,
+	pythonic,
+	llama4Pythonic,
+	lfm2,
+	olmo3,
 }

@@ -156,8 +156,9 @@ var qwen3Coder = &Format{
 	},
 }
 
-// rawParam is one parameter as a tagged format writes it.
-type rawParam struct{ key, value string }
+// rawParam is one parameter as a tagged format writes it: its text (a
+// string's content, any other value's JSON) and its JSON.
+type rawParam struct{ key, value, raw string }
 
 // rawParams are a call's arguments as raw-text parameters, in the order
 // written: a string as its text, any other value as its JSON.
@@ -186,7 +187,7 @@ func rawParams(c core.Call) ([]rawParam, error) {
 		if json.Unmarshal(v, &s) == nil {
 			value = s
 		}
-		out = append(out, rawParam{key: k.(string), value: value})
+		out = append(out, rawParam{key: k.(string), value: value, raw: string(v)})
 	}
 	return out, nil
 }

@@ -313,8 +313,8 @@ func thinkingOpen(v *Vector) bool {
 	case strings.Contains(ep, "output starts inside <think>"), strings.Contains(ep, "qwen3-vl-thinking"),
 		ep == "olmo3-think", ep == "glm-4.7", strings.HasSuffix(ep, "(reasoning)"):
 		return true
-	case strings.Contains(notes, "thinking on by default"), strings.Contains(notes, "hasThinking=true"),
-		strings.Contains(notes, "hasThinkingSupport: true"), strings.Contains(notes, "prompt opened <think>"),
+	case strings.Contains(notes, "thinking on by default"), strings.Contains(notes, "prompt opened <think>"),
+		v.Format == "deepseek-v31" && strings.Contains(notes, "hasThinking=true"),
 		strings.Contains(notes, `thinkValue={"Value": true`), strings.Contains(notes, "think=true"),
 		strings.Contains(notes, "thinking enabled iff expectedThinking is non-empty") && v.Expect.Reasoning != nil && *v.Expect.Reasoning != "":
 		return true
