@@ -23,4 +23,5 @@ var formats = []*Format{
 	llama4Pythonic,
 	lfm2,
 	olmo3,
+	gptOSSHarmony,
 }

@@ -171,6 +171,9 @@ func Grade(v *Vector, r Result) []string {
 	if !e.Error && r.Err != nil && len(e.Calls) > 0 && v.checked("calls") {
 		add("error: want none, got %v", r.Err)
 	}
+	if len(e.Messages) > 0 && Ungraded(v) == "" {
+		problems = append(problems, gradeMessages(v, r)...)
+	}
 	if e.HasToolCall != nil && *e.HasToolCall != (len(r.Calls)+len(r.Incomplete) > 0) {
 		add("has_tool_call: want %v", *e.HasToolCall)
 	}
@@ -253,6 +256,73 @@ func EventsResult(evs []core.Event) Result {
 	}
 	r.Content, r.Reasoning = content.String(), reasoning.String()
 	return r
+}
+
+// harmonyMessage is one message of a harmony vector's expect.messages.
+type harmonyMessage struct {
+	Role      string  `json:"role"`
+	Channel   *string `json:"channel"`
+	Recipient *string `json:"recipient"`
+	Content   string  `json:"content"`
+}
+
+// Ungraded says why Grade cannot judge v, or "" when it can: a vector
+// whose expectations are harmony messages of roles other than the
+// assistant's (a parser of whole conversations, not of a completion).
+func Ungraded(v *Vector) string {
+	for _, raw := range v.Expect.Messages {
+		var m harmonyMessage
+		if json.Unmarshal(raw, &m) != nil {
+			return "unreadable expect.messages"
+		}
+		if m.Role != "assistant" {
+			return fmt.Sprintf("a %s message: harmony messages of the whole conversation, not a completion", m.Role)
+		}
+	}
+	return ""
+}
+
+// gradeMessages grades a completion against its harmony messages: the
+// analysis channel is reasoning, a message to a recipient a call, the
+// rest content.
+func gradeMessages(v *Vector, r Result) []string {
+	var content, reasoning strings.Builder
+	var calls []ExpectCall
+	for _, raw := range v.Expect.Messages {
+		var m harmonyMessage
+		json.Unmarshal(raw, &m)
+		channel, recipient := "", ""
+		if m.Channel != nil {
+			channel = *m.Channel
+		}
+		if m.Recipient != nil {
+			recipient = *m.Recipient
+		}
+		switch {
+		case recipient != "" && recipient != "assistant":
+			name := strings.TrimPrefix(recipient, "functions.")
+			c := ExpectCall{Name: &name}
+			if json.Valid([]byte(m.Content)) {
+				c.Arguments = json.RawMessage(m.Content)
+			}
+			calls = append(calls, c)
+		case channel == "analysis":
+			reasoning.WriteString(m.Content)
+		default:
+			content.WriteString(m.Content)
+		}
+	}
+	var problems []string
+	if strings.TrimSpace(content.String()) != strings.TrimSpace(r.Content) {
+		problems = append(problems, fmt.Sprintf("messages: content: want %q, got %q", content.String(), r.Content))
+	}
+	if strings.TrimSpace(reasoning.String()) != strings.TrimSpace(r.Reasoning) {
+		problems = append(problems, fmt.Sprintf("messages: reasoning: want %q, got %q", reasoning.String(), r.Reasoning))
+	}
+	// A last message cut before its end is a message to harmony, but a
+	// call cut before <|call|> is never complete.
+	got := append(append([]core.Call(nil), r.Calls...), r.Incomplete...)
+	return append(problems, gradeCalls(v, "messages: calls", calls, got)...)
 }
 
 func gradeCalls(v *Vector, what string, want []ExpectCall, got []core.Call) []string {
