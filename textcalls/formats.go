@@ -24,4 +24,8 @@ var formats = []*Format{
 	lfm2,
 	olmo3,
 	gptOSSHarmony,
+	gemma4,
+	functionGemma,
+	seedOSS,
+	cohereCommand,
 }

@@ -291,3 +291,83 @@ func renderTagged(open, close, invoke, invokeEnd, param, paramEnd string) func(T
 		return b.String(), nil
 	}
 }
+
+var seedSpec = &xmlSpec{
+	what:       "<seed:tool_call>",
+	blockClose: "</seed:tool_call>",
+	funcOpen:   "<function=",
+	funcClose:  "</function>",
+	paramOpen:  "<parameter=",
+	paramClose: "</parameter>",
+	tagEnd:     ">",
+	head:       func(raw string) (string, bool) { return raw, raw != "" },
+	param:      func(raw string) (string, bool, bool) { return raw, false, raw != "" },
+}
+
+var seedOSS = &Format{
+	Name:    "seed-oss",
+	Aliases: Aliases{VLLM: []string{"seed_oss"}, LlamaCpp: []string{"ByteDance-Seed-OSS"}},
+	Grammar: "<seed:tool_call>\\n<function=N>\\n<parameter=K>V</parameter>\\n</function>\\n</seed:tool_call>; <seed:think>…</seed:think>",
+	New: func(o Options) Parser {
+		return newRegionParser(&grammar{
+			think: &reasoning{open: "<seed:think>", close: "</seed:think>"},
+			open:  []string{"<seed:tool_call>"},
+			body:  func(*machine, int) body { return newXMLCalls(seedSpec, false) },
+		}, o)
+	},
+	Render: func(t Turn) (string, error) {
+		var b strings.Builder
+		renderThink(&b, &reasoning{open: "<seed:think>", close: "</seed:think>"}, t.Thinking)
+		b.WriteString(t.Text)
+		for _, c := range t.Calls {
+			params, err := rawParams(c)
+			if err != nil {
+				return "", err
+			}
+			fmt.Fprintf(&b, "<seed:tool_call>\n<function=%s>\n", c.Name)
+			for _, p := range params {
+				fmt.Fprintf(&b, "<parameter=%s>%s</parameter>\n", p.key, p.value)
+			}
+			b.WriteString("</function>\n</seed:tool_call>")
+		}
+		return b.String(), nil
+	},
+}
+
+var cohereCommand = &Format{
+	Name:    "cohere-command",
+	Aliases: Aliases{LlamaCpp: []string{"command-r7b", "Cohere2MoE"}, Ollama: []string{"(cohere)"}},
+	Grammar: `<|START_THINKING|>…<|END_THINKING|><|START_RESPONSE|>…<|END_RESPONSE|>; <|START_ACTION|>[{"tool_call_id": I, "tool_name": N, "parameters": {...}}]<|END_ACTION|>`,
+	New: func(o Options) Parser {
+		return newRegionParser(&grammar{
+			think: &reasoning{open: "<|START_THINKING|>", close: "<|END_THINKING|>", anywhere: true},
+			open:  []string{"<|START_ACTION|>"},
+			body: func(*machine, int) body {
+				return &delimited{close: "<|END_ACTION|>", what: "<|START_ACTION|>", calls: newJSONCalls(callKeys{name: []string{"tool_name"}, args: []string{"parameters"}, id: "tool_call_id"}, true, 0)}
+			},
+			drop: []string{"<|START_RESPONSE|>", "<|END_RESPONSE|>", "<|START_TEXT|>", "<|END_TEXT|>"},
+		}, o)
+	},
+	Render: func(t Turn) (string, error) {
+		var b strings.Builder
+		renderThink(&b, &reasoning{open: "<|START_THINKING|>", close: "<|END_THINKING|>"}, t.Thinking)
+		if t.Text != "" {
+			b.WriteString("<|START_RESPONSE|>" + t.Text + "<|END_RESPONSE|>")
+		}
+		if len(t.Calls) > 0 {
+			b.WriteString("<|START_ACTION|>[")
+			for i, c := range t.Calls {
+				args := string(c.Arguments)
+				if args == "" {
+					args = "{}"
+				}
+				if i > 0 {
+					b.WriteString(", ")
+				}
+				fmt.Fprintf(&b, `{"tool_call_id": %q, "tool_name": %q, "parameters": %s}`, fmt.Sprint(i), c.Name, args)
+			}
+			b.WriteString("]<|END_ACTION|>")
+		}
+		return b.String(), nil
+	},
+}

@@ -12,6 +12,9 @@ type reasoning struct {
 	// endsAtCall says a call marker inside the region ends it (Qwen3: a
 	// model that forgets </think> goes straight to its call).
 	endsAtCall bool
+	// lead is text right after open that is syntax (Gemma's channel
+	// name "thought\n").
+	lead string
 	// anywhere says the region may open anywhere in the text, not only
 	// at its start (Mistral's [THINK]).
 	anywhere bool
@@ -69,6 +72,8 @@ type regionParser struct {
 	b     body
 	// fresh says the region the prompt opened has seen nothing yet.
 	fresh bool
+	// lead says a region just opened and its lead may still come.
+	lead bool
 }
 
 func newRegionParser(g *grammar, opts Options) *regionParser {
@@ -114,7 +119,7 @@ func (p *regionParser) run() {
 				return
 			case thinks && strings.HasPrefix(t, p.g.think.open):
 				m.consume(len(p.g.think.open))
-				p.where = inThinking
+				p.where, p.lead = inThinking, true
 			case thinks && !m.final && strings.HasPrefix(p.g.think.open, t):
 				return
 			case hasAnyPrefix(t, p.g.startWith):
@@ -136,6 +141,16 @@ func (p *regionParser) run() {
 				}
 				p.fresh = false
 			}
+			if p.lead && p.g.think.lead != "" {
+				l := p.g.think.lead
+				if !m.final && len(m.pend) < len(l) && strings.HasPrefix(l, m.pend) {
+					return
+				}
+				if !m.skip(l) {
+					m.skip(strings.TrimSpace(l))
+				}
+			}
+			p.lead = false
 			markers := append([]string{p.g.think.close}, p.g.think.endsAt...)
 			if p.g.think.endsAtCall {
 				markers = append(markers, p.g.open...)
@@ -167,7 +182,7 @@ func (p *regionParser) run() {
 			case w < len(p.g.open):
 				p.openBlock(w)
 			case thinks && w == len(markers)-1:
-				p.where = inThinking
+				p.where, p.lead = inThinking, true
 			}
 		case inBlock:
 			if !p.b.step(m) {
