@@ -221,7 +221,7 @@ func (c *checker) run(sc *scenarios.Scenario, name string) {
 	if len(got.Calls()) == 0 || len(served.Calls()) == 0 || served.Error != nil {
 		return
 	}
-	c.followUp(front, req, got, name)
+	c.followUp(front, upstream, req, got, name)
 }
 
 // FirstRequest is the request a case sends through the gateway: the
@@ -491,9 +491,12 @@ func (c *checker) gradeUpstreamRequest(upstream core.Adapter, want *core.Request
 }
 
 // followUp sends the calls back with their results (each result the
-// echo of its call's arguments, as the client protocol asks) and takes
-// serve's grade of what the gateway sent upstream.
-func (c *checker) followUp(front core.Adapter, first *core.Request, got *core.Response, name string) {
+// echo of its call's arguments, as the client protocol asks, in the form
+// formFor picks for the case: as plain results, or marked as errors) and
+// takes serve's grade of what the gateway sent upstream; where both
+// protocols carry a result's error flag, it must arrive as sent (I07).
+func (c *checker) followUp(front, upstream core.Adapter, first *core.Request, got *core.Response, name string) {
+	form := formFor(c.res.Name, front)
 	req := *first
 	req.Messages = slices.Clone(first.Messages)
 	assistant := core.Message{Role: core.RoleAssistant}
@@ -505,7 +508,7 @@ func (c *checker) followUp(front core.Adapter, first *core.Request, got *core.Re
 	}
 	results := core.Message{Role: core.RoleTool}
 	for _, call := range got.Calls() {
-		results.Parts = append(results.Parts, core.ResultPart(core.Result{CallID: call.ID, Name: call.Name, Content: []core.Part{core.TextPart(string(call.Arguments))}}))
+		results.Parts = append(results.Parts, core.ResultPart(core.Result{CallID: call.ID, Name: call.Name, Content: []core.Part{core.TextPart(string(call.Arguments))}, IsError: form.isError}))
 	}
 	req.Messages = append(req.Messages, assistant, results)
 	body, err := front.EncodeRequest(&req)
@@ -536,6 +539,7 @@ func (c *checker) followUp(front core.Adapter, first *core.Request, got *core.Re
 	for _, er := range v.Errors {
 		c.add("I02", "follow-up: serve refused the request: %s", er)
 	}
+	c.gradeErrorFlags(front, upstream, results.Results(), exs[len(exs)-1].Body)
 	if status != http.StatusOK {
 		c.add("I03", "follow-up: the gateway answered %d", status)
 	} else if final, ok := c.decodeFront(front, answer); ok && !strings.Contains(final.Text(), serve.DefaultAnswer) {
@@ -544,7 +548,30 @@ func (c *checker) followUp(front core.Adapter, first *core.Request, got *core.Re
 	if len(c.res.Problems) > n {
 		c.evidence("upstream follow-up", exs[len(exs)-1].Body)
 	}
-	c.res.Held = append(c.res.Held, fmt.Sprintf("follow-up graded upstream: %d result(s), history as served", len(got.Calls())))
+	c.res.Held = append(c.res.Held, fmt.Sprintf("follow-up graded upstream: %d result(s) sent as %s, history as served", len(got.Calls()), form.name))
+}
+
+// gradeErrorFlags holds the results the gateway sent upstream to the
+// error flags of those it was given, in order, where both protocols carry
+// the flag: a failed call must not reach the model as a normal result
+// (I07), nor a normal one as a failure.
+func (c *checker) gradeErrorFlags(front, upstream core.Adapter, sent []core.Result, body []byte) {
+	if !carriesErrorFlag(front) || !carriesErrorFlag(upstream) {
+		return
+	}
+	req, err := upstream.DecodeRequest(body)
+	if err != nil {
+		return // the request's other faults are serve's to grade
+	}
+	got := lastResults(req)
+	for i := range min(len(sent), len(got)) {
+		switch {
+		case sent[i].IsError && !got[i].IsError:
+			c.add("I07", "follow-up: result %d (call %s) was sent as an error and went upstream as a normal result: its error flag was dropped", i+1, sent[i].CallID)
+		case !sent[i].IsError && got[i].IsError:
+			c.add("I07", "follow-up: result %d (call %s) was sent as a normal result and went upstream marked as an error", i+1, sent[i].CallID)
+		}
+	}
 }
 
 // missingRule names the rule a missing follow-up breaks in protocol p, as

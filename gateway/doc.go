@@ -27,7 +27,10 @@
 //  5. when calls came back, sends the follow-up in P (the assistant turn as
 //     received, one result per call echoing its arguments) and takes
 //     serve's grade of what the gateway sent upstream (serve.Grade: ids,
-//     names, arguments, order, results; a changed result is G10).
+//     names, arguments, order, results; a changed result is G10). The
+//     results come in the form formFor picks by the case's name (plain,
+//     or marked as errors where P carries the flag), and a flag lost on
+//     the way upstream is I07.
 //
 // Every problem names a failure mode of failuremodes/FAILURE-MODES.md.
 // Results quote the bytes they were read from (Evidence). docs/gateway.md

@@ -106,3 +106,44 @@ func TestRunnerCaseTimeout(t *testing.T) {
 		}
 	}
 }
+
+// TestErrorFlagDropped grades a gateway that drops every tool result's
+// error flag: the cases whose follow-up sends error results fail with
+// I07, and only those.
+func TestErrorFlagDropped(t *testing.T) {
+	up, err := gateway.NewUpstream(builtin(t), serve.Chaos{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := startFaulty(t, up, "--fault", "drop-error-flag")
+	names := []string{"anthropic/streaming/B12-one-byte-fragments", "anthropic/response/D07-text-and-two-calls", "anthropic/response/C05-nested-parameter-as-json-string", "anthropic/response/C06-null-arguments"}
+	sentAsError, flagged := 0, 0
+	for _, r := range gateway.Run(context.Background(), up, p.Target, names) {
+		asError := false
+		for _, h := range r.Held {
+			asError = asError || strings.Contains(h, "sent as error")
+		}
+		var i07 []string
+		for _, pr := range r.Problems {
+			if pr.Rule == "I07" {
+				i07 = append(i07, pr.Message)
+			} else {
+				t.Errorf("%s: %s", r.Name, pr)
+			}
+		}
+		if len(i07) > 0 {
+			flagged++
+			if !strings.Contains(i07[0], "was sent as an error and went upstream as a normal result") {
+				t.Errorf("%s: I07 says %q", r.Name, i07[0])
+			}
+			continue
+		}
+		if asError {
+			sentAsError++
+			t.Errorf("%s passed with its error results' flag dropped (held %v)", r.Name, r.Held)
+		}
+	}
+	if flagged == 0 || flagged == 2*len(names) {
+		t.Errorf("%d of %d cases failed on the dropped flag: want the cases sent with error results, and not the others", flagged, 2*len(names))
+	}
+}

@@ -74,7 +74,7 @@ func (u *Upstream) Scenario(name string) (*scenarios.Scenario, bool) {
 // of an earlier case) serves the named scenario, and the kept exchanges
 // are dropped.
 func (u *Upstream) Begin(name string) error {
-	srv, err := serve.New(serve.Options{Scenarios: u.cases, Scenario: name, Chaos: u.chaos, Echo: true})
+	srv, err := serve.New(serve.Options{Scenarios: u.cases, Scenario: name, Chaos: u.chaos, Echo: true, EchoErrors: true})
 	if err != nil {
 		return err
 	}

@@ -78,6 +78,10 @@ type Options struct {
 	// (docs/client-protocol.md): each result is its call's arguments as
 	// JSON text, and none is an error (GradeEcho). RunClient sets it.
 	Echo bool
+	// EchoErrors lets an echo result be marked as an error: gateway
+	// grading sends some results as errors on purpose and checks itself
+	// that the flag arrived.
+	EchoErrors bool
 }
 
 // Server is the fake provider. It is an http.Handler; its zero value is

@@ -2,12 +2,13 @@
 // the tests of package gateway: it passes requests to an Anthropic upstream
 // unchanged and rewrites the stream with one fault.
 //
-//	faultygw --addr 127.0.0.1:PORT --upstream-url URL --fault drop-second-fragment|early-stop|none|hang [--die-after N] [--dial HOST:PORT]
+//	faultygw --addr 127.0.0.1:PORT --upstream-url URL --fault drop-second-fragment|early-stop|none|hang|drop-error-flag [--die-after N] [--dial HOST:PORT]
 //
 // drop-second-fragment drops the second input_json_delta of every tool_use
 // block; early-stop closes every tool_use block right after its start,
 // before its input_json_delta events; none passes streams unchanged; hang
-// never answers a request. --die-after makes it exit with status 3 when
+// never answers a request; drop-error-flag removes "is_error":true from
+// the tool results of every request it passes on. --die-after makes it exit with status 3 when
 // request N+1 comes, after a log line, as a gateway that crashes would.
 // --dial makes it try a TCP connection to HOST:PORT at start and log the
 // outcome, as a gateway that phones home would.
@@ -45,7 +46,7 @@ func main() {
 			log.Printf("faultygw: connected to %s", *dial)
 		}
 	}
-	if *fault != "drop-second-fragment" && *fault != "early-stop" && *fault != "none" && *fault != "hang" {
+	if *fault != "drop-second-fragment" && *fault != "early-stop" && *fault != "none" && *fault != "hang" && *fault != "drop-error-flag" {
 		fmt.Fprintf(os.Stderr, "faultygw: unknown fault %q\n", *fault)
 		os.Exit(2)
 	}
@@ -65,6 +66,9 @@ func main() {
 			return
 		}
 		body, _ := io.ReadAll(r.Body)
+		if *fault == "drop-error-flag" {
+			body = bytes.ReplaceAll(body, []byte(`,"is_error":true`), nil)
+		}
 		req, _ := http.NewRequest(http.MethodPost, *upstream+"/v1/messages", bytes.NewReader(body))
 		for _, h := range []string{"Content-Type", "Anthropic-Version", "X-Api-Key"} {
 			req.Header.Set(h, r.Header.Get(h))
