@@ -29,7 +29,17 @@
 // the upstream protocol's key environment variables (providers.Endpoint
 // KeyEnv), else Options.Key. Headers named X-Conform-* are passed upstream
 // unchanged, so that a request can choose the scenario conform serve
-// replays. An upstream answer that is not 200 is passed back with its
-// status and body, and an error the proxy meets itself is a 502 with a
-// JSON body {"error": {"type": "proxy_error", "message": ...}}.
+// replays.
+//
+// Nothing the upstream sent is lost without the client being told. An
+// upstream error body (any status but 200) is read by the upstream
+// adapter and written as the front protocol's error body, with the
+// upstream's status; an error the proxy meets itself is the front's
+// error body too (type proxy_error, or the front's type for the status).
+// A call lost upstream — arguments cut or invalid, a call past a limit, a
+// stream cut before its finish or unreadable — ends a stream with the
+// front's error event after what arrived whole, and fails a whole
+// response with 502; only a length or content_filter finish, which says
+// itself that the turn was cut, is passed on with the calls it cut left
+// out (B11).
 package proxy

@@ -15,14 +15,13 @@ import (
 
 	"github.com/toolconform/conform/core"
 	"github.com/toolconform/conform/providers"
+	"github.com/toolconform/conform/providers/protocol"
 )
 
 // Limits of the proxy.
 const (
 	// MaxBody bounds a request body and a whole upstream response.
 	MaxBody = 16 << 20
-	// MaxEvents bounds the events collected from one upstream stream.
-	MaxEvents = 1 << 20
 	// DefaultTimeout bounds one upstream exchange.
 	DefaultTimeout = 2 * time.Minute
 )
@@ -54,6 +53,8 @@ type Proxy struct {
 	frontEP, upEP   providers.Endpoint
 	key             string
 	client          *http.Client
+	frontErrors     protocol.ErrorStatuses
+	upErrors        protocol.ErrorStatuses
 	frontPlans      bool // the front protocol has a place for a plan
 	upstreamPlans   bool // and the upstream protocol
 	memory          memory
@@ -73,11 +74,11 @@ func New(opts Options) (*Proxy, error) {
 	if !strings.HasPrefix(opts.UpstreamURL, "http://") && !strings.HasPrefix(opts.UpstreamURL, "https://") {
 		return nil, fmt.Errorf("proxy: upstream URL %q: want http:// or https://", opts.UpstreamURL)
 	}
-	fe, _ := providers.HTTP(opts.Front)
-	ue, _ := providers.HTTP(opts.Upstream)
-	p := &Proxy{opts: opts, front: front, upstream: upstream, frontEP: fe, upEP: ue, key: opts.Key, client: opts.Client}
+	fd, _ := providers.Describe(opts.Front)
+	ud, _ := providers.Describe(opts.Upstream)
+	p := &Proxy{opts: opts, front: front, upstream: upstream, frontEP: fd.Endpoint, upEP: ud.Endpoint, frontErrors: fd.Errors, upErrors: ud.Errors, key: opts.Key, client: opts.Client}
 	p.frontPlans, p.upstreamPlans = carriesPlans(opts.Front), carriesPlans(opts.Upstream)
-	for _, name := range ue.KeyEnv {
+	for _, name := range ud.KeyEnv {
 		if v := os.Getenv(name); v != "" {
 			p.key = v
 			break
@@ -124,33 +125,29 @@ func dropPlans(req *core.Request) int {
 	return n
 }
 
-// proxyError is a failure of the proxy itself, answered with status.
+// proxyError is a failure answered with status and an error body in the
+// front protocol's shape: the proxy's own (type "proxy_error", or the
+// front's type for status), or the upstream's, translated.
 type proxyError struct {
 	status int
-	err    error
+	pe     core.ProviderError
 }
 
-func (e *proxyError) Error() string { return e.err.Error() }
+func (e *proxyError) Error() string { return e.pe.Message }
 
 func failf(status int, format string, args ...any) *proxyError {
-	return &proxyError{status: status, err: fmt.Errorf(format, args...)}
+	return &proxyError{status: status, pe: core.ProviderError{Type: "proxy_error", Message: fmt.Sprintf(format, args...)}}
 }
 
 // ServeHTTP translates one request.
 func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	status, err := p.serve(w, r)
 	if err != nil {
-		var pe *proxyError
-		if errors.As(err, &pe) {
+		pe := &proxyError{status: http.StatusBadGateway, pe: core.ProviderError{Type: "proxy_error", Message: err.Error()}}
+		errors.As(err, &pe)
+		if status == 0 {
 			status = pe.status
-		} else {
-			status = http.StatusBadGateway
-		}
-		if status != 0 {
-			body, _ := json.Marshal(map[string]any{"error": map[string]string{"type": "proxy_error", "message": err.Error()}})
-			w.Header().Set("Content-Type", "application/json")
-			w.WriteHeader(status)
-			w.Write(body)
+			p.writeError(w, pe)
 		}
 	}
 	if p.opts.Log != nil {
@@ -160,6 +157,67 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		fmt.Fprintf(p.opts.Log, "conform proxy: %s %s %d%s\n", r.Method, r.URL.Path, status, msg)
 	}
+}
+
+// writeError answers with e's status and e's error as the front
+// protocol's error body (its EncodeResponse of an error response). The
+// error's type is the front protocol's type for that status when the
+// front's descriptor names one and e's type is not already one of the
+// front's, so that a client of the front reads the failure in its own
+// terms.
+func (p *Proxy) writeError(w http.ResponseWriter, e *proxyError) {
+	pe := e.pe
+	if _, known := p.frontErrors.Types[pe.Type]; !known {
+		if t := p.frontErrorType(e.status); t != "" {
+			pe.Type = t
+		}
+	}
+	body, err := p.front.EncodeResponse(&core.Response{Error: &pe, Finish: core.FinishError})
+	if err != nil {
+		body, _ = json.Marshal(map[string]any{"error": map[string]string{"type": pe.Type, "message": pe.Message}})
+	}
+	w.Header().Set("Content-Type", p.frontEP.ContentType)
+	w.WriteHeader(e.status)
+	w.Write(body)
+}
+
+// frontErrorType returns the front protocol's error type for status, the
+// first in name order, or "".
+func (p *Proxy) frontErrorType(status int) string {
+	var types []string
+	for t, s := range p.frontErrors.Types {
+		if s == status {
+			types = append(types, t)
+		}
+	}
+	slices.Sort(types)
+	if len(types) == 0 {
+		return ""
+	}
+	return types[0]
+}
+
+// upstreamError translates an upstream answer that is not 200: the
+// upstream protocol's error body, read by its adapter, keeps the status
+// and is written in the front's shape; a body the adapter cannot read as
+// an error is named by its status and first bytes.
+func (p *Proxy) upstreamError(resp *http.Response) *proxyError {
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, MaxBody))
+	e := &proxyError{status: resp.StatusCode}
+	if e.status < 400 || e.status > 599 {
+		e.status = http.StatusBadGateway
+	}
+	if r, err := p.upstream.DecodeResponse(b); err == nil && r.Error != nil {
+		e.pe = *r.Error
+		return e
+	}
+	const quoted = 200
+	snippet := string(b)
+	if len(snippet) > quoted {
+		snippet = snippet[:quoted] + "..."
+	}
+	e.pe = core.ProviderError{Type: "upstream_error", Message: fmt.Sprintf("the %s upstream answered status %d with a body that is not its error: %q", p.opts.Upstream, resp.StatusCode, snippet)}
+	return e
 }
 
 // serve answers r and returns the status written. A returned error
@@ -177,7 +235,7 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) (int, error) {
 		return 0, failf(http.StatusBadRequest, "read request body: %v", err)
 	}
 	if len(body) > MaxBody {
-		return 0, failf(http.StatusRequestEntityTooLarge, "request body: %w (more than %d bytes)", ErrTooLarge, MaxBody)
+		return 0, failf(http.StatusRequestEntityTooLarge, "request body: %v (more than %d bytes)", ErrTooLarge, MaxBody)
 	}
 	req, err := p.front.DecodeRequest(body)
 	if err != nil {
@@ -230,13 +288,7 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) (int, error) {
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		b, _ := io.ReadAll(io.LimitReader(resp.Body, MaxBody))
-		if ct := resp.Header.Get("Content-Type"); ct != "" {
-			w.Header().Set("Content-Type", ct)
-		}
-		w.WriteHeader(resp.StatusCode)
-		w.Write(b)
-		return resp.StatusCode, nil
+		return 0, p.upstreamError(resp)
 	}
 	if !stream {
 		return p.whole(w, resp.Body)
@@ -244,29 +296,39 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) (int, error) {
 	return p.stream(w, resp.Body)
 }
 
-// whole translates a whole response.
+// whole translates a whole response. An upstream error body is passed
+// on as the front's, with the status the upstream API sends with it; a
+// response that lost a call (one left incomplete, past a limit) or cannot
+// be read is a 502 naming what was lost: never a clean answer with fewer
+// calls than the upstream sent.
 func (p *Proxy) whole(w http.ResponseWriter, body io.Reader) (int, error) {
 	b, err := io.ReadAll(io.LimitReader(body, MaxBody+1))
 	if err != nil {
-		return 0, fmt.Errorf("read upstream response: %w", err)
+		return 0, failf(http.StatusBadGateway, "read upstream response: %v", err)
 	}
 	if len(b) > MaxBody {
-		return 0, fmt.Errorf("upstream response: %w (more than %d bytes)", ErrTooLarge, MaxBody)
+		return 0, failf(http.StatusBadGateway, "upstream response: %v (more than %d bytes)", ErrTooLarge, MaxBody)
 	}
 	resp, err := p.upstream.DecodeResponse(b)
 	if err != nil {
-		return 0, fmt.Errorf("decode %s response: %w", p.opts.Upstream, err)
+		return 0, failf(http.StatusBadGateway, "decode %s response: %v", p.opts.Upstream, err)
+	}
+	if resp.Error != nil {
+		return 0, &proxyError{status: p.upErrors.Status(b, resp.Error), pe: *resp.Error}
+	}
+	if len(resp.Incomplete) > 0 && !cutByFinish(resp.Finish, nil) {
+		return 0, failf(http.StatusBadGateway, "%s", lostCalls(p.opts.Upstream, resp.Incomplete, nil))
 	}
 	p.normalise(resp)
-	switch {
-	case resp.Error != nil:
-		return 0, fmt.Errorf("upstream %s error: %s", p.opts.Upstream, resp.Error.Message)
-	case resp.Finish == "":
-		return 0, fmt.Errorf("upstream %s response has no finish: it was cut", p.opts.Upstream)
+	if resp.Finish == "" {
+		return 0, failf(http.StatusBadGateway, "upstream %s response has no finish: it was cut", p.opts.Upstream)
+	}
+	if resp.Error != nil {
+		return 0, &proxyError{status: http.StatusBadGateway, pe: *resp.Error}
 	}
 	out, err := p.front.EncodeResponse(resp)
 	if err != nil {
-		return 0, fmt.Errorf("encode %s response: %w", p.opts.Front, err)
+		return 0, failf(http.StatusBadGateway, "encode %s response: %v", p.opts.Front, err)
 	}
 	p.rememberWireIDs(resp, out, false)
 	w.Header().Set("Content-Type", p.frontEP.ContentType)
@@ -275,15 +337,54 @@ func (p *Proxy) whole(w http.ResponseWriter, body io.Reader) (int, error) {
 	return http.StatusOK, nil
 }
 
+// lostCalls describes calls the upstream sent that the proxy cannot pass
+// on whole, with the error that says why.
+func lostCalls(upstream string, calls []core.Call, err error) string {
+	names := make([]string, len(calls))
+	for i, c := range calls {
+		names[i] = fmt.Sprintf("%s (id %q)", c.Name, c.ID)
+	}
+	msg := fmt.Sprintf("the %s upstream's call(s) %s arrived incomplete and are not passed on", upstream, strings.Join(names, ", "))
+	if err != nil {
+		msg += ": " + err.Error()
+	}
+	return msg
+}
+
+// cutByFinish reports whether a finish says why calls are incomplete: a
+// length or content_filter finish cuts the turn, the calls it cut are
+// left out (B11) and the finish tells the client. err is Collect's; a call
+// lost any other way (a limit, a rejected chunk) is not excused.
+func cutByFinish(finish core.FinishReason, err error) bool {
+	if finish != core.FinishLength && finish != core.FinishContentFilter {
+		return false
+	}
+	if err == nil {
+		return true
+	}
+	errs := []error{err}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		errs = j.Unwrap()
+	}
+	for _, e := range errs {
+		if !errors.Is(e, core.ErrIncomplete) || errors.Is(e, core.ErrLostChunk) {
+			return false
+		}
+	}
+	return true
+}
+
 // stream translates a stream: the upstream events are collected into a
 // response (core.Collect), which is written as the front protocol's stream
-// (see the package documentation).
+// (see the package documentation). Whatever Collect reports — a call left
+// incomplete or lost to a limit, text past its limit, a stream cut or
+// unreadable — ends the written stream with an error event after what
+// arrived whole, so the client never reads a clean turn that lost
+// something.
 func (p *Proxy) stream(w http.ResponseWriter, body io.Reader) (int, error) {
-	events, err := Events(p.upstream.DecodeStream(body))
-	resp, cerr := core.Collect(&sliceStream{events: events})
-	if err == nil && resp.Error == nil && errors.Is(cerr, core.ErrTruncated) {
-		err = cerr
-	}
+	resp, err := core.Collect(p.upstream.DecodeStream(body))
+	lost := resp.Incomplete
+	resp.Incomplete = nil
 	p.normalise(resp)
 	out := providers.ResponseEvents(p.opts.Front, resp)
 	switch {
@@ -292,18 +393,24 @@ func (p *Proxy) stream(w http.ResponseWriter, body io.Reader) (int, error) {
 			out = out[:len(out)-1] // the error ends the stream, not a finish
 		}
 		out = append(out, core.Event{Kind: core.EventError, Error: resp.Error})
-	case err != nil:
+	case (err != nil || len(lost) > 0) && !cutByFinish(resp.Finish, err):
 		if out[len(out)-1].Finish == "" {
+			// No finish came: the error ends the stream. A finish that
+			// came (or that normalise gave the calls that arrived whole)
+			// is written before the error, so that the front's client
+			// closes those calls (a Chat Completions call ends at its
+			// finish_reason) and then reads the error.
 			out = out[:len(out)-1]
 		}
-		out = append(out, core.Event{Kind: core.EventError, Error: &core.ProviderError{Type: "proxy_error", Message: fmt.Sprintf("upstream %s stream: %v", p.opts.Upstream, err)}})
-	}
-	if len(out) > 0 && out[0].ID == "" && len(events) > 0 {
-		out[0].ID = events[0].ID
+		msg := fmt.Sprintf("upstream %s stream: %v", p.opts.Upstream, err)
+		if len(lost) > 0 {
+			msg = lostCalls(p.opts.Upstream, lost, err)
+		}
+		out = append(out, core.Event{Kind: core.EventError, Error: &core.ProviderError{Type: "proxy_error", Message: msg}})
 	}
 	var b bytes.Buffer
 	if err := p.front.EncodeStream(&b, out); err != nil {
-		return 0, fmt.Errorf("encode %s stream: %w", p.opts.Front, err)
+		return 0, failf(http.StatusBadGateway, "encode %s stream: %v", p.opts.Front, err)
 	}
 	p.rememberWireIDs(resp, b.Bytes(), true)
 	w.Header().Set("Content-Type", p.frontEP.StreamContentType)
@@ -320,8 +427,8 @@ func (p *Proxy) stream(w http.ResponseWriter, body io.Reader) (int, error) {
 //   - calls that came with a finish other than tool_calls, length,
 //     content_filter or error get tool_calls, which a client of any
 //     protocol needs to run them (F01); a tool_calls finish without a
-//     complete call becomes stop (F03), or an error when calls were left
-//     incomplete (B09, B10);
+//     call becomes stop (F03; calls left incomplete never reach here, they
+//     end the answer with an error, B09, B10);
 //   - an error finish without an error gets one naming the upstream's
 //     reason (F04), so that the front says the turn failed;
 //   - plan parts are dropped when the front protocol has no place for
@@ -337,9 +444,6 @@ func (p *Proxy) normalise(resp *core.Response) {
 	case len(calls) > 0 && !slices.Contains([]core.FinishReason{core.FinishToolCalls, core.FinishLength, core.FinishContentFilter, core.FinishError}, resp.Finish):
 		p.logf("finish %q (%s) with %d call(s) sent as tool_calls (F01)", resp.Finish, raw, len(calls))
 		resp.Finish = core.FinishToolCalls
-	case len(calls) == 0 && resp.Finish == core.FinishToolCalls && len(resp.Incomplete) > 0 && resp.Error == nil:
-		resp.Finish = core.FinishError
-		resp.Error = &core.ProviderError{Type: "proxy_error", Message: fmt.Sprintf("the upstream's %d call(s) arrived incomplete", len(resp.Incomplete))}
 	case len(calls) == 0 && resp.Finish == core.FinishToolCalls:
 		p.logf("finish tool_calls without a call sent as stop (F03)")
 		resp.Finish = core.FinishStop
@@ -536,38 +640,5 @@ func (m *memory) get(key string) (any, bool) {
 func (p *Proxy) logf(format string, args ...any) {
 	if p.opts.Log != nil {
 		fmt.Fprintf(p.opts.Log, "conform proxy: "+format+"\n", args...)
-	}
-}
-
-// sliceStream yields collected events again.
-type sliceStream struct {
-	events []core.Event
-	next   int
-}
-
-func (s *sliceStream) Next() (core.Event, error) {
-	if s.next == len(s.events) {
-		return core.Event{}, io.EOF
-	}
-	s.next++
-	return s.events[s.next-1], nil
-}
-
-// Events drains s, at most MaxEvents events. The error is the stream's,
-// or ErrTooLarge; the events before it stand.
-func Events(s core.EventStream) ([]core.Event, error) {
-	var events []core.Event
-	for {
-		e, err := s.Next()
-		if errors.Is(err, io.EOF) {
-			return events, nil
-		}
-		if err != nil {
-			return events, err
-		}
-		if len(events) == MaxEvents {
-			return events, fmt.Errorf("stream: %w (more than %d events)", ErrTooLarge, MaxEvents)
-		}
-		events = append(events, e)
 	}
 }
