@@ -2,10 +2,12 @@ package proxy
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"slices"
@@ -16,18 +18,33 @@ import (
 	"github.com/toolconform/conform/core"
 	"github.com/toolconform/conform/providers"
 	"github.com/toolconform/conform/providers/protocol"
+	"github.com/toolconform/conform/serve"
 )
 
 // Limits of the proxy.
 const (
 	// MaxBody bounds a request body and a whole upstream response.
 	MaxBody = 16 << 20
-	// DefaultTimeout bounds one upstream exchange.
-	DefaultTimeout = 2 * time.Minute
+	// MaxHeaderBytes bounds a request's headers.
+	MaxHeaderBytes = 64 << 10
+)
+
+// The default timeouts (see Options). Each is an idle timeout, a bound
+// on one wait, never on a whole exchange: a healthy generation that keeps
+// sending may last as long as it likes.
+const (
+	DefaultHeaderTimeout       = 10 * time.Second
+	DefaultBodyTimeout         = 30 * time.Second
+	DefaultIdleTimeout         = 60 * time.Second
+	DefaultUpstreamIdleTimeout = 10 * time.Minute
 )
 
 // ErrTooLarge reports a body or stream past the proxy's limits.
 var ErrTooLarge = errors.New("proxy: too large")
+
+// ErrUpstreamIdle reports an upstream that sent nothing for
+// Options.UpstreamIdleTimeout.
+var ErrUpstreamIdle = errors.New("proxy: upstream idle")
 
 // Options configure a proxy.
 type Options struct {
@@ -38,12 +55,34 @@ type Options struct {
 	// Key is the upstream API key when none of the upstream protocol's
 	// key variables is set; "" sends none.
 	Key string
-	// Client sends upstream requests; nil means a client with
-	// DefaultTimeout.
+	// Client sends upstream requests; nil means a client whose waits are
+	// bounded by UpstreamIdleTimeout.
 	Client *http.Client
 	// Log receives one line per request (method, path, status, never a
 	// header); nil discards.
 	Log io.Writer
+
+	// HeaderTimeout bounds the wait for a request's headers, BodyTimeout
+	// each wait for more of its body, and IdleTimeout the wait for the
+	// next request on a keep-alive connection (see Server).
+	HeaderTimeout, BodyTimeout, IdleTimeout time.Duration
+	// UpstreamIdleTimeout bounds each wait for the upstream: for the
+	// connection and its answer's headers, then for each read of its
+	// body. Past it the exchange is abandoned with ErrUpstreamIdle.
+	UpstreamIdleTimeout time.Duration
+}
+
+// withDefaults gives every zero or negative timeout its default.
+func (o Options) withDefaults() Options {
+	for _, t := range []struct {
+		d   *time.Duration
+		def time.Duration
+	}{{&o.HeaderTimeout, DefaultHeaderTimeout}, {&o.BodyTimeout, DefaultBodyTimeout}, {&o.IdleTimeout, DefaultIdleTimeout}, {&o.UpstreamIdleTimeout, DefaultUpstreamIdleTimeout}} {
+		if *t.d <= 0 {
+			*t.d = t.def
+		}
+	}
+	return o
 }
 
 // Proxy is the reference gateway; it is an http.Handler.
@@ -74,6 +113,7 @@ func New(opts Options) (*Proxy, error) {
 	if !strings.HasPrefix(opts.UpstreamURL, "http://") && !strings.HasPrefix(opts.UpstreamURL, "https://") {
 		return nil, fmt.Errorf("proxy: upstream URL %q: want http:// or https://", opts.UpstreamURL)
 	}
+	opts = opts.withDefaults()
 	fd, _ := providers.Describe(opts.Front)
 	ud, _ := providers.Describe(opts.Upstream)
 	p := &Proxy{opts: opts, front: front, upstream: upstream, frontEP: fd.Endpoint, upEP: ud.Endpoint, frontErrors: fd.Errors, upErrors: ud.Errors, key: opts.Key, client: opts.Client}
@@ -85,9 +125,35 @@ func New(opts Options) (*Proxy, error) {
 		}
 	}
 	if p.client == nil {
-		p.client = &http.Client{Timeout: DefaultTimeout}
+		idle := opts.UpstreamIdleTimeout
+		p.client = &http.Client{Transport: &http.Transport{
+			Proxy:                 http.ProxyFromEnvironment,
+			DialContext:           (&net.Dialer{Timeout: idle, KeepAlive: 30 * time.Second}).DialContext,
+			TLSHandshakeTimeout:   idle,
+			ResponseHeaderTimeout: idle,
+			IdleConnTimeout:       90 * time.Second,
+			MaxIdleConnsPerHost:   16,
+			ForceAttemptHTTP2:     true,
+		}}
 	}
 	return p, nil
+}
+
+// Server returns an http.Server that serves p with the listener's
+// bounds: HeaderTimeout for a request's headers (ReadHeaderTimeout),
+// IdleTimeout between requests on a keep-alive connection, and
+// MaxHeaderBytes; HTTP/1.1 and h2c, as serve (serve.Protocols). BodyTimeout is applied by ServeHTTP to each read of the
+// body, so that no deadline is left on a connection while a stream is
+// written (http.Server.ReadTimeout would end a long stream's request).
+// There is no write timeout: a stream lasts as long as the upstream's.
+func (p *Proxy) Server() *http.Server {
+	return &http.Server{
+		Handler:           p,
+		ReadHeaderTimeout: p.opts.HeaderTimeout,
+		IdleTimeout:       p.opts.IdleTimeout,
+		MaxHeaderBytes:    MaxHeaderBytes,
+		Protocols:         serve.Protocols(),
+	}
 }
 
 // carriesPlans reports whether the named protocol has a place for a plan:
@@ -220,6 +286,31 @@ func (p *Proxy) upstreamError(resp *http.Response) *proxyError {
 	return e
 }
 
+// readBody reads r's body, at most MaxBody+1 bytes, each read within
+// BodyTimeout of the last, then clears the connection's read deadline.
+func (p *Proxy) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+	rc := http.NewResponseController(w)
+	var b bytes.Buffer
+	lr := io.LimitReader(r.Body, MaxBody+1)
+	buf := make([]byte, 32<<10)
+	for {
+		// A writer without deadlines (a test recorder) reads unbounded.
+		rc.SetReadDeadline(time.Now().Add(p.opts.BodyTimeout))
+		n, err := lr.Read(buf)
+		b.Write(buf[:n])
+		if err == io.EOF {
+			rc.SetReadDeadline(time.Time{})
+			return b.Bytes(), nil
+		}
+		if err != nil {
+			if errors.Is(err, os.ErrDeadlineExceeded) {
+				err = fmt.Errorf("no byte for %v (the body timeout)", p.opts.BodyTimeout)
+			}
+			return nil, err
+		}
+	}
+}
+
 // serve answers r and returns the status written. A returned error
 // with status 0 means the answer was already under way.
 func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) (int, error) {
@@ -230,7 +321,7 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) (int, error) {
 	if r.Method != p.frontEP.Method {
 		return 0, failf(http.StatusMethodNotAllowed, "method %s, want %s", r.Method, p.frontEP.Method)
 	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, MaxBody+1))
+	body, err := p.readBody(w, r)
 	if err != nil {
 		return 0, failf(http.StatusBadRequest, "read request body: %v", err)
 	}
@@ -266,7 +357,9 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) (int, error) {
 	if err != nil {
 		return 0, failf(http.StatusBadRequest, "encode %s request: %v", p.opts.Upstream, err)
 	}
-	ureq, err := http.NewRequestWithContext(r.Context(), p.upEP.Method, p.upEP.URL(p.opts.UpstreamURL, model, stream), bytes.NewReader(out))
+	uctx, cancel := context.WithCancelCause(r.Context())
+	defer cancel(nil)
+	ureq, err := http.NewRequestWithContext(uctx, p.upEP.Method, p.upEP.URL(p.opts.UpstreamURL, model, stream), bytes.NewReader(out))
 	if err != nil {
 		return 0, failf(http.StatusBadGateway, "upstream request: %v", err)
 	}
@@ -284,9 +377,14 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) (int, error) {
 	}
 	resp, err := p.client.Do(ureq)
 	if err != nil {
-		return 0, failf(http.StatusBadGateway, "upstream: %v", err)
+		status := http.StatusBadGateway
+		if ne, ok := errors.AsType[net.Error](err); ok && ne.Timeout() {
+			status = http.StatusGatewayTimeout
+		}
+		return 0, failf(status, "upstream: %v", err)
 	}
 	defer resp.Body.Close()
+	resp.Body = newIdleBody(uctx, resp.Body, p.opts.UpstreamIdleTimeout, cancel)
 	if resp.StatusCode != http.StatusOK {
 		return 0, p.upstreamError(resp)
 	}
@@ -641,4 +739,41 @@ func (p *Proxy) logf(format string, args ...any) {
 	if p.opts.Log != nil {
 		fmt.Fprintf(p.opts.Log, "conform proxy: "+format+"\n", args...)
 	}
+}
+
+// idleBody is an upstream body whose every read must come within idle of
+// the last: past it, the exchange's context is cancelled with
+// ErrUpstreamIdle and the read fails with that cause.
+type idleBody struct {
+	io.ReadCloser
+	idle  time.Duration
+	timer *time.Timer
+	ctx   context.Context
+}
+
+func newIdleBody(ctx context.Context, body io.ReadCloser, idle time.Duration, cancel context.CancelCauseFunc) *idleBody {
+	b := &idleBody{ReadCloser: body, idle: idle, ctx: ctx}
+	b.timer = time.AfterFunc(idle, func() {
+		cancel(fmt.Errorf("%w: no byte for %v (the upstream idle timeout)", ErrUpstreamIdle, idle))
+	})
+	return b
+}
+
+func (b *idleBody) Read(p []byte) (int, error) {
+	b.timer.Reset(b.idle)
+	n, err := b.ReadCloser.Read(p)
+	if n > 0 {
+		b.timer.Reset(b.idle)
+	}
+	if err != nil && err != io.EOF {
+		if cause := context.Cause(b.ctx); errors.Is(cause, ErrUpstreamIdle) {
+			err = cause
+		}
+	}
+	return n, err
+}
+
+func (b *idleBody) Close() error {
+	b.timer.Stop()
+	return b.ReadCloser.Close()
 }

@@ -134,7 +134,7 @@ func runGateway(ctx context.Context, e *env, args []string) int {
 	upURL := serve.URL(ln)
 	sctx, stopUp := context.WithCancel(ctx)
 	defer stopUp()
-	go serveUntil(sctx, ln, up)
+	go serveUntil(sctx, ln, &http.Server{Handler: up, ReadHeaderTimeout: serve.ReadHeaderTimeout})
 
 	used := make([]bool, len(pats))
 	perUpstream := map[string][]string{}
@@ -303,7 +303,7 @@ func startGateway(ctx context.Context, e *env, spec *gateway.Spec, front, q, upU
 	pctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() {
-		serveUntil(pctx, ln, px)
+		serveUntil(pctx, ln, px.Server())
 		close(done)
 	}()
 	target := gateway.Target{Front: front, Upstream: q, URL: serve.URL(ln), Header: http.Header{}}

@@ -17,7 +17,8 @@ import (
 // runProxy runs the reference gateway until interrupted: it takes requests
 // in the front protocol and sends them on in the upstream one. Streams are
 // collected whole from the upstream before they are written in the front
-// protocol (see package proxy).
+// protocol (see package proxy). Its timeouts are idle timeouts: each
+// bounds one wait, never a whole exchange.
 func runProxy(ctx context.Context, e *env, args []string) int {
 	fs := newFlagSet(e, "proxy")
 	front := fs.String("front", "", "the `PROTOCOL` clients speak to the proxy")
@@ -25,6 +26,10 @@ func runProxy(ctx context.Context, e *env, args []string) int {
 	upstreamURL := fs.String("upstream-url", "", "the upstream's base `URL`, such as http://127.0.0.1:8080")
 	addr := fs.String("addr", "127.0.0.1:0", "listen on `HOST:PORT` (loopback only; port 0 picks a free one)")
 	key := fs.String("key", "", "upstream API `KEY` when none of the upstream protocol's key variables is set")
+	headerTimeout := fs.Duration("header-timeout", proxy.DefaultHeaderTimeout, "wait at most `D` for a request's headers")
+	bodyTimeout := fs.Duration("body-timeout", proxy.DefaultBodyTimeout, "wait at most `D` for each read of a request body")
+	idleTimeout := fs.Duration("idle-timeout", proxy.DefaultIdleTimeout, "close a keep-alive connection idle for `D`")
+	upstreamIdle := fs.Duration("upstream-idle-timeout", proxy.DefaultUpstreamIdleTimeout, "abandon an upstream that sends nothing for `D` (its headers, or the next bytes of its body)")
 	if ok, status := parseFlags(fs, args); !ok {
 		return status
 	}
@@ -39,7 +44,8 @@ func runProxy(ctx context.Context, e *env, args []string) int {
 	case *upstreamURL == "":
 		return usageError(e, fs, "proxy: --upstream-url is required")
 	}
-	p, err := proxy.New(proxy.Options{Front: *front, Upstream: *upstream, UpstreamURL: *upstreamURL, Key: *key, Log: e.stderr})
+	p, err := proxy.New(proxy.Options{Front: *front, Upstream: *upstream, UpstreamURL: *upstreamURL, Key: *key, Log: e.stderr,
+		HeaderTimeout: *headerTimeout, BodyTimeout: *bodyTimeout, IdleTimeout: *idleTimeout, UpstreamIdleTimeout: *upstreamIdle})
 	if err != nil {
 		return usageError(e, fs, "%v", err)
 	}
@@ -50,17 +56,19 @@ func runProxy(ctx context.Context, e *env, args []string) int {
 	fmt.Fprintf(e.stdout, "conform proxy: %s front on %s, %s upstream at %s\n", *front, serve.URL(ln), *upstream, *upstreamURL)
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := serveUntil(ctx, ln, p); err != nil {
+	if err := serveUntil(ctx, ln, p.Server()); err != nil {
 		e.errorf("proxy: %v", err)
 		return exitFail
 	}
 	return exitOK
 }
 
-// serveUntil serves h on ln until ctx ends, over HTTP/1.1 and h2c as
-// serve does (serve.Protocols).
-func serveUntil(ctx context.Context, ln net.Listener, h http.Handler) error {
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: serve.ReadHeaderTimeout, Protocols: serve.Protocols()}
+// serveUntil serves srv on ln until ctx ends, over HTTP/1.1 and h2c as
+// serve does (serve.Protocols) when srv names no protocols.
+func serveUntil(ctx context.Context, ln net.Listener, srv *http.Server) error {
+	if srv.Protocols == nil {
+		srv.Protocols = serve.Protocols()
+	}
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()
 	select {

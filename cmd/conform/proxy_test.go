@@ -19,7 +19,7 @@ func TestServeUntilH2C(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		done <- serveUntil(ctx, ln, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, r.Proto) }))
+		done <- serveUntil(ctx, ln, &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, r.Proto) })})
 	}()
 	defer func() { cancel(); <-done }()
 	h2c := &http.Transport{Protocols: new(http.Protocols)}
