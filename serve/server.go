@@ -16,6 +16,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/toolconform/conform/cassettes"
 	"github.com/toolconform/conform/core"
@@ -276,10 +277,33 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if rec.status != 0 {
 			status = rec.status
 		}
-		// The path only: a key in the query never reaches the log.
-		s.logf("conform serve: %s %s scenario=%s status=%d in %s", r.Method, cassettes.RedactURL(r.URL.Path), name, status, time.Since(start).Round(time.Millisecond))
+		// The path only: a key in the query never reaches the log. The
+		// scenario's name is logged once, in scenario=, and cut to
+		// maxLoggedName: a client chooses it, and an unknown one costs
+		// one bounded line however long it is.
+		path := cassettes.RedactURL(r.URL.Path)
+		if rest, ok := strings.CutPrefix(path, ScenarioPrefix+name); ok && name != "" {
+			path = ScenarioPrefix + "{scenario}" + rest
+		}
+		s.logf("conform serve: %s %s scenario=%s status=%d in %s", r.Method, clipLogged(path), clipLogged(name), status, time.Since(start).Round(time.Millisecond))
 	}()
 	name, status = s.handle(rec, r)
+}
+
+// maxLoggedName bounds the bytes of a scenario name or path in a log line.
+const maxLoggedName = 200
+
+// clipLogged cuts s to maxLoggedName bytes (at a rune boundary), saying
+// how long it was.
+func clipLogged(s string) string {
+	if len(s) <= maxLoggedName {
+		return s
+	}
+	cut := maxLoggedName
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s...(%d bytes)", s[:cut], len(s))
 }
 
 // statusWriter remembers the status written.
