@@ -170,7 +170,7 @@ func TestLoopSandboxedPrograms(t *testing.T) {
 	}
 	want := map[string]string{
 		"callA": `tool "connect" failed: exited with status 3: denied: ENETUNREACH`,
-		"callC": `tool "write" failed: exited with status 3: denied: EROFS`,
+		"callC": `tool "write" failed: exited with status 3: denied: ENOENT`,
 		"callD": `tool "alloc" failed: exited with status 3: denied: ENOMEM`,
 		"callE": `tool "fork" failed: exited with status 3: denied: EAGAIN`,
 		"callF": `tool "hold" timed out after 3s`,
@@ -197,7 +197,7 @@ func TestLoopSandboxedPrograms(t *testing.T) {
 	for _, e := range out.Trace.Entries {
 		if e.Kind == agent.KindSandbox {
 			reported = append(reported, e.Call.Name)
-			if e.Sandbox.Limits != policy.Limits || e.Sandbox.Network != sandbox.NetworkNone || !e.Sandbox.ReadOnlyTree {
+			if e.Sandbox.Limits != policy.Limits || e.Sandbox.Network != sandbox.NetworkNone || !e.Sandbox.NewRoot {
 				t.Errorf("report of %s: %s", e.Call.Name, e.Sandbox)
 			}
 		}

@@ -101,7 +101,7 @@ func runGateway(ctx context.Context, e *env, args []string) int {
 		if shard.n > 0 {
 			inner = append(inner, "--shard", shard.String())
 		}
-		file, err := runIsolated(ctx, e, inner)
+		file, err := runIsolated(ctx, e, spec, *specFile, inner)
 		if err != nil {
 			e.errorf("gateway: %v", err)
 			return exitUsage
@@ -238,7 +238,9 @@ func writeGatewayResults(e *env, file gateway.File, format, out string, strict b
 // with its own network namespace, where only loopback is up, and reads
 // the JSON results it writes. serve, the gateway and the grading share
 // that loopback; nothing in it reaches the host's loopback or beyond.
-func runIsolated(ctx context.Context, e *env, args []string) (gateway.File, error) {
+// The sandbox is given, read-only, the spec's directory, the gateway's
+// Dir and the directory of its program.
+func runIsolated(ctx context.Context, e *env, spec *gateway.Spec, specFile string, args []string) (gateway.File, error) {
 	self := os.Args[0]
 	if _, err := exec.LookPath(self); err != nil {
 		if self, err = os.Executable(); err != nil {
@@ -254,7 +256,7 @@ func runIsolated(ctx context.Context, e *env, args []string) (gateway.File, erro
 			args[i] = abs
 		}
 	}
-	c, err := sandbox.Prepare(ctx, sandbox.Policy{Network: sandbox.NetworkLoopback, Env: []string{"PATH", "LANG"}}, self, args...)
+	c, err := sandbox.Prepare(ctx, sandbox.Policy{Network: sandbox.NetworkLoopback, Env: []string{"PATH", "LANG"}, Paths: gatewayPaths(spec, specFile)}, self, args...)
 	if err != nil {
 		return gateway.File{}, fmt.Errorf("--isolate: %w (--isolate=false runs the gateway on the host's loopback, without a namespace)", err)
 	}
@@ -280,6 +282,31 @@ type runningGateway struct {
 	target gateway.Target
 	exited func() (string, bool)
 	stop   func() string
+}
+
+// gatewayPaths are the host directories an isolated run of spec needs:
+// the spec file's, the gateway's Dir and its program's, where they exist.
+func gatewayPaths(spec *gateway.Spec, specFile string) []sandbox.Path {
+	specDir, err := filepath.Abs(filepath.Dir(specFile))
+	if err != nil {
+		return nil
+	}
+	dirs := []string{specDir, spec.Dir}
+	if len(spec.Command) > 0 {
+		if prog, err := exec.LookPath(strings.ReplaceAll(spec.Command[0], "{{dir}}", specDir)); err == nil {
+			if abs, err := filepath.Abs(prog); err == nil {
+				dirs = append(dirs, filepath.Dir(abs))
+			}
+		}
+	}
+	var paths []sandbox.Path
+	for _, d := range dirs {
+		if fi, err := os.Stat(d); err != nil || !fi.IsDir() || slices.ContainsFunc(paths, func(p sandbox.Path) bool { return p.Path == d }) {
+			continue
+		}
+		paths = append(paths, sandbox.Path{Path: d})
+	}
+	return paths
 }
 
 // startGateway starts the gateway for upstream q: the reference proxy in

@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -146,32 +147,37 @@ func TestRegistryOutputLimit(t *testing.T) {
 
 // TestTimeoutKillsEverything runs a program whose child holds its pipes
 // and sleeps: Run returns at the timeout with ErrTimeout, and neither
-// process is left, checked by the host pids they reported on standard
-// error.
+// process is left, checked by the host pids found, while they ran, by a
+// marker in their command lines.
 func TestTimeoutKillsEverything(t *testing.T) {
 	for _, sandboxed := range []bool{false, true} {
 		t.Run(fmt.Sprintf("sandboxed=%v", sandboxed), func(t *testing.T) {
-			p := command.Program{Argv: []string{prog, "hold"}}
+			marker := fmt.Sprintf("marker-%d-%v", os.Getpid(), sandboxed)
+			p := command.Program{Argv: []string{prog, "hold", marker}}
 			if sandboxed {
 				p.Sandbox = sandboxOrSkip(t, sandbox.Policy{})
 			}
-			// The timeout must outlast the start of two Go programs,
-			// which report their pids first thing.
+			found := make(chan []int, 1)
+			go func() {
+				for range 300 {
+					if pids := processesWith(marker); len(pids) == 2 {
+						found <- pids
+						return
+					}
+					time.Sleep(10 * time.Millisecond)
+				}
+				found <- nil
+			}()
+			// The timeout must outlast the start of two Go programs.
 			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 			defer cancel()
-			out, err := p.Run(ctx, json.RawMessage(`{}`))
+			_, err := p.Run(ctx, json.RawMessage(`{}`))
 			if !errors.Is(err, command.ErrTimeout) || !errors.Is(err, context.DeadlineExceeded) {
 				t.Fatalf("got %v, want ErrTimeout from the deadline", err)
 			}
-			var pids []int
-			for _, line := range strings.Split(strings.TrimSpace(out.Stderr), "\n") {
-				var pid int
-				if _, err := fmt.Sscanf(line, "pid %d", &pid); err == nil {
-					pids = append(pids, pid)
-				}
-			}
+			pids := <-found
 			if len(pids) != 2 {
-				t.Fatalf("standard error %q does not give two pids", out.Stderr)
+				t.Fatal("the program and its child were never seen on the host")
 			}
 			for _, pid := range pids {
 				if state := processState(t, pid); state != "" {
@@ -180,6 +186,23 @@ func TestTimeoutKillsEverything(t *testing.T) {
 			}
 		})
 	}
+}
+
+// processesWith returns the host pids whose command line holds s.
+func processesWith(s string) []int {
+	entries, _ := os.ReadDir("/proc")
+	var pids []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, _ := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		if strings.Contains(string(b), s) {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
 }
 
 // processState returns "" for a pid that is no process or a process that
@@ -254,7 +277,7 @@ func TestSandboxThroughRegistry(t *testing.T) {
 	if diff := cmp.Diff([]string{"c1", "c2"}, slices.Sorted(maps.Keys(reports))); diff != "" {
 		t.Errorf("observed calls (-want +got):\n%s", diff)
 	}
-	if r := reports["c2"]; r.Network != sandbox.NetworkNone || !r.ReadOnlyTree || !r.PIDNamespace {
+	if r := reports["c2"]; r.Network != sandbox.NetworkNone || !r.NewRoot || !r.Seccomp || !r.NoCapabilities || !r.PIDNamespace {
 		t.Errorf("report of c2: %s", r)
 	}
 	for id, r := range reports {

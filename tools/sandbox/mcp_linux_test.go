@@ -113,7 +113,8 @@ func TestMCPServerInSandbox(t *testing.T) {
 	if err := os.Chmod(outside, 0o777); err != nil {
 		t.Fatal(err)
 	}
-	s, c := sandboxedMCP(t, sandbox.Policy{Network: sandbox.NetworkLoopback, Env: []string{"PATH"}})
+	// The outside directory is given read-only: seen, not writable.
+	s, c := sandboxedMCP(t, sandbox.Policy{Network: sandbox.NetworkLoopback, Env: []string{"PATH"}, Paths: []sandbox.Path{{Path: outside}}})
 	rep := c.Report
 	reg := mcpRegistry(t, s)
 	ctx := context.Background()

@@ -76,42 +76,86 @@ type Limits struct {
 	Processes uint64 `json:"processes,omitempty"`
 }
 
+// Path is a host file or directory given to the program at the same path
+// in its new root, read-only unless Writable.
+type Path struct {
+	Path     string `json:"path"`
+	Writable bool   `json:"writable,omitempty"`
+}
+
+// SystemPaths are what every sandbox sees of the host, read-only, where
+// they exist: the programs and libraries a command needs. /etc is not
+// among them; the sandbox's /etc holds its own passwd, group and hosts and
+// read-only binds of EtcPaths.
+var SystemPaths = []string{"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"}
+
+// EtcPaths are the host's files of /etc a sandbox sees, read-only, where
+// they exist: the dynamic linker's cache, the alternatives Debian links
+// commands through, the time zone and the public certificates.
+var EtcPaths = []string{"/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/alternatives", "/etc/localtime", "/etc/ssl/certs"}
+
+// DefaultSocketFamilies are the socket families a program may open when
+// its Policy names none.
+var DefaultSocketFamilies = []string{"unix", "inet", "inet6"}
+
+// DefaultTmpSize bounds each of the sandbox's /tmp and /dev/shm when its
+// Policy sets no TmpSize.
+const DefaultTmpSize = 64 << 20
+
+// SandboxUID is the user and group id the program runs as inside its user
+// namespace: not root, with no capability in any namespace.
+const SandboxUID = 1000
+
 // Policy is what a sandboxed program may do. The zero value is the
-// strictest: no network, no inherited environment, a read-only tree
-// outside its private working directory, no resource limits.
+// strictest: no network, no inherited environment, nothing of the host's
+// files but SystemPaths and EtcPaths, read-only, no resource limits.
 type Policy struct {
 	Network Network
+	// SocketFamilies are the socket families the program may open:
+	// "unix", "inet", "inet6", "netlink", "packet"; nil means
+	// DefaultSocketFamilies. socket(2) of any other fails with
+	// EAFNOSUPPORT.
+	SocketFamilies []string
 	// Env is the allow-list of the environment: "NAME" copies NAME from
 	// the calling process when it is set, "NAME=value" sets it. Nothing
 	// else is inherited. HOME and TMPDIR are set to the working directory
 	// unless listed.
 	Env []string
-	// WritableTree leaves the file tree as the caller sees it instead of
-	// mounting it read-only; the working directory is private either way.
-	WritableTree bool
-	Limits       Limits
+	// Paths are host files and directories the program is given besides
+	// the system paths, each at its own absolute path, read-only unless
+	// Writable. A path that does not exist is an error of Prepare.
+	Paths []Path
+	// TmpSize bounds, in bytes, each of the fresh tmpfs the program gets
+	// as /tmp and /dev/shm (writes past it fail with ENOSPC); zero means
+	// DefaultTmpSize.
+	TmpSize uint64
+	Limits  Limits
 	// Probe says which facilities this machine has; nil probes the machine
 	// once per process. Tests inject a probe to check the refusals.
-	Probe func() Facilities
+	Probe func() Facilities `json:"-"`
 }
 
 // Facilities are the kernel facilities a sandbox is built from. A missing
-// one carries the reason in its Err field.
+// one carries the reason in its Err field. Every sandbox needs each of
+// them but Loopback, which only NetworkLoopback needs.
 type Facilities struct {
-	// UserNS: user namespaces, which the sandbox always needs (they make
-	// the other namespaces available without privilege, and map the
-	// program to an unprivileged user).
+	// UserNS: user namespaces with ambient capabilities, which make the
+	// other namespaces available without privilege and map the program to
+	// an unprivileged user.
 	UserNS error
-	// NetNS: network namespaces, for NetworkNone and NetworkLoopback.
+	// NetNS: network namespaces.
 	NetNS error
 	// Loopback: bringing the loopback interface up inside one.
 	Loopback error
-	// MountNS: mount namespaces with recursive read-only remounts, for the
-	// read-only tree.
+	// MountNS: mount namespaces in which a new root is built (tmpfs, bind
+	// mounts, mount_setattr, pivot_root) with a proc of the sandbox's PID
+	// namespace.
 	MountNS error
 	// PIDNS: PID namespaces, so that ending the sandbox's first process
 	// ends every process in it.
 	PIDNS error
+	// Seccomp: seccomp filters (and no_new_privs).
+	Seccomp error
 }
 
 // ErrUnavailable is wrapped by the error of Prepare when a restriction the
@@ -147,31 +191,56 @@ func (e *UnavailableError) Unwrap() []error { return []error{ErrUnavailable, e.E
 // Report says which restrictions a sandbox enforces. Every field is a
 // restriction in force, not one asked for.
 type Report struct {
-	// UID and GID are the host's ids the program runs as.
+	// UID and GID are the host's ids the program runs as; inside its user
+	// namespace it is SandboxUID.
 	UID     int     `json:"uid"`
 	GID     int     `json:"gid"`
 	Network Network `json:"network"`
+	// SocketFamilies are the families socket(2) may open.
+	SocketFamilies []string `json:"socket_families"`
 	// Env lists the names of the environment variables the program gets.
 	Env []string `json:"env"`
 	// WorkDir is the private working directory, removed by Cleanup.
-	WorkDir      string `json:"work_dir"`
-	ReadOnlyTree bool   `json:"read_only_tree"`
-	PIDNamespace bool   `json:"pid_namespace"`
-	Limits       Limits `json:"limits"`
+	WorkDir string `json:"work_dir"`
+	// NewRoot: the program sees a root of its own, with Paths besides the
+	// system paths.
+	NewRoot bool   `json:"new_root"`
+	Paths   []Path `json:"paths,omitempty"`
+	// NoCapabilities: every capability set is empty, no_new_privs is set.
+	NoCapabilities bool   `json:"no_capabilities"`
+	Seccomp        bool   `json:"seccomp"`
+	PIDNamespace   bool   `json:"pid_namespace"`
+	Limits         Limits `json:"limits"`
 }
 
 // String lists the restrictions in one line, such as
-// "user namespace as uid 65534; network none; env PATH; private workdir;
-// read-only tree; pid namespace; cpu 2s, address space 268435456 B".
+// "user namespace as uid 1000 (host 65534); no capabilities; seccomp;
+// network none; sockets unix,inet,inet6; env PATH; private workdir; new
+// root; pid namespace; cpu 2s".
 func (r Report) String() string {
-	parts := []string{fmt.Sprintf("user namespace as uid %d", r.UID), "network " + r.Network.String()}
+	parts := []string{fmt.Sprintf("user namespace as uid %d (host %d)", SandboxUID, r.UID)}
+	if r.NoCapabilities {
+		parts = append(parts, "no capabilities")
+	}
+	if r.Seccomp {
+		parts = append(parts, "seccomp")
+	}
+	parts = append(parts, "network "+r.Network.String(), "sockets "+strings.Join(r.SocketFamilies, ","))
 	env := "env empty"
 	if len(r.Env) > 0 {
 		env = "env " + strings.Join(r.Env, ",")
 	}
 	parts = append(parts, env, "private workdir")
-	if r.ReadOnlyTree {
-		parts = append(parts, "read-only tree")
+	if r.NewRoot {
+		root := "new root"
+		for _, p := range r.Paths {
+			mode := "ro"
+			if p.Writable {
+				mode = "rw"
+			}
+			root += fmt.Sprintf(" +%s (%s)", p.Path, mode)
+		}
+		parts = append(parts, root)
 	}
 	if r.PIDNamespace {
 		parts = append(parts, "pid namespace")

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -15,6 +17,13 @@ import (
 const (
 	helperArg0 = "conform-sandbox-init"
 	helperEnv  = "CONFORM_SANDBOX_INIT"
+)
+
+// The capabilities the helper needs for the setup (capability.h).
+const (
+	capSetpcap  = 8
+	capNetAdmin = 12
+	capSysAdmin = 21
 )
 
 // The helper's file descriptors: ExtraFiles 0 and 1.
@@ -29,15 +38,26 @@ const nobody = 65534
 // helperConfig tells the helper what to set up before it executes the
 // program. It travels as JSON in the helper's second argument.
 type helperConfig struct {
-	Probe    bool   `json:"probe,omitempty"`
-	Loopback bool   `json:"loopback,omitempty"`
-	ReadOnly bool   `json:"read_only,omitempty"`
-	WorkDir  string `json:"work_dir"`
-	Limits   Limits `json:"limits"`
+	Probe    bool `json:"probe,omitempty"`
+	Loopback bool `json:"loopback,omitempty"`
+	// Root is an empty host directory the new root is built on; empty
+	// for a probe that builds none.
+	Root    string `json:"root,omitempty"`
+	WorkDir string `json:"work_dir"`
+	Paths   []Path `json:"paths,omitempty"`
+	TmpSize uint64 `json:"tmp_size,omitempty"`
+	// Seccomp: load the filter, allowing these socket families.
+	Seccomp bool     `json:"seccomp,omitempty"`
+	Sockets []uint64 `json:"sockets,omitempty"`
+	Limits  Limits   `json:"limits"`
 	// Script: the program starts with "#!", so its descriptor stays open
 	// for the interpreter, which reads the script from /proc/self/fd/4.
 	Script bool `json:"script,omitempty"`
 }
+
+// allFlags are the namespaces of every sandbox.
+const allFlags = syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS | syscall.CLONE_NEWNET | syscall.CLONE_NEWPID |
+	syscall.CLONE_NEWIPC | syscall.CLONE_NEWUTS | syscall.CLONE_NEWCGROUP
 
 var (
 	probeOnce sync.Once
@@ -45,16 +65,24 @@ var (
 )
 
 // Probe returns the facilities of this machine, found by starting the
-// helper once with each of them; the answer is kept for the process.
+// helper with all of them and, if that fails, once with each; the answer
+// is kept for the process.
 func Probe() Facilities {
 	probeOnce.Do(func() { probed = probeMachine() })
 	return probed
 }
 
 func probeMachine() Facilities {
-	var f Facilities
 	try := func(flags uintptr, cfg helperConfig) error {
 		cfg.Probe = true
+		if cfg.Root != "" {
+			dir, err := newLayout()
+			if err != nil {
+				return err
+			}
+			defer os.RemoveAll(dir.base)
+			cfg.Root, cfg.WorkDir = dir.root, dir.work
+		}
 		cmd, closeFiles, err := helperCommand(context.Background(), flags, cfg, nil)
 		if err != nil {
 			return err
@@ -70,9 +98,14 @@ func probeMachine() Facilities {
 		}
 		return nil
 	}
+	full := helperConfig{Loopback: true, Root: "new", Seccomp: true, Sockets: []uint64{syscall.AF_UNIX}}
+	if try(allFlags, full) == nil {
+		return Facilities{}
+	}
+	var f Facilities
 	base := uintptr(syscall.CLONE_NEWUSER)
 	if f.UserNS = try(base, helperConfig{}); f.UserNS != nil {
-		f.NetNS, f.Loopback, f.MountNS, f.PIDNS = f.UserNS, f.UserNS, f.UserNS, f.UserNS
+		f.NetNS, f.Loopback, f.MountNS, f.PIDNS, f.Seccomp = f.UserNS, f.UserNS, f.UserNS, f.UserNS, f.UserNS
 		return f
 	}
 	f.NetNS = try(base|syscall.CLONE_NEWNET, helperConfig{})
@@ -80,29 +113,54 @@ func probeMachine() Facilities {
 	if f.NetNS == nil {
 		f.Loopback = try(base|syscall.CLONE_NEWNET, helperConfig{Loopback: true})
 	}
-	dir, err := os.MkdirTemp("", "conform-sandbox-probe-")
-	if err == nil && os.Geteuid() == 0 {
-		err = os.Chown(dir, nobody, nobody)
-	}
-	if err == nil {
-		defer os.RemoveAll(dir)
-		f.MountNS = try(base|syscall.CLONE_NEWNS, helperConfig{ReadOnly: true, WorkDir: dir})
-	} else {
-		f.MountNS = err
-	}
 	f.PIDNS = try(base|syscall.CLONE_NEWPID, helperConfig{})
+	f.MountNS = try(base|syscall.CLONE_NEWNS|syscall.CLONE_NEWPID, helperConfig{Root: "new"})
+	f.Seccomp = try(base, helperConfig{Seccomp: true, Sockets: []uint64{syscall.AF_UNIX}})
 	return f
+}
+
+// layout is the host directory of one sandbox: base holds root, the empty
+// directory the new root is mounted on, and work, the private working
+// directory, owned by the sandbox's host user.
+type layout struct{ base, root, work string }
+
+func newLayout() (layout, error) {
+	base, err := os.MkdirTemp("", "conform-sandbox-")
+	if err != nil {
+		return layout{}, fmt.Errorf("sandbox: working directory: %w", err)
+	}
+	l := layout{base: base, root: filepath.Join(base, "root"), work: filepath.Join(base, "work")}
+	err = os.Mkdir(l.root, 0o700)
+	if err == nil {
+		err = os.Mkdir(l.work, 0o700)
+	}
+	if err == nil && os.Geteuid() == 0 {
+		// The sandbox user (nobody) must reach both and own the work.
+		err = os.Chmod(base, 0o711)
+		if err == nil {
+			err = os.Chown(l.work, nobody, nobody)
+		}
+		if err == nil {
+			err = os.Chown(l.root, nobody, nobody)
+		}
+	}
+	if err != nil {
+		os.RemoveAll(base)
+		return layout{}, fmt.Errorf("sandbox: working directory: %w", err)
+	}
+	return l, nil
 }
 
 // Prepare returns the program name with args, sandboxed by p and not yet
 // started, or an error before anything runs: an *UnavailableError naming
-// the first restriction p asks for that this machine cannot enforce, or a
-// program that cannot be found or opened. The program runs in new user,
-// network, PID, IPC and UTS namespaces (and a mount namespace unless
-// p.WritableTree), in its own process group, as an unprivileged user,
-// with the environment of p.Env only, in a private working directory.
-// Cancelling ctx kills every process of the sandbox. Cmd's ExtraFiles are
-// the sandbox's own; set Stdin, Stdout and Stderr as needed.
+// the first facility this machine lacks, a bad policy, or a program that
+// cannot be found or opened. The program runs in new user, mount,
+// network, PID, IPC, UTS and cgroup namespaces, in a session of its own,
+// as SandboxUID with no capabilities under a seccomp filter, in a new root
+// holding SystemPaths, EtcPaths and p.Paths, with the environment of p.Env
+// only, in a private working directory. Cancelling ctx kills every
+// process of the sandbox. Cmd's ExtraFiles are the sandbox's own; set
+// Stdin, Stdout and Stderr as needed.
 func Prepare(ctx context.Context, p Policy, name string, args ...string) (*Command, error) {
 	probe := p.Probe
 	if probe == nil {
@@ -116,18 +174,14 @@ func Prepare(ctx context.Context, p Policy, name string, args ...string) (*Comma
 		{"user namespace", fac.UserNS},
 		{"network namespace (network " + p.Network.String() + ")", fac.NetNS},
 		{"pid namespace", fac.PIDNS},
+		{"mount namespace (new root)", fac.MountNS},
+		{"seccomp filter", fac.Seccomp},
 	}
 	if p.Network == NetworkLoopback {
 		need = append(need, struct {
 			what string
 			err  error
 		}{"loopback interface in the network namespace", fac.Loopback})
-	}
-	if !p.WritableTree {
-		need = append(need, struct {
-			what string
-			err  error
-		}{"mount namespace (read-only tree)", fac.MountNS})
 	}
 	for _, n := range need {
 		if n.err != nil {
@@ -137,24 +191,35 @@ func Prepare(ctx context.Context, p Policy, name string, args ...string) (*Comma
 	if p.Network != NetworkNone && p.Network != NetworkLoopback {
 		return nil, fmt.Errorf("sandbox: unknown network %v", p.Network)
 	}
+	families := p.SocketFamilies
+	if families == nil {
+		families = DefaultSocketFamilies
+	}
+	var sockets []uint64
+	for _, f := range families {
+		n, ok := socketFamilies[f]
+		if !ok {
+			return nil, fmt.Errorf("sandbox: unknown socket family %q; known: inet, inet6, netlink, packet, unix", f)
+		}
+		sockets = append(sockets, n)
+	}
+	paths, err := givenPaths(p.Paths)
+	if err != nil {
+		return nil, err
+	}
 	path, err := exec.LookPath(name)
 	if err != nil {
 		return nil, fmt.Errorf("sandbox: %w", err)
 	}
-	work, err := os.MkdirTemp("", "conform-sandbox-")
+	dir, err := newLayout()
 	if err != nil {
-		return nil, fmt.Errorf("sandbox: working directory: %w", err)
-	}
-	fail := func(err error) (*Command, error) {
-		os.RemoveAll(work)
 		return nil, err
 	}
-	if os.Geteuid() == 0 {
-		if err := os.Chown(work, nobody, nobody); err != nil {
-			return fail(fmt.Errorf("sandbox: working directory: %w", err))
-		}
+	fail := func(err error) (*Command, error) {
+		os.RemoveAll(dir.base)
+		return nil, err
 	}
-	env, names, err := environment(p.Env, work)
+	env, names, err := environment(p.Env, dir.work)
 	if err != nil {
 		return fail(err)
 	}
@@ -162,27 +227,49 @@ func Prepare(ctx context.Context, p Policy, name string, args ...string) (*Comma
 	if err != nil {
 		return fail(fmt.Errorf("sandbox: %w", err))
 	}
-	flags := uintptr(syscall.CLONE_NEWUSER | syscall.CLONE_NEWNET | syscall.CLONE_NEWPID | syscall.CLONE_NEWIPC | syscall.CLONE_NEWUTS)
-	if !p.WritableTree {
-		flags |= syscall.CLONE_NEWNS
+	tmp := p.TmpSize
+	if tmp == 0 {
+		tmp = DefaultTmpSize
 	}
-	cfg := helperConfig{Loopback: p.Network == NetworkLoopback, ReadOnly: !p.WritableTree, WorkDir: work, Limits: p.Limits, Script: script}
+	cfg := helperConfig{Loopback: p.Network == NetworkLoopback, Root: dir.root, WorkDir: dir.work, Paths: paths,
+		TmpSize: tmp, Seccomp: true, Sockets: sockets, Limits: p.Limits, Script: script}
 	target, err := os.Open(path)
 	if err != nil {
 		return fail(fmt.Errorf("sandbox: %w", err))
 	}
-	cmd, closeFiles, err := helperCommand(ctx, flags, cfg, target, append([]string{name}, args...)...)
+	cmd, closeFiles, err := helperCommand(ctx, allFlags, cfg, target, append([]string{name}, args...)...)
 	if err != nil {
 		target.Close()
 		return fail(err)
 	}
 	cmd.Env = append(cmd.Env, env...)
-	cmd.Dir = work
-	c := &Command{Cmd: cmd, workDir: work, closeFiles: closeFiles, Report: Report{
-		UID: hostUID(), GID: hostGID(), Network: p.Network, Env: names, WorkDir: work,
-		ReadOnlyTree: !p.WritableTree, PIDNamespace: true, Limits: p.Limits,
+	cmd.Dir = dir.work
+	c := &Command{Cmd: cmd, workDir: dir.base, closeFiles: closeFiles, Report: Report{
+		UID: hostUID(), GID: hostGID(), Network: p.Network, SocketFamilies: slices.Clone(families), Env: names,
+		WorkDir: dir.work, NewRoot: true, Paths: paths, NoCapabilities: true, Seccomp: true, PIDNamespace: true,
+		Limits: p.Limits,
 	}}
 	return c, nil
+}
+
+// givenPaths checks the paths a policy adds: absolute, existing, and
+// cleaned, so that the helper binds what the report names.
+func givenPaths(ps []Path) ([]Path, error) {
+	var out []Path
+	for _, p := range ps {
+		if !filepath.IsAbs(p.Path) {
+			return nil, fmt.Errorf("sandbox: path %q is not absolute", p.Path)
+		}
+		clean := filepath.Clean(p.Path)
+		if clean == "/" {
+			return nil, fmt.Errorf("sandbox: path %q is the whole tree; give the directories the program needs", p.Path)
+		}
+		if _, err := os.Stat(clean); err != nil {
+			return nil, fmt.Errorf("sandbox: path: %w", err)
+		}
+		out = append(out, Path{Path: clean, Writable: p.Writable})
+	}
+	return out, nil
 }
 
 // helperCommand builds the command that starts the helper in new
@@ -215,23 +302,27 @@ func helperCommand(ctx context.Context, flags uintptr, cfg helperConfig, target 
 	if target != nil {
 		cmd.ExtraFiles = append(cmd.ExtraFiles, target)
 	}
+	// The helper runs as SandboxUID with the capabilities it needs for
+	// the setup as ambient ones, which it drops before the program runs.
 	attr := &syscall.SysProcAttr{
 		Cloneflags:  flags,
-		UidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: hostUID(), Size: 1}},
-		GidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: hostGID(), Size: 1}},
-		Setpgid:     true,
+		UidMappings: []syscall.SysProcIDMap{{ContainerID: SandboxUID, HostID: hostUID(), Size: 1}},
+		GidMappings: []syscall.SysProcIDMap{{ContainerID: SandboxUID, HostID: hostGID(), Size: 1}},
+		Credential:  &syscall.Credential{Uid: SandboxUID, Gid: SandboxUID, NoSetGroups: true},
+		AmbientCaps: []uintptr{capSysAdmin, capNetAdmin, capSetpcap},
+		Setsid:      true,
 		Pdeathsig:   syscall.SIGKILL,
 	}
 	if os.Geteuid() == 0 {
 		// Root may map another user and must drop its own groups, which
 		// the child would otherwise keep.
 		attr.GidMappingsEnableSetgroups = true
-		attr.Credential = &syscall.Credential{Uid: 0, Gid: 0, Groups: []uint32{}}
+		attr.Credential = &syscall.Credential{Uid: SandboxUID, Gid: SandboxUID, Groups: []uint32{}}
 	}
 	cmd.SysProcAttr = attr
 	cmd.Cancel = func() error {
 		// The first process is the PID namespace's init: killing it ends
-		// every process in the namespace. The group goes too, in case.
+		// every process in the namespace. Its session's group goes too.
 		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 		return cmd.Process.Kill()
 	}

@@ -21,7 +21,14 @@ import (
 var prog string
 
 func TestMain(m *testing.M) {
+	if os.Getenv(driverEnv) == "1" {
+		runDriver()
+	}
 	dir, err := os.MkdirTemp("", "sandbox-test-")
+	if err == nil {
+		// The unprivileged caller runs what is in dir.
+		err = os.Chmod(dir, 0o755)
+	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
@@ -29,6 +36,10 @@ func TestMain(m *testing.M) {
 	prog = filepath.Join(dir, "prog")
 	if out, err := exec.Command("go", "build", "-o", prog, "./testdata/prog").CombinedOutput(); err != nil {
 		fmt.Fprintf(os.Stderr, "build testdata/prog: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	if err := buildHostile(dir); err != nil {
+		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
 	code := m.Run()
@@ -144,59 +155,56 @@ func TestEnvironmentAllowList(t *testing.T) {
 	}
 }
 
-// TestWriteOutsideWorkDir writes into a world-writable directory outside
-// the working directory: the read-only tree refuses (EROFS), while the
-// same user may write there when the tree is left writable, and may
-// always write in its working directory.
-func TestWriteOutsideWorkDir(t *testing.T) {
-	dir, err := os.MkdirTemp("", "sandbox-outside-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	if err := os.Chmod(dir, 0o777); err != nil {
-		t.Fatal(err)
-	}
-	target := filepath.Join(dir, "escaped")
-	out, code, rep := run(t, sandbox.Policy{}, "write", target)
+// TestWorkDir writes in the private working directory, which the host
+// sees, and in a directory given writable; a directory given read-only
+// refuses (EROFS) and is unchanged.
+func TestWorkDir(t *testing.T) {
+	given := sharedDir(t)
+	os.Chmod(given, 0o777)
+	out, code, rep := run(t, sandbox.Policy{Paths: []sandbox.Path{{Path: given}}}, "write", filepath.Join(given, "f"))
 	denied(t, out, code, "EROFS")
-	if !rep.ReadOnlyTree {
-		t.Error("report does not say the tree was read-only")
+	if !rep.NewRoot || len(rep.Paths) != 1 || rep.Paths[0].Path != given || rep.Paths[0].Writable {
+		t.Errorf("report: %s", rep)
 	}
-	if _, err := os.Stat(target); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("%s exists after the refused write: %v", target, err)
+	if _, err := os.Stat(filepath.Join(given, "f")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the refused write happened: %v", err)
+	}
+	if out, code, _ := run(t, sandbox.Policy{Paths: []sandbox.Path{{Path: given, Writable: true}}}, "write", filepath.Join(given, "f")); out != "written\n" || code != 0 {
+		t.Errorf("write in a writable path: exit %d, %q", code, out)
+	}
+	if b, err := os.ReadFile(filepath.Join(given, "f")); err != nil || string(b) != "escaped\n" {
+		t.Errorf("the host sees %q, %v", b, err)
 	}
 	if out, code, _ := run(t, sandbox.Policy{}, "write", "inside"); out != "written\n" || code != 0 {
 		t.Errorf("write in the working directory: exit %d, %q", code, out)
 	}
-	if out, code, _ := run(t, sandbox.Policy{WritableTree: true}, "write", target); out != "written\n" || code != 0 {
-		t.Errorf("write with a writable tree: exit %d, %q; the read-only mount is not what stopped it", code, out)
+}
+
+// TestBadPaths refuses, before anything runs, paths a policy cannot give.
+func TestBadPaths(t *testing.T) {
+	for _, tc := range []struct{ path, want string }{
+		{"relative/dir", `sandbox: path "relative/dir" is not absolute`},
+		{"/", `sandbox: path "/" is the whole tree; give the directories the program needs`},
+		{"/no/such/dir", "sandbox: path: stat /no/such/dir: no such file or directory"},
+	} {
+		_, err := sandbox.Prepare(context.Background(), sandbox.Policy{Paths: []sandbox.Path{{Path: tc.path}}}, prog, "env")
+		if err == nil || err.Error() != tc.want {
+			t.Errorf("%s: got %v, want %s", tc.path, err, tc.want)
+		}
+	}
+	_, err := sandbox.Prepare(context.Background(), sandbox.Policy{SocketFamilies: []string{"bluetooth"}}, prog, "env")
+	if want := `sandbox: unknown socket family "bluetooth"; known: inet, inet6, netlink, packet, unix`; err == nil || err.Error() != want {
+		t.Errorf("got %v, want %s", err, want)
 	}
 }
 
-// TestUnprivilegedUser plants a key in a file only its owner may read, in
-// a directory anyone may search: the caller reads it, the sandbox user
-// may not (EACCES), even as root of its own user namespace.
-func TestUnprivilegedUser(t *testing.T) {
-	dir, err := os.MkdirTemp("", "sandbox-key-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	if err := os.Chmod(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	key := filepath.Join(dir, "key")
-	if err := os.WriteFile(key, []byte("planted-secret"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if out := unsandboxed(t, "read", key); out != "planted-secret" {
-		t.Fatalf("unsandboxed read: %q", out)
-	}
-	out, code, rep := run(t, sandbox.Policy{}, "read", key)
-	denied(t, out, code, "EACCES")
-	if rep.UID == os.Geteuid() && os.Geteuid() == 0 {
-		t.Errorf("report says the sandbox ran as uid %d", rep.UID)
+// TestSocketFamilies allows only unix sockets: the program's TCP dial
+// fails with EAFNOSUPPORT instead of reaching the namespace's network.
+func TestSocketFamilies(t *testing.T) {
+	out, code, rep := run(t, sandbox.Policy{Network: sandbox.NetworkLoopback, SocketFamilies: []string{"unix"}}, "net", "127.0.0.1:1")
+	denied(t, out, code, "EAFNOSUPPORT")
+	if diff := cmp.Diff([]string{"unix"}, rep.SocketFamilies); diff != "" {
+		t.Errorf("report (-want +got):\n%s", diff)
 	}
 }
 
@@ -248,12 +256,13 @@ func TestCPULimit(t *testing.T) {
 }
 
 // TestCancelKillsEverything starts a program whose child holds its pipes,
-// waits until both have reported their host pids, cancels, and checks
-// that Wait returns and neither process is left.
+// waits until both run, finds them on the host by a marker argument,
+// cancels, and checks that Wait returns and neither process is left.
 func TestCancelKillsEverything(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	c := prepare(t, ctx, sandbox.Policy{}, prog, "hold")
+	marker := fmt.Sprintf("marker-%d", os.Getpid())
+	c := prepare(t, ctx, sandbox.Policy{}, prog, "hold", marker)
 	defer c.Cleanup()
 	var stdout strings.Builder
 	c.Cmd.Stdout = &stdout // a pipe and a copying goroutine: the child holds it
@@ -264,22 +273,15 @@ func TestCancelKillsEverything(t *testing.T) {
 	if err := c.Cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	var pids []int
 	sc := bufio.NewScanner(stderr)
-	for len(pids) < 2 && sc.Scan() {
-		var pid int
-		if _, err := fmt.Sscanf(sc.Text(), "pid %d", &pid); err != nil {
+	for n := 0; n < 2 && sc.Scan(); n++ {
+		if sc.Text() != "started" {
 			t.Fatalf("unexpected line %q", sc.Text())
 		}
-		pids = append(pids, pid)
 	}
-	if len(pids) < 2 {
-		t.Fatalf("got pids %v before stderr ended: %v", pids, sc.Err())
-	}
-	for _, pid := range pids {
-		if err := syscall.Kill(pid, 0); err != nil {
-			t.Fatalf("pid %d is not running before the cancel: %v", pid, err)
-		}
+	pids := processesWith(marker)
+	if len(pids) != 2 {
+		t.Fatalf("found pids %v on the host, want the program and its child", pids)
 	}
 	cancel()
 	if err := c.Cmd.Wait(); err == nil {
@@ -305,11 +307,11 @@ func TestRefusals(t *testing.T) {
 	}{
 		{"no user namespaces", sandbox.Facilities{UserNS: missing}, sandbox.Policy{}, "user namespace"},
 		{"no network namespaces", sandbox.Facilities{NetNS: missing}, sandbox.Policy{}, "network namespace (network none)"},
-		{"no pid namespaces", sandbox.Facilities{PIDNS: missing}, sandbox.Policy{WritableTree: true}, "pid namespace"},
+		{"no pid namespaces", sandbox.Facilities{PIDNS: missing}, sandbox.Policy{}, "pid namespace"},
 		{"no loopback, loopback asked", sandbox.Facilities{Loopback: missing}, sandbox.Policy{Network: sandbox.NetworkLoopback}, "loopback interface in the network namespace"},
 		{"no loopback, none asked", sandbox.Facilities{Loopback: missing}, sandbox.Policy{}, ""},
-		{"no mount namespaces, read-only asked", sandbox.Facilities{MountNS: missing}, sandbox.Policy{}, "mount namespace (read-only tree)"},
-		{"no mount namespaces, writable tree", sandbox.Facilities{MountNS: missing}, sandbox.Policy{WritableTree: true}, ""},
+		{"no mount namespaces", sandbox.Facilities{MountNS: missing}, sandbox.Policy{}, "mount namespace (new root)"},
+		{"no seccomp", sandbox.Facilities{Seccomp: missing}, sandbox.Policy{}, "seccomp filter"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := tc.policy
@@ -340,13 +342,15 @@ func TestRefusals(t *testing.T) {
 // TestReportJSON checks the report's JSON form, as the agent's trace
 // writes it.
 func TestReportJSON(t *testing.T) {
-	r := sandbox.Report{UID: 65534, GID: 65534, Network: sandbox.NetworkLoopback, Env: []string{"PATH"}, WorkDir: "/tmp/w",
-		ReadOnlyTree: true, PIDNamespace: true, Limits: sandbox.Limits{Processes: 16}}
+	r := sandbox.Report{UID: 65534, GID: 65534, Network: sandbox.NetworkLoopback, SocketFamilies: []string{"unix"}, Env: []string{"PATH"},
+		WorkDir: "/tmp/w", NewRoot: true, Paths: []sandbox.Path{{Path: "/data"}, {Path: "/out", Writable: true}},
+		NoCapabilities: true, Seccomp: true, PIDNamespace: true, Limits: sandbox.Limits{Processes: 16}}
 	b, err := json.Marshal(r)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `{"uid":65534,"gid":65534,"network":"loopback","env":["PATH"],"work_dir":"/tmp/w","read_only_tree":true,"pid_namespace":true,"limits":{"processes":16}}`
+	want := `{"uid":65534,"gid":65534,"network":"loopback","socket_families":["unix"],"env":["PATH"],"work_dir":"/tmp/w","new_root":true,` +
+		`"paths":[{"path":"/data"},{"path":"/out","writable":true}],"no_capabilities":true,"seccomp":true,"pid_namespace":true,"limits":{"processes":16}}`
 	if diff := cmp.Diff(want, string(b)); diff != "" {
 		t.Errorf("JSON (-want +got):\n%s", diff)
 	}

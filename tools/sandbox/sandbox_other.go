@@ -13,7 +13,7 @@ var errNotLinux = errors.New("the sandbox is built from Linux namespaces; this i
 
 // Probe reports every facility missing: the sandbox exists only on Linux.
 func Probe() Facilities {
-	return Facilities{UserNS: errNotLinux, NetNS: errNotLinux, Loopback: errNotLinux, MountNS: errNotLinux, PIDNS: errNotLinux}
+	return Facilities{UserNS: errNotLinux, NetNS: errNotLinux, Loopback: errNotLinux, MountNS: errNotLinux, PIDNS: errNotLinux, Seccomp: errNotLinux}
 }
 
 // Prepare refuses with an *UnavailableError: the sandbox exists only on

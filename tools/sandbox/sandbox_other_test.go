@@ -13,7 +13,7 @@ import (
 // TestRefusedOffLinux checks that every policy is refused before anything
 // runs, naming the user namespace, and that the probe finds nothing.
 func TestRefusedOffLinux(t *testing.T) {
-	for _, p := range []sandbox.Policy{{}, {Network: sandbox.NetworkLoopback}, {WritableTree: true}} {
+	for _, p := range []sandbox.Policy{{}, {Network: sandbox.NetworkLoopback}, {Paths: []sandbox.Path{{Path: "/usr"}}}} {
 		c, err := sandbox.Prepare(context.Background(), p, "true")
 		var ue *sandbox.UnavailableError
 		if c != nil || !errors.As(err, &ue) || !errors.Is(err, sandbox.ErrUnavailable) || ue.Restriction != "user namespace" {
@@ -21,7 +21,7 @@ func TestRefusedOffLinux(t *testing.T) {
 		}
 	}
 	f := sandbox.Probe()
-	for name, err := range map[string]error{"user": f.UserNS, "network": f.NetNS, "loopback": f.Loopback, "mount": f.MountNS, "pid": f.PIDNS} {
+	for name, err := range map[string]error{"user": f.UserNS, "network": f.NetNS, "loopback": f.Loopback, "mount": f.MountNS, "pid": f.PIDNS, "seccomp": f.Seccomp} {
 		if err == nil {
 			t.Errorf("Probe reports %s namespaces available", name)
 		}

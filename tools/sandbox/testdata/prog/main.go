@@ -19,7 +19,7 @@ import (
 var names = map[syscall.Errno]string{
 	syscall.ECONNREFUSED: "ECONNREFUSED", syscall.ENETUNREACH: "ENETUNREACH", syscall.EROFS: "EROFS",
 	syscall.EACCES: "EACCES", syscall.ENOMEM: "ENOMEM", syscall.EAGAIN: "EAGAIN", syscall.EMFILE: "EMFILE",
-	syscall.EPERM: "EPERM", syscall.EFBIG: "EFBIG",
+	syscall.EPERM: "EPERM", syscall.EFBIG: "EFBIG", syscall.ENOENT: "ENOENT", syscall.EAFNOSUPPORT: "EAFNOSUPPORT",
 }
 
 func deny(err error) {
@@ -33,16 +33,6 @@ func deny(err error) {
 	}
 	fmt.Printf("failed: %v\n", err)
 	os.Exit(4)
-}
-
-// hostPID is the process's pid in the host's PID namespace: the /proc the
-// sandbox leaves mounted is the host's.
-func hostPID() string {
-	s, err := os.Readlink("/proc/self")
-	if err != nil {
-		return "?" + err.Error()
-	}
-	return s
 }
 
 func main() {
@@ -89,17 +79,29 @@ func main() {
 		fmt.Println("forked")
 	case "hold":
 		// A child that inherits stdout and stderr and outlives its parent's
-		// timeout; both report their host pids on stderr first.
-		child := exec.Command("/proc/self/exe", "child")
+		// timeout; both say so on stderr first. Extra arguments mark
+		// them for a test to find on the host.
+		child := exec.Command("/proc/self/exe", append([]string{"child"}, os.Args[2:]...)...)
 		child.Stdout, child.Stderr = os.Stdout, os.Stderr
 		if err := child.Start(); err != nil {
 			deny(err)
 		}
-		fmt.Fprintf(os.Stderr, "pid %s\n", hostPID())
+		fmt.Fprintln(os.Stderr, "started")
 		time.Sleep(time.Hour)
 	case "child":
-		fmt.Fprintf(os.Stderr, "pid %s\n", hostPID())
+		fmt.Fprintln(os.Stderr, "started")
 		time.Sleep(time.Hour)
+	case "pids":
+		// The processes the program's /proc lists.
+		entries, err := os.ReadDir("/proc")
+		if err != nil {
+			deny(err)
+		}
+		for _, e := range entries {
+			if _, err := strconv.Atoi(e.Name()); err == nil {
+				fmt.Println(e.Name())
+			}
+		}
 	case "sleep":
 		time.Sleep(time.Hour)
 	case "spin":
