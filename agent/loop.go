@@ -329,7 +329,7 @@ func (l *Loop) runCalls(ctx context.Context, step int, strat Strategy, policy Ap
 				continue
 			}
 		}
-		if t, ok := l.Registry.Lookup(c.Name); ok && cfg.Require[t.Risk()] && !sandboxed(ctx, t) {
+		if t, ok := l.Registry.Lookup(c.Name); ok && cfg.Require[t.Risk()] && !command.Sandboxed(ctx, t) {
 			results[i] = errorResult(c, fmt.Sprintf("%v: %q (risk: %s) would run without a sandbox, which this agent requires for %s tools; it was not run", ErrSandboxRequired, c.Name, t.Risk(), t.Risk()))
 			tr.add(Entry{Step: step, Kind: KindRefused, Call: &calls[i], Result: &results[i], Text: ErrSandboxRequired.Error()})
 			continue
@@ -357,14 +357,6 @@ func (l *Loop) runCalls(ctx context.Context, step int, strat Strategy, policy Ap
 		}
 	}
 	return results, failed, nil
-}
-
-// sandboxed reports whether a call of t in ctx would run in a sandbox:
-// only a tool that runs a program, and says so through its Program's
-// Sandboxed method (tools/command does), can.
-func sandboxed(ctx context.Context, t *tools.Tool) bool {
-	f, ok := t.Program().(interface{ Sandboxed(context.Context) bool })
-	return ok && f.Sandboxed(ctx)
 }
 
 // parallel reports whether calls may run at once: only when the request

@@ -101,6 +101,11 @@ func (r *Registry) execute(ctx context.Context, call core.Call, opts ExecOptions
 	if !v.Valid {
 		return errorResult(limit, "%s", v.Message)
 	}
+	for _, g := range guards(ctx) {
+		if err := g(ctx, t); err != nil {
+			return errorResult(limit, "tool %q was not run: %v", call.Name, err)
+		}
+	}
 
 	var cctx context.Context
 	var cancel context.CancelFunc
@@ -185,6 +190,26 @@ func (r *Registry) execute(ctx context.Context, call core.Call, opts ExecOptions
 		}
 	}
 	return core.Result{Content: []core.Part{core.TextPart(string(o.out))}}
+}
+
+// A Guard decides, before a tool's handler runs, whether the tool may run
+// in ctx; an error refuses the call, and its text is the result's.
+type Guard func(ctx context.Context, t *Tool) error
+
+type guardKey struct{}
+
+// WithGuard returns a context in which ExecuteWith runs no handler that
+// g, or a guard ctx already has, refuses. tools/command's WithConfig adds
+// one that refuses a tool its Config requires to run sandboxed and that
+// would not.
+func WithGuard(ctx context.Context, g Guard) context.Context {
+	gs := guards(ctx)
+	return context.WithValue(ctx, guardKey{}, append(gs[:len(gs):len(gs)], g))
+}
+
+func guards(ctx context.Context) []Guard {
+	gs, _ := ctx.Value(guardKey{}).([]Guard)
+	return gs
 }
 
 // callKey is the context key of the call a handler runs.

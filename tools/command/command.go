@@ -76,9 +76,42 @@ type Config struct {
 
 type configKey struct{}
 
-// WithConfig returns a context whose program tools run under cfg.
+// WithConfig returns a context whose program tools run under cfg. A
+// registry executing a call in it (tools.Registry.ExecuteWith) refuses,
+// with ErrSandboxRequired and before its handler runs, a tool at a risk
+// level cfg.Require names that would not run sandboxed: a Go function
+// tool, which runs in this process, or a tool whose Program cannot say it
+// is sandboxed.
 func WithConfig(ctx context.Context, cfg Config) context.Context {
-	return context.WithValue(ctx, configKey{}, cfg)
+	ctx = context.WithValue(ctx, configKey{}, cfg)
+	if len(cfg.Require) == 0 {
+		return ctx
+	}
+	return tools.WithGuard(ctx, func(ctx context.Context, t *tools.Tool) error {
+		if !cfg.Require[t.Risk()] || Sandboxed(ctx, t) {
+			return nil
+		}
+		return fmt.Errorf("%w: %s tools must run in a sandbox, and %q would not (%s)", ErrSandboxRequired, t.Risk(), t.Name(), unsandboxedReason(t))
+	})
+}
+
+// Sandboxed reports whether a call of t in ctx would run in a sandbox:
+// only a tool that runs a program, and says so through its Program's
+// Sandboxed method (a *Program of this package, a *sandbox.Command), can.
+func Sandboxed(ctx context.Context, t *tools.Tool) bool {
+	f, ok := t.Program().(interface{ Sandboxed(context.Context) bool })
+	return ok && f.Sandboxed(ctx)
+}
+
+// unsandboxedReason says why t would run unsandboxed.
+func unsandboxedReason(t *tools.Tool) string {
+	switch t.Program().(type) {
+	case nil:
+		return "a Go function tool runs in this process"
+	case *Program:
+		return "its program has no sandbox policy, and the configuration no default"
+	}
+	return "its program does not run in a sandbox"
 }
 
 // ConfigFrom returns the Config of ctx, or the zero Config.

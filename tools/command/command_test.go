@@ -321,8 +321,13 @@ func TestRequired(t *testing.T) {
 		mustTool(t, "look", command.Program{Argv: []string{prog, "echo"}}, tools.WithRisk(tools.RiskReadOnly)))
 	ctx := command.WithConfig(context.Background(), command.Config{Require: map[tools.Risk]bool{tools.RiskDestructive: true}})
 	res := reg.Execute(ctx, core.Call{ID: "1", Name: "rm", Arguments: json.RawMessage(`{"city":"x"}`)})
-	if want := `tool "rm" failed: sandbox required: destructive tools must run in a sandbox, and "` + prog + `" has no sandbox policy`; res.Text() != want {
+	if want := `tool "rm" was not run: sandbox required: destructive tools must run in a sandbox, and "rm" would not (its program has no sandbox policy, and the configuration no default)`; res.Text() != want {
 		t.Errorf("got %q, want %q", res.Text(), want)
+	}
+	// Run directly, outside a registry, the program refuses too.
+	rm, _ := reg.Lookup("rm")
+	if _, err := rm.Program().(*command.Program).Run(ctx, json.RawMessage(`{}`)); !errors.Is(err, command.ErrSandboxRequired) {
+		t.Errorf("Program.Run: got %v, want ErrSandboxRequired", err)
 	}
 	if _, err := os.Stat(marker); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("the refused program ran: %v", err)

@@ -129,7 +129,19 @@ type caller struct {
 }
 
 // callers are this process and, when it is root, the unprivileged driver.
+// On a machine without the facilities a sandbox needs, it checks the
+// refusal names one and skips the test: nothing runs unfenced.
 func callers(t *testing.T) []caller {
+	t.Helper()
+	c, err := sandbox.Prepare(context.Background(), sandbox.Policy{}, prog)
+	if err != nil {
+		var ue *sandbox.UnavailableError
+		if !errors.As(err, &ue) || ue.Restriction == "" {
+			t.Fatalf("prepare: %v", err)
+		}
+		t.Skipf("refused on this machine, as it must be: %v", err)
+	}
+	c.Cleanup()
 	self := caller{name: "root", run: runHere}
 	if os.Geteuid() != 0 {
 		self.name = "unprivileged"
@@ -252,6 +264,7 @@ func TestHostileSystemCalls(t *testing.T) {
 		{"packet socket", []string{"packet"}, 0, "denied: EAFNOSUPPORT\n", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			cs := callers(t)
 			if os.Geteuid() == 0 || tc.control != 0 {
 				want := tc.controlWant
 				if want == "" {
@@ -261,7 +274,7 @@ func TestHostileSystemCalls(t *testing.T) {
 					t.Fatalf("control: exit %d, %q; want %q: the attempt must get past the kernel's checks without the sandbox", code, out, want)
 				}
 			}
-			for _, c := range callers(t) {
+			for _, c := range cs {
 				t.Run(c.name, func(t *testing.T) {
 					o := c.run(t, sandbox.Policy{}, hostile, tc.args...)
 					if o.out != tc.want || o.code != 3 {
@@ -287,13 +300,14 @@ func TestHostileSystemCalls(t *testing.T) {
 // x86-64 kernel (int 0x80), whose numbers the filter does not list: the
 // filter kills the program (SIGSYS) instead of letting it through.
 func TestHostileForeignABI(t *testing.T) {
+	cs := callers(t)
 	if runtime.GOARCH != "amd64" {
 		t.Skip("the 32-bit ABI exists on x86-64 only")
 	}
 	if out, _ := plain(t, 0, hostile, "int80"); !strings.HasPrefix(out, "pid ") {
 		t.Skipf("this kernel has no 32-bit ABI (int 0x80 gave %q): nothing to bypass the filter with", out)
 	}
-	for _, c := range callers(t) {
+	for _, c := range cs {
 		t.Run(c.name, func(t *testing.T) {
 			if o := c.run(t, sandbox.Policy{}, hostile, "int80"); o.signal != "bad system call" {
 				t.Errorf("exit %d, signal %q, %q; want death by SIGSYS", o.code, o.signal, o.out)
@@ -337,6 +351,7 @@ func TestNoCapabilities(t *testing.T) {
 // accepts nothing. Given by the policy, the same socket is reachable:
 // what the program reaches is what it is given.
 func TestHostUnixSocket(t *testing.T) {
+	cs := callers(t)
 	dir := sharedDir(t)
 	path := filepath.Join(dir, "host.sock")
 	ln, err := net.Listen("unix", path)
@@ -361,7 +376,7 @@ func TestHostUnixSocket(t *testing.T) {
 		t.Fatalf("control: %q", out)
 	}
 	<-accepted
-	for _, c := range callers(t) {
+	for _, c := range cs {
 		for _, n := range []sandbox.Network{sandbox.NetworkNone, sandbox.NetworkLoopback} {
 			t.Run(c.name+"/"+n.String(), func(t *testing.T) {
 				if o := c.run(t, sandbox.Policy{Network: n}, hostile, "connect", path); o.out != "denied: ENOENT\n" {
@@ -401,12 +416,13 @@ func sleeper(t *testing.T) int {
 // planted key, cannot be read (ENOENT), though the unsandboxed program
 // reads it.
 func TestHostProc(t *testing.T) {
+	cs := callers(t)
 	pid := sleeper(t)
 	cmdline := fmt.Sprintf("/proc/%d/cmdline", pid)
 	if out, _ := plain(t, 0, prog, "read", cmdline); !strings.Contains(out, "planted-secret") {
 		t.Fatalf("control: %q", out)
 	}
-	for _, c := range callers(t) {
+	for _, c := range cs {
 		t.Run(c.name, func(t *testing.T) {
 			if o := c.run(t, sandbox.Policy{}, prog, "read", cmdline); o.out != "denied: ENOENT\n" {
 				t.Errorf("read %s: exit %d, %q", cmdline, o.code, o.out)
