@@ -23,5 +23,8 @@
 // enforced. The agent loop sets the Config from its Programs field.
 //
 // The tool's tools.Tool.Program is the *Program, whose Sandboxed method
-// tells the agent loop whether a call would run fenced.
+// tells the agent loop whether a call would run fenced. Under a Config
+// that requires a sandbox, a registry refuses every tool that would run
+// unfenced, a Go function tool included, before its handler runs
+// (WithConfig adds the tools.Guard).
 package command

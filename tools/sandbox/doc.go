@@ -1,59 +1,70 @@
 // Package sandbox runs a program fenced in by what the Linux kernel offers
-// without a daemon or privileges: namespaces, resource limits and a
-// process group. Command tools (tools/command) and stdio MCP servers use
-// it through Prepare, which returns an *exec.Cmd not yet started and a
-// Report of what is enforced:
+// without a daemon or privileges: namespaces, a root of its own, no
+// capabilities, a seccomp filter and resource limits. Command tools
+// (tools/command) and stdio MCP servers use it through Prepare, which
+// returns an *exec.Cmd not yet started and a Report of what is enforced:
 //
 //	c, err := sandbox.Prepare(ctx, sandbox.Policy{Env: []string{"PATH"}}, "my-tool", "--flag")
-//	if err != nil { … } // errors.Is(err, sandbox.ErrUnavailable): asked for, cannot be enforced here
+//	if err != nil { … } // errors.Is(err, sandbox.ErrUnavailable): this machine cannot fence it
 //	defer c.Cleanup()
 //	c.Cmd.Stdin = …
 //	err = c.Cmd.Run()
 //
 // For an MCP server, hand c.Cmd to tools/mcp.ConnectCommand and give its
-// tools tools.WithProgram(c): the agent loop then counts them as sandboxed
-// where its configuration requires a sandbox (Command.Sandboxed).
+// tools tools.WithProgram(c): the agent loop and a registry under
+// command.WithConfig then count them as sandboxed.
 //
-// What a Policy enforces:
+// What every sandbox guarantees, each with the test that tries to break it
+// with a real program (hostile_linux_test.go, sandbox_linux_test.go), as
+// root and as an unprivileged caller:
 //
-//   - User namespace: the program runs as root of a new user namespace
-//     mapped to an unprivileged host user (nobody for a root caller, the
-//     caller otherwise), with no supplementary groups. It has no rights
-//     over host files beyond what that user has.
-//   - Network: a new network namespace. NetworkNone leaves its loopback
-//     down, so every connect fails (ENETUNREACH); NetworkLoopback brings
-//     its own lo up, so the program reaches itself on 127.0.0.1 but never
-//     the host's loopback (ECONNREFUSED) or anything beyond.
-//   - Environment: only Policy.Env, plus HOME and TMPDIR pointing at the
-//     working directory. No *_API_KEY, no AWS_*, unless listed.
-//   - Files: a private working directory, created per command, owned by
-//     the sandbox user and removed by Cleanup; unless WritableTree, a new
-//     mount namespace where every other mount is read-only (EROFS).
-//   - Processes: a new PID namespace whose first process is the program,
-//     in its own process group. Killing it (a cancelled context does)
-//     ends every process in the namespace, including children that hold
-//     the program's pipes; Cmd.WaitDelay bounds the wait for the pipes.
-//   - Parent: the first process gets SIGKILL when the thread that started
-//     it ends (Pdeathsig), so a sandbox does not outlive a crashed caller;
-//     Go ends a thread only when a goroutine that locked it exits locked,
-//     so start long-lived sandboxes (MCP servers) from unlocked goroutines.
-//   - Limits: RLIMIT_CPU, RLIMIT_AS, RLIMIT_FSIZE, RLIMIT_NOFILE and
-//     RLIMIT_NPROC, soft and hard. RLIMIT_NPROC does not bind root, but
-//     the sandbox user is not root, and the kernel counts processes per
-//     user namespace, each sandbox having its own: the limit bounds the
-//     sandbox's own processes and threads.
+//   - No privilege: the program runs as SandboxUID of a new user namespace
+//     (root of it is not mapped; the host sees nobody for a root caller,
+//     the caller otherwise), with the bounding, ambient, effective,
+//     permitted and inheritable sets empty, the securebits locked and
+//     no_new_privs set (TestNoCapabilities).
+//   - A seccomp filter refuses mounts of every kind, new namespaces,
+//     ptrace and the other ways into a process, bpf, keyrings, modules,
+//     kexec and the clock (EPERM); clone3 and io_uring get ENOSYS; a call
+//     through another architecture's ABI kills the program
+//     (TestHostileSystemCalls, TestHostileForeignABI).
+//   - Files: a new root (pivot_root) holding read-only SystemPaths and
+//     EtcPaths, its own passwd, group and hosts, a /dev of null, zero,
+//     full, random, urandom and tty, a proc of its PID namespace, fresh
+//     tmpfs /tmp and /dev/shm of Policy.TmpSize, the private working
+//     directory (HOME and TMPDIR) and Policy.Paths; nothing else of the
+//     host exists there: not /tmp, not a home, not a socket file
+//     (TestCallerFiles, TestWriteOutside, TestWorkDirEscape,
+//     TestHostUnixSocket, TestHostProc, TestWorkDir).
+//   - Network: a new network namespace; NetworkNone leaves its loopback
+//     down, NetworkLoopback brings its own up; socket(2) of a family
+//     outside Policy.SocketFamilies fails (TestHostLoopbackUnreachable,
+//     TestSocketFamilies).
+//   - Processes: new PID, IPC, UTS and cgroup namespaces and a session of
+//     its own: no host process can be seen or signalled, and killing the
+//     first process (a cancelled context does) ends every process in it,
+//     daemons too (TestSignalHostProcess, TestCancelKillsEverything,
+//     TestDaemonPastTimeout). Pdeathsig kills it when the thread that
+//     started it ends; start long-lived sandboxes from unlocked goroutines.
+//   - Environment: only Policy.Env, plus HOME and TMPDIR
+//     (TestEnvironmentAllowList). Limits: Policy.Limits as rlimits, soft
+//     and hard (TestLimits, TestCPULimit, TestBombs).
 //
-// The setup inside the namespaces (lo up with the SIOCSIFFLAGS ioctl, the
-// read-only tree with mount_setattr(2) and AT_RECURSIVE, the rlimits) is
-// done by a helper: the running binary itself, executed again through an
-// open descriptor, whose package init function recognises its argv[0],
-// sets up and executes the program in place. No external tool (ip,
-// unshare, prlimit) is used. Programs are also executed through an open
-// descriptor, so the sandbox user needs only execute permission on the
-// file, not search permission on its directory.
+// What it does not guarantee: the program reads what SystemPaths and
+// EtcPaths hold and what the policy gives; it may use the CPU and memory
+// its limits allow (no cgroup bounds the whole sandbox), and fill its
+// working directory, which is on the host's disk, up to RLIMIT_FSIZE per
+// file; a non-root caller's supplementary groups stay (an unprivileged
+// user namespace cannot drop them); the kernel itself is shared, so a bug
+// in a system call the filter allows is a way out.
 //
-// Probe finds which facilities the machine has by starting the helper
-// once with each. A restriction that a Policy asks for and the machine
-// lacks is an *UnavailableError before anything runs, never a weaker
-// sandbox. Off Linux, Prepare always refuses.
+// The setup is done by a helper: the running binary, executed again
+// through an open descriptor, whose package init function recognises its
+// argv[0]; it runs as SandboxUID with CAP_SYS_ADMIN, CAP_NET_ADMIN and
+// CAP_SETPCAP as ambient capabilities, builds the root, drops them all,
+// loads the filter and executes the program in place. The filter is built
+// with github.com/elastic/go-seccomp-bpf, pure Go, so conform builds
+// without cgo or libseccomp. Probe finds which facilities the machine has;
+// one that is missing is an *UnavailableError before anything runs, never
+// a weaker sandbox. Off Linux, Prepare always refuses.
 package sandbox
