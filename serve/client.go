@@ -49,8 +49,19 @@ type ClientRun struct {
 	// Counted is set by a caller that counts failures against a whole
 	// run, on failed runs only: a failed SHOULD case may be reported
 	// without failing the run.
-	Counted  *bool   `json:"counted,omitempty"`
-	Exit     int     `json:"exit"`
+	Counted *bool `json:"counted,omitempty"`
+	// Kind is the scenario's kind: a stream or a whole response.
+	Kind scenarios.Kind `json:"kind,omitempty"`
+	// ByFailing marks a pass the client earned by failing: it stopped with
+	// a non-zero exit on a stream broken on purpose, or on a call it could
+	// not parse, and sent no follow-up. Such a pass counts only beside a
+	// control the same client passed (ApplyControls); Control names it.
+	ByFailing bool   `json:"by_failing,omitempty"`
+	Control   string `json:"control,omitempty"`
+	Exit      int    `json:"exit"`
+	// Signal names the signal that ended the program ("signal: killed"),
+	// when one did.
+	Signal   string  `json:"signal,omitempty"`
 	TimedOut bool    `json:"timed_out,omitempty"`
 	Verdict  Verdict `json:"verdict"`
 	Stdout   string  `json:"stdout,omitempty"`
@@ -59,6 +70,9 @@ type ClientRun struct {
 	// Go panic or fatal error, an uncaught JavaScript error, a Python
 	// exception), which the stack after it pushes out of a short tail.
 	Panic string `json:"panic,omitempty"`
+	// Crash says how the program crashed (Crash), when it did: a crash
+	// is never a pass.
+	Crash string `json:"crash,omitempty"`
 	// Reduction is what ReduceClient found for a failed run: the
 	// simplifications that make it pass and those that keep it failing.
 	Reduction *reduce.Result `json:"reduction,omitempty"`
@@ -125,7 +139,7 @@ func RunClient(ctx context.Context, spec ClientSpec) (res ClientRun) {
 	}
 	protocol, _ := srv.Protocol(name)
 	sc := srv.index[name].sc
-	res = ClientRun{Name: name, Scenario: name, Protocol: protocol, Chaos: chaos.String(), Severity: sc.Severity, Exit: -1}
+	res = ClientRun{Name: name, Scenario: name, Protocol: protocol, Chaos: chaos.String(), Severity: sc.Severity, Kind: sc.Kind, Exit: -1}
 	if chaos != (Chaos{}) {
 		res.Name = name + "[" + chaos.String() + "]"
 	}
@@ -186,6 +200,9 @@ func RunClient(ctx context.Context, spec ClientSpec) (res ClientRun) {
 	}
 	res.TimedOut = p.Wait(ctx, timeout)
 	res.Exit = p.ExitCode()
+	if res.Exit == -1 && !res.TimedOut {
+		res.Signal = p.ExitStatus()
+	}
 	res.Stdout, res.Stderr = stdout.String(), stderr.String()
 	res.Panic = process.PanicLine(res.Stderr)
 	v, _ := srv.Verdict(name)
@@ -199,6 +216,7 @@ func RunClient(ctx context.Context, spec ClientSpec) (res ClientRun) {
 // was checked.
 func GradeClient(res *ClientRun, sc *scenarios.Scenario, chaos Chaos) {
 	v := res.Verdict
+	res.ByFailing = false
 	if notApplicable(res) {
 		return
 	}
@@ -208,6 +226,9 @@ func GradeClient(res *ClientRun, sc *scenarios.Scenario, chaos Chaos) {
 	var held []string
 	if res.TimedOut {
 		fail("the client did not finish in time")
+	}
+	if res.Crash = Crash(*res); res.Crash != "" {
+		fail("the client crashed (%s); a crash is never a pass", res.Crash)
 	}
 	if v.Served == 0 {
 		fail("the client never sent its first request (errors: %s)", strings.Join(v.Errors, "; "))
@@ -228,6 +249,7 @@ func GradeClient(res *ClientRun, sc *scenarios.Scenario, chaos Chaos) {
 			fail("exit 0 after a broken stream with %d incomplete call(s)", len(v.Incomplete))
 		}
 		held = append(held, "broken stream: no incomplete call run")
+		res.ByFailing = !v.Graded && res.Exit != 0
 		if v.Graded {
 			held = append(held, fmt.Sprintf("follow-up graded: %d complete call(s) answered, no problem", len(v.Calls)))
 		}
@@ -239,6 +261,7 @@ func GradeClient(res *ClientRun, sc *scenarios.Scenario, chaos Chaos) {
 		// unparsable call must not be run), so it passes. A client that
 		// runs it must send back the repaired arguments (G09 above).
 		held = append(held, fmt.Sprintf("unparsable call not run: no follow-up, exit %d", res.Exit))
+		res.ByFailing = true
 	case len(v.Calls) > 0:
 		if !v.Graded {
 			fail("%s: served %d call(s) but no follow-up with tool results arrived", missingRule(res.Protocol), len(v.Calls))
@@ -265,7 +288,7 @@ func GradeClient(res *ClientRun, sc *scenarios.Scenario, chaos Chaos) {
 		res.Held = held
 	} else {
 		res.Status = "fail"
-		res.Held = nil
+		res.Held, res.ByFailing = nil, false
 	}
 }
 

@@ -67,13 +67,23 @@ type clientCounts struct {
 	Failed       int `json:"failed"`
 	KnownFailing int `json:"known_failing"`
 	NotCounted   int `json:"not_counted"`
+	// Discounted counts passes by failing that are not counted because
+	// the client failed their control (serve.ApplyControls), Crashed the
+	// runs that failed because the program crashed.
+	Discounted int `json:"discounted"`
+	Crashed    int `json:"crashed"`
 	// Other counts statuses besides pass, fail and known-failing, by name.
 	Other map[string]int `json:"other,omitempty"`
 }
 
 func (c *clientCounts) add(r clientResult) {
 	c.Runs++
+	if r.Crash != "" {
+		c.Crashed++
+	}
 	switch {
+	case r.Status == serve.StatusNotCounted:
+		c.Discounted++
 	case r.Status == "pass":
 		c.Passed++
 	case r.Status == "known-failing":
@@ -92,6 +102,12 @@ func (c *clientCounts) add(r clientResult) {
 
 func (c clientCounts) String() string {
 	s := fmt.Sprintf("client: %d runs: %d pass, %d fail, %d known-failing, %d failed but not counted", c.Runs, c.Passed, c.Failed, c.KnownFailing, c.NotCounted)
+	if c.Discounted > 0 {
+		s += fmt.Sprintf(", %d passed by failing but not counted (the client fails the control)", c.Discounted)
+	}
+	if c.Crashed > 0 {
+		s += fmt.Sprintf(", %d crashed", c.Crashed)
+	}
 	for _, k := range slices.Sorted(maps.Keys(c.Other)) {
 		s += fmt.Sprintf(", %d %s", c.Other[k], k)
 	}
@@ -204,6 +220,18 @@ func runClient(ctx context.Context, e *env, cmd string, opts clientOptions) int 
 		prog = newProgress(e.stderr, stderrIsTerminal(e.stderr))
 		prog.unit, prog.perLine = "client runs", 20
 	}
+	write := func(res clientResult) {
+		counts.add(res)
+		if opts.Format == "json" {
+			enc.Encode(res)
+		} else {
+			printClientResult(w, res)
+		}
+	}
+	// A pass by failing waits for the end, where its control is known
+	// (serve.ApplyControls); every other result is written as it
+	// finishes, so a long run shows its progress.
+	var held []int // indexes in finished of the results not written yet
 	var mu sync.Mutex
 	sem := make(chan struct{}, max(opts.Parallel, 1))
 	var wg sync.WaitGroup
@@ -225,20 +253,21 @@ func runClient(ctx context.Context, e *env, cmd string, opts clientOptions) int 
 			}
 			mu.Lock()
 			defer mu.Unlock()
-			counts.add(res)
 			finished = append(finished, res)
 			prog.step(len(finished), len(jobs), res.Name)
-			// Each result is written as it finishes, so a long run
-			// shows its progress.
-			if opts.Format == "json" {
-				enc.Encode(res)
+			if res.ByFailing && res.Status == "pass" {
+				held = append(held, len(finished)-1)
 			} else {
-				printClientResult(w, res)
+				write(res)
 			}
 		}()
 	}
 	wg.Wait()
 	prog.done()
+	serve.ApplyControls(finished)
+	for _, i := range held {
+		write(finished[i])
+	}
 	prov := report.NewProvenance("run --client", start)
 	prov.Scenarios = report.ScenarioHash(cases)
 	for _, c := range opts.Chaos {

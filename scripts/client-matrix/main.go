@@ -319,6 +319,21 @@ func run(ctx context.Context, perProtocol, parallel int, out string, only []stri
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("interrupted; %s left as it was: %w", out, err)
 	}
+	// A pass by failing counts only beside a control the same set-up
+	// passed (serve.ApplyControls).
+	for _, s := range setups {
+		var idx []int
+		var runs []serve.ClientRun
+		for i, j := range jobs {
+			if j.s.name == s.name {
+				idx, runs = append(idx, i), append(runs, results[i])
+			}
+		}
+		serve.ApplyControls(runs)
+		for k, i := range idx {
+			results[i] = runs[k]
+		}
+	}
 
 	var b strings.Builder
 	b.WriteString(header(headerInfo{
