@@ -26,6 +26,9 @@ const (
 	StatusPass          = "pass"
 	StatusFail          = "fail"
 	StatusNotApplicable = "not applicable"
+	// StatusNotCounted is a pass by failing without a passing control
+	// (ApplyControls).
+	StatusNotCounted = "not counted"
 )
 
 // MaxEvidence bounds the bytes of each body a Result quotes.
@@ -75,6 +78,12 @@ type Result struct {
 	Reason string `json:"reason,omitempty"`
 	// Held says, for a passed case, what was checked.
 	Held []string `json:"held,omitempty"`
+	// ByFailing marks a pass the gateway earned by failing: serve's
+	// answer failed (an error status, an upstream error, a cut stream)
+	// and the gateway said so. It counts only beside a control
+	// (ApplyControls), which Control names.
+	ByFailing bool   `json:"by_failing,omitempty"`
+	Control   string `json:"control,omitempty"`
 	// Evidence quotes the bytes a problem was read from, each cut at
 	// MaxEvidence: the gateway's answers and the requests it sent
 	// upstream.
@@ -103,7 +112,7 @@ func Check(ctx context.Context, up *Upstream, t Target, sc *scenarios.Scenario, 
 	case res.Status == StatusNotApplicable:
 		res.Problems, res.Held = nil, nil
 	case len(res.Problems) > 0:
-		res.Status, res.Held = StatusFail, nil
+		res.Status, res.Held, res.ByFailing = StatusFail, nil, false
 	default:
 		res.Status, res.Evidence = StatusPass, nil
 	}
@@ -195,6 +204,7 @@ func (c *checker) run(sc *scenarios.Scenario, name string) {
 	// request too, as from the API.
 	served := decodeBody(upstream, first.Response, c.res.Stream && first.Status == http.StatusOK)
 	if status != http.StatusOK {
+		c.res.ByFailing = true
 		switch {
 		case first.Status != http.StatusOK:
 			c.res.Held = append(c.res.Held, fmt.Sprintf("serve refused the request with %d, the gateway answered %d", first.Status, status))
@@ -404,6 +414,7 @@ func (c *checker) compare(served, got *core.Response, sentBytes []byte) {
 		if !failed {
 			c.add("I03", "serve's answer failed (%s), the gateway's carries no error (finish %q)", failure(served), got.Finish)
 		}
+		c.res.ByFailing = true
 	case got.Finish == served.Finish:
 	case len(have) > 0 && got.Finish == core.FinishToolCalls:
 		// A gateway may correct a finish that came with calls (F01).

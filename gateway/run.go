@@ -132,9 +132,10 @@ func Counted(r Result, strict bool) bool {
 }
 
 // Summary writes one line per (front, upstream) pair: cases, passed,
-// failed, not applicable.
+// failed, not applicable, and passes by failing not counted for want of a
+// control (ApplyControls).
 func Summary(w io.Writer, results []Result) {
-	type count struct{ cases, pass, fail, na int }
+	type count struct{ cases, pass, fail, na, discounted int }
 	counts := map[string]*count{}
 	for _, r := range results {
 		k := r.Front + ">" + r.Upstream
@@ -149,6 +150,8 @@ func Summary(w io.Writer, results []Result) {
 			c.pass++
 		case StatusFail:
 			c.fail++
+		case StatusNotCounted:
+			c.discounted++
 		default:
 			c.na++
 		}
@@ -159,10 +162,10 @@ func Summary(w io.Writer, results []Result) {
 	}
 	sort.Strings(keys)
 	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "front>upstream\tcases\tpassed\tfailed\tnot applicable\t\n")
+	fmt.Fprintf(tw, "front>upstream\tcases\tpassed\tfailed\tnot applicable\tnot counted\t\n")
 	for _, k := range keys {
 		c := counts[k]
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t\n", k, c.cases, c.pass, c.fail, c.na)
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t\n", k, c.cases, c.pass, c.fail, c.na, c.discounted)
 	}
 	tw.Flush()
 }

@@ -205,6 +205,7 @@ func runGateway(ctx context.Context, e *env, args []string) int {
 // returns the exit status they give.
 func writeGatewayResults(e *env, file gateway.File, format, out string, strict bool) int {
 	results := file.Results
+	gateway.ApplyControls(results)
 	w := e.stdout
 	if out != "" {
 		f, err := os.Create(out)
@@ -338,13 +339,17 @@ func startGateway(ctx context.Context, e *env, spec *gateway.Spec, front, q, upU
 }
 
 // writeGatewayText writes what produced the results, one line per failed
-// case with its problems and quoted bytes, the failures grouped by fault,
-// then the count per (front, upstream) pair.
+// case with its problems and quoted bytes (and one per pass by failing not
+// counted, with why), the failures grouped by fault, then the count per
+// (front, upstream) pair.
 func writeGatewayText(w io.Writer, file gateway.File) {
 	if file.Provenance.Command != "" {
 		fmt.Fprintln(w, file.Provenance)
 	}
 	for _, r := range file.Results {
+		if r.Status == gateway.StatusNotCounted {
+			fmt.Fprintf(w, "NOT COUNTED %s [%s]\n    %s\n", r.Name, r.Severity, r.Reason)
+		}
 		if r.Status != gateway.StatusFail {
 			continue
 		}
