@@ -369,11 +369,14 @@ const EchoRule = "echo"
 // answers (the client's copy of the call, by id), as JSON, and it is not
 // marked as an error. A client that answers every call with an error, or
 // with anything else, has not run the calls as asked.
-func GradeEcho(req *core.Request) []scenarios.Problem { return gradeEcho(req, false) }
+func GradeEcho(protocol string, req *core.Request) []scenarios.Problem {
+	return gradeEcho(protocol, req, false)
+}
 
 // gradeEcho is GradeEcho, with results marked as errors allowed when
 // errorsAllowed is set.
-func gradeEcho(req *core.Request, errorsAllowed bool) []scenarios.Problem {
+func gradeEcho(protocol string, req *core.Request, errorsAllowed bool) []scenarios.Problem {
+	anyKey := descriptor(protocol).Grading.ResultAnyKey
 	var out []scenarios.Problem
 	args := map[string]json.RawMessage{}
 	names := map[string]string{}
@@ -393,7 +396,7 @@ func gradeEcho(req *core.Request, errorsAllowed bool) []scenarios.Problem {
 			switch {
 			case r.IsError && !errorsAllowed:
 				out = append(out, scenarios.Problem{Rule: EchoRule, Message: fmt.Sprintf("result for call %s is marked as an error; the echo tool never fails", r.CallID)})
-			case !echoes(text.String(), names[r.CallID], want):
+			case !echoes(text.String(), names[r.CallID], want, anyKey):
 				got := text.String()
 				if len(got) > 200 {
 					got = got[:200] + "…"
@@ -407,11 +410,11 @@ func gradeEcho(req *core.Request, errorsAllowed bool) []scenarios.Problem {
 
 // echoes reports whether a result's text is the echo of a call's
 // arguments: the arguments themselves, or wrapped as unwrapResult reads.
-func echoes(text, name string, args json.RawMessage) bool {
+func echoes(text, name string, args json.RawMessage, anyKey bool) bool {
 	if jsonEqual(json.RawMessage(text), args) {
 		return true
 	}
-	inner := unwrapResult(text, name)
+	inner := unwrapResult(text, name, anyKey)
 	return inner != nil && jsonEqual(inner, args)
 }
 
@@ -419,9 +422,12 @@ func echoes(text, name string, args json.RawMessage) bool {
 // that SDKs put around a result where the wire wants an object (Gemini's
 // functionResponse.response): {"name": call name, "content": X}, as
 // @ai-sdk/google sends, or {"output": X}, the key the Google Gen AI SDKs
-// document. X is returned as JSON, or as the JSON it holds when it is a
-// string. Any other text gives nil.
-func unwrapResult(text, name string) json.RawMessage {
+// document, and, where the protocol lets the client choose the key
+// (anyKey: Gemini, "any keys of their choice … e.g. "output", "result""),
+// any one key but "error", which marks a failed call. X is returned as
+// JSON, or as the JSON it holds when it is a string. Any other text gives
+// nil.
+func unwrapResult(text, name string, anyKey bool) json.RawMessage {
 	var env map[string]json.RawMessage
 	if json.Unmarshal([]byte(text), &env) != nil {
 		return nil
@@ -430,6 +436,10 @@ func unwrapResult(text, name string) json.RawMessage {
 	switch {
 	case len(env) == 1 && env["output"] != nil:
 		inner = env["output"]
+	case len(env) == 1 && anyKey && env["error"] == nil:
+		for _, v := range env {
+			inner = v
+		}
 	case len(env) == 2 && env["content"] != nil:
 		var got string
 		if json.Unmarshal(env["name"], &got) != nil || got != name {
@@ -549,13 +559,16 @@ func gradePlan(served *core.Response, turn core.Message, add func(rule, format s
 }
 
 // jsonEqual compares two argument texts as JSON (jsonvalue.EqualText);
-// empty text counts as {}, and text that is not JSON equals only the same
-// bytes.
+// empty text and null count as {}, since every protocol reads a call
+// without arguments so ("input": null, "arguments": "null" and an absent
+// field are recorded for no-parameter tools, C06; a protocol whose wire
+// refuses null says so in its body rules, as Converse's G15 does), and
+// text that is not JSON equals only the same bytes.
 func jsonEqual(a, b json.RawMessage) bool {
-	if len(bytes.TrimSpace(a)) == 0 {
+	if t := bytes.TrimSpace(a); len(t) == 0 || string(t) == "null" {
 		a = json.RawMessage("{}")
 	}
-	if len(bytes.TrimSpace(b)) == 0 {
+	if t := bytes.TrimSpace(b); len(t) == 0 || string(t) == "null" {
 		b = json.RawMessage("{}")
 	}
 	return jsonvalue.EqualText(a, b) || bytes.Equal(a, b)

@@ -422,7 +422,7 @@ func (s *Server) followUp(w http.ResponseWriter, r *http.Request, name string, e
 	}
 	problems := append(GradeInvented(e.protocol, served, req, invented), wire...)
 	if s.opts.Echo {
-		problems = append(problems, gradeEcho(req, s.opts.EchoErrors)...)
+		problems = append(problems, gradeEcho(e.protocol, req, s.opts.EchoErrors)...)
 	}
 	s.verdict(name, e.protocol, func(v *Verdict) {
 		v.FollowUps++

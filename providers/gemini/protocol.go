@@ -12,7 +12,12 @@ var Protocol = protocol.Protocol{
 	Endpoint:           protocol.MustLookup("gemini"),
 	New:                func() core.Adapter { return New() },
 	NewJSONArrayStream: func() core.Adapter { return New(WithJSONArrayStream()) },
-	Grading:            protocol.Grading{MissingResult: "G04", ResultsInOrder: true, ResponseIDPrefix: "msg_"},
+	// functionResponse.response: "Callers can use any keys of their
+	// choice that fit the function's syntax to return the function
+	// output, e.g. "output", "result", etc. In particular, if the function
+	// call failed to execute, the response can have an "error" key"
+	// (Gemini API reference, v1beta FunctionResponse).
+	Grading:            protocol.Grading{MissingResult: "G04", ResultsInOrder: true, ResponseIDPrefix: "msg_", ResultAnyKey: true},
 	Requirements:       requirements,
 	// An error body carries its HTTP status as its code (google.rpc.Status);
 	// without one, the status of its status name (Gemini API

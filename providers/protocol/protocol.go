@@ -110,6 +110,10 @@ type Grading struct {
 	// ToolResultText reports that a tool result's content must be a
 	// string, never a list of parts (G10).
 	ToolResultText bool
+	// ResultAnyKey reports that a tool result travels as an object whose
+	// keys the client chooses, so that a result is graded after its one
+	// key is unwrapped (Gemini's functionResponse.response).
+	ResultAnyKey bool
 	// ResponseIDPrefix is the prefix of the response ids the fake provider
 	// makes up ("msg_" when empty).
 	ResponseIDPrefix string
