@@ -17,8 +17,8 @@ var Protocol = protocol.Protocol{
 	// output, e.g. "output", "result", etc. In particular, if the function
 	// call failed to execute, the response can have an "error" key"
 	// (Gemini API reference, v1beta FunctionResponse).
-	Grading:            protocol.Grading{MissingResult: "G04", ResultsInOrder: true, ResponseIDPrefix: "msg_", ResultAnyKey: true},
-	Requirements:       requirements,
+	Grading:      protocol.Grading{MissingResult: "G04", ResultsInOrder: true, ResponseIDPrefix: "msg_", ResultAnyKey: true},
+	Requirements: requirements,
 	// An error body carries its HTTP status as its code (google.rpc.Status);
 	// without one, the status of its status name (Gemini API
 	// documentation, "Troubleshooting", backend error codes).
