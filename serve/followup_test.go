@@ -355,3 +355,75 @@ func TestFirstRequestWireRules(t *testing.T) {
 		})
 	}
 }
+
+// TestSignedThinkingOnlyWhenEnabled sends back the calls of a scenario
+// served with signed thinking, without the thinking: the API requires the
+// echo only when thinking is enabled (G12), so the follow-up passes
+// unless its body turns thinking on.
+func TestSignedThinkingOnlyWhenEnabled(t *testing.T) {
+	const name = "anthropic/streaming/G12-thinking-then-tool-use"
+	for _, tt := range []struct {
+		thinking string
+		want     []string
+	}{
+		{``, nil},
+		{`"thinking":{"type":"disabled"},`, nil},
+		{`"thinking":{"type":"enabled","budget_tokens":1024},`, []string{"G12"}},
+	} {
+		s, ts := newServer(t, Options{})
+		p := poster{t: t, ts: ts, name: name, protocol: "anthropic"}
+		first := `{"model":"m","max_tokens":2048,` + tt.thinking + `"messages":[{"role":"user","content":"hi"}]}`
+		status, data := p.post(first, false)
+		if status != 200 {
+			t.Fatalf("first: status %d: %s", status, data)
+		}
+		var resp struct {
+			Content []json.RawMessage `json:"content"`
+		}
+		if err := json.Unmarshal(data, &resp); err != nil {
+			t.Fatal(err)
+		}
+		var uses, results []string
+		for _, b := range resp.Content {
+			var blk struct{ Type, ID string }
+			json.Unmarshal(b, &blk)
+			if blk.Type == "tool_use" {
+				uses = append(uses, string(b))
+				results = append(results, fmt.Sprintf(`{"type":"tool_result","tool_use_id":%q,"content":"ok"}`, blk.ID))
+			}
+		}
+		if len(uses) == 0 {
+			t.Fatalf("no tool_use served: %s", data)
+		}
+		body := `{"model":"m","max_tokens":2048,` + tt.thinking + `"messages":[{"role":"user","content":"hi"},{"role":"assistant","content":[` +
+			strings.Join(uses, ",") + `]},{"role":"user","content":[` + strings.Join(results, ",") + `]}]}`
+		if status, data := p.post(body, false); status != 200 {
+			t.Fatalf("follow-up: status %d: %s", status, data)
+		}
+		if diff := cmp.Diff(tt.want, verdictRules(t, s, name)); diff != "" {
+			t.Errorf("thinking %q (-want +got):\n%s", tt.thinking, diff)
+		}
+	}
+}
+
+// TestThinkingEnabled reads the request option that makes signed thinking
+// due, for each protocol that has one.
+func TestThinkingEnabled(t *testing.T) {
+	for _, tt := range []struct {
+		protocol, body string
+		want           bool
+	}{
+		{"anthropic", `{"messages":[]}`, false},
+		{"anthropic", `{"thinking":{"type":"enabled","budget_tokens":1024}}`, true},
+		{"anthropic", `{"thinking":{"type":"adaptive"}}`, true},
+		{"anthropic", `{"thinking":{"type":"disabled"}}`, false},
+		{"bedrock", `{"messages":[]}`, false},
+		{"bedrock", `{"additionalModelRequestFields":{"thinking":{"type":"enabled","budget_tokens":1024}}}`, true},
+		{"bedrock", `{"additionalModelRequestFields":{"reasoning_config":{"type":"enabled"}}}`, true},
+		{"bedrock", `{"additionalModelRequestFields":{"top_k":5}}`, false},
+	} {
+		if got := descriptor(tt.protocol).Grading.ThinkingEnabled([]byte(tt.body)); got != tt.want {
+			t.Errorf("%s %s: %v, want %v", tt.protocol, tt.body, got, tt.want)
+		}
+	}
+}

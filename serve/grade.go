@@ -153,7 +153,17 @@ func Grade(protocol string, served *core.Response, req *core.Request) []scenario
 // first unpaired one with its name and arguments), the client's ids must be
 // distinct (D06), and every result must name the id the client gave the
 // call it answers, after it.
+//
+// Signed thinking is graded as for a request that enables thinking;
+// serve grades a follow-up by its body (gradeFollowUp).
 func GradeInvented(protocol string, served *core.Response, req *core.Request, invented map[string]bool) []scenarios.Problem {
+	return gradeFollowUp(protocol, served, req, invented, true)
+}
+
+// gradeFollowUp is GradeInvented for a request that enables thinking or
+// not (thinkingOn): signed thinking must come back only where the protocol
+// requires it for that request (Grading.ThinkingEnabled).
+func gradeFollowUp(protocol string, served *core.Response, req *core.Request, invented map[string]bool, thinkingOn bool) []scenarios.Problem {
 	rules := descriptor(protocol).Grading
 	var out []scenarios.Problem
 	add := func(rule, format string, args ...any) {
@@ -299,7 +309,7 @@ func GradeInvented(protocol string, served *core.Response, req *core.Request, in
 			add("G09", "assistant turn carries call %s (%s), which was not served", g.ID, g.Name)
 		}
 	}
-	if rules.SignedThinking {
+	if rules.SignedThinking && thinkingOn {
 		gradeThinking(served, turn, add)
 	}
 	if rules.ReasoningReplayed && reasoningReplayed(served.Model, req.Model) {

@@ -420,7 +420,11 @@ func (s *Server) followUp(w http.ResponseWriter, r *http.Request, name string, e
 		invented = scenarioInvented(e.sc, served.Calls())
 		notes = append(notes, "follow-up graded without a first request on this server")
 	}
-	problems := append(GradeInvented(e.protocol, served, req, invented), wire...)
+	thinkingOn := true
+	if on := descriptor(e.protocol).Grading.ThinkingEnabled; on != nil {
+		thinkingOn = on(body)
+	}
+	problems := append(gradeFollowUp(e.protocol, served, req, invented, thinkingOn), wire...)
 	if s.opts.Echo {
 		problems = append(problems, gradeEcho(e.protocol, req, s.opts.EchoErrors)...)
 	}

@@ -1,6 +1,7 @@
 package bedrock
 
 import (
+	"encoding/json"
 	"regexp"
 
 	"github.com/toolconform/conform/core"
@@ -15,7 +16,7 @@ var Protocol = protocol.Protocol{
 	New:      func() core.Adapter { return New() },
 	Grading: protocol.Grading{
 		Shape: protocol.ShapeConverse, MissingResult: "G01", ResultsInOrder: true, ResultsNextMessage: true,
-		SignedThinking: true, ResponseIDPrefix: "msg_",
+		SignedThinking: true, ThinkingEnabled: thinkingEnabled, ResponseIDPrefix: "msg_",
 	},
 	Requirements: requirements,
 	// Amazon Bedrock API reference, Converse, "Errors" (the exception is
@@ -35,4 +36,32 @@ var Protocol = protocol.Protocol{
 			{Body: regexp.MustCompile(`The security token included in the request is invalid`), Status: 403},
 		},
 	},
+}
+
+// thinkingEnabled reports whether a Converse request turns reasoning on
+// for the model, in additionalModelRequestFields: Claude's "thinking":
+// {"type": "enabled"} or "reasoning_config" of other models. Only then must
+// the reasoningContent of the last assistant turn come back with its
+// signature (Amazon Bedrock User Guide, "Extended thinking": the thinking
+// blocks of the last assistant turn are passed back in a tool-use loop, as
+// Anthropic's API requires when thinking is enabled).
+func thinkingEnabled(body []byte) bool {
+	type on struct {
+		Type string `json:"type"`
+	}
+	var req struct {
+		Fields struct {
+			Thinking  *on `json:"thinking"`
+			Reasoning *on `json:"reasoning_config"`
+		} `json:"additionalModelRequestFields"`
+	}
+	if json.Unmarshal(body, &req) != nil {
+		return false
+	}
+	for _, t := range []*on{req.Fields.Thinking, req.Fields.Reasoning} {
+		if t != nil && t.Type != "" && t.Type != "disabled" {
+			return true
+		}
+	}
+	return false
 }

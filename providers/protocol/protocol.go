@@ -98,6 +98,10 @@ type Grading struct {
 	// SignedThinking reports that thinking blocks and their signatures
 	// must come back unchanged in the assistant turn.
 	SignedThinking bool
+	// ThinkingEnabled reports whether a request body enables thinking,
+	// for a protocol that requires signed thinking back only then; nil
+	// means always.
+	ThinkingEnabled func(body []byte) bool
 	// ReasoningReplayed reports that reasoning a model sent must come back
 	// with the calls, for models that ask for it.
 	ReasoningReplayed bool
