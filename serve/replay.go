@@ -92,7 +92,7 @@ func servedBody(a core.Adapter, e entry, stream, arrayForm bool, id string) ([]b
 	}
 	sc := e.sc
 	if !stream {
-		if sc.Kind == scenarios.KindResponse && len(sc.Body) > 0 {
+		if replays(e, false, false) {
 			return sc.Body, ep.ContentType, nil
 		}
 		resp, err := responseOf(a, sc)
@@ -111,16 +111,14 @@ func servedBody(a core.Adapter, e entry, stream, arrayForm bool, id string) ([]b
 	if arrayForm {
 		ctype = "application/json"
 	}
-	if sc.Kind == scenarios.KindStream && len(sc.Body) > 0 {
+	if replays(e, true, arrayForm) {
 		if sc.BodySection == "response.ndjson" && strings.HasPrefix(ctype, "text/event-stream") {
 			// An NDJSON stream of an SSE protocol (Cohere Chat v1) is
 			// served as it was sent, as NDJSON.
 			return sc.Body, "application/x-ndjson", nil
 		}
-		if !descriptor(e.protocol).JSONArrayStream || jsonArray(sc.Body) == arrayForm {
-			body, _ := frameRecorded(e.protocol, sc, strings.HasPrefix(ctype, "text/event-stream"))
-			return body, ctype, nil
-		}
+		body, _ := frameRecorded(e.protocol, sc, strings.HasPrefix(ctype, "text/event-stream"))
+		return body, ctype, nil
 	}
 	evs, err := eventsOf(a, sc)
 	if err != nil {
@@ -135,6 +133,21 @@ func servedBody(a core.Adapter, e entry, stream, arrayForm bool, id string) ([]b
 		return nil, "", err
 	}
 	return b.Bytes(), ctype, nil
+}
+
+// replays reports whether a request in that form is answered with the
+// scenario's own bytes (framed as the protocol frames them) rather than
+// the adapter's encoding of them: a whole response to a response case, a
+// stream to a stream case in the same stream form.
+func replays(e entry, stream, arrayForm bool) bool {
+	sc := e.sc
+	switch {
+	case len(sc.Body) == 0:
+		return false
+	case !stream:
+		return sc.Kind == scenarios.KindResponse
+	}
+	return sc.Kind == scenarios.KindStream && (!descriptor(e.protocol).JSONArrayStream || jsonArray(sc.Body) == arrayForm || sc.BodySection == "response.ndjson")
 }
 
 // decodeServed decodes what was sent, to know which calls the client saw

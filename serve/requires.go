@@ -1,9 +1,13 @@
 package serve
 
 import (
+	"bytes"
+	"errors"
+	"io"
 	"net/http"
 	"strings"
 
+	"github.com/toolconform/conform/core"
 	"github.com/toolconform/conform/providers"
 	"github.com/toolconform/conform/scenarios"
 )
@@ -40,22 +44,48 @@ func unmet(reqs []requirement, r *http.Request, body []byte) string {
 }
 
 // noWholeForm returns why a stream scenario has no whole response to
-// serve, or "". A stream that ends before its finish (cut, or unreadable
-// past some byte) has none: every whole response of every protocol has a
-// finish, and the body collected from such a stream would have none.
+// serve, or "". Only a stream that the reference decoder reads whole, to a
+// finish, with no error and no call left incomplete, has one: asked for a
+// whole response, the API sends every call complete and a finish, and a
+// body collected from a cut or broken stream would hold what no API sends
+// (an empty content with a tool_use stop, a finish outside the protocol).
 func noWholeForm(e entry) string {
-	if e.sc.Kind != scenarios.KindStream {
+	sc := e.sc
+	if sc.Kind != scenarios.KindStream {
 		return ""
 	}
 	a, err := providers.Lookup(e.protocol)
 	if err != nil {
 		return ""
 	}
-	resp, err := responseOf(a, e.sc)
-	if err != nil || resp.Finish != "" {
+	evs, err := eventsOf(a, sc)
+	if err != nil {
 		return ""
 	}
-	return "the reference decoder reads no finish in its stream (cut, or unreadable before its end), and every whole response has one: there is no faithful whole form of it"
+	resp, err := core.Collect(core.SliceStream(evs))
+	switch {
+	case len(sc.Body) > 0 && streamBroken(a, sc.Body):
+		return "the reference decoder reports an error in its stream (unreadable before its end), and no API answers a request for a whole response with what such a stream held: there is no faithful whole form of it"
+	case err != nil || resp.Error != nil:
+		return "its stream ends in an error, and no API answers a request for a whole response with what such a stream held: there is no faithful whole form of it"
+	case len(resp.Incomplete) > 0:
+		return "its stream leaves a call incomplete, and a whole response holds every call complete: there is no faithful whole form of it"
+	case resp.Finish == "":
+		return "the reference decoder reads no finish in its stream (cut, or unreadable before its end), and every whole response has one: there is no faithful whole form of it"
+	}
+	return ""
+}
+
+// streamBroken reports whether the adapter's decoder stops on an error
+// before the end of a recorded stream.
+func streamBroken(a core.Adapter, body []byte) bool {
+	s := a.DecodeStream(bytes.NewReader(body))
+	for {
+		_, err := s.Next()
+		if err != nil {
+			return !errors.Is(err, io.EOF)
+		}
+	}
 }
 
 // StatusNotApplicable is the status of a client run whose scenario was
