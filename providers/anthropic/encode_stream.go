@@ -85,7 +85,9 @@ func (a *Adapter) EncodeStream(w io.Writer, events []core.Event) error {
 	sw.WriteJSON("message_start", map[string]any{"type": "message_start", "message": map[string]any{
 		"id": id, "type": "message", "role": "assistant", "model": model, "content": []any{},
 		"stop_reason": nil, "stop_sequence": nil,
-		"usage": map[string]int{"input_tokens": input, "output_tokens": 0},
+		// The cache counts are in every recorded message_start and body;
+		// the canonical usage has none to give, so they are 0.
+		"usage": map[string]int{"input_tokens": input, "output_tokens": 0, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0},
 	}})
 	var indexes streamenc.Indexes
 	cur, curKind := -1, ""

@@ -61,6 +61,12 @@ func TestEncodeStreamUsage(t *testing.T) {
 	n := func(in, out int) map[string]any {
 		return map[string]any{"input_tokens": float64(in), "output_tokens": float64(out)}
 	}
+	// message_start also carries the cache counts, as recorded.
+	start := func(in int) map[string]any {
+		m := n(in, 0)
+		m["cache_creation_input_tokens"], m["cache_read_input_tokens"] = float64(0), float64(0)
+		return m
+	}
 	tests := []struct {
 		name       string
 		events     []core.Event
@@ -70,30 +76,30 @@ func TestEncodeStreamUsage(t *testing.T) {
 		{
 			name:       "finish without usage gets zero counts",
 			events:     []core.Event{text, finish},
-			wantUsages: []map[string]any{{"message_start": n(0, 0)}, {"message_delta": n(0, 0)}},
+			wantUsages: []map[string]any{{"message_start": start(0)}, {"message_delta": n(0, 0)}},
 			wantBack:   []core.Event{text, usage(0, 0), finish},
 		},
 		{
 			name:       "usage before finish",
 			events:     []core.Event{text, usage(12, 34), finish},
-			wantUsages: []map[string]any{{"message_start": n(12, 0)}, {"message_delta": n(12, 34)}},
+			wantUsages: []map[string]any{{"message_start": start(12)}, {"message_delta": n(12, 34)}},
 			wantBack:   []core.Event{text, usage(12, 34), finish},
 		},
 		{
 			name:       "usage without finish is still written",
 			events:     []core.Event{text, usage(5, 6)},
-			wantUsages: []map[string]any{{"message_start": n(5, 0)}, {"message_delta": n(5, 6)}},
+			wantUsages: []map[string]any{{"message_start": start(5)}, {"message_delta": n(5, 6)}},
 			wantBack:   []core.Event{text, usage(5, 6)},
 		},
 		{
 			name:       "error stream: message_start only",
 			events:     []core.Event{text, {Kind: core.EventError, Error: &core.ProviderError{Type: "overloaded_error", Message: "busy"}}},
-			wantUsages: []map[string]any{{"message_start": n(0, 0)}},
+			wantUsages: []map[string]any{{"message_start": start(0)}},
 		},
 		{
 			name:       "two finishes: the second has no usage event of its own",
 			events:     []core.Event{usage(3, 4), finish, text, finish},
-			wantUsages: []map[string]any{{"message_start": n(3, 0)}, {"message_delta": n(3, 4)}, {"message_delta": n(3, 0)}},
+			wantUsages: []map[string]any{{"message_start": start(3)}, {"message_delta": n(3, 4)}, {"message_delta": n(3, 0)}},
 			wantBack:   []core.Event{usage(3, 4), finish, text, usage(3, 0), finish},
 		},
 	}

@@ -213,7 +213,7 @@ func (a *Adapter) EncodeResponse(resp *core.Response) ([]byte, error) {
 	if resp.Usage != nil {
 		usage = *resp.Usage
 	}
-	w["usage"] = map[string]int{"input_tokens": usage.InputTokens, "output_tokens": usage.OutputTokens}
+	w["usage"] = map[string]int{"input_tokens": usage.InputTokens, "output_tokens": usage.OutputTokens, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}
 	out, err := json.Marshal(w)
 	if err != nil {
 		return nil, fmt.Errorf("anthropic: encode response: %w", err)

@@ -55,9 +55,13 @@ func (a *Adapter) EncodeResponse(resp *core.Response) ([]byte, error) {
 	out.Output = &struct {
 		Message *cvMessage `json:"message"`
 	}{Message: &cvMessage{Role: "assistant", Content: blocks}}
-	if resp.Usage != nil {
-		out.Usage = &cvUsage{InputTokens: resp.Usage.InputTokens, OutputTokens: resp.Usage.OutputTokens, TotalTokens: resp.Usage.InputTokens + resp.Usage.OutputTokens}
+	// Every recorded Converse body carries usage: zero counts when the
+	// response has none.
+	u := resp.Usage
+	if u == nil {
+		u = &core.Usage{}
 	}
+	out.Usage = &cvUsage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, TotalTokens: u.InputTokens + u.OutputTokens}
 	return json.Marshal(out)
 }
 

@@ -11,9 +11,11 @@ import (
 // its endpoint, framing and what a fake provider needs to replay and grade
 // it.
 var Protocol = protocol.Protocol{
-	Endpoint:     protocol.MustLookup("cohere"),
-	New:          func() core.Adapter { return New() },
-	SSE:          protocol.SSE{NamedEvents: true},
+	Endpoint: protocol.MustLookup("cohere"),
+	New:      func() core.Adapter { return New() },
+	// A v2 stream ends with "data: [DONE]" after message-end (recorded in
+	// testdata/corpus/cohere; cohere-python #730).
+	SSE:          protocol.SSE{NamedEvents: true, Done: true},
 	Grading:      protocol.Grading{Shape: protocol.ShapeCohere, MissingResult: "G03", Plans: true, ResponseIDPrefix: "msg_"},
 	Requirements: requirements,
 	// Cohere API documentation, "Errors": 401 for "no api key supplied"

@@ -61,10 +61,16 @@ func genEvents(t *rapid.T) []core.Event {
 			evs = append(evs, end(idx, nil))
 		}
 	}
-	if rapid.Bool().Draw(t, "usage") {
+	usage := rapid.Bool().Draw(t, "usage")
+	if usage {
 		evs = append(evs, core.Event{Kind: core.EventUsage, Usage: &core.Usage{InputTokens: rapid.IntRange(0, 1e6).Draw(t, "in"), OutputTokens: rapid.IntRange(0, 1e6).Draw(t, "out")}})
 	}
 	if rapid.Bool().Draw(t, "finish") {
+		if !usage {
+			// A finish's message-end always carries usage: zero counts
+			// when the events have none.
+			evs = append(evs, core.Event{Kind: core.EventUsage, Usage: &core.Usage{}})
+		}
 		f := rapid.SampledFrom(wireFinishes).Draw(t, "finish")
 		evs = append(evs, core.Event{Kind: core.EventFinish, Finish: finishFromWire(f), ProviderFinish: f})
 	}

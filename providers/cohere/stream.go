@@ -451,7 +451,8 @@ type streamWriter struct {
 }
 
 // EncodeStream writes events as a Cohere v2 chat stream, each SSE event with
-// an "event:" line and a JSON payload whose "type" repeats it.
+// an "event:" line and a JSON payload whose "type" repeats it, ending after
+// a finish's message-end with "data: [DONE]" as v2 streams do.
 //
 // What the wire cannot express is normalised: thinking signatures, the
 // model, error types and codes are dropped; the response id travels on
@@ -568,12 +569,19 @@ func (sw *streamWriter) event(e core.Event) error {
 		if finish == "" {
 			finish = finishToWire(e.Finish)
 		}
-		delta := obj{"finish_reason": finish}
-		if sw.usage != nil {
-			delta["usage"] = wireUsage(sw.usage)
-			sw.usage = nil
+		// Every recorded message-end carries usage: zero counts when the
+		// events have none.
+		u := sw.usage
+		if u == nil {
+			u = &core.Usage{}
 		}
-		return sw.write("message-end", obj{"delta": delta})
+		sw.usage = nil
+		if err := sw.write("message-end", obj{"delta": obj{"finish_reason": finish, "usage": wireUsage(u)}}); err != nil {
+			return err
+		}
+		// A v2 stream ends with "data: [DONE]" after message-end
+		// (recorded in testdata/corpus/cohere; cohere-python #730).
+		return sw.enc.Encode(sse.Event{Data: "[DONE]"})
 	case core.EventError:
 		msg := "unknown error"
 		if e.Error != nil {

@@ -51,6 +51,7 @@ func New(opts ...Option) *Adapter {
 		ToolResultName:    true,
 		IDs:               idmap.New(ValidID, mintID, 0),
 		NameRules:         nameRules,
+		FullDeltas:        true,
 	}
 	for _, o := range opts {
 		o(&cfg)

@@ -319,7 +319,8 @@ func genResponse(t *rapid.T) *core.Response {
 	if len(m.Parts) == 0 {
 		m.Parts = []core.Part{core.TextPart("x")}
 	}
-	return &core.Response{ID: "r", Model: "mistral-small-latest", Message: m, Finish: core.FinishToolCalls, ProviderFinish: "tool_calls"}
+	// A body always carries usage: no counts read back as zero counts.
+	return &core.Response{ID: "r", Model: "mistral-small-latest", Message: m, Finish: core.FinishToolCalls, ProviderFinish: "tool_calls", Usage: &core.Usage{}}
 }
 
 // genRequest draws a request in the form DecodeRequest gives, with

@@ -117,7 +117,9 @@ func TestResponseRoundTrip(t *testing.T) {
 // genResponse draws a response in the form DecodeResponse gives.
 func genResponse(t *rapid.T) *core.Response {
 	pf := finGen.Draw(t, "finish")
-	resp := &core.Response{ID: "r", Model: "m", Message: genAssistant(t), Finish: FinishReason(pf), ProviderFinish: pf}
+	// A body always carries usage; a response without counts is written,
+	// and read back, as zero counts.
+	resp := &core.Response{ID: "r", Model: "m", Message: genAssistant(t), Finish: FinishReason(pf), ProviderFinish: pf, Usage: &core.Usage{}}
 	if rapid.Bool().Draw(t, "usage") {
 		resp.Usage = &core.Usage{InputTokens: 3, OutputTokens: 9}
 	}

@@ -54,6 +54,11 @@ type Config struct {
 	// EncodeRequest refuses a tool name it breaks. Unset (MaxLen 0), it is
 	// core.CommonNameRules.
 	NameRules core.NameRules
+	// FullDeltas writes stream chunks as Mistral sends them: every choice
+	// with "logprobs": null and a delta content ("" when it has none), and
+	// every piece of a call after its first with "type": "function" and
+	// "name": "" (recorded in testdata/corpus/mistral).
+	FullDeltas bool
 }
 
 // Codec encodes and decodes one Chat-Completions-shaped protocol.
@@ -229,7 +234,7 @@ type wireChoice struct {
 type wireUsage struct {
 	PromptTokens     int `json:"prompt_tokens"`
 	CompletionTokens int `json:"completion_tokens"`
-	TotalTokens      int `json:"total_tokens,omitempty"`
+	TotalTokens      int `json:"total_tokens"`
 }
 
 type wireError struct {

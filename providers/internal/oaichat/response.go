@@ -140,6 +140,14 @@ func (c *Codec) EncodeResponse(resp *core.Response) ([]byte, error) {
 			return b, nil
 		}
 	}
+	// Every recorded body carries created, model and usage (typed SDKs
+	// require them): a response without a model or usage gets "" and zero
+	// counts; the canonical response has no creation time, so created is
+	// 0. An error body alone (above) is as the API sends it.
+	out["created"], out["model"] = 0, resp.Model
+	if resp.Usage == nil {
+		out["usage"] = wireUsage{}
+	}
 	if err := partKinds.CheckResponse(op, resp.Message.Parts); err != nil {
 		return nil, err
 	}

@@ -796,19 +796,23 @@ func (s *stream) choice(ch *wireChoice, off int64, i int) error {
 	return nil
 }
 
+// wireChunk is a chunk as EncodeStream writes it: id, object, created and
+// model on every chunk, as every recorded chunk carries them.
 type wireChunk struct {
 	ID      string           `json:"id,omitempty"`
 	Object  string           `json:"object"`
-	Model   string           `json:"model,omitempty"`
+	Created int64            `json:"created"`
+	Model   string           `json:"model"`
 	Choices []wireChunkChoce `json:"choices"`
 	Usage   *wireUsage       `json:"usage,omitempty"`
 	Error   json.RawMessage  `json:"error,omitempty"`
 }
 
 type wireChunkChoce struct {
-	Index        int         `json:"index"`
-	Delta        wireMessage `json:"delta"`
-	FinishReason *string     `json:"finish_reason"`
+	Index        int             `json:"index"`
+	Delta        wireMessage     `json:"delta"`
+	FinishReason *string         `json:"finish_reason"`
+	Logprobs     json.RawMessage `json:"logprobs,omitempty"`
 }
 
 // EncodeStream writes events as a Chat Completions stream: one chunk per
@@ -873,9 +877,12 @@ func (c *Codec) EncodeStream(w io.Writer, events []core.Event) error {
 				}
 				tc.ID, tc.Type = &wid, "function"
 			}
-			if k.Name != "" {
+			if k.Name != "" || c.cfg.FullDeltas {
 				name := k.Name
 				tc.Function.Name = &name
+				if c.cfg.FullDeltas {
+					tc.Type = "function"
+				}
 			}
 			args := k.ArgsDelta
 			if k.Args != nil {
@@ -906,6 +913,12 @@ func (c *Codec) EncodeStream(w io.Writer, events []core.Event) error {
 			return wire.Placed(op, -1, pathf("events[%d].kind", i), fmt.Errorf("%w: unknown event kind %q", core.ErrMalformed, ev.Kind))
 		}
 		if ev.Kind != core.EventUsage && ev.Kind != core.EventError {
+			if c.cfg.FullDeltas {
+				choice.Logprobs = json.RawMessage("null")
+				if choice.Delta.Content == nil {
+					choice.Delta.Content = json.RawMessage(`""`)
+				}
+			}
 			if !roleSent {
 				// Real streams name the role in the first delta, and SDKs
 				// (openai-node) refuse a stream whose first delta lacks it.
