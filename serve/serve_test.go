@@ -85,9 +85,13 @@ var optInServerTools = []map[string]string{
 	{"type": "code_execution_20250825", "name": "code_execution"},
 }
 
+// optInSystemTools are the Bedrock system tools an opting-in client
+// declares: those the scenarios' server_tool_use blocks name.
+var optInSystemTools = []string{"nova_code_interpreter", "nova_grounding"}
+
 // optInRequest returns a request URL and body that carry the options of
 // requirementsOf: Gemini enums as numbers and partialArgs streaming,
-// Anthropic server tools.
+// Anthropic server tools, Bedrock system tools.
 func optInRequest(t testing.TB, protocol, url string, body []byte) (string, []byte) {
 	t.Helper()
 	var m map[string]any
@@ -108,6 +112,17 @@ func optInRequest(t testing.TB, protocol, url string, body []byte) (string, []by
 			tools = append(tools, st)
 		}
 		m["tools"] = tools
+	case "bedrock":
+		tc, _ := m["toolConfig"].(map[string]any)
+		if tc == nil {
+			tc = map[string]any{}
+			m["toolConfig"] = tc
+		}
+		tools, _ := tc["tools"].([]any)
+		for _, name := range optInSystemTools {
+			tools = append(tools, map[string]any{"systemTool": map[string]any{"name": name}})
+		}
+		tc["tools"] = tools
 	default:
 		return url, body
 	}
@@ -334,8 +349,8 @@ func TestReplayAndGrade(t *testing.T) {
 		}
 	}
 	t.Logf("%d servable scenarios, %d conversations graded, %d faulty-stream runs; %d scenarios not applicable without a request option, %d to any request, %d streams with no whole form", len(cases), graded, faulty, len(notApplicable), len(neverApplicable), len(wholeless))
-	if len(notApplicable) != 22 || len(neverApplicable) != 8 || len(wholeless) != 34 {
-		t.Errorf("%d scenarios not applicable without a request option, %d to any request, %d streams with no whole form; want 22, 8 and 34: %v %v %v", len(notApplicable), len(neverApplicable), len(wholeless), notApplicable, neverApplicable, wholeless)
+	if len(notApplicable) != 26 || len(neverApplicable) != 8 || len(wholeless) != 34 {
+		t.Errorf("%d scenarios not applicable without a request option, %d to any request, %d streams with no whole form; want 26, 8 and 34: %v %v %v", len(notApplicable), len(neverApplicable), len(wholeless), notApplicable, neverApplicable, wholeless)
 	}
 }
 
