@@ -95,7 +95,7 @@ func firstSentence(s string) string {
 // provenanceLine says which conform wrote a run, from what it recorded.
 func provenanceLine(p map[string]string) string {
 	var parts []string
-	for _, k := range []string{"date", "conform_version", "version", "commit", "scenario_set", "scenario_set_version", "scenario_set_hash", "subject_version"} {
+	for _, k := range []string{"command", "version", "commit", "scenario_set", "scenarios", "date"} {
 		if v := p[k]; v != "" {
 			parts = append(parts, k+" "+v)
 		}

@@ -31,7 +31,7 @@ func TestReadEveryKind(t *testing.T) {
 	}{
 		{"adapter.json", "", &Run{
 			File: "adapter.json", Kind: KindAdapter,
-			Provenance: map[string]string{"date": "2026-12-01", "conform_version": "v0.9.0", "commit": "abc123"},
+			Provenance: map[string]string{"date": "2026-12-01", "version": "v0.9.0", "commit": "abc123"},
 			Cases: []Case{
 				{Subject: "exec:my-adapter", Protocol: "openai-chat", Name: "openai-chat/streaming/A05-round-robin-interleaving", Severity: "MUST", Status: StatusFail, Counted: true,
 					Modes: []string{"A05"}, Cause: "fails on two calls on index 0; passes with one call", Problems: []string{"calls: complete tool calls differ\n-want +got"}},

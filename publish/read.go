@@ -440,6 +440,9 @@ func offsetError(data []byte, err error) error {
 	if errors.As(err, &se) {
 		return fmt.Errorf("byte %d: %w", se.Offset, err)
 	}
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		return fmt.Errorf("byte %d: the JSON ends early: %w", len(data), err)
+	}
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
 		return fmt.Errorf("byte %d: %s: %w", te.Offset, te.Field, err)

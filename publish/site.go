@@ -158,7 +158,7 @@ func modePages(subjects []*Subject, slugs map[*Subject]string) []modeData {
 
 // conformVersion is the conform that wrote a run, as its provenance says.
 func conformVersion(p map[string]string) string {
-	for _, k := range []string{"conform_version", "version"} {
+	for _, k := range []string{"version"} {
 		if v := p[k]; v != "" {
 			if c := p["commit"]; c != "" && !strings.Contains(v, c) {
 				v += " (" + c + ")"

@@ -38,6 +38,10 @@ type Provenance struct {
 	// hex digits, see ScenarioHash), empty for a command that grades
 	// none (tools).
 	Scenarios string `json:"scenarios,omitempty"`
+	// ScenarioSet is the version of this conform's built-in scenario set
+	// (scenarios.SetVersion); with --scenarios DIR, Scenarios names the
+	// set graded.
+	ScenarioSet string `json:"scenario_set"`
 	// Seeds are the random seeds the run was given (--seed, the chaos
 	// options' split seeds), in order, without repeats.
 	Seeds []uint64 `json:"seeds,omitempty"`
@@ -65,7 +69,7 @@ func NewProvenance(command string, now time.Time) Provenance {
 // FromBuild returns the build fields of a provenance (Version, Commit,
 // Modified, Schema) as the build recorded them; info may be nil.
 func FromBuild(info *debug.BuildInfo) Provenance {
-	p := Provenance{Version: "(devel)", Schema: SchemaVersion}
+	p := Provenance{Version: "(devel)", Schema: SchemaVersion, ScenarioSet: scenarios.SetVersion}
 	if info == nil {
 		return p
 	}
@@ -108,6 +112,9 @@ func (p Provenance) String() string {
 	s = append(s, p.Command)
 	if p.Scenarios != "" {
 		s = append(s, "scenarios "+p.Scenarios)
+	}
+	if p.ScenarioSet != "" {
+		s = append(s, "scenario set "+p.ScenarioSet)
 	}
 	if len(p.Seeds) > 0 {
 		var seeds []string

@@ -10,6 +10,10 @@ import (
 	"runtime/debug"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/toolconform/conform/cassettes"
+	"github.com/toolconform/conform/report"
+	"github.com/toolconform/conform/scenarios"
 )
 
 // Exit statuses of every command.
@@ -57,7 +61,7 @@ func commands() []command {
 		{"publish", "[--format markdown|junit|site] [--out FILE|DIR] [SUBJECT=]FILE...", "combine the JSON results of any runs (adapters, clients, gateways) into a markdown summary, JUnit XML or a static site", runPublish},
 		{"list", "[--scenarios DIR] [scenarios|adapters|failure-modes|formats]...", "list scenarios, adapters, failure modes with how many scenarios guard each, and text formats with their names in each engine", runList},
 		{"help", "[COMMAND]", "show help for conform or one command", runHelp},
-		{"version", "", "print the version of conform", runVersion},
+		{"version", "", "print the version of conform, its commit, and the version and hash of its scenario set", runVersion},
 	}
 }
 
@@ -73,6 +77,8 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	switch name {
 	case "-h", "-help", "--help":
 		name = "help"
+	case "-version", "--version":
+		name = "version"
 	}
 	for _, c := range commands() {
 		if c.name == name {
@@ -192,6 +198,16 @@ func runVersion(_ context.Context, e *env, args []string) int {
 	info, _ := debug.ReadBuildInfo()
 	version := buildVersion(info)
 	fmt.Fprintf(e.stdout, "conform %s %s/%s %s\n", version, runtime.GOOS, runtime.GOARCH, runtime.Version())
+	p := report.FromBuild(info)
+	if p.Commit != "" {
+		fmt.Fprintf(e.stdout, "commit %s\n", p.Commit)
+	}
+	cases, err := scenarios.LoadBuiltin(scenarios.VCRResolver(cassettes.Load))
+	if err != nil {
+		e.errorf("version: the built-in scenarios: %v", err)
+		return exitFail
+	}
+	fmt.Fprintf(e.stdout, "scenario set %s (%d cases, %s)\nresult schema %s\n", p.ScenarioSet, len(cases), report.ScenarioHash(cases), p.Schema)
 	return exitOK
 }
 
