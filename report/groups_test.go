@@ -121,12 +121,12 @@ func TestFromBuild(t *testing.T) {
 		info *debug.BuildInfo
 		want Provenance
 	}{
-		{"no build info", nil, Provenance{Version: "(devel)", Schema: SchemaVersion}},
-		{"go install @v1.2.0", &debug.BuildInfo{Main: debug.Module{Version: "v1.2.0"}}, Provenance{Version: "v1.2.0", Schema: SchemaVersion}},
+		{"no build info", nil, Provenance{Version: "(devel)", Schema: SchemaVersion, ScenarioSet: scenarios.SetVersion}},
+		{"go install @v1.2.0", &debug.BuildInfo{Main: debug.Module{Version: "v1.2.0"}}, Provenance{Version: "v1.2.0", Schema: SchemaVersion, ScenarioSet: scenarios.SetVersion}},
 		{"checkout with vcs", &debug.BuildInfo{Main: debug.Module{Version: "(devel)"}, Settings: vcs("vcs.revision", "1e8ad71e3b2c4d5e6f", "vcs.time", "2026-11-26T15:14:00Z", "vcs.modified", "true")},
-			Provenance{Version: "(devel)", Commit: "1e8ad71e3b2c4d5e6f", Modified: true, Schema: SchemaVersion}},
+			Provenance{Version: "(devel)", Commit: "1e8ad71e3b2c4d5e6f", Modified: true, Schema: SchemaVersion, ScenarioSet: scenarios.SetVersion}},
 		{"clean checkout", &debug.BuildInfo{Main: debug.Module{Version: "(devel)"}, Settings: vcs("vcs.revision", "abc", "vcs.modified", "false")},
-			Provenance{Version: "(devel)", Commit: "abc", Schema: SchemaVersion}},
+			Provenance{Version: "(devel)", Commit: "abc", Schema: SchemaVersion, ScenarioSet: scenarios.SetVersion}},
 	} {
 		if diff := cmp.Diff(tc.want, FromBuild(tc.info)); diff != "" {
 			t.Errorf("%s: FromBuild (-want +got):\n%s", tc.name, diff)
