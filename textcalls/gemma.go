@@ -304,8 +304,8 @@ var functionGemma = &Format{
 		}, o)
 	},
 	Render: func(t Turn) (string, error) {
-		if t.Thinking != "" {
-			t.Thinking = ""
+		if err := plain("functiongemma", t); err != nil {
+			return "", err
 		}
 		return renderGemma(t, "", "", "<start_function_call>", "<end_function_call>", "<escape>")
 	},

@@ -85,7 +85,7 @@ var thinkOnly = &Format{
 	},
 	Render: func(t Turn) (string, error) {
 		if len(t.Calls) > 0 {
-			return "", fmt.Errorf("think: %w: calls", core.ErrUnsupported)
+			return "", fmt.Errorf("think: %w: calls", ErrCannotRender)
 		}
 		var b strings.Builder
 		renderThink(&b, think, t.Thinking)

@@ -8,6 +8,9 @@ import (
 // renderJSONList writes calls as a JSON list of call objects after
 // prefix, with argsKey naming the arguments.
 func renderJSONList(t Turn, prefix, argsKey, suffix string) (string, error) {
+	if err := plain(prefix, t); err != nil {
+		return "", err
+	}
 	var b strings.Builder
 	b.WriteString(t.Text)
 	if len(t.Calls) == 0 {
@@ -95,6 +98,9 @@ var llama3JSON = &Format{
 	Grammar: `[<|python_tag|>]{"name": N, "parameters": {...}}[; {...}] at the start of the text`,
 	New:     bareJSON("<|python_tag|>", []string{"{"}, nameArgs, false, ';', "<|python_tag|>"),
 	Render: func(t Turn) (string, error) {
+		if err := plain("llama3-json", t); err != nil {
+			return "", err
+		}
 		var b strings.Builder
 		b.WriteString(t.Text)
 		for i, c := range t.Calls {
@@ -121,8 +127,11 @@ var bareJSONFormat = &Format{
 	Grammar: `{"name": N, "arguments": {...}} at the start of the text`,
 	New:     bareJSON("JSON", []string{"{"}, nameArgs, false, 0),
 	Render: func(t Turn) (string, error) {
+		if err := plain("bare-json", t); err != nil {
+			return "", err
+		}
 		if len(t.Calls) > 1 || len(t.Calls) == 1 && t.Text != "" {
-			return "", fmt.Errorf("bare-json: one call and no text")
+			return "", fmt.Errorf("bare-json: %w: more than one call, or text beside a call", ErrCannotRender)
 		}
 		if len(t.Calls) == 0 {
 			return t.Text, nil
@@ -138,7 +147,7 @@ var jsonList = &Format{
 	New:     bareJSON("JSON list", []string{"["}, nameArgs, true, 0),
 	Render: func(t Turn) (string, error) {
 		if len(t.Calls) > 0 && t.Text != "" {
-			return "", fmt.Errorf("json-list: calls and text")
+			return "", fmt.Errorf("json-list: %w: text beside calls", ErrCannotRender)
 		}
 		return renderJSONList(t, "", "arguments", "")
 	},

@@ -108,6 +108,19 @@ type Turn struct {
 	Calls    []core.Call
 }
 
+// ErrCannotRender reports a turn a format has no way of writing:
+// reasoning in a format without a reasoning region, text beside calls in
+// one whose calls must be all the text, a value its notation cannot hold.
+var ErrCannotRender = errors.New("cannot render")
+
+// plain checks that a format without a reasoning region is given none.
+func plain(format string, t Turn) error {
+	if t.Thinking != "" {
+		return fmt.Errorf("%s: %w: reasoning, which the format has no region for", format, ErrCannotRender)
+	}
+	return nil
+}
+
 // ErrUnknownFormat reports a format name Lookup does not know.
 var ErrUnknownFormat = errors.New("unknown format")
 

@@ -1,6 +1,7 @@
 package textcalls
 
 import (
+	"fmt"
 	"strings"
 )
 
@@ -301,11 +302,9 @@ func renderPythonic(t Turn, open, close string, list bool, sep string) (string, 
 			if k > 0 {
 				b.WriteString(", ")
 			}
-			v, err := jsonToPython(pr.value, pr.raw)
-			if err != nil {
-				return "", err
-			}
-			b.WriteString(pr.key + "=" + v)
+			// JSON's literals and strings read as Python's here:
+			// pyLiteral takes true, false and null too.
+			b.WriteString(pr.key + "=" + pr.raw)
 		}
 		b.WriteString(")")
 	}
@@ -314,13 +313,6 @@ func renderPythonic(t Turn, open, close string, list bool, sep string) (string, 
 	}
 	b.WriteString(close)
 	return b.String(), nil
-}
-
-// jsonToPython writes a parameter's JSON value as a Python literal.
-func jsonToPython(value string, raw string) (string, error) {
-	// JSON's literals and strings read as Python's; only true, false
-	// and null need Python's spelling, which pyLiteral reads both ways.
-	return raw, nil
 }
 
 var pythonic = &Format{
@@ -334,10 +326,13 @@ var pythonic = &Format{
 		}, o)
 	},
 	Render: func(t Turn) (string, error) {
-		if t.Text != "" && len(t.Calls) > 0 {
-			t.Text = "" // a bare list is calls only at the start
+		if err := plain("pythonic", t); err != nil {
+			return "", err
 		}
-		return renderPythonic(Turn{Calls: t.Calls}, "", "", true, ", ")
+		if t.Text != "" && len(t.Calls) > 0 {
+			return "", fmt.Errorf("pythonic: %w: text beside calls", ErrCannotRender)
+		}
+		return renderPythonic(t, "", "", true, ", ")
 	},
 }
 
@@ -354,7 +349,10 @@ var llama4Pythonic = &Format{
 		}, o)
 	},
 	Render: func(t Turn) (string, error) {
-		return renderPythonic(Turn{Text: t.Text, Calls: t.Calls}, "<|python_start|>", "<|python_end|>", true, ", ")
+		if err := plain("llama4-pythonic", t); err != nil {
+			return "", err
+		}
+		return renderPythonic(t, "<|python_start|>", "<|python_end|>", true, ", ")
 	},
 }
 
