@@ -525,7 +525,8 @@ func effectiveToolChoice(r *core.Request) *core.ToolChoice {
 
 // followUp sends the calls back with their results (each result the
 // echo of its call's arguments, as the client protocol asks, in the form
-// formFor picks for the case: as plain results, or marked as errors) and
+// formFor picks for the case: as the encoder writes them, marked as
+// errors, or in another content form of the protocol's) and
 // takes serve's grade of what the gateway sent upstream; where both
 // protocols carry a result's error flag, it must arrive as sent (I07).
 func (c *checker) followUp(front, upstream core.Adapter, first *core.Request, got *core.Response, name string) {
@@ -548,6 +549,12 @@ func (c *checker) followUp(front, upstream core.Adapter, first *core.Request, go
 	if err != nil {
 		c.add("I02", "the %s adapter cannot encode the follow-up of the gateway's calls: %v", c.t.Front, err)
 		return
+	}
+	if form.rewrite != nil {
+		if body, err = form.rewrite(body); err != nil {
+			c.add("setup", "follow-up with results in %s: %v", form.name, err)
+			return
+		}
 	}
 	before := len(c.up.Exchanges())
 	status, answer, err := c.send(req.Model, body)

@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/toolconform/conform/core"
+	"github.com/toolconform/conform/providers"
 )
 
 // resultForm is one form the follow-up gives its tool results: the
@@ -16,20 +17,32 @@ type resultForm struct {
 	// isError marks every result as an error (Anthropic is_error, Bedrock
 	// status "error"), where the front protocol carries the flag.
 	isError bool
+	// rewrite, when set, turns the encoded follow-up into the form (the
+	// protocol's ResultForms).
+	rewrite func(body []byte) ([]byte, error)
 }
 
-var resultForms = []resultForm{{name: "text"}, {name: "error", isError: true}}
+// formsOf are the forms a follow-up in protocol a may take: results as
+// its encoder writes them, marked as errors where it carries the flag,
+// and the other content forms its descriptor names.
+func formsOf(a core.Adapter) []resultForm {
+	forms := []resultForm{{name: "text"}}
+	if carriesErrorFlag(a) {
+		forms = append(forms, resultForm{name: "error", isError: true})
+	}
+	d, _ := providers.Describe(a.Name())
+	for _, f := range d.Grading.ResultForms {
+		forms = append(forms, resultForm{name: f.Name, rewrite: f.Rewrite})
+	}
+	return forms
+}
 
 // formFor picks the form of a case's follow-up by the hash of the case's
-// name, the same on every run; a form the front protocol cannot carry
-// falls back to the first.
+// name, the same on every run.
 func formFor(caseName string, front core.Adapter) resultForm {
+	forms := formsOf(front)
 	h := sha256.Sum256([]byte(caseName))
-	f := resultForms[int(h[0])%len(resultForms)]
-	if f.isError && !carriesErrorFlag(front) {
-		return resultForms[0]
-	}
-	return f
+	return forms[int(h[0])%len(forms)]
 }
 
 var errorFlag sync.Map // protocol name -> bool

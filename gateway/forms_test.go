@@ -35,8 +35,12 @@ func TestFormsVary(t *testing.T) {
 	for i := range 60 {
 		n[formFor("anthropic>anthropic/streaming/case-"+string(rune('a'+i%26))+string(rune('a'+i/26)), front).name]++
 	}
-	for _, f := range resultForms {
-		if n[f.name] < 10 {
+	forms := formsOf(front)
+	if len(forms) != 3 {
+		t.Errorf("anthropic: forms %+v, want text, error and content as a string", forms)
+	}
+	for _, f := range forms {
+		if n[f.name] < 60/len(forms)/2 {
 			t.Errorf("form %s picked for %d of 60 cases", f.name, n[f.name])
 		}
 	}

@@ -16,7 +16,7 @@ var Protocol = protocol.Protocol{
 	SSE:      protocol.SSE{NamedEvents: true, Events: protocol.EventsMessages},
 	Grading: protocol.Grading{
 		Shape: protocol.ShapeMessages, MissingResult: "G01", ResultsInOrder: true, ResultsNextMessage: true,
-		SignedThinking: true, ThinkingEnabled: thinkingEnabled, ResponseIDPrefix: "msg_", Threads: true,
+		SignedThinking: true, ThinkingEnabled: thinkingEnabled, ResponseIDPrefix: "msg_", Threads: true, ResultForms: resultForms,
 	},
 	Requirements: requirements,
 	// Anthropic API documentation, "Errors": the status of each error type.

@@ -13,6 +13,6 @@ var Protocol = protocol.Protocol{
 	Endpoint: protocol.MustLookup("openai-chat"),
 	New:      func() core.Adapter { return New() },
 	SSE:      protocol.SSE{Done: true, Events: protocol.EventsChatChunks},
-	Grading:  protocol.Grading{Shape: protocol.ShapeChat, MissingResult: "G03", ReasoningReplayed: true, ResponseIDPrefix: "msg_"},
+	Grading:  protocol.Grading{Shape: protocol.ShapeChat, MissingResult: "G03", ReasoningReplayed: true, ResponseIDPrefix: "msg_", ResultForms: resultForms},
 	Errors:   oaichat.ErrorStatuses,
 }

@@ -118,6 +118,11 @@ type Grading struct {
 	// keys the client chooses, so that a result is graded after its one
 	// key is unwrapped (Gemini's functionResponse.response).
 	ResultAnyKey bool
+	// ResultForms are the other forms the API takes a tool result's
+	// content in, besides the one the adapter's encoder writes: gateway
+	// grading sends some follow-ups in each, so that a gateway that
+	// mishandles one form fails only the cases sent in it.
+	ResultForms []ResultForm
 	// ResponseIDPrefix is the prefix of the response ids the fake provider
 	// makes up ("msg_" when empty).
 	ResponseIDPrefix string
@@ -127,6 +132,16 @@ type Grading struct {
 	// Threads reports that a request may create or continue a thread
 	// held by the provider (the "thread" parameter).
 	Threads bool
+}
+
+// ResultForm is one form of a tool result's content in a request body.
+type ResultForm struct {
+	// Name says what the form is, such as "content as a string".
+	Name string
+	// Rewrite turns a request body as the protocol's encoder writes it
+	// into one that gives every tool result's content in this form; the
+	// adapter decodes both to the same request.
+	Rewrite func(body []byte) ([]byte, error)
 }
 
 // Requirement is a request option a recorded response depends on.
