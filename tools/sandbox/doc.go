@@ -33,9 +33,11 @@
 //     full, random, urandom and tty, a proc of its PID namespace, fresh
 //     tmpfs /tmp and /dev/shm of Policy.TmpSize, the private working
 //     directory (HOME and TMPDIR) and Policy.Paths; nothing else of the
-//     host exists there: not /tmp, not a home, not a socket file
+//     host exists there: not /tmp, not a home, not a socket file; a
+//     script runs from a sealed copy, so it cannot write the host's file
 //     (TestCallerFiles, TestWriteOutside, TestWorkDirEscape,
-//     TestHostUnixSocket, TestHostProc, TestWorkDir).
+//     TestHostUnixSocket, TestHostProc, TestWorkDir,
+//     TestScriptStaysUnchanged).
 //   - Network: a new network namespace; NetworkNone leaves its loopback
 //     down, NetworkLoopback brings its own up; socket(2) of a family
 //     outside Policy.SocketFamilies fails (TestHostLoopbackUnreachable,

@@ -585,11 +585,11 @@ func TestBombs(t *testing.T) {
 			if o := c.run(t, sandbox.Policy{}, hostile, "forkbomb", "64"); o.out != "done\n" {
 				t.Errorf("64 forks without the limit: exit %d, %q", o.code, o.out)
 			}
-			if o := c.run(t, sandbox.Policy{Limits: sandbox.Limits{AddressSpace: 64 << 20}}, hostile, "touch-memory", "100000"); o.out != "denied: ENOMEM\n" {
+			if o := c.run(t, sandbox.Policy{Limits: sandbox.Limits{AddressSpace: 32 << 20}}, hostile, "touch-memory", "100000"); o.out != "denied: ENOMEM\n" {
 				t.Errorf("memory bomb: exit %d, %q", o.code, o.out)
 			}
-			if o := c.run(t, sandbox.Policy{}, hostile, "touch-memory", "128"); o.out != "done\n" {
-				t.Errorf("128 MiB without the limit: exit %d, %q", o.code, o.out)
+			if o := c.run(t, sandbox.Policy{}, hostile, "touch-memory", "48"); o.out != "done\n" {
+				t.Errorf("48 MiB without the limit: exit %d, %q", o.code, o.out)
 			}
 			for _, dir := range []string{"/tmp", "/dev/shm"} {
 				if o := c.run(t, sandbox.Policy{TmpSize: 8 << 20}, hostile, "fill", dir+"/big"); o.out != "denied: ENOSPC\n" {
@@ -671,4 +671,30 @@ func sharedDir(t *testing.T) string {
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
 	return dir
+}
+
+// TestScriptStaysUnchanged runs a script that the sandbox's host user
+// owns and may write, which appends to itself through the descriptor its
+// interpreter reads it from and through /proc/self/fd: the file on the
+// host is unchanged, and the script still ran.
+func TestScriptStaysUnchanged(t *testing.T) {
+	for _, c := range callers(t) {
+		t.Run(c.name, func(t *testing.T) {
+			dir := sharedDir(t)
+			script := filepath.Join(dir, "script")
+			body := "#!/bin/sh\nfor fd in /proc/self/fd/*; do echo escaped >> \"$fd\"; done 2>/dev/null\necho escaped >> \"$0\" 2>/dev/null\necho ran\n"
+			if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			uid := hostUser(c)
+			os.Chown(script, uid, uid)
+			o := c.run(t, sandbox.Policy{}, script)
+			if !strings.HasSuffix(o.out, "ran\n") {
+				t.Errorf("exit %d, %q; want the script to run", o.code, o.out)
+			}
+			if b, err := os.ReadFile(script); err != nil || string(b) != body {
+				t.Errorf("the script on the host is now %q (%v)", b, err)
+			}
+		})
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // helperArg0 and helperEnv mark the re-executed helper (see helper_linux.go).
@@ -50,8 +53,9 @@ type helperConfig struct {
 	Seccomp bool     `json:"seccomp,omitempty"`
 	Sockets []uint64 `json:"sockets,omitempty"`
 	Limits  Limits   `json:"limits"`
-	// Script: the program starts with "#!", so its descriptor stays open
-	// for the interpreter, which reads the script from /proc/self/fd/4.
+	// Script: the program starts with "#!", so its descriptor (a sealed
+	// copy) stays open for the interpreter, which reads the script from
+	// /proc/self/fd/4.
 	Script bool `json:"script,omitempty"`
 }
 
@@ -234,6 +238,9 @@ func Prepare(ctx context.Context, p Policy, name string, args ...string) (*Comma
 	cfg := helperConfig{Loopback: p.Network == NetworkLoopback, Root: dir.root, WorkDir: dir.work, Paths: paths,
 		TmpSize: tmp, Seccomp: true, Sockets: sockets, Limits: p.Limits, Script: script}
 	target, err := os.Open(path)
+	if err == nil && script {
+		target, err = sealedCopy(target)
+	}
 	if err != nil {
 		return fail(fmt.Errorf("sandbox: %w", err))
 	}
@@ -350,6 +357,35 @@ func hostGID() int {
 		return nobody
 	}
 	return os.Getegid()
+}
+
+// MaxScriptBytes bounds a script the sandbox runs, which it copies.
+const MaxScriptBytes = 16 << 20
+
+// sealedCopy returns a sealed memfd holding the script f, and closes f.
+// The interpreter reads a script through the descriptor it was executed
+// from, which the program could open again for writing: a copy that no one
+// may write keeps the host's file out of reach. (A kernel whose
+// vm.memfd_noexec is 2 refuses to execute it, and the setup says so.)
+func sealedCopy(f *os.File) (*os.File, error) {
+	defer f.Close()
+	fd, err := unix.MemfdCreate("conform-sandbox-script", unix.MFD_CLOEXEC|unix.MFD_ALLOW_SEALING)
+	if err != nil {
+		return nil, fmt.Errorf("copy script %s: %w", f.Name(), err)
+	}
+	c := os.NewFile(uintptr(fd), f.Name())
+	n, err := io.Copy(c, io.LimitReader(f, MaxScriptBytes+1))
+	if err == nil && n > MaxScriptBytes {
+		err = fmt.Errorf("longer than %d bytes", MaxScriptBytes)
+	}
+	if err == nil {
+		_, err = unix.FcntlInt(c.Fd(), unix.F_ADD_SEALS, unix.F_SEAL_SEAL|unix.F_SEAL_SHRINK|unix.F_SEAL_GROW|unix.F_SEAL_WRITE)
+	}
+	if err != nil {
+		c.Close()
+		return nil, fmt.Errorf("copy script %s: %w", f.Name(), err)
+	}
+	return c, nil
 }
 
 // isScript reports whether the file at path starts with "#!".
