@@ -144,7 +144,7 @@ func (o *Options) paramSchema(name, key string) json.RawMessage {
 // that it can stream before it ends.
 func stringTyped(schema json.RawMessage) bool {
 	types := schemaTypes(schema, 0)
-	return len(types) == 0 || types["string"] && !types["object"] && !types["array"]
+	return len(types) == 0 || types["string"] && !types["object"] && !types["array"] && !types["null"]
 }
 
 func isJSONNumber(s string) bool {

@@ -385,6 +385,7 @@ func thinkingOpen(v *Vector) bool {
 		return true
 	case strings.Contains(notes, "thinking on by default"), strings.Contains(notes, "prompt opened <think>"),
 		v.Format == "deepseek-v31" && strings.Contains(notes, "hasThinking=true"),
+		ep == "cogito" && strings.Contains(notes, "hasThinkingSupport=true"),
 		strings.Contains(notes, `thinkValue={"Value": true`), strings.Contains(notes, "think=true"),
 		strings.Contains(notes, "thinking enabled iff expectedThinking is non-empty") && v.Expect.Reasoning != nil && *v.Expect.Reasoning != "":
 		return true
