@@ -223,9 +223,10 @@ func Reduce(sc *scenarios.Scenario, protocol, chaos string, budget int, fails Fa
 }
 
 // Reducible reports whether a scenario's failures can be reduced: a stream
-// that is not broken on purpose (no want/error.txt, no incomplete calls).
+// that is not broken on purpose (no want/error.txt or want/decode-error.json,
+// no incomplete calls).
 func Reducible(sc *scenarios.Scenario) bool {
-	return sc.Kind == scenarios.KindStream && sc.Want.Error == nil && len(sc.Want.Incomplete) == 0 && (len(sc.Body) > 0 || len(sc.Events) > 0)
+	return sc.Kind == scenarios.KindStream && !sc.Want.ExpectsError() && len(sc.Want.Incomplete) == 0 && (len(sc.Body) > 0 || len(sc.Events) > 0)
 }
 
 // Explain says, for every case a simplification makes pass, what made it

@@ -29,6 +29,11 @@
 //	want/text.txt            the visible text (its final newline dropped)
 //	want/finish.txt          normalised finish reason, then optionally the provider's raw value
 //	want/error.txt           a regular expression the error must match
+//	want/decode-error.json   {"from": N, "to": M}: decoding must fail with a
+//	                         decode error (not a provider error, not a stream
+//	                         cut short) naming a byte offset from N to M, in
+//	                         any wording: the error's kind and place, never
+//	                         its text
 //	want/request.json        the encoded request, compared as JSON on the top-level keys it names
 //
 // No want may be vacuous: an error pattern that matches the empty string

@@ -8,6 +8,7 @@ import (
 	"hash/fnv"
 	"io"
 	"math/rand/v2"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -471,6 +472,36 @@ func (r *run) compareRequest(enc []byte) {
 	r.compareValues("encoded-request", "encoded request differs from want/request.json (top-level keys of the want only)", want, got)
 }
 
+// decodeError checks the error of a body that must fail to decode
+// (want/decode-error.json) by its kind and place, never its wording: a
+// decode error, not a provider error or a stream cut short, that names a
+// byte offset within want (any decimal number in its text: adapters word
+// the place as they like, "at byte 691", "event at byte 505", "offset
+// 692").
+func (r *run) decodeError(want ByteRange, resp *core.Response, err error) {
+	place := fmt.Sprintf("a byte offset from %d to %d", want.From, want.To)
+	switch {
+	case resp.Error != nil:
+		r.problem("error", "", "want a decode error naming %s, got a provider error: %v", place, resp.Error)
+		return
+	case err == nil:
+		r.problem("error", "", "want a decode error naming %s, got none", place)
+		return
+	case errors.Is(err, core.ErrTruncated) && !errors.Is(err, core.ErrMalformed):
+		r.problem("error", "", "want a decode error naming %s, got a stream cut short: %v", place, err)
+		return
+	}
+	for _, m := range offsetText.FindAllString(err.Error(), -1) {
+		if n, perr := strconv.ParseInt(m, 10, 64); perr == nil && want.Contains(n) {
+			return
+		}
+	}
+	r.problem("error", "", "decode error %q names no byte offset from %d to %d (the malformed event's start to the byte after its data)", err, want.From, want.To)
+}
+
+// offsetText matches the numbers an error may name a place with.
+var offsetText = regexp.MustCompile(`\d+`)
+
 // outcome checks a decoded response, and the error that came with it,
 // against the scenario's wants, recording every difference.
 func (r *run) outcome(resp *core.Response, err error) {
@@ -491,6 +522,8 @@ func (r *run) outcome(resp *core.Response, err error) {
 		errText = append(errText, resp.Error.Error())
 	}
 	switch {
+	case w.DecodeError != nil:
+		r.decodeError(*w.DecodeError, resp, err)
 	case w.Error == nil && err != nil:
 		r.problem("decode", "", "unexpected error: %v", err)
 	case w.Error == nil && resp.Error != nil:

@@ -57,6 +57,7 @@ var knownSections = map[string]bool{
 	"want/finish.txt":         true,
 	"want/incomplete.json":    true,
 	"want/error.txt":          true,
+	"want/decode-error.json":  true,
 	"want/request.json":       true,
 }
 
@@ -396,6 +397,7 @@ func (p *parser) parseWants(sc *Scenario) error {
 		{"want/text.txt", parseWantText},
 		{"want/finish.txt", parseWantFinish},
 		{"want/error.txt", parseWantError},
+		{"want/decode-error.json", parseWantDecodeError},
 		{"want/request.json", parseWantRequest},
 	} {
 		if b, ok := p.sections[w.section]; ok {
@@ -444,6 +446,23 @@ func parseWantError(b []byte, w *Want) error {
 		return fmt.Errorf("%w: section want/error.txt: %q matches every error; name the rule, call or place", ErrBadScenario, re.String())
 	}
 	w.Error = re
+	return nil
+}
+
+func parseWantDecodeError(b []byte, w *Want) error {
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.DisallowUnknownFields()
+	var r ByteRange
+	if err := d.Decode(&r); err != nil {
+		return inSection("want/decode-error.json", jsonErr(b, err))
+	}
+	if r.From < 0 || r.To < r.From {
+		return fmt.Errorf("%w: section want/decode-error.json: from %d, to %d is no range of byte offsets", ErrBadScenario, r.From, r.To)
+	}
+	if w.Error != nil {
+		return fmt.Errorf("%w: want/error.txt and want/decode-error.json both given; the decode error's kind and place are its want", ErrBadScenario)
+	}
+	w.DecodeError = &r
 	return nil
 }
 

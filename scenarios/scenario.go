@@ -102,9 +102,29 @@ type Want struct {
 	Finish *Finish
 	// Error is want/error.txt, a regular expression the error must match.
 	Error *regexp.Regexp
+	// DecodeError is want/decode-error.json: the decoding must fail with
+	// a decode error (not a provider error, not a truncation) that names a
+	// byte offset within the range, whatever its wording.
+	DecodeError *ByteRange
 	// Request is want/request.json: the encoded request, compared as JSON.
 	Request any
 }
+
+// ByteRange is a range of byte offsets, From to To inclusive: the
+// tolerance within which an error's position is right (a malformed
+// event's start, the end of its data and the byte just after it all name
+// the same fault).
+type ByteRange struct {
+	From int64 `json:"from"`
+	To   int64 `json:"to"`
+}
+
+// Contains reports whether off is within the range.
+func (r ByteRange) Contains(off int64) bool { return off >= r.From && off <= r.To }
+
+// ExpectsError reports whether the scenario's decoding must fail
+// (want/error.txt or want/decode-error.json).
+func (w Want) ExpectsError() bool { return w.Error != nil || w.DecodeError != nil }
 
 // Finish is an expected finish reason.
 type Finish struct {

@@ -239,7 +239,7 @@ func GradeClient(res *ClientRun, sc *scenarios.Scenario, chaos Chaos) {
 	for _, p := range v.Problems {
 		fail("follow-up: %s", p)
 	}
-	faulty := sc.Want.Error != nil || chaos.Disconnect || chaos.Error
+	faulty := sc.Want.ExpectsError() || chaos.Disconnect || chaos.Error
 	switch {
 	case faulty:
 		// The stream is broken on purpose: the client must not run a call

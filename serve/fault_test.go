@@ -57,7 +57,7 @@ func TestPlantedFaults(t *testing.T) {
 		for _, name := range names {
 			sc := cases[name]
 			protocol, _ := s.Protocol(name)
-			if sc.Want.Error != nil || selfDecodes(protocol, sc) != nil {
+			if sc.Want.ExpectsError() || selfDecodes(protocol, sc) != nil {
 				continue
 			}
 			for _, stream := range []bool{false, true} {

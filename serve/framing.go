@@ -32,7 +32,7 @@ func frameRecorded(protocol string, sc *scenarios.Scenario, isSSE bool) ([]byte,
 			changed = true
 		}
 	}
-	if sc.Want.Error == nil && len(body) > 0 {
+	if !sc.Want.ExpectsError() && len(body) > 0 {
 		if end := bytes.ReplaceAll(body[max(0, len(body)-4):], []byte("\r\n"), []byte("\n")); !bytes.HasSuffix(end, []byte("\n\n")) {
 			if !bytes.HasSuffix(end, []byte("\n")) {
 				body = append(slices.Clip(body), '\n')

@@ -86,7 +86,7 @@ func TestServedFraming(t *testing.T) {
 			if n == 0 {
 				t.Errorf("no event served")
 			}
-			if descriptor(e.protocol).SSE.Done && e.sc.Want.Error == nil && last != "[DONE]" {
+			if descriptor(e.protocol).SSE.Done && !e.sc.Want.ExpectsError() && last != "[DONE]" {
 				t.Errorf("the stream ends with %.80q, not [DONE]", last)
 			}
 		})

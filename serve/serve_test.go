@@ -292,7 +292,7 @@ func TestReplayAndGrade(t *testing.T) {
 					if v.NotApplicable == "" || v.Served != 0 {
 						t.Fatalf("a broken stream served whole: served %d, not applicable %q", v.Served, v.NotApplicable)
 					}
-					if sc.Want.Error == nil {
+					if !sc.Want.ExpectsError() {
 						t.Errorf("a stream with no whole form expects no error: only a broken stream has none")
 					}
 					wholeless[name] = true
@@ -313,7 +313,7 @@ func TestReplayAndGrade(t *testing.T) {
 						return
 					}
 				}
-				if sc.Want.Error != nil {
+				if sc.Want.ExpectsError() {
 					// A faulty stream: the client must not run what was cut
 					// off; whatever it sent back was graded.
 					faulty++
@@ -369,7 +369,7 @@ func TestReplayAndGradeChaos(t *testing.T) {
 		for _, name := range names {
 			sc := cases[name]
 			protocol, _ := s.Protocol(name)
-			if sc.Want.Error != nil || selfDecodes(protocol, sc) != nil {
+			if sc.Want.ExpectsError() || selfDecodes(protocol, sc) != nil {
 				continue
 			}
 			for _, stream := range []bool{false, true} {
@@ -611,7 +611,7 @@ func waitABit() { <-timeAfter(5) }
 // selfDecodes reports whether the protocol's adapter decodes the
 // scenario's own provider bytes, a precondition of checking serve on it.
 func selfDecodes(protocol string, sc *scenarios.Scenario) error {
-	if len(sc.Body) == 0 || sc.Want.Error != nil {
+	if len(sc.Body) == 0 || sc.Want.ExpectsError() {
 		return nil
 	}
 	a, err := providers.Lookup(protocol)
