@@ -176,7 +176,7 @@ func newRoot(cfg helperConfig) error {
 		return fmt.Errorf("tmpfs on %s: %w", r, err)
 	}
 	for _, p := range SystemPaths {
-		if err := give(r, p, false, true); err != nil {
+		if err := give(r, p, p, false, true); err != nil {
 			return err
 		}
 	}
@@ -195,7 +195,7 @@ func newRoot(cfg helperConfig) error {
 		}
 	}
 	for _, p := range EtcPaths {
-		if err := give(r, p, false, true); err != nil {
+		if err := give(r, p, p, false, true); err != nil {
 			return err
 		}
 	}
@@ -211,11 +211,11 @@ func newRoot(cfg helperConfig) error {
 	if err := tmpfs(r+"/tmp", cfg.TmpSize); err != nil {
 		return err
 	}
-	if err := give(r, cfg.WorkDir, true, false); err != nil {
+	if err := give(r, cfg.WorkDir, cfg.WorkDir, true, false); err != nil {
 		return err
 	}
-	for _, p := range cfg.Paths {
-		if err := give(r, p.Path, p.Writable, false); err != nil {
+	for i, p := range cfg.Paths {
+		if err := give(r, cfg.Sources[i], p.Path, p.Writable, false); err != nil {
 			return err
 		}
 	}
@@ -236,11 +236,11 @@ func newRoot(cfg helperConfig) error {
 	return os.Chdir("/")
 }
 
-// give makes host path p appear at the same path under root r: a
-// symbolic link is copied, a file or directory bind-mounted (with the
-// mounts below it), read-only unless writable, never with set-user-ID
-// programs or devices. A missing path is skipped when optional.
-func give(r, p string, writable, optional bool) error {
+// give makes host path p appear at path at under root r: a symbolic
+// link is copied, a file or directory bind-mounted (with the mounts below
+// it), read-only unless writable, never with set-user-ID programs or
+// devices. A missing path is skipped when optional.
+func give(r, p, at string, writable, optional bool) error {
 	fi, err := os.Lstat(p)
 	if err != nil {
 		if optional && errors.Is(err, os.ErrNotExist) {
@@ -248,7 +248,7 @@ func give(r, p string, writable, optional bool) error {
 		}
 		return err
 	}
-	dst := r + p
+	dst := r + at
 	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 		return err
 	}

@@ -48,6 +48,8 @@ type helperConfig struct {
 	Root    string `json:"root,omitempty"`
 	WorkDir string `json:"work_dir"`
 	Paths   []Path `json:"paths,omitempty"`
+	// Sources are the host paths bound at Paths, links resolved.
+	Sources []string `json:"sources,omitempty"`
 	TmpSize uint64 `json:"tmp_size,omitempty"`
 	// Seccomp: load the filter, allowing these socket families.
 	Seccomp bool     `json:"seccomp,omitempty"`
@@ -207,7 +209,7 @@ func Prepare(ctx context.Context, p Policy, name string, args ...string) (*Comma
 		}
 		sockets = append(sockets, n)
 	}
-	paths, err := givenPaths(p.Paths)
+	paths, sources, err := givenPaths(p.Paths)
 	if err != nil {
 		return nil, err
 	}
@@ -235,7 +237,7 @@ func Prepare(ctx context.Context, p Policy, name string, args ...string) (*Comma
 	if tmp == 0 {
 		tmp = DefaultTmpSize
 	}
-	cfg := helperConfig{Loopback: p.Network == NetworkLoopback, Root: dir.root, WorkDir: dir.work, Paths: paths,
+	cfg := helperConfig{Loopback: p.Network == NetworkLoopback, Root: dir.root, WorkDir: dir.work, Paths: paths, Sources: sources,
 		TmpSize: tmp, Seccomp: true, Sockets: sockets, Limits: p.Limits, Script: script}
 	target, err := os.Open(path)
 	if err == nil && script {
@@ -260,23 +262,29 @@ func Prepare(ctx context.Context, p Policy, name string, args ...string) (*Comma
 }
 
 // givenPaths checks the paths a policy adds: absolute, existing, and
-// cleaned, so that the helper binds what the report names.
-func givenPaths(ps []Path) ([]Path, error) {
-	var out []Path
+// cleaned, so that the helper binds what the report names. sources are
+// the paths with their symbolic links resolved: a path that is a link is
+// given as what it points to, at the path the policy names.
+func givenPaths(ps []Path) (paths []Path, sources []string, err error) {
 	for _, p := range ps {
 		if !filepath.IsAbs(p.Path) {
-			return nil, fmt.Errorf("sandbox: path %q is not absolute", p.Path)
+			return nil, nil, fmt.Errorf("sandbox: path %q is not absolute", p.Path)
 		}
 		clean := filepath.Clean(p.Path)
 		if clean == "/" {
-			return nil, fmt.Errorf("sandbox: path %q is the whole tree; give the directories the program needs", p.Path)
+			return nil, nil, fmt.Errorf("sandbox: path %q is the whole tree; give the directories the program needs", p.Path)
 		}
 		if _, err := os.Stat(clean); err != nil {
-			return nil, fmt.Errorf("sandbox: path: %w", err)
+			return nil, nil, fmt.Errorf("sandbox: path: %w", err)
 		}
-		out = append(out, Path{Path: clean, Writable: p.Writable})
+		src, err := filepath.EvalSymlinks(clean)
+		if err != nil {
+			return nil, nil, fmt.Errorf("sandbox: path: %w", err)
+		}
+		paths = append(paths, Path{Path: clean, Writable: p.Writable})
+		sources = append(sources, src)
 	}
-	return out, nil
+	return paths, sources, nil
 }
 
 // helperCommand builds the command that starts the helper in new

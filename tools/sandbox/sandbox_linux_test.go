@@ -178,6 +178,17 @@ func TestWorkDir(t *testing.T) {
 	if out, code, _ := run(t, sandbox.Policy{}, "write", "inside"); out != "written\n" || code != 0 {
 		t.Errorf("write in the working directory: exit %d, %q", code, out)
 	}
+	// A path that is a link is given as what it points to, at the path
+	// the policy names; the target's own path is not given.
+	link := filepath.Join(sharedDir(t), "link")
+	if err := os.Symlink(given, link); err != nil {
+		t.Fatal(err)
+	}
+	if out, code, _ := run(t, sandbox.Policy{Paths: []sandbox.Path{{Path: link}}}, "read", filepath.Join(link, "f")); out != "escaped\n" || code != 0 {
+		t.Errorf("read through a given link: exit %d, %q", code, out)
+	}
+	out, code, _ = run(t, sandbox.Policy{Paths: []sandbox.Path{{Path: link}}}, "read", filepath.Join(given, "f"))
+	denied(t, out, code, "ENOENT")
 }
 
 // TestBadPaths refuses, before anything runs, paths a policy cannot give.
