@@ -50,7 +50,7 @@ type helperConfig struct {
 	Paths   []Path `json:"paths,omitempty"`
 	// Sources are the host paths bound at Paths, links resolved.
 	Sources []string `json:"sources,omitempty"`
-	TmpSize uint64 `json:"tmp_size,omitempty"`
+	TmpSize uint64   `json:"tmp_size,omitempty"`
 	// Seccomp: load the filter, allowing these socket families.
 	Seccomp bool     `json:"seccomp,omitempty"`
 	Sockets []uint64 `json:"sockets,omitempty"`
