@@ -28,6 +28,11 @@ var (
 	// ErrInvalidPatch reports a patch value that is not valid JSON, or a
 	// patch applied to arguments that are not a JSON object.
 	ErrInvalidPatch = errors.New("invalid tool call argument patch")
+	// errFinalDiffers reports a chunk whose whole arguments (Args) differ
+	// from the argument deltas its call streamed before it: the pieces and
+	// the whole of one call disagree, so neither can be trusted, and the
+	// call is lost. Callers branch on ErrConflict, which it wraps.
+	errFinalDiffers = fmt.Errorf("%w: final arguments differ from the streamed deltas", ErrConflict)
 	// errFinished reports a chunk added after Finish.
 	errFinished = errors.New("buffer is finished")
 	// ErrIncomplete reports calls still open when the stream ended; the
@@ -83,10 +88,18 @@ type incompleteError struct {
 	// call the end of the stream cut off, a *lostError otherwise. It is
 	// nil when no call was lost.
 	Lost []*lostError
+	// Refused counts the chunks refused because they would have opened a
+	// call past the limit of MaxCalls calls: their calls are lost, and
+	// counted rather than kept.
+	Refused, MaxCalls int
 }
 
 func (e *incompleteError) Error() string {
 	var b strings.Builder
+	if len(e.Calls) == 0 {
+		fmt.Fprintf(&b, "buffer finish: %v: %d chunks of calls past the limit of %d refused, their calls lost", ErrTooManyCalls, e.Refused, e.MaxCalls)
+		return b.String()
+	}
 	fmt.Fprintf(&b, "buffer finish: %d tool call", len(e.Calls))
 	if len(e.Calls) != 1 {
 		b.WriteString("s")
@@ -101,12 +114,19 @@ func (e *incompleteError) Error() string {
 			fmt.Fprintf(&b, " (%v)", e.Lost[i])
 		}
 	}
+	if e.Refused > 0 {
+		fmt.Fprintf(&b, "; and %d chunks of calls past the limit of %d refused, their calls lost", e.Refused, e.MaxCalls)
+	}
 	return b.String()
 }
 
-// Unwrap returns ErrIncomplete and the *lostError of each lost call.
+// Unwrap returns ErrIncomplete, ErrTooManyCalls when chunks were refused
+// past the call limit, and the *lostError of each lost call.
 func (e *incompleteError) Unwrap() []error {
 	errs := []error{ErrIncomplete}
+	if e.Refused > 0 {
+		errs = append(errs, ErrTooManyCalls)
+	}
 	for _, l := range e.Lost {
 		if l != nil {
 			errs = append(errs, l)
@@ -159,6 +179,7 @@ type turnIndex struct{ turn, index int }
 // kept so that late chunks routed to it can be recognised.
 type callState struct {
 	seq      int
+	openAt   int // the call's slot in Buffer.open, or -1 once ended
 	turn     int
 	index    int
 	hasIndex bool
@@ -293,8 +314,11 @@ func (b *Buffer) add(c Chunk, vouched bool) ([]Call, error) {
 	if cs == nil {
 		cs = b.newCall(&c)
 	}
+	kept := c.Args != nil && cs.streamed()
 	b.apply(cs, &c)
 	switch {
+	case kept:
+		cs.vouched = false
 	case c.Args != nil:
 		cs.vouched = vouched
 	case c.ArgsDelta != "":
@@ -341,6 +365,11 @@ func (b *Buffer) check(cs *callState, c *Chunk) *ChunkError {
 		}
 		if c.ItemID != "" && cs.itemID != "" && c.ItemID != cs.itemID {
 			return b.chunkErr(c, ErrConflict, fmt.Sprintf("item id %s, the call has item id %s", short(c.ItemID), short(cs.itemID)))
+		}
+	}
+	if cs != nil && c.Args != nil && cs.streamed() {
+		if streamed := b.argText(cs); !argumentsAgree(streamed, []byte(*c.Args)) {
+			return b.chunkErr(c, errFinalDiffers, fmt.Sprintf("final %s, streamed %s", clip(*c.Args), clip(string(streamed))))
 		}
 	}
 	argLen, curPatch := 0, 0
@@ -391,10 +420,16 @@ func (b *Buffer) lose(cs, displaced *callState, c *Chunk, err *ChunkError) {
 		if x := b.latestOpen(c.Turn); x != nil && byLatest(c) {
 			x.shadowed = true
 		}
+		b.refused++
 		return
 	case c.ID != "" && b.genIDs[c.ID]:
 		return
 	case c.HasIndex && !validIndex && c.ID == "" && c.ItemID == "":
+		return
+	case len(b.calls) >= b.lim.MaxCalls:
+		// A call that would open lost past the call limit is counted,
+		// not kept: its later chunks are refused again, each counted.
+		b.refused++
 		return
 	}
 	if displaced != nil && validIndex {
@@ -424,6 +459,27 @@ func (b *Buffer) lose(cs, displaced *callState, c *Chunk, err *ChunkError) {
 func byLatest(c *Chunk) bool {
 	return c.ID == "" && c.ItemID == "" && !c.HasIndex
 }
+
+// argumentsAgree reports whether the whole arguments a protocol sends for
+// a call (final) agree with the text its pieces streamed: the same bytes,
+// or the same JSON text once compacted, key order included. It is the one
+// rule for a call sent both in pieces and whole (a decoder that assembles
+// pieces itself, as Gemini's partialArgs, compares compacted text the same
+// way): any other final changes the call, and the call is lost.
+func argumentsAgree(streamed, final []byte) bool {
+	if bytes.Equal(streamed, final) {
+		return true
+	}
+	var x, y bytes.Buffer
+	return json.Compact(&x, streamed) == nil && json.Compact(&y, final) == nil && bytes.Equal(x.Bytes(), y.Bytes())
+}
+
+// streamed reports whether the call's argument text came from deltas
+// since its last whole Args value.
+func (cs *callState) streamed() bool { return !cs.fromArgs && cs.argLen() > 0 }
+
+// clip quotes argument text for an error message, cut to maxQuoted bytes.
+func clip(s string) string { return short(s) }
 
 // maxQuoted is how many bytes of an id or name an error message quotes.
 const maxQuoted = 64
@@ -494,8 +550,8 @@ func (b *Buffer) reopen(c *Chunk, x *callState) *callState {
 
 func (b *Buffer) latestOpen(turn int) *callState {
 	for i := len(b.open) - 1; i >= 0; i-- {
-		if b.open[i].turn == turn {
-			return b.open[i]
+		if x := b.open[i]; x != nil && x.turn == turn {
+			return x
 		}
 	}
 	return nil
@@ -562,7 +618,12 @@ func (b *Buffer) newCall(c *Chunk) *callState {
 		b.calls, b.open = b.firstCalls[:0], b.firstOpen[:0]
 	}
 	b.calls = append(b.calls, cs)
+	if len(b.open) >= 2*b.nopen+len(b.firstOpen) {
+		b.compactOpen()
+	}
+	cs.openAt = len(b.open)
 	b.open = append(b.open, cs)
+	b.nopen++
 	return cs
 }
 
@@ -590,6 +651,11 @@ func (b *Buffer) apply(cs *callState, c *Chunk) {
 		cs.sig = c.Signature
 	}
 	switch {
+	case c.Args != nil && cs.streamed():
+		// A final copy that agrees with the deltas (check saw to it):
+		// the text stays as the deltas sent it, and a delta after it
+		// starts afresh, as after any whole value (A18).
+		cs.fromArgs = true
 	case c.Args != nil:
 		b.keepBlocks(cs.full...)
 		cs.full, cs.fullLen = nil, 0
@@ -703,15 +769,39 @@ func (b *Buffer) inScratch(a []byte) bool {
 	return p >= start && p < start+uintptr(cap(b.scratch))
 }
 
-// end removes cs from the open calls.
+// end removes cs from the open calls, in constant time: its slot in
+// b.open is cleared, the cleared slots at the end are dropped, and
+// newCall compacts the rest when more than half are cleared, so that
+// ending n calls costs O(n) however many are open.
 func (b *Buffer) end(cs *callState) {
 	cs.done = true
-	for i, x := range b.open {
-		if x == cs {
-			b.open = append(b.open[:i], b.open[i+1:]...)
-			break
+	if cs.openAt < 0 {
+		return
+	}
+	b.open[cs.openAt] = nil
+	cs.openAt = -1
+	b.nopen--
+	n := len(b.open)
+	for n > 0 && b.open[n-1] == nil {
+		n--
+	}
+	clear(b.open[n:])
+	b.open = b.open[:n]
+}
+
+// compactOpen drops the cleared slots of b.open, keeping the open calls in
+// order of appearance.
+func (b *Buffer) compactOpen() {
+	n := 0
+	for _, x := range b.open {
+		if x != nil {
+			x.openAt = n
+			b.open[n] = x
+			n++
 		}
 	}
+	clear(b.open[n:])
+	b.open = b.open[:n]
 }
 
 // callID returns the call's provider id, or a generated one, the same on
@@ -998,11 +1088,11 @@ func sameCompactText(a string, b json.RawMessage) bool {
 func (b *Buffer) doneAll() ([]Call, error) {
 	start := len(b.completed)
 	var errs []error
-	// complete takes cs out of b.open, where the next call then is.
-	for i := 0; i < len(b.open); {
+	// complete clears cs's slot of b.open (and may shorten it); nothing
+	// here compacts it.
+	for i := 0; i < len(b.open); i++ {
 		cs := b.open[i]
-		if cs.name == "" || cs.lost != nil {
-			i++
+		if cs == nil || cs.name == "" || cs.lost != nil {
 			continue
 		}
 		cs.doneSeen = true
@@ -1029,7 +1119,13 @@ func (b *Buffer) Finish() ([]Call, error) {
 	if !b.finished {
 		b.finished = true
 		anyLost := false
-		for _, cs := range append([]*callState(nil), b.open...) {
+		// end clears each slot of b.open (and may shorten it); nothing
+		// here compacts it.
+		for i := 0; i < len(b.open); i++ {
+			cs := b.open[i]
+			if cs == nil {
+				continue
+			}
 			b.end(cs)
 			text := string(b.argText(cs))
 			cs.args, cs.text = nil, text
@@ -1044,11 +1140,12 @@ func (b *Buffer) Finish() ([]Call, error) {
 			b.lostReasons = nil
 		}
 	}
-	if len(b.incomplete) == 0 {
+	if len(b.incomplete) == 0 && b.refused == 0 {
 		return nil, nil
 	}
 	inc := append([]Call(nil), b.incomplete...)
-	return inc, &incompleteError{Calls: append([]Call(nil), b.incomplete...), Lost: append([]*lostError(nil), b.lostReasons...)}
+	return inc, &incompleteError{Calls: append([]Call(nil), b.incomplete...), Lost: append([]*lostError(nil), b.lostReasons...),
+		Refused: b.refused, MaxCalls: b.lim.MaxCalls}
 }
 
 // Preview returns a best-effort view of the arguments of the open call that

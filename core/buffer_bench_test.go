@@ -3,6 +3,7 @@ package core
 import (
 	"fmt"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -86,6 +87,36 @@ func BenchmarkBufferArgGrowth(b *testing.B) {
 			b.StopTimer()
 			runtime.ReadMemStats(&after)
 			b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/float64(b.N)/float64(size), "B/argB")
+		})
+	}
+}
+
+// BenchmarkBufferOpenCalls opens 1k to 1M calls, routed by id, each with
+// a name and one delta, and ends the stream with all of them open, the
+// cost growing with the calls an attacker opens: the time and bytes per
+// call stay flat when adding and finishing are linear.
+func BenchmarkBufferOpenCalls(b *testing.B) {
+	for _, n := range []int{1_000, 10_000, 100_000, 1_000_000} {
+		b.Run(fmt.Sprintf("calls=%d", n), func(b *testing.B) {
+			chunks := make([]Chunk, n)
+			for i := range chunks {
+				chunks[i] = Chunk{ID: "call_" + strconv.Itoa(i), Name: "f", Start: true, ArgsDelta: `{"a":`}
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for range b.N {
+				buf := NewBuffer(WithLimits(Limits{MaxCalls: n}))
+				for _, c := range chunks {
+					if _, err := buf.Add(c); err != nil {
+						b.Fatal(err)
+					}
+				}
+				if inc, _ := buf.Finish(); len(inc) != n {
+					b.Fatalf("%d calls incomplete, want %d", len(inc), n)
+				}
+			}
+			b.StopTimer()
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/call")
 		})
 	}
 }

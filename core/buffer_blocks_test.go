@@ -10,7 +10,8 @@ import (
 
 // TestBufferLongArgumentsInBlocks: a call whose text outgrows argBlock,
 // streamed in deltas of any size, with previews between them and whole
-// Args values (the delta after one replaces it, A18), comes out with
+// Args values (a copy of the text streamed so far, B02, or, after another
+// whole value, any text; the delta after one replaces it, A18), comes out with
 // exactly the text sent, complete or, without its end, incomplete with
 // that text as Original.
 func TestBufferLongArgumentsInBlocks(t *testing.T) {
@@ -23,8 +24,12 @@ func TestBufferLongArgumentsInBlocks(t *testing.T) {
 		whole := false
 		for i := range rapid.IntRange(1, 40).Draw(t, "deltas") {
 			if rapid.IntRange(0, 19).Draw(t, "whole") == 0 {
-				want = `{"s":"` + strings.Repeat("w", rapid.SampledFrom([]int{0, 10, 70000}).Draw(t, "whole size"))
-				if _, err := b.Add(Chunk{ID: "c1", Args: &want}); err != nil {
+				size := rapid.SampledFrom([]int{0, 10, 70000}).Draw(t, "whole size")
+				if whole {
+					want = `{"s":"` + strings.Repeat("w", size)
+				}
+				args := strings.Clone(want)
+				if _, err := b.Add(Chunk{ID: "c1", Args: &args}); err != nil {
 					t.Fatal(err)
 				}
 				whole = true
@@ -69,9 +74,10 @@ func TestBufferLongArgumentsInBlocks(t *testing.T) {
 type longCall struct {
 	id   string
 	args string
-	// whole sends the text as one Args value after 108 KB of deltas, which
-	// it replaces (A18); cut leaves the call without its end, so that it
-	// comes out incomplete with its text as Original.
+	// whole ends the call, streamed in deltas, with a copy of its text as
+	// one Args value, which replaces the deltas' blocks (B02); cut leaves
+	// the call without its end, so that it comes out incomplete with its
+	// text as Original.
 	whole, cut bool
 }
 
@@ -81,16 +87,12 @@ func blockStream(calls []longCall, delta int) []Event {
 	var evs []Event
 	for _, c := range calls {
 		evs = append(evs, Event{Kind: EventCallStart, Chunk: &Chunk{ID: c.id, Name: "f"}})
-		if c.whole {
-			replaced := strings.Repeat(`{"replaced":`, 9000)
-			for off := 0; off < len(replaced); off += delta {
-				evs = append(evs, Event{Kind: EventCallDelta, Chunk: &Chunk{ID: c.id, ArgsDelta: replaced[off:min(off+delta, len(replaced))]}})
-			}
-			evs = append(evs, Event{Kind: EventCallEnd, Chunk: &Chunk{ID: c.id, Args: sp(c.args)}})
-			continue
-		}
 		for off := 0; off < len(c.args); off += delta {
 			evs = append(evs, Event{Kind: EventCallDelta, Chunk: &Chunk{ID: c.id, ArgsDelta: c.args[off:min(off+delta, len(c.args))]}})
+		}
+		if c.whole {
+			evs = append(evs, Event{Kind: EventCallEnd, Chunk: &Chunk{ID: c.id, Args: sp(strings.Clone(c.args))}})
+			continue
 		}
 		if !c.cut {
 			evs = append(evs, Event{Kind: EventCallEnd, Chunk: &Chunk{ID: c.id}})

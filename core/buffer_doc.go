@@ -70,11 +70,16 @@ package core
 //	                                             B01; WithCumulativeArgs makes a delta
 //	                                             that starts with all the text so far
 //	                                             replace it
-//	B02 deltas then a final full copy            as Args: replaces (and after Done, an
-//	                                             identical copy is a no-op, a different
-//	                                             one ErrAfterDone); as a delta, so that
-//	                                             the text is one document twice: kept
-//	                                             once, reported as a repair
+//	B02 deltas then a final full copy            as Args: kept only when it agrees with
+//	                                             the deltas (the same text, or compacted
+//	                                             the same), the deltas' text staying;
+//	                                             any other final, "" included, is
+//	                                             ErrConflict naming both, and the call is
+//	                                             lost (after Done, an identical copy is a
+//	                                             no-op, a different one ErrAfterDone); as
+//	                                             a delta, so that the text is one
+//	                                             document twice: kept once, reported as
+//	                                             a repair
 //	B03 empty delta after Done                   no-op
 //	B09 valid-looking prefix                     never completed early: a call completes
 //	                                             only on Done or at a finish, and a chunk
@@ -147,12 +152,24 @@ package core
 // (Chunk.Args) are copied into blocks shared by the calls of a stream;
 // in Collect, into a block the pooled Buffer keeps, from which Collect
 // moves those of the calls it returns into one allocation per stream.
+//
+// Every operation costs amortised O(1) per chunk besides the bytes it
+// copies, however many calls are open: ending a call clears its slot in
+// the list of open calls, compacted when half of it is cleared, so that
+// Finish and a finish event end n open calls in O(n). A chunk that would
+// open a call past Limits.MaxCalls is counted, not kept (Finish reports
+// the count, wrapping ErrTooManyCalls), so memory grows with the calls
+// the limits allow, never with the chunks refused.
 type Buffer struct {
 	lim        Limits
 	cumulative bool
 
-	calls   []*callState // every call, in order of first appearance
-	open    []*callState // calls not yet ended, in order of appearance
+	calls []*callState // every call, in order of first appearance
+	// open holds the calls not yet ended, in order of appearance, with a
+	// nil slot for each call that ended since the last compaction
+	// (Buffer.end); nopen counts the calls in it.
+	open    []*callState
+	nopen   int
 	byID    map[string]*callState
 	byItem  map[string]*callState
 	byIndex map[turnIndex]*callState
@@ -168,6 +185,7 @@ type Buffer struct {
 	firstSeqs      [4]int
 	nchunks        int
 	dropped        int // chunks dropped because their call was lost
+	refused        int // chunks refused that would open a call past MaxCalls
 	finished       bool
 
 	// slab is the rest of the block the arguments of calls sent whole

@@ -54,7 +54,10 @@ func TestBufferLost(t *testing.T) {
 		want       []Call
 		doneAll    []Call
 		incomplete []Call
-		dropped    int
+		// refused counts the chunks refused past the call limit, which
+		// Finish reports.
+		refused int
+		dropped int
 	}{
 		{
 			name: "first chunk too large opens the call lost",
@@ -88,6 +91,22 @@ func TestBufferLost(t *testing.T) {
 			errs:       map[int]error{0: ErrIndexOutOfRange},
 			incomplete: []Call{{ID: "a", Name: "f"}},
 			dropped:    1,
+		},
+		{
+			// Past the call limit, a call that would open lost is
+			// counted, not kept: an attacker's million ids cost a count.
+			name: "calls with an index out of range past the call limit are counted",
+			lim:  Limits{MaxCalls: 2},
+			chunks: []Chunk{
+				{ID: "a", HasIndex: true, Index: 5000, Name: "f"},
+				{ID: "b", HasIndex: true, Index: 5001, Name: "f"},
+				{ID: "c", HasIndex: true, Index: 5002, Name: "f"},
+				{ID: "d", HasIndex: true, Index: 5003, Name: "f"},
+				{ID: "c", HasIndex: true, Index: 5002, ArgsDelta: `{}`, Done: true},
+			},
+			errs:       map[int]error{0: ErrIndexOutOfRange, 1: ErrIndexOutOfRange, 2: ErrIndexOutOfRange, 3: ErrIndexOutOfRange, 4: ErrIndexOutOfRange},
+			incomplete: []Call{{ID: "a", Name: "f"}, {ID: "b", Name: "f"}},
+			refused:    3,
 		},
 		{
 			name: "Args and ArgsDelta together",
@@ -130,6 +149,7 @@ func TestBufferLost(t *testing.T) {
 			errs:    map[int]error{1: ErrTooManyCalls},
 			doneAll: []Call{rawCall("tool_0_0", "f", `{"a":1}`)},
 			dropped: 3,
+			refused: 1,
 		},
 	}
 	for _, tt := range tests {
@@ -159,16 +179,22 @@ func TestBufferLost(t *testing.T) {
 				t.Errorf("DoneAll (-want +got):\n%s", diff)
 			}
 			inc, err := b.Finish()
+			var ie *incompleteError
+			if errors.As(err, &ie) && ie.Refused != tt.refused {
+				t.Errorf("Finish error = %v, counting %d refused chunks, want %d", err, ie.Refused, tt.refused)
+			}
+			if tt.refused > 0 && !errors.Is(err, ErrTooManyCalls) {
+				t.Errorf("Finish error = %v, want one wrapping ErrTooManyCalls", err)
+			}
 			if len(tt.incomplete) == 0 {
-				if inc != nil || err != nil {
-					t.Errorf("Finish = %+v, %v, want nothing", inc, err)
+				if inc != nil || (err != nil) != (tt.refused > 0) {
+					t.Errorf("Finish = %+v, %v, want no incomplete call, and an error only for refused chunks", inc, err)
 				}
 				return
 			}
 			if diff := cmp.Diff(tt.incomplete, inc); diff != "" {
 				t.Errorf("Finish (-want +got):\n%s", diff)
 			}
-			var ie *incompleteError
 			if !errors.As(err, &ie) || !errors.Is(err, ErrLostChunk) || !errors.Is(err, tt.errs[firstKey(tt.errs)]) {
 				t.Errorf("Finish error = %v, want an *IncompleteError wrapping ErrLostChunk and %v", err, tt.errs[firstKey(tt.errs)])
 			}

@@ -151,8 +151,8 @@ func runChunks(t *rapid.T, chunks []Chunk) []Call {
 			t.Fatalf("Add(chunk %d %+v): %v", i, c, err)
 		}
 	}
-	if len(b.open) != 0 {
-		t.Fatalf("%d calls still open", len(b.open))
+	if b.nopen != 0 {
+		t.Fatalf("%d calls still open", b.nopen)
 	}
 	got := b.Calls()
 	sort.Slice(got, func(i, j int) bool { return got[i].ID < got[j].ID })
@@ -240,6 +240,7 @@ type bufferModel struct {
 	failed    int
 	opened    int
 	dropped   int
+	refused   int // chunks refused past the call limit
 }
 
 type modelCall struct {
@@ -315,6 +316,7 @@ func TestPropStateMachine(t *testing.T) {
 				ch := Chunk{ID: id, HasIndex: true, Index: m.opened, Name: name, Start: true}
 				if m.opened >= smMaxCalls {
 					rejected(ch, ErrTooManyCalls)
+					m.refused++
 					return
 				}
 				if _, err := b.Add(ch); err != nil {
@@ -344,6 +346,7 @@ func TestPropStateMachine(t *testing.T) {
 				ch := Chunk{ID: id, HasIndex: true, Index: old.index, Name: name, Start: rapid.Bool().Draw(t, "start")}
 				if m.opened >= smMaxCalls {
 					rejected(ch, ErrTooManyCalls)
+					m.refused++
 					return
 				}
 				done, err := b.Add(ch)
@@ -439,8 +442,8 @@ func TestPropStateMachine(t *testing.T) {
 				rejected(Chunk{HasIndex: true, Index: singleCallIndex - 1 - rapid.IntRange(0, 5).Draw(t, "neg")}, ErrIndexOutOfRange)
 			},
 			"": func(t *rapid.T) {
-				if len(b.open) != len(m.open) {
-					t.Fatalf("Pending() = %d, model has %d open", len(b.open), len(m.open))
+				if b.nopen != len(m.open) {
+					t.Fatalf("Pending() = %d, model has %d open", b.nopen, len(m.open))
 				}
 				if diff := cmp.Diff(m.completed, b.Calls()); diff != "" {
 					t.Fatalf("Calls() (-model +buffer):\n%s", diff)
@@ -467,8 +470,11 @@ func TestPropStateMachine(t *testing.T) {
 			},
 		})
 		inc, err := b.Finish()
-		if len(inc) != len(m.open) || (len(inc) > 0) != (err != nil) {
-			t.Fatalf("Finish() = %d incomplete, %v; model has %d open", len(inc), err, len(m.open))
+		if len(inc) != len(m.open) || (len(inc) > 0 || m.refused > 0) != (err != nil) {
+			t.Fatalf("Finish() = %d incomplete, %v; model has %d open, %d refused", len(inc), err, len(m.open), m.refused)
+		}
+		if errors.Is(err, ErrTooManyCalls) != (m.refused > 0) {
+			t.Fatalf("Finish() = %v; model refused %d chunks past the call limit", err, m.refused)
 		}
 		lost := 0
 		for _, c := range m.open {
@@ -478,6 +484,9 @@ func TestPropStateMachine(t *testing.T) {
 		}
 		var ie *incompleteError
 		if errors.As(err, &ie) {
+			if ie.Refused != m.refused {
+				t.Fatalf("Finish() error %v counts %d refused chunks, model %d", err, ie.Refused, m.refused)
+			}
 			got := 0
 			for _, l := range ie.Lost {
 				if l != nil {

@@ -10,7 +10,8 @@ import (
 
 // TestBufferWholeArgumentsKeepToThemselves: calls whose arguments come
 // whole (Args, copied into the Buffer's shared slab), replaced by other
-// whole values, by deltas after them (A18) or by deltas alone, in any
+// whole values, by a final copy of their deltas (B02), by deltas after
+// them (A18) or by deltas alone, in any
 // order and size, each come out with exactly their own text; and every
 // call returned keeps its text while the calls after it write theirs
 // (the returned Arguments are not copied here, so a write into another
@@ -53,6 +54,11 @@ func TestBufferWholeArgumentsKeepToThemselves(t *testing.T) {
 			fill := strings.Repeat(string(rune('a'+(7*i+step)%26)), rapid.SampledFrom(sizes).Draw(t, "size"))
 			c := Chunk{ID: m.id, Name: "f"}
 			switch action := rapid.IntRange(0, 2).Draw(t, "action"); {
+			case action == 0 && !m.whole && m.text != "":
+				// A final copy of the streamed text agrees with it (B02).
+				add(Chunk{ID: m.id, ArgsDelta: `"}`})
+				m.text, m.whole = m.text+`"}`, true
+				c.Args = sp(strings.Clone(m.text))
 			case action == 0:
 				m.text, m.whole = `{"k":"`+fill+`"}`, true
 				c.Args = sp(m.text)
