@@ -425,8 +425,9 @@ func checkWrong(t *testing.T, cases []*Scenario, pattern string, wrap func(core.
 // finishingAdapter is a deliberately wrong adapter kept as a fixture: it
 // wraps a real adapter, follows each call's argument text (routing deltas
 // as core.Buffer does, by id, item id, then index, else to the latest
-// call) and, when the call ends or the turn finishes, replaces its
-// arguments with finish(text), the way a faulty client reads them. With
+// call) and, when the call ends or the turn finishes, sends its arguments
+// whole as finish(text), the deltas withheld, the way a faulty client
+// reads them. With
 // lenient set it also finishes the calls still open when the stream stops.
 type finishingAdapter struct {
 	core.Adapter
@@ -543,6 +544,10 @@ func (l *lenientStream) Next() (core.Event, error) {
 			k.text = *c.Args
 		}
 		k.text += c.ArgsDelta
+		// The text goes on whole at the end only: a final that differs
+		// from deltas sent before it would be a conflict, not the
+		// client's reading of them.
+		c.Args, c.ArgsDelta = nil, ""
 		if c.Done && !k.ended {
 			k.ended = true
 			args := l.finish(k.text)

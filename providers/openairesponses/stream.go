@@ -114,8 +114,17 @@ func (s *stream) args(raw json.RawMessage) string {
 	return v
 }
 
-// newArgs returns a pointer to args for a call's end chunk.
-func newArgs(args string) *string { return &args }
+// final returns the whole arguments an end event carries for a call's
+// end chunk, which the Buffer checks against the deltas streamed before
+// it: nil, no final, when the event has no arguments field or null there,
+// never an empty text that would replace the deltas.
+func (s *stream) final(raw json.RawMessage) *string {
+	if raw = bytes.TrimSpace(raw); len(raw) == 0 || string(raw) == "null" {
+		return nil
+	}
+	args := s.args(raw)
+	return &args
+}
 
 // newUsage returns u for a usage event. The first is kept in the stream,
 // which never writes it again.
@@ -242,7 +251,7 @@ func (s *stream) Handle(ev sseio.Event) error {
 			st.ended = true
 		}
 		c := chunk()
-		c.Args, c.Done = newArgs(s.args(se.Arguments)), true
+		c.Args, c.Done = s.final(se.Arguments), true
 		s.emit(core.Event{Kind: core.EventCallEnd, Chunk: c})
 	case "response.output_item.done":
 		if se.Item == nil {
@@ -257,7 +266,7 @@ func (s *stream) Handle(ev sseio.Event) error {
 			}
 			st.ended = true
 			c := chunk()
-			c.ItemID, c.Args, c.Done = it.ID, newArgs(s.args(it.Arguments)), true
+			c.ItemID, c.Args, c.Done = it.ID, s.final(it.Arguments), true
 			s.emit(core.Event{Kind: core.EventCallEnd, Chunk: c})
 		case "reasoning":
 			if it.EncryptedContent != nil && *it.EncryptedContent != "" {
