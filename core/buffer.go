@@ -306,6 +306,12 @@ func (b *Buffer) add(c Chunk, vouched bool) ([]Call, error) {
 		b.lose(cs, displaced, &c, err)
 		return nil, err
 	}
+	if cs == nil && empty(&c) {
+		// A chunk of zero values (a zero-valued tool call entry beside
+		// real ones, or in a text answer) routed to no call opens none:
+		// a zero-valued object is an absent one, never a call.
+		return nil, nil
+	}
 
 	// The chunk is accepted: from here on the buffer changes.
 	if displaced != nil {
@@ -452,6 +458,13 @@ func (b *Buffer) lose(cs, displaced *callState, c *Chunk, err *ChunkError) {
 			put(&b.byIndex, key, cs)
 		}
 	}
+}
+
+// empty reports whether a chunk carries nothing but its routing by turn
+// and index: no id, name, argument text, patch, signature, start or end.
+func empty(c *Chunk) bool {
+	return c.ID == "" && c.ItemID == "" && c.Name == "" && c.ArgsDelta == "" && c.Args == nil && len(c.Patch) == 0 &&
+		c.Signature == "" && !c.Start && !c.Done
 }
 
 // byLatest reports whether a chunk is routed to its turn's latest call: it

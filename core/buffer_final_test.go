@@ -113,3 +113,16 @@ func TestBufferFinalNeverChangesDeltas(t *testing.T) {
 		}
 	})
 }
+
+// TestBufferZeroChunkOpensNoCall: a chunk of zero values routed to no call
+// (a zero-valued tool call entry) opens none, so a text answer has no
+// incomplete call; routed to an open call, it changes nothing.
+func TestBufferZeroChunkOpensNoCall(t *testing.T) {
+	b := NewBuffer()
+	if done, err := b.Add(Chunk{HasIndex: true, Index: 0}); err != nil || done != nil {
+		t.Fatalf("Add(zero chunk) = %v, %v", done, err)
+	}
+	if inc, err := b.Finish(); inc != nil || err != nil {
+		t.Errorf("Finish = %v, %v; want no call", inc, err)
+	}
+}

@@ -261,6 +261,11 @@ type Response struct {
 	// Incomplete lists calls that were still open when a stream ended or
 	// failed; they must never be executed (B09–B11).
 	Incomplete []Call `json:"incomplete,omitempty"`
+	// Deviations lists what a decoder read although the protocol does not
+	// allow it, each naming the field and how it was read (a Chat
+	// Completions message.content that is a JSON object, read as its
+	// compact JSON text): read, and said, rather than refused.
+	Deviations []string `json:"deviations,omitempty"`
 }
 
 // Calls returns the calls the client must run.

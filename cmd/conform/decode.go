@@ -51,6 +51,9 @@ type decodeOutput struct {
 	ProviderFinish string              `json:"provider_finish_reason"`
 	Usage          *core.Usage         `json:"usage"`
 	Error          *core.ProviderError `json:"error"`
+	// Deviations are what the decoder read although the protocol does
+	// not allow it (core.Response.Deviations).
+	Deviations []string `json:"deviations,omitempty"`
 }
 
 func runDecode(ctx context.Context, e *env, args []string) int {
@@ -289,6 +292,7 @@ func finishOutput(adapter core.Adapter, stream bool, resp *core.Response, err er
 		ProviderFinish: resp.ProviderFinish,
 		Usage:          resp.Usage,
 		Error:          resp.Error,
+		Deviations:     resp.Deviations,
 	}
 	if err != nil && resp.Error != nil {
 		// The provider reported the error in the stream: decoded.

@@ -1,11 +1,13 @@
 package oaichat
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 
 	"github.com/toolconform/conform/core"
 	"github.com/toolconform/conform/providers/internal/jsonstr"
+	"github.com/toolconform/conform/providers/internal/rules"
 	"github.com/toolconform/conform/providers/internal/vendorerr"
 	"github.com/toolconform/conform/providers/internal/wire"
 )
@@ -77,6 +79,18 @@ func (c *Codec) DecodeResponse(body []byte) (resp *core.Response, err error) {
 		return resp, nil
 	}
 	wm := *ch.Message
+	content := bytes.TrimSpace(wm.Content)
+	if len(content) > 0 && content[0] == '{' {
+		// A vendor's structured-output answer sends the object itself,
+		// which the SDKs read as text: its compact JSON text, said.
+		var b bytes.Buffer
+		if err := json.Compact(&b, content); err != nil {
+			return nil, fieldError(op, path+".content", fmt.Errorf("%w: %v", core.ErrMalformed, err))
+		}
+		text, _ := json.Marshal(b.String()) // a string always marshals
+		wm.Content = text
+		resp.Deviations = append(resp.Deviations, path+".content is a JSON object, not a string or an array of parts: read as its compact JSON text")
+	}
 	parts, err := decodeContent(op, wm.Content, path+".content")
 	if err != nil {
 		return nil, err
@@ -89,7 +103,10 @@ func (c *Codec) DecodeResponse(body []byte) (resp *core.Response, err error) {
 		if tc.Type != "" && tc.Type != "function" {
 			continue // provider-run tools are not client calls
 		}
-		call, complete, err := c.decodeCall(tc)
+		if (tc.ID == nil || *tc.ID == "") && zeroFunction(&tc.Function) {
+			continue // a zero-valued entry is an absent one
+		}
+		call, complete, err := c.responseCall(tc)
 		if err != nil {
 			return nil, fieldError(op, pathf("%s.tool_calls[%d].function.arguments", path, j), err)
 		}
@@ -99,8 +116,8 @@ func (c *Codec) DecodeResponse(body []byte) (resp *core.Response, err error) {
 		}
 		resp.Message.Parts = append(resp.Message.Parts, core.CallPart(call))
 	}
-	if fc := wm.FunctionCall; fc != nil {
-		call, complete, err := c.decodeCall(legacyCall(fc))
+	if fc := wm.FunctionCall; fc != nil && !zeroFunction(fc) {
+		call, complete, err := c.responseCall(legacyCall(fc))
 		if err != nil {
 			return nil, fieldError(op, path+".function_call.arguments", err)
 		}
@@ -181,4 +198,36 @@ func (c *Codec) EncodeResponse(resp *core.Response) ([]byte, error) {
 		return nil, wire.Placed(op, -1, "", err)
 	}
 	return b, nil
+}
+
+// responseCall decodes a tool call of a whole response and judges its
+// arguments as core.Buffer judges the same text streamed
+// (rules.WholeArgs): text the Buffer repairs is complete and Repaired,
+// text it cannot repair, and a call without a name, incomplete.
+func (c *Codec) responseCall(tc wireToolCall) (core.Call, bool, error) {
+	call, complete, err := c.decodeCall(tc)
+	switch {
+	case err != nil:
+		return call, false, err
+	case !complete:
+		call, complete, _ = rules.WholeArgs(call, call.Original)
+	case call.Name == "":
+		call, complete, _ = rules.WholeArgs(call, string(call.Arguments))
+	}
+	return call, complete, nil
+}
+
+// zeroFunction reports whether a function object is zero-valued: no name
+// (or "") and no arguments (absent, null or ""), as servers that write
+// every field of their response type send beside "tool_calls": null. A
+// zero-valued object is an absent one, never a call.
+func zeroFunction(fc *wireFunctionArg) bool {
+	if fc.Name != nil && *fc.Name != "" {
+		return false
+	}
+	switch string(bytes.TrimSpace(fc.Arguments)) {
+	case "", "null", `""`:
+		return true
+	}
+	return false
 }

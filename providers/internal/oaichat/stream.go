@@ -950,6 +950,9 @@ func (c *Codec) EncodeStream(w io.Writer, events []core.Event) error {
 // the response's id (none when the stream has no id: the Buffer then
 // generates one).
 func (s *stream) legacyDelta(fc *wireFunctionArg, off int64, i int) error {
+	if zeroFunction(fc) {
+		return nil // a zero-valued function_call is an absent one
+	}
 	chunk := core.Chunk{HasIndex: true}
 	if fc.Name != nil && *fc.Name != "" {
 		chunk.Name, chunk.Start = *fc.Name, true
