@@ -514,8 +514,61 @@ func (s *eventStream) converse(et string, ev *cvStreamEvent) error {
 			if err := json.Unmarshal(data, an); err != nil {
 				return fmt.Errorf("chunk: %w", payloadError(err))
 			}
+			if err := keepDeltaBytes(data, an); err != nil {
+				return fmt.Errorf("chunk: %w", err)
+			}
 		}
 		return s.anthropic(an)
+	}
+	return nil
+}
+
+// keepDeltaBytes applies to the Anthropic event of an InvokeModel chunk,
+// which encoding/json decoded with bytes that are not UTF-8 replaced by
+// U+FFFD, the text rule of every other stream dialect: the delta's text,
+// input and thinking keep their bytes, for jsonstr.CheckText to take a
+// character split between two deltas (B05) and refuse any other, and a
+// byte that is not UTF-8 anywhere else in the chunk is refused here
+// (RFC 8259 §8.1), naming its offset in the decoded chunk.
+func keepDeltaBytes(data []byte, an *anStreamEvent) error {
+	bad := jsonstr.InvalidUTF8At(data)
+	if bad < 0 {
+		return nil
+	}
+	var raw struct {
+		Delta struct {
+			Text        json.RawMessage `json:"text"`
+			PartialJSON json.RawMessage `json:"partial_json"`
+			Thinking    json.RawMessage `json:"thinking"`
+		} `json:"delta"`
+	}
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return payloadError(err)
+	}
+	// Blank out the delta strings: what is left must be UTF-8.
+	rest := bytes.Clone(data)
+	for _, r := range []json.RawMessage{raw.Delta.Text, raw.Delta.PartialJSON, raw.Delta.Thinking} {
+		if i := bytes.Index(rest, r); len(r) > 0 && i >= 0 {
+			copy(rest[i:i+len(r)], bytes.Repeat([]byte{' '}, len(r)))
+		}
+	}
+	if bad := jsonstr.InvalidUTF8At(rest); bad >= 0 {
+		return fmt.Errorf("%w: payload byte %d", core.ErrInvalidUTF8, bad)
+	}
+	if an.Delta == nil {
+		return nil
+	}
+	for _, f := range []struct {
+		raw json.RawMessage
+		dst *string
+	}{{raw.Delta.Text, &an.Delta.Text}, {raw.Delta.PartialJSON, &an.Delta.PartialJSON}, {raw.Delta.Thinking, &an.Delta.Thinking}} {
+		if t := bytes.TrimSpace(f.raw); len(t) > 0 && t[0] == '"' {
+			v, err := jsonstr.UnquoteRaw(t)
+			if err != nil {
+				return fmt.Errorf("%w payload: %w", core.ErrMalformed, err)
+			}
+			*f.dst = v
+		}
 	}
 	return nil
 }
