@@ -117,10 +117,18 @@ func (t *argTree) apply(fc *wireFunctionCall, strs *jsonscan.Strings, view *[]by
 		if len(a) > t.max {
 			return fmt.Errorf("%w: arguments exceed %d bytes", core.ErrTooLarge, t.max)
 		}
-		// Keep the object as sent, compacted: it replaces any tree.
+		// Keep the object as sent, compacted: it replaces any whole value
+		// before it, and must agree with any pieces before it, the rule
+		// core.Buffer applies to a final after deltas: the same JSON text
+		// once compacted, key order included.
 		c := a
 		if !fc.compact {
 			c = strs.Compact(a)
+		}
+		if t.pieces {
+			if pieces := t.scratchJSON(); !bytes.Equal(c, pieces) {
+				return fmt.Errorf("%w: %w: functionCall.args %.64q differ from the partialArgs pieces before them, %.64q", core.ErrMalformed, core.ErrConflict, c, pieces)
+			}
 		}
 		var whole string
 		switch {

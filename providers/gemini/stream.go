@@ -719,6 +719,15 @@ func (a *Adapter) EncodeStream(w io.Writer, events []core.Event) error {
 	addPart := func(p wirePart) {
 		chunks = append(chunks, wireResponse{Candidates: []wireCandidate{{Content: &wireContent{Role: "model", Parts: []wirePart{p}}}}})
 	}
+	addCall := func(c streamenc.WholeCall) error {
+		args, err := objectArgs(c.Args)
+		if err != nil {
+			return err
+		}
+		addPart(wirePart{FunctionCall: &wireFunctionCall{ID: wireID(c.ID), Name: c.Name, Args: args}, ThoughtSignature: c.Signature})
+		return nil
+	}
+	errored := false
 	for i, ev := range events {
 		if id == "" && model == "" {
 			id, model = ev.ID, ev.Model
@@ -738,23 +747,34 @@ func (a *Adapter) EncodeStream(w io.Writer, events []core.Event) error {
 			if !ended {
 				continue
 			}
-			args, err := objectArgs(c.Args)
-			if err != nil {
+			if err := addCall(c); err != nil {
 				return fmt.Errorf("%s: events[%d]: %w", op, i, err)
 			}
-			addPart(wirePart{FunctionCall: &wireFunctionCall{ID: wireID(c.ID), Name: c.Name, Args: args}, ThoughtSignature: c.Signature})
 		case core.EventUsage:
 			usage = ev.Usage
 		case core.EventFinish:
+			// The finish ends the calls still open, as core.Collect
+			// ends them, and they are written before it.
+			for _, c := range calls.Finish(ev.Finish) {
+				if err := addCall(c); err != nil {
+					return fmt.Errorf("%s: events[%d]: %w", op, i, err)
+				}
+			}
 			e := ev
 			finish = &e
 		case core.EventError:
+			errored = true
 			pe := ev.Error
 			if pe == nil {
 				pe = &core.ProviderError{Message: "error"}
 			}
 			chunks = append(chunks, wireResponse{Error: wireErrorFrom(pe)})
 		}
+	}
+	if err := calls.Unended(); err != nil && !errored {
+		// A call cut off (no end, no finish that ends it) cannot be
+		// written whole, and the stream says nothing of its loss.
+		return fmt.Errorf("%s: %w", op, err)
 	}
 	if usage != nil || finish != nil {
 		var tail wireResponse

@@ -308,9 +308,17 @@ func TestEncodeStreamNormalises(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []core.Event{start("c1", "f", ""), end("c1", `{"a":1}`), finish(core.FinishToolCalls, "STOP")}
+	// The call without an end is ended by the finish, as core.Collect
+	// ends it, never dropped (issue 28).
+	want := []core.Event{start("c1", "f", ""), end("c1", `{"a":1}`), start("open", "g", ""), end("open", `{}`), finish(core.FinishToolCalls, "STOP")}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("events (-want +got):\n%s", diff)
+	}
+	for _, tail := range [][]core.Event{nil, {finish(core.FinishLength, "")}} {
+		cut := append([]core.Event{{Kind: core.EventCallStart, Chunk: &core.Chunk{ID: "cut", Name: "g", Start: true}}}, tail...)
+		if err := a.EncodeStream(io.Discard, cut); !errors.Is(err, core.ErrIncomplete) || !strings.Contains(err.Error(), `call "cut" (g) has no end`) {
+			t.Errorf("EncodeStream(a call cut off, then %v) = %v, want an error naming the call", tail, err)
+		}
 	}
 	bad := []core.Event{{Kind: core.EventCallEnd, Chunk: &core.Chunk{ID: "x", Done: true, Args: strp(`[1]`)}}}
 	if err := a.EncodeStream(&buf, bad); err == nil || !strings.Contains(err.Error(), "events[0]") {

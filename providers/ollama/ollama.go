@@ -284,6 +284,14 @@ func (a *Adapter) EncodeRequest(req *core.Request) ([]byte, error) {
 			return nil, wire.Placed(op, -1, path+".role", fmt.Errorf("%w: unknown role %q", core.ErrMalformed, m.Role))
 		}
 	}
+	// The history rules the other adapters follow (G01, G02, G03, G06,
+	// D06), checked after the messages, so that a fault inside one part
+	// is reported by its path first: Ollama takes a call without a result
+	// or an orphan result, but the model is then handed a conversation no
+	// other provider would take.
+	if err := wire.History("ollama", core.CheckHistory(msgs)); err != nil {
+		return nil, err
+	}
 	for i, t := range req.Tools {
 		params := t.InputSchema
 		if len(bytes.TrimSpace(params)) > 0 && !json.Valid(params) {
@@ -316,8 +324,8 @@ var partKinds = wire.PartKinds{
 
 // inCallOrder returns the results of one tool turn (consecutive tool
 // messages) in the order of the calls they answer (G05): many local chat
-// templates pair tool messages with calls by position. Results whose call
-// is not among calls keep their order after the others.
+// templates pair tool messages with calls by position. Every result
+// answers one of calls (EncodeRequest refuses any other history).
 func inCallOrder(results []core.Result, calls []core.Call) []core.Result {
 	rank := make(map[string]int, len(calls))
 	for k, c := range calls {
@@ -325,12 +333,7 @@ func inCallOrder(results []core.Result, calls []core.Call) []core.Result {
 			rank[c.ID] = k
 		}
 	}
-	key := func(r core.Result) int {
-		if k, ok := rank[r.CallID]; ok && r.CallID != "" {
-			return k
-		}
-		return len(calls)
-	}
+	key := func(r core.Result) int { return rank[r.CallID] }
 	out := slices.Clone(results)
 	slices.SortStableFunc(out, func(x, y core.Result) int { return cmp.Compare(key(x), key(y)) })
 	return out

@@ -74,7 +74,6 @@ func TestEncodeRequestResultsInCallOrder(t *testing.T) {
 		{"one message reversed", []core.Message{user, asst, tool(result("c"), result("b"), result("a"))}, []string{"a!", "b!", "c!"}},
 		{"several messages shuffled", []core.Message{user, asst, tool(result("b")), tool(result("c"), result("a"))}, []string{"a!", "b!", "c!"}},
 		{"already in order", []core.Message{user, asst, tool(result("a"), result("b"), result("c"))}, []string{"a!", "b!", "c!"}},
-		{"unknown id kept last", []core.Message{user, asst, tool(result("x"), result("b"), result("a"), result("c"))}, []string{"a!", "b!", "c!", "x!"}},
 		{"second turn ordered by its own calls", []core.Message{user, asst, tool(result("a"), result("b"), result("c")),
 			{Role: core.RoleAssistant, Parts: []core.Part{call("e"), call("d")}}, tool(result("d"), result("e"))}, []string{"a!", "b!", "c!", "e!", "d!"}},
 	}
@@ -120,5 +119,38 @@ func TestResultText(t *testing.T) {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestEncodeRequestHistoryRules: the encoder follows the history rules the
+// other seven adapters follow (issue 28: it took a call without a result
+// and an orphan result): each is refused with core's sentinel and guard.
+func TestEncodeRequestHistoryRules(t *testing.T) {
+	call := core.CallPart(core.Call{ID: "a", Name: "f", Arguments: json.RawMessage(`{}`)})
+	result := func(id string) core.Message {
+		return core.Message{Role: core.RoleTool, Parts: []core.Part{core.ResultPart(core.Result{CallID: id, Content: []core.Part{core.TextPart("ok")}})}}
+	}
+	user := core.Message{Role: core.RoleUser, Parts: []core.Part{core.TextPart("go")}}
+	asst := core.Message{Role: core.RoleAssistant, Parts: []core.Part{call}}
+	tests := []struct {
+		name string
+		msgs []core.Message
+		want error
+	}{
+		{"call without a result", []core.Message{user, asst, user}, core.ErrMissingResult},
+		{"orphan result", []core.Message{user, asst, result("a"), result("x")}, core.ErrOrphanResult},
+		{"result without a call id", []core.Message{user, asst, result("a"), asst, result("")}, core.ErrResultWithoutID},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := New().EncodeRequest(&core.Request{Model: "m", Messages: tt.msgs})
+			var he *core.HistoryError
+			if !errors.Is(err, tt.want) || !errors.As(err, &he) {
+				t.Errorf("EncodeRequest = %v, want a *core.HistoryError wrapping %v", err, tt.want)
+			}
+		})
+	}
+	if _, err := New().EncodeRequest(&core.Request{Model: "m", Messages: []core.Message{user, asst, result("a")}}); err != nil {
+		t.Errorf("a sound history: %v", err)
 	}
 }

@@ -361,6 +361,19 @@ func (a *Adapter) EncodeStream(w io.Writer, events []core.Event) error {
 	}
 	var calls streamenc.WholeCalls
 	var usage *core.Usage
+	// writeCall writes one whole call as a line of its own.
+	writeCall := func(c streamenc.WholeCall) error {
+		tc, err := wireCall(core.Call{ID: c.ID, Name: c.Name, Arguments: c.Args})
+		if err != nil {
+			return err
+		}
+		if c.HasIndex {
+			ix := c.Index
+			tc.Function.Index = &ix
+		}
+		return write(wireResponse{Message: &wireMessage{Role: "assistant", ToolCalls: []wireToolCall{tc}}})
+	}
+	errored := false
 	for i, ev := range events {
 		var err error
 		switch ev.Kind {
@@ -376,24 +389,26 @@ func (a *Adapter) EncodeStream(w io.Writer, events []core.Event) error {
 			if !ended {
 				continue
 			}
-			tc, cerr := wireCall(core.Call{ID: c.ID, Name: c.Name, Arguments: c.Args})
-			if cerr != nil {
+			if cerr := writeCall(c); cerr != nil {
 				return fmt.Errorf("%s: events[%d]: %w", op, i, cerr)
 			}
-			if c.HasIndex {
-				ix := c.Index
-				tc.Function.Index = &ix
-			}
-			err = write(wireResponse{Message: &wireMessage{Role: "assistant", ToolCalls: []wireToolCall{tc}}})
 		case core.EventUsage:
 			usage = ev.Usage
 		case core.EventFinish:
+			// The finish ends the calls still open, as core.Collect
+			// ends them, and they are written before it.
+			for _, c := range calls.Finish(ev.Finish) {
+				if cerr := writeCall(c); cerr != nil {
+					return fmt.Errorf("%s: events[%d]: %w", op, i, cerr)
+				}
+			}
 			r := wireResponse{Message: &wireMessage{Role: "assistant"}, Done: true, DoneReason: rawFinish(ev.Finish, ev.ProviderFinish)}
 			if usage != nil {
 				r.PromptEvalCount, r.EvalCount = &usage.InputTokens, &usage.OutputTokens
 			}
 			err = write(r)
 		case core.EventError:
+			errored = true
 			msg := "error"
 			if ev.Error != nil {
 				msg = ev.Error.Message
@@ -403,6 +418,11 @@ func (a *Adapter) EncodeStream(w io.Writer, events []core.Event) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", op, err)
 		}
+	}
+	if err := calls.Unended(); err != nil && !errored {
+		// A call cut off (no end, no finish that ends it) cannot be
+		// written whole, and the stream says nothing of its loss.
+		return fmt.Errorf("%s: %w", op, err)
 	}
 	if err := bw.Flush(); err != nil {
 		return fmt.Errorf("%s: %w", op, err)

@@ -35,6 +35,8 @@ type WholeCalls struct {
 	open    map[string]*gathering
 	byIndex map[int]string
 	last    string
+	// opened holds the calls in the order they opened, ended or not.
+	opened []*gathering
 }
 
 type gathering struct {
@@ -42,6 +44,7 @@ type gathering struct {
 	text  []byte
 	args  *string
 	patch map[string]json.RawMessage
+	ended bool
 }
 
 // Add takes a call event; when it ends the call (an end event, or a chunk
@@ -60,6 +63,7 @@ func (w *WholeCalls) Add(ev core.Event) (WholeCall, bool, error) {
 			w.open = map[string]*gathering{}
 		}
 		w.open[k] = g
+		w.opened = append(w.opened, g)
 	}
 	w.last = k
 	if c.ID != "" {
@@ -89,6 +93,12 @@ func (w *WholeCalls) Add(ev core.Event) (WholeCall, bool, error) {
 		return WholeCall{}, false, nil
 	}
 	delete(w.open, k)
+	return g.end(), true, nil
+}
+
+// end ends call g and returns it whole.
+func (g *gathering) end() WholeCall {
+	g.ended = true
 	switch {
 	case g.args != nil:
 		g.call.Args = json.RawMessage(*g.args)
@@ -97,7 +107,42 @@ func (w *WholeCalls) Add(ev core.Event) (WholeCall, bool, error) {
 	case g.patch != nil:
 		g.call.Args, _ = json.Marshal(g.patch)
 	}
-	return g.call, true, nil
+	return g.call
+}
+
+// Finish takes a finish event: as core.Collect does, a finish whose reason
+// is not length, content_filter or error ends every open call that has a
+// name; Finish returns them, in the order they opened, for the encoder to
+// write before the finish, so that no call the events hold is dropped.
+func (w *WholeCalls) Finish(reason core.FinishReason) []WholeCall {
+	switch reason {
+	case core.FinishLength, core.FinishContentFilter, core.FinishError:
+		return nil
+	}
+	var ended []WholeCall
+	for k, g := range w.open {
+		if g.call.Name != "" {
+			delete(w.open, k)
+		}
+	}
+	for _, g := range w.opened {
+		if !g.ended && g.call.Name != "" {
+			ended = append(ended, g.end())
+		}
+	}
+	return ended
+}
+
+// Unended returns an error naming the first call still open, which a
+// protocol that sends each call whole cannot write: the encoder returns
+// it rather than drop the call. It returns nil when every call ended.
+func (w *WholeCalls) Unended() error {
+	for _, g := range w.opened {
+		if !g.ended {
+			return fmt.Errorf("%w: call %q (%s) has no end, and a whole call cannot be written without one", core.ErrIncomplete, g.call.ID, g.call.Name)
+		}
+	}
+	return nil
 }
 
 // key returns the routing key of a chunk's call.
