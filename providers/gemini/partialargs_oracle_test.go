@@ -58,10 +58,16 @@ func (t *oracleTree) apply(fc *wireFunctionCall, strs *jsonscan.Strings, view *[
 		if len(a) > t.max {
 			return fmt.Errorf("%w: arguments exceed %d bytes", core.ErrTooLarge, t.max)
 		}
-		// Keep the object as sent, compacted: it replaces any tree.
+		// Keep the object as sent, compacted: it replaces any whole value
+		// and must agree with the pieces before it.
 		c := a
 		if !fc.compact {
 			c = strs.Compact(a)
+		}
+		if t.root != nil {
+			if pieces := t.json(); string(c) != pieces {
+				return fmt.Errorf("%w: %w: functionCall.args %.64q differ from the partialArgs pieces before them, %.64q", core.ErrMalformed, core.ErrConflict, c, pieces)
+			}
 		}
 		var whole string
 		switch {
