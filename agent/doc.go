@@ -54,7 +54,12 @@
 //     content. With no tools offered nothing is read. Validated
 //     checks arguments against the tool's schema; Parsed only checks that
 //     they are one JSON object, leaving the schema to Registry.Execute,
-//     whose error goes back as a result.
+//     whose error goes back as a result. With Loop.TextFormat (a
+//     textcalls format: Hermes, Qwen3-Coder, Mistral, …) the two modes
+//     offer the tools in that format instead, write the history's calls in
+//     it and read the response with its parser (NewTextStrategy): a call
+//     the parser finds cut or malformed is a MalformedCall (its offset is
+//     in the error), and an id counts only when the model wrote one.
 //
 // Text that starts like a call but cannot be read (bad JSON, an unclosed
 // tag or fence: a truncated call) is a MalformedCall with its byte offset.

@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/toolconform/conform/core"
+	"github.com/toolconform/conform/textcalls"
 	"github.com/toolconform/conform/tools"
 	"github.com/toolconform/conform/tools/command"
 	"github.com/toolconform/conform/tools/sandbox"
@@ -61,6 +62,10 @@ type Loop struct {
 	Model    string
 	// Mode is how tools are offered; "" means ModeAuto.
 	Mode Mode
+	// TextFormat, with a text mode (validated or parsed), is the format
+	// the model writes its calls in when it is served without native
+	// tools (see NewTextStrategy); nil means conform's own tag form.
+	TextFormat *textcalls.Format
 	// Capabilities resolves ModeAuto and the parameters a model rejects;
 	// nil means DefaultCapabilities.
 	Capabilities *Capabilities
@@ -95,6 +100,15 @@ type Loop struct {
 	Sandbox command.Config
 }
 
+// textFormat is the text format for mode m: TextFormat with a text mode,
+// else none.
+func (l *Loop) textFormat(m Mode) *textcalls.Format {
+	if m == ModeValidated || m == ModeParsed {
+		return l.TextFormat
+	}
+	return nil
+}
+
 // Outcome is the end of a Run: the answer, the whole canonical
 // conversation and the trace.
 type Outcome struct {
@@ -121,7 +135,7 @@ func (l *Loop) Run(ctx context.Context, msgs []core.Message) (*Outcome, error) {
 	if l.Adapter == nil || l.Registry == nil {
 		return out, errors.New("agent run: loop needs an adapter and a registry")
 	}
-	strat, err := NewStrategy(out.Mode)
+	strat, err := NewTextStrategy(out.Mode, l.textFormat(out.Mode))
 	if err != nil {
 		return out, fmt.Errorf("agent run: %w", err)
 	}
