@@ -59,7 +59,7 @@ func runTools(ctx context.Context, e *env, args []string) int {
 	mcpCmd := fs.String("mcp", "", "read the tools of the MCP server started by the shell command `CMD` (over stdio)")
 	mcpURL := fs.String("mcp-url", "", "read the tools of the streamable-HTTP MCP server at `URL`")
 	strict := fs.Bool("strict", false, "offer every tool in OpenAI strict mode, where the protocol has it")
-	format := fs.String("format", "text", "output `FORMAT`: text or json")
+	format := fs.String("format", "text", "output `FORMAT`: text, json, or sarif (SARIF 2.1.0, for code scanning)")
 	var protocols listFlag
 	fs.Var(&protocols, "protocol", "check only protocol `P` (repeatable); all built-in protocols by default")
 	if ok, status := parseFlags(fs, args); !ok {
@@ -75,8 +75,8 @@ func runTools(ctx context.Context, e *env, args []string) int {
 	if sources != 1 {
 		return usageError(e, fs, "tools: give one FILE, --mcp CMD or --mcp-url URL")
 	}
-	if *format != "text" && *format != "json" {
-		return usageError(e, fs, "tools: --format %q: want text or json", *format)
+	if *format != "text" && *format != "json" && *format != "sarif" {
+		return usageError(e, fs, "tools: --format %q: want text, json or sarif", *format)
 	}
 	if len(protocols) == 0 {
 		protocols = providers.Names()
@@ -111,7 +111,18 @@ func runTools(ctx context.Context, e *env, args []string) int {
 		e.errorf("tools: %v", err)
 		return exitUsage
 	}
-	if *format == "json" {
+	if *format == "sarif" {
+		var file string
+		var data []byte
+		if *mcpCmd == "" && *mcpURL == "" {
+			file = fs.Arg(0)
+			data, _ = os.ReadFile(file) // read once already; a line number is all it adds
+		}
+		if err := writeSARIF(e.stdout, verdicts, file, data); err != nil {
+			e.errorf("tools: %v", err)
+			return exitFail
+		}
+	} else if *format == "json" {
 		if verdicts == nil {
 			verdicts = []toolVerdict{}
 		}
