@@ -1,14 +1,19 @@
-// Package textcallstest loads the text-format test vectors and grades a
-// parser's result against each vector's own expectations: only what the
-// source asserted (expect.unchecked is left open).
+// Package textcallstest loads the text-format test vectors and grades
+// parsers with them.
 //
-// A subject is graded from its collected Response, so any parser whose
-// events core.Collect can read (conform's own, a Go engine's parser behind
-// an adapter, a subprocess) is graded the same way:
+// Grade compares a Result with what a vector's own source asserted (only
+// that: expect.unchecked is left open). Check grades a parser under test,
+// a Subject, against the reference parser and the vectors, with
+// severities: MUST for what the reference and the source agree on and for
+// the harness's own rules (a split changes nothing, a cut call is never
+// complete), SHOULD and INFO where engines disagree. A subject is read
+// from its Result, so any parser whose events core.Collect reads
+// (ParserSubject), or whose output can be put in a Result, is graded the
+// same way:
 //
-//	for _, v := range vectors {
-//		resp, err := textcalls.Collect(format, v.Options(), v.Deltas()...)
-//		problems := textcallstest.Grade(v, textcallstest.ResultOf(resp, err))
+//	vectors, _ := textcallstest.Load("testdata/textcalls/ollama.jsonl")
+//	for _, f := range textcallstest.Check(format, vectors, subject) {
+//		fmt.Println(f)
 //	}
 package textcallstest
 
