@@ -264,6 +264,7 @@ fuzzer agent FuzzExtractText
 fuzzer cassettes FuzzImport
 fuzzer cassettes FuzzRedactURL
 fuzzer cassettes FuzzImportPlantedSecret
+fuzzer cassettes FuzzRedactPlacements
 fuzzer core FuzzBuffer
 fuzzer core FuzzBufferSplice
 fuzzer core FuzzCollectMatchesBuffer

@@ -37,6 +37,9 @@ var fuzzTargets = []struct {
 	{"in", []Option{WithFormat(FormatChunks), WithProtocol("openai-chat")}},
 	{"in", []Option{WithFormat(FormatJSON), WithProtocol("gemini")}},
 	{"in", []Option{WithFormat(FormatSSE)}},
+	{"in", []Option{WithFormat(FormatHAR)}},
+	{"in", []Option{WithFormat(FormatDDAPM)}},
+	{"in.har", nil},
 }
 
 // maxFuzzImport bounds the inputs FuzzImport imports. Go's fuzzer minimises

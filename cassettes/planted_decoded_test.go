@@ -11,6 +11,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -369,8 +370,19 @@ func TestPlantedSecretsDecoded(t *testing.T) {
 // any decoded view of its bodies, holds secret in any encoding.
 func checkNoDecodedLeak(t *testing.T, path, secret string) {
 	t.Helper()
-	texts := cassetteTexts(t, path)
-	c, err := Load(path)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkNoDecodedLeakData(t, data, secret)
+}
+
+// checkNoDecodedLeakData is checkNoDecodedLeak for the bytes of a
+// cassette.
+func checkNoDecodedLeakData(t *testing.T, data []byte, secret string) {
+	t.Helper()
+	texts := cassetteDataTexts(t, data)
+	c, err := Parse(data)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -421,7 +421,13 @@ func cassetteTexts(t *testing.T, path string) map[string]string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := Load(path)
+	return cassetteDataTexts(t, data)
+}
+
+// cassetteDataTexts is cassetteTexts for the bytes of a cassette.
+func cassetteDataTexts(t *testing.T, data []byte) map[string]string {
+	t.Helper()
+	c, err := Parse(data)
 	if err != nil {
 		t.Fatalf("load the saved cassette: %v", err)
 	}

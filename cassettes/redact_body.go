@@ -78,6 +78,7 @@ func (r *redactor) bodyAt(where, s, contentType, contentEncoding string, depth i
 // the secrets the redactor knows, each by a mask of its length.
 func (r *redactor) text(where, s string) string {
 	s = r.textURLs(where, s)
+	s = r.textFields(where, s)
 	out := bodyTokenPattern.ReplaceAllStringFunc(s, func(m string) string {
 		sub := bodyTokenPattern.FindStringSubmatch(m)
 		return sub[1] + mask(len(sub[2]))
@@ -92,6 +93,30 @@ func (r *redactor) text(where, s string) string {
 		}
 	}
 	return out
+}
+
+// textFieldPattern finds a JSON string field in text that need not be
+// valid JSON (cut, or joined from pieces): group 1 is the name, group 2
+// the raw value.
+var textFieldPattern = regexp.MustCompile(`"([A-Za-z0-9_.:-]{1,64})"\s*:\s*"((?:[^"\\\n]|\\.)+)"`)
+
+// textFields masks, in text, the values of JSON fields named like
+// credentials, keeping their length: what scanJSON does for valid JSON,
+// for text that is not.
+func (r *redactor) textFields(where, s string) string {
+	if !strings.Contains(s, `":`) && !strings.Contains(s, `" :`) {
+		return s
+	}
+	return textFieldPattern.ReplaceAllStringFunc(s, func(m string) string {
+		sub := textFieldPattern.FindStringSubmatchIndex(m)
+		name, value := m[sub[2]:sub[3]], m[sub[4]:sub[5]]
+		if !secretJSONField(name) || isMask(value) {
+			return m
+		}
+		r.add("JSON field " + name + " in " + where)
+		r.remember(value)
+		return m[:sub[4]] + mask(len(value)) + m[sub[5]:]
+	})
 }
 
 // view hands a decoded text to the check that collects them (check.go).
