@@ -47,7 +47,7 @@ func TestCheckSecretsReadsDecodedViews(t *testing.T) {
 		"deflate body":       {deflateText("data: {\"x\":\"" + secret + "\"}\n\n"), http.Header{"Content-Encoding": {"deflate"}}},
 		"one-byte deltas":    {contentDeltas("key "+secret, 1), sse},
 		"base64 in a string": {`{"bytes":"` + base64.StdEncoding.EncodeToString([]byte(`{"text":"`+secret+`"}`)) + `"}`, nil},
-		"event-stream frame": {frames(`{"delta":{"text":"` + secret[:9] + `"}}`, `{"delta":{"text":"` + secret[9:] + `"}}`), http.Header{"Content-Type": {"application/vnd.amazon.eventstream"}}},
+		"event-stream frame": {frames(`{"delta":{"text":"`+secret[:9]+`"}}`, `{"delta":{"text":"`+secret[9:]+`"}}`), http.Header{"Content-Type": {"application/vnd.amazon.eventstream"}}},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
