@@ -391,6 +391,13 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) (int, error) {
 	if !stream {
 		return p.whole(w, resp.Body)
 	}
+	// A live front numbers calls among the calls, as the translation
+	// does; one that numbers them among its blocks (BlockIndexes) also
+	// writes one block at a time, which needs the order the whole
+	// stream gives, and is collected.
+	if enc, ok := p.front.(liveEncoder); ok && !p.frontEP.BlockIndexes {
+		return p.live(enc, w, resp.Body)
+	}
 	return p.stream(w, resp.Body)
 }
 
@@ -481,6 +488,11 @@ func cutByFinish(finish core.FinishReason, err error) bool {
 // something.
 func (p *Proxy) stream(w http.ResponseWriter, body io.Reader) (int, error) {
 	resp, err := core.Collect(p.upstream.DecodeStream(body))
+	if errors.Is(err, core.ErrTooLarge) {
+		// Past Collect's limits the answer cannot be written whole, and
+		// nothing is written yet: the front's error body says so.
+		return 0, failf(http.StatusBadGateway, "upstream %s stream: %v", p.opts.Upstream, err)
+	}
 	lost := resp.Incomplete
 	resp.Incomplete = nil
 	p.normalise(resp)

@@ -105,6 +105,12 @@ func (a *Adapter) EncodeStream(w io.Writer, events []core.Event) error {
 	return a.c.EncodeStream(w, events)
 }
 
+// EncodeLiveStream writes the events of s as a Mistral SSE stream, each
+// as it arrives.
+func (a *Adapter) EncodeLiveStream(w io.Writer, s core.EventStream) error {
+	return a.c.EncodeLiveStream(w, s)
+}
+
 // CheckHistory reports every history problem, one per line: calls not
 // answered right after their assistant message (G01, G03), results without a
 // call id (G06), results that answer no call before them (G02) and arguments

@@ -117,6 +117,12 @@ func (a *Adapter) EncodeStream(w io.Writer, events []core.Event) error {
 	return a.c.EncodeStream(w, events)
 }
 
+// EncodeLiveStream writes the events of s as a Chat Completions SSE stream, each
+// as it arrives.
+func (a *Adapter) EncodeLiveStream(w io.Writer, s core.EventStream) error {
+	return a.c.EncodeLiveStream(w, s)
+}
+
 // StrictSchema rewrites a JSON Schema for OpenAI strict mode (H03): every
 // object closed with additionalProperties false, every property required,
 // optional ones made nullable. EncodeRequest applies it to strict tools.

@@ -827,14 +827,34 @@ type wireChunkChoce struct {
 // (written as reasoning it would come back as thinking), before anything is
 // written (streamenc.CheckKinds).
 func (c *Codec) EncodeStream(w io.Writer, events []core.Event) error {
-	op := c.op("encode stream")
-	if err := streamenc.CheckKinds(op, events, false); err != nil {
+	if err := streamenc.CheckKinds(c.op("encode stream"), events, false); err != nil {
 		return err
 	}
+	return c.encodeStream(w, streamenc.Events(events))
+}
+
+// EncodeLiveStream writes the events of s as EncodeStream writes a list,
+// each as it arrives (one chunk per event: nothing is held back); an
+// event EncodeStream would refuse before writing is refused when it comes.
+func (c *Codec) EncodeLiveStream(w io.Writer, s core.EventStream) error {
+	return c.encodeStream(w, streamenc.Live(s))
+}
+
+func (c *Codec) encodeStream(w io.Writer, src *streamenc.Source) error {
+	op := c.op("encode stream")
 	enc := sse.NewEncoder(w)
 	var id, model string
 	hasFinish, roleSent := false, false
-	for i, ev := range events {
+	for {
+		ev, i, ok := src.Next()
+		if !ok {
+			break
+		}
+		if src.IsLive() {
+			if err := streamenc.CheckKind(op, i, ev, false); err != nil {
+				return err
+			}
+		}
 		if ev.ID != "" {
 			id = ev.ID
 		}
@@ -934,6 +954,9 @@ func (c *Codec) EncodeStream(w io.Writer, events []core.Event) error {
 		if err := enc.Encode(sse.Event{Data: string(b)}); err != nil {
 			return wire.Placed(op, -1, pathf("events[%d]", i), err)
 		}
+	}
+	if err := src.Err(); err != nil {
+		return fmt.Errorf("%s: %w", op, err)
 	}
 	if !hasFinish {
 		return nil // a stream without a finish ends as a cut stream does
