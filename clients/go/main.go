@@ -1,16 +1,19 @@
 // Command conform-client-go is a conform client program (see
-// docs/client-protocol.md) for four Go SDKs, chosen with -sdk:
+// docs/client-protocol.md) for Go SDKs, chosen with -sdk:
 //
 //	openai-go            github.com/openai/openai-go/v3, Chat Completions
 //	openai-go-responses  github.com/openai/openai-go/v3, Responses
 //	anthropic-sdk-go     github.com/anthropics/anthropic-sdk-go, Messages
 //	go-openai            github.com/sashabaranov/go-openai, Chat Completions
 //	genai                google.golang.org/genai, Gemini generateContent
+//	aws-sdk-go-v2        github.com/aws/aws-sdk-go-v2/service/bedrockruntime, Converse
+//	ollama               github.com/ollama/ollama/api, /api/chat
 //
 // It makes the request conform serve expects, runs every call with the
 // echo tool (the result is the call's arguments), sends the follow-up,
 // prints the final answer and exits 0; any error exits 1. It talks HTTP
-// only and imports nothing of conform.
+// only and imports nothing of conform; its test (sdk_test.go) runs every
+// SDK against conform serve in process.
 package main
 
 import (
@@ -52,10 +55,12 @@ var sdks = map[string]func(ctx context.Context, c config) (string, error){
 	"anthropic-sdk-go":    anthropicMessages,
 	"go-openai":           goOpenAI,
 	"genai":               genaiGemini,
+	"aws-sdk-go-v2":       bedrockConverse,
+	"ollama":              ollamaChat,
 }
 
 func main() {
-	sdk := flag.String("sdk", "", "the SDK to use: openai-go, openai-go-responses, anthropic-sdk-go, go-openai, genai")
+	sdk := flag.String("sdk", "", "the SDK to use: openai-go, openai-go-responses, anthropic-sdk-go, go-openai, genai, aws-sdk-go-v2, ollama")
 	flag.Parse()
 	run, ok := sdks[*sdk]
 	if !ok {
