@@ -7,6 +7,8 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"regexp"
 	"testing"
 
@@ -112,4 +114,44 @@ func TestNoStricterThanTheAPI(t *testing.T) {
 		w.Write(stopReason.ReplaceAll(rec.Body.Bytes(), []byte(`"stop_reason":"end_turn"`)))
 	})
 	check(gateway.Run(context.Background(), up, gateway.Target{Front: "anthropic", Upstream: "gemini", URL: listen(t, endTurn)}, []string{"gemini/response/F05-stop-without-parts"}))
+}
+
+// TestLimitCallCarried grades A12, a complete call on index 1,000,000,000
+// that conform's decoder cuts at its own limit, through a gateway that
+// keys calls by a map and numbers them from 0 as it writes them on (here
+// a pass-through that renumbers the one call): it passes, where it failed
+// B09 when the cap was taken for a wire rule.
+func TestLimitCallCarried(t *testing.T) {
+	up, err := gateway.NewUpstream(builtin(t), serve.Chaos{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	upURL := listen(t, up)
+	target, err := url.Parse(upURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pass := httputil.NewSingleHostReverseProxy(target)
+	pass.ModifyResponse = func(r *http.Response) error {
+		b, err := io.ReadAll(r.Body)
+		if err != nil {
+			return err
+		}
+		b = bytes.ReplaceAll(b, []byte(`"index":1000000000`), []byte(`"index":0`))
+		r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(b)), int64(len(b))
+		r.Header.Del("Content-Length")
+		return nil
+	}
+	results := gateway.Run(context.Background(), up, gateway.Target{Front: "openai-chat", Upstream: "openai-chat", URL: listen(t, pass)}, []string{"openai-chat/streaming/A12-huge-index"})
+	for _, r := range results {
+		if r.Status != gateway.StatusPass && r.Status != gateway.StatusNotApplicable {
+			t.Errorf("%s: %s %s", r.Name, r.Status, r.Reason)
+			for _, p := range r.Problems {
+				t.Errorf("\t%s", p)
+			}
+		}
+		if r.Stream && r.ByFailing {
+			t.Errorf("%s: passed by failing, want carried: %q", r.Name, r.Held)
+		}
+	}
 }

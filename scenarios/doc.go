@@ -29,6 +29,9 @@
 //	want/text.txt            the visible text (its final newline dropped)
 //	want/finish.txt          normalised finish reason, then optionally the provider's raw value
 //	want/error.txt           a regular expression the error must match
+//	want/limit-calls.json    calls complete on the wire that conform's decoder
+//	                         leaves incomplete at its own limit (A12); clients
+//	                         and gateways may run them or refuse them
 //	want/decode-error.json   {"from": N, "to": M}: decoding must fail with a
 //	                         decode error (not a provider error, not a stream
 //	                         cut short) naming a byte offset from N to M, in

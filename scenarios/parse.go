@@ -58,6 +58,7 @@ var knownSections = map[string]bool{
 	"want/incomplete.json":    true,
 	"want/error.txt":          true,
 	"want/decode-error.json":  true,
+	"want/limit-calls.json":   true,
 	"want/request.json":       true,
 }
 
@@ -393,6 +394,9 @@ func (p *parser) parseWants(sc *Scenario) error {
 		}},
 		{"want/incomplete.json", func(b []byte, w *Want) error {
 			return inSection("want/incomplete.json", decodeCalls(b, &w.Incomplete, false))
+		}},
+		{"want/limit-calls.json", func(b []byte, w *Want) error {
+			return inSection("want/limit-calls.json", decodeCalls(b, &w.LimitCalls, true))
 		}},
 		{"want/text.txt", parseWantText},
 		{"want/finish.txt", parseWantFinish},

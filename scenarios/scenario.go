@@ -95,6 +95,12 @@ type Want struct {
 	// Incomplete is want/incomplete.json: the calls still open when the
 	// stream ended. A missing section means there must be none.
 	Incomplete []map[string]any
+	// LimitCalls is want/limit-calls.json: calls complete on the wire that
+	// conform's own decoder leaves incomplete at one of its limits (A12:
+	// an index past core.Buffer's). A client or gateway without that limit
+	// may run them, with these arguments, or refuse them; neither is a
+	// fault of the wire's contract.
+	LimitCalls []map[string]any
 	// Text is want/text.txt without its final newline, when present.
 	Text *string
 	// Finish is want/finish.txt: the normalised finish reason, optionally

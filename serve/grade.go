@@ -24,9 +24,12 @@ type Verdict struct {
 	Served    int `json:"served"`
 	FollowUps int `json:"follow_ups"`
 	// Calls are the calls complete in the last response served;
-	// Incomplete those it left open, which must never be run.
+	// Incomplete those it left open, which must never be run; Optional
+	// those complete on the wire that conform's decoder cut at its own
+	// limit (SplitLimitCalls), which a client may run or refuse.
 	Calls      []core.Call `json:"calls,omitempty"`
 	Incomplete []core.Call `json:"incomplete,omitempty"`
+	Optional   []core.Call `json:"optional,omitempty"`
 	// Graded reports that a follow-up was checked; Problems lists what
 	// was wrong with the last one.
 	Graded   bool                `json:"graded"`
@@ -157,13 +160,15 @@ func Grade(protocol string, served *core.Response, req *core.Request) []scenario
 // Signed thinking is graded as for a request that enables thinking;
 // serve grades a follow-up by its body (gradeFollowUp).
 func GradeInvented(protocol string, served *core.Response, req *core.Request, invented map[string]bool) []scenarios.Problem {
-	return gradeFollowUp(protocol, served, req, invented, true)
+	return gradeFollowUp(protocol, served, req, invented, true, nil)
 }
 
 // gradeFollowUp is GradeInvented for a request that enables thinking or
 // not (thinkingOn): signed thinking must come back only where the protocol
-// requires it for that request (Grading.ThinkingEnabled).
-func gradeFollowUp(protocol string, served *core.Response, req *core.Request, invented map[string]bool, thinkingOn bool) []scenarios.Problem {
+// requires it for that request (Grading.ThinkingEnabled). An optional
+// call (SplitLimitCalls) that the turn carries, by id or else by name, is
+// graded as a served call; one it leaves out is no fault.
+func gradeFollowUp(protocol string, served *core.Response, req *core.Request, invented map[string]bool, thinkingOn bool, optional []core.Call) []scenarios.Problem {
 	rules := descriptor(protocol).Grading
 	var out []scenarios.Problem
 	add := func(rule, format string, args ...any) {
@@ -210,6 +215,11 @@ func gradeFollowUp(protocol string, served *core.Response, req *core.Request, in
 				got = append(got, c)
 				callMsg = append(callMsg, i)
 			}
+		}
+	}
+	for _, o := range optional {
+		if slices.ContainsFunc(got, func(g core.Call) bool { return o.ID != "" && g.ID == o.ID || o.ID == "" && g.Name == o.Name }) {
+			want = append(slices.Clip(want), o)
 		}
 	}
 	if ai < 0 {

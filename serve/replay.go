@@ -227,7 +227,7 @@ func (s *Server) initial(w http.ResponseWriter, r *http.Request, name string, e 
 		s.verdict(name, e.protocol, func(v *Verdict) {
 			v.Served++
 			v.Chaos = chaos.String()
-			v.Calls, v.Incomplete, v.served = nil, nil, &core.Response{}
+			v.Calls, v.Incomplete, v.Optional, v.served = nil, nil, nil, &core.Response{}
 		})
 		return fail(http.StatusInternalServerError, "overloaded_error", "conform: injected error")
 	}
@@ -272,6 +272,7 @@ func (s *Server) initial(w http.ResponseWriter, r *http.Request, name string, e 
 		v.Served++
 		v.NotApplicable = ""
 		v.Chaos = chaos.String()
+		v.Optional = SplitLimitCalls(e.sc, resp)
 		v.Calls, v.Incomplete, v.served = resp.Calls(), resp.Incomplete, resp
 		v.invented = inventedIDs(resp.Calls(), sent)
 		v.Notes = appendNew(v.Notes, notes...)
@@ -357,7 +358,7 @@ func (s *Server) refuse(w http.ResponseWriter, name string, e entry, ref refusal
 		v.Served++
 		v.NotApplicable = ""
 		v.Chaos = chaos.String()
-		v.Calls, v.Incomplete, v.served, v.invented = nil, nil, ref.resp, nil
+		v.Calls, v.Incomplete, v.Optional, v.served, v.invented = nil, nil, nil, ref.resp, nil
 		v.Notes = appendNew(v.Notes, notes...)
 	})
 	w.Header().Set("Content-Type", "application/json")
@@ -417,9 +418,10 @@ func (s *Server) followUp(w http.ResponseWriter, r *http.Request, name string, e
 	}
 	var served *core.Response
 	var invented map[string]bool
+	var optional []core.Call
 	s.mu.Lock()
 	if v := s.verdicts[name]; v != nil {
-		served, invented = v.served, v.invented
+		served, invented, optional = v.served, v.invented, v.Optional
 	}
 	s.mu.Unlock()
 	var notes []string
@@ -431,13 +433,14 @@ func (s *Server) followUp(w http.ResponseWriter, r *http.Request, name string, e
 			return fail(http.StatusInternalServerError, "api_error", "serve %s: %v", name, err)
 		}
 		invented = scenarioInvented(e.sc, served.Calls())
+		optional = SplitLimitCalls(e.sc, served)
 		notes = append(notes, "follow-up graded without a first request on this server")
 	}
 	thinkingOn := true
 	if on := descriptor(e.protocol).Grading.ThinkingEnabled; on != nil {
 		thinkingOn = on(body)
 	}
-	problems := append(gradeFollowUp(e.protocol, served, req, invented, thinkingOn), wire...)
+	problems := append(gradeFollowUp(e.protocol, served, req, invented, thinkingOn, optional), wire...)
 	if s.opts.Echo {
 		problems = append(problems, gradeEcho(e.protocol, req, s.opts.EchoErrors)...)
 	}
