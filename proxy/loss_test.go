@@ -59,7 +59,7 @@ var lossCases = []struct {
 }
 
 // frontRequest is a one-message request in the front protocol.
-func frontRequest(t *testing.T, front string, stream bool) []byte {
+func frontRequest(t testing.TB, front string, stream bool) []byte {
 	t.Helper()
 	a, err := providers.Lookup(front)
 	if err != nil {
