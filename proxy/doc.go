@@ -13,15 +13,32 @@
 // (a body flag or, for Gemini and Bedrock, the path), the content types and
 // the key header of each side come from providers.Endpoint. A whole
 // response is decoded with the upstream adapter and encoded with the
-// front's. A stream is decoded event by event with the upstream adapter's
-// DecodeStream and, because the adapters' EncodeStream takes a stream's
-// whole event list, the events are collected to the end of the upstream
-// stream and encoded in the front protocol then: the client receives a
-// valid stream of its protocol, but not before the upstream one has ended.
-// A real gateway streams as it goes; this one trades latency for encoders
-// that are exactly the ones conform grades. An upstream stream that fails
-// midway is passed on as the events received followed by an error event,
-// which the front encoder writes as its protocol's error.
+// front's.
+//
+// A stream is decoded event by event with the upstream adapter's
+// DecodeStream. To a front whose adapter writes a stream as it arrives
+// (EncodeLiveStream: Chat Completions and Mistral) it is translated event
+// by event, each write flushed to the client, and only this is held back:
+// a call's argument text until the chunk that names it (the front's
+// clients need the name in a call's first chunk, A09), and the finish
+// until the upstream stream ends (a later turn of the same stream, as a
+// Responses stream of several responses has, may still add calls). The
+// translation checks call chunks with a core.Buffer, so it keeps the
+// calls' arguments (within core's limits) and the thinking before the
+// first call (for the follow-up), never the text. The other fronts
+// number a call among their content blocks and write one block at a time
+// (Anthropic, Bedrock, OpenAI Responses), or write calls whole (Gemini,
+// Ollama), or have not been given a live encoder yet (Cohere): their
+// streams are collected with core.Collect to the end of the upstream
+// stream and then written, within Collect's limits (16 MiB of text, 256
+// calls, 4 MiB of arguments a call); past them the answer is the front's
+// error body.
+//
+// Timeouts are idle timeouts (Options): the listener bounds the wait for
+// a request's headers, each read of its body and an idle keep-alive
+// connection (Server); the upstream exchange bounds each wait for the
+// upstream, never its whole length, so a long generation that keeps
+// sending is never cut.
 //
 // The model of the upstream request is the front request's (from its body,
 // or its path for Gemini and Bedrock), or the upstream protocol's default
@@ -37,9 +54,10 @@
 // upstream's status; an error the proxy meets itself is the front's
 // error body too (type proxy_error, or the front's type for the status).
 // A call lost upstream — arguments cut or invalid, a call past a limit, a
-// stream cut before its finish or unreadable — ends a stream with the
-// front's error event after what arrived whole, and fails a whole
-// response with 502; only a length or content_filter finish, which says
+// stream cut before its finish, unreadable, or idle past the timeout —
+// ends a stream with the front's error event after what arrived whole
+// (calls that arrived whole get their finish first, so that the client
+// closes them), and fails a whole response with 502; only a length or content_filter finish, which says
 // itself that the turn was cut, is passed on with the calls it cut left
 // out (B11).
 package proxy

@@ -15,10 +15,10 @@ import (
 )
 
 // runProxy runs the reference gateway until interrupted: it takes requests
-// in the front protocol and sends them on in the upstream one. Streams are
-// collected whole from the upstream before they are written in the front
-// protocol (see package proxy). Its timeouts are idle timeouts: each
-// bounds one wait, never a whole exchange.
+// in the front protocol and sends them on in the upstream one, streams
+// event by event where the front's adapter can write them so (see package
+// proxy). Its timeouts are idle timeouts: each bounds one wait, never a
+// whole exchange.
 func runProxy(ctx context.Context, e *env, args []string) int {
 	fs := newFlagSet(e, "proxy")
 	front := fs.String("front", "", "the `PROTOCOL` clients speak to the proxy")
