@@ -245,17 +245,28 @@ type redactor struct {
 	removed map[string]bool
 	// views, when set, collects every decoded text the redactor reads.
 	views *[]string
+	// inflated counts the bytes decompressed so far.
+	inflated int
 }
 
-// minRemembered is the shortest removed value looked for elsewhere: a
-// shorter one could be ordinary text.
-const minRemembered = 8
+// Limits of what a redactor remembers and inflates: removed values
+// shorter than minRemembered could be ordinary text; at most maxRemembered
+// values of at most maxRememberedLen bytes are looked for elsewhere, since
+// each one grows the pattern every text is matched against; bodies inside
+// one cassette are inflated up to maxInflated bytes in all, beside
+// MaxBodySize for each.
+const (
+	minRemembered    = 8
+	maxRemembered    = 64
+	maxRememberedLen = 4 << 10
+	maxInflated      = MaxBodySize
+)
 
 // remember keeps a value removed by name, to be looked for everywhere
 // else in the cassette.
 func (r *redactor) remember(v string) {
 	v = strings.TrimSpace(v)
-	if len(v) < minRemembered || isMask(v) || strings.Contains(v, Redacted) {
+	if len(v) < minRemembered || len(v) > maxRememberedLen || isMask(v) || strings.Contains(v, Redacted) || len(r.removed) >= maxRemembered {
 		return
 	}
 	if r.removed == nil {

@@ -43,7 +43,8 @@ func (r *redactor) bodyAt(where, s, contentType, contentEncoding string, depth i
 		return s
 	}
 	if coding := strings.ToLower(strings.TrimSpace(contentEncoding)); coding != "" && coding != "identity" {
-		if plain, undo, ok := decompress(s, coding); ok {
+		if plain, undo, ok := decompress(s, coding); ok && r.inflated+len(plain) <= maxInflated {
+			r.inflated += len(plain)
 			out := r.bodyAt(where+" ("+coding+")", plain, contentType, "", depth+1)
 			if out == plain {
 				return s
@@ -107,16 +108,24 @@ func (r *redactor) textFields(where, s string) string {
 	if !strings.Contains(s, `":`) && !strings.Contains(s, `" :`) {
 		return s
 	}
-	return textFieldPattern.ReplaceAllStringFunc(s, func(m string) string {
-		sub := textFieldPattern.FindStringSubmatchIndex(m)
-		name, value := m[sub[2]:sub[3]], m[sub[4]:sub[5]]
+	var b strings.Builder
+	last := 0
+	for _, m := range textFieldPattern.FindAllStringSubmatchIndex(s, -1) {
+		name, value := s[m[2]:m[3]], s[m[4]:m[5]]
 		if !secretJSONField(name) || isMask(value) {
-			return m
+			continue
 		}
 		r.add("JSON field " + name + " in " + where)
 		r.remember(value)
-		return m[:sub[4]] + mask(len(value)) + m[sub[5]:]
-	})
+		b.WriteString(s[last:m[4]])
+		b.WriteString(mask(len(value)))
+		last = m[5]
+	}
+	if last == 0 {
+		return s
+	}
+	b.WriteString(s[last:])
+	return b.String()
 }
 
 // view hands a decoded text to the check that collects them (check.go).
@@ -184,7 +193,25 @@ var textUserinfoPattern = regexp.MustCompile(`((?i:[a-z][a-z0-9+.-]*)://[^/\s:@"
 // parameters named like credentials and the passwords of URLs, keeping
 // their length.
 func (r *redactor) textURLs(where, s string) string {
-	out := textParamPattern.ReplaceAllStringFunc(s, func(m string) string {
+	out := s
+	if strings.Contains(s, "=") && strings.ContainsAny(s, "?&;#") {
+		out = r.textParams(where, s)
+	}
+	if !strings.Contains(out, "://") || !strings.Contains(out, "@") {
+		return out
+	}
+	return textUserinfoPattern.ReplaceAllStringFunc(out, func(m string) string {
+		sub := textUserinfoPattern.FindStringSubmatch(m)
+		r.add("URL user information in " + where)
+		r.remember(sub[2])
+		return sub[1] + mask(len(sub[2])) + "@"
+	})
+}
+
+// textParams masks, in free text, the values of query and fragment
+// parameters named like credentials.
+func (r *redactor) textParams(where, s string) string {
+	return textParamPattern.ReplaceAllStringFunc(s, func(m string) string {
 		sub := textParamPattern.FindStringSubmatch(m)
 		name := sub[2]
 		if un, err := url.QueryUnescape(name); err == nil {
@@ -196,12 +223,6 @@ func (r *redactor) textURLs(where, s string) string {
 		r.add("URL query parameter " + name + " in " + where)
 		r.remember(sub[3])
 		return sub[1] + mask(len(sub[3]))
-	})
-	return textUserinfoPattern.ReplaceAllStringFunc(out, func(m string) string {
-		sub := textUserinfoPattern.FindStringSubmatch(m)
-		r.add("URL user information in " + where)
-		r.remember(sub[2])
-		return sub[1] + mask(len(sub[2])) + "@"
 	})
 }
 
