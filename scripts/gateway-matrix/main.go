@@ -2,10 +2,10 @@
 // npm registry (each pinned by its package-lock.json), grades each with
 // conform gateway over every upstream its spec names, and writes
 // gateways/RESULTS.md: versions, Node version, counts per (front,
-// upstream) pair and the findings, each quoting the bytes that show it. A
-// section of the earlier RESULTS.md headed "## Read this first", written
-// by hand, is kept. It is not part of go test ./...; run it from the
-// repository root:
+// upstream) pair, a summary made from the failures grouped by fault
+// (gateway.Groups, as conform gateway reports them) and the findings, each
+// quoting the bytes that show it. Nothing in it is written by hand. It is
+// not part of go test ./...; run it from the repository root:
 //
 //	go run ./scripts/gateway-matrix [-o gateways/RESULTS.md] [-only portkey] [-isolate=false]
 //
@@ -99,12 +99,8 @@ func run(out string, only []string, isolate bool) error {
 		runs = append(runs, grade(conform, dir, tmp, isolate))
 	}
 	commit, _ := exec.Command("git", "-C", root, "rev-parse", "--short", "HEAD").Output()
-	keep, err := readFirstSection(out)
-	if err != nil {
-		return err
-	}
 	var b bytes.Buffer
-	writeResults(&b, runs, strings.TrimSpace(string(nodeVersion)), strings.TrimSpace(string(commit)), keep, isolate)
+	writeResults(&b, runs, strings.TrimSpace(string(nodeVersion)), strings.TrimSpace(string(commit)), isolate)
 	return os.WriteFile(out, b.Bytes(), 0o644)
 }
 
@@ -236,27 +232,6 @@ func sh(dir, name string, args ...string) error {
 	return nil
 }
 
-// readFirstSection returns the hand-written "## Read this first" section
-// of the existing file, or "".
-func readFirstSection(path string) (string, error) {
-	data, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return "", nil
-	} else if err != nil {
-		return "", err
-	}
-	text := string(data)
-	i := strings.Index(text, "\n## Read this first\n")
-	if i < 0 {
-		return "", nil
-	}
-	section := text[i+1:]
-	if j := strings.Index(section[len("## Read this first\n"):], "\n## "); j >= 0 {
-		section = section[:len("## Read this first\n")+j+1]
-	}
-	return strings.TrimSpace(section), nil
-}
-
 // finding is the failed cases of one gateway sharing an upstream and a
 // rule.
 type finding struct {
@@ -298,7 +273,46 @@ func findings(results []gateway.Result) []finding {
 	return out
 }
 
-func writeResults(b *bytes.Buffer, runs []graded, nodeVersion, commit, keep string, isolate bool) {
+// summaryRows bounds the groups the summary lists for one gateway.
+const summaryRows = 15
+
+// writeSummary writes, for each gateway, its failures grouped by fault
+// (gateway.Groups: one group per front>upstream pair and failure mode, the
+// set of rules a case breaks), largest first.
+func writeSummary(b *bytes.Buffer, runs []graded) {
+	fmt.Fprintf(b, "## Summary\n\nGenerated from the failures grouped by fault, as `conform gateway` groups them (`gateway.Groups`): one\n")
+	fmt.Fprintf(b, "group per front > upstream pair and failure mode (the set of rules its cases break), largest first; each\n")
+	fmt.Fprintf(b, "failed case is in exactly one group. `gateway-died` is a gateway that exited mid-run, `case-timeout` a case\n")
+	fmt.Fprintf(b, "that ran out of its time. The sections below quote the bytes.\n\n")
+	fmt.Fprintf(b, "| gateway | front > upstream | failure mode | cases | e.g. |\n|---|---|---|---:|---|\n")
+	for _, g := range runs {
+		if g.setup != "" {
+			fmt.Fprintf(b, "| %s | — | set-up failed | — | — |\n", g.name)
+			continue
+		}
+		groups := gateway.Groups(g.results)
+		if len(groups) == 0 {
+			fmt.Fprintf(b, "| %s | — | no failed case | 0 | — |\n", g.name)
+			continue
+		}
+		for i, gr := range groups {
+			if i == summaryRows {
+				rest := 0
+				for _, r := range groups[i:] {
+					rest += len(r.Cases)
+				}
+				fmt.Fprintf(b, "| %s | … | %d smaller groups | %d | — |\n", g.name, len(groups)-i, rest)
+				break
+			}
+			pair := strings.Replace(gr.Subject, ">", " > ", 1)
+			example := strings.TrimPrefix(gr.Cases[0], strings.SplitN(gr.Subject, ">", 2)[0]+">")
+			fmt.Fprintf(b, "| %s | %s | %s | %d | `%s` |\n", g.name, pair, strings.ReplaceAll(gr.Mode, "+", " + "), len(gr.Cases), example)
+		}
+	}
+	b.WriteString("\n")
+}
+
+func writeResults(b *bytes.Buffer, runs []graded, nodeVersion, commit string, isolate bool) {
 	fmt.Fprintf(b, "# Real gateways graded by conform\n\n")
 	fmt.Fprintf(b, "Written by `go run ./scripts/gateway-matrix` (conform %s, Node %s, %s). Each gateway is installed from\n", commit, nodeVersion, time.Now().UTC().Format("2006-01-02 15:04 UTC"))
 	fmt.Fprintf(b, "the npm registry with `npm ci` from `gateways/NAME/package-lock.json` and graded by `conform gateway --spec\n")
@@ -308,9 +322,7 @@ func writeResults(b *bytes.Buffer, runs []graded, nodeVersion, commit, keep stri
 		fmt.Fprintf(b, "gateways/NAME/spec.json --isolate=false`, on the host's loopback (docs/gateway.md). Every case is a scenario\n")
 	}
 	fmt.Fprintf(b, "servable in the upstream protocol, sent once whole and once streamed.\n\n")
-	if keep != "" {
-		b.WriteString(keep + "\n\n")
-	}
+	writeSummary(b, runs)
 	fmt.Fprintf(b, "## Counts\n\n| gateway | version | front > upstream | cases | passed | failed | not applicable | time |\n|---|---|---|---:|---:|---:|---:|---:|\n")
 	for _, g := range runs {
 		if g.setup != "" {

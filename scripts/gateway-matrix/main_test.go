@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -102,5 +103,34 @@ func TestSameFailures(t *testing.T) {
 	}
 	if got := sameFailures([]graded{a}, c); got != "" {
 		t.Errorf("c fails x with fewer modes than a: got %q, want none", got)
+	}
+}
+
+// TestSummaryFromGroups checks that the summary is made from the groups:
+// one row per pair and failure mode, each failed case counted once.
+func TestSummaryFromGroups(t *testing.T) {
+	fail := func(name, upstream string, rules ...string) gateway.Result {
+		r := gateway.Result{Name: "anthropic>" + name, Front: "anthropic", Upstream: upstream, Status: gateway.StatusFail}
+		for _, rule := range rules {
+			r.Problems = append(r.Problems, scenarios.Problem{Rule: rule, Message: "m"})
+		}
+		return r
+	}
+	runs := []graded{
+		{name: "a", results: []gateway.Result{fail("gemini/s/x", "gemini", "I04", "C03"), fail("gemini/s/y", "gemini", "C03", "I04"), fail("gemini/s/z", "gemini", "G10"), {Name: "p", Status: gateway.StatusPass}}},
+		{name: "b", setup: "npm ci failed"},
+		{name: "c", results: []gateway.Result{{Name: "q", Status: gateway.StatusPass}}},
+	}
+	var b bytes.Buffer
+	writeSummary(&b, runs)
+	for _, want := range []string{
+		"| a | anthropic > gemini | C03 + I04 | 2 | `gemini/s/x` |\n",
+		"| a | anthropic > gemini | G10 | 1 | `gemini/s/z` |\n",
+		"| b | — | set-up failed | — | — |\n",
+		"| c | — | no failed case | 0 | — |\n",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("summary lacks %q:\n%s", want, b.String())
+		}
 	}
 }
