@@ -12,7 +12,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode"
 
 	"github.com/toolconform/conform/providers"
 	"github.com/toolconform/conform/report"
@@ -307,64 +306,19 @@ type clientTotals struct {
 }
 
 // clientGroups groups failed client runs by protocol, reduced cause and
-// failure mode: the rules of the follow-up's problems, else the kinds of
-// its reasons (clientReasonKind).
+// failure mode (serve.ClientRun.Finding).
 func clientGroups(rs []clientResult) []report.Group {
 	var fs []report.Finding
 	for _, r := range rs {
-		if r.Status != "fail" && r.Status != "known-failing" {
-			continue
+		if r.Status == "fail" || r.Status == "known-failing" {
+			fs = append(fs, r.Finding(r.Protocol))
 		}
-		f := report.Finding{Subject: r.Protocol, Name: r.Name, Reduction: r.Reduction}
-		for _, p := range r.Verdict.Problems {
-			f.Rules = append(f.Rules, p.Rule)
-		}
-		if len(f.Rules) == 0 {
-			for _, reason := range r.Reasons {
-				f.Rules = append(f.Rules, clientReasonKind(reason))
-			}
-		}
-		fs = append(fs, f)
 	}
 	groups := report.GroupFindings(fs)
 	if groups == nil {
 		groups = []report.Group{}
 	}
 	return groups
-}
-
-// clientReasonKind is a failure reason with what differs from case to
-// case taken out: what follows a colon or an opening parenthesis, quoted
-// text and numbers (not the digits of a failure-mode id such as G01), so
-// that "exit status 2, want 0" and "exit status 1, want 0" are one kind.
-func clientReasonKind(reason string) string {
-	if i := strings.IndexAny(reason, ":("); i > 0 {
-		reason = reason[:i]
-	}
-	var b strings.Builder
-	quoted, number := false, false
-	var prev rune
-	for _, c := range reason {
-		switch {
-		case c == '"':
-			if !quoted {
-				b.WriteString(`"…"`)
-			}
-			quoted = !quoted
-		case quoted:
-		case c >= '0' && c <= '9' && (number || !unicode.IsLetter(prev) && !unicode.IsDigit(prev)):
-			if !number {
-				b.WriteByte('N')
-			}
-			number = true
-			prev = c
-			continue
-		default:
-			b.WriteRune(c)
-		}
-		number, prev = false, c
-	}
-	return strings.TrimSpace(b.String())
 }
 
 // applyKnown turns a failure listed as known into known-failing, and a

@@ -1,10 +1,10 @@
 // Command client-matrix installs the client programs of clients/ and runs
 // them over a matrix of scenarios and stream variants against conform's
 // fake provider, then writes clients/RESULTS.md: which SDK handles which
-// stream, with the failing detail. A section of the earlier RESULTS.md
-// headed "## Read this first", written by hand to say what the numbers
-// mean, is kept (it is then to be revised by hand). It is not part of go
-// test ./...; run it from the repository root:
+// stream, a summary made from the failures grouped by fault (set-up,
+// reduced cause and failure mode, as conform run --client groups them),
+// and the failing detail. Nothing in it is written by hand. It is not part
+// of go test ./...; run it from the repository root:
 //
 //	go run ./scripts/client-matrix [-per-protocol 20] [-parallel 2] [-o clients/RESULTS.md] [-only 'node *']
 //
@@ -39,6 +39,7 @@ import (
 	"github.com/toolconform/conform/cassettes"
 	"github.com/toolconform/conform/providers"
 	"github.com/toolconform/conform/reduce"
+	"github.com/toolconform/conform/report"
 	"github.com/toolconform/conform/scenarios"
 	"github.com/toolconform/conform/serve"
 )
@@ -340,9 +341,13 @@ func run(ctx context.Context, perProtocol, parallel int, out string, only []stri
 		when: time.Now().UTC(), setups: len(setups), scenarios: countScenarios(chosen, setups), perProtocol: perProtocol,
 		runs: len(jobs), elapsed: time.Since(start).Round(time.Second), timeout: timeout, notes: notes,
 	}))
-	if old, err := os.ReadFile(out); err == nil {
-		b.WriteString(handWritten(string(old)))
+	var findings []report.Finding
+	for i, j := range jobs {
+		if r := results[i]; r.Status == "fail" {
+			findings = append(findings, r.Finding(j.s.name))
+		}
 	}
+	b.WriteString(summary(report.GroupFindings(findings)))
 	fmt.Fprintf(&b, "## Passes per set-up and variant\n\n| set-up | protocol |")
 	for _, v := range variants {
 		fmt.Fprintf(&b, " %s |", v)
@@ -571,22 +576,37 @@ func header(h headerInfo) string {
 	return b.String()
 }
 
-// handWrittenHeading starts the section of RESULTS.md that is written by
-// hand after a run, reading the numbers; a re-run keeps it, to be revised.
-const handWrittenHeading = "## Read this first"
+// summaryRows bounds the groups the summary lists.
+const summaryRows = 40
 
-// handWritten returns the hand-written section of an earlier RESULTS.md,
-// up to the next heading of its level, or "" when it has none.
-func handWritten(old string) string {
-	i := strings.Index(old, handWrittenHeading)
-	if i < 0 {
-		return ""
+// summary is the section of RESULTS.md made from the failures grouped by
+// fault: one row per set-up, reduced cause and failure mode, largest
+// first within a set-up.
+func summary(groups []report.Group) string {
+	var b strings.Builder
+	b.WriteString("## Summary\n\nGenerated from the failed runs grouped by fault, as `conform run --client` groups them (`report.GroupFindings`): one group per set-up, reduced cause (the simplifications with which the runs pass, package reduce) and failure mode (the rules of the follow-up's problems, else the kinds of the reasons); each failed run is in exactly one group. The failures section below lists every run.\n\n")
+	if len(groups) == 0 {
+		b.WriteString("No failed run.\n\n")
+		return b.String()
 	}
-	sec := old[i:]
-	if j := strings.Index(sec[len(handWrittenHeading):], "\n## "); j >= 0 {
-		sec = sec[:len(handWrittenHeading)+j+1]
+	b.WriteString("| set-up | cause | failure mode | runs | e.g. |\n|---|---|---|---:|---|\n")
+	for i, g := range groups {
+		if i == summaryRows {
+			rest := 0
+			for _, r := range groups[i:] {
+				rest += len(r.Cases)
+			}
+			fmt.Fprintf(&b, "| … | %d smaller groups | | %d | |\n", len(groups)-i, rest)
+			break
+		}
+		cause := g.Explained
+		if g.Cause != "" {
+			cause = g.Cause + ": " + g.Explained
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %d | `%s` |\n", g.Subject, esc(cause), esc(strings.ReplaceAll(g.Mode, "+", " + ")), len(g.Cases), g.Cases[0])
 	}
-	return strings.TrimRight(sec, "\n") + "\n\n"
+	b.WriteString("\n")
+	return b.String()
 }
 
 func countScenarios(chosen map[string][]string, setups []setup) int {

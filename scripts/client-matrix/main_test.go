@@ -11,25 +11,30 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/toolconform/conform/cassettes"
 	"github.com/toolconform/conform/reduce"
+	"github.com/toolconform/conform/report"
 	"github.com/toolconform/conform/scenarios"
 )
 
-// TestHandWritten checks that a re-run keeps the hand-written section of
-// the earlier results, and only it.
-func TestHandWritten(t *testing.T) {
-	tests := []struct{ name, old, want string }{
-		{"none", "# Client matrix results\n\n## Passes\n", ""},
-		{"between sections", "# R\n\nintro\n\n## Read this first (by hand)\n\n* a\n* b\n\n## Passes per set-up\n\n| x |\n",
-			"## Read this first (by hand)\n\n* a\n* b\n\n"},
-		{"last section", "# R\n\n## Read this first\n\n* only\n", "## Read this first\n\n* only\n\n"},
-		{"a deeper heading stays inside", "## Read this first\n\n### detail\n\ntext\n## Next\n", "## Read this first\n\n### detail\n\ntext\n\n"},
+// TestSummary checks that the summary is made from the groups: one row
+// per set-up, cause and failure mode, each failed run counted once.
+func TestSummary(t *testing.T) {
+	renumber := &reduce.Result{Causes: []reduce.Step{{Name: "renumber"}}}
+	groups := report.GroupFindings([]report.Finding{
+		{Subject: "go openai-go", Name: "a", Rules: []string{"exit status N, want N"}, Reduction: renumber},
+		{Subject: "go openai-go", Name: "b", Rules: []string{"exit status N, want N"}, Reduction: renumber},
+		{Subject: "node ai-sdk", Name: "c", Rules: []string{"G05"}},
+	})
+	got := summary(groups)
+	for _, want := range []string{
+		"| go openai-go | renumber: passes with call or content block indices renumbered from 0, one call to an index | exit status N, want N | 2 | `a` |\n",
+		"| node ai-sdk | not reduced | G05 | 1 | `c` |\n",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("summary lacks %q:\n%s", want, got)
+		}
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := handWritten(tt.old); got != tt.want {
-				t.Errorf("handWritten = %q, want %q", got, tt.want)
-			}
-		})
+	if got := summary(nil); !strings.Contains(got, "No failed run.") {
+		t.Errorf("summary of no group: %q", got)
 	}
 }
 
