@@ -123,7 +123,7 @@ func (rn Runner) Run(ctx context.Context, names []string) []Result {
 
 // exitGrace is how long the Runner waits, after a failed case, to see
 // whether the gateway exited.
-const exitGrace = 50 * time.Millisecond
+const exitGrace = 20 * time.Millisecond
 
 // Counted reports whether a failed result fails the run: MUST cases
 // always, SHOULD cases when strict.

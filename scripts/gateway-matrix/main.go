@@ -32,6 +32,7 @@ import (
 	"time"
 
 	"github.com/toolconform/conform/gateway"
+	"github.com/toolconform/conform/report"
 )
 
 // maxQuote bounds the bytes a finding quotes from one piece of evidence.
@@ -281,7 +282,7 @@ const summaryRows = 15
 // set of rules a case breaks), largest first.
 func writeSummary(b *bytes.Buffer, runs []graded) {
 	fmt.Fprintf(b, "## Summary\n\nGenerated from the failures grouped by fault, as `conform gateway` groups them (`gateway.Groups`): one\n")
-	fmt.Fprintf(b, "group per front > upstream pair and failure mode (the set of rules its cases break), largest first; each\n")
+	fmt.Fprintf(b, "group per front > upstream pair and failure mode (the set of rules its cases break), the largest first; each\n")
 	fmt.Fprintf(b, "failed case is in exactly one group. `gateway-died` is a gateway that exited mid-run, `case-timeout` a case\n")
 	fmt.Fprintf(b, "that ran out of its time. The sections below quote the bytes.\n\n")
 	fmt.Fprintf(b, "| gateway | front > upstream | failure mode | cases | e.g. |\n|---|---|---|---:|---|\n")
@@ -291,6 +292,7 @@ func writeSummary(b *bytes.Buffer, runs []graded) {
 			continue
 		}
 		groups := gateway.Groups(g.results)
+		slices.SortStableFunc(groups, func(a, b report.Group) int { return len(b.Cases) - len(a.Cases) })
 		if len(groups) == 0 {
 			fmt.Fprintf(b, "| %s | — | no failed case | 0 | — |\n", g.name)
 			continue
