@@ -54,8 +54,7 @@ func (g *gemmaCalls) step(m *machine) bool {
 			g.st = gmName
 		case gmName:
 			before, w := m.cut("{", g.close)
-			g.acc.WriteString(before)
-			if g.acc.Len() > maxHeader {
+			if m.appendCapped(&g.acc, before) {
 				return g.malformed(m, "a name that does not end")
 			}
 			if w < 0 {
@@ -97,8 +96,7 @@ func (g *gemmaCalls) step(m *machine) bool {
 			}
 		case gmKey:
 			before, w := m.cut(":", "}", g.close)
-			g.acc.WriteString(before)
-			if g.acc.Len() > maxHeader || w > 0 {
+			if m.appendCapped(&g.acc, before) || w > 0 {
 				return g.malformed(m, "a key with no :")
 			}
 			if w < 0 {
@@ -142,8 +140,8 @@ func (g *gemmaCalls) step(m *machine) bool {
 			m.consume(i + 1)
 			g.st = gmWant
 		case gmBare:
-			i := 0
-			for i < len(m.pend) && !strings.ContainsRune(",}] \t\r\n<", rune(m.pend[i])) {
+			i, limit := 0, maxHeader+1-g.acc.Len()
+			for i < len(m.pend) && i < limit && !strings.ContainsRune(",}] \t\r\n<", rune(m.pend[i])) {
 				i++
 			}
 			g.acc.WriteString(m.pend[:i])
@@ -166,7 +164,8 @@ func (g *gemmaCalls) step(m *machine) bool {
 		case gmClose:
 			before, w := m.cut(g.close)
 			if !blank(before) {
-				return g.malformedAt(m, m.strayAt(before), "text after the arguments")
+				g.malformedAt(m, m.strayAt(before), "text after the arguments")
+				return w >= 0 // the close token ends the block
 			}
 			if w < 0 {
 				return false

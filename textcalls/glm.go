@@ -40,8 +40,7 @@ func (g *glmCalls) step(m *machine) bool {
 		switch g.st {
 		case gName:
 			before, w := m.cut(glmKey, glmClose, "\n", "<")
-			g.acc.WriteString(before)
-			if g.acc.Len() > maxHeader {
+			if m.appendCapped(&g.acc, before) {
 				g.skip(m, "a name that does not end")
 				continue
 			}
@@ -72,6 +71,9 @@ func (g *glmCalls) step(m *machine) bool {
 			before, w := m.cut(glmKey, glmClose)
 			if !blank(before) {
 				g.skipAt(m, m.strayAt(before), "text between arguments")
+				if w == 1 {
+					return true // the block ended
+				}
 				continue
 			}
 			switch w {
@@ -85,8 +87,7 @@ func (g *glmCalls) step(m *machine) bool {
 			}
 		case gKey:
 			before, w := m.cut(glmKeyEnd)
-			g.acc.WriteString(before)
-			if g.acc.Len() > maxHeader {
+			if m.appendCapped(&g.acc, before) {
 				g.skip(m, "an argument key that does not end")
 				continue
 			}
@@ -100,9 +101,13 @@ func (g *glmCalls) step(m *machine) bool {
 			g.params++
 			g.st = gWantValue
 		case gWantValue:
-			before, w := m.cut(glmValue)
-			if !blank(before) {
+			// The block's end is looked for too: a skip never passes it.
+			before, w := m.cut(glmValue, glmClose)
+			if !blank(before) || w == 1 {
 				g.skipAt(m, m.strayAt(before), "text where <arg_value> belongs")
+				if w == 1 {
+					return true
+				}
 				continue
 			}
 			if w < 0 {

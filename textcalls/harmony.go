@@ -84,8 +84,7 @@ func (p *harmonyParser) run() {
 			}
 		case hInHeader:
 			before, w := m.cut(hMessage, hEnd, hCall, hReturn, hStart)
-			p.header.WriteString(before)
-			if p.header.Len() > maxHeader {
+			if m.appendCapped(&p.header, before) {
 				m.fail("harmony: a message header that does not end")
 				m.text(p.header.String())
 				p.header.Reset()

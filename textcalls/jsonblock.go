@@ -73,7 +73,7 @@ func (b *jsonBlock) step(m *machine) bool {
 		}
 		if j.bad && !j.committed && j.objDepth < 0 {
 			// No JSON after the marker: reported, and the text stays.
-			m.failAt(m.off-len(j.buf)+j.badAt, "%s: no JSON call after the marker", b.what)
+			m.failAt(j.base+j.badAt, "%s: no JSON call after the marker", b.what)
 			m.text(string(j.buf))
 			return true
 		}

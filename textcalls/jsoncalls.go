@@ -35,6 +35,7 @@ type jsonCalls struct {
 	committed bool // a call was started
 
 	buf   []byte
+	base  int // the input offset of buf[0]
 	pos   int // bytes of buf scanned
 	stack []byte
 	inStr bool
@@ -84,6 +85,7 @@ func (j *jsonCalls) feedValue(m *machine, s string) (used int, done bool) {
 		s = s[:max(0, m.opts.MaxBody-len(j.buf)+1)]
 	}
 	start := len(j.buf)
+	j.base = m.off - start // s is the input from m.off on
 	j.buf = append(j.buf, s...)
 	for j.pos < len(j.buf) && !j.bad && !m.dead {
 		j.byte(m, j.buf[j.pos])
@@ -110,6 +112,8 @@ func (j *jsonCalls) feed(m *machine, s string) {
 		m.die(fmt.Errorf("%w: more than %d bytes", ErrBodyTooLarge, m.opts.MaxBody))
 		return
 	}
+	// s is the text the last cut returned, which ends at m.cutEnd.
+	j.base = m.cutEnd - len(s) - len(j.buf)
 	j.buf = append(j.buf, s...)
 	for j.pos < len(j.buf) && !j.bad && !m.dead {
 		j.byte(m, j.buf[j.pos])
@@ -345,7 +349,7 @@ func (j *jsonCalls) abandonCall(m *machine, end int, format string, args ...any)
 		raw = string(j.buf[j.objStart:end])
 	}
 	j.started = false
-	m.abandon(name, raw, format, args...)
+	m.abandonAt(j.base+end, name, raw, format, args...)
 }
 
 // finish ends the body: what is not a whole call is malformed.
@@ -356,15 +360,15 @@ func (j *jsonCalls) finish(m *machine, what string) {
 	rest := bytes.TrimSpace(j.buf[min(j.pos, len(j.buf)):])
 	switch {
 	case j.bad && j.objDepth >= 0:
-		j.abandonCall(m, len(j.buf), "%s: malformed JSON at byte %d of the call", what, j.badAt-j.objStart)
+		j.abandonCall(m, j.badAt, "%s: malformed JSON", what)
 	case j.bad:
-		m.abandon("", string(bytes.TrimSpace(j.buf[j.badAt:])), "%s: not a JSON call at byte %d of the body", what, j.badAt)
+		m.abandonAt(j.base+j.badAt, "", string(bytes.TrimSpace(j.buf[j.badAt:])), "%s: not a JSON call", what)
 	case j.objDepth >= 0 || j.inStr:
 		j.abandonCall(m, len(j.buf), "%s: the call's JSON is not closed", what)
 	case len(j.stack) > 0:
-		m.fail("%s: the list of calls is not closed", what)
+		m.failAt(j.base+len(j.buf), "%s: the list of calls is not closed", what)
 	case !j.any && len(rest) == 0:
-		m.abandon("", string(j.buf), "%s: no JSON call in the block", what)
+		m.abandonAt(j.base+len(j.buf), "", string(j.buf), "%s: no JSON call in the block", what)
 	}
 }
 

@@ -123,6 +123,23 @@ func holdback(s string, markers []string) int {
 	return keep
 }
 
+// appendCapped appends piece, text the last cut returned, to acc up to
+// maxHeader+1 bytes and gives the rest back to the input, so that a header
+// too long is cut at the same byte whatever the deltas; it reports
+// whether acc is past maxHeader.
+func (m *machine) appendCapped(acc *strings.Builder, piece string) bool {
+	if room := maxHeader + 1 - acc.Len(); len(piece) > room {
+		room = max(room, 0)
+		rest := piece[room:]
+		piece = piece[:room]
+		m.pend = rest + m.pend
+		m.off -= len(rest)
+		m.cutEnd -= len(rest)
+	}
+	acc.WriteString(piece)
+	return acc.Len() > maxHeader
+}
+
 // need reports whether at least n bytes of input are there, or the text
 // has ended (then the caller works with what there is).
 func (m *machine) need(n int) bool { return len(m.pend) >= n || m.final }
@@ -184,12 +201,17 @@ func (m *machine) end() {
 // reports why; a call with no name yet is opened nameless with its text,
 // so that the call is never lost.
 func (m *machine) abandon(name, raw string, format string, args ...any) {
+	m.abandonAt(m.off, name, raw, format, args...)
+}
+
+// abandonAt is abandon reporting the problem at input offset off.
+func (m *machine) abandonAt(off int, name, raw string, format string, args ...any) {
 	if m.cur < 0 {
 		m.start(name, "")
 		m.args(raw)
 	}
 	m.cur, m.id = -1, ""
-	m.fail(format, args...)
+	m.failAt(off, format, args...)
 }
 
 // fail reports a problem at the current input offset.

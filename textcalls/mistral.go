@@ -80,8 +80,7 @@ func (c *mistralCalls) step(m *machine) bool {
 		switch c.st {
 		case 0, 1:
 			before, w := m.cut(mistralArgs, mistralCallID, "{", "[TOOL_CALLS]")
-			c.acc.WriteString(before)
-			if c.acc.Len() > maxHeader {
+			if m.appendCapped(&c.acc, before) {
 				m.abandon("", c.acc.String(), "[TOOL_CALLS]: a name that does not end")
 				return true
 			}

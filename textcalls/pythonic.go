@@ -91,8 +91,8 @@ func (p *pyCalls) step(m *machine) bool {
 				p.malformed(m, "text where a call belongs")
 			}
 		case pName:
-			i := 0
-			for i < len(m.pend) && (isWordByte(m.pend[i]) || m.pend[i] == '.' || m.pend[i] == '-') {
+			i, limit := 0, maxHeader+1-p.acc.Len()
+			for i < len(m.pend) && i < limit && (isWordByte(m.pend[i]) || m.pend[i] == '.' || m.pend[i] == '-') {
 				i++
 			}
 			p.acc.WriteString(m.pend[:i])

@@ -71,8 +71,7 @@ func (t *tokenCalls) step(m *machine) bool {
 				end = "\n"
 			}
 			before, w := m.cut(end, s.callEnd, s.blockEnd)
-			t.acc.WriteString(before)
-			if t.acc.Len() > maxHeader {
+			if m.appendCapped(&t.acc, before) {
 				t.skip(m, "a header that does not end")
 				continue
 			}
@@ -129,9 +128,15 @@ func (t *tokenCalls) step(m *machine) bool {
 				return false
 			}
 		case tAfterFence:
-			before, w := m.cut(s.callEnd)
-			if !blank(before) {
+			before, w := m.cut(s.callEnd, s.blockEnd)
+			if !blank(before) || w == 1 {
 				t.skipAt(m, m.strayAt(before), "text after the arguments' fence")
+				if w >= 0 {
+					t.st = tBetween
+				}
+				if w == 1 {
+					return true
+				}
 				continue
 			}
 			if w < 0 {

@@ -89,8 +89,11 @@ func (x *xmlCalls) step(m *machine) bool {
 			// A header ends at its tag's end; a new tag or a line
 			// break first means the tag was never closed.
 			before, w := m.cut(s.tagEnd, "<", "\n")
-			x.acc.WriteString(before)
-			if w > 0 || x.acc.Len() > maxHeader {
+			if m.appendCapped(&x.acc, before) {
+				x.skip(m, "a tag that does not end")
+				continue
+			}
+			if w > 0 {
 				x.skip(m, "a tag that does not end")
 				continue
 			}
@@ -117,9 +120,13 @@ func (x *xmlCalls) step(m *machine) bool {
 			}
 			x.openParam(m, key, isJSON)
 		case xInCall:
-			before, w := m.cut(s.paramOpen, s.funcClose)
-			if !blank(before) {
+			// The block's end is looked for too: a skip never passes it.
+			before, w := m.cut(s.paramOpen, s.funcClose, s.blockClose)
+			if !blank(before) || w == 2 {
 				x.skipAt(m, m.strayAt(before), "text between parameters")
+				if w == 2 {
+					return true
+				}
 				continue
 			}
 			switch w {
