@@ -36,7 +36,7 @@ func ApplyControls(results []Result) int {
 			form = "streamed"
 		}
 		r.Status, r.Held = StatusNotCounted, nil
-		r.Reason = fmt.Sprintf("not counted: the gateway fails the control: no %s>%s case asked for %s passed on a good answer in this run, so an error to a broken one shows nothing", r.Front, r.Upstream, form)
+		r.Reason = fmt.Sprintf("not counted: the gateway fails the control: no %s>%s case asked for %s passed on a good answer in this run, so an error to a broken one shows nothing (under --chaos disconnect or error no answer is unbroken: the run without chaos is the control)", r.Front, r.Upstream, form)
 		n++
 	}
 	return n

@@ -22,6 +22,9 @@ type Exchange struct {
 	Response     []byte
 	// Cut reports that a body was longer than MaxExchangeBody and cut.
 	Cut bool
+	// Dropped reports that serve dropped the connection after Response
+	// (chaos disconnect): the gateway read it to an unexpected EOF.
+	Dropped bool
 }
 
 // Upstream is the upstream end of gateway grading: conform serve behind a
@@ -137,6 +140,8 @@ func (u *Upstream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// serve aborts a connection it drops on purpose (chaos disconnect)
 	// with a panic the http package recovers; the exchange is kept first.
 	defer func() {
+		p := recover()
+		ex.Dropped = p == http.ErrAbortHandler
 		ex.Status = rec.status
 		ex.Response = rec.buf.Bytes()
 		ex.Cut = ex.Cut || rec.cut
@@ -145,6 +150,9 @@ func (u *Upstream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			u.exchanges = append(u.exchanges, ex)
 		}
 		u.mu.Unlock()
+		if p != nil {
+			panic(p)
+		}
 	}()
 	srv.ServeHTTP(rec, r)
 }

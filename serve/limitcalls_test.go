@@ -1,9 +1,14 @@
 package serve
 
 import (
+	"io"
+	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/toolconform/conform/providers"
 )
 
 // TestLimitCallsMayRun serves A12, a complete call on index 1,000,000,000
@@ -64,5 +69,44 @@ func TestLimitCallsMayRun(t *testing.T) {
 		if tt.run.Status != tt.want {
 			t.Errorf("%s: status %s, want %s (%q)", tt.name, tt.run.Status, tt.want, tt.run.Reasons)
 		}
+	}
+}
+
+// TestDroppedStreamReadAsBroken serves a Bedrock stream whose connection
+// chaos drops right after a toolUse block's contentBlockStop: the verdict
+// holds the call incomplete, as a client reading the dropped connection
+// does (B11: only the messageStop after it says whether the token limit
+// cut the block), not complete as a clean end of the bytes would.
+func TestDroppedStreamReadAsBroken(t *testing.T) {
+	const name = "bedrock/response/D07-text-and-two-calls"
+	chaos, err := ParseChaos("disconnect")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, ts := newServer(t, Options{Chaos: chaos})
+	ep, _ := providers.HTTP("bedrock")
+	req, err := http.NewRequest("POST", ep.URL(ts.URL, "m", true), strings.NewReader(`{"messages":[{"role":"user","content":[{"text":"hi"}]}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set(ScenarioHeader, name)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.ReadAll(resp.Body); err == nil {
+		t.Errorf("the connection was not dropped")
+	}
+	resp.Body.Close()
+	v, _ := s.Verdict(name)
+	var calls, incomplete []string
+	for _, c := range v.Calls {
+		calls = append(calls, c.ID)
+	}
+	for _, c := range v.Incomplete {
+		incomplete = append(incomplete, c.ID)
+	}
+	if diff := cmp.Diff([]string{"call_r1"}, incomplete); diff != "" || len(calls) != 0 {
+		t.Errorf("calls %v; incomplete (-want +got):\n%s", calls, diff)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"slices"
 	"strings"
@@ -153,6 +154,17 @@ func replays(e entry, stream, arrayForm bool) bool {
 // decodeServed decodes what was sent, to know which calls the client saw
 // complete.
 func decodeServed(a core.Adapter, body []byte, stream bool) *core.Response {
+	return decodeSent(a, body, stream, false)
+}
+
+// decodeSent is decodeServed for a body whose connection serve dropped
+// or not. A stream whose connection serve drops (dropped: chaos disconnect) is
+// read as a client reads it, to an unexpected EOF rather than a clean
+// end: a decoder may tell the two apart, as the Bedrock decoder does for
+// a tool block stopped last (B11: Converse says that the token limit cut
+// the block only in the messageStop after its contentBlockStop, so a
+// stream that breaks before it leaves the call incomplete).
+func decodeSent(a core.Adapter, body []byte, stream, dropped bool) *core.Response {
 	if !stream {
 		resp, err := a.DecodeResponse(body)
 		if err != nil {
@@ -160,9 +172,23 @@ func decodeServed(a core.Adapter, body []byte, stream bool) *core.Response {
 		}
 		return resp
 	}
-	resp, _ := core.Collect(a.DecodeStream(bytes.NewReader(body)))
+	var r io.Reader = bytes.NewReader(body)
+	if dropped {
+		r = BrokenReader(body)
+	}
+	resp, _ := core.Collect(a.DecodeStream(r))
 	return resp
 }
+
+// BrokenReader reads b, then fails with io.ErrUnexpectedEOF, as the body
+// of a connection dropped after b does.
+func BrokenReader(b []byte) io.Reader {
+	return io.MultiReader(bytes.NewReader(b), brokenEnd{})
+}
+
+type brokenEnd struct{}
+
+func (brokenEnd) Read([]byte) (int, error) { return 0, io.ErrUnexpectedEOF }
 
 // scenarioInvented returns the ids of calls that the scenario's own bytes
 // or events do not carry (see inventedIDs).
@@ -254,7 +280,7 @@ func (s *Server) initial(w http.ResponseWriter, r *http.Request, name string, e 
 		}
 	}
 	sent := bytes.Join(frames, nil)
-	resp := decodeServed(a, sent, stream)
+	resp := decodeSent(a, sent, stream, abort)
 	if resp.ID == "" {
 		resp.ID = fallbackID
 	}
