@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/toolconform/conform/core"
+	"github.com/toolconform/conform/internal/jsonvalue"
 )
 
 // The request parameters a Capability can mark as rejected.
@@ -163,7 +164,7 @@ func ParseCapabilities(b []byte) ([]Capability, error) {
 		case errors.As(err, &se):
 			return nil, &CapabilityError{Offset: se.Offset, Msg: se.Error()}
 		case errors.As(err, &te):
-			return nil, &CapabilityError{Path: "/" + strings.ReplaceAll(te.Field, ".", "/"), Offset: -1, Msg: fmt.Sprintf("%s is not a %s", te.Value, te.Type)}
+			return nil, &CapabilityError{Offset: te.Offset, Msg: fmt.Sprintf("field %s: want %s, not %s", te.Field, jsonvalue.KindOf(te.Type), te.Value)}
 		case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
 			return nil, &CapabilityError{Offset: int64(len(b)), Msg: "unexpected end of file"}
 		}

@@ -23,8 +23,9 @@
 // graded, and the others are reported as not graded, never passed.
 //
 // SHOULD failures are reported and not counted, as in conform run; Strict
-// counts them. At the end, Run logs what the grade covered: "graded 166 of
-// 166 openai-chat cases: 165 passed, 0 failed, 1 not counted (SHOULD)".
+// counts them. At the end, Run logs what the grade covered, in the form
+// "graded G of C openai-chat cases: P passed, F failed, U not counted
+// (SHOULD)".
 package conformtest
 
 import (

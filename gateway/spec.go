@@ -19,6 +19,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/toolconform/conform/internal/jsonvalue"
 	"github.com/toolconform/conform/providers"
 )
 
@@ -89,8 +90,14 @@ func LoadSpec(path string) (*Spec, error) {
 	var s Spec
 	if err := dec.Decode(&s); err != nil {
 		var se *json.SyntaxError
-		if errors.As(err, &se) {
+		var te *json.UnmarshalTypeError
+		switch {
+		case errors.As(err, &se):
 			return nil, fmt.Errorf("%s: byte %d: %w", path, se.Offset, err)
+		case errors.As(err, &te):
+			return nil, fmt.Errorf("%s: byte %d: field %s: want %s, not %s", path, te.Offset, te.Field, jsonvalue.KindOf(te.Type), te.Value)
+		case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
+			return nil, fmt.Errorf("%s: byte %d: the JSON ends early", path, len(b))
 		}
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -226,7 +233,10 @@ func (s *Spec) Start(ctx context.Context, q, upstreamURL string) (*Process, erro
 	}
 	if err := p.waitReady(ctx, r.Replace(s.Ready), timeout); err != nil {
 		p.Stop()
-		return nil, fmt.Errorf("gateway %s: %w; its output:\n%s", s.Name, err, p.Output())
+		if out := strings.TrimSpace(p.Output()); out != "" {
+			return nil, fmt.Errorf("gateway %s: %w; its output:\n%s", s.Name, err, out)
+		}
+		return nil, fmt.Errorf("gateway %s: %w; it printed nothing", s.Name, err)
 	}
 	return p, nil
 }

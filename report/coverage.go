@@ -78,9 +78,8 @@ func (rep *Report) Coverage() []Coverage {
 	return out
 }
 
-// String says what the grade covered in one line, such as "openai-chat:
-// graded 166 of 166 openai-chat cases: 160 passed, 3 failed, 3 not counted
-// (SHOULD)".
+// String says what the grade covered in one line, in the form "graded G of
+// C openai-chat cases: P passed, F failed, U not counted (SHOULD)".
 func (c Coverage) String() string {
 	var b strings.Builder
 	if c.Adapter != c.Protocol {

@@ -100,40 +100,72 @@ func printUsage(w io.Writer) {
 	fmt.Fprintf(w, "\nRun \"conform help <command>\" for more about a command.\n")
 }
 
-// newFlagSet returns a flag set for the named command whose usage message
-// shows the command's usage line and its flags.
+// newFlagSet returns a flag set for the named command. Its Usage, which a
+// usage error prints, is the command's usage line and where to read more;
+// -h and conform help print the flags too (fullUsage).
 func newFlagSet(e *env, name string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(e.stderr)
 	fs.Usage = func() {
-		for _, c := range commands() {
-			if c.name == name {
-				fmt.Fprintf(e.stderr, "usage: conform %s %s\n\n%s.\n", c.name, c.args, c.summary)
-			}
+		if c, ok := lookupCommand(name); ok {
+			fmt.Fprintf(fs.Output(), "usage: conform %s %s\n", c.name, c.args)
 		}
-		var b strings.Builder
-		fs.SetOutput(&b)
-		fs.PrintDefaults()
-		fs.SetOutput(e.stderr)
-		if b.Len() > 0 {
-			fmt.Fprintf(e.stderr, "\nFlags:\n%s", b.String())
-		}
+		cmd, _, _ := strings.Cut(name, " ")
+		fmt.Fprintf(fs.Output(), "Run 'conform help %s' for its flags.\n", cmd)
 	}
 	return fs
 }
 
+// fullUsage prints the command's usage line, what it does and its flags.
+func fullUsage(fs *flag.FlagSet) {
+	w := fs.Output()
+	if c, ok := lookupCommand(fs.Name()); ok {
+		fmt.Fprintf(w, "usage: conform %s %s\n\n%s.\n", c.name, c.args, c.summary)
+	}
+	var b strings.Builder
+	fs.SetOutput(&b)
+	fs.PrintDefaults()
+	fs.SetOutput(w)
+	if b.Len() > 0 {
+		fmt.Fprintf(w, "\nFlags:\n%s", b.String())
+	}
+}
+
+// lookupCommand finds a command by its name, or by the first word of a
+// subcommand's flag-set name ("scenario new").
+func lookupCommand(name string) (command, bool) {
+	name, _, _ = strings.Cut(name, " ")
+	for _, c := range commands() {
+		if c.name == name {
+			return c, true
+		}
+	}
+	return command{}, false
+}
+
 // parseFlags parses args and reports whether the command should go on; when
-// it should not, status is the exit status to return.
+// it should not, status is the exit status to return. -h prints the full
+// usage and exits 0; a flag error prints that one problem, prefixed
+// "conform: CMD:", and the usage line.
 //
 // A string flag given explicitly with an empty (or all-blank) value is a
 // usage error naming the flag: "--exec ”" from an unset shell variable
 // must not quietly run something else than what was asked. List flags
 // (listFlag, repeatedFlag) refuse empty values in their Set methods.
 func parseFlags(fs *flag.FlagSet, args []string) (ok bool, status int) {
-	if err := fs.Parse(args); err != nil {
+	out, usage := fs.Output(), fs.Usage
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	err := fs.Parse(args)
+	fs.SetOutput(out)
+	fs.Usage = usage
+	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
+			fullUsage(fs)
 			return false, exitOK
 		}
+		fmt.Fprintf(out, "conform: %s: %v\n", fs.Name(), err)
+		fs.Usage()
 		return false, exitUsage
 	}
 	var empty []string
@@ -151,7 +183,7 @@ func parseFlags(fs *flag.FlagSet, args []string) (ok bool, status int) {
 		}
 	})
 	if len(empty) > 0 {
-		fmt.Fprintf(fs.Output(), "conform: %s: %s: empty value; leave the flag out for its default\n", fs.Name(), strings.Join(empty, ", "))
+		fmt.Fprintf(out, "conform: %s: %s: empty value; leave the flag out for its default\n", fs.Name(), strings.Join(empty, ", "))
 		fs.Usage()
 		return false, exitUsage
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/toolconform/conform/cassettes"
 	"github.com/toolconform/conform/core"
 	"github.com/toolconform/conform/providers"
+	"github.com/toolconform/conform/providers/protocol"
 )
 
 // maxResponseBody bounds a response body that is one JSON document, which
@@ -105,11 +106,11 @@ func runDecode(ctx context.Context, e *env, args []string) int {
 			return decodeRecording(e, adapter, name, data)
 		}
 		out, err := decodeBody(adapter, data, isStream(data))
-		return printDecoded(e, name, out, err)
+		return printDecoded(e, name, out, hintOther(err, *protocol, prefix))
 	}
 	if isStream(prefix) {
 		out, err := decodeStream(adapter, br, counted)
-		return printDecoded(e, name, out, err)
+		return printDecoded(e, name, out, hintOther(err, *protocol, prefix))
 	}
 	body, err := readBounded(br, maxResponseBody)
 	if err != nil {
@@ -117,7 +118,50 @@ func runDecode(ctx context.Context, e *env, args []string) int {
 		return exitUsage
 	}
 	out, err := decodeBody(adapter, body, false)
-	return printDecoded(e, name, out, err)
+	return printDecoded(e, name, out, hintOther(err, *protocol, prefix))
+}
+
+// hintOther adds to a decode error the protocol whose shape the body's
+// first JSON payload has, when that is another protocol than the one asked
+// for: the commonest cause of a body that does not decode.
+func hintOther(err error, asked string, prefix []byte) error {
+	if err == nil {
+		return nil
+	}
+	first := firstPayload(prefix)
+	if first == nil {
+		return err
+	}
+	if guess := protocol.GuessBody(first); guess != "" && guess != asked {
+		return fmt.Errorf("%w\nhint: the body looks like %s's; try --protocol %s", err, guess, guess)
+	}
+	return err
+}
+
+// firstPayload is the first JSON object of a body or stream: the body
+// itself, the first element of a JSON array, the first SSE data line or
+// the first NDJSON line.
+func firstPayload(prefix []byte) []byte {
+	trimmed := bytes.TrimLeft(prefix, " \t\r\n")
+	if len(trimmed) > 0 && trimmed[0] == '[' {
+		trimmed = bytes.TrimLeft(trimmed[1:], " \t\r\n")
+	}
+	if len(trimmed) > 0 && trimmed[0] == '{' {
+		var raw json.RawMessage
+		if json.NewDecoder(bytes.NewReader(trimmed)).Decode(&raw) == nil {
+			return raw
+		}
+		return nil
+	}
+	for _, line := range bytes.Split(trimmed, []byte("\n")) {
+		if data, ok := bytes.CutPrefix(bytes.TrimSpace(line), []byte("data:")); ok {
+			data = bytes.TrimSpace(data)
+			if len(data) > 0 && data[0] == '{' && json.Valid(data) {
+				return data
+			}
+		}
+	}
+	return nil
 }
 
 // printDecoded prints what decoding one body produced and returns the exit

@@ -67,6 +67,9 @@ func runGateway(ctx context.Context, e *env, args []string) int {
 	var spec *gateway.Spec
 	var available []string
 	if *reference {
+		if *front == "" {
+			return usageError(e, fs, "gateway: --reference needs --front P, the protocol clients speak to the proxy (%s)", strings.Join(providers.Names(), ", "))
+		}
 		if _, err := providers.Lookup(*front); err != nil {
 			return usageError(e, fs, "gateway: --front: %v", err)
 		}

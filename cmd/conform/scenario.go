@@ -20,6 +20,9 @@ import (
 
 // runScenario runs a scenario subcommand; "new" is the only one.
 func runScenario(ctx context.Context, e *env, args []string) int {
+	if len(args) > 0 && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help") {
+		return runScenarioNew(ctx, e, args[:1])
+	}
 	if len(args) == 0 || args[0] != "new" {
 		fs := newFlagSet(e, "scenario")
 		if len(args) == 0 {
@@ -50,6 +53,9 @@ func runScenarioNew(_ context.Context, e *env, args []string) int {
 	}
 	if fs.NArg() > 0 {
 		return usageError(e, fs, "scenario new: unexpected argument %q", fs.Arg(0))
+	}
+	if *from == "" {
+		return usageError(e, fs, "scenario new: --from FILE#N is required: the cassette and the 0-based number of its interaction")
 	}
 	file, num, ok := strings.Cut(*from, "#")
 	n, err := strconv.Atoi(num)
