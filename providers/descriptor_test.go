@@ -61,6 +61,9 @@ func TestDescriptorsComplete(t *testing.T) {
 			if _, ok := failuremodes.Lookup(p.Grading.MissingResult); !ok {
 				t.Errorf("Grading.MissingResult %q is no failure mode", p.Grading.MissingResult)
 			}
+			if len(p.FinishReasons) == 0 {
+				t.Errorf("FinishReasons is empty: the protocol's finish vocabulary is what serve may write")
+			}
 			if len(p.Routes) == 0 && !strings.Contains(p.Path, "{model}") {
 				t.Error("no Routes and no {model} path: serve cannot route a request to it")
 			}

@@ -450,6 +450,11 @@ type served struct {
 	// complete: the reference decoder reads the answer whole, with a
 	// finish and no error, so it must end as recorded streams end.
 	complete bool
+	// finish is the raw finish value the reference decoder reads.
+	finish string
+	// own is the scenario's own bytes: a finish value they hold is the
+	// case's, passed on unchanged, not one serve made up.
+	own []byte
 }
 
 // fieldChecker collects the problems of the answers of one protocol.
@@ -473,6 +478,9 @@ func (c *fieldChecker) check(s served) {
 	if s.status != http.StatusOK {
 		c.report(fmt.Sprintf("status %d for an answer the scenario serves", s.status), s.scenario)
 		return
+	}
+	if s.finish != "" && !slices.Contains(descriptor(c.protocol).FinishReasons, s.finish) && !bytes.Contains(s.own, []byte(s.finish)) {
+		c.report(fmt.Sprintf("finish %q outside the protocol's vocabulary (Protocol.FinishReasons)", s.finish), s.scenario)
 	}
 	frs, err := frames(f, s.body)
 	if err != nil {
@@ -559,6 +567,9 @@ func fetchRaw(t *testing.T, c *client, req *core.Request) served {
 			r, err = a.DecodeResponse(got)
 		}
 		out.complete = err == nil && r != nil && r.Finish != "" && r.Error == nil
+		if r != nil {
+			out.finish = r.ProviderFinish
+		}
 	}
 	return out
 }
@@ -607,8 +618,9 @@ func readGaps(t *testing.T) map[string]map[string]bool {
 // request with and without the options scenarios depend on, then sends the
 // follow-up a client would and reads serve's final answer: every answer
 // with status 200 must carry every field of its recorded kind, typed as
-// recorded, in a recorded media type, with recorded event names, and end
-// as recorded streams end when it is whole.
+// recorded, in a recorded media type, with recorded event names, end as
+// recorded streams end when it is whole, and finish, if it does, with a
+// value of the protocol's own vocabulary (Protocol.FinishReasons).
 func TestServedFieldSets(t *testing.T) {
 	all := builtin(t)
 	gaps := readGaps(t)
@@ -642,6 +654,7 @@ func TestServedFieldSets(t *testing.T) {
 							MaxTokens: 1024,
 						}
 						first := fetchArray(t, c, req, m.array)
+						first.own = sc.Body
 						s.mu.Lock()
 						delete(s.verdicts, name)
 						s.mu.Unlock()
@@ -746,6 +759,9 @@ func (c *arrayClient) fetch(t *testing.T, req *core.Request) served {
 		arr, _ := adapterFor(c.protocol, true)
 		r, err := core.Collect(arr.DecodeStream(bytes.NewReader(got)))
 		out.complete = err == nil && r != nil && r.Finish != "" && r.Error == nil
+		if r != nil {
+			out.finish = r.ProviderFinish
+		}
 	}
 	return out
 }

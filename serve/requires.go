@@ -72,6 +72,8 @@ func noWholeForm(e entry) string {
 		return "its stream leaves a call incomplete, and a whole response holds every call complete: there is no faithful whole form of it"
 	case resp.Finish == "":
 		return "the reference decoder reads no finish in its stream (cut, or unreadable before its end), and every whole response has one: there is no faithful whole form of it"
+	case resp.Finish == core.FinishOther && resp.ProviderFinish == "":
+		return "its stream ends without a finish reason (only its end says it ended), and a whole response carries one of the protocol's: any value serve chose would be invented"
 	}
 	return ""
 }

@@ -20,6 +20,8 @@ var Protocol = protocol.Protocol{
 	},
 	Requirements: requirements,
 	// Anthropic API documentation, "Errors": the status of each error type.
+	// Messages API reference, stop_reason.
+	FinishReasons: []string{"end_turn", "max_tokens", "stop_sequence", "tool_use", "pause_turn", "refusal", "model_context_window_exceeded"},
 	Errors: protocol.ErrorStatuses{Types: map[string]int{
 		"invalid_request_error": 400, "authentication_error": 401, "billing_error": 402,
 		"permission_error": 403, "not_found_error": 404, "request_too_large": 413,

@@ -24,6 +24,8 @@ var Protocol = protocol.Protocol{
 	// Errors" for a request whose credentials AWS does not know
 	// (UnrecognizedClientException, "The security token included in the
 	// request is invalid.", 403).
+	// Converse API reference, StopReason.
+	FinishReasons: []string{"end_turn", "tool_use", "max_tokens", "stop_sequence", "guardrail_intervened", "content_filtered", "model_context_window_exceeded"},
 	Errors: protocol.ErrorStatuses{
 		Types: map[string]int{
 			"ValidationException": 400, "ServiceQuotaExceededException": 400,

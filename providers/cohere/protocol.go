@@ -20,6 +20,8 @@ var Protocol = protocol.Protocol{
 	Requirements: requirements,
 	// Cohere API documentation, "Errors": 401 for "no api key supplied"
 	// and "invalid api token"; its other refusals are 400s.
+	// Chat v2 API reference, finish_reason.
+	FinishReasons: []string{"COMPLETE", "STOP_SEQUENCE", "MAX_TOKENS", "TOOL_CALL", "ERROR", "TIMEOUT"},
 	Errors: protocol.ErrorStatuses{Bodies: []protocol.BodyStatus{
 		{Body: regexp.MustCompile(`(?i)"(no api key supplied|invalid api token)"`), Status: 401},
 	}},

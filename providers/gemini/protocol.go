@@ -22,6 +22,8 @@ var Protocol = protocol.Protocol{
 	// An error body carries its HTTP status as its code (google.rpc.Status);
 	// without one, the status of its status name (Gemini API
 	// documentation, "Troubleshooting", backend error codes).
+	// Gemini API reference, Candidate.FinishReason.
+	FinishReasons: []string{"FINISH_REASON_UNSPECIFIED", "STOP", "MAX_TOKENS", "SAFETY", "RECITATION", "LANGUAGE", "OTHER", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII", "MALFORMED_FUNCTION_CALL", "IMAGE_SAFETY", "IMAGE_PROHIBITED_CONTENT", "IMAGE_OTHER", "NO_IMAGE", "IMAGE_RECITATION", "UNEXPECTED_TOOL_CALL", "TOO_MANY_TOOL_CALLS", "MISSING_THOUGHT_SIGNATURE"},
 	Errors: protocol.ErrorStatuses{Types: map[string]int{
 		"INVALID_ARGUMENT": 400, "FAILED_PRECONDITION": 400, "PERMISSION_DENIED": 403,
 		"NOT_FOUND": 404, "RESOURCE_EXHAUSTED": 429, "INTERNAL": 500,

@@ -21,7 +21,9 @@ var Protocol = protocol.Protocol{
 		// back such an id in place of a longer served one.
 		TranslatedID: regexp.MustCompile(`^[A-Za-z0-9]{9}$`),
 	},
-	Errors: mistralErrors,
+	// Mistral chat completion API reference, finish_reason.
+	FinishReasons: []string{"stop", "length", "model_length", "error", "tool_calls"},
+	Errors:        mistralErrors,
 }
 
 // mistralErrors are OpenAI's error statuses (Mistral's error bodies use

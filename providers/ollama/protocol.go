@@ -16,6 +16,8 @@ var Protocol = protocol.Protocol{
 	Grading:  protocol.Grading{Shape: protocol.ShapeChat, MissingResult: "G03", ToolResultText: true, ResponseIDPrefix: "msg_"},
 	// Ollama API documentation, "Errors": {"error": "..."} with 404 for a
 	// model it does not have, 400 for a request it refuses.
+	// Ollama API documentation, done_reason.
+	FinishReasons: []string{"stop", "length", "load", "unload"},
 	Errors: protocol.ErrorStatuses{Bodies: []protocol.BodyStatus{
 		{Body: regexp.MustCompile(`"error"\s*:\s*"model .* not found`), Status: 404},
 	}},

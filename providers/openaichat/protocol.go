@@ -14,5 +14,7 @@ var Protocol = protocol.Protocol{
 	New:      func() core.Adapter { return New() },
 	SSE:      protocol.SSE{Done: true, Events: protocol.EventsChatChunks},
 	Grading:  protocol.Grading{Shape: protocol.ShapeChat, MissingResult: "G03", ReasoningReplayed: true, ResponseIDPrefix: "msg_", ResultForms: resultForms},
-	Errors:   oaichat.ErrorStatuses,
+	// Chat Completions API reference, finish_reason.
+	FinishReasons: []string{"stop", "length", "tool_calls", "content_filter", "function_call"},
+	Errors:        oaichat.ErrorStatuses,
 }

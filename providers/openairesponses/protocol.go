@@ -15,5 +15,8 @@ var Protocol = protocol.Protocol{
 	SSE:      protocol.SSE{NamedEvents: true},
 	Grading:  protocol.Grading{MissingResult: "G07", ResponseIDPrefix: "resp_", StoredResponses: true},
 	// OpenAI's error types and codes, which Responses shares.
-	Errors: oaichat.ErrorStatuses,
+	// Responses API reference: status, and incomplete_details.reason for an
+	// incomplete response.
+	FinishReasons: []string{"completed", "failed", "cancelled", "max_output_tokens", "content_filter"},
+	Errors:        oaichat.ErrorStatuses,
 }

@@ -34,6 +34,10 @@ type Protocol struct {
 	Requirements func(body []byte) []Requirement
 	// Errors says which HTTP status the API sends with each error body.
 	Errors ErrorStatuses
+	// FinishReasons is the protocol's own vocabulary of raw finish values
+	// (core.Response.ProviderFinish as its decoder reads them), from its
+	// API reference: what a fake provider may write, and nothing else.
+	FinishReasons []string
 }
 
 // SSE is how a protocol frames its Server-Sent Events.
