@@ -137,7 +137,8 @@ func (a *Adapter) DecodeResponse(body []byte) (resp *core.Response, err error) {
 				return nil, &DecodeError{Protocol: protocolName, Op: op, Offset: -1, Path: path + ".id", Err: fmt.Errorf("%w: %q also at content[%d]", core.ErrDuplicateCallID, p.Call.ID, j)}
 			}
 			ids[p.Call.ID] = i
-			if !json.Valid(p.Call.Arguments) {
+			// A call without a name is never complete.
+			if !json.Valid(p.Call.Arguments) || p.Call.Name == "" {
 				c := *p.Call
 				c.Original, c.Arguments = string(c.Arguments), nil
 				resp.Incomplete = append(resp.Incomplete, c)

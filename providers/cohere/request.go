@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/toolconform/conform/core"
 	"github.com/toolconform/conform/providers/internal/wire"
@@ -322,6 +323,9 @@ func decodeMessage(m message) (core.Message, error) {
 			}
 		}
 		for j, c := range m.ToolCalls {
+			if a := strings.TrimSpace(string(c.Function.Arguments)); c.ID == "" && c.Function.Name == "" && (a == "" || a == "null" || a == `""`) {
+				continue // a zero-valued entry is an absent one
+			}
 			call, err := callFromWire(c.ID, c.Function.Name, string(c.Function.Arguments))
 			if err != nil {
 				return core.Message{}, fmt.Errorf(".tool_calls[%d].function.arguments: %w", j, err)

@@ -1,6 +1,7 @@
 package gemini
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -57,6 +58,14 @@ func (a *Adapter) DecodeResponse(body []byte) (resp *core.Response, err error) {
 	k := 0
 	if c.Content != nil {
 		for i, p := range c.Content.Parts {
+			if fc := p.FunctionCall; fc != nil && zeroCall(fc) {
+				p.FunctionCall = nil // a zero-valued object is an absent one
+			}
+			if fc := p.FunctionCall; fc != nil && fc.Name == "" {
+				// A call without a name is never complete.
+				resp.Incomplete = append(resp.Incomplete, core.Call{ID: fc.ID, Signature: p.ThoughtSignature, Original: string(bytes.TrimSpace(fc.Args))})
+				continue
+			}
 			part, ok, err := partOf(p, w.ResponseID, &k)
 			if err != nil {
 				return nil, wire.Placed(op, -1, "candidates[0].content.parts["+strconv.Itoa(i)+"]", err)
@@ -69,6 +78,16 @@ func (a *Adapter) DecodeResponse(body []byte) (resp *core.Response, err error) {
 	resp.ProviderFinish = string(c.FinishReason)
 	resp.Finish = NormalizeFinish(resp.ProviderFinish, k > 0, hasContent(resp.Message))
 	return resp, nil
+}
+
+// zeroCall reports whether a functionCall is zero-valued, as a server that
+// writes every field of its part type sends it beside a text part: no id,
+// no name, no args (absent or null), no partialArgs, no willContinue. It
+// is an absent one, except where it ends a call whose partialArgs came
+// before it (stream.part).
+func zeroCall(fc *wireFunctionCall) bool {
+	a := bytes.TrimSpace(fc.Args)
+	return fc.ID == "" && fc.Name == "" && (len(a) == 0 || string(a) == "null") && len(fc.PartialArgs) == 0 && !fc.WillContinue
 }
 
 // hasContent reports whether a message holds anything but empty text.

@@ -521,7 +521,9 @@ func (s *stream) chunk(w *wireResponse) error {
 }
 
 func (s *stream) part(p wirePart) error {
-	if fc := p.FunctionCall; fc != nil {
+	// A zero-valued functionCall ends the call whose partialArgs are
+	// open, and outside one is an absent object.
+	if fc := p.FunctionCall; fc != nil && (s.open != nil || !zeroCall(fc)) {
 		return s.functionCall(fc, p.ThoughtSignature)
 	}
 	switch {

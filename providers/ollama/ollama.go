@@ -172,6 +172,9 @@ func kind(c byte) string {
 func callsOf(tcs []wireToolCall, gen func(k int) string, path string, op string) ([]core.Call, error) {
 	var calls []core.Call
 	for k, tc := range tcs {
+		if zeroCall(tc) {
+			continue // a zero-valued entry is an absent one
+		}
 		args, repaired, orig, err := DecodeArguments(tc.Function.Arguments)
 		if err != nil {
 			return nil, wire.Placed(op, -1, path+".tool_calls["+strconv.Itoa(k)+"].function.arguments", err)
@@ -183,6 +186,20 @@ func callsOf(tcs []wireToolCall, gen func(k int) string, path string, op string)
 		calls = append(calls, core.Call{ID: id, Name: tc.Function.Name, Arguments: args, Repaired: repaired, Original: orig})
 	}
 	return calls, nil
+}
+
+// zeroCall reports whether a tool call entry is zero-valued, as a server
+// that writes every field of its types sends it: no id, no name, and no
+// arguments (absent, null or {}). It is an absent one, never a call.
+func zeroCall(tc wireToolCall) bool {
+	if tc.ID != "" || tc.Function.Name != "" {
+		return false
+	}
+	switch string(bytes.TrimSpace(tc.Function.Arguments)) {
+	case "", "null", "{}":
+		return true
+	}
+	return false
 }
 
 func wireCall(c core.Call) (wireToolCall, error) {
@@ -512,10 +529,17 @@ func (a *Adapter) DecodeResponse(body []byte) (resp *core.Response, err error) {
 	if err != nil {
 		return nil, err
 	}
+	hasCalls := false
 	for _, c := range calls {
+		if c.Name == "" {
+			// A call without a name is never complete.
+			c.Original, c.Arguments, c.Repaired = string(c.Arguments), nil, false
+			resp.Incomplete = append(resp.Incomplete, c)
+			continue
+		}
 		resp.Message.Parts = append(resp.Message.Parts, core.CallPart(c))
+		hasCalls = true
 	}
-	hasCalls := len(calls) > 0
 	if w.PromptEvalCount != nil || w.EvalCount != nil {
 		resp.Usage = &core.Usage{InputTokens: deref(w.PromptEvalCount), OutputTokens: deref(w.EvalCount)}
 	}

@@ -236,6 +236,9 @@ func (s *stream) pull() error {
 			s.emit(core.Event{Kind: core.EventText, Text: m.Content})
 		}
 		for k, tc := range m.ToolCalls {
+			if zeroCall(tc) {
+				continue // a zero-valued entry is an absent one
+			}
 			if err := s.call(tc); err != nil {
 				return wire.Placed(streamOp, off, "", fmt.Errorf("message.tool_calls[%d].function.arguments: %w", k, err))
 			}

@@ -32,9 +32,11 @@
 // code_interpreter_call, mcp_call, ...) are dropped, and so are the items the
 // client runs but a canonical Call cannot describe (local_shell_call,
 // apply_patch_call, computer_call, custom_tool_call). A function_call whose
-// status is incomplete or whose arguments are not JSON goes to
-// Response.Incomplete; empty arguments become {} reported Repaired (C01); an
-// object is taken as its JSON text (C04); two calls with one call_id are an
+// status is incomplete goes to Response.Incomplete; its arguments get the
+// verdict core.Buffer gives them streamed (empty text is {}, C01; text it
+// repairs is Repaired; text it cannot repair, and a call without a name,
+// incomplete); a zero-valued item is absent; an object is taken as its JSON
+// text (C04); two calls with one call_id are an
 // error wrapping core.ErrDuplicateCallID (D06). Finish: completed is
 // tool_calls with a call and stop without; incomplete for max_output_tokens
 // is length (B11), for content_filter content_filter; failed is error.

@@ -194,12 +194,12 @@ func TestDecodeResponseCases(t *testing.T) {
 				Incomplete: []core.Call{{ID: "call_1", ItemID: "fc_1", Name: "f", Original: `{"a":`}}},
 		},
 		{
-			name: "built-in tool items are not calls; C01 empty arguments repaired and reported",
+			name: "built-in tool items are not calls; C01 empty arguments are {} as streamed",
 			body: `{"id":"r","status":"completed","output":[{"type":"web_search_call","id":"ws_1","status":"completed","action":{"query":"x"}},
 			  {"type":"local_shell_call","id":"ls_1","call_id":"call_ls","action":{}},
 			  {"type":"function_call","id":"fc_1","call_id":"call_1","name":"f","arguments":""}]}`,
 			want: &core.Response{ID: "r", Message: core.Message{Role: core.RoleAssistant, Parts: []core.Part{
-				core.CallPart(core.Call{ID: "call_1", ItemID: "fc_1", Name: "f", Arguments: json.RawMessage("{}"), Repaired: true})}},
+				core.CallPart(core.Call{ID: "call_1", ItemID: "fc_1", Name: "f", Arguments: json.RawMessage("{}")})}},
 				Finish: core.FinishToolCalls, ProviderFinish: "completed"},
 		},
 		{

@@ -7,6 +7,7 @@ import (
 
 	"github.com/toolconform/conform/core"
 	"github.com/toolconform/conform/providers/internal/jsonstr"
+	"github.com/toolconform/conform/providers/internal/rules"
 	"github.com/toolconform/conform/providers/internal/vendorerr"
 )
 
@@ -97,26 +98,36 @@ func statusOf(f core.FinishReason, raw string) (status, reason string) {
 	return "incomplete", raw
 }
 
-// callOf decodes a function_call item. ok is false when the arguments are
-// not complete JSON or the item is incomplete; such calls are never
-// reported as complete. Empty arguments are repaired to {} and the repair
-// is reported (C01).
+// callOf decodes a function_call item. ok is false when the item is
+// incomplete; such calls are never reported as complete. Otherwise the
+// arguments get the verdict core.Buffer gives the same text streamed
+// (rules.WholeArgs), but for null, {} reported as a repair (C06): empty
+// text is {} (C01), text the Buffer repairs is
+// complete and Repaired, other text, and a call without a name,
+// incomplete.
 func callOf(it wireItem) (c core.Call, ok bool) {
 	c = core.Call{ID: it.CallID, ItemID: it.ID, Name: it.Name}
 	args, _ := argsOf(it.Arguments)
-	switch {
-	case it.Status == "incomplete":
-		c.Original = args
-		return c, false
-	case len(bytes.TrimSpace([]byte(args))) == 0:
-		c.Arguments, c.Repaired, c.Original = json.RawMessage("{}"), true, args
-		return c, true
-	case !json.Valid([]byte(args)):
+	if it.Status == "incomplete" {
 		c.Original = args
 		return c, false
 	}
-	c.Arguments = json.RawMessage(args)
-	return c, true
+	if string(bytes.TrimSpace(it.Arguments)) == "null" && it.Name != "" {
+		// arguments is always a string: null is a value the item cannot
+		// carry, read as none, {}, and the substitution said (C06).
+		c.Arguments, c.Repaired = json.RawMessage("{}"), true
+		return c, true
+	}
+	c, ok, _ = rules.WholeArgs(c, args)
+	return c, ok
+}
+
+// zeroItem reports whether a function_call item is zero-valued, as a
+// server that writes every field of its types sends it: no id, call_id,
+// name or arguments. It is an absent one, never a call.
+func zeroItem(it wireItem) bool {
+	args, _ := argsOf(it.Arguments)
+	return it.ID == "" && it.CallID == "" && it.Name == "" && args == ""
 }
 
 // DecodeResponse decodes a /v1/responses body. Output items become the
@@ -167,6 +178,9 @@ func (a *Adapter) DecodeResponse(body []byte) (resp *core.Response, err error) {
 		case "reasoning":
 			resp.Message.Parts = append(resp.Message.Parts, reasoningParts(it)...)
 		case "function_call":
+			if zeroItem(it) {
+				continue
+			}
 			if j, dup := seen[it.CallID]; dup {
 				return nil, &DecodeError{Protocol: protocolName, Op: op, Offset: -1, Path: path + ".call_id", Err: fmt.Errorf("%w: duplicate call_id %q, also at output[%d]", core.ErrDuplicateCallID, it.CallID, j)}
 			}
