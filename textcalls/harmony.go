@@ -43,7 +43,7 @@ func newHarmony(o Options) Parser { return &harmonyParser{m: newMachine(o)} }
 func (p *harmonyParser) Feed(dst []core.Event, delta string) []core.Event {
 	p.m.begin(dst, delta, false)
 	p.run()
-	return p.m.out
+	return p.m.done()
 }
 
 func (p *harmonyParser) Close(dst []core.Event) []core.Event {
@@ -60,7 +60,7 @@ func (p *harmonyParser) Close(dst []core.Event) []core.Event {
 	case p.st == hInContent && m.cur >= 0:
 		m.cur, m.id = -1, "" // a call with no <|call|>: incomplete
 	}
-	return m.out
+	return m.done()
 }
 
 func (p *harmonyParser) run() {

@@ -90,11 +90,11 @@ func (j *jsonCalls) feedValue(m *machine, s string) (used int, done bool) {
 	for j.pos < len(j.buf) && !j.bad && !m.dead {
 		j.byte(m, j.buf[j.pos])
 		j.pos++
-		j.stream(m)
 		if len(j.stack) == 0 && j.objDepth < 0 && !j.inStr && j.any {
 			break
 		}
 	}
+	j.stream(m)
 	if len(j.buf) > m.opts.MaxBody && !j.bad {
 		m.die(fmt.Errorf("%w: more than %d bytes", ErrBodyTooLarge, m.opts.MaxBody))
 	}
@@ -118,13 +118,14 @@ func (j *jsonCalls) feed(m *machine, s string) {
 	for j.pos < len(j.buf) && !j.bad && !m.dead {
 		j.byte(m, j.buf[j.pos])
 		j.pos++
-		j.stream(m)
 	}
+	j.stream(m)
 }
 
-// stream sends the arguments known so far of a call whose name is known.
+// stream sends the arguments known so far of a call whose name is known;
+// it runs once a delta, after its bytes are scanned.
 func (j *jsonCalls) stream(m *machine) {
-	if j.objDepth < 0 || !j.named || j.argStart < 0 || (j.argKind != '{' && j.argKind != '[') {
+	if j.objDepth < 0 || !j.named || j.name == "" || j.argStart < 0 || (j.argKind != '{' && j.argKind != '[') {
 		return
 	}
 	if !j.started {

@@ -18,7 +18,6 @@ type machine struct {
 	off   int    // bytes of input consumed before pend
 	final bool   // the text has ended: hold nothing back
 	out   []core.Event
-	first int // where this Feed's events begin in out
 	calls int // calls started
 	cur   int // index of the open call, -1 for none
 	id    string
@@ -26,6 +25,13 @@ type machine struct {
 	// cutEnd is the input offset where the text the last cut returned
 	// ends.
 	cutEnd int
+	// The last delta of this Feed, kept as bytes while more of the same
+	// kind (and call) may join it, so that joining costs what it adds:
+	// pk is its kind ("" for none), pbuf its text, pidx and pid its call.
+	pk   core.EventKind
+	pbuf []byte
+	pidx int
+	pid  string
 }
 
 func newMachine(opts Options) machine {
@@ -33,8 +39,9 @@ func newMachine(opts Options) machine {
 }
 
 // begin starts a Feed or Close: delta joins the input, events go to dst.
+// The Feed or Close returns done().
 func (m *machine) begin(dst []core.Event, delta string, final bool) {
-	m.out, m.first, m.final = dst, len(dst), final
+	m.out, m.final = dst, final
 	if m.dead {
 		return
 	}
@@ -43,6 +50,12 @@ func (m *machine) begin(dst []core.Event, delta string, final bool) {
 	} else {
 		m.pend += delta
 	}
+}
+
+// done ends a Feed or Close and returns its events.
+func (m *machine) done() []core.Event {
+	m.flush()
+	return m.out
 }
 
 // consume drops the first n bytes of the input.
@@ -59,11 +72,21 @@ func (m *machine) consume(n int) {
 // back the longest tail that is a proper prefix of one, and a UTF-8
 // character the input cuts, unless the text has ended; which is -1.
 func (m *machine) cut(markers ...string) (before string, which int) {
+	// One pass over the input, stopping at the first byte that begins a
+	// marker there: the cost is the bytes consumed, not the input left.
+	var first [256]bool
+	for _, mk := range markers {
+		first[mk[0]] = true
+	}
 	at, which := -1, -1
-	for i, mk := range markers {
-		j := strings.Index(m.pend, mk)
-		if j >= 0 && (at < 0 || j < at || j == at && len(mk) > len(markers[which])) {
-			at, which = j, i
+	for i := 0; i < len(m.pend) && which < 0; i++ {
+		if !first[m.pend[i]] {
+			continue
+		}
+		for k, mk := range markers {
+			if strings.HasPrefix(m.pend[i:], mk) && (which < 0 || len(mk) > len(markers[which])) {
+				at, which = i, k
+			}
 		}
 	}
 	if which >= 0 && !m.final {
@@ -153,17 +176,30 @@ func (m *machine) skip(prefix string) bool {
 	return false
 }
 
-// emit appends a text or thinking delta, merged with the last event of
+// emit appends a text or thinking delta, joined with the last delta of
 // this Feed when that is of the same kind.
 func (m *machine) emit(kind core.EventKind, s string) {
 	if s == "" {
 		return
 	}
-	if n := len(m.out); n > m.first && m.out[n-1].Kind == kind {
-		m.out[n-1].Text += s
-		return
+	if m.pk != kind {
+		m.flush()
+		m.pk = kind
 	}
-	m.out = append(m.out, core.Event{Kind: kind, Text: s})
+	m.pbuf = append(m.pbuf, s...)
+}
+
+// flush makes the delta being joined an event.
+func (m *machine) flush() {
+	switch m.pk {
+	case "":
+		return
+	case core.EventCallDelta:
+		m.out = append(m.out, core.Event{Kind: m.pk, Chunk: &core.Chunk{Index: m.pidx, HasIndex: true, ID: m.pid, ArgsDelta: string(m.pbuf)}})
+	default:
+		m.out = append(m.out, core.Event{Kind: m.pk, Text: string(m.pbuf)})
+	}
+	m.pk, m.pbuf = "", m.pbuf[:0]
 }
 
 func (m *machine) text(s string)     { m.emit(core.EventText, s) }
@@ -171,6 +207,7 @@ func (m *machine) thinking(s string) { m.emit(core.EventThinking, s) }
 
 // start opens the next call.
 func (m *machine) start(name, id string) {
+	m.flush()
 	m.cur, m.id = m.calls, id
 	m.calls++
 	m.out = append(m.out, core.Event{Kind: core.EventCallStart, Chunk: &core.Chunk{Index: m.cur, HasIndex: true, ID: id, Name: name}})
@@ -181,11 +218,11 @@ func (m *machine) args(s string) {
 	if s == "" || m.cur < 0 {
 		return
 	}
-	if n := len(m.out); n > m.first && m.out[n-1].Kind == core.EventCallDelta && m.out[n-1].Chunk.Index == m.cur {
-		m.out[n-1].Chunk.ArgsDelta += s
-		return
+	if m.pk != core.EventCallDelta || m.pidx != m.cur {
+		m.flush()
+		m.pk, m.pidx, m.pid = core.EventCallDelta, m.cur, m.id
 	}
-	m.out = append(m.out, core.Event{Kind: core.EventCallDelta, Chunk: &core.Chunk{Index: m.cur, HasIndex: true, ID: m.id, ArgsDelta: s}})
+	m.pbuf = append(m.pbuf, s...)
 }
 
 // end closes the open call.
@@ -193,6 +230,7 @@ func (m *machine) end() {
 	if m.cur < 0 {
 		return
 	}
+	m.flush()
 	m.out = append(m.out, core.Event{Kind: core.EventCallEnd, Chunk: &core.Chunk{Index: m.cur, HasIndex: true, ID: m.id}})
 	m.cur, m.id = -1, ""
 }
@@ -219,6 +257,7 @@ func (m *machine) fail(format string, args ...any) { m.failAt(m.off, format, arg
 
 // failAt reports a problem at input offset off.
 func (m *machine) failAt(off int, format string, args ...any) {
+	m.flush()
 	m.out = append(m.out, core.Event{Kind: core.EventError, Error: &core.ProviderError{Type: ErrorType, Message: fmt.Sprintf("at byte %d: ", off) + fmt.Sprintf(format, args...)}})
 }
 

@@ -42,6 +42,9 @@ func (p *pyCalls) step(m *machine) bool {
 	for !m.dead {
 		switch p.st {
 		case pWant, pAfterList:
+			if p.tentative && p.held.Len() > maxHeader {
+				return p.giveUp(m) // no call named yet: text, held no longer
+			}
 			if !p.space(m) {
 				return false
 			}

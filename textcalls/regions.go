@@ -90,7 +90,7 @@ func newRegionParser(g *grammar, opts Options) *regionParser {
 func (p *regionParser) Feed(dst []core.Event, delta string) []core.Event {
 	p.m.begin(dst, delta, false)
 	p.run()
-	return p.m.out
+	return p.m.done()
 }
 
 func (p *regionParser) Close(dst []core.Event) []core.Event {
@@ -99,7 +99,7 @@ func (p *regionParser) Close(dst []core.Event) []core.Event {
 	if p.where == inBlock && !p.m.dead {
 		p.b.cut(&p.m)
 	}
-	return p.m.out
+	return p.m.done()
 }
 
 func (p *regionParser) run() {
