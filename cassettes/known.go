@@ -220,22 +220,30 @@ func (m *secretMatcher) leaks(n int, i *cassette.Interaction) []string {
 // encoding or decoded view; it is not saved.
 var ErrSecretLeft = errors.New("a secret is still in the cassette")
 
-// minEnvSecret is the shortest environment value taken for a secret.
-const minEnvSecret = 12
+// Limits of EnvSecrets: the shortest and longest value taken for a
+// secret, and how many are taken (each grows the pattern every text is
+// matched against).
+const (
+	minEnvSecret  = 12
+	maxEnvSecret  = 512
+	maxEnvSecrets = 32
+)
 
 // EnvSecrets returns the values of the environment variables whose names
 // are credential names (OPENAI_API_KEY, AWS_SECRET_ACCESS_KEY, HF_TOKEN,
-// ...), 12 bytes or longer, without blanks and not file paths: the keys
-// this process knows. Import and Save scrub them and refuse a cassette
+// ...), of 12 to 512 bytes, without blanks and not file paths, at most
+// 32 of them: the keys this process knows. Import and Save scrub them and refuse a cassette
 // that still holds one.
 func EnvSecrets() []string {
 	var out []string
 	for _, kv := range os.Environ() {
 		name, v, _ := strings.Cut(kv, "=")
-		if len(v) < minEnvSecret || strings.ContainsAny(v, " \t\n") || strings.HasPrefix(v, "/") || !credentialName(name, false) {
+		if len(v) < minEnvSecret || len(v) > maxEnvSecret || strings.ContainsAny(v, " \t\n") || strings.HasPrefix(v, "/") || !credentialName(name, false) {
 			continue
 		}
-		out = append(out, v)
+		if out = append(out, v); len(out) == maxEnvSecrets {
+			break
+		}
 	}
 	return out
 }
