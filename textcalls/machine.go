@@ -123,9 +123,12 @@ func (m *machine) cut(markers ...string) (before string, which int) {
 func holdback(s string, markers []string) int {
 	keep := 0
 	for _, mk := range markers {
-		for k := min(len(mk)-1, len(s)); k > keep; k-- {
-			if strings.HasSuffix(s, mk[:k]) {
-				keep = k
+		// The longest tail of s that begins mk starts at the first
+		// place, within len(mk)-1 of the end, that holds mk's first byte
+		// and from which s's rest is a prefix of mk.
+		for i := max(0, len(s)-len(mk)+1); i < len(s)-keep; i++ {
+			if s[i] == mk[0] && strings.HasPrefix(mk, s[i:]) {
+				keep = len(s) - i
 				break
 			}
 		}
