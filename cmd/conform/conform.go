@@ -51,7 +51,7 @@ func commands() []command {
 		{"decode", "--protocol P [FILE]", "decode one captured response body into canonical JSON", runDecode},
 		{"parse", "--format F [--tools FILE] [--chunks] [--thinking open|off] [FILE]", "parse tool calls a model wrote into its text (Hermes, Qwen3-Coder, Mistral, …) into the canonical JSON decode prints", runParse},
 		{"serve", "[--addr HOST:PORT] [--scenario NAME] [--chaos OPTIONS] [--for DURATION] [--list]", "run a fake provider on loopback that replays scenarios and grades follow-up requests", runServe},
-		{"gateway", "(--reference --front P | --spec FILE) [--upstream Q,...] [--run PATTERN] [--chaos OPTIONS] [--shard I/N] [--strict] [--format text|json] [--out FILE]", "grade a translating gateway: conform is the client in the front protocol and the upstream provider (serve) in the other", runGateway},
+		{"gateway", "(--reference --front P | --spec FILE) [--upstream Q,...] [--run PATTERN] [--chaos OPTIONS] [--shard I/N] [--strict] [--format text|json|markdown] [--out FILE]", "grade a translating gateway: conform is the client in the front protocol and the upstream provider (serve) in the other", runGateway},
 		{"merge", "[--strict] [--format text|json|html] [--out FILE] FILE...", "join the JSON results of the shards of run --client or of gateway (--shard I/N) into one report", runMerge},
 		{"proxy", "--front P --upstream Q --upstream-url URL [--addr HOST:PORT] [--key KEY]", "run the reference gateway: take requests in protocol P, send them on in protocol Q with conform's adapters (streams are collected, then re-encoded)", runProxy},
 		{"record", "--protocol P --scenario NAME [--base-url URL] [--force] [-o FILE]", "send a scenario's request to a live API and save a redacted cassette", runRecord},

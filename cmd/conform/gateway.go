@@ -18,6 +18,7 @@ import (
 	"github.com/toolconform/conform/gateway"
 	"github.com/toolconform/conform/providers"
 	"github.com/toolconform/conform/proxy"
+	"github.com/toolconform/conform/publish"
 	"github.com/toolconform/conform/report"
 	"github.com/toolconform/conform/scenarios"
 	"github.com/toolconform/conform/serve"
@@ -37,7 +38,7 @@ func runGateway(ctx context.Context, e *env, args []string) int {
 	fs.Var(&upstreams, "upstream", "grade only these upstream `PROTOCOLS`, comma-separated (default: all the gateway has)")
 	fs.Var(&runPatterns, "run", "grade only the scenarios whose names (upstream/category/case) match the `PATTERN`")
 	chaos := fs.String("chaos", "", "chaos `OPTIONS` for serve's responses: "+strings.Join(serve.ChaosNames(), ", "))
-	format := fs.String("format", "text", "output `FORMAT`: text or json")
+	format := fs.String("format", "text", "output `FORMAT`: text, json or markdown")
 	out := fs.String("out", "", "write the results to `FILE` instead of stdout")
 	strict := fs.Bool("strict", false, "count failed SHOULD cases")
 	caseTimeout := fs.Duration("case-timeout", gateway.DefaultCaseTimeout, "the time one case (its requests and the answers) may take")
@@ -54,8 +55,8 @@ func runGateway(ctx context.Context, e *env, args []string) int {
 	if *reference == (*specFile != "") {
 		return usageError(e, fs, "gateway: give exactly one of --reference and --spec")
 	}
-	if *format != "text" && *format != "json" {
-		return usageError(e, fs, "gateway: --format %q: want text or json", *format)
+	if *format != "text" && *format != "json" && *format != "markdown" {
+		return usageError(e, fs, "gateway: --format %q: want text, json or markdown", *format)
 	}
 	if *caseTimeout <= 0 {
 		return usageError(e, fs, "gateway: --case-timeout %v: want a positive duration", *caseTimeout)
@@ -219,7 +220,8 @@ func writeGatewayResults(e *env, file gateway.File, format, out string, strict b
 		defer f.Close()
 		w = f
 	}
-	if format == "json" {
+	switch format {
+	case "json":
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		enc.SetEscapeHTML(false)
@@ -227,7 +229,21 @@ func writeGatewayResults(e *env, file gateway.File, format, out string, strict b
 			e.errorf("gateway: %v", err)
 			return exitFail
 		}
-	} else {
+	case "markdown":
+		// The summary publish writes for any result file, from these
+		// results' JSON.
+		data, err := json.Marshal(file)
+		if err == nil {
+			var run *publish.Run
+			if run, err = publish.Read("gateway results", data, "gateway"); err == nil {
+				err = publish.WriteMarkdown(w, publish.Subjects([]*publish.Run{run}))
+			}
+		}
+		if err != nil {
+			e.errorf("gateway: %v", err)
+			return exitFail
+		}
+	default:
 		writeGatewayText(w, file)
 	}
 	for _, r := range results {
