@@ -17,22 +17,26 @@
 //
 // A stream is decoded event by event with the upstream adapter's
 // DecodeStream. To a front whose adapter writes a stream as it arrives
-// (EncodeLiveStream: Chat Completions and Mistral) it is translated event
-// by event, each write flushed to the client, and only this is held back:
-// a call's argument text until the chunk that names it (the front's
-// clients need the name in a call's first chunk, A09), and the finish
-// until the upstream stream ends (a later turn of the same stream, as a
-// Responses stream of several responses has, may still add calls). The
+// (EncodeLiveStream: Chat Completions, Mistral, Anthropic) it is
+// translated event by event, each write flushed to the client, and only
+// this is held back: a call's argument text until the chunk that names
+// it (the front's clients need the name in a call's first chunk, A09);
+// the finish until the upstream stream ends (a later turn of the same
+// stream, as a Responses stream of several responses has, may still add
+// calls); and, for a front that writes one content block at a time
+// (Anthropic), the other blocks' events while a call's block is open,
+// at most 32 MiB of them. The Anthropic encoder itself writes
+// message_start with what came before the first block, and a tool_use
+// start once its call's first argument text or end is known. The
 // translation checks call chunks with a core.Buffer, so it keeps the
 // calls' arguments (within core's limits) and the thinking before the
 // first call (for the follow-up), never the text. The other fronts
-// number a call among their content blocks and write one block at a time
-// (Anthropic, Bedrock, OpenAI Responses), or write calls whole (Gemini,
-// Ollama), or have not been given a live encoder yet (Cohere): their
-// streams are collected with core.Collect to the end of the upstream
-// stream and then written, within Collect's limits (16 MiB of text, 256
-// calls, 4 MiB of arguments a call); past them the answer is the front's
-// error body.
+// (Bedrock and OpenAI Responses, which number calls among their blocks
+// and items; Gemini and Ollama, which write calls whole; Cohere) have no
+// live encoder yet: their streams are collected with core.Collect to the
+// end of the upstream stream and then written, within Collect's limits
+// (16 MiB of text, 256 calls, 4 MiB of arguments a call); past them the
+// answer is the front's error body.
 //
 // Timeouts are idle timeouts (Options): the listener bounds the wait for
 // a request's headers, each read of its body and an idle keep-alive

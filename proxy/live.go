@@ -27,7 +27,7 @@ func (p *Proxy) live(enc liveEncoder, w http.ResponseWriter, body io.Reader) (in
 	w.WriteHeader(http.StatusOK)
 	fw := &flushWriter{w: w, rc: http.NewResponseController(w)}
 	fw.rc.Flush()
-	t := &translation{p: p, up: p.upstream.DecodeStream(body), buf: core.NewBuffer()}
+	t := &translation{p: p, up: p.upstream.DecodeStream(body), buf: core.NewBuffer(), serial: p.frontEP.BlockIndexes}
 	if err := enc.EncodeLiveStream(fw, t); err != nil {
 		return http.StatusOK, fmt.Errorf("encode %s stream: %w", p.opts.Front, err)
 	}
@@ -73,6 +73,10 @@ type translation struct {
 	pending       core.Event   // the finish, held until the stream ends
 	ended         bool         // the stream has ended (EOF next)
 	lostErr       error        // why the stream ended in the proxy's error
+	serial        bool         // the front writes one block at a time, numbered among its blocks
+	cur           string       // in serial, the id of the call whose block is open
+	held          []core.Event // in serial, the events that wait for that block to end
+	heldBytes     int
 }
 
 // Next returns the next translated event.
@@ -131,9 +135,8 @@ func (t *translation) step() {
 			t.fail(fmt.Errorf("upstream %s stream: %w: %s event without a chunk", t.p.opts.Upstream, core.ErrMalformed, e.Kind))
 			return
 		}
-		if !t.call(&e) {
-			return
-		}
+		t.call(&e)
+		return
 	case core.EventFinish:
 		t.finish(e)
 		return
@@ -147,7 +150,66 @@ func (t *translation) step() {
 		t.ended = true
 		return
 	}
+	t.emit(e)
+}
+
+// maxHeld bounds the text and argument bytes a serial front's translation
+// holds while one call's block is open.
+const maxHeld = 32 << 20
+
+// emit queues a translated event. A front that writes one block at a time
+// (serial) gets a call's block whole before any other: while a call's
+// block is open, the events of other calls and text wait, and follow in
+// order once it ends.
+func (t *translation) emit(e core.Event) {
+	if !t.serial {
+		t.queue = append(t.queue, e)
+		return
+	}
+	call := e.Kind == core.EventCallStart || e.Kind == core.EventCallDelta || e.Kind == core.EventCallEnd
+	switch {
+	case t.cur == "" && len(t.held) == 0 || t.cur != "" && call && e.Chunk.ID == t.cur:
+	case e.Kind == core.EventUsage && t.cur == "" && len(t.held) == 0:
+	default:
+		t.held = append(t.held, e)
+		t.heldBytes += len(e.Text)
+		if call {
+			t.heldBytes += len(e.Chunk.ArgsDelta)
+		}
+		if t.heldBytes > maxHeld {
+			t.fail(fmt.Errorf("the %s front writes one block at a time: more than %d bytes of other blocks waited for call %s to end", t.p.opts.Front, maxHeld, t.cur))
+		}
+		return
+	}
 	t.queue = append(t.queue, e)
+	switch {
+	case call && e.Kind == core.EventCallStart:
+		t.cur = e.Chunk.ID
+	case call && e.Kind == core.EventCallEnd:
+		t.cur = ""
+		held := t.held
+		t.held, t.heldBytes = nil, 0
+		for _, h := range held {
+			t.emit(h)
+		}
+	}
+}
+
+// closeBlocks ends, in a serial front, the block of a call the finish
+// cut (its text is incomplete, and its client reads it so) and every call
+// that waits behind it, so that the finish comes after every block.
+func (t *translation) closeBlocks() {
+	for t.serial && (t.cur != "" || len(t.held) > 0) {
+		if t.cur != "" {
+			t.emit(core.Event{Kind: core.EventCallEnd, Chunk: &core.Chunk{ID: t.cur, Done: true}})
+			continue
+		}
+		held := t.held
+		t.held, t.heldBytes = nil, 0
+		for _, h := range held {
+			t.emit(h)
+		}
+	}
 }
 
 // openCall is a call started and not ended: how the upstream's chunks
@@ -161,13 +223,13 @@ type openCall struct {
 	deltas bool   // argument text has been passed on
 }
 
-// call checks a call event with the Buffer and reports whether to pass it
-// on, rewritten for the front: routed by the call's id and its position
+// call checks a call event with the Buffer and emits what it becomes for
+// the front: routed by the call's id and its position
 // among the calls (providers.ResponseEvents numbers calls so for a front
 // whose stream numbers them among the calls), with the id Collect would
 // give a call the upstream sent without one. A chunk the Buffer rejects
 // loses its call and ends the stream in an error.
-func (t *translation) call(e *core.Event) bool {
+func (t *translation) call(e *core.Event) {
 	c := *e.Chunk
 	c.Start = c.Start || e.Kind == core.EventCallStart
 	c.Done = c.Done || e.Kind == core.EventCallEnd
@@ -184,7 +246,7 @@ func (t *translation) call(e *core.Event) bool {
 	done, err := t.buf.Add(c)
 	if err != nil {
 		t.fail(fmt.Errorf("upstream %s stream: a call is lost: %w", t.p.opts.Upstream, err))
-		return false
+		return
 	}
 	t.calls += len(done)
 	if c.Done {
@@ -202,19 +264,31 @@ func (t *translation) call(e *core.Event) bool {
 		// (A09): its text waits for the name. A call that never gets one
 		// stays open and ends the stream in an error at the finish.
 		oc.held += text
-		return false
+		return
 	}
-	out := *e.Chunk
-	out.ID, out.Index, out.HasIndex, out.Turn, out.Args = oc.id, oc.index, true, 0, nil
-	out.ArgsDelta = oc.held + text
-	oc.held = ""
+	text, oc.held = oc.held+text, ""
+	// The chunk becomes the front's events: the call's start once, its
+	// text as a delta, its end; routed by the call's id and, for a front
+	// that numbers calls among the calls, its position.
+	route := core.Chunk{ID: oc.id, ItemID: e.Chunk.ItemID, Index: oc.index, HasIndex: !t.serial}
+	sig := e.Chunk.Signature
 	if !oc.named {
-		out.Start, oc.named = true, true
-		e.Kind = core.EventCallStart
+		oc.named = true
+		st := route
+		st.Start, st.Name, st.Signature, sig = true, e.Chunk.Name, sig, ""
+		t.emit(core.Event{Kind: core.EventCallStart, ID: e.ID, Model: e.Model, Chunk: &st})
 	}
-	oc.deltas = oc.deltas || out.ArgsDelta != ""
-	e.Chunk = &out
-	return true
+	if text != "" || sig != "" {
+		d := route
+		d.ArgsDelta, d.Signature, sig = text, sig, ""
+		oc.deltas = oc.deltas || text != ""
+		t.emit(core.Event{Kind: core.EventCallDelta, Chunk: &d})
+	}
+	if c.Done {
+		end := route
+		end.Done = true
+		t.emit(core.Event{Kind: core.EventCallEnd, Chunk: &end})
+	}
 }
 
 // begin opens a call for chunk c.
@@ -288,7 +362,7 @@ func (t *translation) finish(e core.Event) {
 			return
 		}
 		t.calls += len(done)
-		t.queue = append(t.queue, core.Event{Kind: core.EventCallEnd, Chunk: &core.Chunk{ID: o.id, Index: o.index, HasIndex: true, Done: true}})
+		t.emit(core.Event{Kind: core.EventCallEnd, Chunk: &core.Chunk{ID: o.id, Index: o.index, HasIndex: !t.serial, Done: true}})
 	}
 	t.open = slices.DeleteFunc(t.open, func(o *openCall) bool { return o.named })
 }
@@ -304,6 +378,7 @@ func (t *translation) end() {
 		t.fail(fmt.Errorf("%s", lostCalls(t.p.opts.Upstream, inc, err)))
 		return
 	}
+	t.closeBlocks()
 	raw := e.ProviderFinish
 	e.ProviderFinish = ""
 	switch {

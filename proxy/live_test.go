@@ -3,6 +3,7 @@ package proxy
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -32,7 +33,7 @@ func TestStreamsAsItGoes(t *testing.T) {
 		mu.Unlock()
 	}))
 	defer up.Close()
-	for _, front := range []string{"openai-chat", "mistral"} {
+	for _, front := range []string{"openai-chat", "mistral", "anthropic"} {
 		t.Run(front, func(t *testing.T) {
 			px, err := New(Options{Front: front, Upstream: "openai-chat", UpstreamURL: up.URL})
 			if err != nil {
@@ -51,7 +52,7 @@ func TestStreamsAsItGoes(t *testing.T) {
 			texts := 0
 			sc := bufio.NewScanner(io.TeeReader(resp.Body, &all))
 			for sc.Scan() {
-				if strings.Contains(sc.Text(), `"content":"part `) {
+				if strings.HasPrefix(sc.Text(), "data:") && strings.Contains(sc.Text(), `part `) {
 					texts++
 					if firstText.IsZero() {
 						firstText = time.Now()
@@ -113,5 +114,53 @@ func TestLongTextIsNeverCut(t *testing.T) {
 				t.Errorf("%d bytes of text and finish %q without an error (%v); want all %d and stop", len(r.Message.Text()), r.Finish, err, total)
 			}
 		})
+	}
+}
+
+// TestOneBlockAtATime streams two calls whose chunks the upstream
+// interleaves (A05), with text between them, to the Anthropic front,
+// which writes one content block at a time: each block is stopped before
+// the next starts, and both calls arrive whole.
+func TestOneBlockAtATime(t *testing.T) {
+	call := func(i int, first bool, args string) string {
+		head := ""
+		if first {
+			head = fmt.Sprintf(`"id":"call_%d","type":"function","function":{"name":"weather","arguments":%q}`, i, args)
+		} else {
+			head = fmt.Sprintf(`"function":{"arguments":%q}`, args)
+		}
+		return fmt.Sprintf("data: {\"id\":\"r\",\"object\":\"chat.completion.chunk\",\"model\":\"m\",\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":%d,%s}]}}]}\n\n", i, head)
+	}
+	body := chatText("looking ") + call(0, true, `{"city":`) + call(1, true, `{"city":`) + chatText("up ") +
+		call(0, false, `"Oslo"}`) + call(1, false, `"Lima"}`) + chatChunk(chatToolFinish) + "data: [DONE]\n\n"
+	_, got := roundTrip(t, "anthropic", true, body)
+	open := -1
+	for _, line := range strings.Split(string(got), "\n") {
+		var ev struct {
+			Type  string `json:"type"`
+			Index int    `json:"index"`
+		}
+		if !strings.HasPrefix(line, "data: ") || json.Unmarshal([]byte(line[6:]), &ev) != nil {
+			continue
+		}
+		switch ev.Type {
+		case "content_block_start":
+			if open >= 0 {
+				t.Fatalf("block %d started while block %d is open:\n%s", ev.Index, open, got)
+			}
+			open = ev.Index
+		case "content_block_delta":
+			if ev.Index != open {
+				t.Fatalf("a delta for block %d while block %d is open:\n%s", ev.Index, open, got)
+			}
+		case "content_block_stop":
+			open = -1
+		}
+	}
+	a, _ := providers.Lookup("anthropic")
+	r, err := core.Collect(a.DecodeStream(bytes.NewReader(got)))
+	calls := r.Calls()
+	if err != nil || len(calls) != 2 || string(calls[0].Arguments) != `{"city":"Oslo"}` || string(calls[1].Arguments) != `{"city":"Lima"}` {
+		t.Fatalf("calls %+v, error %v:\n%s", calls, err, got)
 	}
 }

@@ -391,11 +391,7 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) (int, error) {
 	if !stream {
 		return p.whole(w, resp.Body)
 	}
-	// A live front numbers calls among the calls, as the translation
-	// does; one that numbers them among its blocks (BlockIndexes) also
-	// writes one block at a time, which needs the order the whole
-	// stream gives, and is collected.
-	if enc, ok := p.front.(liveEncoder); ok && !p.frontEP.BlockIndexes {
+	if enc, ok := p.front.(liveEncoder); ok {
 		return p.live(enc, w, resp.Body)
 	}
 	return p.stream(w, resp.Body)

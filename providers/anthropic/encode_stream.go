@@ -69,19 +69,52 @@ func (a *Adapter) EncodeStream(w io.Writer, events []core.Event) error {
 	if err := streamenc.CheckKinds("anthropic: encode stream", events, false); err != nil {
 		return err
 	}
+	return encodeStream(w, streamenc.Events(events))
+}
+
+// EncodeLiveStream writes the events of s as EncodeStream writes a list,
+// each as it arrives, except what an Anthropic stream must say before
+// it can be known: message_start, written before the first block, takes
+// the id, model and input tokens of the events before that block (a
+// usage event that comes later reaches the client in message_delta), and
+// a tool_use block's start waits for its call's first argument text or
+// its end (a call sent whole starts with its input, as EncodeStream
+// writes it). An event EncodeStream would refuse before writing is
+// refused when it comes.
+func (a *Adapter) EncodeLiveStream(w io.Writer, s core.EventStream) error {
+	return encodeStream(w, streamenc.Live(s))
+}
+
+// content reports whether e writes a content block.
+func content(e core.Event) bool {
+	switch e.Kind {
+	case core.EventText, core.EventThinking, core.EventPlan, core.EventCallStart, core.EventCallDelta, core.EventCallEnd:
+		return true
+	}
+	return false
+}
+
+func encodeStream(w io.Writer, src *streamenc.Source) error {
 	sw := sseio.NewWriter(w)
-	id, model := streamenc.ResponseMeta(events)
 	// Real streams always carry usage in message_start (the input tokens
 	// are known before the first block) and in message_delta, and SDKs
 	// read it without checking (@anthropic-ai/sdk sets
-	// message.usage.output_tokens on every message_delta).
-	input := 0
-	for _, e := range events {
-		if e.Kind == core.EventUsage && e.Usage != nil {
-			input = e.Usage.InputTokens
-			break
+	// message.usage.output_tokens on every message_delta). A live source
+	// is looked at only up to its first block.
+	var id, model string
+	input, sawUsage := 0, false
+	src.Ahead(func(e core.Event) bool {
+		if id == "" && model == "" && (e.ID != "" || e.Model != "") {
+			id, model = e.ID, e.Model
 		}
-	}
+		if src.IsLive() && content(e) {
+			return false
+		}
+		if !sawUsage && e.Kind == core.EventUsage && e.Usage != nil {
+			input, sawUsage = e.Usage.InputTokens, true
+		}
+		return true
+	})
 	sw.WriteJSON("message_start", map[string]any{"type": "message_start", "message": map[string]any{
 		"id": id, "type": "message", "role": "assistant", "model": model, "content": []any{},
 		"stop_reason": nil, "stop_sequence": nil,
@@ -130,7 +163,16 @@ func (a *Adapter) EncodeStream(w io.Writer, events []core.Event) error {
 		m["usage"] = map[string]int{"input_tokens": u.InputTokens, "output_tokens": u.OutputTokens}
 		sw.WriteJSON("message_delta", m)
 	}
-	for i, e := range events {
+	for {
+		e, i, ok := src.Next()
+		if !ok {
+			break
+		}
+		if src.IsLive() {
+			if err := streamenc.CheckKind("anthropic: encode stream", i, e, false); err != nil {
+				return err
+			}
+		}
 		if e.Chunk == nil && (e.Kind == core.EventCallStart || e.Kind == core.EventCallDelta || e.Kind == core.EventCallEnd) {
 			return fmt.Errorf("anthropic: encode stream: event %d: %w: %s event without a chunk", i, core.ErrMalformed, e.Kind)
 		}
@@ -178,19 +220,16 @@ func (a *Adapter) EncodeStream(w io.Writer, events []core.Event) error {
 			input := json.RawMessage("{}")
 			// Look ahead: a call whose arguments come only with its end
 			// carries them in the start's input.
-		look:
-			for _, f := range events[i+1:] {
+			src.Ahead(func(f core.Event) bool {
 				if f.Chunk == nil || (f.Kind != core.EventCallDelta && f.Kind != core.EventCallEnd) {
-					continue
+					return true
 				}
 				if !sameCall(f.Chunk, e.Chunk) {
-					continue
+					return true
 				}
 				switch f.Kind {
 				case core.EventCallDelta:
-					if f.Chunk.ArgsDelta != "" {
-						break look
-					}
+					return f.Chunk.ArgsDelta == ""
 				case core.EventCallEnd:
 					if f.Chunk.Args != nil {
 						if v := bytes.TrimSpace([]byte(*f.Chunk.Args)); json.Valid(v) && len(v) > 0 && v[0] == '{' {
@@ -198,9 +237,9 @@ func (a *Adapter) EncodeStream(w io.Writer, events []core.Event) error {
 							ec.inStart = true
 						}
 					}
-					break look
 				}
-			}
+				return false
+			})
 			key := idx
 			if e.Chunk.HasIndex {
 				key = e.Chunk.Index
@@ -251,6 +290,9 @@ func (a *Adapter) EncodeStream(w io.Writer, events []core.Event) error {
 	closeCur()
 	if usage != nil {
 		writeUsage("")
+	}
+	if err := src.Err(); err != nil {
+		return fmt.Errorf("anthropic: encode stream: %w", err)
 	}
 	if !errored {
 		sw.WriteJSON("message_stop", map[string]any{"type": "message_stop"})
