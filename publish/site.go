@@ -243,7 +243,7 @@ var subjectPage = template.Must(template.New("subject").Funcs(funcs).Parse(`<!DO
 <p><a href="../index.html">all subjects</a></p>
 <h1>{{.Subject.Name}}</h1>
 <p>{{.Subject.Kind}} · <span id="counts">{{.Latest.Counts}}</span></p>
-<table id="provenance"><tr><th>date</th><td>{{.Latest.Date}}</td></tr><tr><th>conform</th><td>{{.Conform}}</td></tr>
+<table id="provenance"><tr><th>conform</th><td>{{.Conform}}</td></tr>
 {{range $k, $v := .Latest.Provenance}}<tr><th>{{$k}}</th><td>{{$v}}</td></tr>
 {{end}}<tr><th>results file</th><td>{{.Latest.File}}</td></tr></table>
 {{if gt (len .Subject.Runs) 1}}<h2>History</h2>
