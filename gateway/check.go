@@ -136,7 +136,7 @@ type checker struct {
 }
 
 func (c *checker) add(rule, format string, args ...any) {
-	c.res.Problems = append(c.res.Problems, scenarios.Problem{Rule: rule, Message: fmt.Sprintf(format, args...)})
+	c.res.Problems = append(c.res.Problems, scenarios.Problem{Rule: rule, Message: fmt.Sprintf(format, args...), Contract: serve.Contracts[rule]})
 }
 
 func (c *checker) notApplicable(format string, args ...any) {
@@ -612,8 +612,9 @@ func (c *checker) followUp(front, upstream core.Adapter, first *core.Request, go
 	for _, p := range v.Problems {
 		if p.Rule == serve.EchoRule {
 			p.Rule = "G10" // the result's content changed on the way
+			p.Contract = "a tool result reaches the upstream as the client sent it"
 		}
-		c.res.Problems = append(c.res.Problems, scenarios.Problem{Rule: p.Rule, Message: "follow-up: " + p.Message})
+		c.res.Problems = append(c.res.Problems, scenarios.Problem{Rule: p.Rule, Message: "follow-up: " + p.Message, Contract: p.Contract})
 	}
 	for _, er := range v.Errors {
 		c.add("I02", "follow-up: serve refused the request: %s", er)

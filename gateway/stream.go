@@ -42,7 +42,7 @@ type streamChecker struct {
 
 func (c *streamChecker) add(rule, format string, args ...any) {
 	if len(c.problems) < serve.MaxVerdictProblems {
-		c.problems = append(c.problems, scenarios.Problem{Rule: rule, Message: fmt.Sprintf(format, args...)})
+		c.problems = append(c.problems, scenarios.Problem{Rule: rule, Message: fmt.Sprintf(format, args...), Contract: serve.Contracts[rule]})
 	}
 }
 

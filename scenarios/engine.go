@@ -71,6 +71,9 @@ type Problem struct {
 	// Diff is a cmp.Diff of indented JSON or text, labelled -want +got;
 	// empty when there is nothing to compare.
 	Diff string `json:"diff,omitempty"`
+	// Contract names the API reference or recorded behaviour that
+	// requires the rule, where a harness grades one (serve, gateway).
+	Contract string `json:"contract,omitempty"`
 }
 
 // String formats the problem for a person: guards, rule and message on the
@@ -81,6 +84,9 @@ func (p Problem) String() string {
 		b.WriteString("[" + strings.Join(p.Guards, " ") + "] ")
 	}
 	b.WriteString(p.Rule + ": " + p.Message)
+	if p.Contract != "" {
+		b.WriteString(" (contract: " + p.Contract + ")")
+	}
 	if p.Diff != "" {
 		b.WriteString(" (-want +got):\n")
 		b.WriteString(strings.TrimRight(p.Diff, "\n"))

@@ -131,7 +131,7 @@ func (v *Verdict) setProblems(ps []scenarios.Problem) {
 	for i := range ps {
 		ps[i].Message = clip(ps[i].Message)
 	}
-	v.Problems = ps
+	v.Problems = Cite(ps)
 }
 
 // setFollowUp keeps the body of the follow-up that was graded, bounded.

@@ -377,7 +377,7 @@ func gradeFollowUp(protocol string, served *core.Response, req *core.Request, in
 	if rules.ResultsInOrder && !sort.IntsAreSorted(order) {
 		add("G05", "tool results are not in the order of the calls (result order by call position: %v)", order)
 	}
-	return out
+	return Cite(out)
 }
 
 // EchoRule names the problems of GradeEcho: a rule of conform's client

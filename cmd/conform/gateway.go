@@ -375,6 +375,9 @@ func writeGatewayText(w io.Writer, file gateway.File) {
 		fmt.Fprintf(w, "FAIL %s [%s]\n", r.Name, r.Severity)
 		for _, p := range r.Problems {
 			fmt.Fprintf(w, "    [%s] %s\n", p.Rule, strings.ReplaceAll(p.Message, "\n", "\n    "))
+			if p.Contract != "" {
+				fmt.Fprintf(w, "        contract: %s\n", p.Contract)
+			}
 		}
 		for _, ev := range r.Evidence {
 			fmt.Fprintf(w, "    %s:\n        %s\n", ev.What, strings.ReplaceAll(strings.TrimRight(ev.Bytes, "\n"), "\n", "\n        "))
