@@ -36,10 +36,17 @@
 // provider bytes when their form fits the request; otherwise the adapter
 // re-encodes the scenario (a stream collected into a whole response, a
 // response written as a stream, a Gemini SSE recording written as an
-// array). A stream in which the reference decoder reads no finish (cut,
-// or unreadable before its end) has no whole form, since every whole
-// response has a finish: a request for a whole response is not applicable
-// to it (see below). Canonical any/... cases are always encoded by the adapter.
+// array). Only a stream the reference decoder reads to a finish of the
+// protocol's own, with no error and no call left incomplete, has a whole
+// form: asked whole, an API sends every call complete and a finish, so a
+// request for a whole response to a broken stream (cut, unreadable, ending
+// in an error, or whose end alone says it finished) is not applicable (see
+// below), never answered with a body no API sends. Canonical any/... cases
+// are always encoded by the adapter. What the adapters write carries every
+// field that every recording of its kind carries, and finishes only with
+// the protocol's vocabulary (Protocol.FinishReasons); TestServedFieldSets
+// checks every answer against testdata/corpus, and
+// testdata/fieldset-gaps.txt lists what is still written otherwise.
 //
 // A response case whose body the adapter reads as an error (the I03
 // error bodies) is a refused request: it is answered, streamed or not, as
@@ -66,7 +73,12 @@
 // for it: Gemini enums as numbers ("finishReason": 1, for
 // $alt=json;enum-encoding=int), Gemini partialArgs (for
 // toolConfig.functionCallingConfig.streamFunctionCallArguments), Anthropic
-// server tool blocks (for a request that declares that server tool). Such
+// server tool blocks (server_tool_use and every *_tool_result, for a
+// request that declares the server tool; MCP blocks, for mcp_servers),
+// Bedrock toolUse blocks of type server_tool_use and their toolResult (for
+// a request that declares the system tool). The protocol's rule decides by
+// the block types the bytes hold, never by the scenario's name
+// (TestNoUnaskedBlocksServed reads every answer sent). Such
 // a scenario is served only to a request that carries the option; any
 // other first request gets a 400 and the verdict's NotApplicable says why,
 // so that a client run is counted not applicable, neither passed nor

@@ -129,6 +129,32 @@ func outputJSON(items []*outItem) json.RawMessage {
 // writes a fixed one, keeping its output a function of its input.
 const createdAt = 0
 
+// withRequestFields adds to a response object the request parameters
+// every recorded one echoes (background, instructions, tools, text, ...),
+// with the values the API gives a request that set none of them (the
+// canonical response keeps no request), and returns it.
+func withRequestFields(r map[string]any) map[string]any {
+	for k, v := range map[string]any{
+		"background": false, "instructions": nil, "max_output_tokens": nil, "max_tool_calls": nil,
+		"metadata": map[string]any{}, "parallel_tool_calls": true, "previous_response_id": nil,
+		"prompt_cache_key": nil, "reasoning": map[string]any{"effort": nil, "summary": nil},
+		"safety_identifier": nil, "service_tier": "default", "store": true, "temperature": 1.0,
+		"text": map[string]any{"format": map[string]any{"type": "text"}, "verbosity": "medium"},
+		"tool_choice": "auto", "tools": []any{}, "top_logprobs": 0, "top_p": 1.0, "truncation": "disabled",
+	} {
+		r[k] = v
+	}
+	return r
+}
+
+// usageObject is a usage as every recorded terminal event and body carries
+// it, with the token details (zero: the canonical usage has none).
+func usageObject(u core.Usage) map[string]any {
+	return map[string]any{"input_tokens": u.InputTokens, "input_tokens_details": map[string]int{"cached_tokens": 0},
+		"output_tokens": u.OutputTokens, "output_tokens_details": map[string]int{"reasoning_tokens": 0},
+		"total_tokens": u.InputTokens + u.OutputTokens}
+}
+
 // EncodeStream writes events as a Responses SSE stream: response.created
 // and response.in_progress (with the first ID and Model found, and
 // created_at), a message item for each run of text (its output_text part
@@ -165,8 +191,8 @@ func (a *Adapter) EncodeStream(w io.Writer, events []core.Event) error {
 	}
 	sw := &sseWriter{Writer: sseio.NewWriter(w)}
 	id, model := streamenc.ResponseMeta(events)
-	created := map[string]any{"id": id, "object": "response", "created_at": createdAt, "model": model, "status": "in_progress",
-		"output": []any{}, "error": nil, "incomplete_details": nil, "usage": nil}
+	created := withRequestFields(map[string]any{"id": id, "object": "response", "created_at": createdAt, "model": model, "status": "in_progress",
+		"output": []any{}, "error": nil, "incomplete_details": nil, "usage": nil})
 	sw.write("response.created", map[string]any{"response": created})
 	sw.write("response.in_progress", map[string]any{"response": created})
 	var indexes streamenc.Indexes
@@ -330,13 +356,13 @@ func (a *Adapter) EncodeStream(w io.Writer, events []core.Event) error {
 		case core.EventFinish:
 			closeCur()
 			status, reason := statusOf(e.Finish, e.ProviderFinish)
-			r := map[string]any{"id": id, "object": "response", "created_at": createdAt, "model": model, "status": status, "output": outputJSON(items), "error": nil, "incomplete_details": nil}
+			r := withRequestFields(map[string]any{"id": id, "object": "response", "created_at": createdAt, "model": model, "status": status, "output": outputJSON(items), "error": nil, "incomplete_details": nil})
 			if reason != "" {
 				r["incomplete_details"] = map[string]string{"reason": reason}
 			}
 			r["usage"] = nil
 			if usage != nil {
-				r["usage"] = map[string]int{"input_tokens": usage.InputTokens, "output_tokens": usage.OutputTokens, "total_tokens": usage.InputTokens + usage.OutputTokens}
+				r["usage"] = usageObject(*usage)
 				usage = nil
 			}
 			typ := "response." + status

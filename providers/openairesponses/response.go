@@ -240,8 +240,8 @@ func (a *Adapter) EncodeResponse(resp *core.Response) ([]byte, error) {
 		items = []map[string]any{}
 	}
 	status, reason := statusOf(resp.Finish, resp.ProviderFinish)
-	w := map[string]any{"id": resp.ID, "object": "response", "created_at": createdAt, "model": resp.Model, "status": status, "output": items,
-		"error": nil, "incomplete_details": nil, "usage": nil}
+	w := withRequestFields(map[string]any{"id": resp.ID, "object": "response", "created_at": createdAt, "model": resp.Model, "status": status, "output": items,
+		"error": nil, "incomplete_details": nil, "usage": nil})
 	if reason != "" {
 		w["incomplete_details"] = map[string]string{"reason": reason}
 	}
@@ -249,7 +249,7 @@ func (a *Adapter) EncodeResponse(resp *core.Response) ([]byte, error) {
 		w["error"] = errorObject(resp.Error)
 	}
 	if resp.Usage != nil {
-		w["usage"] = map[string]int{"input_tokens": resp.Usage.InputTokens, "output_tokens": resp.Usage.OutputTokens, "total_tokens": resp.Usage.InputTokens + resp.Usage.OutputTokens}
+		w["usage"] = usageObject(*resp.Usage)
 	}
 	out, err := json.Marshal(w)
 	if err != nil {
