@@ -147,6 +147,19 @@ func TestImportForeignFormats(t *testing.T) {
 			data: `{"weather_1": ` + pollyHARFile() + `}`,
 		},
 		{
+			name: "HAR 1.2 content.encoding base64", file: "devtools.har", format: FormatHAR, protocol: "anthropic",
+			data: `{"log":{"version":"1.2","creator":{"name":"WebInspector","version":"537.36"},"entries":[{"request":{"method":"POST",` +
+				`"url":"https://api.anthropic.com/v1/messages","httpVersion":"http/2.0","headers":[{"name":":method","value":"POST"},{"name":"x-api-key","value":"sk-ant-api03-HARsecret0123456789abcdef"}],` +
+				`"postData":{"mimeType":"application/json","text":"{\"model\":\"claude\"}"}},"response":{"status":200,"statusText":"","httpVersion":"http/2.0",` +
+				`"headers":[{"name":"content-type","value":"application/json"}],"content":{"size":2,"mimeType":"application/json","text":"` +
+				base64.StdEncoding.EncodeToString([]byte(`{"type":"message"}`)) + `","encoding":"base64"}}}]}}`,
+			want: []got{{
+				Method: "POST", URL: "https://api.anthropic.com/v1/messages", Status: "200 OK",
+				ReqBody: `{"model":"claude"}`, RespBody: `{"type":"message"}`,
+				ReqHeaders: http.Header{"Content-Type": {"application/json"}}, RespHeaders: http.Header{"Content-Type": {"application/json"}},
+			}},
+		},
+		{
 			name: "Datadog test agent", file: "bedrock-runtime_model_converse-stream_post_1a2b3c4d.json", data: ddapmCassette(frame), format: FormatDDAPM, protocol: "bedrock",
 			want: []got{{
 				Method: "POST", URL: "https://bedrock-runtime.us-east-1.amazonaws.com/model/anthropic.claude-3-haiku-20240307-v1%3A0/converse-stream", Status: "200 OK",

@@ -326,8 +326,12 @@ func decodedViews(t *testing.T, body string, h http.Header) []string {
 // cassette read back holds the secret.
 func TestPlantedSecretsDecoded(t *testing.T) {
 	formats := []Format{FormatGoVCR, FormatVCRPy, FormatVCR, formatVCRPyListsGzip, FormatHTTPRR, FormatHAR, FormatDDAPM, FormatChunks}
+	table := decodedSecretTable()
+	if len(table) < 30 {
+		t.Fatalf("%d placements, want at least 30", len(table))
+	}
 	dir := t.TempDir()
-	for n, p := range decodedSecretTable() {
+	for n, p := range table {
 		for _, format := range formats {
 			t.Run(string(format)+"/"+p.name, func(t *testing.T) {
 				e := baseExchange()
@@ -364,6 +368,7 @@ func TestPlantedSecretsDecoded(t *testing.T) {
 			})
 		}
 	}
+	t.Logf("%d placements x %d formats", len(table), len(formats))
 }
 
 // checkNoDecodedLeak fails t when any field of the cassette at path, or
