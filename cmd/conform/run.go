@@ -62,6 +62,8 @@ func runRun(ctx context.Context, e *env, args []string) int {
 	format := fs.String("format", "text", "the report format: "+strings.Join(report.Formats, ", "))
 	out := fs.String("out", "", "write the report to `FILE` instead of standard output")
 	dir := fs.String("scenarios", "", "load the scenarios from `DIR` instead of the built-in ones")
+	formatParser := fs.String("format-parser", "", "grade a text-format parser program: run `CMD`, a subprocess speaking docs/format-parser-protocol.md, on every test vector of each format it names")
+	vectors := fs.String("vectors", "", "with --format-parser, the `DIR` of test vectors (*.jsonl; the repository's testdata/textcalls)")
 	clientCmd := fs.String("client", "", "grade a real client program: run `CMD` against conform serve for each selected scenario (docs/client-protocol.md)")
 	var chaosFlags repeatedFlag
 	fs.Var(&chaosFlags, "chaos", "with --client, also run each scenario with these chaos `OPTIONS` (comma-separated: "+strings.Join(serve.ChaosNames(), ", ")+"); repeat for more variants")
@@ -77,6 +79,9 @@ func runRun(ctx context.Context, e *env, args []string) int {
 	}
 	if fs.NArg() > 0 {
 		return usageError(e, fs, "run: unexpected argument %q", fs.Arg(0))
+	}
+	if *formatParser != "" || *vectors != "" {
+		return runFormatParser(e, fs, *formatParser, *vectors, *splits, *strict)
 	}
 	if !slices.Contains(report.Formats, *format) {
 		return usageError(e, fs, "run: unknown format %q; known: %s", *format, strings.Join(report.Formats, ", "))
