@@ -140,7 +140,9 @@
 // toolChoice none), tool results serialised as JSON text or, for Ollama,
 // sent as a list (G10), and Cohere v1 fields and roles (G16). A body the
 // adapter then refuses is still a graded follow-up: the rule is the
-// problem, the refusal an error. A first request that breaks one is
+// problem, the refusal an error, and the rest it carries is graded from
+// the body with those faults mended (a Converse toolResult content as a
+// list, Ollama's parts joined), so one refusal never hides another fault. A first request that breaks one is
 // refused with a 400, as the API refuses it, and graded. Reading the raw body in serve, rather than
 // widening the canonical types, keeps the adapters' decoders lossless where
 // it matters and the rules in one place. docs/client-protocol.md has the

@@ -437,6 +437,29 @@ func appendNew(list []string, items ...string) []string {
 	return list
 }
 
+// gradeRest grades a follow-up that serve refuses for a wire fault on
+// everything else it carries, against what was last served (no problem
+// when nothing was): one refusal never hides another fault.
+func (s *Server) gradeRest(name string, e entry, req *core.Request, body []byte) []scenarios.Problem {
+	s.mu.Lock()
+	v := s.verdicts[name]
+	if v == nil || v.served == nil {
+		s.mu.Unlock()
+		return nil
+	}
+	served, invented, optional := v.served, v.invented, v.Optional
+	s.mu.Unlock()
+	thinkingOn := true
+	if on := descriptor(e.protocol).Grading.ThinkingEnabled; on != nil {
+		thinkingOn = on(body)
+	}
+	problems := gradeFollowUp(e.protocol, served, req, invented, thinkingOn, optional)
+	if s.opts.Echo {
+		problems = append(problems, gradeEcho(e.protocol, req, s.opts.EchoErrors)...)
+	}
+	return problems
+}
+
 func (s *Server) followUp(w http.ResponseWriter, r *http.Request, name string, e entry, req *core.Request, stream, arrayForm bool, chaos Chaos, th threadParam, st statefulParam, wire []scenarios.Problem, body []byte) *httpError {
 	a, err := adapterFor(e.protocol, arrayForm)
 	if err != nil {

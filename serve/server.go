@@ -444,10 +444,18 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request, name string, e e
 	req, err := a.DecodeRequest(body)
 	if err != nil {
 		if len(shape) > 0 {
+			// Refused as the API refuses it, and still graded on the rest
+			// it carries, read from the body with the faults mended.
+			problems := shape
+			if mended := readableBody(e.protocol, body); mended != nil {
+				if r, err := a.DecodeRequest(mended); err == nil && IsFollowUp(r) {
+					problems = append(s.gradeRest(name, e, r, body), shape...)
+				}
+			}
 			s.verdict(name, e.protocol, func(v *Verdict) {
 				v.FollowUps++
 				v.Graded = true
-				v.setProblems(shape)
+				v.setProblems(problems)
 				v.setFollowUp(body)
 			})
 		}
