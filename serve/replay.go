@@ -242,7 +242,15 @@ func (s *Server) initial(w http.ResponseWriter, r *http.Request, name string, e 
 	fallbackID := s.newID(idPrefix(e.protocol))
 	body, ctype, err := servedBody(a, e, stream, arrayForm, fallbackID)
 	if err != nil {
-		return fail(http.StatusInternalServerError, "api_error", "serve %s: build the response: %v", name, err)
+		// The case's bytes have no form the protocol can write in the
+		// form asked (a stream of two calls on one call id, say): the API
+		// would not send one either, so the request is not applicable,
+		// never a 500 a client would be blamed for.
+		why := clip(fmt.Sprintf("the %s adapter cannot write this case in the form asked: %v", e.protocol, err))
+		s.verdict(name, e.protocol, func(v *Verdict) { v.NotApplicable = why })
+		herr := fail(http.StatusBadRequest, "invalid_request_error", "serve %s: %w: %s", name, ErrNotApplicable, why)
+		herr.notApplicable = true
+		return herr
 	}
 	var notes []string
 	isSSE := strings.HasPrefix(ctype, "text/event-stream")
