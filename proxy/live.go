@@ -65,6 +65,7 @@ type translation struct {
 	queue         []core.Event // events to hand out before reading on
 	open          []*openCall  // the calls started and not ended
 	ordinal       int          // calls started
+	written       int          // calls whose start the front has been given
 	calls         int          // calls completed
 	think         []core.Event // thinking before the first call
 	started       bool         // a call has started
@@ -270,6 +271,12 @@ func (t *translation) call(e *core.Event) {
 	// The chunk becomes the front's events: the call's start once, its
 	// text as a delta, its end; routed by the call's id and, for a front
 	// that numbers calls among the calls, its position.
+	if !oc.named {
+		// Numbered when the front first sees it, so that a call that
+		// never gets its name leaves no gap (A21).
+		oc.index = t.written
+		t.written++
+	}
 	route := core.Chunk{ID: oc.id, ItemID: e.Chunk.ItemID, Index: oc.index, HasIndex: !t.serial}
 	sig := e.Chunk.Signature
 	if !oc.named {
@@ -302,7 +309,7 @@ func (t *translation) begin(c *core.Chunk) *openCall {
 		}
 		id = "tool_" + strconv.Itoa(c.Turn) + "_" + strconv.Itoa(n)
 	}
-	oc := &openCall{route: core.Chunk{ID: c.ID, ItemID: c.ItemID, Turn: c.Turn, Index: c.Index, HasIndex: c.HasIndex}, id: id, index: t.ordinal}
+	oc := &openCall{route: core.Chunk{ID: c.ID, ItemID: c.ItemID, Turn: c.Turn, Index: c.Index, HasIndex: c.HasIndex}, id: id}
 	t.ordinal++
 	t.open = append(t.open, oc)
 	return oc
