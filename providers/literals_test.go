@@ -22,9 +22,12 @@ var separatePrograms = []string{"bench", "clients", "scripts", "examples"}
 
 // notProtocols are literals that spell a protocol's name but name
 // something else, by file: model families and Bedrock model-id vendor
-// prefixes in the agent's capability table.
+// prefixes in the agent's capability table, and the names SGLang gives
+// its Mistral tool-call detector in textcalls' alias table.
 var notProtocols = map[string][]string{
-	"agent/capabilities.go": {"gemini", "mistral", "anthropic", "mistral", "cohere"},
+	"agent/capabilities.go":    {"gemini", "mistral", "anthropic", "mistral", "cohere"},
+	"textcalls/jsonformats.go": {"mistral"},
+	"textcalls/mistral.go":     {"mistral"},
 }
 
 // TestNoProtocolLiteralsOutsideProviders lists every string literal that
