@@ -175,3 +175,19 @@ func TestWriteSite(t *testing.T) {
 		t.Errorf("badge: %s", s)
 	}
 }
+
+// TestDiscountedPasses counts the passes by failing that their controls
+// did not back, from a client's and a gateway's status words, and says so
+// in the closing line.
+func TestDiscountedPasses(t *testing.T) {
+	var n Counts
+	for _, s := range []string{"pass", "not-counted", "not counted", "fail"} {
+		n.add(Case{Status: status(s), Counted: true})
+	}
+	if n.Discounted != 2 || n.Passed != 1 || n.Failed != 1 {
+		t.Errorf("counts %+v, want 1 passed, 1 failed, 2 discounted", n)
+	}
+	if want := "1 passed, 1 failed, 2 passed by failing but not counted (the subject fails the control)"; n.String() != want {
+		t.Errorf("String() = %q, want %q", n.String(), want)
+	}
+}

@@ -26,6 +26,9 @@ const (
 	StatusSkip          = "skip"
 	StatusNotGraded     = "not-graded"
 	StatusNotApplicable = "not-applicable"
+	// StatusNotCounted is a pass by failing without a passing control
+	// (serve.ApplyControls, gateway.ApplyControls).
+	StatusNotCounted = "not-counted"
 )
 
 // MaxFile bounds one result file Read accepts.
@@ -354,6 +357,8 @@ func status(s string) string {
 	switch s {
 	case "not applicable", "n/a":
 		return StatusNotApplicable
+	case "not counted":
+		return StatusNotCounted
 	}
 	return s
 }

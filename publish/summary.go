@@ -16,6 +16,8 @@ type Counts struct {
 	Skipped       int `json:"skipped"`
 	NotGraded     int `json:"not_graded"`
 	NotApplicable int `json:"not_applicable"`
+	// Discounted are passes by failing without a passing control.
+	Discounted int `json:"discounted"`
 }
 
 func (n *Counts) add(c Case) {
@@ -36,6 +38,8 @@ func (n *Counts) add(c Case) {
 		n.NotGraded++
 	case StatusNotApplicable:
 		n.NotApplicable++
+	case StatusNotCounted:
+		n.Discounted++
 	}
 }
 
@@ -48,7 +52,7 @@ func (n Counts) String() string {
 	for _, x := range []struct {
 		n    int
 		what string
-	}{{n.NotCounted, "failed but not counted"}, {n.KnownFailing, "known-failing"}, {n.Skipped, "skipped"}, {n.NotGraded, "not graded"}, {n.NotApplicable, "not applicable"}} {
+	}{{n.NotCounted, "failed but not counted"}, {n.KnownFailing, "known-failing"}, {n.Skipped, "skipped"}, {n.NotGraded, "not graded"}, {n.NotApplicable, "not applicable"}, {n.Discounted, "passed by failing but not counted (the subject fails the control)"}} {
 		if x.n > 0 {
 			s += fmt.Sprintf(", %d %s", x.n, x.what)
 		}
