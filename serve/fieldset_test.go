@@ -403,7 +403,7 @@ func readRecorded(t *testing.T, protocol string, all []*scenarios.Scenario) *rec
 	}
 	if protocol == "ollama" {
 		for _, sc := range all {
-			if slices.Equal(sc.Protocols, []string{protocol}) && len(sc.Body) > 0 && sc.Want.Error == nil {
+			if slices.Equal(sc.Protocols, []string{protocol}) && len(sc.Body) > 0 && !sc.Want.ExpectsError() {
 				addBody("application/x-ndjson", sc.Kind == scenarios.KindStream, true, sc.Body)
 			}
 		}

@@ -161,7 +161,7 @@ func runSDK(t *testing.T, sdk, name string, sc *scenarios.Scenario, model string
 	defer cancel()
 	_, runErr := sdks[sdk](ctx, c)
 	v, _ := srv.Verdict(name)
-	expectErr := sc.Want.Error != nil
+	expectErr := sc.Want.ExpectsError()
 	switch {
 	case v.NotApplicable != "" && v.Served == 0:
 		return "not applicable", ""
