@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/toolconform/conform/textcalls"
 	"github.com/toolconform/conform/textcalls/textcallstest"
@@ -92,6 +93,8 @@ type finding struct {
 	// cut is the reduced cause of a split fault: the one cut of the text
 	// in two that already changes the result, or "".
 	cut string
+	// cause groups split faults by what the reduced cut shows.
+	cause string
 }
 
 func (g grading) must() int {
@@ -154,7 +157,7 @@ func grade(f *textcalls.Format, vectors []textcallstest.Vector, subject textcall
 				continue
 			}
 			seen[v.ID] = true
-			out.cut = reduceCut(v, subject)
+			out.cut, out.cause = reduceCut(v, subject)
 		}
 		g.findings = append(g.findings, out)
 	}
@@ -162,21 +165,61 @@ func grade(f *textcalls.Format, vectors []textcallstest.Vector, subject textcall
 }
 
 // reduceCut finds the first byte at which cutting the text in two
-// changes the result, and quotes the two pieces' bytes near the cut.
-func reduceCut(v *textcallstest.Vector, subject textcallstest.Subject) string {
+// changes the result, quotes the two pieces' bytes near the cut, and names
+// the cause: where the cut fell and what it changed.
+func reduceCut(v *textcallstest.Vector, subject textcallstest.Subject) (string, string) {
 	text := strings.Join(v.Deltas(), "")
 	whole := subject(v, []string{text})
 	for i := 1; i < len(text); i++ {
-		if d := differs(whole, subject(v, []string{text[:i], text[i:]})); d != "" {
-			lo, hi := max(0, i-24), min(len(text), i+24)
-			out := fmt.Sprintf("cut after byte %d, …%q | %q…: %s", i, text[lo:i], text[i:hi], d)
-			if whole.Err != nil {
-				out += fmt.Sprintf(" (whole, Add returns the error %q, and with it no text)", whole.Err.Error())
-			}
-			return out
+		cut := subject(v, []string{text[:i], text[i:]})
+		d := differs(whole, cut)
+		if d == "" {
+			continue
+		}
+		lo, hi := max(0, i-24), min(len(text), i+24)
+		out := fmt.Sprintf("cut after byte %d, …%q | %q…: %s", i, text[lo:i], text[i:hi], d)
+		if whole.Err != nil {
+			out += fmt.Sprintf(" (whole, Add returns the error %q, and with it no text)", whole.Err.Error())
+		}
+		return out, cause(text, i, whole, cut)
+	}
+	return "no single cut changes the result; only finer splits do", "only cuts into three or more pieces change the result"
+}
+
+// cause names where a cut at i fell and what it changed.
+func cause(text string, i int, whole, cut textcallstest.Result) string {
+	where := "a cut outside any marker"
+	if open := strings.LastIndexAny(text[:i], "<["); open >= 0 && !strings.ContainsAny(text[open:i], ">]") {
+		if end := strings.IndexAny(text[i:], ">]"); end >= 0 && !strings.ContainsAny(text[i:i+end], "<[") {
+			where = "a cut inside a marker"
 		}
 	}
-	return "no single cut changes the result; only finer splits do"
+	if !utf8.RuneStart(text[i]) {
+		where = "a cut inside a UTF-8 character"
+	}
+	var what []string
+	switch {
+	case len(cut.Calls) < len(whole.Calls):
+		what = append(what, "loses a call")
+	case len(cut.Calls) > len(whole.Calls):
+		what = append(what, "adds a call")
+	case callList(cut) != callList(whole):
+		what = append(what, "changes a call")
+	}
+	if cut.Content != whole.Content {
+		what = append(what, "changes the text")
+	}
+	if cut.Reasoning != whole.Reasoning {
+		what = append(what, "changes the reasoning")
+	}
+	if len(what) == 0 {
+		what = append(what, "changes what is reported incomplete or in error")
+	}
+	out := where + " " + strings.Join(what, " and ")
+	if whole.Err != nil {
+		out += ", where the whole text ends in Ollama's error"
+	}
+	return out
 }
 
 func randomSplit(rng *rand.Rand, text string) []string {
@@ -267,6 +310,24 @@ T09), SHOULD and INFO where engines disagree (docs/text-formats.md).
 			n[fd.Severity]++
 		}
 		fmt.Fprintf(&b, "| %s | %s | %d | %d | %d | %d | %d |\n", e.Format, e.Name, g.graded, g.exact, n[textcallstest.Must], n[textcallstest.Should], n[textcallstest.Info])
+	}
+	b.WriteString("\n## Split faults by reduced cause\n\nEach vector's split fault reduced to the first cut of the text in two that already changes the result, grouped\nby where that cut fell (inside a `<…>` or `[…]` marker, inside a UTF-8 character, elsewhere) and what it changed.\n\n| format | cause | vectors | first |\n|---|---|---:|---|\n")
+	for _, a := range all {
+		byCause := map[string][]string{}
+		var causes []string
+		for _, fd := range a.g.findings {
+			if fd.cause == "" {
+				continue
+			}
+			if byCause[fd.cause] == nil {
+				causes = append(causes, fd.cause)
+			}
+			byCause[fd.cause] = append(byCause[fd.cause], fd.Vector)
+		}
+		slices.Sort(causes)
+		for _, c := range causes {
+			fmt.Fprintf(&b, "| %s | %s | %d | `%s` |\n", a.e.Format, c, len(byCause[c]), byCause[c][0])
+		}
 	}
 	for _, sev := range []textcallstest.Severity{textcallstest.Must, textcallstest.Should, textcallstest.Info} {
 		fmt.Fprintf(&b, "\n## %s findings\n", sev)
