@@ -135,12 +135,25 @@ const createdAt = 0
 // canonical response keeps no request), and returns it.
 func withRequestFields(r map[string]any) map[string]any {
 	for k, v := range map[string]any{
-		"background": false, "instructions": nil, "max_output_tokens": nil, "max_tool_calls": nil,
-		"metadata": map[string]any{}, "parallel_tool_calls": true, "previous_response_id": nil,
-		"prompt_cache_key": nil, "reasoning": map[string]any{"effort": nil, "summary": nil},
-		"safety_identifier": nil, "service_tier": "default", "store": true, "temperature": 1.0,
-		"text": map[string]any{"format": map[string]any{"type": "text"}, "verbosity": "medium"},
-		"tool_choice": "auto", "tools": []any{}, "top_logprobs": 0, "top_p": 1.0, "truncation": "disabled",
+		"background":           false,
+		"instructions":         nil,
+		"max_output_tokens":    nil,
+		"max_tool_calls":       nil,
+		"metadata":             map[string]any{},
+		"parallel_tool_calls":  true,
+		"previous_response_id": nil,
+		"prompt_cache_key":     nil,
+		"reasoning":            map[string]any{"effort": nil, "summary": nil},
+		"safety_identifier":    nil,
+		"service_tier":         "default",
+		"store":                true,
+		"temperature":          1.0,
+		"text":                 map[string]any{"format": map[string]any{"type": "text"}, "verbosity": "medium"},
+		"tool_choice":          "auto",
+		"tools":                []any{},
+		"top_logprobs":         0,
+		"top_p":                1.0,
+		"truncation":           "disabled",
 	} {
 		r[k] = v
 	}
