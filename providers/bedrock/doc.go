@@ -46,6 +46,9 @@
 //     deltas, when any come, are the input, never appended to the start's;
 //     deltas that drop or change a member of it end the stream with a
 //     *DecodeError wrapping ErrInputConflict, and the call is incomplete.
+//   - Text in an InvokeModel chunk follows the UTF-8 rule of every stream:
+//     a character split between two deltas comes out whole (B05), any other
+//     byte that is not UTF-8 ends the stream with core.ErrInvalidUTF8.
 //   - A client toolUse cut by max_tokens or model_context_window_exceeded is
 //     never a call (B11): in a body it goes to Response.Incomplete; in a
 //     stream its end is held back until a later frame shows the message

@@ -67,12 +67,19 @@
 // carry by DefaultMaxArgsSize, its paths by core.MaxDepth segments), and
 // emitted whole at the call's end; a call still open when the
 // stream ends, or when another named call starts, never ends (B09-B11).
+// functionCall.args after pieces must agree with them (the same JSON text
+// compacted, core.Buffer's rule for a final after deltas), else the stream
+// ends with an error wrapping core.ErrConflict that names both. A
+// zero-valued functionCall is absent, and a call without a name never
+// complete.
 // The pieces are kept in a store the decoder reuses for its calls and,
 // pooled, for later streams: a call's pieces cost no allocation of their
 // own once it has grown, only the string of the arguments kept.
 //
 // EncodeStream documents its normal form: plan becomes text, a call is
-// written whole at its end event, a call without an end is not written.
+// written whole at its end event, or at a finish that ends it as
+// core.Collect does; a call nothing ends is an error naming it, unless an
+// error event says the stream failed.
 //
 // The Interactions API (/v1beta/interactions, testdata/corpus/other) is a
 // different protocol: DecodeInteraction and DecodeInteractionStream read

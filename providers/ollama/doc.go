@@ -53,7 +53,12 @@
 // next line is read, the arguments views of the line where they need no
 // compacting (TestCollectReused, TestCollectVouched). The decoder goes back
 // to a sync.Pool at the end of its stream.
-// EncodeStream writes a call whole at its end event and the finish as the
-// done line; usage without a finish, the response id and calls without an
-// end are dropped.
+// EncodeStream writes a call whole at its end event, or at a finish that
+// ends it as core.Collect does, and the finish as the done line; a call
+// nothing ends is an error naming it, unless an error event says the
+// stream failed; usage without a finish and the response id are dropped.
+// EncodeRequest follows core.CheckHistory as the other adapters do: a
+// call without a result, an orphan result or a result without an id is
+// refused (G01-G03, G06). A zero-valued tool call entry is absent; a call
+// without a name is never complete.
 package ollama

@@ -73,4 +73,12 @@
 // protocol rejects on every encode and back on every decode (D04, D05). The
 // legacy form (functions, function_call, role "function") is read, never
 // written (legacy.go).
+//
+// Zero values are absent: a zero-valued function_call or tool call entry
+// (no id, no name, no arguments), as servers that write every field send
+// beside "tool_calls": null, is no call; a call without a name is never
+// complete. A whole response's arguments get the verdict core.Buffer gives
+// them streamed (rules.WholeArgs: {"a":1,} repaired and reported both
+// ways). A message.content that is a JSON object is read as its compact
+// JSON text and reported in Response.Deviations.
 package oaichat
