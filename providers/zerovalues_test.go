@@ -126,3 +126,38 @@ func TestNoCallWithoutName(t *testing.T) {
 		}
 	}
 }
+
+// TestWholeArgumentsStreamVerdict: in every protocol whose arguments are
+// text, a whole body's {"a":1,} gets the verdict core.Buffer gives the same
+// text streamed, repaired and reported (issue 28: whole openai-chat put it
+// in incomplete with no reason).
+func TestWholeArgumentsStreamVerdict(t *testing.T) {
+	const args = `{\"a\":1,}`
+	bodies := map[string]string{
+		"openai-chat":      `{"id":"r1","object":"chat.completion","choices":[{"index":0,"finish_reason":"tool_calls","message":{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"` + args + `"}}]}}]}`,
+		"mistral":          `{"id":"r1","object":"chat.completion","choices":[{"index":0,"finish_reason":"tool_calls","message":{"role":"assistant","content":"","tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"` + args + `"}}]}}]}`,
+		"openai-responses": `{"id":"resp_1","object":"response","status":"completed","output":[{"type":"function_call","id":"fc_1","call_id":"c1","name":"f","arguments":"` + args + `","status":"completed"}]}`,
+		"cohere":           `{"id":"r1","finish_reason":"TOOL_CALL","message":{"role":"assistant","tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"` + args + `"}}]}}`,
+	}
+	text := `{"a":1,}`
+	b := core.NewBuffer()
+	want, err := b.Add(core.Chunk{ID: "c1", Name: "f", Args: &text, Done: true})
+	if err != nil || len(want) != 1 || !want[0].Repaired {
+		t.Fatalf("the Buffer's verdict: %+v, %v", want, err)
+	}
+	for name, body := range bodies {
+		a, err := Lookup(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, err := a.DecodeResponse([]byte(body))
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		got := resp.Calls()
+		if len(got) != 1 || string(got[0].Arguments) != string(want[0].Arguments) || !got[0].Repaired || got[0].Original != want[0].Original {
+			t.Errorf("%s: calls %+v, incomplete %+v; want %+v", name, got, resp.Incomplete, want[0])
+		}
+	}
+}
