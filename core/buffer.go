@@ -375,7 +375,7 @@ func (b *Buffer) check(cs *callState, c *Chunk) *ChunkError {
 	}
 	if cs != nil && c.Args != nil && cs.streamed() {
 		if streamed := b.argText(cs); !argumentsAgree(streamed, []byte(*c.Args)) {
-			return b.chunkErr(c, errFinalDiffers, fmt.Sprintf("final %s, streamed %s", clip(*c.Args), clip(string(streamed))))
+			return b.chunkErr(c, errFinalDiffers, fmt.Sprintf("final %s, streamed %s", short(*c.Args), short(string(streamed))))
 		}
 	}
 	argLen, curPatch := 0, 0
@@ -490,9 +490,6 @@ func argumentsAgree(streamed, final []byte) bool {
 // streamed reports whether the call's argument text came from deltas
 // since its last whole Args value.
 func (cs *callState) streamed() bool { return !cs.fromArgs && cs.argLen() > 0 }
-
-// clip quotes argument text for an error message, cut to maxQuoted bytes.
-func clip(s string) string { return short(s) }
 
 // maxQuoted is how many bytes of an id or name an error message quotes.
 const maxQuoted = 64
