@@ -80,6 +80,9 @@ func runRun(ctx context.Context, e *env, args []string) int {
 	if fs.NArg() > 0 {
 		return usageError(e, fs, "run: unexpected argument %q", fs.Arg(0))
 	}
+	if *formatParser != "" && (*execCmd != "" || *clientCmd != "" || len(adapterNames) > 0 || *format != "text" || *out != "" || *dir != "") {
+		return usageError(e, fs, "run: --format-parser grades a text-format parser alone and reports as text: leave out --exec, --client, --adapter, --format, --out and --scenarios")
+	}
 	if *formatParser != "" || *vectors != "" {
 		return runFormatParser(e, fs, *formatParser, *vectors, *splits, *strict)
 	}
