@@ -279,7 +279,9 @@ Ollama and conform parse, graded by ` + "`textcallstest.Check`" + ` against conf
 expectations, as ` + "`conform run --format-parser`" + ` grades a subprocess (docs/format-parser-protocol.md): the text
 whole, in the source's chunks, cut into bytes, code points, at every marker and into 3 random splits. Each delta
 goes to ` + "`Add(delta, false)`" + ` and the end of the text is ` + "`Add(\"\", true)`" + `, as Ollama's server feeds its
-parsers; a vector whose prompt opened the reasoning region is run with ` + "`think`" + ` on.
+parsers; a vector whose prompt opened the reasoning region is run with ` + "`think`" + ` on. A gpt-oss text ends at its first
+` + "`<|endoftext|>`, `<|return|>` or `<|call|>`" + `: Ollama's gpt-oss models end generation at them (end-of-sequence tokens,
+` + "`convert/convert_gptoss.go`" + `), so its runner never passes them, or anything after them, to the handler.
 
 Written by ` + "`cd engines/ollama && go test -run TestOllamaParsers -write`" + `; ` + "`go test`" + ` fails when this file is
 not what the grading gives. Not graded: gemma4 (the pinned Ollama has no gemma4 parser) and the formats Ollama's

@@ -3,6 +3,7 @@ package ollama
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/ollama/ollama/api"
 	"github.com/ollama/ollama/harmony"
@@ -22,6 +23,9 @@ type Engine struct {
 	// New returns the parser; thinking says whether the prompt opened the
 	// reasoning region (Init's think value).
 	New func(thinking bool) parsers.Parser
+	// Stops are the model's end-of-sequence tokens that Ollama's runner
+	// stops at before the parser sees them: the text ends at the first.
+	Stops []string
 }
 
 func named(name string) func(bool) parsers.Parser {
@@ -45,7 +49,9 @@ var Engines = []Engine{
 	{Format: "functiongemma", Name: "functiongemma", New: named("functiongemma")},
 	{Format: "glm45", Name: "GLM46Parser", New: func(bool) parsers.Parser { return &parsers.GLM46Parser{} }},
 	{Format: "glm47", Name: "glm-4.7", New: named("glm-4.7")},
-	{Format: "gpt-oss-harmony", Name: "harmony", New: func(bool) parsers.Parser { return harmony.NewHarmonyMessageHandler() }},
+	// The end-of-sequence tokens of gpt-oss (convert/convert_gptoss.go).
+	{Format: "gpt-oss-harmony", Name: "harmony", New: func(bool) parsers.Parser { return harmony.NewHarmonyMessageHandler() },
+		Stops: []string{"<|endoftext|>", "<|return|>", "<|call|>"}},
 	{Format: "lfm2", Name: "lfm2 / lfm2-thinking", New: func(thinking bool) parsers.Parser {
 		if thinking {
 			return parsers.ParserForName("lfm2-thinking")
@@ -60,9 +66,35 @@ var Engines = []Engine{
 // Subject is e as a textcallstest.Subject.
 func (e Engine) Subject() textcallstest.Subject {
 	return func(v *textcallstest.Vector, deltas []string) textcallstest.Result {
+		deltas = e.stopped(deltas)
 		resp, err := core.Collect(textcalls.NewStream(e.Parser(v.Options()), textcalls.Deltas(deltas...)))
 		return textcallstest.ResultOf(resp, err)
 	}
+}
+
+// stopped are deltas up to the first of e.Stops in their text, wherever
+// the deltas cut it.
+func (e Engine) stopped(deltas []string) []string {
+	text := strings.Join(deltas, "")
+	end := len(text)
+	for _, s := range e.Stops {
+		if i := strings.Index(text, s); i >= 0 && i < end {
+			end = i
+		}
+	}
+	if end == len(text) {
+		return deltas
+	}
+	var out []string
+	for _, d := range deltas {
+		if end == 0 {
+			break
+		}
+		d = d[:min(len(d), end)]
+		end -= len(d)
+		out = append(out, d)
+	}
+	return out
 }
 
 // Parser is e as a textcalls.Parser: each delta goes to Add(delta, false)
