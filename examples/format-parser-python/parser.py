@@ -5,7 +5,8 @@ Standard library only. conform writes one JSON question a line to standard
 input and reads one JSON answer a line from standard output
 (docs/format-parser-protocol.md). Run it with
 
-    conform run --format-parser 'python3 examples/format-parser-python/parser.py'
+    conform run --format-parser 'python3 examples/format-parser-python/parser.py' \
+        --vectors testdata/textcalls
 """
 
 import json
