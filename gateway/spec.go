@@ -16,10 +16,10 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/toolconform/conform/internal/jsonvalue"
+	"github.com/toolconform/conform/internal/process"
 	"github.com/toolconform/conform/providers"
 )
 
@@ -212,7 +212,7 @@ func (s *Spec) Start(ctx context.Context, q, upstreamURL string) (*Process, erro
 	}
 	out := &limitWriter{n: 2 << 20}
 	cmd.Stdout, cmd.Stderr = out, out
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	process.SetGroup(cmd)
 	if err := cmd.Start(); err != nil {
 		os.RemoveAll(home)
 		return nil, fmt.Errorf("gateway %s: start %q: %w", s.Name, argv[0], err)
@@ -277,14 +277,14 @@ func (p *Process) waitReady(ctx context.Context, url string, timeout time.Durati
 func (p *Process) Stop() error {
 	defer os.RemoveAll(p.Home)
 	pgid := p.cmd.Process.Pid
-	syscall.Kill(-pgid, syscall.SIGTERM)
+	process.TermGroup(pgid)
 	select {
 	case err := <-p.done:
-		syscall.Kill(-pgid, syscall.SIGKILL) // children that stayed
+		process.KillGroup(pgid) // children that stayed
 		p.done <- err
 		return nil
 	case <-time.After(p.grace):
-		syscall.Kill(-pgid, syscall.SIGKILL)
+		process.KillGroup(pgid)
 		err := <-p.done
 		p.done <- err
 		return nil

@@ -7,13 +7,17 @@ import (
 	"os/exec"
 )
 
-// setGroup does nothing where there are no process groups.
-func setGroup(c *exec.Cmd) {}
+// SetGroup does nothing where there are no process groups.
+func SetGroup(c *exec.Cmd) {}
 
-// killGroup kills the process pid; where there are no process groups, its
+// KillGroup kills the process pid; where there are no process groups, its
 // children are not reached.
-func killGroup(pid int) {
+func KillGroup(pid int) {
 	if p, err := os.FindProcess(pid); err == nil {
 		p.Kill()
 	}
 }
+
+// TermGroup kills the process pid: where there are no process groups there
+// is no signal to ask it to stop.
+func TermGroup(pid int) { KillGroup(pid) }

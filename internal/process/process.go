@@ -105,7 +105,7 @@ func Start(command string, o Options) (*Process, error) {
 	}
 	c.Stderr = errW
 	copies = append(copies, func() { io.Copy(o.Stderr, errR) })
-	setGroup(c)
+	SetGroup(c)
 	err = c.Start()
 	// The child has its own copies; the parent's ends must close, or the
 	// readers never see the end of the output.
@@ -178,7 +178,7 @@ func (p *Process) Kill() {
 		if p.stdin != nil {
 			p.stdin.Close()
 		}
-		killGroup(p.cmd.Process.Pid)
+		KillGroup(p.cmd.Process.Pid)
 		<-p.exited
 		drain := time.NewTimer(DrainBound)
 		defer drain.Stop()

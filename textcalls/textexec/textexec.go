@@ -15,11 +15,11 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 	"unicode/utf8"
 
 	"github.com/toolconform/conform/core"
+	"github.com/toolconform/conform/internal/process"
 	"github.com/toolconform/conform/textcalls"
 )
 
@@ -252,7 +252,7 @@ type child struct {
 
 func startChild(command string) (*child, error) {
 	cmd := exec.Command("sh", "-c", command)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	process.SetGroup(cmd)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, err
@@ -304,7 +304,7 @@ func readLine(r *bufio.Reader) ([]byte, error) {
 func (c *child) kill() {
 	c.stdin.Close()
 	if c.cmd.Process != nil {
-		syscall.Kill(-c.cmd.Process.Pid, syscall.SIGKILL)
+		process.KillGroup(c.cmd.Process.Pid)
 	}
 	c.cmd.Wait()
 }
