@@ -57,7 +57,49 @@ func runHelper() error {
 	if err := os.Chdir(cfg.WorkDir); err != nil {
 		return fmt.Errorf("working directory: %w", err)
 	}
-	l := cfg.Limits
+	if err := dropCapabilities(); err != nil {
+		return fmt.Errorf("drop capabilities: %w", err)
+	}
+	if cfg.Seccomp {
+		if err := loadFilter(cfg.Sockets); err != nil {
+			return fmt.Errorf("seccomp filter: %w", err)
+		}
+	}
+	if cfg.Probe {
+		return setLimits(cfg.Limits)
+	}
+	// The helper's own descriptor must not reach the program; the
+	// program's stays open only for an interpreter to read the script.
+	syscall.CloseOnExec(helperFD)
+	if !cfg.Script {
+		syscall.CloseOnExec(targetFD)
+	}
+	env := slices.DeleteFunc(os.Environ(), func(e string) bool { return strings.HasPrefix(e, helperEnv+"=") })
+	path, err := syscall.BytePtrFromString(fmt.Sprintf("/proc/self/fd/%d", targetFD))
+	if err != nil {
+		return err
+	}
+	argv, err := syscall.SlicePtrFromStrings(os.Args[2:])
+	if err != nil {
+		return err
+	}
+	envv, err := syscall.SlicePtrFromStrings(env)
+	if err != nil {
+		return err
+	}
+	// The limits come last, with execve's arguments already built: under
+	// an address-space limit the helper, a Go program, may get no more
+	// memory, and a runtime that cannot grow dies before the program runs.
+	if err := setLimits(cfg.Limits); err != nil {
+		return err
+	}
+	_, _, e := syscall.RawSyscall(syscall.SYS_EXECVE, uintptr(unsafe.Pointer(path)), uintptr(unsafe.Pointer(&argv[0])), uintptr(unsafe.Pointer(&envv[0])))
+	return fmt.Errorf("execute %s: %w", os.Args[2], e)
+}
+
+// setLimits sets the resource limits of the policy on the helper, which
+// the program it executes inherits.
+func setLimits(l Limits) error {
 	for _, r := range []struct {
 		name     string
 		resource int
@@ -76,26 +118,7 @@ func runHelper() error {
 			return fmt.Errorf("limit %s to %d: %w", r.name, r.v, err)
 		}
 	}
-	if err := dropCapabilities(); err != nil {
-		return fmt.Errorf("drop capabilities: %w", err)
-	}
-	if cfg.Seccomp {
-		if err := loadFilter(cfg.Sockets); err != nil {
-			return fmt.Errorf("seccomp filter: %w", err)
-		}
-	}
-	if cfg.Probe {
-		return nil
-	}
-	// The helper's own descriptor must not reach the program; the
-	// program's stays open only for an interpreter to read the script.
-	syscall.CloseOnExec(helperFD)
-	if !cfg.Script {
-		syscall.CloseOnExec(targetFD)
-	}
-	env := slices.DeleteFunc(os.Environ(), func(e string) bool { return strings.HasPrefix(e, helperEnv+"=") })
-	err := syscall.Exec(fmt.Sprintf("/proc/self/fd/%d", targetFD), os.Args[2:], env)
-	return fmt.Errorf("execute %s: %w", os.Args[2], err)
+	return nil
 }
 
 // dropCapabilities locks the securebits that would let a uid change or an
