@@ -139,10 +139,31 @@ type wireCandidate struct {
 }
 
 type wireUsage struct {
-	PromptTokenCount     int `json:"promptTokenCount"`
-	CandidatesTokenCount int `json:"candidatesTokenCount,omitempty"`
-	ThoughtsTokenCount   int `json:"thoughtsTokenCount,omitempty"`
-	TotalTokenCount      int `json:"totalTokenCount,omitempty"`
+	PromptTokenCount     int                 `json:"promptTokenCount"`
+	CandidatesTokenCount int                 `json:"candidatesTokenCount"`
+	ThoughtsTokenCount   int                 `json:"thoughtsTokenCount,omitempty"`
+	TotalTokenCount      int                 `json:"totalTokenCount"`
+	PromptTokensDetails  []wireModalityCount `json:"promptTokensDetails,omitempty"`
+}
+
+// wireModalityCount is one entry of promptTokensDetails. The modality is
+// kept as sent: recordings have both the enum name and its number.
+type wireModalityCount struct {
+	Modality   json.RawMessage `json:"modality"`
+	TokenCount int             `json:"tokenCount"`
+}
+
+// usageOf is the usageMetadata the encoders write: the counts of u (zero
+// when nil) with the prompt's text modality, as recorded bodies carry it.
+func usageOf(u *core.Usage) *wireUsage {
+	var c core.Usage
+	if u != nil {
+		c = *u
+	}
+	return &wireUsage{
+		PromptTokenCount: c.InputTokens, CandidatesTokenCount: c.OutputTokens, TotalTokenCount: c.InputTokens + c.OutputTokens,
+		PromptTokensDetails: []wireModalityCount{{Modality: json.RawMessage(`"TEXT"`), TokenCount: c.InputTokens}},
+	}
 }
 
 type wirePromptFeedback struct {
@@ -162,6 +183,26 @@ type wireResponse struct {
 	ModelVersion   string              `json:"modelVersion,omitempty"`
 	ResponseID     string              `json:"responseId,omitempty"`
 	Error          *wireError          `json:"error,omitempty"`
+}
+
+// wireBody is a wireResponse as the encoders write a body or chunk that is
+// not an error: modelVersion always, as every recorded one carries it.
+type wireBody struct {
+	Candidates     []wireCandidate     `json:"candidates,omitempty"`
+	PromptFeedback *wirePromptFeedback `json:"promptFeedback,omitempty"`
+	UsageMetadata  *wireUsage          `json:"usageMetadata,omitempty"`
+	ModelVersion   string              `json:"modelVersion"`
+	ResponseID     string              `json:"responseId,omitempty"`
+	Error          *wireError          `json:"error,omitempty"`
+}
+
+// marshalBody writes w, an error alone as the API sends it, anything else
+// with its modelVersion.
+func marshalBody(w wireResponse) ([]byte, error) {
+	if w.Error != nil {
+		return json.Marshal(w)
+	}
+	return json.Marshal(wireBody(w))
 }
 
 // finishReason is a Gemini finish or block reason. It decodes both the

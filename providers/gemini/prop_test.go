@@ -73,9 +73,13 @@ func genEvents(t *rapid.T) []core.Event {
 	if rapid.Bool().Draw(t, "error") {
 		evs = append(evs, core.Event{Kind: core.EventError, Error: &core.ProviderError{Type: "UNAVAILABLE", Code: "503", Message: genText.Draw(t, "emsg")}})
 	}
+	// Every chunk carries usageMetadata: a stream without counts is
+	// written, and read back, with zero counts.
+	u := &core.Usage{}
 	if rapid.Bool().Draw(t, "usage") {
-		evs = append(evs, core.Event{Kind: core.EventUsage, Usage: &core.Usage{InputTokens: rapid.IntRange(0, 1e6).Draw(t, "in"), OutputTokens: rapid.IntRange(0, 1e6).Draw(t, "out")}})
+		u = &core.Usage{InputTokens: rapid.IntRange(0, 1e6).Draw(t, "in"), OutputTokens: rapid.IntRange(0, 1e6).Draw(t, "out")}
 	}
+	evs = append(evs, core.Event{Kind: core.EventUsage, Usage: u})
 	if rapid.Bool().Draw(t, "finish") {
 		raw := rapid.SampledFrom(finishRaws).Draw(t, "raw")
 		evs = append(evs, core.Event{Kind: core.EventFinish, Finish: NormalizeFinish(raw, hasCalls, hasContent), ProviderFinish: raw})
@@ -130,6 +134,8 @@ func genResponse(t *rapid.T) *core.Response {
 	}
 	raw := rapid.SampledFrom(finishRaws).Draw(t, "raw")
 	resp.Finish, resp.ProviderFinish = NormalizeFinish(raw, hasCalls, hasContent), raw
+	// A body always carries usageMetadata: no counts read back as zero.
+	resp.Usage = &core.Usage{}
 	if rapid.Bool().Draw(t, "usage") {
 		resp.Usage = &core.Usage{InputTokens: rapid.IntRange(0, 1e6).Draw(t, "in"), OutputTokens: rapid.IntRange(0, 1e6).Draw(t, "out")}
 	}

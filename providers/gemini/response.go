@@ -174,8 +174,8 @@ func (a *Adapter) EncodeResponse(resp *core.Response) ([]byte, error) {
 	}
 	c.FinishReason = finishReason(rawFinish(resp.Finish, resp.ProviderFinish))
 	w.Candidates = []wireCandidate{c}
-	if u := resp.Usage; u != nil {
-		w.UsageMetadata = &wireUsage{PromptTokenCount: u.InputTokens, CandidatesTokenCount: u.OutputTokens, TotalTokenCount: u.InputTokens + u.OutputTokens}
-	}
-	return json.Marshal(w)
+	// Every recorded body carries modelVersion and usageMetadata: a
+	// response without usage is written with zero counts.
+	w.UsageMetadata = usageOf(resp.Usage)
+	return marshalBody(w)
 }

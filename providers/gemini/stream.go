@@ -704,8 +704,10 @@ func (s *stream) finishStream() {
 // event becomes one chunk; a call becomes one functionCall part with its
 // whole arguments, written at its call_end (deltas and patches are
 // accumulated; a call with no end is not written, since Gemini cannot send
-// a partial call without Vertex partialArgs). Usage and finish go in the
-// last chunk. Generated call ids are not written. A plan, which Gemini has
+// a partial call without Vertex partialArgs). The finish and the usage go
+// in the last chunk; every chunk carries modelVersion and usageMetadata
+// (zero counts when there is no usage, the prompt's before the last), as
+// every recorded chunk does. Generated call ids are not written. A plan, which Gemini has
 // no place for, and an event of no known kind are refused
 // (streamenc.CheckKinds) before anything is written.
 func (a *Adapter) EncodeStream(w io.Writer, events []core.Event) error {
@@ -790,17 +792,22 @@ func (a *Adapter) EncodeStream(w io.Writer, events []core.Event) error {
 			}
 			tail.Candidates[0].FinishReason = finishReason(rawFinish(finish.Finish, finish.ProviderFinish))
 		}
-		if usage != nil {
-			tail.UsageMetadata = &wireUsage{PromptTokenCount: usage.InputTokens, CandidatesTokenCount: usage.OutputTokens, TotalTokenCount: usage.InputTokens + usage.OutputTokens}
-		}
+		tail.UsageMetadata = usageOf(usage)
 		chunks = append(chunks, tail)
 	}
-	if id != "" || model != "" {
-		if len(chunks) == 0 {
-			chunks = append(chunks, wireResponse{})
-		}
-		for i := range chunks {
-			chunks[i].ResponseID, chunks[i].ModelVersion = id, model
+	if (id != "" || model != "") && len(chunks) == 0 {
+		chunks = append(chunks, wireResponse{})
+	}
+	// Every recorded chunk carries modelVersion and usageMetadata, whose
+	// counts are cumulative: a chunk before the last has the prompt's.
+	var prompt *core.Usage
+	if usage != nil {
+		prompt = &core.Usage{InputTokens: usage.InputTokens}
+	}
+	for i := range chunks {
+		chunks[i].ResponseID, chunks[i].ModelVersion = id, model
+		if chunks[i].Error == nil && chunks[i].UsageMetadata == nil {
+			chunks[i].UsageMetadata = usageOf(prompt)
 		}
 	}
 	if a.arrayStream {
@@ -808,7 +815,7 @@ func (a *Adapter) EncodeStream(w io.Writer, events []core.Event) error {
 	}
 	enc := sse.NewEncoder(w)
 	for _, c := range chunks {
-		b, err := json.Marshal(c)
+		b, err := marshalBody(c)
 		if err != nil {
 			return fmt.Errorf("%s: %w", op, err)
 		}
@@ -826,7 +833,7 @@ func writeArray(w io.Writer, chunks []wireResponse) error {
 		if i > 0 {
 			buf.WriteString(",\r\n")
 		}
-		b, err := json.Marshal(c)
+		b, err := marshalBody(c)
 		if err != nil {
 			return fmt.Errorf("gemini: encode stream: %w", err)
 		}

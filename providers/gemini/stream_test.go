@@ -310,7 +310,7 @@ func TestEncodeStreamNormalises(t *testing.T) {
 	}
 	// The call without an end is ended by the finish, as core.Collect
 	// ends it, never dropped (issue 28).
-	want := []core.Event{start("c1", "f", ""), end("c1", `{"a":1}`), start("open", "g", ""), end("open", `{}`), finish(core.FinishToolCalls, "STOP")}
+	want := []core.Event{start("c1", "f", ""), end("c1", `{"a":1}`), start("open", "g", ""), end("open", `{}`), {Kind: core.EventUsage, Usage: &core.Usage{}}, finish(core.FinishToolCalls, "STOP")}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("events (-want +got):\n%s", diff)
 	}
