@@ -100,7 +100,7 @@ func (o *outItem) json() []byte {
 		}
 		b.WriteString(`,"status":"completed"}`)
 	default:
-		fmt.Fprintf(&b, `{"id":%s,"type":"message","status":"completed","role":"assistant","content":[{"type":"output_text","text":%s,"annotations":[]}]}`,
+		fmt.Fprintf(&b, `{"id":%s,"type":"message","status":"completed","role":"assistant","content":[{"type":"output_text","text":%s,"annotations":[],"logprobs":[]}]}`,
 			jsonstr.QuoteRaw(o.id), jsonstr.QuoteRaw(o.text.String()))
 	}
 	return b.Bytes()
@@ -373,7 +373,9 @@ func (a *Adapter) EncodeStream(w io.Writer, events []core.Event) error {
 			if reason != "" {
 				r["incomplete_details"] = map[string]string{"reason": reason}
 			}
-			r["usage"] = nil
+			// Every recorded response.completed carries usage: a stream
+			// without counts ends with zero counts.
+			r["usage"] = usageObject(core.Usage{})
 			if usage != nil {
 				r["usage"] = usageObject(*usage)
 				usage = nil

@@ -99,9 +99,13 @@ func genEvents(t *rapid.T) []core.Event {
 		out = append(out, core.Event{Kind: core.EventError, Error: &core.ProviderError{Code: rapid.SampledFrom([]string{"", "server_error"}).Draw(t, "code"),
 			Type: rapid.SampledFrom([]string{"", "server_error"}).Draw(t, "etype"), Message: "boom"}})
 	} else {
+		// The final response object always carries usage: a stream
+		// without counts is written, and read back, with zero counts.
+		u := &core.Usage{}
 		if rapid.Bool().Draw(t, "usage") {
-			out = append(out, core.Event{Kind: core.EventUsage, Usage: &core.Usage{InputTokens: rapid.IntRange(0, 999).Draw(t, "in"), OutputTokens: rapid.IntRange(0, 999).Draw(t, "out")}})
+			u = &core.Usage{InputTokens: rapid.IntRange(0, 999).Draw(t, "in"), OutputTokens: rapid.IntRange(0, 999).Draw(t, "out")}
 		}
+		out = append(out, core.Event{Kind: core.EventUsage, Usage: u})
 		fin := core.Event{Kind: core.EventFinish}
 		switch rapid.IntRange(0, 4).Draw(t, "finish") {
 		case 0:
@@ -164,6 +168,8 @@ func genResponse(t *rapid.T) *core.Response {
 		r.Finish, r.ProviderFinish = core.FinishError, "failed"
 		r.Error = &core.ProviderError{Code: "server_error", Message: "boom"}
 	}
+	// A body always carries usage: no counts read back as zero counts.
+	r.Usage = &core.Usage{}
 	if rapid.Bool().Draw(t, "usage") {
 		r.Usage = &core.Usage{InputTokens: rapid.IntRange(0, 99).Draw(t, "in"), OutputTokens: rapid.IntRange(0, 99).Draw(t, "out")}
 	}

@@ -518,7 +518,13 @@ func encodeParts(i int, parts []core.Part, forResponse bool) ([]map[string]any, 
 		if text != nil {
 			it := map[string]any{"type": "message", "role": "assistant", "content": text}
 			if forResponse {
-				it["status"] = "completed"
+				// A response's message item has an id, as EncodeStream
+				// names it, and its output_text parts annotations and
+				// logprobs, as every recorded one has.
+				it["status"], it["id"] = "completed", fmt.Sprintf("msg_%d", len(items))
+				for _, t := range text {
+					t["annotations"], t["logprobs"] = []any{}, []any{}
+				}
 			}
 			items = append(items, it)
 			text = nil
@@ -569,7 +575,12 @@ func encodeParts(i int, parts []core.Part, forResponse bool) ([]map[string]any, 
 				it["id"] = p.Call.ItemID
 			}
 			if forResponse {
+				// Every recorded function_call item has an id: one the
+				// call lacks is named as EncodeStream names it.
 				it["status"] = "completed"
+				if p.Call.ItemID == "" {
+					it["id"] = fmt.Sprintf("fc_%d", len(items))
+				}
 			}
 			items = append(items, it)
 		}

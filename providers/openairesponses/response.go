@@ -248,6 +248,9 @@ func (a *Adapter) EncodeResponse(resp *core.Response) ([]byte, error) {
 	if resp.Error != nil {
 		w["error"] = errorObject(resp.Error)
 	}
+	// Every recorded body carries usage: a response without counts is
+	// written with zero counts.
+	w["usage"] = usageObject(core.Usage{})
 	if resp.Usage != nil {
 		w["usage"] = usageObject(*resp.Usage)
 	}

@@ -326,6 +326,7 @@ func TestEncodeStreamReasoningIDs(t *testing.T) {
 		{Kind: core.EventThinking, Text: "b", ItemID: "rs_x"},
 		{Kind: core.EventThinking, Text: "c", ItemID: "rs_x"},
 		{Kind: core.EventThinking, Signature: "S", ItemID: "rs_y"},
+		{Kind: core.EventUsage, Usage: &core.Usage{}},
 		{Kind: core.EventFinish, Finish: core.FinishStop, ProviderFinish: "completed"},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
