@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/toolconform/conform/core"
 	"github.com/toolconform/conform/providers/internal/jsonstr"
@@ -120,6 +121,20 @@ func outputJSON(items []*outItem) json.RawMessage {
 	}
 	b.WriteString("]")
 	return b.Bytes()
+}
+
+// obfuscation is the padding a delta event carries: in every recorded
+// stream the delta and its obfuscation together are 16 characters (for
+// deltas of up to 13 seen; a longer one gets one letter here). The API
+// pads with random letters; the encoder writes fixed ones, keeping its
+// output a function of its input.
+func obfuscation(delta string) string {
+	const pad = "AbCdEfGhIjKlMnOp"
+	n := len(pad) - utf8.RuneCountInString(delta)
+	if n < 1 {
+		n = 1
+	}
+	return pad[:n]
 }
 
 // createdAt is the created_at that EncodeStream and EncodeResponse write. Every recorded
@@ -295,7 +310,7 @@ func (a *Adapter) EncodeStream(w io.Writer, events []core.Event) error {
 			open("message", "")
 			cur.text.WriteString(e.Text)
 			if e.Text != "" {
-				sw.writeRaw("response.output_text.delta", fmt.Sprintf(`"item_id":%s,"output_index":%d,"content_index":0,"delta":%s,"logprobs":[]`, jsonstr.QuoteRaw(curItem), curIdx, jsonstr.QuoteRaw(e.Text)))
+				sw.writeRaw("response.output_text.delta", fmt.Sprintf(`"item_id":%s,"output_index":%d,"content_index":0,"delta":%s,"logprobs":[],"obfuscation":%s`, jsonstr.QuoteRaw(curItem), curIdx, jsonstr.QuoteRaw(e.Text), jsonstr.QuoteRaw(obfuscation(e.Text))))
 			}
 		case core.EventThinking:
 			open("reasoning", e.ItemID)
@@ -305,7 +320,7 @@ func (a *Adapter) EncodeStream(w io.Writer, events []core.Event) error {
 				sw.writeRaw("response.reasoning_summary_part.added", fmt.Sprintf(`"item_id":%s,"output_index":%d,"summary_index":0,"part":{"type":"summary_text","text":""}`, jsonstr.QuoteRaw(curItem), curIdx))
 			}
 			if e.Text != "" {
-				sw.writeRaw("response.reasoning_summary_text.delta", fmt.Sprintf(`"item_id":%s,"output_index":%d,"summary_index":0,"delta":%s`, jsonstr.QuoteRaw(curItem), curIdx, jsonstr.QuoteRaw(e.Text)))
+				sw.writeRaw("response.reasoning_summary_text.delta", fmt.Sprintf(`"item_id":%s,"output_index":%d,"summary_index":0,"delta":%s,"obfuscation":%s`, jsonstr.QuoteRaw(curItem), curIdx, jsonstr.QuoteRaw(e.Text), jsonstr.QuoteRaw(obfuscation(e.Text))))
 			}
 			if e.Signature != "" {
 				cur.encrypted = e.Signature
@@ -344,7 +359,7 @@ func (a *Adapter) EncodeStream(w io.Writer, events []core.Event) error {
 			}
 			if e.Chunk.ArgsDelta != "" {
 				it.args.WriteString(e.Chunk.ArgsDelta)
-				sw.writeRaw("response.function_call_arguments.delta", fmt.Sprintf(`"item_id":%s,"output_index":%d,"delta":%s`, jsonstr.QuoteRaw(it.itemID), it.index, jsonstr.QuoteRaw(e.Chunk.ArgsDelta)))
+				sw.writeRaw("response.function_call_arguments.delta", fmt.Sprintf(`"item_id":%s,"output_index":%d,"delta":%s,"obfuscation":%s`, jsonstr.QuoteRaw(it.itemID), it.index, jsonstr.QuoteRaw(e.Chunk.ArgsDelta), jsonstr.QuoteRaw(obfuscation(e.Chunk.ArgsDelta))))
 			}
 		case core.EventCallEnd:
 			it, err := resolve(i, e.Chunk)
