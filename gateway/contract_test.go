@@ -20,8 +20,8 @@ import (
 // rewriteUpstream is a gateway's way of writing an Anthropic request that
 // the API reads as the reference proxy's: every input schema with empty
 // properties, required and $defs, the default tool choice written out,
-// and no thinking blocks sent back to a request that does not enable
-// thinking.
+// and no thinking blocks sent back to a follow-up that does not enable
+// thinking (the first turn enables it).
 func rewriteUpstream(body []byte) []byte {
 	var req map[string]any
 	if json.Unmarshal(body, &req) != nil {
@@ -43,6 +43,12 @@ func rewriteUpstream(body []byte) []byte {
 		req["tool_choice"] = map[string]any{"type": "auto"}
 	}
 	msgs, _ := req["messages"].([]any)
+	if len(msgs) == 1 {
+		// Thinking on for the first turn only: Anthropic sends thinking
+		// blocks only to a request that enables thinking, and requires
+		// them back only from one that does.
+		req["thinking"] = map[string]any{"type": "adaptive"}
+	}
 	for _, m := range msgs {
 		msg, _ := m.(map[string]any)
 		blocks, ok := msg["content"].([]any)

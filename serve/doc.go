@@ -76,9 +76,15 @@
 // server tool blocks (server_tool_use and every *_tool_result, for a
 // request that declares the server tool; MCP blocks, for mcp_servers),
 // Bedrock toolUse blocks of type server_tool_use and their toolResult (for
-// a request that declares the system tool). The protocol's rule decides by
-// the block types the bytes hold, never by the scenario's name
-// (TestNoUnaskedBlocksServed reads every answer sent). Such
+// a request that declares the system tool), Anthropic thinking and
+// redacted_thinking blocks (for thinking.type enabled or adaptive), Gemini
+// thought parts (for generationConfig.thinkingConfig.includeThoughts) and
+// Responses reasoning summaries (for reasoning.summary; a reasoning item
+// with an empty summary, which reasoning models send to every request, is
+// not gated). The protocol's rule decides by the block types the bytes
+// hold, the recorded ones and the ones written (a whole form re-encoded
+// from a stream), never by the scenario's name (TestNoUnaskedBlocksServed
+// reads every answer sent). Such
 // a scenario is served only to a request that carries the option; any
 // other first request gets a 400 and the verdict's NotApplicable says why,
 // so that a client run is counted not applicable, neither passed nor

@@ -359,21 +359,29 @@ func TestFirstRequestWireRules(t *testing.T) {
 // TestSignedThinkingOnlyWhenEnabled sends back the calls of a scenario
 // served with signed thinking, without the thinking: the API requires the
 // echo only when thinking is enabled (G12), so the follow-up passes
-// unless its body turns thinking on.
+// unless its body turns thinking on. The first request enables thinking:
+// without it the API sends no thinking block, and the scenario is not
+// applicable.
 func TestSignedThinkingOnlyWhenEnabled(t *testing.T) {
 	const name = "anthropic/streaming/G12-thinking-then-tool-use"
+	const enabled = `"thinking":{"type":"enabled","budget_tokens":1024},`
 	for _, tt := range []struct {
 		thinking string
 		want     []string
 	}{
 		{``, nil},
 		{`"thinking":{"type":"disabled"},`, nil},
-		{`"thinking":{"type":"enabled","budget_tokens":1024},`, []string{"G12"}},
+		{enabled, []string{"G12"}},
 	} {
 		s, ts := newServer(t, Options{})
 		p := poster{t: t, ts: ts, name: name, protocol: "anthropic"}
 		first := `{"model":"m","max_tokens":2048,` + tt.thinking + `"messages":[{"role":"user","content":"hi"}]}`
 		status, data := p.post(first, false)
+		if v, _ := s.Verdict(name); tt.thinking != enabled && (status != 400 || v.NotApplicable == "") {
+			t.Errorf("first request with thinking %q: status %d, not applicable %q; want 400, not applicable", tt.thinking, status, v.NotApplicable)
+		}
+		first = `{"model":"m","max_tokens":2048,` + enabled + `"messages":[{"role":"user","content":"hi"}]}`
+		status, data = p.post(first, false)
 		if status != 200 {
 			t.Fatalf("first: status %d: %s", status, data)
 		}

@@ -17,6 +17,48 @@ import (
 // *_tool_result, an MCP connector block.
 var providerRunBlock = regexp.MustCompile(`"type"\s*:\s*"(?:server_tool_use|[a-z_]+_tool_result|mcp_tool_use|mcp_tool_result)"`)
 
+// thinkingBlock finds, per protocol, a block of the model's thinking that
+// the API sends only to a request asking for it: an Anthropic thinking or
+// redacted_thinking block, a Gemini thought part, a Responses reasoning
+// summary.
+var thinkingBlock = map[string]*regexp.Regexp{
+	"anthropic":        regexp.MustCompile(`"type"\s*:\s*"(?:redacted_)?thinking"`),
+	"gemini":           regexp.MustCompile(`"thought"\s*:\s*true`),
+	"openai-responses": regexp.MustCompile(`"type"\s*:\s*"(?:summary_text|response\.reasoning_summary_[a-z_.]+)"`),
+}
+
+// asksThinking reports whether a request asks for the thinking blocks of
+// its protocol: Anthropic thinking.type enabled or adaptive, Gemini
+// generationConfig.thinkingConfig.includeThoughts, Responses
+// reasoning.summary.
+func asksThinking(protocol string, body []byte) bool {
+	var w struct {
+		Thinking struct {
+			Type string `json:"type"`
+		} `json:"thinking"`
+		GenerationConfig struct {
+			ThinkingConfig struct {
+				IncludeThoughts bool `json:"includeThoughts"`
+			} `json:"thinkingConfig"`
+		} `json:"generationConfig"`
+		Reasoning struct {
+			Summary string `json:"summary"`
+		} `json:"reasoning"`
+	}
+	if json.Unmarshal(body, &w) != nil {
+		return false
+	}
+	switch protocol {
+	case "anthropic":
+		return w.Thinking.Type == "enabled" || w.Thinking.Type == "adaptive"
+	case "gemini":
+		return w.GenerationConfig.ThinkingConfig.IncludeThoughts
+	case "openai-responses":
+		return w.Reasoning.Summary != ""
+	}
+	return false
+}
+
 // declaresProviderTool reports whether a request declares a tool the
 // provider runs: a tools entry of a type other than a client tool's
 // ("custom", "function"), a Converse systemTool, or MCP servers.
@@ -54,10 +96,10 @@ func declaresProviderTool(body []byte) bool {
 // gates serving (the protocol's Requirements over the bytes actually
 // sent, by the block types they hold): no answer may hold a block whose
 // enabling option (a declared server or system tool, mcp_servers, an
-// enum encoding) its request lacks.
+// enum encoding, thinking) its request lacks.
 func TestNoUnaskedBlocksServed(t *testing.T) {
 	s, ts := newServer(t, Options{})
-	served, gated := 0, 0
+	served, gated, thinking := 0, 0, 0
 	for _, name := range s.Names() {
 		protocol, _ := s.Protocol(name)
 		sc := s.index[name].sc
@@ -103,11 +145,22 @@ func TestNoUnaskedBlocksServed(t *testing.T) {
 				if m := providerRunBlock.Find(got); m != nil && !declaresProviderTool(body) {
 					t.Errorf("%s (stream %v, options %v): served a %s block to a request that declares no server or system tool", name, stream, optIn, m)
 				}
+				// Thinking goes only to a request that asks for it.
+				if re := thinkingBlock[protocol]; re != nil && !asksThinking(protocol, body) {
+					if m := re.Find(got); m != nil {
+						t.Errorf("%s (stream %v, options %v): served %s to a request that does not ask for thinking", name, stream, optIn, m)
+					}
+				} else if re != nil && optIn && re.Match(got) {
+					thinking++
+				}
 			}
 		}
 	}
-	t.Logf("%d answers read; %d scenarios gated by a request option", served, gated)
+	t.Logf("%d answers read; %d scenarios gated by a request option; %d answers with thinking served to requests asking for it", served, gated, thinking)
 	if gated < 20 {
 		t.Errorf("only %d scenarios gated; want the server tool, system tool and Gemini option recordings (20+)", gated)
+	}
+	if thinking == 0 {
+		t.Error("no answer with thinking was served to a request asking for it: the thinking scan read nothing")
 	}
 }

@@ -146,6 +146,9 @@ func plantedClient(t *testing.T, base, name string, tools []core.ToolSpec, plant
 		if err != nil {
 			return nil, err // the client stops with its error
 		}
+		// The stream holds a thinking block, which Anthropic sends only
+		// to a request that enables thinking.
+		body = bytes.Replace(body, []byte("{"), []byte(`{"thinking":{"type":"adaptive"},`), 1)
 		resp, err := http.Post(ep.URL(base+ScenarioPrefix+name, ep.DefaultModel, true), "application/json", bytes.NewReader(body))
 		if err != nil {
 			return nil, err

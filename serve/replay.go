@@ -230,7 +230,9 @@ func errorFrame(a core.Adapter, ctype string) []byte {
 	return pieces[len(pieces)-1]
 }
 
-func (s *Server) initial(w http.ResponseWriter, r *http.Request, name string, e entry, req *core.Request, stream, arrayForm bool, chaos Chaos, th threadParam, st statefulParam) *httpError {
+// initial answers a first request (raw is its body) with the scenario's
+// bytes in the form asked.
+func (s *Server) initial(w http.ResponseWriter, r *http.Request, raw []byte, name string, e entry, req *core.Request, stream, arrayForm bool, chaos Chaos, th threadParam, st statefulParam) *httpError {
 	a, err := adapterFor(e.protocol, arrayForm)
 	if err != nil {
 		return fail(http.StatusInternalServerError, "api_error", "serve: %v", err)
@@ -251,6 +253,17 @@ func (s *Server) initial(w http.ResponseWriter, r *http.Request, name string, e 
 		herr := fail(http.StatusBadRequest, "invalid_request_error", "serve %s: %w: %s", name, ErrNotApplicable, why)
 		herr.notApplicable = true
 		return herr
+	}
+	// The bytes written are gated as the recorded ones are: a form the
+	// adapter re-encodes (a whole body from a stream) may hold a block the
+	// recording's form did not (a reasoning summary for reasoning text).
+	if rule := descriptor(e.protocol).Requirements; rule != nil {
+		if why := unmet(rule(body), r, raw); why != "" {
+			s.verdict(name, e.protocol, func(v *Verdict) { v.NotApplicable = clip(why) })
+			herr := fail(http.StatusBadRequest, "invalid_request_error", "serve %s: %w: %s", name, ErrNotApplicable, why)
+			herr.notApplicable = true
+			return herr
+		}
 	}
 	var notes []string
 	isSSE := strings.HasPrefix(ctype, "text/event-stream")

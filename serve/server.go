@@ -527,7 +527,7 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request, name string, e e
 		herr.notApplicable = true
 		return herr
 	}
-	return s.initial(w, r, name, e, req, stream, arrayForm, chaos, th, st)
+	return s.initial(w, r, body, name, e, req, stream, arrayForm, chaos, th, st)
 }
 
 // idPrefix is the prefix of the response ids the server makes up.

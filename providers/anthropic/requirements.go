@@ -19,6 +19,9 @@ var (
 	resultBlock  = regexp.MustCompile(`"type"\s*:\s*"([a-z_]+)_tool_result"`)
 	mcpBlock     = regexp.MustCompile(`"type"\s*:\s*"mcp_tool_(?:use|result)"`)
 	serverCaller = regexp.MustCompile(`"caller"\s*:\s*\{[^{}]*"type"\s*:\s*"code_execution`)
+	// thinkingBlock finds a thinking or redacted_thinking content block
+	// (not its thinking_delta or signature_delta events).
+	thinkingBlock = regexp.MustCompile(`"type"\s*:\s*"(?:redacted_)?thinking"`)
 )
 
 // requirements reads what a recorded Anthropic response depends on, by the
@@ -29,7 +32,8 @@ var (
 // request with mcp_servers; a response whose calls were made by code
 // execution (programmatic tool calling) and answered inside it, ending
 // with end_turn, is a whole exchange recorded as one body: no follow-up can
-// answer those calls, so no request makes it applicable.
+// answer those calls, so no request makes it applicable; thinking and
+// redacted_thinking blocks only to a request that enables thinking.
 func requirements(body []byte) []protocol.Requirement {
 	var out []protocol.Requirement
 	var names []string
@@ -64,6 +68,16 @@ func requirements(body []byte) []protocol.Requirement {
 		out = append(out, protocol.Requirement{
 			What:    "it holds MCP connector blocks (mcp_tool_use, mcp_tool_result), which Anthropic sends only to a request with mcp_servers",
 			Carried: func(_ *http.Request, b []byte) bool { return hasMCPServers(b) },
+		})
+	}
+	if thinkingBlock.Match(body) {
+		// Messages API reference, the thinking parameter: thinking content
+		// blocks come with a request that enables extended thinking, and
+		// with none that does not. Recorded: every corpus response with a
+		// thinking block answers a request with "thinking":{"type":"enabled"}.
+		out = append(out, protocol.Requirement{
+			What:    "it holds thinking blocks, which Anthropic sends only to a request that enables thinking (thinking.type enabled or adaptive)",
+			Carried: func(_ *http.Request, b []byte) bool { return enablesThinking(b) },
 		})
 	}
 	if serverCaller.Match(body) && bytes.Contains(body, []byte("end_turn")) {
@@ -106,4 +120,15 @@ func hasMCPServers(body []byte) bool {
 		MCPServers []json.RawMessage `json:"mcp_servers"`
 	}
 	return json.Unmarshal(body, &w) == nil && len(w.MCPServers) > 0
+}
+
+// enablesThinking reports whether a request turns extended thinking on:
+// thinking.type "enabled" (with a budget) or "adaptive".
+func enablesThinking(body []byte) bool {
+	var w struct {
+		Thinking struct {
+			Type string `json:"type"`
+		} `json:"thinking"`
+	}
+	return json.Unmarshal(body, &w) == nil && (w.Thinking.Type == "enabled" || w.Thinking.Type == "adaptive")
 }

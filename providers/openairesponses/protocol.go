@@ -19,4 +19,5 @@ var Protocol = protocol.Protocol{
 	// incomplete response.
 	FinishReasons: []string{"completed", "failed", "cancelled", "max_output_tokens", "content_filter"},
 	Errors:        oaichat.ErrorStatuses,
+	Requirements:  requirements,
 }
