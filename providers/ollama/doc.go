@@ -57,6 +57,9 @@
 // ends it as core.Collect does, and the finish as the done line; a call
 // nothing ends is an error naming it, unless an error event says the
 // stream failed; usage without a finish and the response id are dropped.
+// Every line and done body carries model and created_at (a fixed epoch
+// time), and a done one total_duration 0 and its counts (zero without
+// usage), as the documented shape has them.
 // EncodeRequest follows core.CheckHistory as the other adapters do: a
 // call without a result, an orphan result or a result without an id is
 // refused (G01-G03, G06). A zero-valued tool call entry is absent; a call

@@ -106,9 +106,52 @@ type wireResponse struct {
 	Message         *wireMessage `json:"message,omitempty"`
 	Done            bool         `json:"done"`
 	DoneReason      string       `json:"done_reason,omitempty"`
+	TotalDuration   *int64       `json:"total_duration,omitempty"`
 	PromptEvalCount *int         `json:"prompt_eval_count,omitempty"`
 	EvalCount       *int         `json:"eval_count,omitempty"`
 	Error           *string      `json:"error,omitempty"`
+}
+
+// wireBody is a wireResponse as the encoders write a body or line that is
+// not an error: model and created_at always, as Ollama's API documentation
+// shows every one.
+type wireBody struct {
+	Model           string       `json:"model"`
+	CreatedAt       string       `json:"created_at"`
+	Message         *wireMessage `json:"message,omitempty"`
+	Done            bool         `json:"done"`
+	DoneReason      string       `json:"done_reason,omitempty"`
+	TotalDuration   *int64       `json:"total_duration,omitempty"`
+	PromptEvalCount *int         `json:"prompt_eval_count,omitempty"`
+	EvalCount       *int         `json:"eval_count,omitempty"`
+	Error           *string      `json:"error,omitempty"`
+}
+
+// createdAt is the created_at the encoders write: the canonical response
+// holds no time, so a fixed one (the Unix epoch) keeps the output a
+// function of the input.
+const createdAt = "1970-01-01T00:00:00Z"
+
+// marshalBody writes w, an error as Ollama sends it, anything else with
+// its model and created_at.
+func marshalBody(w wireResponse) ([]byte, error) {
+	if w.Error != nil {
+		return json.Marshal(w)
+	}
+	w.CreatedAt = createdAt
+	return json.Marshal(wireBody(w))
+}
+
+// setDone gives a done body or line its counts, zero when u is nil, and a
+// total_duration of 0 (the canonical response holds no timing), as every
+// done body of Ollama's API documentation carries them.
+func (w *wireResponse) setDone(u *core.Usage) {
+	var c core.Usage
+	if u != nil {
+		c = *u
+	}
+	var d int64
+	w.TotalDuration, w.PromptEvalCount, w.EvalCount = &d, &c.InputTokens, &c.OutputTokens
 }
 
 // IsGeneratedID reports whether id was made up by this adapter.
@@ -596,11 +639,11 @@ func (a *Adapter) EncodeResponse(resp *core.Response) ([]byte, error) {
 	if resp.Finish != "" || resp.ProviderFinish != "" {
 		w.Done = true
 		w.DoneReason = rawFinish(resp.Finish, resp.ProviderFinish)
-	}
-	if u := resp.Usage; u != nil {
+		w.setDone(resp.Usage)
+	} else if u := resp.Usage; u != nil {
 		w.PromptEvalCount, w.EvalCount = &u.InputTokens, &u.OutputTokens
 	}
-	return json.Marshal(w)
+	return marshalBody(w)
 }
 
 func syntaxError(op string, base int64, err error) error {

@@ -336,8 +336,9 @@ func (s *stream) call(tc wireToolCall) error {
 // without an end is not written), and a done line with usage and
 // done_reason for the finish. Usage without a finish cannot be written
 // (Ollama reports counts only on the done line) and is dropped; the
-// response id has no place and is dropped; the model is written on every
-// line. A plan, which Ollama has no place for, and an event of no known
+// response id has no place and is dropped; the model and created_at are
+// written on every line, and the done line has its counts (zero without
+// usage) and total_duration. A plan, which Ollama has no place for, and an event of no known
 // kind are refused (streamenc.CheckKinds) before anything is written.
 func (a *Adapter) EncodeStream(w io.Writer, events []core.Event) error {
 	const op = "ollama: encode stream"
@@ -354,7 +355,7 @@ func (a *Adapter) EncodeStream(w io.Writer, events []core.Event) error {
 	}
 	write := func(r wireResponse) error {
 		r.Model = model
-		b, err := json.Marshal(r)
+		b, err := marshalBody(r)
 		if err != nil {
 			return err
 		}
@@ -406,9 +407,7 @@ func (a *Adapter) EncodeStream(w io.Writer, events []core.Event) error {
 				}
 			}
 			r := wireResponse{Message: &wireMessage{Role: "assistant"}, Done: true, DoneReason: rawFinish(ev.Finish, ev.ProviderFinish)}
-			if usage != nil {
-				r.PromptEvalCount, r.EvalCount = &usage.InputTokens, &usage.OutputTokens
-			}
+			r.setDone(usage)
 			err = write(r)
 		case core.EventError:
 			errored = true
